@@ -1,0 +1,57 @@
+#!/bin/sh
+# Run every test and print "N passed, N failed[, N skipped]" as the last line.
+#
+# Protocol: a test prints lines "ok NAME", "not ok NAME: why" and
+# "skip NAME: why" on stdout, one per case.  A test program that exits
+# non-zero without printing "not ok" counts as one failure; one that prints
+# nothing and exits 0 counts as one pass.  Unit tests are build/tests/unit/*,
+# shell tests are tests/e2e/*.sh (run with B, ROOT and PATH set).
+B=${B:-build}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+export B ROOT
+case "$B" in /*) ;; *) B="$ROOT/$B" ;; esac
+export PROFIL_BUILD="$B"
+pass=0 fail=0 skip=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+run_one() {
+	name=$1
+	shift
+	"$@" >"$log" 2>&1
+	rc=$?
+	np=$(grep -c '^ok ' "$log")
+	nf=$(grep -c '^not ok ' "$log")
+	ns=$(grep -c '^skip ' "$log")
+	if [ "$rc" -ne 0 ] && [ "$nf" -eq 0 ]; then
+		nf=1
+		echo "not ok $name: exited with status $rc" >>"$log"
+	fi
+	[ "$np" -eq 0 ] && [ "$nf" -eq 0 ] && [ "$ns" -eq 0 ] && np=1
+	pass=$((pass + np))
+	fail=$((fail + nf))
+	skip=$((skip + ns))
+	if [ "$nf" -ne 0 ]; then
+		echo "FAIL $name"
+		sed 's/^/    /' "$log" | tail -n 60
+	else
+		if [ "$ns" -ne 0 ]; then echo "ok   $name ($np passed, $ns skipped)"; else echo "ok   $name ($np passed)"; fi
+		grep '^skip ' "$log" | sed 's/^/    /'
+	fi
+}
+
+for t in "$B"/tests/unit/*; do
+	[ -x "$t" ] && [ -f "$t" ] || continue
+	case "$t" in *.d | *.o) continue ;; esac
+	run_one "unit/$(basename "$t")" "$t"
+done
+for t in "$ROOT"/tests/e2e/*.sh; do
+	[ -f "$t" ] || continue
+	run_one "e2e/$(basename "$t" .sh)" sh "$t"
+done
+if [ "$skip" -ne 0 ]; then
+	echo "$pass passed, $fail failed, $skip skipped"
+else
+	echo "$pass passed, $fail failed"
+fi
+[ "$fail" -eq 0 ]
