@@ -147,8 +147,13 @@ const char *profil_clockid_str(int32_t clockid, char *buf, size_t len)
 		snprintf(buf, len, "%s", static_clocks[clockid]);
 	} else if (clockid < 0) {
 		long id = ~(long)(clockid >> 3); /* arithmetic shift keeps the sign */
-		snprintf(buf, len, "CPUCLOCK_%s(%s=%ld,%s)", (clockid & 4) ? "THREAD" : "PROCESS",
-			 (clockid & 4) ? "tid" : "pid", id, which[clockid & 3]);
+		const char *kind = (clockid & 4) ? "THREAD" : "PROCESS";
+
+		if (id == 0) /* glibc's CLOCK_{PROCESS,THREAD}_CPUTIME_ID of the caller */
+			snprintf(buf, len, "CPUCLOCK_%s(self,%s)", kind, which[clockid & 3]);
+		else
+			snprintf(buf, len, "CPUCLOCK_%s(%s=%ld,%s)", kind,
+				 (clockid & 4) ? "tid" : "pid", id, which[clockid & 3]);
 	} else {
 		snprintf(buf, len, "CLOCK_%d", (int)clockid);
 	}
