@@ -46,6 +46,10 @@ int event_filter__add(struct event_filter *f, const char *prefix, const char *op
 {
 	char *save = NULL;
 
+	if (!value[strspn(value, ", ")]) {
+		fprintf(stderr, "%s: %s needs a value\n", prefix, opt);
+		return -EINVAL;
+	}
 	for (char *tok = strtok_r(value, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int err = add_one(f, prefix, opt, tok);
 		if (err)

@@ -99,7 +99,7 @@ row=$(rows profil "$T/pid.table" | head -1)
 expect "profil args buf/buflen/offset/scale, return 0" \
 	"0 buf=$BUF buflen=4096 offset=0x1234 scale=32768" "$(echo "$row" | sed 's/ pc=.*//')"
 pc=$(echo "$row" | sed -n 's/.* pc=\(0x[0-9a-f]*\).*/\1/p')
-d=$((pc - BASE))
+d=$((${pc:-0} - ${BASE:-0}))
 if [ -n "$pc" ] && [ $d -gt 0 ] && [ $d -lt 64 ]; then
 	ok "profil pc is the return address inside the caller (+$d)"
 else
@@ -111,7 +111,7 @@ grep -q '{"name":"buflen","type":"unsigned long","value":4096},{"name":"offset",
 	"$T/pid.json" && ok "profil JSON args" || nok "profil JSON args" "not found"
 
 # --- sprofil(): regions copied ---------------------------------------------------------
-R0=$(($(val rbuf0 "$T/prog.out"))) R1=$(($(val rbuf1 "$T/prog.out")))
+R0=$(($(val rbuf0 "$T/prog.out") + 0)) R1=$(($(val rbuf1 "$T/prog.out") + 0))
 expect "sprofil args and regions" \
 	"0 profp=$(val regions "$T/prog.out") profcnt=2 flags=1 regions=[{\"pr_base\":$R0,\"pr_size\":2048,\"pr_off\":4194304,\"pr_scale\":65536},{\"pr_base\":$R1,\"pr_size\":2048,\"pr_off\":139637976727552,\"pr_scale\":16384}]" \
 	"$(rows sprofil "$T/pid.table" | head -1 | sed 's/ tvp=0x[0-9a-f]*//; s/ pc=0x[0-9a-f]*//')"
