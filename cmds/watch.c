@@ -60,6 +60,7 @@ struct watch_opts {
 	const char *libs[MAX_LIBS];
 	unsigned int nlibs;
 	bool verbose;
+	unsigned int ringbuf_kb; /* 0 = as built (1 MiB) */
 	struct event_filter filter;
 };
 
@@ -108,6 +109,7 @@ static void watch_usage(FILE *out)
 		"  --format FMT     json (Tracee JSON lines, default) or table\n"
 		"  --duration SEC   stop after SEC seconds (default: at Ctrl-C / SIGTERM)\n"
 		"  --lib PATH       also probe profil()/sprofil() in this library or program\n"
+		"  --ringbuf-kb KB  ring buffer size, a power of two >= 4 (default 1024)\n"
 		"  -v, --verbose    print libbpf diagnostics\n"
 		"Needs root, or CAP_BPF and CAP_PERFMON.\n");
 }
@@ -119,6 +121,7 @@ static int watch_parse_args(int argc, char **argv, struct watch_opts *o)
 		{ "event", required_argument, NULL, 'e' },   { "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'f' },  { "duration", required_argument, NULL, 'd' },
 		{ "lib", required_argument, NULL, 'l' },     { "verbose", no_argument, NULL, 'v' },
+		{ "ringbuf-kb", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },	     { NULL, 0, NULL, 0 },
 	};
 	static const char *const names[] = { ['p'] = "--pid", ['c'] = "--comm", ['e'] = "--event" };
@@ -160,6 +163,17 @@ static int watch_parse_args(int argc, char **argv, struct watch_opts *o)
 			}
 			o->libs[o->nlibs++] = optarg;
 			break;
+		case 'r': {
+			unsigned long kb = strtoul(optarg, &end, 10);
+
+			if (!*optarg || *end || kb < 4 || kb > (1ul << 21) || (kb & (kb - 1))) {
+				fprintf(stderr, "profil watch: --ringbuf-kb needs a power of two from 4 "
+						"to 2097152, not '%s'\n", optarg);
+				return 2;
+			}
+			o->ringbuf_kb = (unsigned int)kb;
+			break;
+		}
 		case 'v':
 			o->verbose = true;
 			break;
@@ -790,7 +804,12 @@ static int watch_open(struct watch *w)
 	w->skel = watch_bpf__open();
 	if (w->skel) {
 		w->skel->rodata->self_tgid = (uint32_t)getpid();
-		err = watch_bpf__load(w->skel);
+		err = 0;
+		if (w->opts->ringbuf_kb)
+			err = bpf_map__set_max_entries(w->skel->maps.events,
+						       w->opts->ringbuf_kb * 1024u);
+		if (!err)
+			err = watch_bpf__load(w->skel);
 		if (err) {
 			watch_bpf__destroy(w->skel);
 			w->skel = NULL;

@@ -46,6 +46,7 @@ fi
 
 # --- run two watchers: everything as JSON, and a filtered table ----------------------
 wait_ready() { # stderr file, pid: bounded wait for the readiness line
+	[ -f "$1" ] || : >>"$1"
 	i=0
 	while ! grep -q "^profil watch: ready" "$1"; do
 		kill -0 "$2" 2>/dev/null || return 1
@@ -54,7 +55,7 @@ wait_ready() { # stderr file, pid: bounded wait for the readiness line
 		sleep 0.05
 	done
 }
-"$P" watch -o "$T/all.json" --duration 120 2>"$T/w1.err" &
+"$P" watch -o "$T/all.json" --duration 120 --lib "$B/tests/progs/events_ownprofil" 2>"$T/w1.err" &
 W1=$!
 "$P" watch --event prof --comm events_profiled --format table -o "$T/prof.table" --duration 120 \
 	2>"$T/w2.err" &
@@ -70,13 +71,15 @@ grep -q "probed in: .*libc.so.6" "$T/w1.err" && ok "glibc probed" || nok "glibc 
 prc=$?
 "$PROG" exec /bin/true >"$T/exec.out"
 erc=$?
+"$B/tests/progs/events_ownprofil" >"$T/own.out"
+orc=$?
 kill -INT $W1 $W2
 wait $W1
 w1rc=$?
 wait $W2
 w2rc=$?
 W1= W2=
-expect "test program exit status" "7 0" "$prc $erc"
+expect "test program exit status" "7 0 0" "$prc $erc $orc"
 expect "watch exits 0 on SIGINT" "0 0" "$w1rc $w2rc"
 
 val() { sed -n "s/^$1=//p" "$2"; }
@@ -161,8 +164,39 @@ expect "exec: prof DISABLE|ON_EXEC, then sched_process_exec /bin/true" \
 	"prof FLAGS=DISABLE|ON_EXEC|CLOCK_ITIMER sched_process_exec pathname=/bin/true" \
 	"$(tail -2 "$T/exec.table" | awk '{ printf("%s%s %s", (NR > 1 ? " " : ""), $5, $7) }')"
 
+# --- --lib: profil() of another library/program ------------------------------------------
+grep -q "probed in: .*events_ownprofil" "$T/w1.err" && ok "--lib probed" || nok "--lib probed" "$(cat "$T/w1.err")"
+"$P" events -i "$T/all.json" --pid "$(val pid "$T/own.out")" --format table >"$T/own.table"
+expect "--lib: profil args and return value" \
+	"0 buf=$(val buf "$T/own.out") buflen=1024 offset=0x400000 scale=65536" \
+	"$(rows profil "$T/own.table" | sed 's/ pc=.*//')"
+
 # --- the filtered watcher ------------------------------------------------------------------
 expect "filtered watch: only prof rows of events_profiled (10)" "10 10" \
 	"$(tail -n +2 "$T/prof.table" | wc -l) $(tail -n +2 "$T/prof.table" | awk '$4 == "events_profiled" && $5 == "prof"' | wc -l)"
 grep -q events_lost "$T/all.json" && echo "# note: watch reported lost events: $(grep -c events_lost "$T/all.json")"
+
+# --- a full ring buffer is reported, never silent ------------------------------------------
+"$P" watch -o "$T/small.json" --ringbuf-kb 4 --duration 120 2>"$T/w3.err" &
+W1=$!
+if ! wait_ready "$T/w3.err" $W1; then
+	nok "small ring buffer watch ready" "$(cat "$T/w3.err")"
+	exit 0
+fi
+"$PROG" burst 5000 >"$T/burst.out"
+kill -INT $W1
+wait $W1
+W1=
+BPID=$(val pid "$T/burst.out")
+got=$("$P" events -i "$T/small.json" --pid "$BPID" --event setitimer | wc -l)
+lost=$("$P" events -i "$T/small.json" --event events_lost |
+	sed -n 's/.*{"name":"count","type":"unsigned long","value":\([0-9]*\)}.*/\1/p' |
+	awk '{ s += $1 } END { print s + 0 }')
+if [ "$lost" -gt 0 ] && [ "$got" -lt 5000 ] && [ $((got + lost)) -ge 5000 ]; then
+	ok "4 KiB ring buffer: $got setitimer events received + $lost reported lost >= 5000"
+else
+	nok "drops reported as events_lost" "received $got, lost $lost, of 5000"
+fi
+grep -q "events lost (ring buffer full)" "$T/w3.err" && ok "drops also said on stderr" ||
+	nok "drops also said on stderr" "$(cat "$T/w3.err")"
 exit 0

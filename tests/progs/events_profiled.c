@@ -10,7 +10,8 @@
  *   timer_create(CLOCK_PROCESS_CPUTIME_ID) and timer_create(CLOCK_MONOTONIC);
  *   fork a child that exits with status 3; exit with status 7.
  * With argument "exec PROGRAM": setitimer(ITIMER_PROF) with SIGPROF ignored,
- * then execv(PROGRAM).
+ * then execv(PROGRAM).  With "burst N": N calls setitimer(ITIMER_REAL, 0)
+ * as fast as possible (to overflow a small ring buffer).
  */
 #include <linux/perf_event.h>
 #include <signal.h>
@@ -93,6 +94,14 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "exec"))
 		return exec_profiled(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "burst")) {
+		struct itimerval zero = { { 0, 0 }, { 0, 0 } };
+
+		printf("pid=%d\n", (int)getpid());
+		for (int i = atoi(argv[2]); i > 0; i--)
+			setitimer(ITIMER_REAL, &zero, NULL);
+		return 0;
+	}
 	printf("pid=%d\nbuf=0x%lx\ncall_profil=0x%lx\n", (int)getpid(), (unsigned long)bins,
 	       (unsigned long)(uintptr_t)call_profil);
 	fflush(stdout);
