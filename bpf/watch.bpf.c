@@ -176,6 +176,7 @@ int BPF_KPROBE(profil_enter, void *buf, __u64 bufsiz, __u64 offset, __u32 scale)
 
 	if (!e)
 		return 0;
+	e->probe_cookie = (__u32)bpf_get_attach_cookie(ctx);
 	e->profil.buf = (__u64)buf;
 	e->profil.buflen = bufsiz;
 	e->profil.offset = offset;
@@ -193,6 +194,7 @@ int BPF_KPROBE(sprofil_enter, void *profp, int profcnt, void *tvp, __u32 flags)
 
 	if (!e)
 		return 0;
+	e->probe_cookie = (__u32)bpf_get_attach_cookie(ctx);
 	e->sprofil.profp = (__u64)profp;
 	e->sprofil.profcnt = profcnt;
 	e->sprofil.tvp = (__u64)tvp;

@@ -16,6 +16,10 @@
 #define WATCH_TRACK_ENABLED   1u /* the process itself turned profiling on */
 #define WATCH_TRACK_INHERITED 2u /* forked by a process that did */
 
+/* bpf_cookie of the profil/sprofil uprobes: which implementation was called. */
+#define WATCH_COOKIE_OTHER 0 /* libprofil, --lib: scale 0 turns profiling off */
+#define WATCH_COOKIE_GLIBC 1 /* glibc: scale 0 with a buffer is enabled (every tick in bin 0) */
+
 struct watch_ctx {
 	__u64 ts;	  /* bpf_ktime_get_ns() */
 	__u64 start_time; /* task->start_time (monotonic ns) */
@@ -32,8 +36,8 @@ struct watch_ctx {
 };
 
 struct watch_event {
-	__u32 id; /* enum profil_event_id */
-	__u32 pad;
+	__u32 id;	    /* enum profil_event_id */
+	__u32 probe_cookie; /* WATCH_COOKIE_* (profil/sprofil) */
 	struct watch_ctx ctx;
 	union {
 		struct {

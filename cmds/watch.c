@@ -514,7 +514,9 @@ static void on_profil_call(struct watch *w, const struct watch_event *e, struct 
 		ev->profil.offset = e->profil.offset;
 		ev->profil.scale = e->profil.scale;
 		ev->profil.pc = e->profil.pc;
-		off = !e->profil.buf || !e->profil.scale;
+		/* glibc: a buffer with scale 0 is on (every tick in bin 0) */
+		off = !e->profil.buf ||
+		      (!e->profil.scale && e->probe_cookie != WATCH_COOKIE_GLIBC);
 	} else {
 		ev->sprofil.profp = e->sprofil.profp;
 		ev->sprofil.profcnt = e->sprofil.profcnt;
@@ -528,7 +530,9 @@ static void on_profil_call(struct watch *w, const struct watch_event *e, struct 
 			ev->sprofil.regions[i].off = e->sprofil.regions[i].off;
 			ev->sprofil.regions[i].scale = e->sprofil.regions[i].scale;
 		}
-		off = e->sprofil.profcnt <= 0;
+		/* a call while regions are active turns profiling off */
+		struct proc_state *st = proc_find(w, e->ctx.host_pid);
+		off = e->sprofil.profcnt <= 0 || (st && (st->flags & PROF_FLAG_SPROFIL));
 	}
 	emit(w, ev);
 	if (e->ctx.ret != 0)
@@ -688,7 +692,7 @@ static int find_libc(struct dl_phdr_info *info, size_t size, void *data)
 }
 
 /* Attach profil/sprofil entry and return probes to one file; returns how many functions. */
-static int attach_lib(struct watch *w, const char *path, bool quiet)
+static int attach_lib(struct watch *w, const char *path, bool quiet, bool is_libc)
 {
 	static const struct {
 		const char *func;
@@ -697,7 +701,8 @@ static int attach_lib(struct watch *w, const char *path, bool quiet)
 	int attached = 0;
 
 	for (size_t i = 0; i < 2; i++) {
-		LIBBPF_OPTS(bpf_uprobe_opts, entry, .func_name = funcs[i].func, .retprobe = false);
+		LIBBPF_OPTS(bpf_uprobe_opts, entry, .func_name = funcs[i].func, .retprobe = false,
+			    .bpf_cookie = is_libc ? WATCH_COOKIE_GLIBC : WATCH_COOKIE_OTHER);
 		LIBBPF_OPTS(bpf_uprobe_opts, ret, .func_name = funcs[i].func, .retprobe = true);
 		struct bpf_program *enter_prog = funcs[i].is_sprofil ? w->skel->progs.sprofil_enter
 								     : w->skel->progs.profil_enter;
@@ -768,7 +773,7 @@ static void attach_uprobes(struct watch *w, char *summary, size_t len)
 		if (seen)
 			continue;
 		snprintf(done[ndone++], PATH_MAX, "%s", real);
-		int k = attach_lib(w, real, quiet[i]);
+		int k = attach_lib(w, real, quiet[i], paths[i] == libc);
 		if (k > 0 && used < len)
 			used += (size_t)snprintf(summary + used, len - used, "%s%s", used ? "," : "",
 						 real);
