@@ -35,6 +35,7 @@ LIB_SO    := $(B)/libprofil.so
 LIB_A     := $(B)/libprofil.a
 LIB_LIBS  := -lpthread -ldl
 
+.SECONDEXPANSION:
 .PHONY: all setup check demo install uninstall format clean ci-extra bench tests
 all: $(LIB_SO) $(LIB_A)
 
@@ -69,9 +70,11 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/unit/%)
 TEST_DEPS := $(UNIT_BINS)
 
-$(B)/tests/unit/%: tests/unit/%.c $(LIB_A) tests/unit/check.h | $(SETUP_STAMP)
+# UNIT_EXTRA_OBJS / UNIT_EXTRA_LIBS: added by mk/*.mk (e.g. the CLI utilities).
+$(B)/tests/unit/%: tests/unit/%.c $(LIB_A) tests/unit/check.h $$(UNIT_EXTRA_OBJS) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/unit -o $@ $< $(LIB_A) $(BASE_LDFLAGS) $(LIB_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/unit -o $@ $< $(UNIT_EXTRA_OBJS) $(LIB_A) \
+		$(BASE_LDFLAGS) $(UNIT_EXTRA_LIBS) $(LIB_LIBS) -lm
 
 tests: all $(TEST_DEPS)
 
