@@ -35,13 +35,21 @@ LIB_SO    := $(B)/libprofil.so
 LIB_A     := $(B)/libprofil.a
 LIB_LIBS  := -lpthread -ldl
 
+.SECONDEXPANSION:
 .PHONY: all setup check demo install uninstall format clean ci-extra bench tests
 all: $(LIB_SO) $(LIB_A)
 
 # ---- setup: Debian packages the build needs -------------------------------
-$(SETUP_STAMP): scripts/packages.txt scripts/setup.sh
+# Runs while the Makefile is read, before anything else: feature detection in
+# mk/*.mk (BPF tools, kernel BTF) must see the installed packages on a fresh
+# machine.  Fast when nothing is missing.
+ifeq ($(filter clean format,$(MAKECMDGOALS)),)
+ifneq ($(shell sh scripts/setup.sh >&2 && echo ok),ok)
+$(error setup failed: could not install the packages listed in scripts/packages.txt)
+endif
+endif
+$(SETUP_STAMP):
 	@mkdir -p $(B)
-	@sh scripts/setup.sh
 	@touch $@
 setup: $(SETUP_STAMP)
 
@@ -69,9 +77,11 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/unit/%)
 TEST_DEPS := $(UNIT_BINS)
 
-$(B)/tests/unit/%: tests/unit/%.c $(LIB_A) tests/unit/check.h | $(SETUP_STAMP)
+# UNIT_EXTRA_OBJS / UNIT_EXTRA_LIBS: added by mk/*.mk (e.g. the CLI utilities).
+$(B)/tests/unit/%: tests/unit/%.c $(LIB_A) tests/unit/check.h $$(UNIT_EXTRA_OBJS) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/unit -o $@ $< $(LIB_A) $(BASE_LDFLAGS) $(LIB_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/unit -o $@ $< $(UNIT_EXTRA_OBJS) $(LIB_A) \
+		$(BASE_LDFLAGS) $(UNIT_EXTRA_LIBS) $(LIB_LIBS) -lm
 
 tests: all $(TEST_DEPS)
 

@@ -13,3 +13,7 @@ $(CLI_BIN): $(CLI_OBJS) $(CLI_EXTRA_OBJS) $(LIB_A)
 	$(CC) $(BASE_LDFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(CLI_EXTRA_OBJS) $(LIB_A) $(CLI_LIBS) $(LIB_LIBS)
 
 INSTALL_EXTRA += install -d $(DESTDIR)$(BINDIR) && install -m 755 $(CLI_BIN) $(DESTDIR)$(BINDIR)/profil;
+
+# Unit tests may test the CLI utilities too.
+UNIT_EXTRA_OBJS += $(filter $(B)/utils/%,$(CLI_OBJS))
+UNIT_EXTRA_LIBS += $(CLI_LIBS)
