@@ -1,14 +1,8 @@
 # Events (doc/events.md): utils/events.[ch] + utils/event_table.c are built into
-# the profil command by mk/cli.mk (wildcards).  This fragment builds the unit
-# test that needs them and the test programs of tests/e2e/events_*.sh.
+# the profil command by mk/cli.mk (wildcards).  This fragment builds the test
+# programs of tests/e2e/events_*.sh.
 
-EVENTS_UTIL_OBJS := $(B)/utils/events.o $(B)/utils/event_table.o
-
-# test_events links the event utilities (not part of libprofil) and json-c.
-$(B)/tests/unit/test_events: tests/unit/test_events.c $(EVENTS_UTIL_OBJS) $(LIB_A) tests/unit/check.h | $(SETUP_STAMP)
-	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/unit -o $@ $< $(EVENTS_UTIL_OBJS) $(LIB_A) \
-		$(BASE_LDFLAGS) -ljson-c $(LIB_LIBS) -lm
+# tests/unit/test_events links the utilities through UNIT_EXTRA_OBJS (mk/cli.mk).
 
 EVENTS_PROGS_SRCS := $(wildcard tests/progs/events_*.c)
 EVENTS_PROGS := $(EVENTS_PROGS_SRCS:tests/progs/%.c=$(B)/tests/progs/%)
