@@ -19,6 +19,7 @@
 /* bpf_cookie of the profil/sprofil uprobes: which implementation was called. */
 #define WATCH_COOKIE_OTHER 0 /* libprofil, --lib: scale 0 turns profiling off */
 #define WATCH_COOKIE_GLIBC 1 /* glibc: scale 0 with a buffer is enabled (every tick in bin 0) */
+#define WATCH_COOKIE_SYSCALL 2 /* not a call: the i386 profil syscall (98) of a 32-bit task */
 
 struct watch_ctx {
 	__u64 ts;	  /* bpf_ktime_get_ns() */

@@ -508,6 +508,7 @@ static void on_profil_call(struct watch *w, const struct watch_event *e, struct 
 {
 	bool off;
 
+	ev->from_syscall = e->probe_cookie == WATCH_COOKIE_SYSCALL;
 	if (e->id == PEV_PROFIL) {
 		ev->profil.buf = e->profil.buf;
 		ev->profil.buflen = e->profil.buflen;

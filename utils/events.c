@@ -416,7 +416,7 @@ int profil_event__to_json(const struct profil_event *ev, char **out, size_t *len
 	sb_json_str(&sb, def->name);
 	sb_printf(&sb, ",\"matchedPolicies\":[],\"argsNum\":%u,\"returnValue\":%lld,\"syscall\":",
 		  def->nargs, (long long)ev->return_value);
-	sb_json_str(&sb, def->syscall);
+	sb_json_str(&sb, def->syscall[0] || !ev->from_syscall ? def->syscall : def->name);
 	sb_printf(&sb, ",\"stackAddresses\":[],\"contextFlags\":{\"containerStarted\":false,"
 		       "\"isCompat\":%s},\"args\":[",
 		  ev->is_compat ? "true" : "false");

@@ -115,6 +115,7 @@ struct profil_event {
 	uint64_t cgroup_id;
 	uint32_t mnt_ns, pid_ns; /* namespace inode numbers */
 	bool is_compat;		 /* 32-bit task */
+	bool from_syscall;	 /* profil/sprofil/prof seen as the (i386) syscall: "syscall" = name */
 	int64_t return_value;
 	char comm[PROFIL_COMM_LEN];
 	char executable[PROFIL_PATH_LEN];

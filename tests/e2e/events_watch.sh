@@ -73,6 +73,17 @@ prc=$?
 erc=$?
 "$B/tests/progs/events_ownprofil" >"$T/own.out"
 orc=$?
+IA32="$B/tests/progs/events_ia32"
+ia32_why=
+if [ ! -x "$IA32" ]; then
+	ia32_why="events_ia32 not built (no clang)"
+else
+	"$IA32" >"$T/ia32.out" 2>"$T/ia32.err" &
+	IPID=$!
+	wait $IPID
+	irc=$?
+	[ $irc -ne 0 ] && ia32_why="the 32-bit program did not run (status $irc: $(cat "$T/ia32.err")); no IA32 emulation?"
+fi
 kill -INT $W1 $W2
 wait $W1
 w1rc=$?
@@ -170,6 +181,26 @@ grep -q "probed in: .*events_ownprofil" "$T/w1.err" && ok "--lib probed" || nok 
 expect "--lib: profil args and return value" \
 	"0 buf=$(val buf "$T/own.out") buflen=1024 offset=0x400000 scale=65536" \
 	"$(rows profil "$T/own.table" | sed 's/ pc=.*//')"
+
+# --- a 32-bit task calling the i386 profil syscall (98): Tracee's own event ---------------
+if [ -n "$ia32_why" ]; then
+	echo "skip i386 profil syscall: $ia32_why"
+else
+	"$P" events -i "$T/all.json" --pid "$IPID" >"$T/ia32.json"
+	"$P" events -i "$T/all.json" --pid "$IPID" --format table >"$T/ia32.table"
+	row=$(rows profil "$T/ia32.table")
+	expect "i386 profil syscall: args, -ENOSYS" \
+		"-38 buf=$(printf '0x%x' "$(val buf "$T/ia32.out")") buflen=128 offset=0x1234 scale=32768" \
+		"$(echo "$row" | sed 's/ pc=.*//')"
+	pc=$(echo "$row" | sed -n 's/.* pc=\(0x[0-9a-f]*\).*/\1/p')
+	if [ -n "$pc" ] && [ $((pc)) -ge $((0x8048000)) ] && [ $((pc)) -lt $((0x8100000)) ]; then
+		ok "i386 profil syscall: pc in the program's text ($pc)"
+	else
+		nok "i386 profil syscall: pc in the program's text" "pc=$pc"
+	fi
+	expect "i386 profil syscall: isCompat, syscall name, no prof event" "1 1 0" \
+		"$(grep -c '"syscall":"profil".*"isCompat":true' "$T/ia32.json") $(grep -c '"eventName":"profil"' "$T/ia32.json") $(grep -c '"eventName":"prof"' "$T/ia32.json")"
+fi
 
 # --- the filtered watcher ------------------------------------------------------------------
 expect "filtered watch: only prof rows of events_profiled (10)" "10 10" \
