@@ -72,6 +72,7 @@ struct proc_state {
 	uint32_t sources[PROF_MAX_EVENTS]; /* PROF_EVENT_* */
 	uint64_t source_flag[PROF_MAX_EVENTS];
 	bool inheritable[PROF_MAX_EVENTS]; /* perf events opened with attr.inherit */
+	bool on;			   /* the last prof event said ENABLE */
 	char exe[PROFIL_PATH_LEN];
 };
 
@@ -357,9 +358,10 @@ static void emit(struct watch *w, const struct profil_event *ev)
 }
 
 /* A prof event for process p, in the context of ev (same process). */
-static void emit_prof(struct watch *w, const struct profil_event *ctx, const struct proc_state *p,
+static void emit_prof(struct watch *w, const struct profil_event *ctx, struct proc_state *p,
 		      uint64_t flags)
 {
+	p->on = flags & PROF_FLAG_ENABLE;
 	struct profil_event ev = *ctx;
 
 	ev.id = PEV_PROF;
@@ -390,7 +392,7 @@ static void source_off(struct watch *w, const struct profil_event *ctx, uint32_t
 
 	if (!p)
 		return;
-	if (p->nsources == 1 && p->sources[0] == src) {
+	if (p->on && p->nsources == 1 && p->sources[0] == src) {
 		emit_prof(w, ctx, p, PROF_FLAG_DISABLE | PROF_FLAG_ON_CALL);
 		p->flags &= ~PROF_FLAG_SPROFIL;
 	}
@@ -402,7 +404,7 @@ static void all_off(struct watch *w, const struct profil_event *ctx, uint64_t wh
 {
 	struct proc_state *p = proc_find(w, ctx->host_pid);
 
-	if (!p || !p->nsources)
+	if (!p || !p->on)
 		return;
 	emit_prof(w, ctx, p, PROF_FLAG_DISABLE | why);
 	p->nsources = 0;
@@ -548,7 +550,7 @@ static void on_profil_call(struct watch *w, const struct watch_event *e, struct 
 	if (e->id == PEV_SPROFIL)
 		p->flags |= PROF_FLAG_SPROFIL;
 	/* the clock it uses was reported by its syscalls; if none was seen, still say so */
-	if (!p->nsources)
+	if (!p->on)
 		emit_prof(w, ev, p, PROF_FLAG_ENABLE);
 }
 

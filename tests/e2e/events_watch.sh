@@ -181,6 +181,9 @@ grep -q "probed in: .*events_ownprofil" "$T/w1.err" && ok "--lib probed" || nok 
 expect "--lib: profil args and return value" \
 	"0 buf=$(val buf "$T/own.out") buflen=1024 offset=0x400000 scale=65536" \
 	"$(rows profil "$T/own.table" | sed 's/ pc=.*//')"
+expect "--lib: no clock seen: prof ENABLE with empty EVENTS ... DISABLE|ON_EXIT at exit 0" \
+	"prof FLAGS=ENABLE EVENTS=[] prof FLAGS=DISABLE|ON_EXIT EVENTS=[] sched_process_exit exit_code=0" \
+	"$(awk '$5 != "profil" && NR > 1 { printf("%s%s %s %s", (n++ ? " " : ""), $5, $7, $8) }' "$T/own.table" | sed 's/ signal=0//')"
 
 # --- a 32-bit task calling the i386 profil syscall (98): Tracee's own event ---------------
 if [ -n "$ia32_why" ]; then
