@@ -26,8 +26,8 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 #define SIGEV_THREAD_ID 4
 
 /* x86_64 syscall numbers of the syscalls we watch (equal to Tracee's ids). */
-#define NR_SETITIMER	   38
-#define NR_TIMER_CREATE	   222
+#define NR_SETITIMER 38
+#define NR_TIMER_CREATE 222
 #define NR_PERF_EVENT_OPEN 298
 /* i386 numbers (compat tasks): profil, which Linux never implemented (ENOSYS). */
 #define NR32_PROFIL 98

@@ -13,12 +13,12 @@
 #include "events.h"
 
 /* Per-process state bits in the `tracked` map. */
-#define WATCH_TRACK_ENABLED   1u /* the process itself turned profiling on */
+#define WATCH_TRACK_ENABLED 1u	 /* the process itself turned profiling on */
 #define WATCH_TRACK_INHERITED 2u /* forked by a process that did */
 
 /* bpf_cookie of the profil/sprofil uprobes: which implementation was called. */
-#define WATCH_COOKIE_OTHER 0 /* libprofil, --lib: scale 0 turns profiling off */
-#define WATCH_COOKIE_GLIBC 1 /* glibc: scale 0 with a buffer is enabled (every tick in bin 0) */
+#define WATCH_COOKIE_OTHER 0   /* libprofil, --lib: scale 0 turns profiling off */
+#define WATCH_COOKIE_GLIBC 1   /* glibc: scale 0 with a buffer is enabled (every tick in bin 0) */
 #define WATCH_COOKIE_SYSCALL 2 /* not a call: the i386 profil syscall (98) of a 32-bit task */
 
 struct watch_ctx {
@@ -26,7 +26,7 @@ struct watch_ctx {
 	__u64 start_time; /* task->start_time (monotonic ns) */
 	__u64 cgroup_id;
 	__u32 cpu;
-	__u32 pid, tid, ppid;		/* in the task's pid namespace */
+	__u32 pid, tid, ppid; /* in the task's pid namespace */
 	__u32 host_pid, host_tid, host_ppid;
 	__u32 uid;
 	__u32 mnt_ns, pid_ns;

@@ -49,11 +49,11 @@ static const char *tracee_event_problem(struct json_object *obj)
 		const char *key;
 		enum json_type type;
 	} required[] = {
-		{ "timestamp", json_type_int },	    { "processId", json_type_int },
-		{ "threadId", json_type_int },	    { "hostProcessId", json_type_int },
-		{ "hostThreadId", json_type_int },  { "processName", json_type_string },
-		{ "eventId", json_type_string },    { "eventName", json_type_string },
-		{ "returnValue", json_type_int },   { "args", json_type_array },
+		{"timestamp", json_type_int},	 {"processId", json_type_int},
+		{"threadId", json_type_int},	 {"hostProcessId", json_type_int},
+		{"hostThreadId", json_type_int}, {"processName", json_type_string},
+		{"eventId", json_type_string},	 {"eventName", json_type_string},
+		{"returnValue", json_type_int},	 {"args", json_type_array},
 	};
 	static char why[96];
 
@@ -79,10 +79,13 @@ struct events_opts {
 static int events_parse_args(int argc, char **argv, struct events_opts *o)
 {
 	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' }, { "pid", required_argument, NULL, 'p' },
-		{ "comm", required_argument, NULL, 'c' },  { "event", required_argument, NULL, 'e' },
-		{ "format", required_argument, NULL, 'f' }, { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{"input", required_argument, NULL, 'i'},
+		{"pid", required_argument, NULL, 'p'},
+		{"comm", required_argument, NULL, 'c'},
+		{"event", required_argument, NULL, 'e'},
+		{"format", required_argument, NULL, 'f'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -106,7 +109,8 @@ static int events_parse_args(int argc, char **argv, struct events_opts *o)
 			break;
 		case 'f':
 			if (strcmp(optarg, "json") && strcmp(optarg, "table")) {
-				fprintf(stderr, "profil events: --format is json or table, not '%s'\n",
+				fprintf(stderr,
+					"profil events: --format is json or table, not '%s'\n",
 					optarg);
 				return 2;
 			}
@@ -169,8 +173,8 @@ static int events_process(FILE *in, const char *name, const struct events_opts *
 		struct json_object *obj = parse_line(tok, line, len);
 		const char *why = obj ? tracee_event_problem(obj) : "not valid JSON";
 		if (why) {
-			fprintf(stderr, "profil events: %s:%zu: not a Tracee JSON event (%s%s)\n", name,
-				lineno, why, complete ? "" : ", last line truncated");
+			fprintf(stderr, "profil events: %s:%zu: not a Tracee JSON event (%s%s)\n",
+				name, lineno, why, complete ? "" : ", last line truncated");
 			json_object_put(obj);
 			rc = 1;
 			break;
@@ -207,7 +211,7 @@ static int events_process(FILE *in, const char *name, const struct events_opts *
 
 int cmd_events(int argc, char **argv)
 {
-	struct events_opts o = { .input = PROFIL_EVENTS_DEFAULT_PATH };
+	struct events_opts o = {.input = PROFIL_EVENTS_DEFAULT_PATH};
 	int rc = events_parse_args(argc, argv, &o);
 
 	if (rc)

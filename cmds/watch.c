@@ -49,9 +49,9 @@ int cmd_watch(int argc, char **argv)
 #include "watch.skel.h"
 
 #define CAP_SYS_ADMIN 21
-#define CAP_PERFMON   38
-#define CAP_BPF	      39
-#define MAX_LIBS      16
+#define CAP_PERFMON 38
+#define CAP_BPF 39
+#define MAX_LIBS 16
 
 struct watch_opts {
 	const char *output;
@@ -67,7 +67,7 @@ struct watch_opts {
 /* What one process has turned on, as far as we have seen. */
 struct proc_state {
 	uint32_t tgid;
-	uint64_t flags;			  /* PROF_FLAG_CLOCK_* and PROF_FLAG_SPROFIL */
+	uint64_t flags; /* PROF_FLAG_CLOCK_* and PROF_FLAG_SPROFIL */
 	uint32_t nsources;
 	uint32_t sources[PROF_MAX_EVENTS]; /* PROF_EVENT_* */
 	uint64_t source_flag[PROF_MAX_EVENTS];
@@ -100,32 +100,36 @@ static void on_signal(int sig)
 
 static void watch_usage(FILE *out)
 {
-	fprintf(out,
-		"usage: profil watch [--pid P] [--comm NAME] [--event NAME] [-o FILE]\n"
-		"                    [--format json|table] [--duration SEC] [--lib PATH]...\n"
-		"  --pid P          only events of process P (processId or hostProcessId)\n"
-		"  --comm NAME      only events of processes named NAME\n"
-		"  --event NAME     only events NAME (prof, profil, sprofil, setitimer, ...)\n"
-		"  -o, --output F   write events to F (default: stdout)\n"
-		"  --format FMT     json (Tracee JSON lines, default) or table\n"
-		"  --duration SEC   stop after SEC seconds (default: at Ctrl-C / SIGTERM)\n"
-		"  --lib PATH       also probe profil()/sprofil() in this library or program\n"
-		"  --ringbuf-kb KB  ring buffer size, a power of two >= 4 (default 1024)\n"
-		"  -v, --verbose    print libbpf diagnostics\n"
-		"Needs root, or CAP_BPF and CAP_PERFMON.\n");
+	fprintf(out, "usage: profil watch [--pid P] [--comm NAME] [--event NAME] [-o FILE]\n"
+		     "                    [--format json|table] [--duration SEC] [--lib PATH]...\n"
+		     "  --pid P          only events of process P (processId or hostProcessId)\n"
+		     "  --comm NAME      only events of processes named NAME\n"
+		     "  --event NAME     only events NAME (prof, profil, sprofil, setitimer, ...)\n"
+		     "  -o, --output F   write events to F (default: stdout)\n"
+		     "  --format FMT     json (Tracee JSON lines, default) or table\n"
+		     "  --duration SEC   stop after SEC seconds (default: at Ctrl-C / SIGTERM)\n"
+		     "  --lib PATH       also probe profil()/sprofil() in this library or program\n"
+		     "  --ringbuf-kb KB  ring buffer size, a power of two >= 4 (default 1024)\n"
+		     "  -v, --verbose    print libbpf diagnostics\n"
+		     "Needs root, or CAP_BPF and CAP_PERFMON.\n");
 }
 
 static int watch_parse_args(int argc, char **argv, struct watch_opts *o)
 {
 	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },     { "comm", required_argument, NULL, 'c' },
-		{ "event", required_argument, NULL, 'e' },   { "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'f' },  { "duration", required_argument, NULL, 'd' },
-		{ "lib", required_argument, NULL, 'l' },     { "verbose", no_argument, NULL, 'v' },
-		{ "ringbuf-kb", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },	     { NULL, 0, NULL, 0 },
+		{"pid", required_argument, NULL, 'p'},
+		{"comm", required_argument, NULL, 'c'},
+		{"event", required_argument, NULL, 'e'},
+		{"output", required_argument, NULL, 'o'},
+		{"format", required_argument, NULL, 'f'},
+		{"duration", required_argument, NULL, 'd'},
+		{"lib", required_argument, NULL, 'l'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"ringbuf-kb", required_argument, NULL, 'r'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
-	static const char *const names[] = { ['p'] = "--pid", ['c'] = "--comm", ['e'] = "--event" };
+	static const char *const names[] = {['p'] = "--pid", ['c'] = "--comm", ['e'] = "--event"};
 	char *end;
 	int c;
 
@@ -143,7 +147,8 @@ static int watch_parse_args(int argc, char **argv, struct watch_opts *o)
 			break;
 		case 'f':
 			if (strcmp(optarg, "json") && strcmp(optarg, "table")) {
-				fprintf(stderr, "profil watch: --format is json or table, not '%s'\n",
+				fprintf(stderr,
+					"profil watch: --format is json or table, not '%s'\n",
 					optarg);
 				return 2;
 			}
@@ -152,14 +157,17 @@ static int watch_parse_args(int argc, char **argv, struct watch_opts *o)
 		case 'd':
 			o->duration = strtod(optarg, &end);
 			if (!*optarg || *end || !(o->duration > 0)) {
-				fprintf(stderr, "profil watch: --duration needs a positive number of "
-						"seconds, not '%s'\n", optarg);
+				fprintf(stderr,
+					"profil watch: --duration needs a positive number of "
+					"seconds, not '%s'\n",
+					optarg);
 				return 2;
 			}
 			break;
 		case 'l':
 			if (o->nlibs == MAX_LIBS) {
-				fprintf(stderr, "profil watch: at most %d --lib options\n", MAX_LIBS);
+				fprintf(stderr, "profil watch: at most %d --lib options\n",
+					MAX_LIBS);
 				return 2;
 			}
 			o->libs[o->nlibs++] = optarg;
@@ -168,8 +176,10 @@ static int watch_parse_args(int argc, char **argv, struct watch_opts *o)
 			unsigned long kb = strtoul(optarg, &end, 10);
 
 			if (!*optarg || *end || kb < 4 || kb > (1ul << 21) || (kb & (kb - 1))) {
-				fprintf(stderr, "profil watch: --ringbuf-kb needs a power of two from 4 "
-						"to 2097152, not '%s'\n", optarg);
+				fprintf(stderr,
+					"profil watch: --ringbuf-kb needs a power of two from 4 "
+					"to 2097152, not '%s'\n",
+					optarg);
 				return 2;
 			}
 			o->ringbuf_kb = (unsigned int)kb;
@@ -373,8 +383,8 @@ static void emit_prof(struct watch *w, const struct profil_event *ctx, struct pr
 	emit(w, &ev);
 }
 
-static void source_on(struct watch *w, const struct profil_event *ctx, uint32_t src,
-		      uint64_t flag, bool inheritable)
+static void source_on(struct watch *w, const struct profil_event *ctx, uint32_t src, uint64_t flag,
+		      bool inheritable)
 {
 	struct proc_state *p = proc_get(w, ctx->host_pid);
 
@@ -426,7 +436,8 @@ static void on_setitimer(struct watch *w, const struct watch_event *e, struct pr
 	    (e->setitimer.which != 1 && e->setitimer.which != 2))
 		return;
 	if (ev->setitimer.value_us)
-		source_on(w, ev, PROF_EVENT_ITIMER(e->setitimer.which), PROF_FLAG_CLOCK_ITIMER, false);
+		source_on(w, ev, PROF_EVENT_ITIMER(e->setitimer.which), PROF_FLAG_CLOCK_ITIMER,
+			  false);
 	else
 		source_off(w, ev, PROF_EVENT_ITIMER(e->setitimer.which));
 }
@@ -518,8 +529,7 @@ static void on_profil_call(struct watch *w, const struct watch_event *e, struct 
 		ev->profil.scale = e->profil.scale;
 		ev->profil.pc = e->profil.pc;
 		/* glibc: a buffer with scale 0 is on (every tick in bin 0) */
-		off = !e->profil.buf ||
-		      (!e->profil.scale && e->probe_cookie != WATCH_COOKIE_GLIBC);
+		off = !e->profil.buf || (!e->profil.scale && e->probe_cookie != WATCH_COOKIE_GLIBC);
 	} else {
 		ev->sprofil.profp = e->sprofil.profp;
 		ev->sprofil.profcnt = e->sprofil.profcnt;
@@ -574,7 +584,8 @@ static void on_fork(struct watch *w, const struct watch_event *e, struct profil_
 		/* Linux children keep only perf events opened with attr.inherit */
 		for (uint32_t i = 0; i < parent->nsources; i++)
 			if (parent->inheritable[i])
-				proc_add_source(child, parent->sources[i], parent->source_flag[i], true);
+				proc_add_source(child, parent->sources[i], parent->source_flag[i],
+						true);
 		snprintf(child->exe, sizeof(child->exe), "%s", parent->exe);
 	}
 	struct profil_event cev = *ev;
@@ -586,14 +597,15 @@ static void on_fork(struct watch *w, const struct watch_event *e, struct profil_
 	cev.host_ppid = e->ctx.host_pid;
 	cev.thread_start_time = ev->fork.start_time;
 	emit_prof(w, &cev, child,
-		  PROF_FLAG_INHERIT_FORK | (child->nsources ? PROF_FLAG_ENABLE : PROF_FLAG_DISABLE));
+		  PROF_FLAG_INHERIT_FORK |
+			  (child->nsources ? PROF_FLAG_ENABLE : PROF_FLAG_DISABLE));
 }
 
 static int handle_event(void *arg, void *data, size_t size)
 {
 	struct watch *w = arg;
 	const struct watch_event *e = data;
-	struct profil_event ev = { .id = 0 };
+	struct profil_event ev = {.id = 0};
 
 	if (size < sizeof(*e))
 		return 0;
@@ -652,7 +664,7 @@ static void report_drops(struct watch *w)
 	}
 	free(per_cpu);
 	if (total > w->drops_reported) {
-		struct profil_event ev = { .id = PEV_EVENTS_LOST };
+		struct profil_event ev = {.id = PEV_EVENTS_LOST};
 		ev.timestamp = profil_event__now_ns();
 		ev.host_pid = ev.pid = (uint32_t)getpid();
 		ev.host_tid = ev.tid = ev.host_pid;
@@ -700,20 +712,22 @@ static int attach_lib(struct watch *w, const char *path, bool quiet, bool is_lib
 	static const struct {
 		const char *func;
 		bool is_sprofil;
-	} funcs[] = { { "profil", false }, { "sprofil", true } };
+	} funcs[] = {{"profil", false}, {"sprofil", true}};
 	int attached = 0;
 
 	for (size_t i = 0; i < 2; i++) {
 		LIBBPF_OPTS(bpf_uprobe_opts, entry, .func_name = funcs[i].func, .retprobe = false,
 			    .bpf_cookie = is_libc ? WATCH_COOKIE_GLIBC : WATCH_COOKIE_OTHER);
 		LIBBPF_OPTS(bpf_uprobe_opts, ret, .func_name = funcs[i].func, .retprobe = true);
-		struct bpf_program *enter_prog = funcs[i].is_sprofil ? w->skel->progs.sprofil_enter
-								     : w->skel->progs.profil_enter;
-		int err = add_link(w, bpf_program__attach_uprobe_opts(enter_prog, -1, path, 0, &entry));
+		struct bpf_program *enter_prog = funcs[i].is_sprofil ?
+							 w->skel->progs.sprofil_enter :
+							 w->skel->progs.profil_enter;
+		int err = add_link(
+			w, bpf_program__attach_uprobe_opts(enter_prog, -1, path, 0, &entry));
 
 		if (!err)
-			err = add_link(w, bpf_program__attach_uprobe_opts(w->skel->progs.profil_return,
-									  -1, path, 0, &ret));
+			err = add_link(w, bpf_program__attach_uprobe_opts(
+						  w->skel->progs.profil_return, -1, path, 0, &ret));
 		if (err) {
 			if (!quiet)
 				fprintf(stderr, "profil watch: cannot probe %s() in %s: %s\n",
@@ -729,8 +743,8 @@ static int attach_lib(struct watch *w, const char *path, bool quiet, bool is_lib
 static void attach_uprobes(struct watch *w, char *summary, size_t len)
 {
 	char libc[PATH_MAX] = "", self[PATH_MAX], cand[PATH_MAX + 32], real[PATH_MAX];
-	const char *fixed[] = { "/usr/local/lib/libprofil.so.0", "/usr/lib/libprofil.so.0",
-				"/usr/lib/x86_64-linux-gnu/libprofil.so.0" };
+	const char *fixed[] = {"/usr/local/lib/libprofil.so.0", "/usr/lib/libprofil.so.0",
+			       "/usr/lib/x86_64-linux-gnu/libprofil.so.0"};
 	char done[8 + MAX_LIBS][PATH_MAX];
 	unsigned int ndone = 0;
 	size_t used = 0;
@@ -778,8 +792,8 @@ static void attach_uprobes(struct watch *w, char *summary, size_t len)
 		snprintf(done[ndone++], PATH_MAX, "%s", real);
 		int k = attach_lib(w, real, quiet[i], paths[i] == libc);
 		if (k > 0 && used < len)
-			used += (size_t)snprintf(summary + used, len - used, "%s%s", used ? "," : "",
-						 real);
+			used += (size_t)snprintf(summary + used, len - used, "%s%s",
+						 used ? "," : "", real);
 	}
 }
 
@@ -829,9 +843,9 @@ static int watch_open(struct watch *w)
 			strerror(errno), w->opts->verbose ? "" : " (--verbose says why)");
 		return -1;
 	}
-	struct bpf_program *tps[] = { w->skel->progs.sys_enter, w->skel->progs.sys_exit,
-				      w->skel->progs.sched_fork, w->skel->progs.sched_exec,
-				      w->skel->progs.sched_exit };
+	struct bpf_program *tps[] = {w->skel->progs.sys_enter, w->skel->progs.sys_exit,
+				     w->skel->progs.sched_fork, w->skel->progs.sched_exec,
+				     w->skel->progs.sched_exit};
 	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++) {
 		err = add_link(w, bpf_program__attach(tps[i]));
 		if (err) {
@@ -842,7 +856,8 @@ static int watch_open(struct watch *w)
 	}
 	w->rb = ring_buffer__new(bpf_map__fd(w->skel->maps.events), handle_event, w, NULL);
 	if (!w->rb) {
-		fprintf(stderr, "profil watch: creating the ring buffer failed: %s\n", strerror(errno));
+		fprintf(stderr, "profil watch: creating the ring buffer failed: %s\n",
+			strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -859,9 +874,9 @@ static void watch_close(struct watch *w)
 
 static int watch_run(struct watch *w)
 {
-	uint64_t deadline = w->opts->duration > 0
-				    ? clock_ns(CLOCK_MONOTONIC) + (uint64_t)(w->opts->duration * 1e9)
-				    : 0;
+	uint64_t deadline = w->opts->duration > 0 ? clock_ns(CLOCK_MONOTONIC) +
+							    (uint64_t)(w->opts->duration * 1e9) :
+						    0;
 
 	while (!stop_requested) {
 		int timeout_ms = 100;
@@ -888,9 +903,9 @@ static int watch_run(struct watch *w)
 
 int cmd_watch(int argc, char **argv)
 {
-	struct watch_opts o = { .output = "-", .fmt = EVENT_FORMAT_JSON };
-	struct watch w = { .opts = &o };
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct watch_opts o = {.output = "-", .fmt = EVENT_FORMAT_JSON};
+	struct watch w = {.opts = &o};
+	struct sigaction sa = {.sa_handler = on_signal};
 	char probed[2048];
 	int rc = watch_parse_args(argc, argv, &o);
 

@@ -14,7 +14,8 @@ static int add_one(struct event_filter *f, const char *prefix, const char *opt, 
 		long long pid = strtoll(v, &end, 10);
 
 		if (!*v || *end || pid <= 0) {
-			fprintf(stderr, "%s: --pid needs a positive process id, not '%s'\n", prefix, v);
+			fprintf(stderr, "%s: --pid needs a positive process id, not '%s'\n", prefix,
+				v);
 			return -EINVAL;
 		}
 		if (f->npids == EVENT_FILTER_MAX)

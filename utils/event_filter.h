@@ -10,9 +10,9 @@
 
 struct event_filter {
 	unsigned int npids, ncomms, nevents;
-	int64_t pids[EVENT_FILTER_MAX];		   /* processId or hostProcessId */
-	const char *comms[EVENT_FILTER_MAX];	   /* processName, exact */
-	uint32_t events[EVENT_FILTER_MAX];	   /* event ids */
+	int64_t pids[EVENT_FILTER_MAX];	     /* processId or hostProcessId */
+	const char *comms[EVENT_FILTER_MAX]; /* processName, exact */
+	uint32_t events[EVENT_FILTER_MAX];   /* event ids */
 };
 
 /*

@@ -54,12 +54,15 @@ static void print_arg(FILE *out, struct json_object *arg)
 
 	if (val && json_object_is_type(val, json_type_int) && !strcmp(n, "FLAGS")) {
 		fprintf(out, "%s=%s", n,
-			profil_prof_flags_str((uint64_t)json_object_get_int64(val), tmp, sizeof(tmp)));
+			profil_prof_flags_str((uint64_t)json_object_get_int64(val), tmp,
+					      sizeof(tmp)));
 	} else if (val && json_object_is_type(val, json_type_array) && !strcmp(n, "EVENTS")) {
 		fprintf(out, "%s=[", n);
 		for (size_t i = 0; i < json_object_array_length(val); i++) {
-			uint32_t e = (uint32_t)json_object_get_int64(json_object_array_get_idx(val, i));
-			fprintf(out, "%s%s", i ? "," : "", profil_prof_event_str(e, tmp, sizeof(tmp)));
+			uint32_t e =
+				(uint32_t)json_object_get_int64(json_object_array_get_idx(val, i));
+			fprintf(out, "%s%s", i ? "," : "",
+				profil_prof_event_str(e, tmp, sizeof(tmp)));
 		}
 		fputc(']', out);
 	} else if (val && json_object_is_type(val, json_type_int) &&
@@ -84,7 +87,8 @@ void event_table__row(FILE *out, struct json_object *ev)
 
 	if (ts && gmtime_r(&secs, &tm)) {
 		size_t n = strftime(when, sizeof(when), "%H:%M:%S", &tm);
-		snprintf(when + n, sizeof(when) - n, ".%06u", (unsigned int)(ns % 1000000000u / 1000));
+		snprintf(when + n, sizeof(when) - n, ".%06u",
+			 (unsigned int)(ns % 1000000000u / 1000));
 	}
 	snprintf(pid, sizeof(pid), "%d", json_object_get_int(get(ev, "hostProcessId")));
 	snprintf(tid, sizeof(tid), "%d", json_object_get_int(get(ev, "hostThreadId")));

@@ -16,9 +16,15 @@
 
 #include "events.h"
 
-#define ARG(n, t, k, field) { n, t, k, offsetof(struct profil_event, field), 0 }
-#define ARRAY(n, t, k, field, count) \
-	{ n, t, k, offsetof(struct profil_event, field), offsetof(struct profil_event, count) }
+#define ARG(n, t, k, field)                                                                        \
+	{                                                                                          \
+		n, t, k, offsetof(struct profil_event, field), 0                                   \
+	}
+#define ARRAY(n, t, k, field, count)                                                               \
+	{                                                                                          \
+		n, t, k, offsetof(struct profil_event, field),                                     \
+			offsetof(struct profil_event, count)                                       \
+	}
 #define NARGS(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct profil_arg_def profil_args[] = {
@@ -90,7 +96,10 @@ static const struct profil_arg_def events_lost_args[] = {
 	ARG("count", "unsigned long", PARG_U64, events_lost.count),
 };
 
-#define DEF(id, name, sc, args) { id, name, sc, NARGS(args), args }
+#define DEF(id, name, sc, args)                                                                    \
+	{                                                                                          \
+		id, name, sc, NARGS(args), args                                                    \
+	}
 static const struct profil_event_def event_defs[] = {
 	DEF(PEV_SETITIMER, "setitimer", "setitimer", setitimer_args),
 	DEF(PEV_TIMER_CREATE, "timer_create", "timer_create", timer_create_args),
@@ -129,10 +138,10 @@ const struct profil_event_def *profil_event_def__by_name(const char *name)
 /* ---- decoded names --------------------------------------------------------------------- */
 
 static const char *const static_clocks[] = {
-	"CLOCK_REALTIME",	  "CLOCK_MONOTONIC",	  "CLOCK_PROCESS_CPUTIME_ID",
-	"CLOCK_THREAD_CPUTIME_ID", "CLOCK_MONOTONIC_RAW",  "CLOCK_REALTIME_COARSE",
-	"CLOCK_MONOTONIC_COARSE", "CLOCK_BOOTTIME",	  "CLOCK_REALTIME_ALARM",
-	"CLOCK_BOOTTIME_ALARM",	  "CLOCK_SGI_CYCLE",	  "CLOCK_TAI",
+	"CLOCK_REALTIME",	   "CLOCK_MONOTONIC",	  "CLOCK_PROCESS_CPUTIME_ID",
+	"CLOCK_THREAD_CPUTIME_ID", "CLOCK_MONOTONIC_RAW", "CLOCK_REALTIME_COARSE",
+	"CLOCK_MONOTONIC_COARSE",  "CLOCK_BOOTTIME",	  "CLOCK_REALTIME_ALARM",
+	"CLOCK_BOOTTIME_ALARM",	   "CLOCK_SGI_CYCLE",	  "CLOCK_TAI",
 };
 
 /*
@@ -141,7 +150,7 @@ static const char *const static_clocks[] = {
  */
 const char *profil_clockid_str(int32_t clockid, char *buf, size_t len)
 {
-	static const char *const which[] = { "PROF", "VIRT", "SCHED", "?" };
+	static const char *const which[] = {"PROF", "VIRT", "SCHED", "?"};
 
 	if (clockid >= 0 && (size_t)clockid < NARGS(static_clocks)) {
 		snprintf(buf, len, "%s", static_clocks[clockid]);
@@ -161,10 +170,9 @@ const char *profil_clockid_str(int32_t clockid, char *buf, size_t len)
 }
 
 static const char *const prof_flag_names[] = {
-	[0] = "ENABLE",		[1] = "DISABLE",	  [2] = "ON_EXEC",
-	[3] = "ON_EXIT",	[4] = "INHERIT_FORK",	  [5] = "ON_CALL",
-	[8] = "CLOCK_ITIMER",	[9] = "CLOCK_PROCESS",	  [10] = "CLOCK_THREAD",
-	[11] = "CLOCK_PERF",	[12] = "CLOCK_BPF",	  [13] = "FAULT_DISABLED",
+	[0] = "ENABLE",	       [1] = "DISABLE",	    [2] = "ON_EXEC",	  [3] = "ON_EXIT",
+	[4] = "INHERIT_FORK",  [5] = "ON_CALL",	    [8] = "CLOCK_ITIMER", [9] = "CLOCK_PROCESS",
+	[10] = "CLOCK_THREAD", [11] = "CLOCK_PERF", [12] = "CLOCK_BPF",	  [13] = "FAULT_DISABLED",
 	[14] = "SPROFIL",
 };
 
@@ -177,8 +185,8 @@ const char *profil_prof_flags_str(uint64_t flags, char *buf, size_t len)
 		if (!(flags & (1ULL << bit)))
 			continue;
 		const char *name = bit < NARGS(prof_flag_names) ? prof_flag_names[bit] : NULL;
-		int n = name ? snprintf(buf + used, len - used, "%s%s", used ? "|" : "", name)
-			     : snprintf(buf + used, len - used, "%sBIT%u", used ? "|" : "", bit);
+		int n = name ? snprintf(buf + used, len - used, "%s%s", used ? "|" : "", name) :
+			       snprintf(buf + used, len - used, "%sBIT%u", used ? "|" : "", bit);
 		if (n < 0)
 			break;
 		used += (size_t)n;
@@ -190,7 +198,7 @@ const char *profil_prof_flags_str(uint64_t flags, char *buf, size_t len)
 
 const char *profil_prof_event_str(uint32_t ev, char *buf, size_t len)
 {
-	static const char *const itimers[] = { "ITIMER_REAL", "ITIMER_VIRTUAL", "ITIMER_PROF" };
+	static const char *const itimers[] = {"ITIMER_REAL", "ITIMER_VIRTUAL", "ITIMER_PROF"};
 	unsigned int v = PROF_EVENT_VALUE(ev);
 	char clk[64];
 
@@ -201,13 +209,14 @@ const char *profil_prof_event_str(uint32_t ev, char *buf, size_t len)
 	case PROF_EVENT_KIND_CLOCK:
 		if (v & 0x800000)
 			snprintf(buf, len, "CPUCLOCK_%s_%s", (v & 4) ? "THREAD" : "PROCESS",
-				 (const char *[]){ "PROF", "VIRT", "SCHED", "?" }[v & 3]);
+				 (const char *[]){"PROF", "VIRT", "SCHED", "?"}[v & 3]);
 		else
 			snprintf(buf, len, "%s", profil_clockid_str((int32_t)v, clk, sizeof(clk)));
 		break;
 	case PROF_EVENT_KIND_PERF:
 	case PROF_EVENT_KIND_BPF:
-		snprintf(buf, len, "%s:%u:%u", PROF_EVENT_KIND(ev) == PROF_EVENT_KIND_PERF ? "PERF" : "BPF",
+		snprintf(buf, len, "%s:%u:%u",
+			 PROF_EVENT_KIND(ev) == PROF_EVENT_KIND_PERF ? "PERF" : "BPF",
 			 (v >> 16) & 0xff, v & 0xffff);
 		break;
 	default:
@@ -325,14 +334,29 @@ static void sb_json_str(struct sbuf *sb, const char *s)
 			sb_put(sb, (const char *)p, n);
 		} else {
 			switch (*p) {
-			case '"': sb_str(sb, "\\\""); break;
-			case '\\': sb_str(sb, "\\\\"); break;
-			case '\n': sb_str(sb, "\\n"); break;
-			case '\r': sb_str(sb, "\\r"); break;
-			case '\t': sb_str(sb, "\\t"); break;
-			case '\b': sb_str(sb, "\\b"); break;
-			case '\f': sb_str(sb, "\\f"); break;
-			default: sb_printf(sb, "\\u%04x", *p);
+			case '"':
+				sb_str(sb, "\\\"");
+				break;
+			case '\\':
+				sb_str(sb, "\\\\");
+				break;
+			case '\n':
+				sb_str(sb, "\\n");
+				break;
+			case '\r':
+				sb_str(sb, "\\r");
+				break;
+			case '\t':
+				sb_str(sb, "\\t");
+				break;
+			case '\b':
+				sb_str(sb, "\\b");
+				break;
+			case '\f':
+				sb_str(sb, "\\f");
+				break;
+			default:
+				sb_printf(sb, "\\u%04x", *p);
 			}
 			n = 1;
 		}
@@ -350,15 +374,28 @@ static void sb_arg_value(struct sbuf *sb, const struct profil_event *ev,
 	char tmp[64];
 
 	switch (a->kind) {
-	case PARG_U32: sb_printf(sb, "%u", FIELD(ev, uint32_t, a->offset)); break;
-	case PARG_I32: sb_printf(sb, "%d", FIELD(ev, int32_t, a->offset)); break;
+	case PARG_U32:
+		sb_printf(sb, "%u", FIELD(ev, uint32_t, a->offset));
+		break;
+	case PARG_I32:
+		sb_printf(sb, "%d", FIELD(ev, int32_t, a->offset));
+		break;
 	case PARG_U64:
-	case PARG_PTR: sb_printf(sb, "%llu", (unsigned long long)FIELD(ev, uint64_t, a->offset)); break;
-	case PARG_I64: sb_printf(sb, "%lld", (long long)FIELD(ev, int64_t, a->offset)); break;
-	case PARG_BOOL: sb_str(sb, FIELD(ev, bool, a->offset) ? "true" : "false"); break;
-	case PARG_STR: sb_json_str(sb, (const char *)ev + a->offset); break;
+	case PARG_PTR:
+		sb_printf(sb, "%llu", (unsigned long long)FIELD(ev, uint64_t, a->offset));
+		break;
+	case PARG_I64:
+		sb_printf(sb, "%lld", (long long)FIELD(ev, int64_t, a->offset));
+		break;
+	case PARG_BOOL:
+		sb_str(sb, FIELD(ev, bool, a->offset) ? "true" : "false");
+		break;
+	case PARG_STR:
+		sb_json_str(sb, (const char *)ev + a->offset);
+		break;
 	case PARG_CLOCKID:
-		sb_json_str(sb, profil_clockid_str(FIELD(ev, int32_t, a->offset), tmp, sizeof(tmp)));
+		sb_json_str(sb,
+			    profil_clockid_str(FIELD(ev, int32_t, a->offset), tmp, sizeof(tmp)));
 		break;
 	case PARG_U32_ARRAY: {
 		uint32_t n = FIELD(ev, uint32_t, a->count_offset);
@@ -392,7 +429,7 @@ static void sb_arg_value(struct sbuf *sb, const struct profil_event *ev,
 int profil_event__to_json(const struct profil_event *ev, char **out, size_t *len)
 {
 	const struct profil_event_def *def = profil_event_def__by_id(ev->id);
-	struct sbuf sb = { 0 };
+	struct sbuf sb = {0};
 
 	if (!def)
 		return -EINVAL;
@@ -402,8 +439,8 @@ int profil_event__to_json(const struct profil_event *ev, char **out, size_t *len
 		  ev->processor_id);
 	sb_printf(&sb, "\"processId\":%u,\"cgroupId\":%llu,\"threadId\":%u,", ev->pid,
 		  (unsigned long long)ev->cgroup_id, ev->tid);
-	sb_printf(&sb, "\"parentProcessId\":%u,\"hostProcessId\":%u,\"hostThreadId\":%u,",
-		  ev->ppid, ev->host_pid, ev->host_tid);
+	sb_printf(&sb, "\"parentProcessId\":%u,\"hostProcessId\":%u,\"hostThreadId\":%u,", ev->ppid,
+		  ev->host_pid, ev->host_tid);
 	sb_printf(&sb, "\"hostParentProcessId\":%u,\"userId\":%u,\"mountNamespace\":%u,",
 		  ev->host_ppid, ev->uid, ev->mnt_ns);
 	sb_printf(&sb, "\"pidNamespace\":%u,\"processName\":", ev->pid_ns);
@@ -417,8 +454,9 @@ int profil_event__to_json(const struct profil_event *ev, char **out, size_t *len
 	sb_printf(&sb, ",\"matchedPolicies\":[],\"argsNum\":%u,\"returnValue\":%lld,\"syscall\":",
 		  def->nargs, (long long)ev->return_value);
 	sb_json_str(&sb, def->syscall[0] || !ev->from_syscall ? def->syscall : def->name);
-	sb_printf(&sb, ",\"stackAddresses\":[],\"contextFlags\":{\"containerStarted\":false,"
-		       "\"isCompat\":%s},\"args\":[",
+	sb_printf(&sb,
+		  ",\"stackAddresses\":[],\"contextFlags\":{\"containerStarted\":false,"
+		  "\"isCompat\":%s},\"args\":[",
 		  ev->is_compat ? "true" : "false");
 	for (unsigned int i = 0; i < def->nargs; i++) {
 		const struct profil_arg_def *a = &def->args[i];

@@ -15,16 +15,16 @@
 #define PROFIL_EVENTS_H
 
 enum profil_event_id {
-	PEV_SETITIMER = 38,		 /* Tracee: x86_64 syscall number */
-	PEV_TIMER_CREATE = 222,		 /* Tracee: x86_64 syscall number */
-	PEV_PERF_EVENT_OPEN = 298,	 /* Tracee: x86_64 syscall number */
-	PEV_PROF = 482,			 /* Tracee: i386-only syscall 44 (Prof) */
-	PEV_PROFIL = 495,		 /* Tracee: i386-only syscall 98 (Profil) */
-	PEV_SCHED_PROCESS_FORK = 714,	 /* Tracee: SchedProcessFork */
-	PEV_SCHED_PROCESS_EXEC = 715,	 /* Tracee: SchedProcessExec */
-	PEV_SCHED_PROCESS_EXIT = 716,	 /* Tracee: SchedProcessExit */
-	PEV_SPROFIL = 10001,		 /* profil's own: sprofil() call */
-	PEV_EVENTS_LOST = 10002,	 /* profil's own: ring-buffer drops */
+	PEV_SETITIMER = 38,	      /* Tracee: x86_64 syscall number */
+	PEV_TIMER_CREATE = 222,	      /* Tracee: x86_64 syscall number */
+	PEV_PERF_EVENT_OPEN = 298,    /* Tracee: x86_64 syscall number */
+	PEV_PROF = 482,		      /* Tracee: i386-only syscall 44 (Prof) */
+	PEV_PROFIL = 495,	      /* Tracee: i386-only syscall 98 (Profil) */
+	PEV_SCHED_PROCESS_FORK = 714, /* Tracee: SchedProcessFork */
+	PEV_SCHED_PROCESS_EXEC = 715, /* Tracee: SchedProcessExec */
+	PEV_SCHED_PROCESS_EXIT = 716, /* Tracee: SchedProcessExit */
+	PEV_SPROFIL = 10001,	      /* profil's own: sprofil() call */
+	PEV_EVENTS_LOST = 10002,      /* profil's own: ring-buffer drops */
 };
 
 /*
@@ -32,22 +32,22 @@ enum profil_event_id {
  * ON_* and INHERIT_FORK bits say why; the CLOCK_* bits say which sampling
  * clocks are (ENABLE) or were (DISABLE) in use.
  */
-#define PROF_FLAG_ENABLE	 (1UL << 0)  /* profiling turned on (or a clock added) */
-#define PROF_FLAG_DISABLE	 (1UL << 1)  /* profiling turned off */
-#define PROF_FLAG_ON_EXEC	 (1UL << 2)  /* ... because the process called execve */
-#define PROF_FLAG_ON_EXIT	 (1UL << 3)  /* ... because the process exited */
-#define PROF_FLAG_INHERIT_FORK	 (1UL << 4)  /* event of a child forked by a profiled process */
-#define PROF_FLAG_ON_CALL	 (1UL << 5)  /* explicit call: profil(NULL), setitimer(0), ... */
-#define PROF_FLAG_CLOCK_ITIMER	 (1UL << 8)  /* setitimer(ITIMER_PROF/VIRTUAL) + SIGPROF */
-#define PROF_FLAG_CLOCK_PROCESS	 (1UL << 9)  /* POSIX timer on a process CPU-time clock */
-#define PROF_FLAG_CLOCK_THREAD	 (1UL << 10) /* POSIX timer on a thread CPU-time clock */
-#define PROF_FLAG_CLOCK_PERF	 (1UL << 11) /* perf_event_open sampling event */
-#define PROF_FLAG_CLOCK_BPF	 (1UL << 12) /* sampled from outside by a BPF perf_event program */
+#define PROF_FLAG_ENABLE (1UL << 0)	     /* profiling turned on (or a clock added) */
+#define PROF_FLAG_DISABLE (1UL << 1)	     /* profiling turned off */
+#define PROF_FLAG_ON_EXEC (1UL << 2)	     /* ... because the process called execve */
+#define PROF_FLAG_ON_EXIT (1UL << 3)	     /* ... because the process exited */
+#define PROF_FLAG_INHERIT_FORK (1UL << 4)    /* event of a child forked by a profiled process */
+#define PROF_FLAG_ON_CALL (1UL << 5)	     /* explicit call: profil(NULL), setitimer(0), ... */
+#define PROF_FLAG_CLOCK_ITIMER (1UL << 8)    /* setitimer(ITIMER_PROF/VIRTUAL) + SIGPROF */
+#define PROF_FLAG_CLOCK_PROCESS (1UL << 9)   /* POSIX timer on a process CPU-time clock */
+#define PROF_FLAG_CLOCK_THREAD (1UL << 10)   /* POSIX timer on a thread CPU-time clock */
+#define PROF_FLAG_CLOCK_PERF (1UL << 11)     /* perf_event_open sampling event */
+#define PROF_FLAG_CLOCK_BPF (1UL << 12)	     /* sampled from outside by a BPF perf_event program */
 #define PROF_FLAG_FAULT_DISABLED (1UL << 13) /* turned off because the buffer faulted */
-#define PROF_FLAG_SPROFIL	 (1UL << 14) /* regions installed by sprofil() */
+#define PROF_FLAG_SPROFIL (1UL << 14)	     /* regions installed by sprofil() */
 
-#define PROF_FLAG_CLOCK_MASK                                                          \
-	(PROF_FLAG_CLOCK_ITIMER | PROF_FLAG_CLOCK_PROCESS | PROF_FLAG_CLOCK_THREAD |   \
+#define PROF_FLAG_CLOCK_MASK                                                                       \
+	(PROF_FLAG_CLOCK_ITIMER | PROF_FLAG_CLOCK_PROCESS | PROF_FLAG_CLOCK_THREAD |               \
 	 PROF_FLAG_CLOCK_PERF | PROF_FLAG_CLOCK_BPF)
 
 /*
@@ -62,29 +62,30 @@ enum profil_event_id {
  *   kind 4 BPF     value = (perf type & 0xff) << 16 | (perf config & 0xffff)
  */
 #define PROF_EVENT_KIND_ITIMER 1u
-#define PROF_EVENT_KIND_CLOCK  2u
-#define PROF_EVENT_KIND_PERF   3u
-#define PROF_EVENT_KIND_BPF    4u
-#define PROF_EVENT_KIND(e)     ((unsigned int)(e) >> 24)
-#define PROF_EVENT_VALUE(e)    ((unsigned int)(e) & 0xffffffu)
-#define PROF_EVENT_ITIMER(which) ((PROF_EVENT_KIND_ITIMER << 24) | ((unsigned int)(which) & 0xffffffu))
-#define PROF_EVENT_CLOCK(clockid)                                                      \
-	((PROF_EVENT_KIND_CLOCK << 24) |                                               \
-	 ((int)(clockid) < 0 ? 0x800000u | ((unsigned int)(clockid) & 7u)              \
-			     : ((unsigned int)(clockid) & 0x7fffffu)))
-#define PROF_EVENT_PERF(type, config)                                                  \
-	((PROF_EVENT_KIND_PERF << 24) | (((unsigned int)(type) & 0xffu) << 16) |       \
-	 ((unsigned int)(config) & 0xffffu))
-#define PROF_EVENT_BPF(type, config)                                                   \
-	((PROF_EVENT_KIND_BPF << 24) | (((unsigned int)(type) & 0xffu) << 16) |        \
-	 ((unsigned int)(config) & 0xffffu))
+#define PROF_EVENT_KIND_CLOCK 2u
+#define PROF_EVENT_KIND_PERF 3u
+#define PROF_EVENT_KIND_BPF 4u
+#define PROF_EVENT_KIND(e) ((unsigned int)(e) >> 24)
+#define PROF_EVENT_VALUE(e) ((unsigned int)(e)&0xffffffu)
+#define PROF_EVENT_ITIMER(which)                                                                   \
+	((PROF_EVENT_KIND_ITIMER << 24) | ((unsigned int)(which)&0xffffffu))
+#define PROF_EVENT_CLOCK(clockid)                                                                  \
+	((PROF_EVENT_KIND_CLOCK << 24) |                                                           \
+	 ((int)(clockid) < 0 ? 0x800000u | ((unsigned int)(clockid)&7u) :                          \
+			       ((unsigned int)(clockid)&0x7fffffu)))
+#define PROF_EVENT_PERF(type, config)                                                              \
+	((PROF_EVENT_KIND_PERF << 24) | (((unsigned int)(type)&0xffu) << 16) |                     \
+	 ((unsigned int)(config)&0xffffu))
+#define PROF_EVENT_BPF(type, config)                                                               \
+	((PROF_EVENT_KIND_BPF << 24) | (((unsigned int)(type)&0xffu) << 16) |                      \
+	 ((unsigned int)(config)&0xffffu))
 
 /* Array sizes shared by the BPF side and the user-space event. */
-#define PROF_MAX_EVENTS	      8	  /* prof EVENTS entries */
-#define PROFIL_MAX_REGIONS    8	  /* sprofil regions copied into an event */
-#define PROFIL_COMM_LEN	      16  /* TASK_COMM_LEN */
-#define PROFIL_HOSTNAME_LEN   65  /* __NEW_UTS_LEN + 1 */
-#define PROFIL_PATH_LEN	      256 /* executable / exec pathname (truncated) */
+#define PROF_MAX_EVENTS 8      /* prof EVENTS entries */
+#define PROFIL_MAX_REGIONS 8   /* sprofil regions copied into an event */
+#define PROFIL_COMM_LEN 16     /* TASK_COMM_LEN */
+#define PROFIL_HOSTNAME_LEN 65 /* __NEW_UTS_LEN + 1 */
+#define PROFIL_PATH_LEN 256    /* executable / exec pathname (truncated) */
 
 #ifndef __bpf__ /* ---- user space only below ---------------------------------------- */
 
@@ -109,13 +110,13 @@ struct profil_event {
 	uint64_t timestamp;	    /* ns since the epoch (CLOCK_REALTIME) */
 	uint64_t thread_start_time; /* ns since the epoch */
 	uint32_t processor_id;
-	uint32_t pid, tid, ppid;	    /* as seen in the task's pid namespace */
+	uint32_t pid, tid, ppid;		/* as seen in the task's pid namespace */
 	uint32_t host_pid, host_tid, host_ppid; /* as seen from the initial namespace */
 	uint32_t uid;
 	uint64_t cgroup_id;
 	uint32_t mnt_ns, pid_ns; /* namespace inode numbers */
 	bool is_compat;		 /* 32-bit task */
-	bool from_syscall;	 /* profil/sprofil/prof seen as the (i386) syscall: "syscall" = name */
+	bool from_syscall; /* profil/sprofil/prof seen as the (i386) syscall: "syscall" = name */
 	int64_t return_value;
 	char comm[PROFIL_COMM_LEN];
 	char executable[PROFIL_PATH_LEN];
@@ -135,7 +136,7 @@ struct profil_event {
 			uint32_t nregions; /* regions[] copied, <= PROFIL_MAX_REGIONS */
 			struct profil_region regions[PROFIL_MAX_REGIONS];
 		} sprofil;
-		struct { /* PEV_PROF */
+		struct {		/* PEV_PROF */
 			uint64_t flags; /* PROF_FLAG_* */
 			uint32_t nevents;
 			uint32_t events[PROF_MAX_EVENTS]; /* PROF_EVENT_* */
@@ -147,7 +148,7 @@ struct profil_event {
 			uint32_t parent_tid, parent_pid, child_tid, child_pid;
 			uint64_t start_time; /* child, ns since the epoch */
 		} fork;
-		struct { /* PEV_SCHED_PROCESS_EXIT */
+		struct {		   /* PEV_SCHED_PROCESS_EXIT */
 			int32_t exit_code; /* exit status (0..255), or -1 if killed */
 			int32_t signal;	   /* terminating signal, 0 if it exited */
 			bool process_group_exit;

@@ -6,10 +6,10 @@
  * is needed to build it (clang -m32 -nostdlib -static).  Writes
  * "buf=0x...\n" and exits 0 if the call returned -ENOSYS.
  */
-#define NR_EXIT	  1
-#define NR_WRITE  4
+#define NR_EXIT 1
+#define NR_WRITE 4
 #define NR_PROFIL 98
-#define ENOSYS	  38
+#define ENOSYS 38
 
 static long syscall4(long nr, long a, long b, long c, long d)
 {

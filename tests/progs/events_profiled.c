@@ -49,8 +49,8 @@ __attribute__((noinline)) static int call_sprofil(struct prof *p, int n, struct 
 
 static int exec_profiled(char *prog)
 {
-	struct itimerval itv = { { 0, 20000 }, { 0, 20000 } };
-	char *argv[] = { prog, NULL };
+	struct itimerval itv = {{0, 20000}, {0, 20000}};
+	char *argv[] = {prog, NULL};
 
 	signal(SIGPROF, SIG_IGN); /* stays ignored across exec, as the timer stays armed */
 	printf("pid=%d\n", (int)getpid());
@@ -82,12 +82,12 @@ static int open_task_clock_sampler(void)
 int main(int argc, char **argv)
 {
 	struct prof regions[2] = {
-		{ region_bins[0], sizeof(region_bins[0]), 0x400000, 0x10000 },
-		{ region_bins[1], sizeof(region_bins[1]), 0x7f0000000000, 0x4000 },
+		{region_bins[0], sizeof(region_bins[0]), 0x400000, 0x10000},
+		{region_bins[1], sizeof(region_bins[1]), 0x7f0000000000, 0x4000},
 	};
 	struct timeval tv;
-	struct itimerval itv = { { 0, 20000 }, { 0, 20000 } };
-	struct sigevent sev = { .sigev_notify = SIGEV_NONE };
+	struct itimerval itv = {{0, 20000}, {0, 20000}};
+	struct sigevent sev = {.sigev_notify = SIGEV_NONE};
 	timer_t cpu_timer, mono_timer;
 	pid_t child;
 	int status;
@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "exec"))
 		return exec_profiled(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "burst")) {
-		struct itimerval zero = { { 0, 0 }, { 0, 0 } };
+		struct itimerval zero = {{0, 0}, {0, 0}};
 
 		printf("pid=%d\n", (int)getpid());
 		for (int i = atoi(argv[2]); i > 0; i--)

@@ -11,13 +11,12 @@
 #include "events.h"
 
 static const char *const tracee_fields[] = {
-	"timestamp",	  "threadStartTime",	 "processorId",	    "processId",
-	"cgroupId",	  "threadId",		 "parentProcessId", "hostProcessId",
-	"hostThreadId",	  "hostParentProcessId", "userId",	    "mountNamespace",
-	"pidNamespace",	  "processName",	 "executable",	    "hostName",
-	"containerId",	  "eventId",		 "eventName",	    "matchedPolicies",
-	"argsNum",	  "returnValue",	 "syscall",	    "stackAddresses",
-	"contextFlags",	  "args",
+	"timestamp", "threadStartTime", "processorId",	 "processId",	   "cgroupId",
+	"threadId",  "parentProcessId", "hostProcessId", "hostThreadId",   "hostParentProcessId",
+	"userId",    "mountNamespace",	"pidNamespace",	 "processName",	   "executable",
+	"hostName",  "containerId",	"eventId",	 "eventName",	   "matchedPolicies",
+	"argsNum",   "returnValue",	"syscall",	 "stackAddresses", "contextFlags",
+	"args",
 };
 
 static struct json_object *render(const struct profil_event *ev)
@@ -54,8 +53,12 @@ static struct json_object *arg(struct json_object *obj, const char *name)
 
 static void test_field_order(void)
 {
-	struct profil_event ev = { .id = PEV_PROFIL, .timestamp = 1657322300534562489ull,
-				   .pid = 42, .tid = 43, .host_pid = 4242, .return_value = 0 };
+	struct profil_event ev = {.id = PEV_PROFIL,
+				  .timestamp = 1657322300534562489ull,
+				  .pid = 42,
+				  .tid = 43,
+				  .host_pid = 4242,
+				  .return_value = 0};
 	struct json_object *obj = render(&ev);
 	size_t i = 0, n = sizeof(tracee_fields) / sizeof(tracee_fields[0]);
 	int in_order = 1;
@@ -63,7 +66,8 @@ static void test_field_order(void)
 	CHECK("json parses", obj != NULL);
 	if (!obj)
 		return;
-	json_object_object_foreach(obj, key, val) {
+	json_object_object_foreach(obj, key, val)
+	{
 		(void)val;
 		if (i >= n || strcmp(key, tracee_fields[i]))
 			in_order = 0;
@@ -73,8 +77,8 @@ static void test_field_order(void)
 	CHECK("eventId is a string \"495\"",
 	      json_object_is_type(field(obj, "eventId"), json_type_string) &&
 		      !strcmp(json_object_get_string(field(obj, "eventId")), "495"));
-	CHECK("timestamp exact", (uint64_t)json_object_get_int64(field(obj, "timestamp")) ==
-					 1657322300534562489ull);
+	CHECK("timestamp exact",
+	      (uint64_t)json_object_get_int64(field(obj, "timestamp")) == 1657322300534562489ull);
 	CHECK("argsNum 5 for profil", json_object_get_int(field(obj, "argsNum")) == 5);
 	CHECK("executable is an object with path",
 	      json_object_is_type(field(field(obj, "executable"), "path"), json_type_string));
@@ -85,7 +89,7 @@ static void test_field_order(void)
 
 static void test_profil_args(void)
 {
-	struct profil_event ev = { .id = PEV_PROFIL };
+	struct profil_event ev = {.id = PEV_PROFIL};
 	ev.profil.buf = 0x7ffd12345670ull;
 	ev.profil.buflen = 4096;
 	ev.profil.offset = 0x1234;
@@ -103,7 +107,7 @@ static void test_profil_args(void)
 
 static void test_prof_args(void)
 {
-	struct profil_event ev = { .id = PEV_PROF };
+	struct profil_event ev = {.id = PEV_PROF};
 	char buf[128];
 
 	ev.prof.flags = PROF_FLAG_DISABLE | PROF_FLAG_ON_EXIT | PROF_FLAG_CLOCK_ITIMER;
@@ -113,17 +117,22 @@ static void test_prof_args(void)
 	struct json_object *obj = render(&ev);
 	struct json_object *evs = arg(obj, "EVENTS");
 
-	CHECK("prof FLAGS value", (uint64_t)json_object_get_int64(arg(obj, "FLAGS")) ==
-					  (PROF_FLAG_DISABLE | PROF_FLAG_ON_EXIT | PROF_FLAG_CLOCK_ITIMER));
+	CHECK("prof FLAGS value",
+	      (uint64_t)json_object_get_int64(arg(obj, "FLAGS")) ==
+		      (PROF_FLAG_DISABLE | PROF_FLAG_ON_EXIT | PROF_FLAG_CLOCK_ITIMER));
 	CHECK("prof EVENTS array of 2", evs && json_object_array_length(evs) == 2);
 	CHECK("prof EVENTS[0] = ITIMER_PROF encoding 0x01000002",
 	      evs && json_object_get_int64(json_object_array_get_idx(evs, 0)) == 0x01000002);
 	CHECK("prof EVENTS[1] = PERF 1:1 encoding 0x03010001",
 	      evs && json_object_get_int64(json_object_array_get_idx(evs, 1)) == 0x03010001);
-	CHECKF("flags decode", !strcmp(profil_prof_flags_str(ev.prof.flags, buf, sizeof(buf)),
-				       "DISABLE|ON_EXIT|CLOCK_ITIMER"), "%s", buf);
-	CHECKF("event decode", !strcmp(profil_prof_event_str(PROF_EVENT_ITIMER(2), buf, sizeof(buf)),
-				       "ITIMER_PROF"), "%s", buf);
+	CHECKF("flags decode",
+	       !strcmp(profil_prof_flags_str(ev.prof.flags, buf, sizeof(buf)),
+		       "DISABLE|ON_EXIT|CLOCK_ITIMER"),
+	       "%s", buf);
+	CHECKF("event decode",
+	       !strcmp(profil_prof_event_str(PROF_EVENT_ITIMER(2), buf, sizeof(buf)),
+		       "ITIMER_PROF"),
+	       "%s", buf);
 	json_object_put(obj);
 }
 
@@ -138,15 +147,17 @@ static void test_clockid_names(void)
 	      !strcmp(profil_clockid_str(2, buf, sizeof(buf)), "CLOCK_PROCESS_CPUTIME_ID"));
 	CHECKF("dynamic process clock name",
 	       !strcmp(profil_clockid_str(proc_clock, buf, sizeof(buf)),
-		       "CPUCLOCK_PROCESS(pid=1234,SCHED)"), "%s", buf);
+		       "CPUCLOCK_PROCESS(pid=1234,SCHED)"),
+	       "%s", buf);
 	CHECKF("dynamic thread clock name",
 	       !strcmp(profil_clockid_str(thread_clock, buf, sizeof(buf)),
-		       "CPUCLOCK_THREAD(tid=77,SCHED)"), "%s", buf);
+		       "CPUCLOCK_THREAD(tid=77,SCHED)"),
+	       "%s", buf);
 }
 
 static void test_escaping(void)
 {
-	struct profil_event ev = { .id = PEV_SCHED_PROCESS_EXEC };
+	struct profil_event ev = {.id = PEV_SCHED_PROCESS_EXEC};
 	/* quote, backslash, newline, tab, a control byte, UTF-8 e-acute, invalid 0xff */
 	strcpy(ev.comm, "a\"b\\c\nd\te\001f\xc3\xa9\xff");
 	strcpy(ev.exec.pathname, "/tmp/we\"ird\\path");
@@ -171,8 +182,8 @@ static void test_writer_file(void)
 {
 	char path[] = "/tmp/test_events.XXXXXX";
 	int fd = mkstemp(path);
-	struct profil_event ev = { .id = PEV_EVENTS_LOST, .events_lost.count = 7 };
-	struct profil_event bad = { .id = 12345 };
+	struct profil_event ev = {.id = PEV_EVENTS_LOST, .events_lost.count = 7};
+	struct profil_event bad = {.id = 12345};
 
 	if (fd < 0) {
 		SKIP("writer to file", "mkstemp failed");
@@ -215,7 +226,7 @@ static void test_every_event_renders(void)
 	int ok = 1;
 
 	for (unsigned int i = 0; i < n; i++) {
-		struct profil_event ev = { .id = defs[i].id };
+		struct profil_event ev = {.id = defs[i].id};
 		struct json_object *obj = render(&ev);
 		if (!obj || json_object_get_int(field(obj, "argsNum")) != (int)defs[i].nargs ||
 		    json_object_array_length(field(obj, "args")) != defs[i].nargs ||
