@@ -482,6 +482,17 @@ static void print_text(const struct report *rep)
 
 /* ---- json ------------------------------------------------------------------ */
 
+/* A double printed with 9 significant digits, not 17 (0.835, not 0.83499999999999996). */
+static struct json_object *jdouble(double d)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.9g", d);
+	if (!strpbrk(buf, ".en")) /* keep it a JSON number with a fraction: 1000.0 */
+		strcat(buf, ".0");
+	return json_object_new_double_s(d, buf);
+}
+
 static int jadd(struct json_object *o, const char *k, struct json_object *v)
 {
 	if (!v)
@@ -505,9 +516,9 @@ static struct json_object *json_rows(const struct report *rep, const struct row 
 		rc |= jadd(f, "name", json_object_new_string(fn->name));
 		rc |= jadd(f, "object", json_object_new_string(fn->objpath));
 		rc |= jadd(f, "samples", json_object_new_int64((int64_t)rows[i].count));
-		rc |= jadd(f, "percent", json_object_new_double(pct(rows[i].count, of)));
+		rc |= jadd(f, "percent", jdouble(pct(rows[i].count, of)));
 		rc |= jadd(f, "self_seconds",
-			   json_object_new_double((double)rows[i].count * rep->period_s));
+			   jdouble((double)rows[i].count * rep->period_s));
 		if (rep->o.lines) {
 			if (fn->file)
 				rc |= jadd(f, "file", json_object_new_string(fn->file));
@@ -545,7 +556,7 @@ static struct json_object *json_proc(const struct report *rep, const struct out_
 	rc |= jadd(o, "exe", json_object_new_string(p->exe));
 	rc |= jadd(o, "exit", exit_json(p->end_kind, p->end_code));
 	rc |= jadd(o, "samples", json_object_new_int64((int64_t)p->samples));
-	rc |= jadd(o, "self_seconds", json_object_new_double((double)p->samples * rep->period_s));
+	rc |= jadd(o, "self_seconds", jdouble((double)p->samples * rep->period_s));
 	rc |= jadd(o, "functions", json_rows(rep, op->rows, op->nrows, p->samples));
 	threads = json_object_new_array();
 	for (size_t t = 0; threads && t < op->nthreads; t++) {
@@ -580,7 +591,7 @@ static int print_json(const struct report *rep)
 	rc |= jadd(top, "command", json_object_new_string(h->command));
 	rc |= jadd(top, "clock", json_object_new_string(pview__clock_name(h->clock)));
 	rc |= jadd(top, "clock_note", json_object_new_string(h->clock_note));
-	rc |= jadd(top, "rate_hz", json_object_new_double(pview__rate_hz(rep->v)));
+	rc |= jadd(top, "rate_hz", jdouble(pview__rate_hz(rep->v)));
 	rc |= jadd(top, "nominal_hz", json_object_new_int64(h->nominal_hz));
 	rc |= jadd(top, "period_ns", json_object_new_int64((int64_t)h->period_ns));
 	rc |= jadd(top, "samples", json_object_new_int64((int64_t)h->samples));
@@ -590,7 +601,7 @@ static int print_json(const struct report *rep)
 	rc |= jadd(top, "exit", exit_json(h->end_kind, h->end_code));
 	rc |= jadd(top, "total_samples", json_object_new_int64((int64_t)rep->v->total));
 	rc |= jadd(top, "total_seconds",
-		   json_object_new_double((double)rep->v->total * rep->period_s));
+		   jdouble((double)rep->v->total * rep->period_s));
 	rc |= jadd(top, "percent_of", json_object_new_string("process"));
 	notes = json_object_new_array();
 	for (size_t i = 0; notes && i < rep->nnotes; i++)

@@ -35,3 +35,15 @@ $(REPORT_PROGS_DIR)/report_gen_stripped: $(REPORT_GEN_SRCS) $(REPORT_PROGS_DIR)/
 	$(CC) $(REPORT_PROG_CFLAGS) -fPIE -pie -rdynamic -o $@ tests/progs/report_gen.c \
 		utils/pdata.c $(REPORT_GEN_LINK)
 	strip --strip-all $@
+
+# Helpers of the e2e tests: a JSON schema checker (json-c) and a profile byte-flipper.
+REPORT_HELPERS := $(REPORT_PROGS_DIR)/report_jsoncheck $(REPORT_PROGS_DIR)/report_fuzz
+tests: $(REPORT_HELPERS)
+
+$(REPORT_PROGS_DIR)/report_jsoncheck: tests/progs/report_jsoncheck.c | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(REPORT_PROG_CFLAGS) -o $@ $< -ljson-c
+
+$(REPORT_PROGS_DIR)/report_fuzz: tests/progs/report_fuzz.c utils/pdata.h | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(REPORT_PROG_CFLAGS) -o $@ $<
