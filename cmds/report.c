@@ -172,7 +172,8 @@ static void rowtab_finish(struct rowtab *t, int sort_name, struct row **rows, si
 	for (size_t i = 0; i <= t->mask; i++)
 		if (t->slots[i].f)
 			t->slots[k++] = t->slots[i];
-	qsort(t->slots, k, sizeof(*t->slots), sort_name ? cmp_row_name : cmp_row_self);
+	if (k > 1)
+		qsort(t->slots, k, sizeof(*t->slots), sort_name ? cmp_row_name : cmp_row_self);
 	*rows = t->slots;
 	*n = k;
 	t->slots = NULL;

@@ -124,7 +124,8 @@ static struct pv_proc *proc_or_placeholder(struct loader *l, uint32_t id)
 	if (!p->exe)
 		return NULL;
 	p->placeholder = 1;
-	qsort(l->v->procs, l->v->nprocs, sizeof(*l->v->procs), cmp_proc);
+	if (l->v->nprocs > 1)
+		qsort(l->v->procs, l->v->nprocs, sizeof(*l->v->procs), cmp_proc);
 	return pview__proc(l->v, id);
 }
 
@@ -186,6 +187,7 @@ static int on_map(struct loader *l, const struct pdata_rec *rec)
 	m->pgoff = r->pgoff;
 	m->prot = r->prot;
 	m->path = path;
+	m->aux = NULL;
 	return 0;
 }
 
@@ -312,7 +314,8 @@ static int load_samples(struct pview *v, struct pdata *pd)
 	for (size_t i = 0; i < slots; i++)
 		if (set.slots[i].count)
 			set.slots[k++] = set.slots[i];
-	qsort(set.slots, k, sizeof(*set.slots), cmp_sample);
+	if (k > 1)
+		qsort(set.slots, k, sizeof(*set.slots), cmp_sample);
 	v->samples = set.slots;
 	v->nsamples = k;
 	return 0;
@@ -390,7 +393,8 @@ int pview__load(struct pview **out, const char *path, char *why, size_t whylen)
 
 	pdata__foreach_rec(pd, on_rec, &l);
 	if (!l.err) {
-		qsort(v->procs, v->nprocs, sizeof(*v->procs), cmp_proc);
+		if (v->nprocs > 1)
+			qsort(v->procs, v->nprocs, sizeof(*v->procs), cmp_proc);
 		dedupe_procs(v);
 		pdata__foreach_rec(pd, on_rec2, &l);
 	}
@@ -406,8 +410,10 @@ int pview__load(struct pview **out, const char *path, char *why, size_t whylen)
 	for (size_t i = 0; i < v->nprocs; i++) {
 		struct pv_proc *p = &v->procs[i];
 
-		qsort(p->maps, p->nmaps, sizeof(*p->maps), cmp_map);
-		qsort(p->threads, p->nthreads, sizeof(*p->threads), cmp_thread);
+		if (p->nmaps > 1)
+			qsort(p->maps, p->nmaps, sizeof(*p->maps), cmp_map);
+		if (p->nthreads > 1)
+			qsort(p->threads, p->nthreads, sizeof(*p->threads), cmp_thread);
 	}
 	*out = v;
 	return 0;

@@ -263,7 +263,8 @@ static int build_syms(struct sym_object *o, struct raw_sym *raw, size_t n)
 {
 	size_t k = 0;
 
-	qsort(raw, n, sizeof(*raw), cmp_raw);
+	if (n > 1)
+		qsort(raw, n, sizeof(*raw), cmp_raw);
 	o->syms = calloc(n ? n : 1, sizeof(*o->syms));
 	if (!o->syms)
 		return -ENOMEM;
