@@ -304,15 +304,17 @@ static void collect_notes(struct report *rep)
 		else if (notes[i].no_vaddr)
 			add_note(rep, "%s: %s", path,
 				 "some addresses are outside its segments (binary changed?)");
-		if (fl & SYMOBJ_NOSYMS)
+		/* only where it matters: some samples could not be named */
+		if ((fl & SYMOBJ_NOSYMS) && notes[i].unnamed)
 			add_note(rep, "%s: %s", path, "no symbols; its code is shown as address ranges");
-		else if (fl & SYMOBJ_DYNSYM)
+		else if ((fl & SYMOBJ_DYNSYM) && notes[i].unnamed)
 			add_note(rep, "%s: %s", path,
 				 "stripped; names from .dynsym, other code as address ranges");
 		if (fl & SYMOBJ_STATIC)
 			add_note(rep, "%s: %s", path,
 				 "statically linked; library code is part of the executable");
-		if (rep->o.lines && !(fl & SYMOBJ_HAS_DWARF) && symobj__nsyms(o))
+		if (rep->o.lines && !(fl & SYMOBJ_HAS_DWARF) && symobj__nsyms(o) &&
+		    !(fl & SYMOBJ_DYNSYM))
 			add_note(rep, "%s: %s", path, "no DWARF line information");
 	}
 }
@@ -435,9 +437,12 @@ static void text_header(const struct report *rep)
 		       end);
 	else
 		printf("# ended: %s\n", end);
-	printf("# total: %llu samples, %.3f s of CPU time, %zu process image(s) with samples\n",
+	printf("# total: %llu samples, %.3f s of CPU time, %zu process image(s) with samples",
 	       (unsigned long long)rep->v->total, (double)rep->v->total * rep->period_s,
 	       procs_with_samples(rep));
+	if (h->cpu_ns)
+		printf(" (CPU time measured by the recorder: %.3f s)", (double)h->cpu_ns / 1e9);
+	putchar('\n');
 	for (size_t i = 0; i < rep->nnotes; i++)
 		printf("# note: %s\n", rep->notes[i]);
 	printf("# %%time is the share of each process's own samples\n");
@@ -460,7 +465,9 @@ static void print_text(const struct report *rep)
 		}
 		describe_end(end, sizeof(end), p->end_kind, p->end_code);
 		printf("\nprocess %d", p->pid);
-		if (parent)
+		if (parent && parent->pid == p->pid)
+			printf(" (after exec from %s)", parent->exe[0] ? parent->exe : "?");
+		else if (parent)
 			printf(" (parent %d)", parent->pid);
 		printf(": %s: %s: %llu samples, %.3f s\n", p->exe[0] ? p->exe : "(unknown executable)",
 		       end, (unsigned long long)p->samples, (double)p->samples * rep->period_s);
@@ -558,6 +565,7 @@ static struct json_object *json_proc(const struct report *rep, const struct out_
 	rc |= jadd(o, "exit", exit_json(p->end_kind, p->end_code));
 	rc |= jadd(o, "samples", json_object_new_int64((int64_t)p->samples));
 	rc |= jadd(o, "self_seconds", jdouble((double)p->samples * rep->period_s));
+	rc |= jadd(o, "cpu_seconds", jdouble((double)p->cpu_ns / 1e9));
 	rc |= jadd(o, "functions", json_rows(rep, op->rows, op->nrows, p->samples));
 	threads = json_object_new_array();
 	for (size_t t = 0; threads && t < op->nthreads; t++) {
@@ -603,6 +611,7 @@ static int print_json(const struct report *rep)
 	rc |= jadd(top, "total_samples", json_object_new_int64((int64_t)rep->v->total));
 	rc |= jadd(top, "total_seconds",
 		   jdouble((double)rep->v->total * rep->period_s));
+	rc |= jadd(top, "cpu_seconds", jdouble((double)h->cpu_ns / 1e9));
 	rc |= jadd(top, "percent_of", json_object_new_string("process"));
 	notes = json_object_new_array();
 	for (size_t i = 0; notes && i < rep->nnotes; i++)

@@ -277,5 +277,7 @@ const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uin
 		slot->f = f;
 		r->cache_n++;
 	}
+	if (slot->f->name[0] == '[' && !(symobj__flags(obj) & SYMOBJ_PSEUDO))
+		note->unnamed += count;
 	return slot->f;
 }

@@ -25,6 +25,7 @@ struct func {
 struct resolve_note {
 	struct sym_object *obj;
 	uint64_t samples;         /* samples resolved in it */
+	uint64_t unnamed;         /* of which no symbol named (range names) */
 	uint64_t first_start_ns;  /* earliest start of a process image that used it */
 	int no_vaddr;             /* some PCs fell outside its PT_LOAD segments */
 };

@@ -362,12 +362,22 @@ static int is_pseudo(const char *path)
 	return path[0] != '/';
 }
 
+#define DELETED_SUFFIX " (deleted)"
+
+/* /proc/PID/maps marks a mapped file that was unlinked: whatever is at the path now is another file. */
+static int is_deleted(const char *path)
+{
+	size_t n = strlen(path), k = strlen(DELETED_SUFFIX);
+
+	return n > k && !strcmp(path + n - k, DELETED_SUFFIX);
+}
+
 struct sym_object *symbols__object(struct symbols *s, const char *path)
 {
 	uint64_t h = hash_str(path) % OBJ_BUCKETS;
 	struct sym_object *o;
 	struct stat st;
-	int have_st = !is_pseudo(path) && stat(path, &st) == 0;
+	int have_st = !is_pseudo(path) && !is_deleted(path) && stat(path, &st) == 0;
 	const char *slash;
 
 	for (o = s->buckets[h]; o; o = o->next) {
@@ -397,6 +407,9 @@ struct sym_object *symbols__object(struct symbols *s, const char *path)
 	o->base = slash && slash[1] ? slash + 1 : o->path;
 	if (is_pseudo(path)) {
 		o->flags |= SYMOBJ_PSEUDO;
+	} else if (is_deleted(path)) {
+		o->flags |= SYMOBJ_MISSING;
+		snprintf(o->why, sizeof(o->why), "%s was deleted while it was mapped", o->path);
 	} else if (open_elf(o) < 0) {
 		object_free(o);
 		return NULL;

@@ -67,11 +67,17 @@ done
 # the text report: header lines and the per-process table
 "$PROFIL" report -i "$T/pie.data" >"$T/pie.txt"
 for pat in '^# command: report_gen ' '^# clock: perf .*nominal 997 Hz, effective 1000.0 Hz' \
-	'^# samples: 835, lost 0, dropped 0' '^# ended: exited with code 0' \
-	'^# total: 835 samples, 0.835 s' "^process [0-9]*: .*report_gen_pie: exited with code 0: 795 samples" \
+	'^# samples: 842, lost 0, dropped 0' '^# ended: exited with code 0' \
+	'^# total: 842 samples, 0.842 s' "^process [0-9]*: .*report_gen_pie: exited with code 0: 795 samples" \
 	'exited with code 3: 40 samples' ' 37.74     0.300        300  hot_a '; do
 	grep -q "$pat" "$T/pie.txt" && ok "text: $pat" || no "text: $pat" "missing in: $(cat "$T/pie.txt")"
 done
+
+# exec: the image before exec ends "exec"; the new image does not inherit its maps
+execer=$(info "$T/pie.info" execer)
+expect exec_after_image "$(col "$T/pie.csv" "$execer" '[unknown]' 5)" 7
+grep -q "^process $execer (after exec from .*report_gen_pie): /bin/true: exited with code 0: 7 samples" "$T/pie.txt" &&
+	ok exec_text || no exec_text "$(grep "^process $execer" "$T/pie.txt")"
 
 # --threads: the worker thread by its tid and comm
 pid=$(info "$T/pie.info" pid)
@@ -108,11 +114,12 @@ else
 fi
 pid=$(info "$T/pie.info" pid)
 child=$(info "$T/pie.info" child)
-expect json_run "$(grep '^run ' "$T/r.flat")" "run perf 1000.0 997 835 0 1"
+expect json_run "$(grep '^run ' "$T/r.flat")" "run perf 1000.0 997 842 0 1"
 expect json_root "$(awk -v p="$pid" '$1 == "proc" && $2 == p { print $4, $5, $6 }' "$T/r.flat")" "exited 0 795"
 expect json_child "$(awk -v p="$child" '$1 == "proc" && $2 == p { print $3 == '"$pid"', $4, $5, $6 }' "$T/r.flat")" "1 exited 3 40"
 expect json_hot_a "$(awk -v p="$pid" '$1 == "func" && $2 == p && $6 == "hot_a" { print $3, $4, $5 }' "$T/r.flat")" "300 37.74 0.300"
 expect json_lib_object "$(awk -v p="$pid" '$1 == "func" && $6 == "lib_hot" { print $7 }' "$T/r.flat")" "$P/libreport_lib.so"
+expect json_exec "$(awk -v p="$execer" '$1 == "proc" && $2 == p { print $4, $6 }' "$T/r.flat" | tr '\n' ' ')" "exec 0 exited 7 "
 expect json_worker "$(awk -v t="$(info "$T/pie.info" worker)" '$1 == "tfunc" && $3 == t { print $4, $5 }' "$T/r.flat")" "80 hot_c"
 
 # --top and --sort name

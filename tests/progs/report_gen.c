@@ -14,6 +14,9 @@
  *                an unmapped pc 10, [vdso] 5
  *   worker thread: hot_c 80
  *   forked child (no maps of its own: inherits the parent's): hot_b 40
+ *   second child, which "execs": its first image ends by exec (no samples),
+ *   the new image has no maps recorded, so its 7 samples at hot_c's address
+ *   must NOT be named through the previous image's maps ([unknown])
  *   "big": hot_d 70000 at one pc (one gmon bin beyond 65535)
  */
 #define _GNU_SOURCE
@@ -143,13 +146,13 @@ int main(int argc, char **argv)
 	struct pdata_create_opts opts = { .table_slots = 4096, .records_cap = 1 << 20 };
 	struct pdata *pd;
 	struct pdata_header *h;
-	struct pdata_proc *root, *child;
+	struct pdata_proc *root, *child, *pre, *post;
 	uint64_t libc_pc, vdso_pc, bias = 0;
 	char exe[4096], libc_path[4096] = "", why[256];
 	pthread_t th;
 	ssize_t n;
 	int status, me = getpid(), tid = gettid();
-	pid_t kid;
+	pid_t kid, kid2;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: report_gen OUT [normal|big|incomplete]\n");
@@ -203,8 +206,18 @@ int main(int argc, char **argv)
 	pdata__count(pd, child->id, kid, (uint64_t)hot_b + 4, 40);
 	pdata__end_proc(child, PDATA_END_EXITED, WEXITSTATUS(status), pdata__now_ns(), 0);
 
+	kid2 = fork();
+	if (kid2 == 0)
+		_exit(0);
+	waitpid(kid2, &status, 0);
+	pre = pdata__add_proc(pd, kid2, me, root->id, exe, pdata__now_ns());
+	pdata__end_proc(pre, PDATA_END_EXEC, 0, pdata__now_ns(), 0);
+	post = pdata__add_proc(pd, kid2, me, pre->id, "/bin/true", pdata__now_ns());
+	pdata__count(pd, post->id, kid2, (uint64_t)hot_c, 7);
+	pdata__end_proc(post, PDATA_END_EXITED, 0, pdata__now_ns(), 0);
+
 	dl_iterate_phdr(find_bias, &bias);
-	printf("pid %d\nchild %d\ntid %d\nworker %d\nexe %s\n", me, kid, tid, worker_tid, exe);
+	printf("pid %d\nchild %d\nexecer %d\ntid %d\nworker %d\nexe %s\n", me, kid, kid2, tid, worker_tid, exe);
 	printf("libc %s\nhot_a_line %d\nfile %s\n", libc_path[0] ? libc_path : "none",
 	       hot_a_line, __FILE__);
 	printf("hot_b_vaddr 0x%llx\n", (unsigned long long)((uint64_t)hot_b - bias));
