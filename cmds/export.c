@@ -18,11 +18,11 @@ static void usage(FILE *out)
 int cmd_export(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+		{"format", required_argument, NULL, 'f'},
+		{"input", required_argument, NULL, 'i'},
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
 	};
 	const char *input = "profil.data", *output = "gmon.out";
 	char why[512];
@@ -53,7 +53,8 @@ int cmd_export(int argc, char **argv)
 				argv[optind - 1]);
 			return 2;
 		default:
-			fprintf(stderr, "profil export: unknown option '%s' (try 'profil export --help')\n",
+			fprintf(stderr,
+				"profil export: unknown option '%s' (try 'profil export --help')\n",
 				argv[optind - 1]);
 			return 2;
 		}

@@ -60,7 +60,7 @@ struct report {
 	struct pview *v;
 	struct resolver *r;
 	struct out_proc *procs; /* one per pview proc, same order */
-	double period_s;        /* seconds per sample */
+	double period_s;	/* seconds per sample */
 	char **notes;
 	size_t nnotes;
 };
@@ -203,7 +203,7 @@ static int add_thread(struct report *rep, struct out_proc *op, struct rowtab *tt
 static int aggregate_proc(struct report *rep, struct out_proc *op, size_t *at)
 {
 	struct pview *v = rep->v;
-	struct rowtab pt = { 0 }, tt = { 0 };
+	struct rowtab pt = {0}, tt = {0};
 	int rc = rowtab_init(&pt);
 
 	while (!rc && *at < v->nsamples && v->samples[*at].proc == op->p->id) {
@@ -293,8 +293,8 @@ static void collect_notes(struct report *rep)
 			continue;
 		if (fl & (SYMOBJ_MISSING | SYMOBJ_NOT_ELF)) {
 			add_note(rep, "%s: %s; its code is shown as file offsets", path,
-				 (fl & SYMOBJ_MISSING) ? "binary is gone or unreadable"
-						       : "not a readable ELF file");
+				 (fl & SYMOBJ_MISSING) ? "binary is gone or unreadable" :
+							 "not a readable ELF file");
 			continue;
 		}
 		if (notes[i].first_start_ns != UINT64_MAX &&
@@ -306,7 +306,8 @@ static void collect_notes(struct report *rep)
 				 "some addresses are outside its segments (binary changed?)");
 		/* only where it matters: some samples could not be named */
 		if ((fl & SYMOBJ_NOSYMS) && notes[i].unnamed)
-			add_note(rep, "%s: %s", path, "no symbols; its code is shown as address ranges");
+			add_note(rep, "%s: %s", path,
+				 "no symbols; its code is shown as address ranges");
 		else if ((fl & SYMOBJ_DYNSYM) && notes[i].unnamed)
 			add_note(rep, "%s: %s", path,
 				 "stripped; names from .dynsym, other code as address ranges");
@@ -384,8 +385,7 @@ static size_t procs_with_samples(const struct report *rep)
 
 /* ---- text ------------------------------------------------------------------ */
 
-static void text_rows(const struct report *rep, const struct row *rows, size_t n,
-		      uint64_t of)
+static void text_rows(const struct report *rep, const struct row *rows, size_t n, uint64_t of)
 {
 	int w = 8;
 
@@ -402,8 +402,8 @@ static void text_rows(const struct report *rep, const struct row *rows, size_t n
 		const struct func *f = rows[i].f;
 
 		printf("  %6.2f %9.3f %10llu  %-*s  %s", pct(rows[i].count, of),
-		       (double)rows[i].count * rep->period_s, (unsigned long long)rows[i].count,
-		       w, f->name, f->object);
+		       (double)rows[i].count * rep->period_s, (unsigned long long)rows[i].count, w,
+		       f->name, f->object);
 		if (rep->o.lines) {
 			if (f->file)
 				printf("  %s:%d", f->file, f->line);
@@ -469,8 +469,9 @@ static void print_text(const struct report *rep)
 			printf(" (after exec from %s)", parent->exe[0] ? parent->exe : "?");
 		else if (parent)
 			printf(" (parent %d)", parent->pid);
-		printf(": %s: %s: %llu samples, %.3f s\n", p->exe[0] ? p->exe : "(unknown executable)",
-		       end, (unsigned long long)p->samples, (double)p->samples * rep->period_s);
+		printf(": %s: %s: %llu samples, %.3f s\n",
+		       p->exe[0] ? p->exe : "(unknown executable)", end,
+		       (unsigned long long)p->samples, (double)p->samples * rep->period_s);
 		if (!rep->o.threads) {
 			text_rows(rep, op->rows, op->nrows, p->samples);
 			continue;
@@ -525,8 +526,7 @@ static struct json_object *json_rows(const struct report *rep, const struct row 
 		rc |= jadd(f, "object", json_object_new_string(fn->objpath));
 		rc |= jadd(f, "samples", json_object_new_int64((int64_t)rows[i].count));
 		rc |= jadd(f, "percent", jdouble(pct(rows[i].count, of)));
-		rc |= jadd(f, "self_seconds",
-			   jdouble((double)rows[i].count * rep->period_s));
+		rc |= jadd(f, "self_seconds", jdouble((double)rows[i].count * rep->period_s));
 		if (rep->o.lines) {
 			if (fn->file)
 				rc |= jadd(f, "file", json_object_new_string(fn->file));
@@ -578,7 +578,8 @@ static struct json_object *json_proc(const struct report *rep, const struct out_
 		rc |= jadd(to, "comm", json_object_new_string(th->comm));
 		rc |= jadd(to, "samples", json_object_new_int64((int64_t)th->samples));
 		if (rep->o.threads)
-			rc |= jadd(to, "functions", json_rows(rep, th->rows, th->nrows, p->samples));
+			rc |= jadd(to, "functions",
+				   json_rows(rep, th->rows, th->nrows, p->samples));
 		json_object_array_add(threads, to);
 	}
 	rc |= jadd(o, "threads", threads);
@@ -609,8 +610,7 @@ static int print_json(const struct report *rep)
 	rc |= jadd(top, "complete", json_object_new_boolean(h->state == PDATA_COMPLETE));
 	rc |= jadd(top, "exit", exit_json(h->end_kind, h->end_code));
 	rc |= jadd(top, "total_samples", json_object_new_int64((int64_t)rep->v->total));
-	rc |= jadd(top, "total_seconds",
-		   jdouble((double)rep->v->total * rep->period_s));
+	rc |= jadd(top, "total_seconds", jdouble((double)rep->v->total * rep->period_s));
 	rc |= jadd(top, "cpu_seconds", jdouble((double)h->cpu_ns / 1e9));
 	rc |= jadd(top, "percent_of", json_object_new_string("process"));
 	notes = json_object_new_array();
@@ -628,8 +628,9 @@ static int print_json(const struct report *rep)
 	}
 	rc |= jadd(top, "processes", procs);
 	if (!rc)
-		printf("%s\n", json_object_to_json_string_ext(top, JSON_C_TO_STRING_PRETTY |
-								      JSON_C_TO_STRING_NOSLASHESCAPE));
+		printf("%s\n",
+		       json_object_to_json_string_ext(top, JSON_C_TO_STRING_PRETTY |
+								   JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(top);
 	return rc ? -ENOMEM : 0;
 }
@@ -700,14 +701,10 @@ static void print_csv(const struct report *rep)
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "sort", required_argument, NULL, 's' },
-		{ "threads", no_argument, NULL, 't' },
-		{ "lines", no_argument, NULL, 'l' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+		{"input", required_argument, NULL, 'i'}, {"format", required_argument, NULL, 'f'},
+		{"sort", required_argument, NULL, 's'},	 {"threads", no_argument, NULL, 't'},
+		{"lines", no_argument, NULL, 'l'},	 {"top", required_argument, NULL, 'n'},
+		{"help", no_argument, NULL, 'h'},	 {0},
 	};
 	char *end;
 	int c;
@@ -728,14 +725,16 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			else if (!strcmp(optarg, "csv"))
 				o->format = FMT_CSV;
 			else {
-				fprintf(stderr, "profil report: unknown format '%s' (text, json or csv)\n",
+				fprintf(stderr,
+					"profil report: unknown format '%s' (text, json or csv)\n",
 					optarg);
 				return 2;
 			}
 			break;
 		case 's':
 			if (strcmp(optarg, "self") && strcmp(optarg, "name")) {
-				fprintf(stderr, "profil report: unknown sort key '%s' (self or name)\n",
+				fprintf(stderr,
+					"profil report: unknown sort key '%s' (self or name)\n",
 					optarg);
 				return 2;
 			}
@@ -751,7 +750,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			errno = 0;
 			o->top = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end || o->top < 1) {
-				fprintf(stderr, "profil report: --top needs a positive number, not '%s'\n",
+				fprintf(stderr,
+					"profil report: --top needs a positive number, not '%s'\n",
 					optarg);
 				return 2;
 			}
@@ -764,13 +764,15 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				argv[optind - 1]);
 			return 2;
 		default:
-			fprintf(stderr, "profil report: unknown option '%s' (try 'profil report --help')\n",
+			fprintf(stderr,
+				"profil report: unknown option '%s' (try 'profil report --help')\n",
 				argv[optind - 1]);
 			return 2;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "profil report: unexpected argument '%s' (the profile is given with -i)\n",
+		fprintf(stderr,
+			"profil report: unexpected argument '%s' (the profile is given with -i)\n",
 			argv[optind]);
 		return 2;
 	}
@@ -795,7 +797,7 @@ static void report_free(struct report *rep)
 
 int cmd_report(int argc, char **argv)
 {
-	struct report rep = { 0 };
+	struct report rep = {0};
 	char why[512];
 	int rc;
 

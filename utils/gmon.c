@@ -24,7 +24,7 @@
  * e.g. at -O1) and gprof splits such a bin between both functions.
  */
 #define GMON_BIN_BYTES 2
-#define GMON_MAX_BINS (1u << 23)     /* wider bins beyond this */
+#define GMON_MAX_BINS (1u << 23)      /* wider bins beyond this */
 #define GMON_MAX_BYTES (512ull << 20) /* beyond this, saturate instead of adding records */
 #define BIN_MAX 65535u
 
@@ -204,7 +204,7 @@ static int write_hist_record(FILE *f, const struct hist *h, uint32_t rate, uint6
 
 static int write_gmon(FILE *f, const struct hist *h, uint32_t rate, uint64_t nrec)
 {
-	unsigned char hdr[20] = { 0 };
+	unsigned char hdr[20] = {0};
 	int32_t version = GMON_VERSION;
 	int rc;
 
@@ -222,8 +222,9 @@ static int check_destination(const char *out, char *why, size_t whylen)
 	struct stat st;
 
 	if (lstat(out, &st) < 0)
-		return errno == ENOENT ? 0 : fail(why, whylen, -errno, "cannot write %s: %s", out,
-						  strerror(errno));
+		return errno == ENOENT ? 0 :
+					 fail(why, whylen, -errno, "cannot write %s: %s", out,
+					      strerror(errno));
 	if (S_ISLNK(st.st_mode))
 		return fail(why, whylen, -ELOOP, "%s is a symbolic link; refusing to follow it",
 			    out);
@@ -290,7 +291,7 @@ int gmon_export(const char *data_path, const char *out_path, char *why, size_t w
 	struct pview *v = NULL;
 	struct symbols *syms = NULL;
 	struct sym_object *obj;
-	struct hist h = { 0 };
+	struct hist h = {0};
 	const char *exe;
 	uint64_t max = 0, nrec;
 	uint32_t rate;

@@ -275,7 +275,7 @@ static int merge_sample(void *arg, uint32_t proc, int tid, uint64_t pc, uint64_t
 		struct pv_sample *e = &s->slots[i];
 
 		if (!e->count) {
-			*e = (struct pv_sample){ proc, tid, pc, count };
+			*e = (struct pv_sample){proc, tid, pc, count};
 			s->n++;
 			return 0;
 		}
@@ -300,7 +300,7 @@ static int cmp_sample(const void *a, const void *b)
 
 static int load_samples(struct pview *v, struct pdata *pd)
 {
-	struct sample_set set = { 0 };
+	struct sample_set set = {0};
 	size_t nonempty = 0, slots = 16, k = 0;
 
 	pdata__foreach_sample(pd, count_sample, &nonempty);
@@ -372,7 +372,7 @@ static void dedupe_procs(struct pview *v)
 
 int pview__load(struct pview **out, const char *path, char *why, size_t whylen)
 {
-	struct loader l = { 0 };
+	struct loader l = {0};
 	struct pdata *pd = NULL;
 	struct pview *v;
 	int rc;

@@ -20,7 +20,7 @@ struct pv_map {
 	uint64_t start, end, pgoff; /* [start, end), end > start */
 	uint32_t prot;
 	char *path;
-	void *aux;                  /* for the reader (e.g. its symbol object), NULL */
+	void *aux; /* for the reader (e.g. its symbol object), NULL */
 };
 
 struct pv_thread {
@@ -31,7 +31,7 @@ struct pv_thread {
 struct pv_proc {
 	uint32_t id, parent; /* parent: proc id or 0 */
 	int pid, ppid;
-	char *exe;           /* "" when unknown */
+	char *exe; /* "" when unknown */
 	int end_kind, end_code;
 	uint64_t start_ns, end_ns, cpu_ns;
 	int placeholder;     /* referenced but no proc record */
@@ -39,8 +39,8 @@ struct pv_proc {
 	size_t nmaps;
 	struct pv_thread *threads; /* sorted by tid */
 	size_t nthreads;
-	uint64_t samples;    /* sum of its samples */
-	size_t order;        /* position of its record in the file */
+	uint64_t samples; /* sum of its samples */
+	size_t order;	  /* position of its record in the file */
 };
 
 struct pv_sample {
@@ -52,12 +52,12 @@ struct pv_sample {
 
 struct pview {
 	struct pdata_header hdr; /* copy; strings NUL-terminated */
-	struct pv_proc *procs;   /* sorted by id */
+	struct pv_proc *procs;	 /* sorted by id */
 	size_t nprocs;
 	struct pv_sample *samples; /* merged, sorted by (proc, tid, pc) */
 	size_t nsamples;
-	uint64_t total;          /* sum of all sample counts */
-	size_t bad_records;      /* records ignored as malformed */
+	uint64_t total;	    /* sum of all sample counts */
+	size_t bad_records; /* records ignored as malformed */
 };
 
 /* Load path.  Returns 0 or -errno with one sentence in why. */

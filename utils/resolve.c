@@ -77,8 +77,8 @@ struct symbols *resolver__symbols(struct resolver *r)
 
 static uint64_t func_hash(const struct func *f)
 {
-	return mix(mix((uintptr_t)f->name, (uintptr_t)f->objpath), mix((uintptr_t)f->file,
-									 (uint64_t)f->line));
+	return mix(mix((uintptr_t)f->name, (uintptr_t)f->objpath),
+		   mix((uintptr_t)f->file, (uint64_t)f->line));
 }
 
 static int func_eq(const struct func *a, const struct func *b)
@@ -189,7 +189,7 @@ size_t resolver__notes(struct resolver *r, const struct resolve_note **notes)
 
 static const struct func *unknown_func(struct resolver *r)
 {
-	struct func f = { "[unknown]", "[unknown]", "[unknown]", NULL, 0 };
+	struct func f = {"[unknown]", "[unknown]", "[unknown]", NULL, 0};
 
 	return intern_func(r, &f);
 }
@@ -198,7 +198,7 @@ static const struct func *unknown_func(struct resolver *r)
 static const struct func *symbolise(struct resolver *r, struct sym_object *obj, uint64_t addr,
 				    int readable)
 {
-	struct func f = { 0 };
+	struct func f = {0};
 	struct sym_result res;
 	char buf[320];
 
@@ -254,8 +254,9 @@ const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uin
 		readable = 0;
 	}
 	if (!readable)
-		addr = (symobj__flags(obj) & SYMOBJ_PSEUDO) ? 0
-							    : symobj__file_offset(m->start, m->pgoff, pc);
+		addr = (symobj__flags(obj) & SYMOBJ_PSEUDO) ?
+			       0 :
+			       symobj__file_offset(m->start, m->pgoff, pc);
 	slot = cache_slot(r, obj, addr | (readable ? 0 : 1ull << 63));
 	if (!slot)
 		return NULL;
@@ -263,8 +264,8 @@ const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uin
 		const struct func *f;
 
 		if (symobj__flags(obj) & SYMOBJ_PSEUDO) {
-			struct func pf = { symobj__path(obj), symobj__path(obj), symobj__path(obj),
-					   NULL, 0 };
+			struct func pf = {symobj__path(obj), symobj__path(obj), symobj__path(obj),
+					  NULL, 0};
 
 			f = intern_func(r, &pf);
 		} else {

@@ -18,16 +18,16 @@ struct func {
 	const char *object;  /* basename of the object, "[unknown]" without a mapping */
 	const char *objpath; /* full path (or the pseudo name) */
 	const char *file;    /* source file with --lines, else NULL */
-	int line;            /* source line with --lines, else 0 */
+	int line;	     /* source line with --lines, else 0 */
 };
 
 /* Per object, what the report should tell the reader about it. */
 struct resolve_note {
 	struct sym_object *obj;
-	uint64_t samples;         /* samples resolved in it */
-	uint64_t unnamed;         /* of which no symbol named (range names) */
-	uint64_t first_start_ns;  /* earliest start of a process image that used it */
-	int no_vaddr;             /* some PCs fell outside its PT_LOAD segments */
+	uint64_t samples;	 /* samples resolved in it */
+	uint64_t unnamed;	 /* of which no symbol named (range names) */
+	uint64_t first_start_ns; /* earliest start of a process image that used it */
+	int no_vaddr;		 /* some PCs fell outside its PT_LOAD segments */
 };
 
 struct resolver;

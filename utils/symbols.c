@@ -87,7 +87,8 @@ const char *symbols__intern(struct symbols *s, const char *str)
 		for (size_t k = 0; k < s->str_slots; k++) {
 			if (!s->strs[k])
 				continue;
-			for (i = hash_str(s->strs[k]) & (nslots - 1); n[i]; i = (i + 1) & (nslots - 1))
+			for (i = hash_str(s->strs[k]) & (nslots - 1); n[i];
+			     i = (i + 1) & (nslots - 1))
 				;
 			n[i] = s->strs[k];
 		}
@@ -170,8 +171,8 @@ static int load_segments(struct sym_object *o)
 			o->flags &= ~SYMOBJ_STATIC;
 		if (ph.p_type != PT_LOAD)
 			continue;
-		o->loads[o->nloads++] = (struct load_seg){ ph.p_offset, ph.p_filesz, ph.p_vaddr,
-							   ph.p_memsz, ph.p_flags };
+		o->loads[o->nloads++] = (struct load_seg){ph.p_offset, ph.p_filesz, ph.p_vaddr,
+							  ph.p_memsz, ph.p_flags};
 	}
 	return 0;
 }
@@ -458,7 +459,8 @@ int symobj__to_vaddr(const struct sym_object *o, uint64_t map_start, uint64_t ma
 	for (size_t i = 0; i < o->nloads; i++) {
 		const struct load_seg *l = &o->loads[i];
 
-		if (off < l->offset || off - l->offset >= (l->filesz > l->memsz ? l->filesz : l->memsz))
+		if (off < l->offset ||
+		    off - l->offset >= (l->filesz > l->memsz ? l->filesz : l->memsz))
 			continue;
 		/* two segments can share a file page: prefer the executable one */
 		if (!best || ((l->flags & PF_X) && !(best->flags & PF_X)))

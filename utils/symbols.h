@@ -41,10 +41,10 @@ struct symbols;
 
 /* The result of one lookup.  Strings live as long as the symbols cache. */
 struct sym_result {
-	const char *name;     /* function name or "[obj+0x...]" range name */
-	uint64_t start;       /* link-time start of the function or range */
-	uint64_t vaddr;       /* link-time address of the PC */
-	int from_symbol;      /* 1 when a symbol covered the address */
+	const char *name; /* function name or "[obj+0x...]" range name */
+	uint64_t start;	  /* link-time start of the function or range */
+	uint64_t vaddr;	  /* link-time address of the PC */
+	int from_symbol;  /* 1 when a symbol covered the address */
 };
 
 struct symbols *symbols__new(void);

@@ -50,9 +50,11 @@ int main(int argc, char **argv)
 		else if (where == 1 && h.records_used)
 			at = h.records_off + next() % h.records_used;
 		else
-			at = h.table_off + next() % ((uint64_t)h.table_slots * sizeof(struct pdata_slot));
+			at = h.table_off +
+			     next() % ((uint64_t)h.table_slots * sizeof(struct pdata_slot));
 		if (at < (uint64_t)size)
-			buf[at] ^= (unsigned char)(1u << (next() % 8)) | (next() % 4 == 0 ? 0xff : 0);
+			buf[at] ^=
+				(unsigned char)(1u << (next() % 8)) | (next() % 4 == 0 ? 0xff : 0);
 	}
 	f = fopen(argv[2], "wb");
 	if (!f || fwrite(buf, 1, (size_t)size, f) != (size_t)size || fclose(f))

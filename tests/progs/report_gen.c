@@ -101,7 +101,8 @@ static void add_maps(struct pdata *pd, uint32_t proc, uint64_t *libc_pc, uint64_
 		char perms[8], path[4000] = "";
 
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %3999[^\n]", &start, &end, perms, &off,
-			   path) < 4 || perms[2] != 'x')
+			   path) < 4 ||
+		    perms[2] != 'x')
 			continue;
 		pdata__add_map(pd, proc, start, end, off, PROT_READ | PROT_EXEC,
 			       path[0] ? path : "[anon]");
@@ -143,7 +144,7 @@ static void add_duplicate_slot(struct pdata *pd, uint32_t proc, int tid, uint64_
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 2 ? argv[2] : "normal";
-	struct pdata_create_opts opts = { .table_slots = 4096, .records_cap = 1 << 20 };
+	struct pdata_create_opts opts = {.table_slots = 4096, .records_cap = 1 << 20};
 	struct pdata *pd;
 	struct pdata_header *h;
 	struct pdata_proc *root, *child, *pre, *post;
@@ -217,9 +218,10 @@ int main(int argc, char **argv)
 	pdata__end_proc(post, PDATA_END_EXITED, 0, pdata__now_ns(), 0);
 
 	dl_iterate_phdr(find_bias, &bias);
-	printf("pid %d\nchild %d\nexecer %d\ntid %d\nworker %d\nexe %s\n", me, kid, kid2, tid, worker_tid, exe);
-	printf("libc %s\nhot_a_line %d\nfile %s\n", libc_path[0] ? libc_path : "none",
-	       hot_a_line, __FILE__);
+	printf("pid %d\nchild %d\nexecer %d\ntid %d\nworker %d\nexe %s\n", me, kid, kid2, tid,
+	       worker_tid, exe);
+	printf("libc %s\nhot_a_line %d\nfile %s\n", libc_path[0] ? libc_path : "none", hot_a_line,
+	       __FILE__);
 	printf("hot_b_vaddr 0x%llx\n", (unsigned long long)((uint64_t)hot_b - bias));
 	hot_a(1);
 	lib_hot(1);

@@ -102,8 +102,9 @@ static void test_own_functions(struct symbols *s)
 	int line = 0, rc;
 
 	rc = lookup(s, (const char *)sym_test_global + 3, &res, &o);
-	CHECKF("global function", rc == 0 && !strcmp(res.name, "sym_test_global") && res.from_symbol,
-	       "rc %d name %s", rc, rc ? "-" : res.name);
+	CHECKF("global function",
+	       rc == 0 && !strcmp(res.name, "sym_test_global") && res.from_symbol, "rc %d name %s",
+	       rc, rc ? "-" : res.name);
 	CHECKF("object is this executable", o && strstr(symobj__path(o), "test_symbols"), "%s",
 	       o ? symobj__path(o) : "(null)");
 	/* link-time start: the runtime address minus the load bias */
@@ -124,8 +125,8 @@ static void test_own_functions(struct symbols *s)
 	CHECKF("static function", rc == 0 && !strcmp(res.name, "sym_test_static"), "%s",
 	       rc ? "-" : res.name);
 	rc = lookup(s, (const char *)sym_test_nosize + 5, &res, NULL);
-	CHECKF("zero-sized symbol extends to the next", rc == 0 && !strcmp(res.name, "sym_test_nosize"),
-	       "%s", rc ? "-" : res.name);
+	CHECKF("zero-sized symbol extends to the next",
+	       rc == 0 && !strcmp(res.name, "sym_test_nosize"), "%s", rc ? "-" : res.name);
 	rc = lookup(s, (const char *)sym_test_after, &res, NULL);
 	CHECKF("next symbol", rc == 0 && !strcmp(res.name, "sym_test_after"), "%s",
 	       rc ? "-" : res.name);
