@@ -44,6 +44,7 @@ struct sym_object {
 	size_t nsyms;
 	/* libdw, opened on first use */
 	int dwarf_tried;
+	int dbg_tried;
 	Dwarf *dwarf;
 	int dbg_fd;
 	Elf *dbg_elf;
@@ -211,9 +212,44 @@ static int cmp_raw(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/*
+ * The separate debug file of a stripped object, found by build id in
+ * /usr/lib/debug/.build-id/xx/rest.debug (Debian's -dbgsym packages).
+ * Returns 0 when o->dbg_elf is open.
+ */
+static int open_debug_file(struct sym_object *o)
+{
+	const unsigned char *b;
+	const void *id;
+	char path[256];
+	ssize_t len;
+	int n;
+
+	if (o->dbg_tried)
+		return o->dbg_elf ? 0 : -ENOENT;
+	o->dbg_tried = 1;
+	len = dwelf_elf_gnu_build_id(o->elf, &id);
+	if (len < 2 || len > 64)
+		return -ENOENT;
+	b = id;
+	n = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", b[0]);
+	for (ssize_t k = 1; k < len && n < (int)sizeof(path) - 8; k++)
+		n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", b[k]);
+	snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
+	o->dbg_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (o->dbg_fd < 0)
+		return -ENOENT;
+	o->dbg_elf = elf_begin(o->dbg_fd, ELF_C_READ_MMAP, NULL);
+	if (o->dbg_elf && elf_kind(o->dbg_elf) == ELF_K_ELF)
+		return 0;
+	if (o->dbg_elf)
+		elf_end(o->dbg_elf);
+	o->dbg_elf = NULL;
+	return -ENOENT;
+}
+
 /* Collect function symbols of one symbol table section. */
-static int read_symtab(struct sym_object *o, Elf_Scn *scn, GElf_Shdr *sh, struct raw_sym **out,
-		       size_t *nout)
+static int read_symtab(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct raw_sym **out, size_t *nout)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t count, n = 0;
@@ -240,10 +276,10 @@ static int read_symtab(struct sym_object *o, Elf_Scn *scn, GElf_Shdr *sh, struct
 			continue;
 		if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE || !sym.st_value)
 			continue;
-		name = elf_strptr(o->elf, sh->sh_link, sym.st_name);
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
 		if (!name || !*name)
 			continue;
-		sscn = elf_getscn(o->elf, sym.st_shndx);
+		sscn = elf_getscn(elf, sym.st_shndx);
 		raw[n].limit = UINT64_MAX;
 		if (sscn && gelf_getshdr(sscn, &ssh) && ssh.sh_addr <= sym.st_value)
 			raw[n].limit = ssh.sh_addr + ssh.sh_size;
@@ -295,27 +331,40 @@ static int build_syms(struct sym_object *o, struct raw_sym *raw, size_t n)
 	return 0;
 }
 
+/* The first section of elf of this type (SHT_SYMTAB, SHT_DYNSYM), or NULL. */
+static Elf_Scn *find_symtab(Elf *elf, Elf32_Word type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			return scn;
+	return NULL;
+}
+
+/* .symtab; else the debug file's .symtab; else .dynsym (flagged: stripped). */
 static int load_symbols(struct sym_object *o)
 {
-	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
-	GElf_Shdr sh, use_sh;
+	Elf *elf = o->elf;
+	Elf_Scn *scn = find_symtab(elf, SHT_SYMTAB);
 	struct raw_sym *raw = NULL;
+	GElf_Shdr sh;
 	size_t n = 0;
 	int rc;
 
-	while ((scn = elf_nextscn(o->elf, scn))) {
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB)
-			symtab = scn;
-		else if (sh.sh_type == SHT_DYNSYM)
-			dynsym = scn;
+	if (!scn && open_debug_file(o) == 0) {
+		scn = find_symtab(o->dbg_elf, SHT_SYMTAB);
+		if (scn)
+			elf = o->dbg_elf;
 	}
-	if (!symtab && dynsym)
-		o->flags |= SYMOBJ_DYNSYM;
-	scn = symtab ? symtab : dynsym;
-	if (scn && gelf_getshdr(scn, &use_sh)) {
-		rc = read_symtab(o, scn, &use_sh, &raw, &n);
+	if (!scn) {
+		scn = find_symtab(elf, SHT_DYNSYM);
+		if (scn)
+			o->flags |= SYMOBJ_DYNSYM;
+	}
+	if (scn && gelf_getshdr(scn, &sh)) {
+		rc = read_symtab(elf, scn, &sh, &raw, &n);
 		if (rc < 0)
 			return rc;
 	}
@@ -573,37 +622,14 @@ int symobj__lookup(struct sym_object *o, uint64_t vaddr, struct sym_result *res)
 /* DWARF of the file itself, else of /usr/lib/debug/.build-id/xx/rest.debug. */
 static void open_dwarf(struct sym_object *o)
 {
-	const void *id;
-	ssize_t len;
-	char path[256];
-
 	o->dwarf_tried = 1;
 	if (!o->elf)
 		return;
 	o->dwarf = dwarf_begin_elf(o->elf, DWARF_C_READ, NULL);
-	if (o->dwarf)
-		goto found;
-	len = dwelf_elf_gnu_build_id(o->elf, &id);
-	if (len < 2 || len > 64)
-		return;
-	{
-		const unsigned char *b = id;
-		int n = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", b[0]);
-
-		for (ssize_t k = 1; k < len && n < (int)sizeof(path) - 8; k++)
-			n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", b[k]);
-		snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
-	}
-	o->dbg_fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (o->dbg_fd < 0)
-		return;
-	o->dbg_elf = elf_begin(o->dbg_fd, ELF_C_READ_MMAP, NULL);
-	if (o->dbg_elf)
+	if (!o->dwarf && open_debug_file(o) == 0)
 		o->dwarf = dwarf_begin_elf(o->dbg_elf, DWARF_C_READ, NULL);
-	if (!o->dwarf)
-		return;
-found:
-	o->flags |= SYMOBJ_HAS_DWARF;
+	if (o->dwarf)
+		o->flags |= SYMOBJ_HAS_DWARF;
 }
 
 /* CU holding vaddr: .debug_aranges when present, else a scan of every CU's ranges. */

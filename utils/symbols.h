@@ -14,8 +14,9 @@
  * which is right for PIE, non-PIE and shared libraries alike, and is also
  * the address gprof wants in gmon.out.
  *
- * Function symbols come from .symtab, or from .dynsym when the file is
- * stripped.  A PC no symbol covers gets a range name "[obj+0xSTART]",
+ * Function symbols come from .symtab, else from the .symtab of a separate
+ * debug file /usr/lib/debug/.build-id/xx/rest.debug, else from .dynsym
+ * (stripped).  A PC no symbol covers gets a range name "[obj+0xSTART]",
  * START being the function start from the unwind tables (.eh_frame) when
  * they describe it, else the gap between the neighbouring symbols.
  */
