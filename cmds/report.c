@@ -427,8 +427,10 @@ static void text_header(const struct report *rep)
 	if (h->period_ns)
 		printf("effective %.1f Hz (%.3f ms of CPU time per sample)\n",
 		       pview__rate_hz(rep->v), (double)h->period_ns / 1e6);
-	else
+	else if (h->nominal_hz)
 		printf("effective rate unknown (seconds use the nominal rate)\n");
+	else
+		printf("effective rate unknown (seconds are unknown)\n");
 	printf("# samples: %llu, lost %llu, dropped %llu\n", (unsigned long long)h->samples,
 	       (unsigned long long)h->lost, (unsigned long long)h->dropped);
 	describe_end(end, sizeof(end), h->end_kind, h->end_code);

@@ -4,6 +4,7 @@
  * handle (mmapped read-only) for the life of the cache, so symbol names
  * point straight into the string tables and nothing is copied.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -61,6 +62,8 @@ struct sym_object {
 
 struct symbols {
 	struct sym_object *buckets[OBJ_BUCKETS];
+	int demangler_tried;
+	char *(*demangle)(const char *mangled, char *buf, size_t *len, int *status);
 	/* interned strings (range names): open addressing */
 	char **strs;
 	size_t nstrs, str_slots;
@@ -580,6 +583,35 @@ static int cfi_start(struct sym_object *o, uint64_t vaddr, uint64_t *start)
 	return 0;
 }
 
+/*
+ * C++ names read better demangled.  The demangler is libstdc++'s
+ * __cxa_demangle, looked up at run time so that profil needs no C++
+ * runtime to build; without it names stay mangled.
+ */
+static const char *demangled(struct symbols *s, const char *name)
+{
+	const char *out = name;
+	char *d;
+	int status = -1;
+
+	if (name[0] != '_' || name[1] != 'Z')
+		return name;
+	if (!s->demangler_tried) {
+		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+
+		s->demangler_tried = 1;
+		if (h)
+			*(void **)&s->demangle = dlsym(h, "__cxa_demangle");
+	}
+	if (!s->demangle)
+		return name;
+	d = s->demangle(name, NULL, NULL, &status);
+	if (d && status == 0)
+		out = symbols__intern(s, d);
+	free(d);
+	return out ? out : name;
+}
+
 int symobj__lookup(struct sym_object *o, uint64_t vaddr, struct sym_result *res)
 {
 	char buf[320];
@@ -590,7 +622,7 @@ int symobj__lookup(struct sym_object *o, uint64_t vaddr, struct sym_result *res)
 	/* nested or overlapping symbols: look a few entries back for one that covers */
 	for (long k = i; k >= 0 && k > i - 4; k--) {
 		if (vaddr < o->syms[k].end) {
-			res->name = o->syms[k].name;
+			res->name = demangled(o->owner, o->syms[k].name);
 			res->start = o->syms[k].start;
 			res->from_symbol = 1;
 			return 0;

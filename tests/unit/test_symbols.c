@@ -51,6 +51,13 @@ __asm__(".text\n"
 void sym_test_nosize(void);
 void sym_test_after(void);
 
+/* A C function under a C++ mangled name: test::hot(int) */
+int mangled_hot(int n) __asm__("_ZN4test3hotEi");
+__attribute__((noinline, used)) int mangled_hot(int n)
+{
+	return n * 3;
+}
+
 struct mapping {
 	unsigned long long start, end, off;
 	char path[4096];
@@ -130,6 +137,13 @@ static void test_own_functions(struct symbols *s)
 	rc = lookup(s, (const char *)sym_test_after, &res, NULL);
 	CHECKF("next symbol", rc == 0 && !strcmp(res.name, "sym_test_after"), "%s",
 	       rc ? "-" : res.name);
+
+	rc = lookup(s, (const char *)mangled_hot, &res, NULL);
+	if (rc == 0 && !strcmp(res.name, "_ZN4test3hotEi"))
+		SKIP("C++ name demangled", "libstdc++.so.6 is not installed");
+	else
+		CHECKF("C++ name demangled", rc == 0 && !strcmp(res.name, "test::hot(int)"), "%s",
+		       rc ? "-" : res.name);
 
 	rc = lookup(s, (const char *)sym_test_static, &res, &o);
 	rc = rc ? rc : symobj__srcline(o, res.vaddr, &file, &line);
@@ -225,5 +239,6 @@ int main(void)
 	symbols__free(s);
 	sym_test_global(1);
 	sym_test_static(1);
+	mangled_hot(1);
 	return CHECK_DONE();
 }
