@@ -93,40 +93,29 @@ static int cmp_proc(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+static struct pv_proc *find_proc(struct pv_proc *procs, size_t n, uint32_t id);
+
 struct pv_proc *pview__proc(const struct pview *v, uint32_t id)
 {
-	size_t lo = 0, hi = v->nprocs;
+	return find_proc(v->procs, v->nprocs, id);
+}
+
+/* Binary search among the first n procs (sorted by id). */
+static struct pv_proc *find_proc(struct pv_proc *procs, size_t n, uint32_t id)
+{
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (v->procs[mid].id == id)
-			return &v->procs[mid];
-		if (v->procs[mid].id < id)
+		if (procs[mid].id == id)
+			return &procs[mid];
+		if (procs[mid].id < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return NULL;
-}
-
-/* The proc for id, creating a placeholder when no record names it. */
-static struct pv_proc *proc_or_placeholder(struct loader *l, uint32_t id)
-{
-	struct pv_proc *p = pview__proc(l->v, id);
-
-	if (p)
-		return p;
-	p = add_proc(l, id);
-	if (!p)
-		return NULL;
-	p->exe = strdup("");
-	if (!p->exe)
-		return NULL;
-	p->placeholder = 1;
-	if (l->v->nprocs > 1)
-		qsort(l->v->procs, l->v->nprocs, sizeof(*l->v->procs), cmp_proc);
-	return pview__proc(l->v, id);
 }
 
 static int push(void **arr, size_t *n, size_t elem)
@@ -152,9 +141,9 @@ static int on_thread(struct loader *l, const struct pdata_rec *rec)
 
 	if (rec->size < sizeof(*r) || r->proc == 0)
 		return -EBADMSG;
-	p = proc_or_placeholder(l, r->proc);
+	p = pview__proc(l->v, r->proc);
 	if (!p)
-		return -ENOMEM;
+		return -EBADMSG; /* the recorder publishes a proc record before its threads */
 	if (push((void **)&p->threads, &p->nthreads, sizeof(*t)) < 0)
 		return -ENOMEM;
 	t = &p->threads[p->nthreads - 1];
@@ -176,8 +165,12 @@ static int on_map(struct loader *l, const struct pdata_rec *rec)
 	path = copy_str(r->path, rec->size - sizeof(*r));
 	if (!path)
 		return -EBADMSG;
-	p = proc_or_placeholder(l, r->proc);
-	if (!p || push((void **)&p->maps, &p->nmaps, sizeof(*m)) < 0) {
+	p = pview__proc(l->v, r->proc);
+	if (!p) {
+		free(path);
+		return -EBADMSG; /* the recorder publishes a proc record before its maps */
+	}
+	if (push((void **)&p->maps, &p->nmaps, sizeof(*m)) < 0) {
 		free(path);
 		return -ENOMEM;
 	}
@@ -335,21 +328,35 @@ static int cmp_thread(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-/* Per-proc totals; placeholders for procs only the samples name. */
+/*
+ * Per-proc totals; a placeholder for every proc id only samples name.
+ * Samples are sorted by proc id, so each unknown id is met in one run:
+ * placeholders are appended, then the array is sorted once.
+ */
 static int attach_samples(struct loader *l)
 {
 	struct pview *v = l->v;
+	size_t known = v->nprocs;
 
 	for (size_t i = 0; i < v->nsamples; i++) {
-		struct pv_sample *s = &v->samples[i];
-		struct pv_proc *p = pview__proc(v, s->proc);
+		uint32_t id = v->samples[i].proc;
+		struct pv_proc *p;
 
-		if (!p)
-			p = proc_or_placeholder(l, s->proc);
-		if (!p)
+		if ((i && v->samples[i - 1].proc == id) || find_proc(v->procs, known, id))
+			continue;
+		p = add_proc(l, id);
+		if (!p || !(p->exe = strdup("")))
 			return -ENOMEM;
-		p->samples += s->count;
-		v->total += s->count;
+		p->placeholder = 1;
+		p->order = v->nprocs;
+	}
+	if (v->nprocs > known)
+		qsort(v->procs, v->nprocs, sizeof(*v->procs), cmp_proc);
+	for (size_t i = 0; i < v->nsamples; i++) {
+		struct pv_proc *p = pview__proc(v, v->samples[i].proc);
+
+		p->samples += v->samples[i].count;
+		v->total += v->samples[i].count;
 	}
 	return 0;
 }

@@ -4,9 +4,9 @@
  * the readers (report, export).  Everything the readers use is copied out
  * of the mapping and bound-checked here once: record sizes, string
  * termination, map ranges, proc ids.  Samples with the same (proc, tid, pc)
- * are summed.  Proc ids that samples, threads or maps refer to without a
- * proc record get a placeholder process (pid 0, no exe) so no sample is
- * silently lost.
+ * are summed.  Proc ids that samples refer to without a proc record get a
+ * placeholder process (pid 0, no exe) so no sample is silently lost;
+ * thread and map records of unknown procs are malformed and skipped.
  */
 #ifndef PROFIL_PVIEW_H
 #define PROFIL_PVIEW_H

@@ -163,18 +163,22 @@ static struct cache_ent *cache_slot(struct resolver *r, const void *obj, uint64_
 	return &r->cache[k];
 }
 
+/* The note of obj; its index + 1 is kept in the object's user slot. */
 static struct resolve_note *note_of(struct resolver *r, struct sym_object *obj)
 {
+	uintptr_t idx = (uintptr_t)*symobj__user(obj);
 	struct resolve_note *n;
 
-	for (size_t i = 0; i < r->nnotes; i++)
-		if (r->notes[i].obj == obj)
-			return &r->notes[i];
-	n = realloc(r->notes, (r->nnotes + 1) * sizeof(*n));
-	if (!n)
-		return NULL;
-	r->notes = n;
+	if (idx)
+		return &r->notes[idx - 1];
+	if ((r->nnotes & (r->nnotes - 1)) == 0) { /* grow at powers of two */
+		n = realloc(r->notes, (r->nnotes ? r->nnotes * 2 : 8) * sizeof(*n));
+		if (!n)
+			return NULL;
+		r->notes = n;
+	}
 	n = &r->notes[r->nnotes++];
+	*symobj__user(obj) = (void *)(uintptr_t)r->nnotes;
 	memset(n, 0, sizeof(*n));
 	n->obj = obj;
 	n->first_start_ns = UINT64_MAX;

@@ -55,13 +55,15 @@ struct sym_object {
 	int cfi_tried;
 	Dwarf_CFI *cfi;
 	struct symbols *owner;
+	void *user;
 };
 
-#define OBJ_BUCKETS 256
+#define OBJ_MIN_BUCKETS 256
 #define STR_MIN_SLOTS 1024
 
 struct symbols {
-	struct sym_object *buckets[OBJ_BUCKETS];
+	struct sym_object **buckets; /* chained by path hash; grows with the count */
+	size_t nbuckets, nobjects;
 	int demangler_tried;
 	char *(*demangle)(const char *mangled, char *buf, size_t *len, int *status);
 	/* interned strings (range names): open addressing */
@@ -112,9 +114,44 @@ const char *symbols__intern(struct symbols *s, const char *str)
 
 struct symbols *symbols__new(void)
 {
+	struct symbols *s;
+
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return NULL;
-	return calloc(1, sizeof(struct symbols));
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->nbuckets = OBJ_MIN_BUCKETS;
+	s->buckets = calloc(s->nbuckets, sizeof(*s->buckets));
+	if (!s->buckets) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Keep chains short: double the buckets when there are twice as many objects. */
+static void grow_buckets(struct symbols *s)
+{
+	size_t n = s->nbuckets * 2;
+	struct sym_object **b = calloc(n, sizeof(*b));
+
+	if (!b)
+		return; /* longer chains, still correct */
+	for (size_t i = 0; i < s->nbuckets; i++) {
+		struct sym_object *o = s->buckets[i], *next;
+
+		for (; o; o = next) {
+			size_t h = hash_str(o->path) & (n - 1);
+
+			next = o->next;
+			o->next = b[h];
+			b[h] = o;
+		}
+	}
+	free(s->buckets);
+	s->buckets = b;
+	s->nbuckets = n;
 }
 
 static void object_free(struct sym_object *o)
@@ -143,7 +180,7 @@ void symbols__free(struct symbols *s)
 {
 	if (!s)
 		return;
-	for (int b = 0; b < OBJ_BUCKETS; b++) {
+	for (size_t b = 0; b < s->nbuckets; b++) {
 		struct sym_object *o = s->buckets[b], *next;
 
 		for (; o; o = next) {
@@ -151,6 +188,7 @@ void symbols__free(struct symbols *s)
 			object_free(o);
 		}
 	}
+	free(s->buckets);
 	for (size_t i = 0; i < s->str_slots; i++)
 		free(s->strs[i]);
 	free(s->strs);
@@ -427,7 +465,7 @@ static int is_deleted(const char *path)
 
 struct sym_object *symbols__object(struct symbols *s, const char *path)
 {
-	uint64_t h = hash_str(path) % OBJ_BUCKETS;
+	uint64_t h = hash_str(path) & (s->nbuckets - 1);
 	struct sym_object *o;
 	struct stat st;
 	int have_st = !is_pseudo(path) && !is_deleted(path) && stat(path, &st) == 0;
@@ -467,8 +505,13 @@ struct sym_object *symbols__object(struct symbols *s, const char *path)
 		object_free(o);
 		return NULL;
 	}
+	if (s->nobjects + 1 > s->nbuckets * 2) {
+		grow_buckets(s);
+		h = hash_str(path) & (s->nbuckets - 1);
+	}
 	o->next = s->buckets[h];
 	s->buckets[h] = o;
+	s->nobjects++;
 	return o;
 }
 
@@ -495,6 +538,11 @@ const char *symobj__why(const struct sym_object *o)
 size_t symobj__nsyms(const struct sym_object *o)
 {
 	return o->nsyms;
+}
+
+void **symobj__user(struct sym_object *o)
+{
+	return &o->user;
 }
 
 time_t symobj__mtime(const struct sym_object *o)

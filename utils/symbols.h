@@ -67,6 +67,8 @@ const char *symobj__basename(const struct sym_object *o);
 unsigned symobj__flags(const struct sym_object *o);
 const char *symobj__why(const struct sym_object *o);
 size_t symobj__nsyms(const struct sym_object *o);
+/* One pointer-sized slot for the caller's own data about the object (NULL at first). */
+void **symobj__user(struct sym_object *o);
 /* Modification time of the file (0 when missing). */
 time_t symobj__mtime(const struct sym_object *o);
 
