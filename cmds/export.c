@@ -9,10 +9,14 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: profil export --format gmon [-i FILE] [-o OUT]\n"
-		     "  --format gmon     GNU gmon.out, read by 'gprof PROGRAM OUT' (the default)\n"
-		     "  -i, --input FILE  profile to read (default profil.data)\n"
-		     "  -o, --output OUT  file to write (default gmon.out; replaced atomically)\n");
+	fprintf(out,
+		"usage: profil export --format gmon [-i FILE] [-o OUT]\n"
+		"  --format gmon     GNU gmon.out, read by 'gprof PROGRAM OUT' (the default)\n"
+		"  -i, --input FILE  profile to read (default profil.data)\n"
+		"  -o, --output OUT  file to write (default gmon.out; replaced atomically)\n"
+		"\ngprof reads one executable: the histogram is for the executable with the most\n"
+		"samples in its own code (all its processes summed); time in shared libraries\n"
+		"and other programs is left out (profil report shows it).\n");
 }
 
 int cmd_export(int argc, char **argv)
@@ -25,6 +29,7 @@ int cmd_export(int argc, char **argv)
 		{0},
 	};
 	const char *input = "profil.data", *output = "gmon.out";
+	struct gmon_summary sum;
 	char why[512];
 	int c;
 
@@ -63,9 +68,15 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr, "profil export: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
-	if (gmon_export(input, output, why, sizeof(why)) < 0) {
+	if (gmon_export_summary(input, output, &sum, why, sizeof(why)) < 0) {
 		fprintf(stderr, "profil export: %s\n", why);
 		return 1;
 	}
+	fprintf(stderr,
+		"profil export: %s: %llu samples of %s at %u Hz (%llu elsewhere left out)%s; "
+		"read it with: gprof %s %s\n",
+		output, (unsigned long long)sum.in_text, sum.exe, sum.rate,
+		(unsigned long long)sum.outside, sum.saturated ? ", some bins saturated" : "",
+		sum.exe, output);
 	return 0;
 }

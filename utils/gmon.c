@@ -288,12 +288,18 @@ static uint32_t gmon_rate(const struct pdata_header *hdr)
 
 int gmon_export(const char *data_path, const char *out_path, char *why, size_t whylen)
 {
+	return gmon_export_summary(data_path, out_path, NULL, why, whylen);
+}
+
+int gmon_export_summary(const char *data_path, const char *out_path, struct gmon_summary *sum,
+			char *why, size_t whylen)
+{
 	struct pview *v = NULL;
 	struct symbols *syms = NULL;
 	struct sym_object *obj;
 	struct hist h = {0};
 	const char *exe;
-	uint64_t max = 0, nrec;
+	uint64_t max = 0, nrec, total_outside = 0;
 	uint32_t rate;
 	int rc;
 
@@ -340,6 +346,16 @@ int gmon_export(const char *data_path, const char *out_path, char *why, size_t w
 			(unsigned long long)(nrec * BIN_MAX));
 	}
 	rc = write_atomically(out_path, &h, rate, nrec, why, whylen);
+	if (!rc && sum) {
+		/* everything not in this executable's text: other programs, libraries */
+		total_outside = v->total - h.in_text;
+		snprintf(sum->exe, sizeof(sum->exe), "%s", exe);
+		sum->rate = rate;
+		sum->in_text = h.in_text;
+		sum->outside = total_outside;
+		sum->records = nrec;
+		sum->saturated = max > nrec * BIN_MAX;
+	}
 out:
 	free(h.counts);
 	symbols__free(syms);

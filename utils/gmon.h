@@ -23,12 +23,28 @@
 #ifndef PROFIL_GMON_H
 #define PROFIL_GMON_H
 
+#include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Write gmon.out for the profile at data_path to out_path.  Returns 0, or
  * -errno with one sentence in why.
  */
 int gmon_export(const char *data_path, const char *out_path, char *why, size_t whylen);
+
+/* What gmon_export_summary wrote. */
+struct gmon_summary {
+	char exe[PATH_MAX]; /* the executable the histogram is for */
+	uint32_t rate;	    /* prof_rate written */
+	uint64_t in_text;   /* samples in the histogram */
+	uint64_t outside;   /* samples left out: other programs, shared libraries */
+	uint64_t records;   /* histogram records (more than one: bins beyond 65535) */
+	int saturated;	    /* bins too large even for the extra records */
+};
+
+/* gmon_export, and a summary of what was written (sum may be NULL). */
+int gmon_export_summary(const char *data_path, const char *out_path, struct gmon_summary *sum,
+			char *why, size_t whylen);
 
 #endif /* PROFIL_GMON_H */

@@ -27,6 +27,14 @@ for v in pie nopie static; do
 		continue
 	fi
 	ok "export_$v"
+	# in the executable: hot_a 300 + hot_b 240 + hot_c 80 + hot_d 70000; elsewhere: lib_hot
+	# 150 (in the executable when static), libc 50 (none when static), unmapped 10, vdso 5,
+	# and the exec'd /bin/true image's 7
+	case $v in
+	static) want="70770 samples of $exe at 1000 Hz (22 elsewhere left out)" ;;
+	*) want="70620 samples of $exe at 1000 Hz (222 elsewhere left out)" ;;
+	esac
+	grep -qF "$want" "$T/err" && ok "export_${v}_summary" || no "export_${v}_summary" "$(cat "$T/err")"
 	gprof -b -p "$exe" "$T/$v.gmon" >"$T/$v.prof" 2>"$T/$v.gerr"
 	expect "gprof_${v}_status" "$?" 0
 	grep -q 'Each sample counts as 0.001 seconds' "$T/$v.prof" &&
