@@ -58,7 +58,7 @@ done
 
 # without the big bin: one record only
 "$P/report_gen_pie" "$T/small.data" >/dev/null
-"$PROFIL" export -i "$T/small.data" -o "$T/small.gmon"
+"$PROFIL" export -i "$T/small.data" -o "$T/small.gmon" 2>/dev/null
 gprof -b -p "$P/report_gen_pie" "$T/small.gmon" >"$T/small.prof" 2>&1
 expect gprof_small_hot_a "$(self "$T/small.prof" hot_a)" 0.30
 big=$(wc -c <"$T/pie.gmon")
