@@ -47,3 +47,9 @@ $(REPORT_PROGS_DIR)/report_jsoncheck: tests/progs/report_jsoncheck.c | $(SETUP_S
 $(REPORT_PROGS_DIR)/report_fuzz: tests/progs/report_fuzz.c utils/pdata.h | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(REPORT_PROG_CFLAGS) -o $@ $<
+
+# A real CPU-bound program for the record -> report -> gprof test.
+REPORT_SPIN := $(REPORT_PROGS_DIR)/report_spin
+tests: $(REPORT_SPIN)
+$(REPORT_SPIN): tests/progs/report_spin.c $(REPORT_PROGS_DIR)/libreport_lib.so
+	$(CC) $(REPORT_PROG_CFLAGS) -fPIE -pie -o $@ $< $(REPORT_GEN_LINK)
