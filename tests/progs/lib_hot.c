@@ -35,7 +35,7 @@ int main(int argc, char **argv)
 		hot_c(20000);
 	}
 	profil_get_stats(&st, sizeof(st));
-	profil(NULL, 0, 0, 0);
+	profil_off();
 	for (int i = 0; i < 3; i++)
 		n[i] = count_range(buf, lo, &r[i]);
 	total = n[0] + n[1] + n[2];
