@@ -127,9 +127,16 @@ fail:
 
 static void atfork_child(void);
 
+/* Before fork: samples still queued in the clock reach the sink, so both copies hold them. */
+static void atfork_prepare(void)
+{
+	if (started && ops && ops->sync && __atomic_load_n(&deliver_on, __ATOMIC_SEQ_CST))
+		ops->sync();
+}
+
 static void register_atfork(void)
 {
-	pthread_atfork(NULL, NULL, atfork_child);
+	pthread_atfork(atfork_prepare, NULL, atfork_child);
 }
 
 int sampler_start(const struct sampler_config *c, struct sampler_info *info)

@@ -18,10 +18,10 @@ int main(int argc, char **argv)
 	uintptr_t lo;
 	size_t size;
 	double until, cpu;
-	uint64_t n[3], total;
+	uint64_t n[3], total, want = argc == 5 ? strtoull(argv[4], NULL, 10) : UINT64_MAX;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: lib_hot CLOCK HZ CPU_SECONDS\n");
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: lib_hot CLOCK HZ MAX_CPU_SECONDS [MIN_SAMPLES]\n");
 		return 2;
 	}
 	choose_clock(argv[1], (unsigned int)atoi(argv[2]));
@@ -33,6 +33,8 @@ int main(int argc, char **argv)
 		hot_a(50000);
 		hot_b(30000);
 		hot_c(20000);
+		if (want != UINT64_MAX && profil_get_stats(&st, sizeof(st)) == 0 && st.samples >= want)
+			break;
 	}
 	profil_get_stats(&st, sizeof(st));
 	profil_off();

@@ -135,7 +135,7 @@ static int scen_exec(const char *self)
 	pthread_create(&t, NULL, spin_thread, NULL);
 	burn(hot_b, 0.1);
 	fflush(stdout);
-	execl(self, self, "spin", "0.5", (char *)NULL);
+	execl(self, self, "spin", "0.4", (char *)NULL);
 	perror("execl");
 	return 1;
 }
@@ -160,7 +160,7 @@ static int scen_sigprof(void)
 	sigaction(SIGPROF, &sa, NULL);
 	setitimer(ITIMER_PROF, &it, NULL);
 	start(buf);
-	burn(hot_a, 1.0);
+	burn(hot_a, 0.6);
 	profil_get_stats(&st, sizeof(st));
 	profil_off();
 	getitimer(ITIMER_PROF, &now);
@@ -185,7 +185,7 @@ static int scen_errno(void)
 	double until;
 
 	start(buf);
-	until = thread_cpu_s() + 1.0;
+	until = thread_cpu_s() + 0.5;
 	while (thread_cpu_s() < until) {
 		pthread_t t;
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * 4 threads created before profiling is turned on and 4 created after,
- * each burning its own function for the same CPU time, all at once.
- * Usage: lib_threads CLOCK HZ CPU_SECONDS_PER_THREAD
+ * each burning its own function for the same CPU time, all at once, in
+ * rounds of ROUND_CPU seconds each until the 8 functions hold MIN_SAMPLES
+ * samples (at most 12 rounds).
+ * Usage: lib_threads CLOCK HZ ROUND_CPU MIN_SAMPLES
  * Prints one line per thread "thread=K group=before|after share=S" where S is
  * its % of the 8 threads' samples, then "samples= lost= eff_hz= threads=".
  */
@@ -20,19 +22,24 @@ HOT_FN(t6)
 HOT_FN(t7)
 
 static void (*const fns[8])(long) = { t0, t1, t2, t3, t4, t5, t6, t7 };
-static pthread_barrier_t go;
-static double cpu_each;
+static pthread_barrier_t go, done;
+static double cpu_round;
+static volatile int stop;
 
 static void *worker(void *arg)
 {
 	void (*fn)(long) = fns[(uintptr_t)arg];
 	double until;
 
-	pthread_barrier_wait(&go);
-	until = thread_cpu_s() + cpu_each;
-	while (thread_cpu_s() < until)
-		fn(20000);
-	return NULL;
+	for (;;) {
+		pthread_barrier_wait(&go);
+		if (stop)
+			return NULL;
+		until = thread_cpu_s() + cpu_round;
+		while (thread_cpu_s() < until)
+			fn(20000);
+		pthread_barrier_wait(&done);
+	}
 }
 
 int main(int argc, char **argv)
@@ -45,16 +52,19 @@ int main(int argc, char **argv)
 	uint64_t n[8], total = 0;
 	uintptr_t lo;
 	size_t size;
-	int armed;
+	uint64_t want;
+	int armed, rounds = 0;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: lib_threads CLOCK HZ CPU_SECONDS_PER_THREAD\n");
+	if (argc != 5) {
+		fprintf(stderr, "usage: lib_threads CLOCK HZ ROUND_CPU MIN_SAMPLES\n");
 		return 2;
 	}
 	choose_clock(argv[1], (unsigned int)atoi(argv[2]));
-	cpu_each = atof(argv[3]);
+	cpu_round = atof(argv[3]);
+	want = strtoull(argv[4], NULL, 10);
 	buf = cover(r, 8, &lo, &size);
 	pthread_barrier_init(&go, NULL, 9);
+	pthread_barrier_init(&done, NULL, 9);
 	for (uintptr_t i = 0; i < 4; i++)
 		pthread_create(&th[i], NULL, worker, (void *)i);
 	enable_or_skip(profil(buf, size, lo, 65536), "profil");
@@ -63,6 +73,19 @@ int main(int argc, char **argv)
 	pthread_barrier_wait(&go);
 	profil_get_stats(&st, sizeof(st));
 	armed = st.threads;
+	for (;;) {
+		pthread_barrier_wait(&done);
+		rounds++;
+		total = 0;
+		for (int i = 0; i < 8; i++)
+			total += count_range(buf, lo, &r[i]);
+		if (total >= want || rounds == 12)
+			stop = 1;
+		pthread_barrier_wait(&go);
+		if (stop)
+			break;
+	}
+	total = 0;
 	for (int i = 0; i < 8; i++)
 		pthread_join(th[i], NULL);
 	profil_get_stats(&st, sizeof(st));
@@ -72,8 +95,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 8; i++)
 		printf("thread=%d group=%s share=%.2f\n", i, i < 4 ? "before" : "after",
 		       total ? 100.0 * n[i] / total : 0);
-	printf("clock=%s samples=%llu in=%llu lost=%llu eff_hz=%.1f threads_at_start=%d\n",
+	printf("clock=%s samples=%llu in=%llu lost=%llu eff_hz=%.1f threads_at_start=%d rounds=%d\n",
 	       profil_clock_name(st.clock), (unsigned long long)st.samples,
-	       (unsigned long long)total, (unsigned long long)st.lost, st.effective_hz, armed);
+	       (unsigned long long)total, (unsigned long long)st.lost, st.effective_hz, armed, rounds);
 	return 0;
 }
