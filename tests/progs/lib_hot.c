@@ -48,5 +48,6 @@ int main(int argc, char **argv)
 	       total ? 100.0 * n[1] / total : 0, total ? 100.0 * n[2] / total : 0,
 	       (unsigned long long)st.outside, (unsigned long long)st.lost, st.effective_hz,
 	       st.nominal_hz);
+	free(buf);
 	return 0;
 }

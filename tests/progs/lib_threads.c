@@ -98,5 +98,6 @@ int main(int argc, char **argv)
 	printf("clock=%s samples=%llu in=%llu lost=%llu eff_hz=%.1f threads_at_start=%d rounds=%d\n",
 	       profil_clock_name(st.clock), (unsigned long long)st.samples,
 	       (unsigned long long)total, (unsigned long long)st.lost, st.effective_hz, armed, rounds);
+	free(buf);
 	return 0;
 }
