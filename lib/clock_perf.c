@@ -207,9 +207,26 @@ static int collect_fds(void)
 	return n;
 }
 
+/*
+ * Sampling must not run in lock step with the program (a loop whose length is near a multiple
+ * of the period would be sampled at the same few PCs): after each drain, give the event a new
+ * period drawn uniformly from [0.75, 1.25] x nominal.  The mean rate stays the nominal one.
+ */
+static void jitter_period(int fd, uint64_t *rng)
+{
+	uint64_t x = *rng, period;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*rng = x;
+	period = params.period_ns * 3 / 4 + x % (params.period_ns / 2 + 1);
+	ioctl(fd, PERF_EVENT_IOC_PERIOD, &period);
+}
+
 static void *helper_main(void *arg)
 {
-	uint64_t v;
+	uint64_t v, rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)&v;
 
 	(void)arg;
 	__atomic_store_n(&helper_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
@@ -229,6 +246,8 @@ static void *helper_main(void *arg)
 			drain_ring(&rings[i]);
 			if (pfds[k].revents & (POLLHUP | POLLERR))
 				release_slot(i);
+			else
+				jitter_period(pfds[k].fd, &rng);
 		}
 		__atomic_store_n(&sync_done, req, __ATOMIC_RELEASE);
 	}
