@@ -96,3 +96,20 @@ else
 fi
 wait
 cat "$tmp/thread" "$tmp/itimer" "$tmp/perf"
+
+# 300 on/off cycles across all clocks while threads are created and exit: no crash, no
+# stray tick after the last off (the default action of the signal would kill the program).
+bad=
+for i in 1 2 3; do
+	out=$("$S" churn auto 0 2>&1)
+	rc=$?
+	if [ $rc != 0 ] || [ "$(val fails "$out")" != 0 ] || [ "$(val cycles "$out")" != 300 ]; then
+		bad="status $rc: $out"
+		break
+	fi
+done
+if [ -z "$bad" ]; then
+	echo "ok churn: 3 x 300 on/off cycles with threads coming and going"
+else
+	echo "not ok churn: $bad"
+fi

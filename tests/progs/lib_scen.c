@@ -10,6 +10,9 @@
  *   munmap   the buffer is unmapped mid-run
  *   mprotect the buffer is made read-only mid-run
  *   segv     a real fault of the program still kills it with SIGSEGV
+ *   churn    300 on/off cycles (all clocks) while threads come and go
+ *   env      (CLOCK "-": keep what PROFIL_CLOCK/PROFIL_HZ/PROFIL_SIGNAL chose) report the
+ *            clock, rate and the signal that got a handler
  * (and "spin SECONDS", the image the exec scenario runs)
  */
 #include <dirent.h>
@@ -240,6 +243,67 @@ static int scen_segv(void)
 	return 0;
 }
 
+static volatile int churn_stop;
+
+static void *churn_worker(void *arg)
+{
+	(void)arg;
+	while (!churn_stop) {
+		pthread_t t;
+
+		hot_b(20000);
+		if (pthread_create(&t, NULL, short_lived, NULL) == 0)
+			pthread_join(t, NULL);
+	}
+	return NULL;
+}
+
+static int scen_churn(void)
+{
+	static const enum profil_clock clocks[] = { PROFIL_CLOCK_THREAD, PROFIL_CLOCK_PERF,
+						    PROFIL_CLOCK_ITIMER, PROFIL_CLOCK_AUTO };
+	pthread_t t[3];
+	int cycles = 0, fails = 0;
+
+	for (int i = 0; i < 3; i++)
+		pthread_create(&t[i], NULL, churn_worker, NULL);
+	for (cycles = 0; cycles < 300; cycles++) {
+		profil_set_clock(clocks[cycles % 4], cycles % 2 ? 250 : 5000);
+		if (profil(buf, size, lo, 65536) < 0 && errno != EACCES && errno != EPERM)
+			fails++;
+		burn(hot_a, 0.002);
+		if (cycles % 3 == 0 && profil_off() < 0)
+			fails++;
+	}
+	profil_off();
+	churn_stop = 1;
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	burn(hot_a, 0.05); /* a stray tick after the last off would kill us now */
+	printf("cycles=%d fails=%d\n", cycles, fails);
+	return 0;
+}
+
+static int scen_env(void)
+{
+	struct profil_stats st;
+	int handled = 0;
+
+	start(buf);
+	burn(hot_a, 0.05);
+	profil_get_stats(&st, sizeof(st));
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++) {
+		struct sigaction sa;
+
+		if (sigaction(sig, NULL, &sa) == 0 && (sa.sa_flags & SA_SIGINFO))
+			handled = sig;
+	}
+	profil_off();
+	printf("clock=%s nominal_hz=%u signal_rtmax_minus=%d\n", profil_clock_name(st.clock),
+	       st.nominal_hz, handled ? SIGRTMAX - handled : -1);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *s = argc > 1 ? argv[1] : "";
@@ -251,7 +315,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: lib_scen SCENARIO CLOCK HZ\n");
 		return 2;
 	}
-	choose_clock(argv[2], (unsigned int)atoi(argv[3]));
+	if (strcmp(argv[2], "-") != 0)
+		choose_clock(argv[2], (unsigned int)atoi(argv[3]));
 	if (strcmp(s, "fork") == 0)
 		return scen_fork();
 	if (strcmp(s, "exec") == 0)
@@ -266,6 +331,10 @@ int main(int argc, char **argv)
 		return scen_unmap(1);
 	if (strcmp(s, "segv") == 0)
 		return scen_segv();
+	if (strcmp(s, "churn") == 0)
+		return scen_churn();
+	if (strcmp(s, "env") == 0)
+		return scen_env();
 	fprintf(stderr, "lib_scen: unknown scenario %s\n", s);
 	return 2;
 }
