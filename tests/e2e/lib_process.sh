@@ -113,3 +113,18 @@ if [ -z "$bad" ]; then
 else
 	echo "not ok churn: $bad"
 fi
+
+# perf_event_open refused (seccomp returns EACCES, as in many containers): AUTO falls back to
+# the thread clock, an explicit PERF request fails with EACCES and leaves profiling off.
+out=$("$S" noperf - 0 2>&1)
+case "$out" in
+*seccomp=unavailable*) echo "skip noperf: seccomp filters are not available here" ;;
+*)
+	if [ "$(val perf_ret "$out")" = -1 ] && [ "$(val perf_eacces "$out")" = 1 ] &&
+		[ "$(val active_after "$out")" = 0 ] && [ "$(val auto_clock "$out")" = thread ] &&
+		[ "$(val samples "$out")" -ge 20 ]; then
+		echo "ok noperf: PERF fails with EACCES, AUTO falls back to thread ($(val samples "$out") samples)"
+	else
+		echo "not ok noperf: $out"
+	fi ;;
+esac

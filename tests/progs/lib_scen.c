@@ -11,11 +11,18 @@
  *   mprotect the buffer is made read-only mid-run
  *   segv     a real fault of the program still kills it with SIGSEGV
  *   churn    300 on/off cycles (all clocks) while threads come and go
+ *   noperf   perf_event_open refused by seccomp (EACCES): AUTO falls back to THREAD, PERF
+ *            fails with EACCES and changes nothing
  *   env      (CLOCK "-": keep what PROFIL_CLOCK/PROFIL_HZ/PROFIL_SIGNAL chose) report the
  *            clock, rate and the signal that got a handler
  * (and "spin SECONDS", the image the exec scenario runs)
  */
 #include <dirent.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -304,6 +311,48 @@ static int scen_env(void)
 	return 0;
 }
 
+/* Make perf_event_open fail with EACCES, as a container's seccomp profile does. */
+static int refuse_perf(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+static int scen_noperf(void)
+{
+	struct profil_stats st;
+	int perf_ret, perf_errno;
+
+	if (refuse_perf() < 0) {
+		printf("seccomp=unavailable\n");
+		return 0;
+	}
+	profil_set_clock(PROFIL_CLOCK_PERF, 1000);
+	errno = 0;
+	perf_ret = profil(buf, size, lo, 65536);
+	perf_errno = errno;
+	profil_get_stats(&st, sizeof(st));
+	printf("perf_ret=%d perf_eacces=%d active_after=%d\n", perf_ret, perf_errno == EACCES,
+	       st.active);
+	profil_set_clock(PROFIL_CLOCK_AUTO, 250);
+	start(buf);
+	burn(hot_a, 0.3);
+	profil_get_stats(&st, sizeof(st));
+	profil_off();
+	printf("auto_clock=%s samples=%llu\n", profil_clock_name(st.clock),
+	       (unsigned long long)st.samples);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *s = argc > 1 ? argv[1] : "";
@@ -335,6 +384,8 @@ int main(int argc, char **argv)
 		return scen_churn();
 	if (strcmp(s, "env") == 0)
 		return scen_env();
+	if (strcmp(s, "noperf") == 0)
+		return scen_noperf();
 	fprintf(stderr, "lib_scen: unknown scenario %s\n", s);
 	return 2;
 }
