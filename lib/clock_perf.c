@@ -30,7 +30,7 @@
 #define POLL_MS 20
 
 struct ring {
-	int fd;           /* atomic where noted: -1 when free */
+	int fd; /* atomic where noted: -1 when free */
 	void *base;
 	size_t map_len;
 	size_t data_len;
@@ -44,12 +44,12 @@ static unsigned int data_pages;
 static int wake_fd = -1;
 static pthread_t helper;
 static int helper_on;
-static int helper_stop;   /* atomic */
-static pid_t helper_tid;  /* atomic */
-static uint64_t lost;     /* atomic */
+static int helper_stop;	       /* atomic */
+static pid_t helper_tid;       /* atomic */
+static uint64_t lost;	       /* atomic */
 static unsigned int sync_req;  /* atomic: drain requests (fork) */
 static unsigned int sync_done; /* atomic: the last request the helper completed */
-static int rings_ready;   /* rings[] initialised (fds -1 when free) */
+static int rings_ready;	       /* rings[] initialised (fds -1 when free) */
 
 static void fill_attr(struct perf_event_attr *a, uint64_t period_ns, size_t data_len)
 {
@@ -150,13 +150,21 @@ static void copy_from_ring(void *dst, const char *data, size_t data_len, uint64_
 static void drain_ring(const struct ring *r)
 {
 	struct perf_event_mmap_page *mp = r->base;
-	const char *data = (const char *)r->base + (mp->data_offset ? mp->data_offset : r->map_len - r->data_len);
+	const char *data = (const char *)r->base +
+			   (mp->data_offset ? mp->data_offset : r->map_len - r->data_len);
 	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = mp->data_tail;
 	union {
 		struct perf_event_header h;
-		struct { struct perf_event_header h; uint64_t ip; uint32_t pid, tid; } sample;
-		struct { struct perf_event_header h; uint64_t id, lost; } lost;
+		struct {
+			struct perf_event_header h;
+			uint64_t ip;
+			uint32_t pid, tid;
+		} sample;
+		struct {
+			struct perf_event_header h;
+			uint64_t id, lost;
+		} lost;
 	} rec;
 
 	while (tail < head) {
