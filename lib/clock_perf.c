@@ -248,6 +248,7 @@ static void *helper_main(void *arg)
 	uint64_t v, rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)&v;
 
 	(void)arg;
+	pthread_setname_np(pthread_self(), "profil-perf"); /* visible in ps/top/gdb */
 	__atomic_store_n(&helper_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&helper_stop, __ATOMIC_ACQUIRE)) {
 		unsigned int req = __atomic_load_n(&sync_req, __ATOMIC_ACQUIRE);
