@@ -200,6 +200,20 @@ static void test_sprofil(void)
 	p[0] = (struct prof){NULL, 64, OFF, 65536};
 	errno = 0;
 	CHECK("sprofil EFAULT on NULL + size", sprofil(p, 1, NULL, 0) == -1 && errno == EFAULT);
+	{
+		unsigned short *ro = page_map(1, PROT_READ);
+
+		p[0] = (struct prof){lo16, sizeof(lo16), OFF, 65536};
+		p[1] = (struct prof){ro, 64, OFF * 4, 65536};
+		errno = 0;
+		CHECK("sprofil EFAULT on a read-only second region",
+		      sprofil(p, 2, NULL, 0) == -1 && errno == EFAULT && stats().active == 0);
+		p[1] = (struct prof){ro, 64, 0, 2};
+		errno = 0;
+		CHECK("sprofil EFAULT on a read-only overflow bin",
+		      sprofil(p, 2, NULL, 0) == -1 && errno == EFAULT && stats().active == 0);
+		munmap(ro, (size_t)sysconf(_SC_PAGESIZE));
+	}
 	p[0] = (struct prof){lo16, sizeof(lo16), OFF, 65537};
 	errno = 0;
 	CHECK("sprofil EINVAL on scale 65537", sprofil(p, 1, NULL, 0) == -1 && errno == EINVAL);
