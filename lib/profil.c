@@ -440,7 +440,7 @@ static void read_env(void)
 	const char *v;
 	char *end;
 
-	v = getenv(PROFIL_ENV_SIGNAL);
+	v = secure_getenv(PROFIL_ENV_SIGNAL);
 	if (v && *v) {
 		int sig = parse_signal(v);
 
@@ -450,7 +450,7 @@ static void read_env(void)
 		else
 			next_signo = sig;
 	}
-	v = getenv(PROFIL_ENV_CLOCK);
+	v = secure_getenv(PROFIL_ENV_CLOCK);
 	if (v && *v) {
 		enum profil_clock c;
 
@@ -462,7 +462,7 @@ static void read_env(void)
 		else
 			next_clock = c;
 	}
-	v = getenv(PROFIL_ENV_HZ);
+	v = secure_getenv(PROFIL_ENV_HZ);
 	if (v && *v) {
 		unsigned long hz = strtoul(v, &end, 10);
 
