@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "sampler.h"
+#include "tick_signal.h"
+#include "thread_table.h"
+
+static int sig_no;
+static struct sigaction sig_prev;
+static uint32_t sig_gen;   /* atomic */
+static uint64_t overruns;  /* atomic */
+
+static void chain(int sig, siginfo_t *si, void *uc)
+{
+	if (sig_prev.sa_flags & SA_SIGINFO) {
+		sig_prev.sa_sigaction(sig, si, uc);
+	} else if (sig_prev.sa_handler == SIG_IGN) {
+		return;
+	} else if (sig_prev.sa_handler != SIG_DFL) {
+		sig_prev.sa_handler(sig);
+	} else {
+		/* Not one of our ticks and the program had the default action: let the
+		 * default action happen (delivered when this handler returns). */
+		sigaction(sig, &sig_prev, NULL);
+		syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
+	}
+}
+
+static uintptr_t interrupted_pc(void *ucv)
+{
+	ucontext_t *uc = ucv;
+
+#if defined(__x86_64__)
+	return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__i386__)
+	return (uintptr_t)uc->uc_mcontext.gregs[REG_EIP];
+#elif defined(__aarch64__)
+	return (uintptr_t)uc->uc_mcontext.pc;
+#else
+#error "interrupted_pc: add this architecture"
+#endif
+}
+
+static void on_tick(int sig, siginfo_t *si, void *uc)
+{
+	int saved_errno = errno;
+	uintptr_t tag = (uintptr_t)si->si_value.sival_ptr;
+	uint32_t gen = __atomic_load_n(&sig_gen, __ATOMIC_ACQUIRE);
+
+	if (si->si_code != SI_TIMER || (tag & ~((uintptr_t)0xffffffffffUL)) !=
+					       (uintptr_t)clock_tag(0, 0)) {
+		chain(sig, si, uc);
+	} else if ((uint32_t)(tag >> 8) != gen) {
+		/* a tick of a session already stopped: drop it */
+	} else if ((tag & 0xff) == CLOCK_TAG_SAMPLE) {
+		if (si->si_overrun > 0)
+			__atomic_fetch_add(&overruns, (uint64_t)si->si_overrun, __ATOMIC_RELAXED);
+		sampler_deliver(interrupted_pc(uc), (pid_t)syscall(SYS_gettid));
+	} else if ((tag & 0xff) == CLOCK_TAG_DISCOVER) {
+		threads_discover();
+	}
+	errno = saved_errno;
+}
+
+int sig_install(int signo, uint32_t gen)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_tick;
+	/* Full mask like glibc: a tick never interrupts another tick or the program's handlers'
+	 * view of errno.  SA_RESTART: the program's system calls are not interrupted. */
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+	sigfillset(&sa.sa_mask);
+	sigdelset(&sa.sa_mask, SIGSEGV);
+	sigdelset(&sa.sa_mask, SIGBUS);
+	struct sigaction old;
+
+	__atomic_store_n(&overruns, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&sig_gen, gen, __ATOMIC_RELEASE);
+	if (sigaction(signo, &sa, &old) < 0)
+		return -errno;
+	/* Still installed from a session that did not restore: keep the program's real previous. */
+	if (!(sig_no == signo && (old.sa_flags & SA_SIGINFO) && old.sa_sigaction == on_tick))
+		sig_prev = old;
+	sig_no = signo;
+	return 0;
+}
+
+void sig_restore(void)
+{
+	struct sigaction cur;
+
+	__atomic_store_n(&sig_gen, 0, __ATOMIC_RELEASE);
+	if (!sig_no)
+		return;
+	if (sigaction(sig_no, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+	    cur.sa_sigaction == on_tick)
+		sigaction(sig_no, &sig_prev, NULL);
+	sig_no = 0;
+}
+
+uint64_t sig_overruns(void)
+{
+	return __atomic_load_n(&overruns, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one signal handler of the signal-driven clocks.  Timers carry a tag
+ * (clock_tag() in clock.h) in sigev_value; the handler counts the
+ * interrupted PC for a sampling tick, runs thread discovery for a discovery
+ * tick, ignores stale ticks of an older session and hands any other
+ * occurrence of the signal to the program's previous disposition.
+ */
+#ifndef PROFIL_TICK_SIGNAL_H
+#define PROFIL_TICK_SIGNAL_H
+
+#include <stdint.h>
+
+/* Install the handler for signo, accepting tags of generation gen.  Returns 0 or -errno. */
+int sig_install(int signo, uint32_t gen);
+
+/* Stop accepting ticks and restore the previous action if ours is still installed. */
+void sig_restore(void);
+
+/* Timer overruns (ticks the kernel merged into one signal) since sig_install(). */
+uint64_t sig_overruns(void);
+
+#endif

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Three hot functions doing 50/30/20 % of the work, profiled over their own
+ * text with profil().  Usage: lib_hot CLOCK HZ CPU_SECONDS
+ * Prints: clock= samples= a= b= c= outside= lost= eff_hz= nominal_hz= (shares in %).
+ */
+#include "lib_prog.h"
+
+HOT_FN(hot_a)
+HOT_FN(hot_b)
+HOT_FN(hot_c)
+
+int main(int argc, char **argv)
+{
+	const struct hot_range r[3] = { HOT_RANGE(hot_a), HOT_RANGE(hot_b), HOT_RANGE(hot_c) };
+	struct profil_stats st;
+	unsigned short *buf;
+	uintptr_t lo;
+	size_t size;
+	double until, cpu;
+	uint64_t n[3], total;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: lib_hot CLOCK HZ CPU_SECONDS\n");
+		return 2;
+	}
+	choose_clock(argv[1], (unsigned int)atoi(argv[2]));
+	cpu = atof(argv[3]);
+	buf = cover(r, 3, &lo, &size);
+	enable_or_skip(profil(buf, size, lo, 65536), "profil");
+	until = thread_cpu_s() + cpu;
+	while (thread_cpu_s() < until) {
+		hot_a(50000);
+		hot_b(30000);
+		hot_c(20000);
+	}
+	profil_get_stats(&st, sizeof(st));
+	profil(NULL, 0, 0, 0);
+	for (int i = 0; i < 3; i++)
+		n[i] = count_range(buf, lo, &r[i]);
+	total = n[0] + n[1] + n[2];
+	printf("clock=%s samples=%llu in=%llu a=%.1f b=%.1f c=%.1f outside=%llu lost=%llu eff_hz=%.1f "
+	       "nominal_hz=%u\n",
+	       profil_clock_name(st.clock), (unsigned long long)st.samples,
+	       (unsigned long long)total, total ? 100.0 * n[0] / total : 0,
+	       total ? 100.0 * n[1] / total : 0, total ? 100.0 * n[2] / total : 0,
+	       (unsigned long long)st.outside, (unsigned long long)st.lost, st.effective_hz,
+	       st.nominal_hz);
+	return 0;
+}
