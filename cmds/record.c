@@ -361,10 +361,15 @@ static void child_setup_agent(struct record_run *r, const struct go_msg *m, cons
 	const char *old = getenv("LD_PRELOAD");
 	char buf[PATH_MAX * 2];
 	int fd = pdata__fd(r->pd);
+	struct stat st;
 
-	/* inherited by exec'd images only when children are followed */
+	/* the agent marks it close-on-exec itself when children are not followed */
 	fcntl(fd, F_SETFD, 0);
-	snprintf(buf, sizeof(buf), "%d", fd);
+	if (fstat(fd, &st) < 0)
+		_exit(126);
+	/* "fd:dev:ino": the agent checks that the number still names this file */
+	snprintf(buf, sizeof(buf), "%d:%llu:%llu", fd, (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino);
 	setenv(PROFIL_ENV_AGENT_FD, buf, 1);
 	setenv(PROFIL_ENV_AGENT_CLOCK, m->clock == PDATA_CLOCK_ITIMER ? "itimer" : "thread", 1);
 	snprintf(buf, sizeof(buf), "%u", m->hz);

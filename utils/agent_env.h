@@ -5,13 +5,16 @@
  * variables that carry the agent's configuration.  The agent reads them
  * once, in its constructor.
  *
- *   PROFIL_AGENT_FD      descriptor of the open profil.data (inherited across
- *                        exec when following children; close-on-exec otherwise)
+ *   PROFIL_AGENT_FD      "FD:DEV:INO": descriptor of the open profil.data and the
+ *                        file it must be (a reused number is ignored); inherited
+ *                        across exec when following children, else close-on-exec
  *   PROFIL_AGENT_CLOCK   "thread" or "itimer"
  *   PROFIL_AGENT_HZ      nominal rate, ticks per CPU second
  *   PROFIL_AGENT_INHERIT "1": follow fork and exec; "0": this process only
- *   PROFIL_AGENT_PARENT  proc id (pdata) of the image that exec'd this one;
- *                        set by the agent's exec wrappers, absent for the root
+ *   PROFIL_AGENT_PARENT  "ID:PID": proc id (pdata) of the image that exec'd PID;
+ *                        set by the agent's exec wrappers; otherwise (the command,
+ *                        posix_spawn children) the parent is the latest image of
+ *                        the parent process
  *   PROFIL_AGENT_SO      absolute path of the agent, the recorder's override
  *                        of where to find it (default: next to the profil binary)
  *
