@@ -690,12 +690,15 @@ static void on_mmap2(struct perf_session *s, const struct perf_event_header *h)
 	if (!p)
 		return;
 	p->await_first_exec = 0;
-	if (!p->rec && path[0] == '/') {
-		/* the first mapping of an exec'd image is its executable */
-		free(p->exe);
-		p->exe = strdup(path);
+	if (!p->rec) {
+		/* the first mapping of an exec'd image (after its COMM exec) is its executable */
+		if (path[0] == '/' && (!p->exe || !p->exe[0])) {
+			free(p->exe);
+			p->exe = strdup(path);
+		}
 		if (!p->exe)
 			p->exe = strdup("");
+		ensure_rec(s, p);
 	}
 	add_map(s, p, b->addr, b->addr + b->len, b->pgoff, b->prot, path[0] ? path : "[anon]");
 }
@@ -777,6 +780,8 @@ static void on_fork(struct perf_session *s, const struct perf_event_header *h)
 			note_thread(s, parent, (pid_t)b->tid, comm);
 		return;
 	}
+	if (!s->opts.follow_children)
+		return; /* reported by the parent's events, but not followed */
 	child = new_pstate((pid_t)b->pid, (pid_t)b->ppid, parent ? parent->exe : "");
 	if (!child)
 		return;
