@@ -726,9 +726,12 @@ __attribute__((constructor)) static void agent_init(void)
 		goto out;
 	__atomic_store_n(&ag.active, 1, __ATOMIC_RELEASE);
 	scan_maps();
-	pthread_atfork(atfork_prepare, NULL, atfork_child);
-	if (sampler_start(&ag.cfg, &info) < 0)
+	if (sampler_start(&ag.cfg, &info) < 0) {
 		__atomic_store_n(&ag.active, 0, __ATOMIC_RELEASE);
+		goto out;
+	}
+	/* after sampler_start: the sampler's own fork handler must run before ours */
+	pthread_atfork(atfork_prepare, NULL, atfork_child);
 out:
 	errno = saved;
 }

@@ -61,3 +61,18 @@ perf_usable() {
 	rm -f "$T/probe.data"
 	[ $rc -eq 0 ]
 }
+
+# watchdog PID: kill -9 PID after 30 s unless unwatch is called (a hung test must not hang the suite)
+watchdog() {
+	(sleep 30; kill -9 "$1" 2>/dev/null) >/dev/null 2>&1 &
+	WD=$!
+}
+unwatch() { kill "$WD" 2>/dev/null; }
+
+# bg_record ARGS...: run "$P" record in the background with SIGINT and SIGQUIT at
+# their defaults (a non-interactive shell ignores them in background jobs); REC=pid
+bg_record() {
+	env --default-signal=INT,QUIT "$P" record "$@" &
+	REC=$!
+	watchdog $REC
+}
