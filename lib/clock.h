@@ -36,6 +36,8 @@ struct clock_ops {
 	/* In a fork child: drop the state inherited from the parent without touching the
 	 * parent's timers or events (the child has none of them). */
 	void (*forget)(void);
+	/* Before fork: get every sample taken so far to the sink (NULL: delivery is synchronous). */
+	void (*sync)(void);
 	uint64_t (*lost)(void);  /* samples the clock missed since start */
 	int (*threads)(void);    /* threads armed */
 };

@@ -21,6 +21,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sampler.h"
@@ -46,6 +47,8 @@ static int helper_on;
 static int helper_stop;   /* atomic */
 static pid_t helper_tid;  /* atomic */
 static uint64_t lost;     /* atomic */
+static unsigned int sync_req;  /* atomic: drain requests (fork) */
+static unsigned int sync_done; /* atomic: the last request the helper completed */
 static int rings_ready;   /* rings[] initialised (fds -1 when free) */
 
 static void fill_attr(struct perf_event_attr *a, uint64_t period_ns, size_t data_len)
@@ -204,13 +207,31 @@ static int collect_fds(void)
 	return n;
 }
 
+/*
+ * Sampling must not run in lock step with the program (a loop whose length is near a multiple
+ * of the period would be sampled at the same few PCs): after each drain, give the event a new
+ * period drawn uniformly from [0.75, 1.25] x nominal.  The mean rate stays the nominal one.
+ */
+static void jitter_period(int fd, uint64_t *rng)
+{
+	uint64_t x = *rng, period;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*rng = x;
+	period = params.period_ns * 3 / 4 + x % (params.period_ns / 2 + 1);
+	ioctl(fd, PERF_EVENT_IOC_PERIOD, &period);
+}
+
 static void *helper_main(void *arg)
 {
-	uint64_t v;
+	uint64_t v, rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)&v;
 
 	(void)arg;
 	__atomic_store_n(&helper_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&helper_stop, __ATOMIC_ACQUIRE)) {
+		unsigned int req = __atomic_load_n(&sync_req, __ATOMIC_ACQUIRE);
 		int n = collect_fds();
 
 		if (poll(pfds, (nfds_t)n, POLL_MS) < 0 && errno != EINTR)
@@ -225,7 +246,10 @@ static void *helper_main(void *arg)
 			drain_ring(&rings[i]);
 			if (pfds[k].revents & (POLLHUP | POLLERR))
 				release_slot(i);
+			else
+				jitter_period(pfds[k].fd, &rng);
 		}
+		__atomic_store_n(&sync_done, req, __ATOMIC_RELEASE);
 	}
 	for (unsigned int i = 0; i < THREADS_CAP; i++)
 		if (threads_handle(i))
@@ -267,6 +291,25 @@ static void stop_helper(void)
 		one = 0; /* it wakes within POLL_MS anyway */
 	pthread_join(helper, NULL);
 	helper_on = 0;
+}
+
+/* Before fork: have the helper drain every ring, so that the child's copy of the buffers holds
+ * every sample taken before the fork (bounded wait: the helper wakes within POLL_MS). */
+static void perf_sync(void)
+{
+	unsigned int req = __atomic_add_fetch(&sync_req, 1, __ATOMIC_ACQ_REL);
+	uint64_t one = 1;
+	struct timespec t0, t;
+
+	if (!helper_on || write(wake_fd, &one, sizeof(one)) < 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while ((int)(__atomic_load_n(&sync_done, __ATOMIC_ACQUIRE) - req) < 0) {
+		sched_yield();
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 1)
+			break;
+	}
 }
 
 static int perf_probe(void)
@@ -368,6 +411,7 @@ const struct clock_ops clock_perf_ops = {
 	.quiesce = perf_quiesce,
 	.stop = perf_stop,
 	.forget = perf_forget,
+	.sync = perf_sync,
 	.lost = perf_lost,
 	.threads = threads_armed,
 };

@@ -204,6 +204,9 @@ API int profil(unsigned short *buf, size_t bufsiz, size_t offset, unsigned int s
 {
 	int ret;
 
+	/* glibc's <unistd.h> declares buf nonnull: hide the value from the optimiser so that the
+	 * documented buf == NULL (turn off) is not compiled away. */
+	__asm__("" : "+r"(buf));
 	pthread_mutex_lock(&api_lock);
 	ret = profil_locked(buf, bufsiz, offset, scale);
 	pthread_mutex_unlock(&api_lock);

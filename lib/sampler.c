@@ -3,9 +3,9 @@
  * The sampler (see sampler.h): picks and runs one clock, owns the signal
  * handler for the signal-driven clocks, and publishes the sink.  Session
  * lifetime: sampler_deliver() counts itself in flight before it looks at
- * the sink; sampler_stop() stops the clock, turns delivery off and waits
- * for the in-flight count to reach zero, so that the caller may free the
- * sink's memory as soon as sampler_stop() returns.
+ * the sink; sampler_stop() turns delivery off, waits for the in-flight
+ * count to reach zero, then stops the clock, so that the caller may free
+ * the sink's memory as soon as sampler_stop() returns.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -127,9 +127,16 @@ fail:
 
 static void atfork_child(void);
 
+/* Before fork: samples still queued in the clock reach the sink, so both copies hold them. */
+static void atfork_prepare(void)
+{
+	if (started && ops && ops->sync && __atomic_load_n(&deliver_on, __ATOMIC_SEQ_CST))
+		ops->sync();
+}
+
 static void register_atfork(void)
 {
-	pthread_atfork(NULL, NULL, atfork_child);
+	pthread_atfork(atfork_prepare, NULL, atfork_child);
 }
 
 int sampler_start(const struct sampler_config *c, struct sampler_info *info)
@@ -170,10 +177,12 @@ void sampler_stop(void)
 {
 	if (!started)
 		return;
-	if (ops)
-		ops->stop();
+	/* Delivery off and drained first: no sink (hence no fault-path quiesce) can run while the
+	 * clock is torn down; ticks arriving in between find delivery off. */
 	__atomic_store_n(&deliver_on, 0, __ATOMIC_SEQ_CST);
 	drain();
+	if (ops)
+		ops->stop();
 	if (ops && ops->uses_signal)
 		sig_restore();
 	started = 0;

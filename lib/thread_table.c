@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <sched.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -13,6 +12,7 @@
 #define TID_EMPTY 0
 #define TID_TOMB (-1)
 #define REAP_SCAN 16 /* slots looked at per discovery tick */
+#define SCAN_EVERY 4 /* discovery ticks between two scans of /proc/self/task */
 
 struct slot {
 	int tid;          /* atomic: TID_EMPTY, TID_TOMB or a thread id */
@@ -28,6 +28,9 @@ static int discover_on;  /* atomic: 1 while discover_id is ours to delete */
 static unsigned int reap_cursor; /* atomic */
 static pid_t skip;
 static int inflight; /* atomic: discovery handlers running */
+static unsigned int ticks; /* atomic: discovery ticks so far */
+
+static void scan_tasks(void);
 
 static pid_t my_tid(void)
 {
@@ -134,6 +137,8 @@ void threads_discover(void)
 		tid = my_tid();
 		if (tid != skip)
 			arm_thread(tid);
+		if (__atomic_add_fetch(&ticks, 1, __ATOMIC_RELAXED) % SCAN_EVERY == 0)
+			scan_tasks();
 		if (ops->reap_dead)
 			reap_some();
 	}
@@ -146,24 +151,45 @@ void threads_drain(void)
 		sched_yield();
 }
 
-static void arm_existing(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
+/* struct linux_dirent64, as getdents64 returns it */
+struct dirent64_raw {
+	uint64_t ino;
+	int64_t off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
 
-	if (!d) {
+/*
+ * Arm every thread of /proc/self/task.  Raw system calls and a stack
+ * buffer only, so that the discovery handler can run it: a new thread that
+ * has not been current at a discovery tick yet is armed by the next scan.
+ */
+static void scan_tasks(void)
+{
+	char buf[2048] __attribute__((aligned(8)));
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/task",
+			      O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	long n;
+
+	if (fd < 0) {
 		arm_thread(my_tid()); /* at least the caller */
 		return;
 	}
-	while ((e = readdir(d))) {
-		char *end;
-		long tid = strtol(e->d_name, &end, 10);
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n;) {
+			struct dirent64_raw *d = (struct dirent64_raw *)(buf + off);
+			pid_t tid = 0;
+			const char *c;
 
-		if (*end || tid <= 0 || (pid_t)tid == skip)
-			continue;
-		arm_thread((pid_t)tid);
+			for (c = d->name; *c >= '0' && *c <= '9'; c++)
+				tid = tid * 10 + (*c - '0');
+			if (!*c && tid > 0 && tid != skip)
+				arm_thread(tid);
+			off += d->reclen;
+		}
 	}
-	closedir(d);
+	syscall(SYS_close, fd);
 }
 
 int threads_start(const struct threads_ops *o, const struct clock_params *p, pid_t skip_tid)
@@ -175,7 +201,7 @@ int threads_start(const struct threads_ops *o, const struct clock_params *p, pid
 	skip = skip_tid;
 	__atomic_store_n(&armed, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&running, 1, __ATOMIC_SEQ_CST);
-	arm_existing();
+	scan_tasks();
 	ret = ptimer_create(CLOCK_PROCESS_CPUTIME_ID, p->signo, 0,
 			    clock_tag(p->gen, CLOCK_TAG_DISCOVER), &discover_id);
 	if (ret == 0) {

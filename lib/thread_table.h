@@ -5,7 +5,9 @@
  * /proc/self/task, then by discovery: a low-rate process-wide CPU-time
  * timer whose signal lands on the thread that used the CPU (Linux >= 6.3
  * prefers the current thread for process CPU timers); a thread found
- * without a handle arms itself there.  Dead threads are reaped by
+ * without a handle arms itself there, and every few ticks the handler
+ * rescans /proc/self/task (raw getdents64) for threads that have not been
+ * current at a tick yet.  Dead threads are reaped by
  * tgkill(pid, tid, 0) == ESRCH, a few slots per discovery tick.
  */
 #ifndef PROFIL_THREAD_TABLE_H

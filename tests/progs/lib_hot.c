@@ -18,10 +18,10 @@ int main(int argc, char **argv)
 	uintptr_t lo;
 	size_t size;
 	double until, cpu;
-	uint64_t n[3], total;
+	uint64_t n[3], total, want = argc == 5 ? strtoull(argv[4], NULL, 10) : UINT64_MAX;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: lib_hot CLOCK HZ CPU_SECONDS\n");
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: lib_hot CLOCK HZ MAX_CPU_SECONDS [MIN_SAMPLES]\n");
 		return 2;
 	}
 	choose_clock(argv[1], (unsigned int)atoi(argv[2]));
@@ -33,9 +33,11 @@ int main(int argc, char **argv)
 		hot_a(50000);
 		hot_b(30000);
 		hot_c(20000);
+		if (want != UINT64_MAX && profil_get_stats(&st, sizeof(st)) == 0 && st.samples >= want)
+			break;
 	}
 	profil_get_stats(&st, sizeof(st));
-	profil(NULL, 0, 0, 0);
+	profil_off();
 	for (int i = 0; i < 3; i++)
 		n[i] = count_range(buf, lo, &r[i]);
 	total = n[0] + n[1] + n[2];
@@ -46,5 +48,6 @@ int main(int argc, char **argv)
 	       total ? 100.0 * n[1] / total : 0, total ? 100.0 * n[2] / total : 0,
 	       (unsigned long long)st.outside, (unsigned long long)st.lost, st.effective_hz,
 	       st.nominal_hz);
+	free(buf);
 	return 0;
 }

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The internal sampler API (lib/sampler.h) that an LD_PRELOAD agent uses
+ * with its own sink: delivery, tids, stop semantics, fork handling.
+ */
+#include <errno.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "sampler.h"
+
+struct sink_state {
+	uint64_t calls;   /* atomic */
+	uint64_t mine;    /* atomic: samples of the calling thread */
+	uintptr_t last_pc;
+	pid_t tid;
+};
+
+static void sink(void *arg, uintptr_t pc, pid_t tid)
+{
+	struct sink_state *s = arg;
+
+	__atomic_fetch_add(&s->calls, 1, __ATOMIC_RELAXED);
+	if (tid == s->tid)
+		__atomic_fetch_add(&s->mine, 1, __ATOMIC_RELAXED);
+	s->last_pc = pc;
+}
+
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void burn(double seconds)
+{
+	double until = cpu_s() + seconds;
+
+	while (cpu_s() < until)
+		for (volatile int i = 0; i < 10000; i++)
+			;
+}
+
+static void test_manual(void)
+{
+	struct sink_state s = { .tid = 77 };
+	struct sampler_config c = { .clock = PROFIL_CLOCK_MANUAL, .sink = sink, .sink_arg = &s };
+	struct sampler_info info;
+
+	CHECK("manual start", sampler_start(&c, &info) == 0 && info.clock == PROFIL_CLOCK_MANUAL);
+	sampler_deliver(0x1234, 77);
+	CHECK("sink gets pc and tid", s.calls == 1 && s.mine == 1 && s.last_pc == 0x1234);
+	sampler_stop();
+	sampler_deliver(0x1234, 77);
+	CHECK("no delivery after stop", s.calls == 1 && !sampler_running());
+}
+
+static void test_clock(enum profil_clock clock, const char *name)
+{
+	struct sink_state s = { .tid = (pid_t)syscall(SYS_gettid) };
+	struct sampler_config c = { .clock = clock, .hz = 250, .sink = sink, .sink_arg = &s };
+	struct sampler_info info;
+	char what[96];
+	uint64_t after;
+	int ret = sampler_start(&c, &info);
+
+	snprintf(what, sizeof(what), "%s clock: samples of this thread with its tid", name);
+	if (ret == -EACCES || ret == -EPERM || ret == -ENOSYS || ret == -ENOENT) {
+		SKIP(what, "perf_event_open refused here");
+		return;
+	}
+	burn(0.3);
+	sampler_stop();
+	after = s.calls;
+	CHECKF(what, ret == 0 && s.mine >= 30 && s.mine == s.calls, "ret %d, %llu of %llu", ret,
+	       (unsigned long long)s.mine, (unsigned long long)s.calls);
+	burn(0.05);
+	snprintf(what, sizeof(what), "%s clock: nothing delivered after sampler_stop()", name);
+	CHECK(what, s.calls == after);
+}
+
+static void test_fork_manual(void)
+{
+	struct sink_state s = { 0 };
+	struct sampler_config c = { .clock = PROFIL_CLOCK_THREAD, .hz = 250, .sink = sink,
+				    .sink_arg = &s, .flags = SAMPLER_FORK_MANUAL };
+	int status = -1;
+	pid_t pid;
+
+	s.tid = (pid_t)syscall(SYS_gettid);
+	sampler_start(&c, NULL);
+	pid = fork();
+	if (pid == 0) {
+		uint64_t before;
+
+		if (sampler_running())
+			_exit(10); /* must start stopped */
+		s.tid = (pid_t)syscall(SYS_gettid);
+		s.mine = 0;
+		if (sampler_child_restart() < 0)
+			_exit(11);
+		before = s.mine;
+		burn(0.2);
+		sampler_stop();
+		_exit(s.mine > before + 10 ? 0 : 12);
+	}
+	waitpid(pid, &status, 0);
+	sampler_stop();
+	CHECKF("SAMPLER_FORK_MANUAL: child starts stopped, restarts with its own tid",
+	       WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+}
+
+static void test_resolve(void)
+{
+	struct sink_state s = { 0 };
+	struct sampler_config c = { .clock = PROFIL_CLOCK_AUTO, .sink = sink, .sink_arg = &s };
+	struct sampler_info info;
+
+	CHECK("auto resolves to perf or thread",
+	      sampler_resolve(&c, &info) == 0 &&
+		      (info.clock == PROFIL_CLOCK_PERF || info.clock == PROFIL_CLOCK_THREAD));
+	c.signo = SIGPROF;
+	CHECK("SIGPROF refused", sampler_resolve(&c, &info) == -EINVAL);
+}
+
+int main(void)
+{
+	test_manual();
+	test_clock(PROFIL_CLOCK_THREAD, "thread");
+	test_clock(PROFIL_CLOCK_ITIMER, "itimer");
+	test_clock(PROFIL_CLOCK_PERF, "perf");
+	test_fork_manual();
+	test_resolve();
+	return CHECK_DONE();
+}
