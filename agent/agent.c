@@ -75,7 +75,8 @@ static struct {
 	int32_t tids[TID_SLOTS]; /* threads with a record in this image */
 } ag;
 
-static void *(*real_dlopen)(const char *, int);
+/* not static: the dlopen trampoline (asm) jumps through it by name */
+__attribute__((used, visibility("hidden"))) void *(*real_dlopen)(const char *, int);
 static int (*real_dlclose)(void *);
 static int (*real_execve)(const char *, char *const[], char *const[]);
 static int (*real_execvpe)(const char *, char *const[], char *const[]);
