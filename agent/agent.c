@@ -454,7 +454,7 @@ static int do_exec(int kind, const char *path, int fd, char *const argv[], char 
 {
 	size_t cap = env_count(envp) + 16;
 	char *newenv[cap];
-	char preload[PATH_MAX * 2], parent[96];
+	char preload[PATH_MAX * 2 + 32], parent[96];
 	int in_vfork = ag.pd && getpid() != ag.pid;
 	/* the command's own process follows its exec even with inherit off (as with perf) */
 	int follow = ag.pd && ag.active && (ag.inherit || !ag.forked) && !in_vfork;
@@ -706,6 +706,28 @@ static void find_self(void)
 		snprintf(ag.agent_path, sizeof(ag.agent_path), "%s", info.dli_fname);
 }
 
+/*
+ * --no-inherit: children started without our exec wrappers (posix_spawn,
+ * system, popen) must not load the agent: take our variables out of the
+ * environment.  The command's own exec puts them back (do_exec).
+ */
+static void hide_from_children(void)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char rest[PATH_MAX];
+
+	preload_without_agent(old, rest, sizeof(rest));
+	if (rest[0])
+		setenv("LD_PRELOAD", rest, 1);
+	else
+		unsetenv("LD_PRELOAD");
+	unsetenv(PROFIL_ENV_AGENT_FD);
+	unsetenv(PROFIL_ENV_AGENT_CLOCK);
+	unsetenv(PROFIL_ENV_AGENT_HZ);
+	unsetenv(PROFIL_ENV_AGENT_INHERIT);
+	unsetenv(PROFIL_ENV_AGENT_PARENT);
+}
+
 __attribute__((constructor)) static void agent_init(void)
 {
 	int saved = errno;
@@ -733,6 +755,8 @@ __attribute__((constructor)) static void agent_init(void)
 	}
 	/* after sampler_start: the sampler's own fork handler must run before ours */
 	pthread_atfork(atfork_prepare, NULL, atfork_child);
+	if (!ag.inherit)
+		hide_from_children();
 out:
 	errno = saved;
 }

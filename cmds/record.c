@@ -546,7 +546,7 @@ static void summary(struct record_run *r, const char *why_incomplete)
 	struct pdata_header *h = pdata__header(r->pd);
 	struct stat st;
 	double eff = h->cpu_ns ? (double)h->samples * 1e9 / (double)h->cpu_ns : 0;
-	char thr[64] = "";
+	char thr[64] = "", cap[64] = "";
 
 	if (r->o->quiet)
 		return;
@@ -555,13 +555,15 @@ static void summary(struct record_run *r, const char *why_incomplete)
 			 (unsigned long long)perf_session__throttled(r->perf));
 	if (stat(r->o->output, &st) < 0)
 		st.st_size = 0;
+	if (r->hz < r->o->hz)
+		snprintf(cap, sizeof(cap), ", capped at %u by the kernel", r->hz);
 	fprintf(stderr,
 		"profil record: %llu samples, %llu lost, %u process%s, clock %s at %.1f Hz effective "
 		"(%u Hz asked%s%s), %s (%.1f MiB)%s%s\n",
 		(unsigned long long)h->samples, (unsigned long long)(h->lost + h->dropped),
-		h->processes, h->processes == 1 ? "" : "es", clock_name(r->clock), eff, r->hz,
-		r->hz < r->o->hz ? ", capped" : "", thr, r->o->output, mib((uint64_t)st.st_size),
-		why_incomplete ? ": " : "", why_incomplete ? why_incomplete : "");
+		h->processes, h->processes == 1 ? "" : "es", clock_name(r->clock), eff, r->o->hz,
+		cap, thr, r->o->output, mib((uint64_t)st.st_size), why_incomplete ? ": " : "",
+		why_incomplete ? why_incomplete : "");
 }
 
 static void export_gmon(struct record_run *r)

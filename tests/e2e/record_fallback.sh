@@ -103,3 +103,8 @@ expect agent_program_output "rc=$rc out=$out err=$(cat err.txt)"
 rc=$?
 [ $rc -eq 5 ] && grep -q "did not load" err.txt && [ "$(hdr st.data state)" = 2 ]
 expect agent_static_program_warns "rc=$rc $(cat err.txt)"
+
+# --no-inherit: the agent takes itself out of the environment children would inherit
+out=$("$P" record -q --clock thread --no-inherit -o nienv.data -- sh -c 'echo "[$LD_PRELOAD][$PROFIL_AGENT_FD]"')
+[ "$out" = "[][]" ]
+expect agent_no_inherit_hides_env "sh saw $out"
