@@ -18,7 +18,8 @@
  *  - exec wrappers: mark the image ended by exec, stop the clock, pass the
  *    configuration on in the new environment (or strip it with inherit
  *    off), undo everything if exec fails; errno is preserved;
- *  - exit wrappers and the destructor: record how the image ended (the
+ *  - exit wrappers, a wrapper of main (via __libc_start_main: its return
+ *    value) and the destructor: record how the image ended (the
  *    recorder records its own child's status from wait4; SIGKILL cannot be
  *    seen from inside).
  * Mappings: /proc/self/maps at start; when a sample's PC lies outside every
@@ -73,6 +74,7 @@ static struct {
 	int need_rescan;    /* atomic: a sample fell outside every known mapping */
 	int rescanning;     /* atomic try-lock */
 	int32_t tids[TID_SLOTS]; /* threads with a record in this image */
+	uint64_t lost_reported;  /* sampler_lost() already added to the header */
 } ag;
 
 /* not static: the dlopen trampoline (asm) jumps through it by name */
@@ -313,6 +315,18 @@ static uint64_t cpu_ns_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Timer overruns the clock reported for this image, into the header's lost count (once). */
+static void account_lost(void)
+{
+	uint64_t lost = sampler_lost();
+
+	if (lost > ag.lost_reported) {
+		__atomic_add_fetch(&pdata__header(ag.pd)->lost, lost - ag.lost_reported,
+				   __ATOMIC_RELAXED);
+		ag.lost_reported = lost;
+	}
+}
+
 /* A new image or a new process: its record and main thread (mappings: scan_maps). */
 static int begin_image(uint32_t parent)
 {
@@ -327,6 +341,7 @@ static int begin_image(uint32_t parent)
 	__atomic_store_n(&ag.proc, ag.rec->id, __ATOMIC_RELEASE);
 	memset(ag.tids, 0, sizeof(ag.tids));
 	__atomic_store_n(&ag.nmaps, 0, __ATOMIC_RELEASE);
+	ag.lost_reported = 0; /* a new sampler session counts from zero */
 	note_thread(my_tid());
 	return 0;
 }
@@ -477,6 +492,7 @@ static int do_exec(int kind, const char *path, int fd, char *const argv[], char 
 	fcntl(ag.fd, F_SETFD, follow ? 0 : FD_CLOEXEC);
 	if (!in_vfork && ag.active) {
 		rescan_if_needed();
+		account_lost();
 		if (ag.rec)
 			pdata__end_proc(ag.rec, PDATA_END_EXEC, 0, pdata__now_ns(), cpu_ns_now());
 		sampler_stop(); /* disarm: no tick may land mid-exec */
@@ -638,6 +654,7 @@ static void note_exit(int code)
 
 	if (ag.active && getpid() == ag.pid && ag.rec) {
 		rescan_if_needed();
+		account_lost();
 		pdata__end_proc(ag.rec, PDATA_END_EXITED, code & 0xff, pdata__now_ns(),
 				cpu_ns_now());
 	}
@@ -663,6 +680,32 @@ EXPORT void _exit(int code)
 EXPORT void _Exit(int code)
 {
 	_exit(code);
+}
+
+/*
+ * main's return value is the exit status, but libc calls exit() for it
+ * internally, past our wrapper: wrap main itself (the one way to see it).
+ */
+typedef int (*main_fn)(int, char **, char **);
+typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void), void (*)(void),
+			     void (*)(void), void *);
+static main_fn real_main;
+
+static int main_hook(int argc, char **argv, char **envp)
+{
+	int rc = real_main(argc, argv, envp);
+
+	note_exit(rc);
+	return rc;
+}
+
+EXPORT int __libc_start_main(main_fn main_, int argc, char **argv, void (*init)(void),
+			     void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
+{
+	start_main_fn real = (start_main_fn)dlsym(RTLD_NEXT, "__libc_start_main");
+
+	real_main = main_;
+	return real(main_hook, argc, argv, init, fini, rtld_fini, stack_end);
 }
 
 /* ---- constructor / destructor ------------------------------------------------------- */
@@ -767,6 +810,7 @@ __attribute__((destructor)) static void agent_fini(void)
 
 	if (ag.active && getpid() == ag.pid && ag.rec) {
 		rescan_if_needed();
+		account_lost();
 		/* end time and CPU; the kind stays as exit() recorded it, or unknown */
 		pdata__end_proc(ag.rec, __atomic_load_n(&ag.rec->end_kind, __ATOMIC_ACQUIRE),
 				ag.rec->end_code, pdata__now_ns(), cpu_ns_now());

@@ -538,6 +538,12 @@ static void finish_header(struct record_run *r, uint64_t cpu_ns)
 		h->period_ns = cpu_ns / samples;
 	else
 		h->period_ns = 1000000000ull / r->hz;
+	if (r->perf && perf_session__throttled(r->perf)) {
+		size_t at = strlen(r->note);
+
+		snprintf(r->note + at, sizeof(r->note) - at, "; kernel throttled it %llu times",
+			 (unsigned long long)perf_session__throttled(r->perf));
+	}
 	snprintf(h->clock_note, sizeof(h->clock_note), "%s", r->note);
 }
 

@@ -43,6 +43,8 @@ child=$("$DUMP" fork.data | awk '$1=="proc" && $3=="parent=1" {split($2,a,"="); 
 [ -n "$child" ] && [ "$(fsamples fork.data child_spin "$child")" -ge 20 ] &&
 	[ "$(fsamples fork.data parent_spin 1)" -ge 20 ] && [ "$(fsamples fork.data child_spin 1)" -le 1 ]
 expect agent_fork "$("$DUMP" fork.data | grep -E '^(proc|func)' | tr '\n' ' ')"
+"$DUMP" fork.data | grep -q "^proc id=$child .* end_kind=1 end_code=0 "
+expect agent_fork_child_exit_recorded "$("$DUMP" fork.data | grep '^proc' | tr '\n' ' ')"
 
 "$P" record -q --clock thread -o ex.data -- "$PROGS/record_prog" exec "$PROGS/record_prog_nopie"
 "$DUMP" ex.data | awk '$1=="proc" {n++; if ($2=="id=1" && $6=="end_kind=3") first=1;
@@ -62,6 +64,9 @@ for id in $(awk '$1=="proc" && $NF ~ /record_prog$/ { split($2,a,"="); print a[2
 done
 [ $n -eq 2 ]
 expect agent_shell_chain "$n of 2: $(grep '^proc' sh.txt | tr '\n' ' ')"
+# every image ended by exec or exit (main's return value included), none unknown
+[ "$(grep -c '^proc .* end_kind=0 ' sh.txt)" -eq 0 ]
+expect agent_end_of_every_image "$(grep '^proc' sh.txt | tr '\n' ' ')"
 
 "$P" record -q --clock thread -o ue.data -- "$PROGS/record_prog" _exit >out.txt
 rc=$?
