@@ -73,6 +73,7 @@ struct record_run {
 	int clock;           /* enum pdata_clock */
 	char note[128];
 	char exe[PATH_MAX];
+	unsigned char ring_hup[64]; /* rings no longer polled (MAX_POLLED_RINGS) */
 };
 
 static void usage(FILE *out)
@@ -594,24 +595,48 @@ static int exit_status_of(int status)
 	return WEXITSTATUS(status);
 }
 
+#define MAX_POLLED_RINGS 64
+
+/*
+ * Wait for a signal, a ring at its watermark, extra_fd (the pidfd when
+ * attached) or 50 ms (bounding the reorder delay; rings past the first 64
+ * CPUs are drained on the timeout), then read signals and the rings.  A
+ * ring whose event hung up (its thread ended, attach mode) still receives
+ * the other threads' records but would make poll return at once forever:
+ * it is no longer polled.  Returns 1 when extra_fd is ready.
+ */
+static int poll_once(struct record_run *r, int extra_fd)
+{
+	struct pollfd pfd[MAX_POLLED_RINGS + 2];
+	int map[MAX_POLLED_RINGS + 2];
+	int n = 0, nring = 0, extra_ready = 0;
+	const int *rfds = r->perf ? perf_session__fds(r->perf, &nring) : NULL;
+
+	pfd[n++] = (struct pollfd){ .fd = r->sfd, .events = POLLIN };
+	if (extra_fd >= 0)
+		pfd[n++] = (struct pollfd){ .fd = extra_fd, .events = POLLIN };
+	for (int i = 0; i < nring && i < MAX_POLLED_RINGS; i++) {
+		if (r->ring_hup[i])
+			continue;
+		map[n] = i;
+		pfd[n++] = (struct pollfd){ .fd = rfds[i], .events = POLLIN };
+	}
+	if (poll(pfd, (nfds_t)n, 50) < 0 && errno != EINTR)
+		return 0;
+	if (pfd[0].revents)
+		drain_signals(r);
+	if (extra_fd >= 0 && pfd[1].revents)
+		extra_ready = 1;
+	for (int k = extra_fd >= 0 ? 2 : 1; k < n; k++)
+		if (pfd[k].revents & (POLLHUP | POLLERR))
+			r->ring_hup[map[k]] = 1;
+	return extra_ready;
+}
+
 static void run_loop(struct record_run *r)
 {
-	struct pollfd pfd[65];
-	int n = 0;
-
 	while (!r->exited) {
-		int nring = 0;
-		const int *rfds = r->perf ? perf_session__fds(r->perf, &nring) : NULL;
-
-		n = 0;
-		pfd[n++] = (struct pollfd){ .fd = r->sfd, .events = POLLIN };
-		for (int i = 0; i < nring && n < 65; i++)
-			pfd[n++] = (struct pollfd){ .fd = rfds[i], .events = POLLIN };
-		/* the ring wakes us at half full; the timeout bounds the reorder delay */
-		if (poll(pfd, (nfds_t)n, 50) < 0 && errno != EINTR)
-			break;
-		if (pfd[0].revents)
-			drain_signals(r);
+		poll_once(r, -1);
 		reap_child(r);
 		if (r->perf)
 			perf_session__drain(r->perf, 0);
@@ -940,23 +965,12 @@ static int record_attach(struct record_opts *o)
 	root = perf_session__add_root(r.perf, pid, 0, exe, 1);
 
 	for (;;) {
-		int nring;
-		const int *rfds = perf_session__fds(r.perf, &nring);
-		struct pollfd pfd[66];
-		int np = 0;
+		int gone = poll_once(&r, pidfd);
 
-		pfd[np++] = (struct pollfd){ .fd = r.sfd, .events = POLLIN };
-		pfd[np++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
-		for (int i = 0; i < nring && np < 66; i++)
-			pfd[np++] = (struct pollfd){ .fd = rfds[i], .events = POLLIN };
-		if (poll(pfd, (nfds_t)np, 50) < 0 && errno != EINTR)
-			break;
-		if (pfd[0].revents)
-			drain_signals(&r);
 		perf_session__drain(r.perf, 0);
 		if (r.detached)
 			break;
-		if (pfd[1].revents) {
+		if (gone) {
 			have_status = zombie_status(pid, &status);
 			r.exited = 1;
 			break;
