@@ -817,7 +817,9 @@ static int list_tids(pid_t pid, pid_t **out)
 /* Open events for every thread, again until no new thread appeared meanwhile. */
 static int attach_threads(struct record_run *r, pid_t pid, char *why, size_t whylen)
 {
-	struct perf_session_opts po = { .hz = r->hz, .follow_children = r->o->inherit, .attach = 1 };
+	struct perf_session_opts po = {
+		.hz = r->hz, .follow_children = r->o->inherit, .attach = 1
+	};
 	pid_t *done = NULL;
 	int ndone = 0, rc = 0;
 

@@ -944,6 +944,11 @@ static int cmp_qent(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+static const struct perf_event_header *queued(const struct perf_session *s, size_t i)
+{
+	return (const struct perf_event_header *)(s->arena + s->q[i].off);
+}
+
 void perf_session__drain(struct perf_session *s, int final)
 {
 	uint64_t limit;
@@ -959,20 +964,18 @@ void perf_session__drain(struct perf_session *s, int final)
 		return;
 	qsort(s->q, s->nq, sizeof(*s->q), cmp_qent);
 	for (i = 0; i < s->nq && s->q[i].ts <= limit; i++)
-		handle(s, (const struct perf_event_header *)(s->arena + s->q[i].off));
+		handle(s, queued(s, i));
 	/* keep the rest, in time order, in a fresh arena (entries are not in arena order) */
 	if (i < s->nq) {
 		size_t need = 0;
 		char *fresh;
 
 		for (size_t j = i; j < s->nq; j++)
-			need += (((const struct perf_event_header *)(s->arena + s->q[j].off))->size +
-				 7) & ~7u;
+			need += (queued(s, j)->size + 7) & ~7u;
 		fresh = malloc(need > s->arena_cap ? need : s->arena_cap);
 		if (fresh) {
 			for (; i < s->nq; i++) {
-				const struct perf_event_header *h =
-					(const void *)(s->arena + s->q[i].off);
+				const struct perf_event_header *h = queued(s, i);
 				size_t sz = (h->size + 7) & ~7u;
 
 				memcpy(fresh + used, h, sz);
@@ -988,7 +991,7 @@ void perf_session__drain(struct perf_session *s, int final)
 		} else {
 			/* no memory for the reorder window: process now, slightly out of order */
 			for (; i < s->nq; i++)
-				handle(s, (const struct perf_event_header *)(s->arena + s->q[i].off));
+				handle(s, queued(s, i));
 		}
 	}
 	s->nq = keep;

@@ -46,7 +46,9 @@ prog=$!
 wait_file pidB
 bg_record -q -p "$prog" -o det.data
 wait_attached $REC 1
-sleep 0.3
+# the file is readable while recording: wait for samples, not for time
+n=0
+while [ "$(hdr det.data samples)" -lt 20 ] && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
 kill -INT $REC
 wait $REC
 rc=$?
