@@ -464,10 +464,12 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 			 r->hz < r->o->hz ? ", rate capped by perf_event_max_sample_rate" : "");
 		return 0;
 	}
-	if (r->o->clock == CLK_PERF || !perf_errno_is_refusal(-rc))
+	if (r->o->clock == CLK_PERF)
 		return rc;
+	/* auto: anything perf cannot do here (refused, or e.g. no ring memory) falls back */
 	r->clock = PDATA_CLOCK_THREAD;
-	snprintf(r->note, sizeof(r->note), "perf refused: %s%s; LD_PRELOAD agent, thread clock",
+	snprintf(r->note, sizeof(r->note), "perf %s: %s%s; LD_PRELOAD agent, thread clock",
+		 perf_errno_is_refusal(-rc) ? "refused" : "failed",
 		 strerrorname_np(-rc) ? strerrorname_np(-rc) : "error",
 		 simulated && *simulated ? " (simulated)" : "");
 	return 1;
