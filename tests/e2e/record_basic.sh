@@ -56,3 +56,10 @@ for hz in 997 10000; do
 	in_range "$eff" "$lo" $((hz * 11 / 10))
 	expect "effective_rate_$hz" "$eff Hz effective at -F $hz"
 done
+
+# a rate above the kernel's limit is capped, and the summary and the profile say so
+max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+"$P" record -F $((max * 2)) -o cap.data -- true 2>err.txt
+[ "$(hdr cap.data nominal_hz)" = "$max" ] && grep -q "capped at $max" err.txt &&
+	"$DUMP" cap.data | grep -q '^note .*capped'
+expect rate_capped_at_kernel_limit "nominal $(hdr cap.data nominal_hz), max $max: $(cat err.txt)"
