@@ -14,6 +14,20 @@
  * forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT that were sent to it alone (a
  * terminal's Ctrl-C already reaches the whole foreground group) and exits
  * with the program's status (128+N for signal N).
+ *
+ * What the profile holds (for readers of utils/pdata.h):
+ *  - one proc record per process image: a fork gets one (perf: with the
+ *    parent's executable mappings copied, as the kernel reports none), an
+ *    exec gets one whose parent is the previous image (which ends with
+ *    PDATA_END_EXEC);
+ *  - end of the command's process: from wait4 (EXITED code / SIGNALED sig);
+ *    other processes: perf sees that they ended but not how (UNKNOWN with an
+ *    end time), the agent records exit codes itself;
+ *  - header: samples, lost (perf ring losses; agent: timer overruns),
+ *    cpu_ns (perf: task-clock of the whole tree, user and kernel; agent:
+ *    wait4 rusage of the command and its waited-for descendants), period_ns
+ *    = cpu_ns / samples (the effective period), nominal_hz (after capping),
+ *    clock and clock_note (why this clock, capping, throttling).
  */
 #include <errno.h>
 #include <fcntl.h>
