@@ -113,3 +113,11 @@ expect agent_static_program_warns "rc=$rc $(cat err.txt)"
 out=$("$P" record -q --clock thread --no-inherit -o nienv.data -- sh -c 'echo "[$LD_PRELOAD][$PROFIL_AGENT_FD]"')
 [ "$out" = "[][]" ]
 expect agent_no_inherit_hides_env "sh saw $out"
+
+# a failed exec: errno is the program's, and the image goes on being profiled
+"$P" record -q --clock thread -o xf.data -- "$PROGS/record_prog" execfail
+rc=$?
+[ $rc -eq 0 ] && [ "$("$DUMP" xf.data | grep -c '^proc ')" -eq 1 ] &&
+	"$DUMP" xf.data | grep -q '^proc id=1 .*end_kind=1 end_code=0 ' &&
+	[ "$(fsamples xf.data hot_b 1)" -ge 20 ]
+expect agent_failed_exec "rc=$rc hot_b=$(fsamples xf.data hot_b 1) $("$DUMP" xf.data | grep '^proc')"

@@ -15,10 +15,13 @@
  *                   runs thread_spin 2 units, then exit 0
  *   dlopen LIB      dlopen(LIB) and call its lib_spin(2 units)
  *   exec PROG       hot_a 1 unit, then execv(PROG, {PROG, "hot", NULL})
+ *   execfail        hot_a 1 unit, execv of a missing file (exit 3 unless errno is
+ *                   ENOENT), then hot_b 2 units in the same image
  */
 #ifndef NO_DLOPEN
 #include <dlfcn.h>
 #endif
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -146,6 +149,14 @@ int main(int argc, char **argv)
 		execv(argv[2], args);
 		perror("execv");
 		return 2;
+	} else if (!strcmp(mode, "execfail")) {
+		char *args[] = { "/nonexistent/record_prog", NULL };
+
+		hot_a(1);
+		errno = 0;
+		if (execv(args[0], args) != -1 || errno != ENOENT)
+			return 3;
+		hot_b(2);
 	} else {
 		fprintf(stderr, "record_prog: unknown mode %s\n", mode);
 		return 2;
