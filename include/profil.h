@@ -27,8 +27,11 @@ extern "C" {
 /*
  * Count the PC of every profiling tick into buf[i], for
  * i = floor(floor((pc - offset) / 2) * scale / 65536) < bufsiz / 2.
- * buf == NULL or scale == 0 turns profiling off.  Returns 0, or -1 with
- * errno EINVAL (scale > 65536) or EFAULT (buf not writable for bufsiz bytes).
+ * buf == NULL or scale == 0 turns profiling off (glibc's <unistd.h> declares
+ * buf nonnull: scale 0 is the warning-free way).  Returns 0, or -1 with
+ * errno EINVAL (scale > 65536) or EFAULT (buf not writable for bufsiz bytes),
+ * in which case nothing changed; or the errno of a clock that cannot run
+ * here (e.g. EACCES for PROFIL_CLOCK_PERF; never for PROFIL_CLOCK_AUTO).
  */
 int profil(unsigned short *buf, size_t bufsiz, size_t offset, unsigned int scale);
 
@@ -54,7 +57,8 @@ enum {
  * pr_scale == 2 is the overflow bin: it counts ticks outside every other
  * region.  Regions with pr_scale < 2 are ignored.  Any call while regions
  * are active turns profiling off.  *tvp (if not NULL) receives the
- * sampling period of the clock that will be used.
+ * sampling period of the clock that will be used.  Errors as for profil()
+ * (EINVAL, EFAULT for any region buffer that would be written).
  */
 int sprofil(struct prof *profp, int profcnt, struct timeval *tvp, unsigned int flags);
 
@@ -91,7 +95,7 @@ void profil_tick(uintptr_t pc);
 
 struct profil_stats {
 	uint64_t samples;        /* ticks taken while on, inside or outside the buffers */
-	uint64_t outside;        /* ticks whose PC fell outside every buffer */
+	uint64_t outside;        /* ticks whose PC fell outside every region (overflow bin or not) */
 	uint64_t saturated;      /* ticks that found their bin already at its maximum */
 	uint64_t lost;           /* ticks the clock missed: timer overruns, ring losses */
 	uint64_t cpu_ns;         /* process CPU time while on */

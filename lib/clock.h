@@ -16,8 +16,8 @@
 struct clock_params {
 	unsigned int hz;    /* nominal rate, ticks per CPU second */
 	uint64_t period_ns; /* 1e9 / hz */
-	int signo;          /* signal of the signal-driven clocks */
-	uint32_t gen;       /* session generation, carried in every timer's sigev_value */
+	int signo;	    /* signal of the signal-driven clocks */
+	uint32_t gen;	    /* session generation, carried in every timer's sigev_value */
 };
 
 struct clock_ops {
@@ -38,8 +38,8 @@ struct clock_ops {
 	void (*forget)(void);
 	/* Before fork: get every sample taken so far to the sink (NULL: delivery is synchronous). */
 	void (*sync)(void);
-	uint64_t (*lost)(void);  /* samples the clock missed since start */
-	int (*threads)(void);    /* threads armed */
+	uint64_t (*lost)(void); /* samples the clock missed since start */
+	int (*threads)(void);	/* threads armed */
 };
 
 extern const struct clock_ops clock_thread_ops;
@@ -48,7 +48,7 @@ extern const struct clock_ops clock_perf_ops;
 
 /* Timer signal tags: what sigev_value carries so that the handler knows a tick from ours. */
 enum clock_tag_kind {
-	CLOCK_TAG_SAMPLE = 1,   /* a sampling tick: count the interrupted PC */
+	CLOCK_TAG_SAMPLE = 1,	/* a sampling tick: count the interrupted PC */
 	CLOCK_TAG_DISCOVER = 2, /* the process-wide discovery tick (thread_table.c) */
 };
 

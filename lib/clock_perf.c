@@ -30,10 +30,11 @@
 #define POLL_MS 20
 
 struct ring {
-	int fd;           /* atomic where noted: -1 when free */
+	int fd; /* atomic where noted: -1 when free */
 	void *base;
 	size_t map_len;
 	size_t data_len;
+	unsigned int since_jitter; /* helper only: samples since the last period change */
 };
 
 static struct ring rings[THREADS_CAP];
@@ -44,12 +45,12 @@ static unsigned int data_pages;
 static int wake_fd = -1;
 static pthread_t helper;
 static int helper_on;
-static int helper_stop;   /* atomic */
-static pid_t helper_tid;  /* atomic */
-static uint64_t lost;     /* atomic */
+static int helper_stop;	       /* atomic */
+static pid_t helper_tid;       /* atomic */
+static uint64_t lost;	       /* atomic */
 static unsigned int sync_req;  /* atomic: drain requests (fork) */
 static unsigned int sync_done; /* atomic: the last request the helper completed */
-static int rings_ready;   /* rings[] initialised (fds -1 when free) */
+static int rings_ready;	       /* rings[] initialised (fds -1 when free) */
 
 static void fill_attr(struct perf_event_attr *a, uint64_t period_ns, size_t data_len)
 {
@@ -116,6 +117,7 @@ static uintptr_t perf_arm(pid_t tid, unsigned int slot)
 	rings[slot].base = r.base;
 	rings[slot].map_len = r.map_len;
 	rings[slot].data_len = r.data_len;
+	rings[slot].since_jitter = 0;
 	__atomic_store_n(&rings[slot].fd, r.fd, __ATOMIC_RELEASE);
 	if (wake_fd >= 0 && write(wake_fd, &one, sizeof(one)) < 0)
 		errno = saved; /* the helper polls anyway */
@@ -147,17 +149,28 @@ static void copy_from_ring(void *dst, const char *data, size_t data_len, uint64_
 	}
 }
 
-static void drain_ring(const struct ring *r)
+/* Deliver every record of the ring; returns the number of samples. */
+static unsigned int drain_ring(const struct ring *r)
 {
 	struct perf_event_mmap_page *mp = r->base;
-	const char *data = (const char *)r->base + (mp->data_offset ? mp->data_offset : r->map_len - r->data_len);
+	const char *data = (const char *)r->base +
+			   (mp->data_offset ? mp->data_offset : r->map_len - r->data_len);
 	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = mp->data_tail;
 	union {
 		struct perf_event_header h;
-		struct { struct perf_event_header h; uint64_t ip; uint32_t pid, tid; } sample;
-		struct { struct perf_event_header h; uint64_t id, lost; } lost;
+		struct {
+			struct perf_event_header h;
+			uint64_t ip;
+			uint32_t pid, tid;
+		} sample;
+		struct {
+			struct perf_event_header h;
+			uint64_t id, lost;
+		} lost;
 	} rec;
+
+	unsigned int samples = 0;
 
 	while (tail < head) {
 		copy_from_ring(&rec.h, data, r->data_len, tail, sizeof(rec.h));
@@ -165,13 +178,16 @@ static void drain_ring(const struct ring *r)
 			break;
 		if (rec.h.size <= sizeof(rec))
 			copy_from_ring(&rec, data, r->data_len, tail, rec.h.size);
-		if (rec.h.type == PERF_RECORD_SAMPLE && rec.h.size >= sizeof(rec.sample))
+		if (rec.h.type == PERF_RECORD_SAMPLE && rec.h.size >= sizeof(rec.sample)) {
 			sampler_deliver((uintptr_t)rec.sample.ip, (pid_t)rec.sample.tid);
+			samples++;
+		}
 		else if (rec.h.type == PERF_RECORD_LOST && rec.h.size >= sizeof(rec.lost))
 			__atomic_fetch_add(&lost, rec.lost.lost, __ATOMIC_RELAXED);
 		tail += rec.h.size;
 	}
 	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+	return samples;
 }
 
 /* The thread of slot i has exited: drain its last samples and free its event. */
@@ -209,9 +225,12 @@ static int collect_fds(void)
 
 /*
  * Sampling must not run in lock step with the program (a loop whose length is near a multiple
- * of the period would be sampled at the same few PCs): after each drain, give the event a new
- * period drawn uniformly from [0.75, 1.25] x nominal.  The mean rate stays the nominal one.
+ * of the period would be sampled at the same few PCs): every JITTER_EVERY samples, give the
+ * event a new period drawn uniformly from [0.75, 1.25] x nominal.  A period change restarts
+ * the count (the kernel drops the elapsed part), so it is rare enough to cost under 1 % of
+ * the rate; the mean period stays the nominal one.
  */
+#define JITTER_EVERY 64
 static void jitter_period(int fd, uint64_t *rng)
 {
 	uint64_t x = *rng, period;
@@ -243,11 +262,13 @@ static void *helper_main(void *arg)
 
 			if (threads_handle(i) != (uintptr_t)pfds[k].fd + 1)
 				continue;
-			drain_ring(&rings[i]);
-			if (pfds[k].revents & (POLLHUP | POLLERR))
+			rings[i].since_jitter += drain_ring(&rings[i]);
+			if (pfds[k].revents & (POLLHUP | POLLERR)) {
 				release_slot(i);
-			else
+			} else if (rings[i].since_jitter >= JITTER_EVERY) {
+				rings[i].since_jitter = 0;
 				jitter_period(pfds[k].fd, &rng);
+			}
 		}
 		__atomic_store_n(&sync_done, req, __ATOMIC_RELEASE);
 	}

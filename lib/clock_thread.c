@@ -84,7 +84,8 @@ static int thread_start(const struct clock_params *p)
 
 	params = *p;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	__atomic_store_n(&rng_state, ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^ 0x9e3779b97f4a7c15ull,
+	__atomic_store_n(&rng_state,
+			 ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^ 0x9e3779b97f4a7c15ull,
 			 __ATOMIC_RELAXED);
 	ret = threads_start(&thread_table_ops, p, 0);
 	if (ret < 0) {

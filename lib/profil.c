@@ -27,13 +27,13 @@ struct session {
 	struct hist_region *regions;
 	struct sampler_info info;
 	uint64_t samples, outside, saturated; /* atomic */
-	int fault;                            /* atomic */
+	int fault;			      /* atomic */
 	uint64_t cpu_start_ns, cpu_accum_ns, cpu_fault_ns;
 };
 
 static pthread_mutex_t api_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct session *cur;          /* the session, on or turned off by a fault */
-static struct profil_stats last;     /* the last session's statistics, once it is gone */
+static struct session *cur;	 /* the session, on or turned off by a fault */
+static struct profil_stats last; /* the last session's statistics, once it is gone */
 static enum profil_clock next_clock = PROFIL_CLOCK_AUTO;
 static unsigned int next_hz;
 static int next_signo;
@@ -73,7 +73,7 @@ static void session_fault(struct session *s)
 static void hist_sink(void *arg, uintptr_t pc, pid_t tid)
 {
 	struct session *s = arg;
-	struct count_call c = { .hist = &s->hist, .pc = pc };
+	struct count_call c = {.hist = &s->hist, .pc = pc};
 
 	(void)tid;
 	if (__atomic_load_n(&s->fault, __ATOMIC_RELAXED))
@@ -116,7 +116,7 @@ static void session_end(void)
 	if (!cur)
 		return;
 	fill_stats(cur, &last); /* lost and threads while the clock still runs */
-	sampler_stop();         /* no sink call in flight after this */
+	sampler_stop();		/* no sink call in flight after this */
 	last.active = 0;
 	last.threads = 0;
 	guard_remove();
@@ -170,7 +170,7 @@ static int set_errno(int ret)
 
 static int profil_locked(unsigned short *buf, size_t bufsiz, size_t offset, unsigned int scale)
 {
-	struct hist_spec spec = { buf, bufsiz, offset, scale, 2 };
+	struct hist_spec spec = {buf, bufsiz, offset, scale, 2};
 	struct session *s;
 	int ret;
 
@@ -222,8 +222,8 @@ static int read_regions(const struct prof *profp, int profcnt, unsigned int widt
 
 		if (p->pr_scale > 65536)
 			return -EINVAL;
-		specs[i] = (struct hist_spec){ p->pr_base, p->pr_size, p->pr_off,
-					       (uint32_t)p->pr_scale, (uint8_t)width };
+		specs[i] = (struct hist_spec){p->pr_base, p->pr_size, p->pr_off,
+					      (uint32_t)p->pr_scale, (uint8_t)width};
 	}
 	for (int i = 0; i < profcnt; i++) {
 		const struct prof *p = &profp[i];
@@ -364,7 +364,7 @@ API int profil_get_stats(struct profil_stats *st, size_t size)
 }
 
 static const char *const clock_names[] = {
-	[PROFIL_CLOCK_AUTO] = "auto",     [PROFIL_CLOCK_THREAD] = "thread",
+	[PROFIL_CLOCK_AUTO] = "auto",	  [PROFIL_CLOCK_THREAD] = "thread",
 	[PROFIL_CLOCK_ITIMER] = "itimer", [PROFIL_CLOCK_PERF] = "perf",
 	[PROFIL_CLOCK_MANUAL] = "manual",
 };
@@ -456,7 +456,8 @@ static void read_env(void)
 
 		if (profil_clock_from_name(v, &c) < 0)
 			fprintf(stderr,
-				"libprofil: ignoring %s=%s: not one of auto, thread, itimer, perf, manual\n",
+				"libprofil: ignoring %s=%s: not one of auto, thread, itimer, perf, "
+				"manual\n",
 				PROFIL_ENV_CLOCK, v);
 		else
 			next_clock = c;

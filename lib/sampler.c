@@ -23,8 +23,8 @@ static const struct clock_ops *const clocks[] = {
 	[PROFIL_CLOCK_PERF] = &clock_perf_ops,
 };
 
-static struct sampler_config cfg;      /* the running config, clock and rate resolved */
-static const struct clock_ops *ops;    /* NULL for the manual clock */
+static struct sampler_config cfg;   /* the running config, clock and rate resolved */
+static const struct clock_ops *ops; /* NULL for the manual clock */
 static struct clock_params params;
 static int started;
 static uint32_t generation;

@@ -46,8 +46,8 @@ enum sampler_flags {
 
 struct sampler_config {
 	enum profil_clock clock; /* AUTO picks perf if permitted, else thread */
-	unsigned int hz;         /* 0: the clock's default */
-	int signo;               /* 0: SIGRTMAX - 2 */
+	unsigned int hz;	 /* 0: the clock's default */
+	int signo;		 /* 0: SIGRTMAX - 2 */
 	sampler_sink_fn sink;
 	void *sink_arg;
 	unsigned int flags;
@@ -55,7 +55,7 @@ struct sampler_config {
 
 struct sampler_info {
 	enum profil_clock clock; /* the clock actually started (AUTO resolved) */
-	unsigned int hz;         /* nominal rate */
+	unsigned int hz;	 /* nominal rate */
 	unsigned int period_us;
 };
 

@@ -15,19 +15,19 @@
 #define SCAN_EVERY 4 /* discovery ticks between two scans of /proc/self/task */
 
 struct slot {
-	int tid;          /* atomic: TID_EMPTY, TID_TOMB or a thread id */
+	int tid;	  /* atomic: TID_EMPTY, TID_TOMB or a thread id */
 	uintptr_t handle; /* atomic: 0 while arming or when free */
 };
 
 static struct slot table[THREADS_CAP];
 static const struct threads_ops *ops;
-static int running;      /* atomic */
-static int armed;        /* atomic */
-static int discover_id;  /* the discovery timer's kernel id */
-static int discover_on;  /* atomic: 1 while discover_id is ours to delete */
+static int running;		 /* atomic */
+static int armed;		 /* atomic */
+static int discover_id;		 /* the discovery timer's kernel id */
+static int discover_on;		 /* atomic: 1 while discover_id is ours to delete */
 static unsigned int reap_cursor; /* atomic */
 static pid_t skip;
-static int inflight; /* atomic: discovery handlers running */
+static int inflight;	   /* atomic: discovery handlers running */
 static unsigned int ticks; /* atomic: discovery ticks so far */
 
 static void scan_tasks(void);
@@ -113,8 +113,8 @@ static void reap_some(void)
 	pid_t pid = getpid();
 
 	for (int n = 0; n < REAP_SCAN; n++) {
-		unsigned int i = __atomic_fetch_add(&reap_cursor, 1, __ATOMIC_RELAXED) &
-				 (THREADS_CAP - 1);
+		unsigned int i =
+			__atomic_fetch_add(&reap_cursor, 1, __ATOMIC_RELAXED) & (THREADS_CAP - 1);
 		pid_t tid = __atomic_load_n(&table[i].tid, __ATOMIC_ACQUIRE);
 		uintptr_t h;
 

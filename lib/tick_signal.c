@@ -13,8 +13,8 @@
 
 static int sig_no;
 static struct sigaction sig_prev;
-static uint32_t sig_gen;   /* atomic */
-static uint64_t overruns;  /* atomic */
+static uint32_t sig_gen;  /* atomic */
+static uint64_t overruns; /* atomic */
 
 static void chain(int sig, siginfo_t *si, void *uc)
 {
@@ -53,8 +53,8 @@ static void on_tick(int sig, siginfo_t *si, void *uc)
 	uintptr_t tag = (uintptr_t)si->si_value.sival_ptr;
 	uint32_t gen = __atomic_load_n(&sig_gen, __ATOMIC_ACQUIRE);
 
-	if (si->si_code != SI_TIMER || (tag & ~((uintptr_t)0xffffffffffUL)) !=
-					       (uintptr_t)clock_tag(0, 0)) {
+	if (si->si_code != SI_TIMER ||
+	    (tag & ~((uintptr_t)0xffffffffffUL)) != (uintptr_t)clock_tag(0, 0)) {
 		chain(sig, si, uc);
 	} else if ((uint32_t)(tag >> 8) != gen) {
 		/* a tick of a session already stopped: drop it */

@@ -12,7 +12,7 @@ HOT_FN(hot_c)
 
 int main(int argc, char **argv)
 {
-	const struct hot_range r[3] = { HOT_RANGE(hot_a), HOT_RANGE(hot_b), HOT_RANGE(hot_c) };
+	const struct hot_range r[3] = {HOT_RANGE(hot_a), HOT_RANGE(hot_b), HOT_RANGE(hot_c)};
 	struct profil_stats st;
 	unsigned short *buf;
 	uintptr_t lo;
@@ -33,7 +33,8 @@ int main(int argc, char **argv)
 		hot_a(50000);
 		hot_b(30000);
 		hot_c(20000);
-		if (want != UINT64_MAX && profil_get_stats(&st, sizeof(st)) == 0 && st.samples >= want)
+		if (want != UINT64_MAX && profil_get_stats(&st, sizeof(st)) == 0 &&
+		    st.samples >= want)
 			break;
 	}
 	profil_get_stats(&st, sizeof(st));
@@ -41,7 +42,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 3; i++)
 		n[i] = count_range(buf, lo, &r[i]);
 	total = n[0] + n[1] + n[2];
-	printf("clock=%s samples=%llu in=%llu a=%.1f b=%.1f c=%.1f outside=%llu lost=%llu eff_hz=%.1f "
+	printf("clock=%s samples=%llu in=%llu a=%.1f b=%.1f c=%.1f outside=%llu lost=%llu "
+	       "eff_hz=%.1f "
 	       "nominal_hz=%u\n",
 	       profil_clock_name(st.clock), (unsigned long long)st.samples,
 	       (unsigned long long)total, total ? 100.0 * n[0] / total : 0,

@@ -17,15 +17,18 @@
 #include "profil.h"
 
 /* A function whose every instruction lies in section hot_<name>. */
-#define HOT_FN(name)                                                                   \
-	extern char __start_hot_##name[], __stop_hot_##name[];                         \
-	__attribute__((noinline, section("hot_" #name))) void name(long n)             \
-	{                                                                              \
-		for (volatile long i = 0; i < n; i++)                                  \
-			;                                                              \
+#define HOT_FN(name)                                                                               \
+	extern char __start_hot_##name[], __stop_hot_##name[];                                     \
+	__attribute__((noinline, section("hot_" #name))) void name(long n)                         \
+	{                                                                                          \
+		for (volatile long i = 0; i < n; i++)                                              \
+			;                                                                          \
 	}
 
-#define HOT_RANGE(name) { #name, (uintptr_t)__start_hot_##name, (uintptr_t)__stop_hot_##name }
+#define HOT_RANGE(name)                                                                            \
+	{                                                                                          \
+#name, (uintptr_t)__start_hot_##name, (uintptr_t)__stop_hot_##name                 \
+	}
 
 struct hot_range {
 	const char *name;
@@ -86,7 +89,8 @@ static inline unsigned short *cover(const struct hot_range *r, int n, uintptr_t 
 }
 
 /* Samples that fell in range r of buffer buf (offset lo, scale 65536). */
-static inline uint64_t count_range(const unsigned short *buf, uintptr_t lo, const struct hot_range *r)
+static inline uint64_t count_range(const unsigned short *buf, uintptr_t lo,
+				   const struct hot_range *r)
 {
 	uint64_t sum = 0;
 

@@ -36,7 +36,7 @@ HOT_FN(hot_a)
 HOT_FN(hot_b)
 HOT_FN(hot_c)
 
-static const struct hot_range ranges[3] = { HOT_RANGE(hot_a), HOT_RANGE(hot_b), HOT_RANGE(hot_c) };
+static const struct hot_range ranges[3] = {HOT_RANGE(hot_a), HOT_RANGE(hot_b), HOT_RANGE(hot_c)};
 static unsigned short *buf;
 static uintptr_t lo;
 static size_t size;
@@ -160,7 +160,7 @@ static void on_sigprof(int sig)
 
 static int scen_sigprof(void)
 {
-	struct itimerval it = { { 0, 10000 }, { 0, 10000 } }, now;
+	struct itimerval it = {{0, 10000}, {0, 10000}}, now;
 	struct sigaction sa, after;
 	struct profil_stats st;
 
@@ -220,7 +220,8 @@ static int scen_errno(void)
 static int scen_unmap(int how)
 {
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE), len = (size + pg - 1) / pg * pg;
-	unsigned short *b = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned short *b =
+		mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct profil_stats before, st;
 
 	start(b);
@@ -233,8 +234,7 @@ static int scen_unmap(int how)
 	burn(hot_b, 0.3);
 	profil_get_stats(&st, sizeof(st));
 	printf("samples_before=%llu fault_disabled=%d active=%d off=%d\n",
-	       (unsigned long long)before.samples, st.fault_disabled, st.active,
-	       profil_off());
+	       (unsigned long long)before.samples, st.fault_disabled, st.active, profil_off());
 	return 0;
 }
 
@@ -267,8 +267,8 @@ static void *churn_worker(void *arg)
 
 static int scen_churn(void)
 {
-	static const enum profil_clock clocks[] = { PROFIL_CLOCK_THREAD, PROFIL_CLOCK_PERF,
-						    PROFIL_CLOCK_ITIMER, PROFIL_CLOCK_AUTO };
+	static const enum profil_clock clocks[] = {PROFIL_CLOCK_THREAD, PROFIL_CLOCK_PERF,
+						   PROFIL_CLOCK_ITIMER, PROFIL_CLOCK_AUTO};
 	pthread_t t[3];
 	int cycles = 0, fails = 0;
 
@@ -320,7 +320,7 @@ static int refuse_perf(void)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA)),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+	struct sock_fprog prog = {sizeof(f) / sizeof(f[0]), f};
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -1;

@@ -21,7 +21,7 @@ HOT_FN(t5)
 HOT_FN(t6)
 HOT_FN(t7)
 
-static void (*const fns[8])(long) = { t0, t1, t2, t3, t4, t5, t6, t7 };
+static void (*const fns[8])(long) = {t0, t1, t2, t3, t4, t5, t6, t7};
 static pthread_barrier_t go, done;
 static double cpu_round;
 static volatile int stop;
@@ -44,8 +44,8 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-	const struct hot_range r[8] = { HOT_RANGE(t0), HOT_RANGE(t1), HOT_RANGE(t2), HOT_RANGE(t3),
-					HOT_RANGE(t4), HOT_RANGE(t5), HOT_RANGE(t6), HOT_RANGE(t7) };
+	const struct hot_range r[8] = {HOT_RANGE(t0), HOT_RANGE(t1), HOT_RANGE(t2), HOT_RANGE(t3),
+				       HOT_RANGE(t4), HOT_RANGE(t5), HOT_RANGE(t6), HOT_RANGE(t7)};
 	pthread_t th[8];
 	struct profil_stats st;
 	unsigned short *buf;
@@ -95,9 +95,11 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 8; i++)
 		printf("thread=%d group=%s share=%.2f\n", i, i < 4 ? "before" : "after",
 		       total ? 100.0 * n[i] / total : 0);
-	printf("clock=%s samples=%llu in=%llu lost=%llu eff_hz=%.1f threads_at_start=%d rounds=%d\n",
+	printf("clock=%s samples=%llu in=%llu lost=%llu eff_hz=%.1f threads_at_start=%d "
+	       "rounds=%d\n",
 	       profil_clock_name(st.clock), (unsigned long long)st.samples,
-	       (unsigned long long)total, (unsigned long long)st.lost, st.effective_hz, armed, rounds);
+	       (unsigned long long)total, (unsigned long long)st.lost, st.effective_hz, armed,
+	       rounds);
 	free(buf);
 	return 0;
 }

@@ -44,14 +44,14 @@ static void *page_map(size_t pages, int prot)
 
 static void test_exact_counts(void)
 {
-	unsigned short buf[8] = { 0 };
+	unsigned short buf[8] = {0};
 	struct profil_stats st;
 
 	CHECK("manual clock accepted", profil_set_clock(PROFIL_CLOCK_MANUAL, 0) == 0);
 	CHECK("profil on", profil(buf, sizeof(buf), OFF, 65536) == 0);
-	profil_tick(OFF);     /* bin 0 */
-	profil_tick(OFF + 1); /* bin 0: floor(1/2) */
-	profil_tick(OFF + 2); /* bin 1 */
+	profil_tick(OFF);      /* bin 0 */
+	profil_tick(OFF + 1);  /* bin 0: floor(1/2) */
+	profil_tick(OFF + 2);  /* bin 1 */
 	profil_tick(OFF + 15); /* bin 7, the last */
 	profil_tick(OFF + 16); /* past the last bin */
 	profil_tick(OFF - 1);  /* below offset */
@@ -61,8 +61,8 @@ static void test_exact_counts(void)
 	CHECKF("samples and outside", st.samples == 6 && st.outside == 2 && st.saturated == 0,
 	       "samples %llu outside %llu", (unsigned long long)st.samples,
 	       (unsigned long long)st.outside);
-	CHECK("stats: manual, active", st.clock == PROFIL_CLOCK_MANUAL && st.active == 1 &&
-					       !st.fault_disabled);
+	CHECK("stats: manual, active",
+	      st.clock == PROFIL_CLOCK_MANUAL && st.active == 1 && !st.fault_disabled);
 	CHECK("off returns 0", off() == 0);
 	profil_tick(OFF);
 	CHECK("no count while off", buf[0] == 2 && stats().active == 0 && stats().samples == 6);
@@ -70,7 +70,7 @@ static void test_exact_counts(void)
 
 static void test_scale(void)
 {
-	unsigned short buf[4] = { 0 };
+	unsigned short buf[4] = {0};
 
 	/* scale 0x4000: i = floor(floor(d / 2) / 4) */
 	profil(buf, sizeof(buf), OFF, 0x4000);
@@ -78,15 +78,16 @@ static void test_scale(void)
 	profil_tick(OFF + 8);  /* 4 -> 1 */
 	profil_tick(OFF + 31); /* 15 -> 3 */
 	profil_tick(OFF + 32); /* 16 -> 4: outside */
-	CHECKF("scale 0x4000 bins", buf[0] == 1 && buf[1] == 1 && buf[3] == 1 && stats().outside == 1,
-	       "%u %u %u %u", buf[0], buf[1], buf[2], buf[3]);
+	CHECKF("scale 0x4000 bins",
+	       buf[0] == 1 && buf[1] == 1 && buf[3] == 1 && stats().outside == 1, "%u %u %u %u",
+	       buf[0], buf[1], buf[2], buf[3]);
 	/* scale 0 turns off */
 	CHECK("scale 0 turns off", profil(buf, sizeof(buf), OFF, 0) == 0 && stats().active == 0);
 }
 
 static void test_saturation(void)
 {
-	unsigned short buf[2] = { 0 };
+	unsigned short buf[2] = {0};
 	struct profil_stats st;
 
 	profil(buf, sizeof(buf), OFF, 65536);
@@ -101,7 +102,7 @@ static void test_saturation(void)
 
 static void test_errors(void)
 {
-	unsigned short buf[4] = { 0 }, other[4] = { 0 };
+	unsigned short buf[4] = {0}, other[4] = {0};
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
 	unsigned short *ro = page_map(1, PROT_READ), *two = page_map(2, PROT_READ | PROT_WRITE);
 	unsigned short *gone = page_map(1, PROT_READ | PROT_WRITE);
@@ -116,7 +117,8 @@ static void test_errors(void)
 	errno = 0;
 	CHECK("EINVAL while on", profil(other, sizeof(other), OFF, 65537) == -1 && errno == EINVAL);
 	profil_tick(OFF);
-	CHECK("EINVAL left the old session on", stats().active == 1 && buf[0] == 1 && other[0] == 0);
+	CHECK("EINVAL left the old session on",
+	      stats().active == 1 && buf[0] == 1 && other[0] == 0);
 
 	errno = 0;
 	CHECK("EFAULT read-only mapping", profil(ro, 64, OFF, 65536) == -1 && errno == EFAULT);
@@ -136,8 +138,9 @@ static void test_errors(void)
 	CHECK("EFAULT while off leaves it off",
 	      profil(gone, 64, OFF, 65536) == -1 && errno == EFAULT && stats().active == 0);
 
-	CHECK("re-enabling replaces the session", profil(buf, sizeof(buf), OFF, 65536) == 0 &&
-							  profil(other, sizeof(other), OFF, 65536) == 0);
+	CHECK("re-enabling replaces the session",
+	      profil(buf, sizeof(buf), OFF, 65536) == 0 &&
+		      profil(other, sizeof(other), OFF, 65536) == 0);
 	profil_tick(OFF + 2);
 	CHECK("ticks go to the new buffer only", other[1] == 1 && buf[1] == 0);
 	off();
@@ -146,33 +149,36 @@ static void test_errors(void)
 	      profil_set_clock((enum profil_clock)42, 0) == -1 && errno == EINVAL);
 	CHECK("profil_set_clock rejects 100001 Hz",
 	      profil_set_clock(PROFIL_CLOCK_THREAD, 100001) == -1 && errno == EINVAL);
-	CHECK("profil_set_signal refuses SIGPROF", profil_set_signal(SIGPROF) == -1 && errno == EINVAL);
-	CHECK("profil_set_signal refuses SIGKILL", profil_set_signal(SIGKILL) == -1 && errno == EINVAL);
-	CHECK("profil_set_signal refuses SIGSEGV", profil_set_signal(SIGSEGV) == -1 && errno == EINVAL);
+	CHECK("profil_set_signal refuses SIGPROF",
+	      profil_set_signal(SIGPROF) == -1 && errno == EINVAL);
+	CHECK("profil_set_signal refuses SIGKILL",
+	      profil_set_signal(SIGKILL) == -1 && errno == EINVAL);
+	CHECK("profil_set_signal refuses SIGSEGV",
+	      profil_set_signal(SIGSEGV) == -1 && errno == EINVAL);
 	CHECK("profil_set_signal accepts SIGRTMAX-3", profil_set_signal(SIGRTMAX - 3) == 0);
 	CHECK("profil_set_signal 0 = default", profil_set_signal(0) == 0);
-	CHECK("get_stats size 0", profil_get_stats(&(struct profil_stats){ 0 }, 0) == -1 &&
-					  errno == EINVAL);
+	CHECK("get_stats size 0",
+	      profil_get_stats(&(struct profil_stats){0}, 0) == -1 && errno == EINVAL);
 	munmap(ro, pg);
 	munmap(two, pg);
 }
 
 static void test_sprofil(void)
 {
-	unsigned short lo16[4] = { 0 }, ovf[1] = { 0 };
-	unsigned int hi32[4] = { 0 }, ovf32[1] = { 0 };
+	unsigned short lo16[4] = {0}, ovf[1] = {0};
+	unsigned int hi32[4] = {0}, ovf32[1] = {0};
 	struct prof p[3];
-	struct timeval tv = { 7, 7 };
+	struct timeval tv = {7, 7};
 	struct profil_stats st;
 
-	p[0] = (struct prof){ lo16, sizeof(lo16), OFF, 65536 };
-	p[1] = (struct prof){ ovf, sizeof(ovf), 0, 2 };
-	p[2] = (struct prof){ (void *)8, 4096, OFF * 2, 1 }; /* scale < 2: ignored, never checked */
+	p[0] = (struct prof){lo16, sizeof(lo16), OFF, 65536};
+	p[1] = (struct prof){ovf, sizeof(ovf), 0, 2};
+	p[2] = (struct prof){(void *)8, 4096, OFF * 2, 1}; /* scale < 2: ignored, never checked */
 	CHECK("sprofil on", sprofil(p, 3, &tv, PROF_USHORT) == 0);
 	CHECK("manual clock period is 0", tv.tv_sec == 0 && tv.tv_usec == 0);
 	profil_tick(OFF + 2);
 	profil_tick(OFF * 2 + 2); /* the ignored region: overflow */
-	profil_tick(1);           /* below everything: overflow */
+	profil_tick(1);		  /* below everything: overflow */
 	st = stats();
 	CHECK("region counted", lo16[1] == 1);
 	CHECKF("overflow bin counted the rest", ovf[0] == 2 && st.outside == 2, "%u", ovf[0]);
@@ -180,8 +186,8 @@ static void test_sprofil(void)
 	profil_tick(OFF + 2);
 	CHECK("off: nothing counted", lo16[1] == 1);
 
-	p[0] = (struct prof){ hi32, sizeof(hi32), OFF, 65536 };
-	p[1] = (struct prof){ ovf32, sizeof(ovf32), 0, 2 };
+	p[0] = (struct prof){hi32, sizeof(hi32), OFF, 65536};
+	p[1] = (struct prof){ovf32, sizeof(ovf32), 0, 2};
 	CHECK("sprofil PROF_UINT", sprofil(p, 2, NULL, PROF_UINT) == 0);
 	for (int i = 0; i < 70000; i++)
 		profil_tick(OFF + 4); /* PROF_UINT: index = (pc - off) / 4 */
@@ -191,22 +197,22 @@ static void test_sprofil(void)
 	sprofil(NULL, 0, NULL, 0);
 	CHECK("off again", stats().active == 0);
 
-	p[0] = (struct prof){ NULL, 64, OFF, 65536 };
+	p[0] = (struct prof){NULL, 64, OFF, 65536};
 	errno = 0;
 	CHECK("sprofil EFAULT on NULL + size", sprofil(p, 1, NULL, 0) == -1 && errno == EFAULT);
-	p[0] = (struct prof){ lo16, sizeof(lo16), OFF, 65537 };
+	p[0] = (struct prof){lo16, sizeof(lo16), OFF, 65537};
 	errno = 0;
 	CHECK("sprofil EINVAL on scale 65537", sprofil(p, 1, NULL, 0) == -1 && errno == EINVAL);
 	CHECK("errors left it off", stats().active == 0);
 
 	/* *tvp gives the period of the clock to be used */
 	profil_set_clock(PROFIL_CLOCK_THREAD, 250);
-	p[0] = (struct prof){ lo16, sizeof(lo16), OFF, 65536 };
-	CHECKF("tvp = 4 ms at 250 Hz", sprofil(p, 1, &tv, 0) == 0 && tv.tv_sec == 0 &&
-					       tv.tv_usec == 4000,
-	       "%ld.%06ld", (long)tv.tv_sec, (long)tv.tv_usec);
-	CHECK("stats: thread clock, 250 Hz", stats().clock == PROFIL_CLOCK_THREAD &&
-						     stats().nominal_hz == 250);
+	p[0] = (struct prof){lo16, sizeof(lo16), OFF, 65536};
+	CHECKF("tvp = 4 ms at 250 Hz",
+	       sprofil(p, 1, &tv, 0) == 0 && tv.tv_sec == 0 && tv.tv_usec == 4000, "%ld.%06ld",
+	       (long)tv.tv_sec, (long)tv.tv_usec);
+	CHECK("stats: thread clock, 250 Hz",
+	      stats().clock == PROFIL_CLOCK_THREAD && stats().nominal_hz == 250);
 	sprofil(NULL, 0, NULL, 0);
 	profil_set_clock(PROFIL_CLOCK_MANUAL, 0);
 }

@@ -13,8 +13,8 @@
 #include "sampler.h"
 
 struct sink_state {
-	uint64_t calls;   /* atomic */
-	uint64_t mine;    /* atomic: samples of the calling thread */
+	uint64_t calls; /* atomic */
+	uint64_t mine;	/* atomic: samples of the calling thread */
 	uintptr_t last_pc;
 	pid_t tid;
 };
@@ -48,8 +48,8 @@ static void burn(double seconds)
 
 static void test_manual(void)
 {
-	struct sink_state s = { .tid = 77 };
-	struct sampler_config c = { .clock = PROFIL_CLOCK_MANUAL, .sink = sink, .sink_arg = &s };
+	struct sink_state s = {.tid = 77};
+	struct sampler_config c = {.clock = PROFIL_CLOCK_MANUAL, .sink = sink, .sink_arg = &s};
 	struct sampler_info info;
 
 	CHECK("manual start", sampler_start(&c, &info) == 0 && info.clock == PROFIL_CLOCK_MANUAL);
@@ -62,8 +62,8 @@ static void test_manual(void)
 
 static void test_clock(enum profil_clock clock, const char *name)
 {
-	struct sink_state s = { .tid = (pid_t)syscall(SYS_gettid) };
-	struct sampler_config c = { .clock = clock, .hz = 250, .sink = sink, .sink_arg = &s };
+	struct sink_state s = {.tid = (pid_t)syscall(SYS_gettid)};
+	struct sampler_config c = {.clock = clock, .hz = 250, .sink = sink, .sink_arg = &s};
 	struct sampler_info info;
 	char what[96];
 	uint64_t after;
@@ -86,9 +86,12 @@ static void test_clock(enum profil_clock clock, const char *name)
 
 static void test_fork_manual(void)
 {
-	struct sink_state s = { 0 };
-	struct sampler_config c = { .clock = PROFIL_CLOCK_THREAD, .hz = 250, .sink = sink,
-				    .sink_arg = &s, .flags = SAMPLER_FORK_MANUAL };
+	struct sink_state s = {0};
+	struct sampler_config c = {.clock = PROFIL_CLOCK_THREAD,
+				   .hz = 250,
+				   .sink = sink,
+				   .sink_arg = &s,
+				   .flags = SAMPLER_FORK_MANUAL};
 	int status = -1;
 	pid_t pid;
 
@@ -117,8 +120,8 @@ static void test_fork_manual(void)
 
 static void test_resolve(void)
 {
-	struct sink_state s = { 0 };
-	struct sampler_config c = { .clock = PROFIL_CLOCK_AUTO, .sink = sink, .sink_arg = &s };
+	struct sink_state s = {0};
+	struct sampler_config c = {.clock = PROFIL_CLOCK_AUTO, .sink = sink, .sink_arg = &s};
 	struct sampler_info info;
 
 	CHECK("auto resolves to perf or thread",
