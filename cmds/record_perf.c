@@ -654,12 +654,16 @@ static void on_sample(struct perf_session *s, const struct perf_event_header *h)
 	if (h->size < sizeof(*h) + sizeof(*b))
 		return;
 	p = lazy_proc(s, (pid_t)b->pid);
-	if (!p)
+	if (!p) {
+		__atomic_add_fetch(&pdata__header(s->pd)->dropped, 1, __ATOMIC_RELAXED);
 		return;
+	}
 	p->await_first_exec = 0;
 	ensure_rec(s, p);
-	if (!p->rec)
+	if (!p->rec) { /* the records area is full: count what cannot be stored */
+		__atomic_add_fetch(&pdata__header(s->pd)->dropped, 1, __ATOMIC_RELAXED);
 		return;
+	}
 	{
 		struct tstate *t = find_thread(s, (pid_t)b->tid);
 
