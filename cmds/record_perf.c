@@ -704,7 +704,10 @@ static void on_mmap2(struct perf_session *s, const struct perf_event_header *h)
 			p->exe = strdup("");
 		ensure_rec(s, p);
 	}
-	add_map(s, p, b->addr, b->addr + b->len, b->pgoff, b->prot, path[0] ? path : "[anon]");
+	/* the kernel names anonymous executable memory (JIT code) "//anon" */
+	if (!path[0] || !strncmp(path, "//anon", 6))
+		snprintf(path, sizeof(path), "[anon]");
+	add_map(s, p, b->addr, b->addr + b->len, b->pgoff, b->prot, path);
 }
 
 static void on_exec(struct perf_session *s, pid_t pid, const char *comm)
