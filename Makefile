@@ -40,9 +40,16 @@ LIB_LIBS  := -lpthread -ldl
 all: $(LIB_SO) $(LIB_A)
 
 # ---- setup: Debian packages the build needs -------------------------------
-$(SETUP_STAMP): scripts/packages.txt scripts/setup.sh
+# Runs while the Makefile is read, before anything else: feature detection in
+# mk/*.mk (BPF tools, kernel BTF) must see the installed packages on a fresh
+# machine.  Fast when nothing is missing.
+ifeq ($(filter clean format,$(MAKECMDGOALS)),)
+ifneq ($(shell sh scripts/setup.sh >&2 && echo ok),ok)
+$(error setup failed: could not install the packages listed in scripts/packages.txt)
+endif
+endif
+$(SETUP_STAMP):
 	@mkdir -p $(B)
-	@sh scripts/setup.sh
 	@touch $@
 setup: $(SETUP_STAMP)
 

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel-side histogram clock: shared between histclock.bpf.c (the
+ * program the kernel runs at every task-clock tick) and utils/bpfclock.c
+ * (user space, which registers regions and reads the bins in place).
+ *
+ * The user PC of each tick is looked up by (tgid, pc >> HISTCLOCK_GRANULE_SHIFT)
+ * in a hash of regions; the region gives the base of its bins in one big
+ * BPF_F_MMAPABLE array that user space maps directly.  A tick whose PC is in
+ * no registered region is handed to perf's ring buffer instead (the program
+ * returns 1), so nothing is lost while user space catches up with new mappings.
+ */
+#ifndef PROFIL_HISTCLOCK_H
+#define PROFIL_HISTCLOCK_H
+
+#define HISTCLOCK_GRANULE_SHIFT 16     /* 64 KiB granules in the region index */
+#define HISTCLOCK_SLOTS 2              /* regions sharing one granule */
+#define HISTCLOCK_MAX_BINS (4u << 20)  /* 32 MiB of u64 bins (array elements are 8-byte aligned anyway) */
+#define HISTCLOCK_MAX_GRANULES 262144
+#define HISTCLOCK_BIN_SHIFT 2          /* one bin per 4 bytes of text */
+
+struct histclock_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 granule; /* pc >> HISTCLOCK_GRANULE_SHIFT */
+};
+
+struct histclock_region {
+	__u64 start; /* first PC */
+	__u64 end;   /* first PC past the region */
+	__u32 base;  /* index of its first bin; regions are [start, end) >> BIN_SHIFT bins */
+	__u32 pad;
+};
+
+struct histclock_slots {
+	struct histclock_region r[HISTCLOCK_SLOTS];
+};
+
+/* Per-CPU statistics, index in the stats array. */
+enum histclock_stat {
+	HISTCLOCK_STAT_TICKS,      /* ticks seen */
+	HISTCLOCK_STAT_BINNED,     /* counted into a bin by the kernel */
+	HISTCLOCK_STAT_UNRESOLVED, /* handed to the perf ring */
+	HISTCLOCK_STAT_NR,
+};
+
+#endif

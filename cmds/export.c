@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+/* profil export --format gmon [-i FILE] [-o OUT]: gmon.out for GNU gprof (utils/gmon.h). */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "gmon.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: profil export --format gmon [-i FILE] [-o OUT]\n"
+		"  --format gmon     GNU gmon.out, read by 'gprof PROGRAM OUT' (the default)\n"
+		"  -i, --input FILE  profile to read (default profil.data)\n"
+		"  -o, --output OUT  file to write (default gmon.out; replaced atomically)\n"
+		"\ngprof reads one executable: the histogram is for the executable with the most\n"
+		"samples in its own code (all its processes summed); time in shared libraries\n"
+		"and other programs is left out (profil report shows it).\n");
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"format", required_argument, NULL, 'f'},
+		{"input", required_argument, NULL, 'i'},
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	const char *input = "profil.data", *output = "gmon.out";
+	struct gmon_summary sum;
+	char why[512];
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":f:i:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (strcmp(optarg, "gmon")) {
+				fprintf(stderr, "profil export: unknown format '%s' (only gmon)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'i':
+			input = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case ':':
+			fprintf(stderr, "profil export: option '%s' needs an argument\n",
+				argv[optind - 1]);
+			return 2;
+		default:
+			fprintf(stderr,
+				"profil export: unknown option '%s' (try 'profil export --help')\n",
+				argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "profil export: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (gmon_export_summary(input, output, &sum, why, sizeof(why)) < 0) {
+		fprintf(stderr, "profil export: %s\n", why);
+		return 1;
+	}
+	fprintf(stderr,
+		"profil export: %s: %llu samples of %s at %u Hz (%llu elsewhere left out)%s; "
+		"read it with: gprof %s %s\n",
+		output, (unsigned long long)sum.in_text, sum.exe, sum.rate,
+		(unsigned long long)sum.outside, sum.saturated ? ", some bins saturated" : "",
+		sum.exe, output);
+	return 0;
+}

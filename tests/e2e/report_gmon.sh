@@ -1,0 +1,66 @@
+#!/bin/sh
+# profil export --format gmon, read by the real binutils gprof: PIE (load bias
+# removed), non-PIE and static executables show the right functions with the
+# right seconds; a bin of 70000 samples (> 65535) is summed back by gprof from
+# equal-range histogram records; shared-library time is left out.
+P="$B/tests/progs"
+PROFIL="$B/profil"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+ok() { echo "ok $1"; }
+no() { echo "not ok $1: $2"; }
+expect() { if [ "$2" = "$3" ]; then ok "$1"; else no "$1" "got '$2', want '$3'"; fi; }
+
+if ! command -v gprof >/dev/null; then
+	echo "skip gmon: gprof (binutils) is not installed"
+	exit 0
+fi
+# self seconds of a function in gprof's flat profile (no call counts: name is field 4)
+self() { awk -v f="$2" '$NF == f && NF == 4 { print $3 }' "$1"; }
+
+for v in pie nopie static; do
+	exe="$P/report_gen_$v"
+	"$exe" "$T/$v.data" big >/dev/null || { no "gen_$v" "report_gen failed"; continue; }
+	if ! "$PROFIL" export --format gmon -i "$T/$v.data" -o "$T/$v.gmon" 2>"$T/err"; then
+		no "export_$v" "$(cat "$T/err")"
+		continue
+	fi
+	ok "export_$v"
+	# in the executable: hot_a 300 + hot_b 240 + hot_c 80 + hot_d 70000; elsewhere: lib_hot
+	# 150 (in the executable when static), libc 50 (none when static), unmapped 10, vdso 5,
+	# and the exec'd /bin/true image's 7
+	case $v in
+	static) want="70770 samples of $exe at 1000 Hz (22 elsewhere left out)" ;;
+	*) want="70620 samples of $exe at 1000 Hz (222 elsewhere left out)" ;;
+	esac
+	grep -qF "$want" "$T/err" && ok "export_${v}_summary" || no "export_${v}_summary" "$(cat "$T/err")"
+	gprof -b -p "$exe" "$T/$v.gmon" >"$T/$v.prof" 2>"$T/$v.gerr"
+	expect "gprof_${v}_status" "$?" 0
+	grep -q 'Each sample counts as 0.001 seconds' "$T/$v.prof" &&
+		ok "gprof_${v}_rate" || no "gprof_${v}_rate" "$(head -4 "$T/$v.prof")"
+	# hot_d: 70000 samples in ONE bin (two equal-range records, summed by gprof)
+	expect "gprof_${v}_big_bin" "$(self "$T/$v.prof" hot_d)" 70.00
+	expect "gprof_${v}_hot_a" "$(self "$T/$v.prof" hot_a)" 0.30
+	# hot_b: 200 in the parent and 40 in the forked child (the same executable)
+	expect "gprof_${v}_hot_b" "$(self "$T/$v.prof" hot_b)" 0.24
+	expect "gprof_${v}_hot_c" "$(self "$T/$v.prof" hot_c)" 0.08
+	if [ "$v" = static ]; then
+		expect "gprof_${v}_lib_hot_linked_in" "$(self "$T/$v.prof" lib_hot)" 0.15
+	else
+		expect "gprof_${v}_no_lib" "$(self "$T/$v.prof" lib_hot)" ""
+	fi
+	# 20-byte header, then two histogram records of equal size: both start with tag 0
+	size=$(wc -c <"$T/$v.gmon")
+	second=$((20 + (size - 20) / 2))
+	expect "gmon_${v}_tags" "$(od -An -tx1 -j20 -N1 "$T/$v.gmon" | tr -d ' ')$(od -An -tx1 -j$second -N1 "$T/$v.gmon" | tr -d ' ')" 0000
+done
+
+# without the big bin: one record only
+"$P/report_gen_pie" "$T/small.data" >/dev/null
+"$PROFIL" export -i "$T/small.data" -o "$T/small.gmon" 2>/dev/null
+gprof -b -p "$P/report_gen_pie" "$T/small.gmon" >"$T/small.prof" 2>&1
+expect gprof_small_hot_a "$(self "$T/small.prof" hot_a)" 0.30
+big=$(wc -c <"$T/pie.gmon")
+small=$(wc -c <"$T/small.gmon")
+expect gmon_one_record "$((big - 20))" "$((2 * (small - 20)))"

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report_gen OUT [normal|big|incomplete]: writes a profile of ITSELF with
+ * the pdata API: its real executable mappings (from /proc/self/maps), a
+ * real worker thread, a real forked child, and samples at the real
+ * addresses of known functions with known counts, so report and export
+ * tests are exact.  Built as PIE, non-PIE, static and stripped (-rdynamic)
+ * variants by mk/report-tests.mk.  Prints what the tests need to know as
+ * "key value" lines on stdout.
+ *
+ * Samples (period 1 ms, so N samples are N ms):
+ *   main thread: hot_a 300 (100 at its entry, 150 + a duplicated slot of
+ *                50 at entry+2), hot_b 200, lib_hot 150, libc 50,
+ *                an unmapped pc 10, [vdso] 5
+ *   worker thread: hot_c 80
+ *   forked child (no maps of its own: inherits the parent's): hot_b 40
+ *   second child, which "execs": its first image ends by exec (no samples),
+ *   the new image has no maps recorded, so its 7 samples at hot_c's address
+ *   must NOT be named through the previous image's maps ([unknown])
+ *   "big": hot_d 70000 at one pc (one gmon bin beyond 65535)
+ */
+#define _GNU_SOURCE
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pdata.h"
+
+#define NOINLINE __attribute__((noinline, used))
+
+int lib_hot(int n);
+void *lib_hot_addr(void);
+int hot_a(int n);
+int hot_c(int n);
+int hot_d(int n);
+
+static const int hot_a_line = __LINE__ + 1;
+NOINLINE int hot_a(int n)
+{
+	volatile int acc = 0;
+
+	for (int i = 0; i < n; i++)
+		acc += i;
+	return acc;
+}
+
+NOINLINE static int hot_b(int n)
+{
+	volatile int acc = 1;
+
+	for (int i = 0; i < n; i++)
+		acc *= 3;
+	return acc;
+}
+
+NOINLINE int hot_c(int n)
+{
+	volatile int acc = 2;
+
+	for (int i = 0; i < n; i++)
+		acc ^= i;
+	return acc;
+}
+
+NOINLINE int hot_d(int n)
+{
+	volatile int acc = 3;
+
+	for (int i = 0; i < n; i++)
+		acc -= i;
+	return acc;
+}
+
+static int worker_tid;
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "worker");
+	worker_tid = gettid();
+	hot_c(10);
+	return NULL;
+}
+
+/* Executable mappings of this process into the profile; remembers libc's and [vdso]. */
+static void add_maps(struct pdata *pd, uint32_t proc, uint64_t *libc_pc, uint64_t *vdso_pc,
+		     char *libc_path, size_t len)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096];
+
+	*libc_pc = *vdso_pc = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, off;
+		char perms[8], path[4000] = "";
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %3999[^\n]", &start, &end, perms, &off,
+			   path) < 4 ||
+		    perms[2] != 'x')
+			continue;
+		pdata__add_map(pd, proc, start, end, off, PROT_READ | PROT_EXEC,
+			       path[0] ? path : "[anon]");
+		if (strstr(path, "/libc.so")) {
+			*libc_pc = start + 0x40;
+			snprintf(libc_path, len, "%s", path);
+		}
+		if (!strcmp(path, "[vdso]"))
+			*vdso_pc = start + 0x10;
+	}
+	if (f)
+		fclose(f);
+}
+
+static int find_bias(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	*(uint64_t *)arg = info->dlpi_addr; /* the first entry is the main program */
+	return 1;
+}
+
+/* Store a second slot for an existing key: the race duplicate readers must sum. */
+static void add_duplicate_slot(struct pdata *pd, uint32_t proc, int tid, uint64_t pc, uint64_t n)
+{
+	struct pdata_header *h = pdata__header(pd);
+	struct pdata_slot *slots = (struct pdata_slot *)((char *)h + h->table_off);
+
+	for (uint32_t i = h->table_slots; i-- > 0;) {
+		if (slots[i].key)
+			continue;
+		slots[i].key = ((uint64_t)proc << 32) | (uint32_t)tid;
+		slots[i].pc = pc;
+		slots[i].count = n;
+		h->samples += n;
+		return;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 2 ? argv[2] : "normal";
+	struct pdata_create_opts opts = {.table_slots = 4096, .records_cap = 1 << 20};
+	struct pdata *pd;
+	struct pdata_header *h;
+	struct pdata_proc *root, *child, *pre, *post;
+	uint64_t libc_pc, vdso_pc, bias = 0;
+	char exe[4096], libc_path[4096] = "", why[256];
+	pthread_t th;
+	ssize_t n;
+	int status, me = getpid(), tid = gettid();
+	pid_t kid, kid2;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: report_gen OUT [normal|big|incomplete]\n");
+		return 2;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	if (pdata__create(&pd, argv[1], &opts, why, sizeof(why)) < 0) {
+		fprintf(stderr, "report_gen: %s\n", why);
+		return 1;
+	}
+	prctl(PR_SET_NAME, "report_gen");
+	h = pdata__header(pd);
+	h->clock = PDATA_CLOCK_PERF;
+	h->nominal_hz = 997;
+	h->period_ns = 1000000;
+	h->root_pid = me;
+	snprintf(h->command, sizeof(h->command), "report_gen %s %s", argv[1], mode);
+	snprintf(h->clock_note, sizeof(h->clock_note), "test generator");
+
+	root = pdata__add_proc(pd, me, getppid(), 0, exe, pdata__now_ns());
+	add_maps(pd, root->id, &libc_pc, &vdso_pc, libc_path, sizeof(libc_path));
+	pdata__add_thread(pd, root->id, tid, "report_gen");
+	pthread_create(&th, NULL, worker, NULL);
+	pthread_join(th, NULL);
+	pdata__add_thread(pd, root->id, worker_tid, "worker");
+
+	pdata__count(pd, root->id, tid, (uint64_t)hot_a, 100);
+	pdata__count(pd, root->id, tid, (uint64_t)hot_a + 2, 100);
+	pdata__count(pd, root->id, tid, (uint64_t)hot_a + 2, 50);
+	add_duplicate_slot(pd, root->id, tid, (uint64_t)hot_a + 2, 50);
+	pdata__count(pd, root->id, tid, (uint64_t)hot_b + 1, 200);
+	pdata__count(pd, root->id, tid, (uint64_t)lib_hot_addr() + 3, 150);
+	if (libc_pc)
+		pdata__count(pd, root->id, tid, libc_pc, 50);
+	pdata__count(pd, root->id, tid, 0x10, 10);
+	if (vdso_pc)
+		pdata__count(pd, root->id, tid, vdso_pc, 5);
+	pdata__count(pd, root->id, worker_tid, (uint64_t)hot_c + 1, 80);
+	if (!strcmp(mode, "big"))
+		pdata__count(pd, root->id, tid, (uint64_t)hot_d, 70000);
+
+	kid = fork();
+	if (kid == 0) {
+		hot_b(1);
+		_exit(3);
+	}
+	waitpid(kid, &status, 0);
+	child = pdata__add_proc(pd, kid, me, root->id, exe, pdata__now_ns());
+	pdata__add_thread(pd, child->id, kid, "report_gen");
+	pdata__count(pd, child->id, kid, (uint64_t)hot_b + 4, 40);
+	pdata__end_proc(child, PDATA_END_EXITED, WEXITSTATUS(status), pdata__now_ns(), 0);
+
+	kid2 = fork();
+	if (kid2 == 0)
+		_exit(0);
+	waitpid(kid2, &status, 0);
+	pre = pdata__add_proc(pd, kid2, me, root->id, exe, pdata__now_ns());
+	pdata__end_proc(pre, PDATA_END_EXEC, 0, pdata__now_ns(), 0);
+	post = pdata__add_proc(pd, kid2, me, pre->id, "/bin/true", pdata__now_ns());
+	pdata__count(pd, post->id, kid2, (uint64_t)hot_c, 7);
+	pdata__end_proc(post, PDATA_END_EXITED, 0, pdata__now_ns(), 0);
+
+	dl_iterate_phdr(find_bias, &bias);
+	printf("pid %d\nchild %d\nexecer %d\ntid %d\nworker %d\nexe %s\n", me, kid, kid2, tid,
+	       worker_tid, exe);
+	printf("libc %s\nhot_a_line %d\nfile %s\n", libc_path[0] ? libc_path : "none", hot_a_line,
+	       __FILE__);
+	printf("hot_b_vaddr 0x%llx\n", (unsigned long long)((uint64_t)hot_b - bias));
+	hot_a(1);
+	lib_hot(1);
+	hot_d(1);
+	if (!strcmp(mode, "incomplete")) {
+		/* the program was SIGKILLed and the recorder died: never finished */
+		pdata__end_proc(root, PDATA_END_SIGNALED, 9, pdata__now_ns(), 0);
+		h->end_kind = PDATA_END_SIGNALED;
+		h->end_code = 9;
+		pdata__close(pd);
+		return 0;
+	}
+	pdata__end_proc(root, PDATA_END_EXITED, 0, pdata__now_ns(), 0);
+	h->end_kind = PDATA_END_EXITED;
+	h->end_code = 0;
+	if (pdata__finish(pd) < 0)
+		return 1;
+	pdata__close(pd);
+	return 0;
+}

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: MIT
+/* gmon.out writer: see gmon.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gmon.h"
+#include "pview.h"
+#include "symbols.h"
+
+#define GMON_MAGIC "gmon"
+#define GMON_VERSION 1
+#define GMON_TAG_HIST 0
+/*
+ * Text bytes per bin: gprof's own resolution (its UNIT is 2 bytes).  Wider
+ * bins would straddle function boundaries (functions need not be aligned,
+ * e.g. at -O1) and gprof splits such a bin between both functions.
+ */
+#define GMON_BIN_BYTES 2
+#define GMON_MAX_BINS (1u << 23)      /* wider bins beyond this */
+#define GMON_MAX_BYTES (512ull << 20) /* beyond this, saturate instead of adding records */
+#define BIN_MAX 65535u
+
+struct exe_total {
+	const char *path; /* a proc's exe (owned by the pview) */
+	uint64_t samples;
+};
+
+struct hist {
+	uint64_t lo, hi, bin_bytes;
+	uint32_t nbins;
+	uint64_t *counts;
+	uint64_t in_text, outside;
+};
+
+static int fail(char *why, size_t whylen, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && whylen) {
+		va_start(ap, fmt);
+		vsnprintf(why, whylen, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+/* Does path name the executable exe (whose canonical path is exe_real, or NULL)? */
+static int same_file(const char *path, const char *exe, const char *exe_real)
+{
+	char real[PATH_MAX];
+
+	if (!path[0])
+		return 0;
+	if (!strcmp(path, exe))
+		return 1;
+	return exe_real && realpath(path, real) && !strcmp(real, exe_real);
+}
+
+/* Samples that land in each proc's own executable, summed per executable path. */
+static const char *choose_exe(const struct pview *v)
+{
+	struct exe_total *tot = calloc(v->nprocs ? v->nprocs : 1, sizeof(*tot));
+	const char *best = NULL;
+	uint64_t best_n = 0;
+	size_t ntot = 0, at = 0;
+
+	if (!tot)
+		return NULL;
+	for (size_t i = 0; i < v->nprocs; i++) {
+		const struct pv_proc *p = &v->procs[i];
+		uint64_t n = 0;
+		size_t k;
+
+		while (at < v->nsamples && v->samples[at].proc < p->id)
+			at++;
+		for (; at < v->nsamples && v->samples[at].proc == p->id; at++) {
+			const struct pv_map *m = pview__map_of(v, p, v->samples[at].pc);
+
+			if (m && !strcmp(m->path, p->exe))
+				n += v->samples[at].count;
+		}
+		if (!p->exe[0])
+			continue;
+		for (k = 0; k < ntot && strcmp(tot[k].path, p->exe); k++)
+			;
+		if (k == ntot)
+			tot[ntot++].path = p->exe;
+		tot[k].samples += n;
+	}
+	for (size_t k = 0; k < ntot; k++) {
+		if (tot[k].samples > best_n) {
+			best_n = tot[k].samples;
+			best = tot[k].path;
+		}
+	}
+	free(tot);
+	if (best)
+		return best;
+	/* nothing sampled in an executable: the root process's, else the first */
+	for (size_t i = 0; i < v->nprocs; i++)
+		if (v->procs[i].pid == v->hdr.root_pid && v->procs[i].exe[0])
+			return v->procs[i].exe;
+	for (size_t i = 0; i < v->nprocs; i++)
+		if (v->procs[i].exe[0])
+			return v->procs[i].exe;
+	return NULL;
+}
+
+static int hist_init(struct hist *h, const struct sym_object *obj)
+{
+	uint64_t lo, hi;
+
+	if (symobj__text_range(obj, &lo, &hi) < 0)
+		return -ENOENT;
+	h->bin_bytes = GMON_BIN_BYTES;
+	while ((hi - lo) / h->bin_bytes + 2 > GMON_MAX_BINS)
+		h->bin_bytes *= 2;
+	h->lo = lo / h->bin_bytes * h->bin_bytes;
+	h->hi = (hi + h->bin_bytes - 1) / h->bin_bytes * h->bin_bytes;
+	h->nbins = (uint32_t)((h->hi - h->lo) / h->bin_bytes);
+	h->counts = calloc(h->nbins, sizeof(*h->counts));
+	return h->counts ? 0 : -ENOMEM;
+}
+
+#define AUX_MAIN ((void *)1)
+#define AUX_OTHER ((void *)2)
+
+/* Add every sample of every image of exe that falls in exe's text. */
+static void hist_fill(struct hist *h, const struct pview *v, const char *exe,
+		      struct sym_object *obj)
+{
+	char exe_real[PATH_MAX];
+	const char *real = realpath(exe, exe_real) ? exe_real : NULL;
+	size_t at = 0;
+
+	for (size_t i = 0; i < v->nprocs; i++) {
+		const struct pv_proc *p = &v->procs[i];
+		int same = same_file(p->exe, exe, real);
+
+		while (at < v->nsamples && v->samples[at].proc < p->id)
+			at++;
+		for (; at < v->nsamples && v->samples[at].proc == p->id; at++) {
+			const struct pv_sample *s = &v->samples[at];
+			struct pv_map *m;
+			uint64_t vaddr;
+
+			if (!same)
+				continue;
+			m = (struct pv_map *)pview__map_of(v, p, s->pc);
+			if (m && !m->aux) /* remember per mapping: realpath costs syscalls */
+				m->aux = same_file(m->path, exe, real) ? AUX_MAIN : AUX_OTHER;
+			if (!m || m->aux != AUX_MAIN ||
+			    symobj__to_vaddr(obj, m->start, m->pgoff, s->pc, &vaddr) < 0 ||
+			    vaddr < h->lo || vaddr >= h->hi) {
+				h->outside += s->count;
+				continue;
+			}
+			h->counts[(vaddr - h->lo) / h->bin_bytes] += s->count;
+			h->in_text += s->count;
+		}
+	}
+}
+
+static int put(FILE *f, const void *p, size_t n)
+{
+	return fwrite(p, 1, n, f) == n ? 0 : -EIO;
+}
+
+/* One histogram record carrying min(65535, count - base) of every bin. */
+static int write_hist_record(FILE *f, const struct hist *h, uint32_t rate, uint64_t base)
+{
+	unsigned char hdr[1 + 8 + 8 + 4 + 4 + 15 + 1];
+	uint64_t lo = h->lo, hi = h->hi;
+	int32_t nbins = (int32_t)h->nbins, prate = (int32_t)rate;
+	size_t at = 0;
+	int rc;
+
+	hdr[at++] = GMON_TAG_HIST;
+	memcpy(hdr + at, &lo, 8), at += 8;
+	memcpy(hdr + at, &hi, 8), at += 8;
+	memcpy(hdr + at, &nbins, 4), at += 4;
+	memcpy(hdr + at, &prate, 4), at += 4;
+	memset(hdr + at, 0, 15);
+	memcpy(hdr + at, "seconds", 7), at += 15;
+	hdr[at++] = 's';
+	rc = put(f, hdr, at);
+	for (uint32_t i = 0; !rc && i < h->nbins; i++) {
+		uint64_t c = h->counts[i] > base ? h->counts[i] - base : 0;
+		/* up to 65535 per record; the last one saturates what could not be carried */
+		uint16_t bin = (uint16_t)(c > BIN_MAX ? BIN_MAX : c);
+
+		rc = put(f, &bin, 2);
+	}
+	return rc;
+}
+
+static int write_gmon(FILE *f, const struct hist *h, uint32_t rate, uint64_t nrec)
+{
+	unsigned char hdr[20] = {0};
+	int32_t version = GMON_VERSION;
+	int rc;
+
+	memcpy(hdr, GMON_MAGIC, 4);
+	memcpy(hdr + 4, &version, 4);
+	rc = put(f, hdr, sizeof(hdr));
+	for (uint64_t r = 0; !rc && r < nrec; r++)
+		rc = write_hist_record(f, h, rate, r * BIN_MAX);
+	return rc;
+}
+
+/* Refuse a symbolic link (never followed, as glibc's O_NOFOLLOW) or a non-regular file. */
+static int check_destination(const char *out, char *why, size_t whylen)
+{
+	struct stat st;
+
+	if (lstat(out, &st) < 0)
+		return errno == ENOENT ? 0 :
+					 fail(why, whylen, -errno, "cannot write %s: %s", out,
+					      strerror(errno));
+	if (S_ISLNK(st.st_mode))
+		return fail(why, whylen, -ELOOP, "%s is a symbolic link; refusing to follow it",
+			    out);
+	if (!S_ISREG(st.st_mode))
+		return fail(why, whylen, -EEXIST, "%s exists and is not a regular file", out);
+	return 0;
+}
+
+/* Write via a temporary file in out's directory, then rename: never a partial gmon.out. */
+static int write_atomically(const char *out, const struct hist *h, uint32_t rate, uint64_t nrec,
+			    char *why, size_t whylen)
+{
+	const char *slash = strrchr(out, '/');
+	char tmp[PATH_MAX];
+	mode_t mask;
+	FILE *f;
+	int fd, rc;
+
+	if (slash)
+		snprintf(tmp, sizeof(tmp), "%.*s/.gmon.XXXXXX", (int)(slash - out), out);
+	else
+		snprintf(tmp, sizeof(tmp), ".gmon.XXXXXX");
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return fail(why, whylen, -errno, "cannot create a file next to %s: %s", out,
+			    strerror(errno));
+	mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0666 & ~mask);
+	f = fdopen(fd, "wb");
+	if (!f) {
+		rc = -errno;
+		close(fd);
+		goto err;
+	}
+	rc = write_gmon(f, h, rate, nrec);
+	if (fflush(f) == EOF)
+		rc = -errno;
+	if (!rc && fsync(fd) < 0)
+		rc = -errno;
+	if (fclose(f) == EOF && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, out) < 0)
+		rc = -errno;
+	if (!rc)
+		return 0;
+err:
+	unlink(tmp);
+	return fail(why, whylen, rc ? rc : -EIO, "cannot write %s: %s", out,
+		    strerror(rc ? -rc : EIO));
+}
+
+static uint32_t gmon_rate(const struct pdata_header *hdr)
+{
+	double r = hdr->period_ns ? 1e9 / (double)hdr->period_ns : hdr->nominal_hz;
+
+	if (r < 1)
+		return 0;
+	return r > INT32_MAX ? INT32_MAX : (uint32_t)llround(r);
+}
+
+int gmon_export(const char *data_path, const char *out_path, char *why, size_t whylen)
+{
+	return gmon_export_summary(data_path, out_path, NULL, why, whylen);
+}
+
+int gmon_export_summary(const char *data_path, const char *out_path, struct gmon_summary *sum,
+			char *why, size_t whylen)
+{
+	struct pview *v = NULL;
+	struct symbols *syms = NULL;
+	struct sym_object *obj;
+	struct hist h = {0};
+	const char *exe;
+	uint64_t max = 0, nrec, total_outside = 0;
+	uint32_t rate;
+	int rc;
+
+	rc = check_destination(out_path, why, whylen);
+	if (rc < 0)
+		return rc;
+	rc = pview__load(&v, data_path, why, whylen);
+	if (rc < 0)
+		return rc;
+	rate = gmon_rate(&v->hdr);
+	exe = choose_exe(v);
+	syms = symbols__new();
+	if (!rate) {
+		rc = fail(why, whylen, -EINVAL, "%s: the sampling rate is unknown", data_path);
+		goto out;
+	}
+	if (!exe || !syms) {
+		rc = fail(why, whylen, -ENOENT, "%s: %s", data_path,
+			  syms ? "no executable recorded" : "out of memory");
+		goto out;
+	}
+	obj = symbols__object(syms, exe);
+	if (!obj || (symobj__flags(obj) & (SYMOBJ_MISSING | SYMOBJ_NOT_ELF))) {
+		rc = fail(why, whylen, -ENOENT, "cannot read the executable: %s",
+			  obj ? symobj__why(obj) : "out of memory");
+		goto out;
+	}
+	rc = hist_init(&h, obj);
+	if (rc < 0) {
+		rc = fail(why, whylen, rc, "%s: %s", exe,
+			  rc == -ENOMEM ? "out of memory" : "no executable segment");
+		goto out;
+	}
+	hist_fill(&h, v, exe, obj);
+	for (uint32_t i = 0; i < h.nbins; i++)
+		if (h.counts[i] > max)
+			max = h.counts[i];
+	nrec = max ? (max + BIN_MAX - 1) / BIN_MAX : 1;
+	if (nrec * (h.nbins * 2ull + 40) > GMON_MAX_BYTES) {
+		nrec = GMON_MAX_BYTES / (h.nbins * 2ull + 40);
+		if (!nrec)
+			nrec = 1;
+		fprintf(stderr, "profil: warning: gmon.out bins saturate at %llu samples\n",
+			(unsigned long long)(nrec * BIN_MAX));
+	}
+	rc = write_atomically(out_path, &h, rate, nrec, why, whylen);
+	if (!rc && sum) {
+		/* everything not in this executable's text: other programs, libraries */
+		total_outside = v->total - h.in_text;
+		snprintf(sum->exe, sizeof(sum->exe), "%s", exe);
+		sum->rate = rate;
+		sum->in_text = h.in_text;
+		sum->outside = total_outside;
+		sum->records = nrec;
+		sum->saturated = max > nrec * BIN_MAX;
+	}
+out:
+	free(h.counts);
+	symbols__free(syms);
+	pview__free(v);
+	return rc;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pview: a read-only, validated, in-memory view of a profil.data file for
+ * the readers (report, export).  Everything the readers use is copied out
+ * of the mapping and bound-checked here once: record sizes, string
+ * termination, map ranges, proc ids.  Samples with the same (proc, tid, pc)
+ * are summed.  Proc ids that samples refer to without a proc record get a
+ * placeholder process (pid 0, no exe) so no sample is silently lost;
+ * thread and map records of unknown procs are malformed and skipped.
+ */
+#ifndef PROFIL_PVIEW_H
+#define PROFIL_PVIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pdata.h"
+
+struct pv_map {
+	uint64_t start, end, pgoff; /* [start, end), end > start */
+	uint32_t prot;
+	char *path;
+	void *aux; /* for the reader (e.g. its symbol object), NULL */
+};
+
+struct pv_thread {
+	int tid;
+	char comm[16]; /* NUL-terminated */
+};
+
+struct pv_proc {
+	uint32_t id, parent; /* parent: proc id or 0 */
+	int pid, ppid;
+	char *exe; /* "" when unknown */
+	int end_kind, end_code;
+	uint64_t start_ns, end_ns, cpu_ns;
+	int placeholder;     /* referenced but no proc record */
+	struct pv_map *maps; /* sorted by start */
+	size_t nmaps;
+	struct pv_thread *threads; /* sorted by tid */
+	size_t nthreads;
+	uint64_t samples; /* sum of its samples */
+	size_t order;	  /* position of its record in the file */
+};
+
+struct pv_sample {
+	uint32_t proc;
+	int tid;
+	uint64_t pc;
+	uint64_t count;
+};
+
+struct pview {
+	struct pdata_header hdr; /* copy; strings NUL-terminated */
+	struct pv_proc *procs;	 /* sorted by id */
+	size_t nprocs;
+	struct pv_sample *samples; /* merged, sorted by (proc, tid, pc) */
+	size_t nsamples;
+	uint64_t total;	    /* sum of all sample counts */
+	size_t bad_records; /* records ignored as malformed */
+};
+
+/* Load path.  Returns 0 or -errno with one sentence in why. */
+int pview__load(struct pview **out, const char *path, char *why, size_t whylen);
+void pview__free(struct pview *v);
+
+struct pv_proc *pview__proc(const struct pview *v, uint32_t id);
+const struct pv_thread *pv_proc__thread(const struct pv_proc *p, int tid);
+
+/*
+ * The mapping holding pc in this process image, or, for a forked child
+ * that has no mapping of its own there, in its parent's image (a fork
+ * inherits the parent's mappings; an exec does not).
+ */
+const struct pv_map *pview__map_of(const struct pview *v, const struct pv_proc *p, uint64_t pc);
+
+/* Human-readable name of a clock (enum pdata_clock). */
+const char *pview__clock_name(uint32_t clock);
+
+/* Effective sampling rate in Hz (1e9 / period_ns), 0 when unknown. */
+double pview__rate_hz(const struct pview *v);
+
+#endif /* PROFIL_PVIEW_H */

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Symbolisation of sampled PCs with elfutils (libelf for symbols and
+ * program headers, libdw for source lines and CFI).
+ *
+ * An object is one ELF file on disk, opened once per report (cached by
+ * path and verified by dev/ino/mtime).  Lookups work on link-time
+ * addresses ("vaddr"): a runtime PC is first translated through its
+ * mapping and the PT_LOAD segment that holds the file offset:
+ *
+ *   off   = pc - map_start + map_pgoff
+ *   vaddr = off - phdr.p_offset + phdr.p_vaddr     (the PT_LOAD holding off)
+ *
+ * which is right for PIE, non-PIE and shared libraries alike, and is also
+ * the address gprof wants in gmon.out.
+ *
+ * Function symbols come from .symtab, else from the .symtab of a separate
+ * debug file /usr/lib/debug/.build-id/xx/rest.debug, else from .dynsym
+ * (stripped).  A PC no symbol covers gets a range name "[obj+0xSTART]",
+ * START being the function start from the unwind tables (.eh_frame) when
+ * they describe it, else the gap between the neighbouring symbols.
+ */
+#ifndef PROFIL_SYMBOLS_H
+#define PROFIL_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+/* Object state flags (sym_object.flags). */
+#define SYMOBJ_MISSING 0x01   /* the file could not be opened: addresses only */
+#define SYMOBJ_NOT_ELF 0x02   /* opened but not a usable ELF file */
+#define SYMOBJ_DYNSYM 0x04    /* no .symtab: names from .dynsym only (stripped) */
+#define SYMOBJ_NOSYMS 0x08    /* no function symbols at all */
+#define SYMOBJ_STATIC 0x10    /* executable without PT_INTERP/PT_DYNAMIC (static) */
+#define SYMOBJ_PSEUDO 0x20    /* not a file: [vdso], [anon], [heap], ... */
+#define SYMOBJ_EXEC 0x40      /* ET_EXEC (non-PIE executable) */
+#define SYMOBJ_HAS_DWARF 0x80 /* has DWARF line information */
+
+struct sym_object;
+struct symbols;
+
+/* The result of one lookup.  Strings live as long as the symbols cache. */
+struct sym_result {
+	const char *name; /* function name or "[obj+0x...]" range name */
+	uint64_t start;	  /* link-time start of the function or range */
+	uint64_t vaddr;	  /* link-time address of the PC */
+	int from_symbol;  /* 1 when a symbol covered the address */
+};
+
+struct symbols *symbols__new(void);
+void symbols__free(struct symbols *s);
+
+/* One shared copy of str for the life of the cache (NULL on out-of-memory). */
+const char *symbols__intern(struct symbols *s, const char *str);
+
+/*
+ * The object for path (opened and parsed once; a path whose file changed
+ * identity is reopened).  Never NULL except on out-of-memory: a file that
+ * cannot be used gives an object with SYMOBJ_MISSING / SYMOBJ_NOT_ELF set
+ * and a reason in symobj__why().
+ */
+struct sym_object *symbols__object(struct symbols *s, const char *path);
+
+const char *symobj__path(const struct sym_object *o);
+const char *symobj__basename(const struct sym_object *o);
+unsigned symobj__flags(const struct sym_object *o);
+const char *symobj__why(const struct sym_object *o);
+size_t symobj__nsyms(const struct sym_object *o);
+/* One pointer-sized slot for the caller's own data about the object (NULL at first). */
+void **symobj__user(struct sym_object *o);
+/* Modification time of the file (0 when missing). */
+time_t symobj__mtime(const struct sym_object *o);
+
+/*
+ * Runtime pc inside a mapping [start, ..) at file offset pgoff to a
+ * link-time address.  Returns 0, or -ENOENT when no PT_LOAD segment holds
+ * the file offset (or the object has no program headers).
+ */
+int symobj__to_vaddr(const struct sym_object *o, uint64_t map_start, uint64_t map_pgoff,
+		     uint64_t pc, uint64_t *vaddr);
+
+/* File offset of a runtime pc (for objects that cannot be opened). */
+static inline uint64_t symobj__file_offset(uint64_t map_start, uint64_t map_pgoff, uint64_t pc)
+{
+	return pc - map_start + map_pgoff;
+}
+
+/*
+ * Symbolise a link-time address.  Always fills res (a range name when no
+ * symbol covers vaddr).  Returns 0.
+ */
+int symobj__lookup(struct sym_object *o, uint64_t vaddr, struct sym_result *res);
+
+/*
+ * Source file and line of a link-time address from DWARF (the file itself
+ * or its /usr/lib/debug/.build-id/ companion).  Returns 0, or -ENOENT.
+ * *file lives as long as the symbols cache.
+ */
+int symobj__srcline(struct sym_object *o, uint64_t vaddr, const char **file, int *line);
+
+/*
+ * The span of the executable PT_LOAD segments in link-time addresses
+ * [*lo, *hi).  Returns 0, or -ENOENT.
+ */
+int symobj__text_range(const struct sym_object *o, uint64_t *lo, uint64_t *hi);
+
+#endif /* PROFIL_SYMBOLS_H */
