@@ -1,0 +1,819 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libprofil-agent.so: the LD_PRELOAD fallback of `profil record` when
+ * perf_event_open is refused (or --clock thread|itimer).  Built on the
+ * libprofil sampler (lib/sampler.h): every thread is sampled by its own CPU
+ * time, and every sample is counted straight into the profil.data file the
+ * recorder created, mapped MAP_SHARED (utils/pdata.h): the counts are in the
+ * page cache from the first sample, so _exit, abort, a crash or SIGKILL of
+ * the program lose nothing.
+ *
+ * Configuration: read once, in the constructor, from the environment
+ * (names in utils/agent_env.h).  Life cycle of a process image:
+ *  - constructor: map the file, add this image's proc record (parent: the
+ *    image that exec'd us, from PROFIL_AGENT_PARENT, else the parent
+ *    process's latest image), its executable mappings, start the clock;
+ *  - fork (pthread_atfork child): a new proc record, same mappings, new
+ *    timers; with inherit off the child is left alone;
+ *  - exec wrappers: mark the image ended by exec, stop the clock, pass the
+ *    configuration on in the new environment (or strip it with inherit
+ *    off), undo everything if exec fails; errno is preserved;
+ *  - exit wrappers, a wrapper of main (via __libc_start_main: its return
+ *    value) and the destructor: record how the image ended (the
+ *    recorder records its own child's status from wait4; SIGKILL cannot be
+ *    seen from inside).
+ * Mappings: /proc/self/maps at start; when a sample's PC lies outside every
+ * known mapping (a dlopen'ed library), the sink only raises a flag and the
+ * maps are read again from a safe context: before the next dlopen/dlclose,
+ * fork, exec and exit.  dlopen itself is entered by a tail jump, so glibc
+ * still sees the program as its caller (RUNPATH, namespaces).
+ *
+ * Nothing but the wrappers is exported (agent/agent.map).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent_env.h"
+#include "pdata.h"
+#include "sampler.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAX_MAPS 1024
+#define TID_SLOTS 4096 /* power of two */
+
+struct known_map {
+	uint64_t start, end, pgoff;
+};
+
+static struct {
+	struct pdata *pd;
+	int fd;
+	int inherit;
+	int active;          /* this image records */
+	pid_t pid;           /* the process the state belongs to (vfork children differ) */
+	uint32_t proc;       /* atomic: our proc id */
+	struct pdata_proc *rec;
+	int forked;          /* a fork child (not the command's own process) */
+	struct sampler_config cfg;
+	char agent_path[PATH_MAX];
+	char fd_env[96], clock_env[64], hz_env[64], inherit_env[64];
+	struct known_map maps[MAX_MAPS];
+	unsigned int nmaps; /* atomic, entries written before the count */
+	int need_rescan;    /* atomic: a sample fell outside every known mapping */
+	int rescanning;     /* atomic try-lock */
+	int32_t tids[TID_SLOTS]; /* threads with a record in this image */
+	uint64_t lost_reported;  /* sampler_lost() already added to the header */
+} ag;
+
+/* not static: the dlopen trampoline (asm) jumps through it by name */
+__attribute__((used, visibility("hidden"))) void *(*real_dlopen)(const char *, int);
+static int (*real_dlclose)(void *);
+static int (*real_execve)(const char *, char *const[], char *const[]);
+static int (*real_execvpe)(const char *, char *const[], char *const[]);
+static int (*real_fexecve)(int, char *const[], char *const[]);
+static void (*real_exit)(int) __attribute__((noreturn));
+static void (*real__exit)(int) __attribute__((noreturn));
+
+static void resolve_reals(void)
+{
+	real_dlopen = dlsym(RTLD_NEXT, "dlopen");
+	real_dlclose = dlsym(RTLD_NEXT, "dlclose");
+	real_execve = dlsym(RTLD_NEXT, "execve");
+	real_execvpe = dlsym(RTLD_NEXT, "execvpe");
+	real_fexecve = dlsym(RTLD_NEXT, "fexecve");
+	real_exit = dlsym(RTLD_NEXT, "exit");
+	real__exit = dlsym(RTLD_NEXT, "_exit");
+}
+
+static pid_t my_tid(void)
+{
+	return gettid();
+}
+
+/* ---- mappings ------------------------------------------------------------ */
+
+static int map_known(uint64_t start, uint64_t end, uint64_t pgoff)
+{
+	unsigned int n = __atomic_load_n(&ag.nmaps, __ATOMIC_ACQUIRE);
+
+	for (unsigned int i = 0; i < n; i++)
+		if (ag.maps[i].start == start && ag.maps[i].end == end && ag.maps[i].pgoff == pgoff)
+			return 1;
+	return 0;
+}
+
+static int pc_known(uint64_t pc)
+{
+	unsigned int n = __atomic_load_n(&ag.nmaps, __ATOMIC_ACQUIRE);
+
+	for (unsigned int i = 0; i < n; i++)
+		if (pc >= ag.maps[i].start && pc < ag.maps[i].end)
+			return 1;
+	return 0;
+}
+
+static const char *parse_hex(const char *p, uint64_t *v)
+{
+	*v = 0;
+	for (;; p++) {
+		if (*p >= '0' && *p <= '9')
+			*v = *v * 16 + (uint64_t)(*p - '0');
+		else if (*p >= 'a' && *p <= 'f')
+			*v = *v * 16 + (uint64_t)(*p - 'a' + 10);
+		else
+			return p;
+	}
+}
+
+static const char *skip_field(const char *p)
+{
+	while (*p && *p != ' ')
+		p++;
+	while (*p == ' ')
+		p++;
+	return p;
+}
+
+/* One /proc/self/maps line, without stdio: "start-end perms offset dev inode   path". */
+static void map_line(const char *p)
+{
+	uint64_t start, end, off;
+	const char *perms, *path;
+	unsigned int n;
+
+	p = parse_hex(p, &start);
+	if (*p++ != '-')
+		return;
+	p = parse_hex(p, &end);
+	if (*p++ != ' ' || strlen(p) < 5)
+		return;
+	perms = p;
+	p = parse_hex(skip_field(p), &off);
+	p = skip_field(skip_field(skip_field(p))); /* offset's end, dev, inode */
+	path = *p ? p : "[anon]";
+	if (perms[2] != 'x' || !strcmp(path, "[vsyscall]") || map_known(start, end, off))
+		return;
+	n = __atomic_load_n(&ag.nmaps, __ATOMIC_RELAXED);
+	if (n >= MAX_MAPS)
+		return;
+	ag.maps[n] = (struct known_map){ start, end, off };
+	__atomic_store_n(&ag.nmaps, n + 1, __ATOMIC_RELEASE);
+	pdata__add_map(ag.pd, ag.proc, start, end, off,
+		       PROT_EXEC | (perms[0] == 'r' ? PROT_READ : 0) |
+			       (perms[1] == 'w' ? PROT_WRITE : 0),
+		       path);
+}
+
+/* Read /proc/self/maps and record new executable mappings (plain system calls, no malloc). */
+static void scan_maps(void)
+{
+	static char buf[8192];
+	char line[PATH_MAX + 128];
+	size_t ll = 0;
+	ssize_t n;
+	int fd;
+
+	if (__atomic_exchange_n(&ag.rescanning, 1, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_store_n(&ag.need_rescan, 0, __ATOMIC_RELAXED);
+	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		while ((n = read(fd, buf, sizeof(buf))) > 0) {
+			for (ssize_t i = 0; i < n; i++) {
+				if (buf[i] != '\n') {
+					if (ll < sizeof(line) - 1)
+						line[ll++] = buf[i];
+					continue;
+				}
+				line[ll] = 0;
+				map_line(line);
+				ll = 0;
+			}
+		}
+		close(fd);
+	}
+	__atomic_store_n(&ag.rescanning, 0, __ATOMIC_RELEASE);
+}
+
+static void rescan_if_needed(void)
+{
+	if (ag.active && getpid() == ag.pid && __atomic_load_n(&ag.need_rescan, __ATOMIC_RELAXED))
+		scan_maps();
+}
+
+/* ---- samples and threads ------------------------------------------------- */
+
+static void read_comm(pid_t tid, char comm[16])
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	comm[0] = 0;
+	if (tid == my_tid()) {
+		prctl(PR_GET_NAME, comm);
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, comm, 15);
+	close(fd);
+	comm[n > 0 ? n : 0] = 0;
+	comm[strcspn(comm, "\n")] = 0;
+}
+
+/* First sample of a thread in this image: publish its thread record (lock-free set). */
+static void note_thread(pid_t tid)
+{
+	uint32_t i = ((uint32_t)tid * 2654435761u) & (TID_SLOTS - 1);
+
+	for (int probe = 0; probe < 64; probe++, i = (i + 1) & (TID_SLOTS - 1)) {
+		int32_t cur = __atomic_load_n(&ag.tids[i], __ATOMIC_ACQUIRE);
+
+		if (cur == tid)
+			return;
+		if (cur == 0) {
+			int32_t expected = 0;
+			char comm[16];
+
+			if (!__atomic_compare_exchange_n(&ag.tids[i], &expected, tid, 0,
+							 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+				if (expected == tid)
+					return;
+				continue;
+			}
+			read_comm(tid, comm);
+			pdata__add_thread(ag.pd, ag.proc, tid, comm);
+			return;
+		}
+	}
+}
+
+/* The sink: in the clock's signal handler.  Atomics on the shared mapping only. */
+static void agent_sink(void *arg, uintptr_t pc, pid_t tid)
+{
+	(void)arg;
+	if (!__atomic_load_n(&ag.active, __ATOMIC_ACQUIRE))
+		return;
+	if (!tid)
+		tid = my_tid();
+	note_thread(tid);
+	pdata__count(ag.pd, __atomic_load_n(&ag.proc, __ATOMIC_RELAXED), tid, pc, 1);
+	if (!pc_known(pc))
+		__atomic_store_n(&ag.need_rescan, 1, __ATOMIC_RELAXED);
+}
+
+/* ---- this image's record ------------------------------------------------- */
+
+struct find_arg {
+	pid_t pid;
+	uint32_t id;
+};
+
+static int find_latest(void *arg, const struct pdata_rec *rec)
+{
+	struct find_arg *a = arg;
+
+	if (rec->type == PDATA_REC_PROC && ((const struct pdata_proc *)rec)->pid == a->pid)
+		a->id = ((const struct pdata_proc *)rec)->id;
+	return 0;
+}
+
+/* Parent link: the image that exec'd us ("id:pid" with our pid), else the parent process. */
+static uint32_t parent_proc(void)
+{
+	const char *e = getenv(PROFIL_ENV_AGENT_PARENT);
+	struct find_arg a = { getppid(), 0 };
+	unsigned long id;
+	long pid;
+
+	if (e && sscanf(e, "%lu:%ld", &id, &pid) == 2 && pid == getpid())
+		return (uint32_t)id;
+	pdata__foreach_rec(ag.pd, find_latest, &a);
+	return a.id;
+}
+
+static uint64_t cpu_ns_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Timer overruns the clock reported for this image, into the header's lost count (once). */
+static void account_lost(void)
+{
+	uint64_t lost = sampler_lost();
+
+	if (lost > ag.lost_reported) {
+		__atomic_add_fetch(&pdata__header(ag.pd)->lost, lost - ag.lost_reported,
+				   __ATOMIC_RELAXED);
+		ag.lost_reported = lost;
+	}
+}
+
+/* A new image or a new process: its record and main thread (mappings: scan_maps). */
+static int begin_image(uint32_t parent)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	exe[n > 0 ? n : 0] = 0;
+	ag.pid = getpid();
+	ag.rec = pdata__add_proc(ag.pd, ag.pid, getppid(), parent, exe, pdata__now_ns());
+	if (!ag.rec)
+		return -ENOSPC;
+	__atomic_store_n(&ag.proc, ag.rec->id, __ATOMIC_RELEASE);
+	memset(ag.tids, 0, sizeof(ag.tids));
+	__atomic_store_n(&ag.nmaps, 0, __ATOMIC_RELEASE);
+	ag.lost_reported = 0; /* a new sampler session counts from zero */
+	note_thread(my_tid());
+	return 0;
+}
+
+/* ---- fork ------------------------------------------------------------------ */
+
+static void atfork_prepare(void)
+{
+	int saved = errno;
+
+	rescan_if_needed();
+	errno = saved;
+}
+
+static void atfork_child(void)
+{
+	int saved = errno;
+	uint32_t parent = ag.proc;
+
+	if (!ag.active) {
+		errno = saved;
+		return;
+	}
+	ag.forked = 1;
+	if (!ag.inherit) {
+		/* not following children: this process records nothing */
+		__atomic_store_n(&ag.active, 0, __ATOMIC_RELEASE);
+		errno = saved;
+		return;
+	}
+	/* a new process: its own record; the same mappings, read again for the new id */
+	if (begin_image(parent) == 0) {
+		scan_maps();
+		sampler_child_restart();
+	} else {
+		__atomic_store_n(&ag.active, 0, __ATOMIC_RELEASE);
+	}
+	errno = saved;
+}
+
+/* ---- exec --------------------------------------------------------------------- */
+
+static int is_our_var(const char *e)
+{
+	return !strncmp(e, "PROFIL_AGENT_", 13) || !strncmp(e, "LD_PRELOAD=", 11);
+}
+
+/* LD_PRELOAD's value without the agent (":"/" " separated), into dst. */
+static void preload_without_agent(const char *val, char *dst, size_t len)
+{
+	size_t at = 0, alen = strlen(ag.agent_path);
+
+	dst[0] = 0;
+	while (val && *val) {
+		size_t n = strcspn(val, ": ");
+
+		if (n && !(n == alen && !strncmp(val, ag.agent_path, n)) && at + n + 2 < len) {
+			if (at)
+				dst[at++] = ':';
+			memcpy(dst + at, val, n);
+			at += n;
+			dst[at] = 0;
+		}
+		val += n;
+		while (*val == ':' || *val == ' ')
+			val++;
+	}
+}
+
+/*
+ * Build the environment for an exec: ours removed, then put back when the
+ * new image is to be profiled.  Everything on the caller's stack (a vfork
+ * child may be calling).
+ */
+static int exec_env(char *const envp[], char **out, size_t cap, char *preload, size_t plen,
+		    char *parent_buf, size_t parent_len, int follow)
+{
+	const char *old_preload = NULL;
+	size_t n = 0;
+	char rest[PATH_MAX];
+
+	for (size_t i = 0; envp && envp[i]; i++) {
+		if (!strncmp(envp[i], "LD_PRELOAD=", 11))
+			old_preload = envp[i] + 11;
+		if (is_our_var(envp[i]))
+			continue;
+		if (n + 8 >= cap)
+			return -E2BIG;
+		out[n++] = envp[i];
+	}
+	preload_without_agent(old_preload, rest, sizeof(rest));
+	if (follow) {
+		snprintf(preload, plen, "LD_PRELOAD=%s%s%s", ag.agent_path, rest[0] ? ":" : "",
+			 rest);
+		snprintf(parent_buf, parent_len, "%s=%u:%d", PROFIL_ENV_AGENT_PARENT, ag.proc,
+			 (int)getpid());
+		out[n++] = preload;
+		out[n++] = ag.fd_env;
+		out[n++] = ag.clock_env;
+		out[n++] = ag.hz_env;
+		out[n++] = ag.inherit_env;
+		out[n++] = parent_buf;
+	} else if (rest[0]) {
+		snprintf(preload, plen, "LD_PRELOAD=%s", rest);
+		out[n++] = preload;
+	}
+	out[n] = NULL;
+	return 0;
+}
+
+static size_t env_count(char *const envp[])
+{
+	size_t n = 0;
+
+	while (envp && envp[n])
+		n++;
+	return n;
+}
+
+/*
+ * Run one exec call with the agent's bookkeeping around it.  kind: 0 execve,
+ * 1 execvpe, 2 fexecve.
+ */
+static int do_exec(int kind, const char *path, int fd, char *const argv[], char *const envp[])
+{
+	size_t cap = env_count(envp) + 16;
+	char *newenv[cap];
+	char preload[PATH_MAX * 2 + 32], parent[96];
+	int in_vfork = ag.pd && getpid() != ag.pid;
+	/* the command's own process follows its exec even with inherit off (as with perf) */
+	int follow = ag.pd && ag.active && (ag.inherit || !ag.forked) && !in_vfork;
+	int stopped = 0, rc, saved;
+
+	if (in_vfork) /* a vfork child of a profiled process: the exec'd image is a new process */
+		follow = ag.pd && ag.inherit && ag.active;
+	if (!ag.pd) {
+		if (kind == 0)
+			return real_execve(path, argv, envp);
+		if (kind == 1)
+			return real_execvpe(path, argv, envp);
+		return real_fexecve(fd, argv, envp);
+	}
+	if (exec_env(envp, newenv, cap, preload, sizeof(preload), parent, sizeof(parent),
+		     follow) < 0) {
+		errno = E2BIG;
+		return -1;
+	}
+	fcntl(ag.fd, F_SETFD, follow ? 0 : FD_CLOEXEC);
+	if (!in_vfork && ag.active) {
+		rescan_if_needed();
+		account_lost();
+		if (ag.rec)
+			pdata__end_proc(ag.rec, PDATA_END_EXEC, 0, pdata__now_ns(), cpu_ns_now());
+		sampler_stop(); /* disarm: no tick may land mid-exec */
+		stopped = 1;
+	}
+	if (kind == 0)
+		rc = real_execve(path, argv, newenv);
+	else if (kind == 1)
+		rc = real_execvpe(path, argv, newenv);
+	else
+		rc = real_fexecve(fd, argv, newenv);
+	saved = errno;
+	/* exec failed: this image goes on */
+	fcntl(ag.fd, F_SETFD, ag.inherit ? 0 : FD_CLOEXEC);
+	if (stopped) {
+		if (ag.rec)
+			__atomic_store_n(&ag.rec->end_kind, PDATA_END_UNKNOWN, __ATOMIC_RELEASE);
+		sampler_start(&ag.cfg, &(struct sampler_info){ 0 });
+	}
+	errno = saved;
+	return rc;
+}
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	return do_exec(0, path, -1, argv, envp);
+}
+
+EXPORT int execv(const char *path, char *const argv[])
+{
+	return do_exec(0, path, -1, argv, environ);
+}
+
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	return do_exec(1, file, -1, argv, envp);
+}
+
+EXPORT int execvp(const char *file, char *const argv[])
+{
+	return do_exec(1, file, -1, argv, environ);
+}
+
+EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	return do_exec(2, NULL, fd, argv, envp);
+}
+
+/* execl*: collect the variadic arguments on the stack. */
+#define COLLECT_ARGS(first, ap, argv, n)                                     \
+	do {                                                                 \
+		va_list cnt;                                                 \
+		va_copy(cnt, ap);                                            \
+		n = 1;                                                       \
+		while (va_arg(cnt, char *))                                  \
+			n++;                                                 \
+		va_end(cnt);                                                 \
+	} while (0)
+
+EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	size_t n;
+
+	va_start(ap, arg);
+	COLLECT_ARGS(arg, ap, argv, n);
+	{
+		char *argv[n + 1];
+
+		argv[0] = (char *)arg;
+		for (size_t i = 1; i <= n; i++)
+			argv[i] = va_arg(ap, char *);
+		va_end(ap);
+		return do_exec(0, path, -1, argv, environ);
+	}
+}
+
+EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	size_t n;
+
+	va_start(ap, arg);
+	COLLECT_ARGS(arg, ap, argv, n);
+	{
+		char *argv[n + 1];
+
+		argv[0] = (char *)arg;
+		for (size_t i = 1; i <= n; i++)
+			argv[i] = va_arg(ap, char *);
+		va_end(ap);
+		return do_exec(1, file, -1, argv, environ);
+	}
+}
+
+EXPORT int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	size_t n;
+
+	va_start(ap, arg);
+	COLLECT_ARGS(arg, ap, argv, n);
+	{
+		char *argv[n + 1];
+		char *const *envp;
+
+		argv[0] = (char *)arg;
+		for (size_t i = 1; i <= n; i++)
+			argv[i] = va_arg(ap, char *);
+		envp = va_arg(ap, char *const *);
+		va_end(ap);
+		return do_exec(0, path, -1, argv, envp);
+	}
+}
+
+/* ---- dlopen / dlclose ------------------------------------------------------- */
+
+/* Called before the real dlopen: record mappings a sample found missing. */
+__attribute__((used)) void profil_agent_before_dl(void)
+{
+	int saved = errno;
+
+	if (!real_dlopen)
+		resolve_reals();
+	rescan_if_needed();
+	errno = saved;
+}
+
+/*
+ * dlopen: run the hook, then JUMP to the real dlopen so that its return
+ * address, which glibc uses to find the caller's namespace and RUNPATH, is
+ * still the program's.
+ */
+__asm__(".text\n"
+	".globl dlopen\n"
+	".type dlopen, @function\n"
+	"dlopen:\n"
+	"	push %rdi\n"
+	"	push %rsi\n"
+	"	sub $8, %rsp\n"
+	"	call profil_agent_before_dl\n"
+	"	add $8, %rsp\n"
+	"	pop %rsi\n"
+	"	pop %rdi\n"
+	"	jmp *real_dlopen(%rip)\n"
+	".size dlopen, .-dlopen\n");
+
+EXPORT int dlclose(void *handle)
+{
+	profil_agent_before_dl(); /* record the library's mapping before it goes */
+	return real_dlclose(handle);
+}
+
+/* ---- exit ---------------------------------------------------------------------- */
+
+static void note_exit(int code)
+{
+	int saved = errno;
+
+	if (ag.active && getpid() == ag.pid && ag.rec) {
+		rescan_if_needed();
+		account_lost();
+		pdata__end_proc(ag.rec, PDATA_END_EXITED, code & 0xff, pdata__now_ns(),
+				cpu_ns_now());
+	}
+	errno = saved;
+}
+
+EXPORT void exit(int code)
+{
+	note_exit(code);
+	if (!real_exit)
+		resolve_reals();
+	real_exit(code);
+}
+
+EXPORT void _exit(int code)
+{
+	note_exit(code);
+	if (!real__exit)
+		resolve_reals();
+	real__exit(code);
+}
+
+EXPORT void _Exit(int code)
+{
+	_exit(code);
+}
+
+/*
+ * main's return value is the exit status, but libc calls exit() for it
+ * internally, past our wrapper: wrap main itself (the one way to see it).
+ */
+typedef int (*main_fn)(int, char **, char **);
+typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void), void (*)(void),
+			     void (*)(void), void *);
+static main_fn real_main;
+
+static int main_hook(int argc, char **argv, char **envp)
+{
+	int rc = real_main(argc, argv, envp);
+
+	note_exit(rc);
+	return rc;
+}
+
+EXPORT int __libc_start_main(main_fn main_, int argc, char **argv, void (*init)(void),
+			     void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
+{
+	start_main_fn real = (start_main_fn)dlsym(RTLD_NEXT, "__libc_start_main");
+
+	real_main = main_;
+	return real(main_hook, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
+/* ---- constructor / destructor ------------------------------------------------------- */
+
+static int parse_config(void)
+{
+	const char *fd_s = getenv(PROFIL_ENV_AGENT_FD);
+	const char *clock_s = getenv(PROFIL_ENV_AGENT_CLOCK);
+	const char *hz_s = getenv(PROFIL_ENV_AGENT_HZ);
+	const char *inh_s = getenv(PROFIL_ENV_AGENT_INHERIT);
+	unsigned long long dev, ino;
+	struct stat st;
+	int fd;
+
+	if (!fd_s || sscanf(fd_s, "%d:%llu:%llu", &fd, &dev, &ino) != 3)
+		return -EINVAL;
+	/* the descriptor must still be the recorder's file (not a reused number) */
+	if (fstat(fd, &st) < 0 || st.st_dev != (dev_t)dev || st.st_ino != (ino_t)ino)
+		return -EBADF;
+	ag.fd = fd;
+	ag.inherit = !inh_s || strcmp(inh_s, "0");
+	ag.cfg.clock = clock_s && !strcmp(clock_s, "itimer") ? PROFIL_CLOCK_ITIMER
+							      : PROFIL_CLOCK_THREAD;
+	ag.cfg.hz = hz_s ? (unsigned int)strtoul(hz_s, NULL, 10) : 0;
+	ag.cfg.sink = agent_sink;
+	ag.cfg.flags = SAMPLER_FORK_MANUAL;
+	snprintf(ag.fd_env, sizeof(ag.fd_env), "%s=%s", PROFIL_ENV_AGENT_FD, fd_s);
+	snprintf(ag.clock_env, sizeof(ag.clock_env), "%s=%s", PROFIL_ENV_AGENT_CLOCK,
+		 clock_s ? clock_s : "thread");
+	snprintf(ag.hz_env, sizeof(ag.hz_env), "%s=%u", PROFIL_ENV_AGENT_HZ, ag.cfg.hz);
+	snprintf(ag.inherit_env, sizeof(ag.inherit_env), "%s=%d", PROFIL_ENV_AGENT_INHERIT,
+		 ag.inherit);
+	return 0;
+}
+
+static void find_self(void)
+{
+	Dl_info info;
+
+	if (dladdr((void *)find_self, &info) && info.dli_fname)
+		snprintf(ag.agent_path, sizeof(ag.agent_path), "%s", info.dli_fname);
+}
+
+/*
+ * --no-inherit: children started without our exec wrappers (posix_spawn,
+ * system, popen) must not load the agent: take our variables out of the
+ * environment.  The command's own exec puts them back (do_exec).
+ */
+static void hide_from_children(void)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char rest[PATH_MAX];
+
+	preload_without_agent(old, rest, sizeof(rest));
+	if (rest[0])
+		setenv("LD_PRELOAD", rest, 1);
+	else
+		unsetenv("LD_PRELOAD");
+	unsetenv(PROFIL_ENV_AGENT_FD);
+	unsetenv(PROFIL_ENV_AGENT_CLOCK);
+	unsetenv(PROFIL_ENV_AGENT_HZ);
+	unsetenv(PROFIL_ENV_AGENT_INHERIT);
+	unsetenv(PROFIL_ENV_AGENT_PARENT);
+}
+
+__attribute__((constructor)) static void agent_init(void)
+{
+	int saved = errno;
+	struct sampler_info info;
+	char why[128];
+	uint32_t parent;
+
+	resolve_reals();
+	find_self();
+	if (parse_config() < 0)
+		goto out;
+	if (pdata__open_fd(&ag.pd, ag.fd, 1, why, sizeof(why)) < 0) {
+		ag.pd = NULL;
+		goto out;
+	}
+	fcntl(ag.fd, F_SETFD, ag.inherit ? 0 : FD_CLOEXEC);
+	parent = parent_proc();
+	if (begin_image(parent) < 0)
+		goto out;
+	__atomic_store_n(&ag.active, 1, __ATOMIC_RELEASE);
+	scan_maps();
+	if (sampler_start(&ag.cfg, &info) < 0) {
+		__atomic_store_n(&ag.active, 0, __ATOMIC_RELEASE);
+		goto out;
+	}
+	/* after sampler_start: the sampler's own fork handler must run before ours */
+	pthread_atfork(atfork_prepare, NULL, atfork_child);
+	if (!ag.inherit)
+		hide_from_children();
+out:
+	errno = saved;
+}
+
+__attribute__((destructor)) static void agent_fini(void)
+{
+	int saved = errno;
+
+	if (ag.active && getpid() == ag.pid && ag.rec) {
+		rescan_if_needed();
+		account_lost();
+		/* end time and CPU; the kind stays as exit() recorded it, or unknown */
+		pdata__end_proc(ag.rec, __atomic_load_n(&ag.rec->end_kind, __ATOMIC_ACQUIRE),
+				ag.rec->end_code, pdata__now_ns(), cpu_ns_now());
+	}
+	errno = saved;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `profil record` internals: the perf_event session (record_perf.c) used by
+ * the command (record.c).
+ */
+#ifndef PROFIL_RECORD_H
+#define PROFIL_RECORD_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pdata.h"
+
+struct perf_session;
+
+struct perf_session_opts {
+	unsigned int hz;   /* nominal samples per CPU second */
+	int follow_children; /* inherit into fork()ed processes (threads always) */
+	int attach;        /* events on running threads, enabled at once */
+};
+
+/*
+ * Open one task-clock sampling event per online CPU for each tid (inherit,
+ * so that new threads, and children when asked, are followed), sharing
+ * one ring buffer per CPU.  For a command (!attach) the events start
+ * disabled and turn on at the task's exec.  On error returns -errno and
+ * one sentence in why; the errno of perf_event_open itself is kept so that
+ * the caller can tell a refusal (EACCES, EPERM, ENOSYS) from a failure.
+ */
+int perf_session__open(struct perf_session **out, struct pdata *pd,
+		       const struct perf_session_opts *opts, const pid_t *tids, int ntids,
+		       char *why, size_t whylen);
+
+/* Add events for more threads (attach: threads that appeared meanwhile). */
+int perf_session__add_tids(struct perf_session *s, const pid_t *tids, int ntids, char *why,
+			   size_t whylen);
+
+/*
+ * Register a process image the recorder knows about before the kernel
+ * reports it (the command, or the attached process); maps_from_proc reads
+ * /proc/PID/maps for mappings that already exist.
+ */
+struct pdata_proc *perf_session__add_root(struct perf_session *s, pid_t pid, pid_t ppid,
+					  const char *exe, int maps_from_proc);
+
+/* Ring buffer descriptors to poll(POLLIN), count in *n. */
+const int *perf_session__fds(struct perf_session *s, int *n);
+
+/* Read every ring; final != 0 processes everything, else keeps a reorder window. */
+void perf_session__drain(struct perf_session *s, int final);
+
+/* Task-clock time counted by the events (CPU time of the profiled tree since enable). */
+uint64_t perf_session__cpu_ns(struct perf_session *s);
+
+/* Counters: throttle records seen, processes that ended (EXIT records). */
+uint64_t perf_session__throttled(struct perf_session *s);
+uint32_t perf_session__ring_pages(struct perf_session *s);
+
+void perf_session__close(struct perf_session *s);
+
+/* 1 when an errno from perf_event_open means "not permitted here" (fall back). */
+int perf_errno_is_refusal(int err);
+
+#endif /* PROFIL_RECORD_H */

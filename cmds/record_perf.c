@@ -1,0 +1,1038 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `profil record`, perf_event clock: the kernel samples the task clock of
+ * every thread of the profiled tree and writes PC samples, mmap, comm,
+ * fork and exit records into one ring buffer per CPU (per-CPU events with
+ * inherit: mmap of an inherited per-task event is EINVAL).  This file
+ * reads the rings, puts the records back in time order (a task migrates
+ * between CPUs, so a fork on one ring can be followed by the child's
+ * samples on another) and writes processes, threads, executable mappings
+ * and sample counts into the profile through pdata.
+ *
+ * Time order: the rings are read in rounds; after round k every record
+ * stamped before the newest stamp of round k-1 has been read (a record is
+ * stamped before it is written), so those are sorted and processed and
+ * the rest wait for the next round.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record.h"
+
+#define HASH_BUCKETS 4096
+
+struct ring {
+	int fd;
+	struct perf_event_mmap_page *meta;
+	char *data;
+	uint64_t data_size;
+	size_t map_size;
+};
+
+struct pmap {
+	uint64_t start, end, pgoff;
+	uint32_t prot;
+	char *path;
+};
+
+/* The current image of one pid. */
+struct pstate {
+	pid_t pid, ppid;
+	struct pdata_proc *rec; /* NULL while an exec'd image waits for its first mapping */
+	uint32_t parent;        /* proc id of the previous image (exec) */
+	char *exe;
+	struct pmap *maps;
+	size_t nmaps, cap;
+	char comm[16];
+	int await_first_exec; /* the command: its own exec is not a new image */
+	int ended;
+	struct pstate *next;
+};
+
+struct tstate {
+	pid_t tid, pid;
+	uint32_t proc;
+	struct pdata_thread *rec;
+	char comm[16];
+	struct tstate *next;
+};
+
+struct qent {
+	uint64_t ts;
+	uint64_t seq;
+	size_t off;
+};
+
+struct perf_session {
+	struct pdata *pd;
+	struct perf_session_opts opts;
+	int *cpus;
+	int ncpus;
+	struct ring *rings; /* one per CPU */
+	int *ring_fds;
+	int *fds; /* every event */
+	int nfds, fdcap;
+	uint32_t ring_pages;
+	struct pstate *procs[HASH_BUCKETS];
+	struct tstate *threads[HASH_BUCKETS];
+	/* reorder queue */
+	char *arena;
+	size_t arena_used, arena_cap;
+	struct qent *q;
+	size_t nq, qcap;
+	uint64_t seq;
+	uint64_t max_ts_prev, max_ts;
+	uint64_t throttled;
+};
+
+int perf_errno_is_refusal(int err)
+{
+	return err == EACCES || err == EPERM || err == ENOSYS || err == ENOENT ||
+	       err == EOPNOTSUPP;
+}
+
+static unsigned int hash_pid(pid_t pid)
+{
+	return ((unsigned int)pid * 2654435761u) % HASH_BUCKETS;
+}
+
+static int read_online_cpus(int **out)
+{
+	char buf[1024];
+	int *cpus = NULL, n = 0, cap = 0;
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	char *p, *save = NULL;
+
+	if (!f || !fgets(buf, sizeof(buf), f)) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+		if (f)
+			fclose(f);
+		snprintf(buf, sizeof(buf), "0-%ld", c > 0 ? c - 1 : 0);
+	} else {
+		fclose(f);
+	}
+	for (p = strtok_r(buf, ",\n", &save); p; p = strtok_r(NULL, ",\n", &save)) {
+		int lo, hi;
+
+		if (sscanf(p, "%d-%d", &lo, &hi) != 2) {
+			if (sscanf(p, "%d", &lo) != 1)
+				continue;
+			hi = lo;
+		}
+		for (int c = lo; c <= hi; c++) {
+			if (n == cap) {
+				int *nc = realloc(cpus, sizeof(int) * (cap = cap ? cap * 2 : 8));
+
+				if (!nc) {
+					free(cpus);
+					return -ENOMEM;
+				}
+				cpus = nc;
+			}
+			cpus[n++] = c;
+		}
+	}
+	*out = cpus;
+	return n;
+}
+
+static int simulated_refusal(void)
+{
+	const char *e = getenv("PROFIL_SIMULATE_PERF_ERRNO");
+
+	if (!e || !*e)
+		return 0;
+	if (!strcmp(e, "EACCES"))
+		return EACCES;
+	if (!strcmp(e, "EPERM"))
+		return EPERM;
+	if (!strcmp(e, "ENOSYS"))
+		return ENOSYS;
+	return EACCES;
+}
+
+static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
+{
+	int err = simulated_refusal();
+
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static void fill_attr(const struct perf_session *s, struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_TASK_CLOCK;
+	/* task-clock counts nanoseconds: one sample per 1e9/hz ns of CPU time */
+	a->sample_period = 1000000000ull / (s->opts.hz ? s->opts.hz : 1);
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	a->disabled = !s->opts.attach;
+	a->enable_on_exec = !s->opts.attach;
+	a->inherit = 1;
+	a->inherit_thread = !s->opts.follow_children;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC; /* one time base for every CPU's ring */
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)(s->ring_pages * (uint64_t)getpagesize() / 2);
+}
+
+static int push_fd(struct perf_session *s, int fd)
+{
+	if (s->nfds == s->fdcap) {
+		int cap = s->fdcap ? s->fdcap * 2 : 16;
+		int *n = realloc(s->fds, sizeof(int) * cap);
+
+		if (!n)
+			return -ENOMEM;
+		s->fds = n;
+		s->fdcap = cap;
+	}
+	s->fds[s->nfds++] = fd;
+	return 0;
+}
+
+/* Map the ring of the first event on a CPU, as large as the mlock limit allows. */
+static int map_ring(struct perf_session *s, struct ring *r, int fd)
+{
+	long page = getpagesize();
+
+	for (uint32_t pages = s->ring_pages; pages >= 4; pages /= 2) {
+		size_t len = (size_t)(pages + 1) * page;
+		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+		if (m == MAP_FAILED) {
+			if (errno == EPERM || errno == ENOMEM)
+				continue;
+			return -errno;
+		}
+		r->fd = fd;
+		r->meta = m;
+		r->data = (char *)m + page;
+		r->data_size = (uint64_t)pages * page;
+		r->map_size = len;
+		if (pages < s->ring_pages)
+			s->ring_pages = pages; /* the next CPUs will not get more either */
+		return 0;
+	}
+	return -EPERM;
+}
+
+static int open_tid(struct perf_session *s, pid_t tid, char *why, size_t whylen)
+{
+	struct perf_event_attr attr;
+
+	for (int i = 0; i < s->ncpus; i++) {
+		int fd, rc;
+
+		fill_attr(s, &attr);
+		fd = sys_perf_event_open(&attr, tid, s->cpus[i]);
+		if (fd < 0) {
+			rc = -errno;
+			if (rc == -ESRCH && s->opts.attach)
+				return 0; /* the thread ended meanwhile */
+			snprintf(why, whylen, "perf_event_open(task-clock, cpu %d): %s", s->cpus[i],
+				 strerror(-rc));
+			return rc;
+		}
+		rc = push_fd(s, fd);
+		if (rc < 0) {
+			close(fd);
+			snprintf(why, whylen, "out of memory");
+			return rc;
+		}
+		if (!s->rings[i].meta) {
+			rc = map_ring(s, &s->rings[i], fd);
+			if (rc < 0) {
+				snprintf(why, whylen, "cannot map the perf ring buffer: %s",
+					 strerror(-rc));
+				return rc;
+			}
+			s->ring_fds[i] = fd;
+		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) < 0) {
+			rc = -errno;
+			snprintf(why, whylen, "cannot share the perf ring buffer: %s",
+				 strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int perf_session__add_tids(struct perf_session *s, const pid_t *tids, int ntids, char *why,
+			   size_t whylen)
+{
+	for (int i = 0; i < ntids; i++) {
+		int rc = open_tid(s, tids[i], why, whylen);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int perf_session__open(struct perf_session **out, struct pdata *pd,
+		       const struct perf_session_opts *opts, const pid_t *tids, int ntids,
+		       char *why, size_t whylen)
+{
+	struct perf_session *s = calloc(1, sizeof(*s));
+	int rc;
+
+	if (!s) {
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	s->pd = pd;
+	s->opts = *opts;
+	/* 256 pages = 1 MiB per CPU: ~0.3 s of samples at 100 kHz; less if mlock is limited */
+	s->ring_pages = 256;
+	rc = read_online_cpus(&s->cpus);
+	if (rc <= 0) {
+		snprintf(why, whylen, "cannot list the online CPUs");
+		free(s);
+		return rc < 0 ? rc : -ENODEV;
+	}
+	s->ncpus = rc;
+	s->rings = calloc(s->ncpus, sizeof(*s->rings));
+	s->ring_fds = calloc(s->ncpus, sizeof(int));
+	if (!s->rings || !s->ring_fds) {
+		snprintf(why, whylen, "out of memory");
+		perf_session__close(s);
+		return -ENOMEM;
+	}
+	rc = perf_session__add_tids(s, tids, ntids, why, whylen);
+	if (rc < 0) {
+		perf_session__close(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+const int *perf_session__fds(struct perf_session *s, int *n)
+{
+	*n = s->ncpus;
+	return s->ring_fds;
+}
+
+uint32_t perf_session__ring_pages(struct perf_session *s)
+{
+	return s->ring_pages;
+}
+
+uint64_t perf_session__throttled(struct perf_session *s)
+{
+	return s->throttled;
+}
+
+uint64_t perf_session__cpu_ns(struct perf_session *s)
+{
+	uint64_t total = 0;
+
+	for (int i = 0; i < s->nfds; i++) {
+		uint64_t v;
+
+		if (read(s->fds[i], &v, sizeof(v)) == (ssize_t)sizeof(v))
+			total += v;
+	}
+	return total;
+}
+
+/* ---- process and thread bookkeeping -------------------------------------- */
+
+static struct pstate *find_proc(struct perf_session *s, pid_t pid)
+{
+	for (struct pstate *p = s->procs[hash_pid(pid)]; p; p = p->next)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+static void free_pstate(struct pstate *p)
+{
+	for (size_t i = 0; i < p->nmaps; i++)
+		free(p->maps[i].path);
+	free(p->maps);
+	free(p->exe);
+	free(p);
+}
+
+/* Make p the current image of its pid (replacing an older one). */
+static void set_proc(struct perf_session *s, struct pstate *p)
+{
+	struct pstate **pp = &s->procs[hash_pid(p->pid)];
+
+	for (; *pp; pp = &(*pp)->next) {
+		if ((*pp)->pid == p->pid) {
+			struct pstate *old = *pp;
+
+			p->next = old->next;
+			*pp = p;
+			free_pstate(old);
+			return;
+		}
+	}
+	p->next = NULL;
+	*pp = p;
+}
+
+static struct pstate *new_pstate(pid_t pid, pid_t ppid, const char *exe)
+{
+	struct pstate *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->ppid = ppid;
+	p->exe = strdup(exe ? exe : "");
+	if (!p->exe) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static int remember_map(struct pstate *p, uint64_t start, uint64_t end, uint64_t pgoff,
+			uint32_t prot, const char *path)
+{
+	if (p->nmaps == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 16;
+		struct pmap *n = realloc(p->maps, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->maps = n;
+		p->cap = cap;
+	}
+	p->maps[p->nmaps].path = strdup(path);
+	if (!p->maps[p->nmaps].path)
+		return -ENOMEM;
+	p->maps[p->nmaps].start = start;
+	p->maps[p->nmaps].end = end;
+	p->maps[p->nmaps].pgoff = pgoff;
+	p->maps[p->nmaps].prot = prot;
+	p->nmaps++;
+	return 0;
+}
+
+static void add_map(struct perf_session *s, struct pstate *p, uint64_t start, uint64_t end,
+		    uint64_t pgoff, uint32_t prot, const char *path)
+{
+	if (remember_map(p, start, end, pgoff, prot, path) < 0)
+		return;
+	if (p->rec)
+		pdata__add_map(s->pd, p->rec->id, start, end, pgoff, prot, path);
+}
+
+/* Publish the image's proc record (and the mappings seen before it existed). */
+static void ensure_rec(struct perf_session *s, struct pstate *p)
+{
+	if (p->rec)
+		return;
+	p->rec = pdata__add_proc(s->pd, p->pid, p->ppid, p->parent, p->exe, pdata__now_ns());
+	if (!p->rec)
+		return;
+	for (size_t i = 0; i < p->nmaps; i++)
+		pdata__add_map(s->pd, p->rec->id, p->maps[i].start, p->maps[i].end,
+			       p->maps[i].pgoff, p->maps[i].prot, p->maps[i].path);
+}
+
+static void read_proc_maps(struct perf_session *s, struct pstate *p)
+{
+	char path[64], line[PATH_MAX + 128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", p->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, off;
+		char perms[8];
+		int name_at = 0;
+		char *name;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off,
+			   &name_at) < 4 || !name_at)
+			continue;
+		if (perms[2] != 'x')
+			continue;
+		name = line + name_at;
+		name[strcspn(name, "\n")] = 0;
+		if (!strcmp(name, "[vsyscall]"))
+			continue;
+		add_map(s, p, start, end, off,
+			PROT_EXEC | (perms[0] == 'r' ? PROT_READ : 0) |
+				(perms[1] == 'w' ? PROT_WRITE : 0),
+			*name ? name : "[anon]");
+	}
+	fclose(f);
+}
+
+static void read_comm(pid_t pid, pid_t tid, char comm[16])
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, comm, 15);
+	close(fd);
+	if (n > 0) {
+		comm[n] = 0;
+		comm[strcspn(comm, "\n")] = 0;
+	}
+}
+
+static char *read_exe(pid_t pid)
+{
+	char path[64], buf[PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = 0;
+	return strdup(buf);
+}
+
+static pid_t read_ppid(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	int ppid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		sscanf(p + 1, " %*c %d", &ppid);
+	fclose(f);
+	return ppid;
+}
+
+static struct tstate *find_thread(struct perf_session *s, pid_t tid)
+{
+	for (struct tstate *t = s->threads[hash_pid(tid)]; t; t = t->next)
+		if (t->tid == tid)
+			return t;
+	return NULL;
+}
+
+static struct tstate *get_thread(struct perf_session *s, pid_t tid, pid_t pid)
+{
+	struct tstate *t = find_thread(s, tid);
+
+	if (t) {
+		if (t->pid != pid) { /* tid reused by another process */
+			t->pid = pid;
+			t->proc = 0;
+			t->rec = NULL;
+		}
+		return t;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->tid = tid;
+	t->pid = pid;
+	t->next = s->threads[hash_pid(tid)];
+	s->threads[hash_pid(tid)] = t;
+	return t;
+}
+
+/* Make sure (image, tid) has its thread record. */
+static void note_thread(struct perf_session *s, struct pstate *p, pid_t tid, const char *comm)
+{
+	struct tstate *t = get_thread(s, tid, p->pid);
+
+	if (!t)
+		return;
+	if (comm && *comm)
+		snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	if (!t->comm[0])
+		read_comm(p->pid, tid, t->comm);
+	ensure_rec(s, p);
+	if (!p->rec)
+		return;
+	if (t->proc != p->rec->id || !t->rec) {
+		t->proc = p->rec->id;
+		t->rec = pdata__add_thread(s->pd, t->proc, tid, t->comm[0] ? t->comm : p->comm);
+	} else if (comm && *comm && strncmp(t->rec->comm, comm, sizeof(t->rec->comm) - 1)) {
+		/* renamed (prctl PR_SET_NAME): the record is ours, update it in place */
+		snprintf(t->rec->comm, sizeof(t->rec->comm), "%s", comm);
+	}
+}
+
+/* A pid the kernel never told us about (attach races): learn it from /proc. */
+static struct pstate *lazy_proc(struct perf_session *s, pid_t pid)
+{
+	struct pstate *p = find_proc(s, pid);
+	struct pstate *parent;
+	char *exe;
+
+	if (p)
+		return p;
+	exe = read_exe(pid);
+	p = new_pstate(pid, read_ppid(pid), exe ? exe : "");
+	free(exe);
+	if (!p)
+		return NULL;
+	parent = find_proc(s, p->ppid);
+	if (parent && parent->rec)
+		p->parent = parent->rec->id;
+	read_comm(pid, pid, p->comm);
+	set_proc(s, p);
+	read_proc_maps(s, p);
+	ensure_rec(s, p);
+	return p;
+}
+
+struct pdata_proc *perf_session__add_root(struct perf_session *s, pid_t pid, pid_t ppid,
+					  const char *exe, int maps_from_proc)
+{
+	struct pstate *p = new_pstate(pid, ppid, exe);
+
+	if (!p)
+		return NULL;
+	p->await_first_exec = !maps_from_proc;
+	read_comm(pid, pid, p->comm);
+	set_proc(s, p);
+	ensure_rec(s, p);
+	if (maps_from_proc)
+		read_proc_maps(s, p);
+	return p->rec;
+}
+
+/* ---- record handlers ----------------------------------------------------- */
+
+struct sample_body {
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+};
+
+struct task_body {
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+static void on_sample(struct perf_session *s, const struct perf_event_header *h)
+{
+	const struct sample_body *b = (const void *)(h + 1);
+	struct pstate *p;
+
+	if (h->size < sizeof(*h) + sizeof(*b))
+		return;
+	p = lazy_proc(s, (pid_t)b->pid);
+	if (!p) {
+		__atomic_add_fetch(&pdata__header(s->pd)->dropped, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	p->await_first_exec = 0;
+	ensure_rec(s, p);
+	if (!p->rec) { /* the records area is full: count what cannot be stored */
+		__atomic_add_fetch(&pdata__header(s->pd)->dropped, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	{
+		struct tstate *t = find_thread(s, (pid_t)b->tid);
+
+		if (!t || t->proc != p->rec->id || !t->rec)
+			note_thread(s, p, (pid_t)b->tid, NULL);
+	}
+	pdata__count(s->pd, p->rec->id, (int)b->tid, b->ip, 1);
+}
+
+static void on_mmap2(struct perf_session *s, const struct perf_event_header *h)
+{
+	const struct perf_record_mmap2 {
+		uint32_t pid, tid;
+		uint64_t addr, len, pgoff;
+		uint32_t maj, min;
+		uint64_t ino, ino_generation;
+		uint32_t prot, flags;
+		char filename[];
+	} *b = (const void *)(h + 1);
+	size_t max = h->size - sizeof(*h) - sizeof(*b);
+	char path[PATH_MAX];
+	struct pstate *p;
+
+	if (h->size < sizeof(*h) + sizeof(*b) || !(b->prot & PROT_EXEC))
+		return;
+	snprintf(path, sizeof(path), "%.*s", (int)strnlen(b->filename, max), b->filename);
+	p = lazy_proc(s, (pid_t)b->pid);
+	if (!p)
+		return;
+	p->await_first_exec = 0;
+	if (!p->rec) {
+		/* the first mapping of an exec'd image (after its COMM exec) is its executable */
+		if (path[0] == '/' && (!p->exe || !p->exe[0])) {
+			free(p->exe);
+			p->exe = strdup(path);
+		}
+		if (!p->exe)
+			p->exe = strdup("");
+		ensure_rec(s, p);
+	}
+	/* the kernel names anonymous executable memory (JIT code) "//anon" */
+	if (!path[0] || !strncmp(path, "//anon", 6))
+		snprintf(path, sizeof(path), "[anon]");
+	add_map(s, p, b->addr, b->addr + b->len, b->pgoff, b->prot, path);
+}
+
+static void on_exec(struct perf_session *s, pid_t pid, const char *comm)
+{
+	struct pstate *old = find_proc(s, pid);
+	struct pstate *p;
+
+	if (old && old->await_first_exec) {
+		old->await_first_exec = 0; /* the command's own exec: its image is registered */
+		snprintf(old->comm, sizeof(old->comm), "%s", comm);
+		note_thread(s, old, pid, comm);
+		return;
+	}
+	if (old) {
+		ensure_rec(s, old);
+		if (old->rec)
+			pdata__end_proc(old->rec, PDATA_END_EXEC, 0, pdata__now_ns(), 0);
+	}
+	p = new_pstate(pid, old ? old->ppid : read_ppid(pid), "");
+	if (!p)
+		return;
+	p->parent = old && old->rec ? old->rec->id : 0;
+	snprintf(p->comm, sizeof(p->comm), "%s", comm);
+	set_proc(s, p);
+	/* the record waits for the first mapping, which names the executable */
+}
+
+static void on_comm(struct perf_session *s, const struct perf_event_header *h)
+{
+	const struct {
+		uint32_t pid, tid;
+		char comm[];
+	} *b = (const void *)(h + 1);
+	char comm[16];
+	struct pstate *p;
+
+	if (h->size < sizeof(*h) + 8)
+		return;
+	snprintf(comm, sizeof(comm), "%.*s", (int)strnlen(b->comm, h->size - sizeof(*h) - 8),
+		 b->comm);
+	if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
+		on_exec(s, (pid_t)b->pid, comm);
+		return;
+	}
+	p = find_proc(s, (pid_t)b->pid);
+	if (!p)
+		return;
+	if (p->pid == (pid_t)b->tid)
+		snprintf(p->comm, sizeof(p->comm), "%s", comm);
+	if (p->rec)
+		note_thread(s, p, (pid_t)b->tid, comm);
+	else {
+		struct tstate *t = get_thread(s, (pid_t)b->tid, p->pid);
+
+		if (t)
+			snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	}
+}
+
+static void on_fork(struct perf_session *s, const struct perf_event_header *h)
+{
+	const struct task_body *b = (const void *)(h + 1);
+	struct pstate *parent, *child;
+	struct tstate *pt;
+	char comm[16] = "";
+
+	if (h->size < sizeof(*h) + sizeof(*b))
+		return;
+	parent = lazy_proc(s, (pid_t)b->ppid);
+	pt = find_thread(s, (pid_t)b->ptid);
+	if (pt)
+		snprintf(comm, sizeof(comm), "%s", pt->comm);
+	else if (parent)
+		snprintf(comm, sizeof(comm), "%s", parent->comm);
+	if (b->pid == b->ppid) { /* a new thread */
+		if (parent)
+			note_thread(s, parent, (pid_t)b->tid, comm);
+		return;
+	}
+	if (!s->opts.follow_children)
+		return; /* reported by the parent's events, but not followed */
+	child = new_pstate((pid_t)b->pid, (pid_t)b->ppid, parent ? parent->exe : "");
+	if (!child)
+		return;
+	snprintf(child->comm, sizeof(child->comm), "%s", comm);
+	if (parent) {
+		ensure_rec(s, parent);
+		child->parent = parent->rec ? parent->rec->id : 0;
+		/* a fork copies the address space; the kernel reports no mappings for it */
+		for (size_t i = 0; i < parent->nmaps; i++)
+			remember_map(child, parent->maps[i].start, parent->maps[i].end,
+				     parent->maps[i].pgoff, parent->maps[i].prot,
+				     parent->maps[i].path);
+	}
+	set_proc(s, child);
+	ensure_rec(s, child);
+	note_thread(s, child, (pid_t)b->tid, comm);
+}
+
+static void on_exit_rec(struct perf_session *s, const struct perf_event_header *h)
+{
+	const struct task_body *b = (const void *)(h + 1);
+	struct pstate *p;
+
+	if (h->size < sizeof(*h) + sizeof(*b) || b->pid != b->tid)
+		return;
+	p = find_proc(s, (pid_t)b->pid);
+	if (!p || p->ended)
+		return;
+	p->ended = 1;
+	/* the exit status is not in the record: the recorder fills it in for the command */
+	if (p->rec && !p->rec->end_kind)
+		pdata__end_proc(p->rec, PDATA_END_UNKNOWN, 0, pdata__now_ns(), 0);
+}
+
+static void handle(struct perf_session *s, const struct perf_event_header *h)
+{
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		on_sample(s, h);
+		break;
+	case PERF_RECORD_MMAP2:
+		on_mmap2(s, h);
+		break;
+	case PERF_RECORD_COMM:
+		on_comm(s, h);
+		break;
+	case PERF_RECORD_FORK:
+		on_fork(s, h);
+		break;
+	case PERF_RECORD_EXIT:
+		on_exit_rec(s, h);
+		break;
+	case PERF_RECORD_LOST: {
+		const uint64_t *b = (const void *)(h + 1);
+
+		if (h->size >= sizeof(*h) + 16)
+			__atomic_add_fetch(&pdata__header(s->pd)->lost, b[1], __ATOMIC_RELAXED);
+		break;
+	}
+	case PERF_RECORD_THROTTLE:
+		s->throttled++;
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- rings and the reorder queue ------------------------------------------ */
+
+static uint64_t record_time(const struct perf_event_header *h)
+{
+	uint64_t t = 0;
+
+	if (h->type == PERF_RECORD_SAMPLE) {
+		if (h->size >= sizeof(*h) + sizeof(struct sample_body))
+			t = ((const struct sample_body *)(h + 1))->time;
+	} else if (h->size >= sizeof(*h) + 16) {
+		/* sample_id_all: {pid, tid}, time at the very end */
+		memcpy(&t, (const char *)h + h->size - 8, 8);
+	}
+	return t;
+}
+
+static int queue_reserve(struct perf_session *s, size_t bytes)
+{
+	if (s->arena_used + bytes > s->arena_cap) {
+		size_t cap = s->arena_cap ? s->arena_cap : 1 << 20;
+		char *n;
+
+		while (cap < s->arena_used + bytes)
+			cap *= 2;
+		n = realloc(s->arena, cap);
+		if (!n)
+			return -ENOMEM;
+		s->arena = n;
+		s->arena_cap = cap;
+	}
+	if (s->nq == s->qcap) {
+		size_t cap = s->qcap ? s->qcap * 2 : 16384;
+		struct qent *n = realloc(s->q, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->q = n;
+		s->qcap = cap;
+	}
+	return 0;
+}
+
+static void read_ring(struct perf_session *s, struct ring *r)
+{
+	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = r->meta->data_tail;
+	uint64_t mask = r->data_size - 1;
+
+	while (tail + sizeof(struct perf_event_header) <= head) {
+		struct perf_event_header h;
+		uint64_t at = tail & mask;
+		char *dst;
+		size_t first;
+
+		first = r->data_size - at;
+		if (first >= sizeof(h)) {
+			memcpy(&h, r->data + at, sizeof(h));
+		} else {
+			memcpy(&h, r->data + at, first);
+			memcpy((char *)&h + first, r->data, sizeof(h) - first);
+		}
+		if (h.size < sizeof(h) || tail + h.size > head)
+			break;
+		if (queue_reserve(s, h.size) < 0) {
+			tail += h.size; /* out of memory: drop it, keep the ring moving */
+			continue;
+		}
+		dst = s->arena + s->arena_used;
+		if (first >= h.size) {
+			memcpy(dst, r->data + at, h.size);
+		} else {
+			memcpy(dst, r->data + at, first);
+			memcpy(dst + first, r->data, h.size - first);
+		}
+		s->q[s->nq].off = s->arena_used;
+		s->q[s->nq].seq = s->seq++;
+		s->q[s->nq].ts = record_time((const struct perf_event_header *)dst);
+		if (s->q[s->nq].ts > s->max_ts)
+			s->max_ts = s->q[s->nq].ts;
+		s->nq++;
+		s->arena_used += (h.size + 7) & ~7u;
+		tail += h.size;
+	}
+	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static int cmp_qent(const void *a, const void *b)
+{
+	const struct qent *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static const struct perf_event_header *queued(const struct perf_session *s, size_t i)
+{
+	return (const struct perf_event_header *)(s->arena + s->q[i].off);
+}
+
+void perf_session__drain(struct perf_session *s, int final)
+{
+	uint64_t limit;
+	size_t i, keep = 0;
+	size_t used = 0;
+
+	for (int c = 0; c < s->ncpus; c++)
+		if (s->rings[c].meta)
+			read_ring(s, &s->rings[c]);
+	limit = final ? UINT64_MAX : s->max_ts_prev;
+	s->max_ts_prev = s->max_ts;
+	if (!s->nq)
+		return;
+	qsort(s->q, s->nq, sizeof(*s->q), cmp_qent);
+	for (i = 0; i < s->nq && s->q[i].ts <= limit; i++)
+		handle(s, queued(s, i));
+	/* keep the rest, in time order, in a fresh arena (entries are not in arena order) */
+	if (i < s->nq) {
+		size_t need = 0;
+		char *fresh;
+
+		for (size_t j = i; j < s->nq; j++)
+			need += (queued(s, j)->size + 7) & ~7u;
+		fresh = malloc(need > s->arena_cap ? need : s->arena_cap);
+		if (fresh) {
+			for (; i < s->nq; i++) {
+				const struct perf_event_header *h = queued(s, i);
+				size_t sz = (h->size + 7) & ~7u;
+
+				memcpy(fresh + used, h, sz);
+				s->q[keep] = s->q[i];
+				s->q[keep].off = used;
+				used += sz;
+				keep++;
+			}
+			free(s->arena);
+			s->arena = fresh;
+			if (need > s->arena_cap)
+				s->arena_cap = need;
+		} else {
+			/* no memory for the reorder window: process now, slightly out of order */
+			for (; i < s->nq; i++)
+				handle(s, queued(s, i));
+		}
+	}
+	s->nq = keep;
+	s->arena_used = used;
+}
+
+void perf_session__close(struct perf_session *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < s->ncpus; i++)
+		if (s->rings[i].meta)
+			munmap(s->rings[i].meta, s->rings[i].map_size);
+	for (int i = 0; i < s->nfds; i++)
+		close(s->fds[i]);
+	for (int b = 0; b < HASH_BUCKETS; b++) {
+		while (s->procs[b]) {
+			struct pstate *n = s->procs[b]->next;
+
+			free_pstate(s->procs[b]);
+			s->procs[b] = n;
+		}
+		while (s->threads[b]) {
+			struct tstate *n = s->threads[b]->next;
+
+			free(s->threads[b]);
+			s->threads[b] = n;
+		}
+	}
+	free(s->fds);
+	free(s->rings);
+	free(s->ring_fds);
+	free(s->cpus);
+	free(s->arena);
+	free(s->q);
+	free(s);
+}

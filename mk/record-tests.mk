@@ -1,0 +1,35 @@
+# Test programs of `profil record` (tests/e2e/record_*.sh), built into $(B)/tests/progs/.
+# They are the "unmodified programs" being profiled: plain builds, no sanitizer.
+RT_DIR   := $(B)/tests/progs
+RT_PROGS := $(RT_DIR)/pdata_dump $(RT_DIR)/record_prog $(RT_DIR)/record_prog_nopie \
+	    $(RT_DIR)/record_prog_static $(RT_DIR)/record_prog_stripped \
+	    $(RT_DIR)/librecord_hot.so $(RT_DIR)/record_libuser
+RT_CFLAGS := -O1 -g -fno-inline -fno-omit-frame-pointer
+
+tests: $(RT_PROGS)
+
+$(RT_DIR)/pdata_dump: tests/progs/pdata_dump.c $(B)/utils/pdata.o utils/pdata.h
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(B)/utils/pdata.o $(BASE_LDFLAGS) -lelf
+
+$(RT_DIR)/record_prog: tests/progs/record_prog.c
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -fPIE -pie -pthread -o $@ $< -ldl
+
+$(RT_DIR)/record_prog_nopie: tests/progs/record_prog.c
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -fno-pie -no-pie -pthread -o $@ $< -ldl
+
+$(RT_DIR)/record_prog_static: tests/progs/record_prog.c
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -DNO_DLOPEN -static -pthread -o $@ $<
+
+$(RT_DIR)/record_prog_stripped: $(RT_DIR)/record_prog
+	strip -o $@ $<
+
+$(RT_DIR)/librecord_hot.so: tests/progs/record_lib.c
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -shared -fPIC -o $@ $<
+
+$(RT_DIR)/record_libuser: tests/progs/record_libuser.c $(RT_DIR)/librecord_hot.so
+	$(CC) $(RT_CFLAGS) -o $@ $< -L$(RT_DIR) -lrecord_hot '-Wl,-rpath,$$ORIGIN'

@@ -1,0 +1,123 @@
+#!/bin/sh
+# profil record without perf: the LD_PRELOAD agent (--clock thread|itimer, or
+# perf_event_open refused: simulated with PROFIL_SIMULATE_PERF_ERRNO).
+. "$ROOT/tests/e2e/record/common.sh"
+
+if is_asan; then
+	skip record_fallback "the ASan-built agent cannot be preloaded into uninstrumented programs"
+	exit 0
+fi
+if [ ! -f "$B/libprofil-agent.so" ]; then
+	nok record_fallback "$B/libprofil-agent.so was not built"
+	exit 1
+fi
+
+"$P" record -q --clock thread -o th.data -- "$PROGS/record_prog" hot 3 >out.txt
+rc=$?
+a=$(fsamples th.data hot_a)
+b=$(fsamples th.data hot_b)
+s=$(share "$a" "$b")
+[ $rc -eq 0 ] && [ "$(hdr th.data clock)" = 1 ] && [ "$(hdr th.data state)" = 2 ] &&
+	[ $((a + b)) -ge 60 ] && in_range "$s" 0.6 0.9 && [ ! -s out.txt ]
+expect thread_clock_hot_functions "rc=$rc hot_a=$a hot_b=$b share=$s $("$DUMP" th.data | head -1)"
+
+PROFIL_SIMULATE_PERF_ERRNO=EACCES "$P" record -q -o sim.data -- "$PROGS/record_prog" exit 42
+rc=$?
+[ $rc -eq 42 ] && [ "$(hdr sim.data clock)" = 1 ] && "$DUMP" sim.data | grep -q '^note perf refused: EACCES' &&
+	[ "$(hdr sim.data end_code)" = 42 ] && [ "$(fsamples sim.data hot_a)" -ge 5 ]
+expect simulated_refusal_falls_back "rc=$rc $("$DUMP" sim.data | sed -n '1,2p' | tr '\n' ' ')"
+
+PROFIL_SIMULATE_PERF_ERRNO=EPERM "$P" record -q --clock perf -o p.data -- true 2>err.txt
+rc=$?
+[ $rc -ne 0 ] && [ ! -e p.data ] && [ "$(wc -l <err.txt)" -eq 1 ]
+expect clock_perf_refused_is_an_error "rc=$rc $(cat err.txt)"
+
+"$P" record -q --clock thread -o thr.data -- "$PROGS/record_prog" threads
+total=$(hdr thr.data samples)
+n=$("$DUMP" thr.data | awk -v t="$total" '$1=="tid" { split($4,a,"="); if (a[2] >= t*0.12 && a[2] <= t*0.38) n++ } END {print n+0}')
+[ "$total" -ge 60 ] && [ "$n" -eq 4 ]
+expect agent_four_threads "$n of 4 threads with a fair share of $total"
+
+"$P" record -q --clock thread -o fork.data -- "$PROGS/record_prog" fork
+child=$("$DUMP" fork.data | awk '$1=="proc" && $3=="parent=1" {split($2,a,"="); print a[2]; exit}')
+[ -n "$child" ] && [ "$(fsamples fork.data child_spin "$child")" -ge 20 ] &&
+	[ "$(fsamples fork.data parent_spin 1)" -ge 20 ] && [ "$(fsamples fork.data child_spin 1)" -le 1 ]
+expect agent_fork "$("$DUMP" fork.data | grep -E '^(proc|func)' | tr '\n' ' ')"
+"$DUMP" fork.data | grep -q "^proc id=$child .* end_kind=1 end_code=0 "
+expect agent_fork_child_exit_recorded "$("$DUMP" fork.data | grep '^proc' | tr '\n' ' ')"
+
+"$P" record -q --clock thread -o ex.data -- "$PROGS/record_prog" exec "$PROGS/record_prog_nopie"
+"$DUMP" ex.data | awk '$1=="proc" {n++; if ($2=="id=1" && $6=="end_kind=3") first=1;
+	if ($3=="parent=1" && $0 ~ /record_prog_nopie$/) second=1 } END { exit !(n == 2 && first && second) }'
+expect agent_exec_new_image "$("$DUMP" ex.data | grep '^proc' | tr '\n' ' ')"
+second=$("$DUMP" ex.data | awk '$1=="proc" && $3=="parent=1" {split($2,a,"="); print a[2]}')
+[ "$(fsamples ex.data hot_a "$second")" -ge 20 ]
+expect agent_exec_samples "hot_a in the exec'd image: $(fsamples ex.data hot_a "$second")"
+
+"$P" record -q --clock thread -o sh.data -- sh -c "$PROGS/record_prog hot; $PROGS/record_prog hot"
+"$DUMP" sh.data >sh.txt
+n=0
+for id in $(awk '$1=="proc" && $NF ~ /record_prog$/ { split($2,a,"="); print a[2] }' sh.txt); do
+	parent=$(awk -v id="id=$id" '$1=="proc" && $2==id { split($3,a,"="); print a[2] }' sh.txt)
+	pexe=$(awk -v id="id=$parent" '$1=="proc" && $2==id { print $NF }' sh.txt)
+	case "$pexe" in *sh) [ "$(fsamples sh.data hot_a "$id")" -ge 15 ] && n=$((n + 1)) ;; esac
+done
+[ $n -eq 2 ]
+expect agent_shell_chain "$n of 2: $(grep '^proc' sh.txt | tr '\n' ' ')"
+# every image ended by exec or exit (main's return value included), none unknown
+[ "$(grep -c '^proc .* end_kind=0 ' sh.txt)" -eq 0 ]
+expect agent_end_of_every_image "$(grep '^proc' sh.txt | tr '\n' ' ')"
+
+"$P" record -q --clock thread -o ue.data -- "$PROGS/record_prog" _exit >out.txt
+rc=$?
+[ $rc -eq 7 ] && [ ! -s out.txt ] && [ "$(fsamples ue.data hot_a)" -ge 10 ] && [ "$(hdr ue.data end_code)" = 7 ]
+expect agent__exit "rc=$rc hot_a=$(fsamples ue.data hot_a)"
+
+rm -f pid1
+bg_record -q --clock thread -o kill.data -- "$PROGS/record_prog" forever pid1
+wait_file pid1 && kill -9 "$(cat pid1)"
+wait $REC
+rc=$?
+unwatch
+[ $rc -eq 137 ] && [ "$(hdr kill.data end_kind)" = 2 ] && [ "$(hdr kill.data end_code)" = 9 ] &&
+	[ "$(fsamples kill.data hot_a)" -ge 10 ]
+expect agent_sigkill "rc=$rc hot_a=$(fsamples kill.data hot_a) $("$DUMP" kill.data | head -1)"
+
+"$P" record -q --clock thread -o dl.data -- "$PROGS/record_prog" dlopen "$PROGS/librecord_hot.so"
+inlib=$(osamples dl.data /librecord_hot.so)
+total=$(hdr dl.data samples)
+[ "$total" -ge 20 ] && in_range "$(share "$inlib" $((total - inlib)))" 0.8 1
+expect agent_dlopen_mapping "$inlib of $total samples in librecord_hot.so"
+
+"$P" record -q --clock thread --no-inherit -o ni.data -- "$PROGS/record_prog" fork
+[ "$("$DUMP" ni.data | grep -c '^proc ')" -eq 1 ] && [ "$(fsamples ni.data child_spin)" -eq 0 ] &&
+	[ "$(fsamples ni.data parent_spin)" -ge 20 ]
+expect agent_no_inherit "$("$DUMP" ni.data | grep -E '^(proc|func)' | tr '\n' ' ')"
+
+"$P" record -q --clock itimer -o it.data -- "$PROGS/record_prog" hot 2
+[ "$(hdr it.data clock)" = 2 ] && [ "$(($(fsamples it.data hot_a) + $(fsamples it.data hot_b)))" -ge 30 ]
+expect itimer_clock "$("$DUMP" it.data | head -1)"
+
+# the program's own output, environment and exit status are untouched
+out=$("$P" record -q --clock thread -o env.data -- sh -c 'echo "[$LD_PRELOAD]"; exit 3' 2>err.txt)
+rc=$?
+[ $rc -eq 3 ] && [ ! -s err.txt ] && case "$out" in *libprofil-agent.so*) true ;; *) false ;; esac
+expect agent_program_output "rc=$rc out=$out err=$(cat err.txt)"
+
+"$P" record --clock thread -o st.data -- "$PROGS/record_prog_static" exit 5 2>err.txt
+rc=$?
+[ $rc -eq 5 ] && grep -q "did not load" err.txt && [ "$(hdr st.data state)" = 2 ]
+expect agent_static_program_warns "rc=$rc $(cat err.txt)"
+
+# --no-inherit: the agent takes itself out of the environment children would inherit
+out=$("$P" record -q --clock thread --no-inherit -o nienv.data -- sh -c 'echo "[$LD_PRELOAD][$PROFIL_AGENT_FD]"')
+[ "$out" = "[][]" ]
+expect agent_no_inherit_hides_env "sh saw $out"
+
+# a failed exec: errno is the program's, and the image goes on being profiled
+"$P" record -q --clock thread -o xf.data -- "$PROGS/record_prog" execfail
+rc=$?
+[ $rc -eq 0 ] && [ "$("$DUMP" xf.data | grep -c '^proc ')" -eq 1 ] &&
+	"$DUMP" xf.data | grep -q '^proc id=1 .*end_kind=1 end_code=0 ' &&
+	[ "$(fsamples xf.data hot_b 1)" -ge 20 ]
+expect agent_failed_exec "rc=$rc hot_b=$(fsamples xf.data hot_b 1) $("$DUMP" xf.data | grep '^proc')"

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pdata_dump FILE: the test suite's view of a profil.data file, independent
+ * of `profil report`.  One line per fact, easy to grep and awk:
+ *
+ *   header KEY=VALUE ...
+ *   note TEXT / command TEXT
+ *   proc id=N parent=N pid=N ppid=N end_kind=N end_code=N exe=PATH
+ *   thread proc=N tid=N comm=NAME
+ *   map proc=N start=0x.. end=0x.. pgoff=0x.. prot=N path=PATH
+ *   tid proc=N tid=N samples=N            samples per thread
+ *   obj proc=N samples=N path=PATH        samples per mapped object ("?" = no mapping)
+ *   func proc=N samples=N name=SYMBOL     samples per function (ELF .symtab or .dynsym)
+ *
+ * Exit status 1 (and one line on stderr) when the file cannot be opened.
+ */
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pdata.h"
+
+struct map {
+	uint32_t proc;
+	uint64_t start, end, pgoff;
+	const char *path;
+};
+
+static struct map *maps;
+static size_t nmaps;
+
+static int on_rec(void *arg, const struct pdata_rec *rec)
+{
+	(void)arg;
+	switch (rec->type) {
+	case PDATA_REC_PROC: {
+		const struct pdata_proc *p = (const void *)rec;
+
+		printf("proc id=%u parent=%u pid=%d ppid=%d end_kind=%d end_code=%d exe=%s\n", p->id,
+		       p->parent, p->pid, p->ppid, p->end_kind, p->end_code, p->exe);
+		break;
+	}
+	case PDATA_REC_THREAD: {
+		const struct pdata_thread *t = (const void *)rec;
+
+		printf("thread proc=%u tid=%d comm=%.16s\n", t->proc, t->tid, t->comm);
+		break;
+	}
+	case PDATA_REC_MAP: {
+		const struct pdata_map *m = (const void *)rec;
+
+		printf("map proc=%u start=%#llx end=%#llx pgoff=%#llx prot=%u path=%s\n", m->proc,
+		       (unsigned long long)m->start, (unsigned long long)m->end,
+		       (unsigned long long)m->pgoff, m->prot, m->path);
+		maps = realloc(maps, (nmaps + 1) * sizeof(*maps));
+		maps[nmaps++] = (struct map){ m->proc, m->start, m->end, m->pgoff, m->path };
+		break;
+	}
+	}
+	return 0;
+}
+
+/* ELF symbol lookup by file offset, with a small cache of open files. */
+struct elf_file {
+	const char *path;
+	Elf *elf;
+	int fd;
+};
+static struct elf_file *elves;
+static size_t nelves;
+
+static Elf *elf_for(const char *path)
+{
+	for (size_t i = 0; i < nelves; i++)
+		if (!strcmp(elves[i].path, path))
+			return elves[i].elf;
+	elves = realloc(elves, (nelves + 1) * sizeof(*elves));
+	elves[nelves].path = path;
+	elves[nelves].fd = open(path, O_RDONLY);
+	elves[nelves].elf =
+		elves[nelves].fd >= 0 ? elf_begin(elves[nelves].fd, ELF_C_READ, NULL) : NULL;
+	return elves[nelves++].elf;
+}
+
+static char *symbol_at(const char *path, uint64_t off)
+{
+	Elf *elf = elf_for(path);
+	uint64_t vaddr = 0;
+	size_t nph = 0;
+	int found = 0;
+	char *best = NULL;
+
+	if (!elf || elf_getphdrnum(elf, &nph) != 0)
+		return NULL;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (off >= ph.p_offset && off < ph.p_offset + ph.p_filesz) {
+			vaddr = off - ph.p_offset + ph.p_vaddr;
+			found = 1;
+			break;
+		}
+	}
+	if (!found)
+		return NULL;
+	for (int pass = 0; pass < 2 && !best; pass++) {
+		Elf_Scn *scn = NULL;
+
+		while ((scn = elf_nextscn(elf, scn)) && !best) {
+			GElf_Shdr sh;
+			Elf_Data *data;
+
+			if (!gelf_getshdr(scn, &sh) ||
+			    sh.sh_type != (pass == 0 ? SHT_SYMTAB : SHT_DYNSYM))
+				continue;
+			data = elf_getdata(scn, NULL);
+			for (size_t k = 0; data && k < sh.sh_size / sh.sh_entsize; k++) {
+				GElf_Sym sym;
+
+				if (!gelf_getsym(data, (int)k, &sym) ||
+				    GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_value)
+					continue;
+				if (vaddr >= sym.st_value && vaddr < sym.st_value + sym.st_size) {
+					best = strdup(elf_strptr(elf, sh.sh_link, sym.st_name));
+					break;
+				}
+			}
+		}
+	}
+	return best;
+}
+
+/* Samples summed by (kind, proc, name). */
+struct named {
+	const char *kind;
+	uint32_t proc;
+	char *name;
+	uint64_t samples;
+};
+static struct named *aggs;
+static size_t naggs;
+
+static void add(const char *kind, uint32_t proc, const char *name, uint64_t n)
+{
+	for (size_t i = 0; i < naggs; i++)
+		if (aggs[i].kind == kind && aggs[i].proc == proc && !strcmp(aggs[i].name, name)) {
+			aggs[i].samples += n;
+			return;
+		}
+	aggs = realloc(aggs, (naggs + 1) * sizeof(*aggs));
+	aggs[naggs++] = (struct named){ kind, proc, strdup(name), n };
+}
+
+static const char TID[] = "tid", OBJ[] = "obj", FUNC[] = "func";
+
+static int on_sample(void *arg, uint32_t proc, int tid, uint64_t pc, uint64_t count)
+{
+	const struct map *m = NULL;
+	char *sym = NULL;
+
+	char tidname[16];
+
+	(void)arg;
+	snprintf(tidname, sizeof(tidname), "%d", tid);
+	add(TID, proc, tidname, count);
+	for (size_t i = 0; i < nmaps; i++)
+		if (maps[i].proc == proc && pc >= maps[i].start && pc < maps[i].end)
+			m = &maps[i]; /* the latest mapping wins */
+	add(OBJ, proc, m ? m->path : "?", count);
+	if (m && m->path[0] == '/')
+		sym = symbol_at(m->path, pc - m->start + m->pgoff);
+	add(FUNC, proc, sym ? sym : "?", count);
+	free(sym);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct pdata *p;
+	struct pdata_header *h;
+	char why[256];
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: pdata_dump FILE\n");
+		return 2;
+	}
+	if (pdata__open(&p, argv[1], 0, why, sizeof(why)) < 0) {
+		fprintf(stderr, "pdata_dump: %s\n", why);
+		return 1;
+	}
+	elf_version(EV_CURRENT);
+	h = pdata__header(p);
+	printf("header state=%u clock=%u nominal_hz=%u period_ns=%llu samples=%llu lost=%llu "
+	       "dropped=%llu processes=%u root_pid=%d end_kind=%d end_code=%d cpu_ns=%llu "
+	       "flags=%u\n",
+	       h->state, h->clock, h->nominal_hz, (unsigned long long)h->period_ns,
+	       (unsigned long long)h->samples, (unsigned long long)h->lost,
+	       (unsigned long long)h->dropped, h->processes, h->root_pid, h->end_kind,
+	       h->end_code, (unsigned long long)h->cpu_ns, h->flags);
+	printf("note %.128s\n", h->clock_note);
+	printf("command %.2048s\n", h->command);
+	pdata__foreach_rec(p, on_rec, NULL);
+	pdata__foreach_sample(p, on_sample, NULL);
+	for (size_t i = 0; i < naggs; i++) {
+		if (aggs[i].kind == TID)
+			printf("tid proc=%u tid=%s samples=%llu\n", aggs[i].proc, aggs[i].name,
+			       (unsigned long long)aggs[i].samples);
+		else
+			printf("%s proc=%u samples=%llu %s=%s\n", aggs[i].kind, aggs[i].proc,
+			       (unsigned long long)aggs[i].samples,
+			       aggs[i].kind == OBJ ? "path" : "name", aggs[i].name);
+	}
+	pdata__close(p);
+	return 0;
+}

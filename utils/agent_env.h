@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The contract between `profil record` and its LD_PRELOAD agent
+ * (build/libprofil-agent.so): ONE source of truth for the environment
+ * variables that carry the agent's configuration.  The agent reads them
+ * once, in its constructor.
+ *
+ *   PROFIL_AGENT_FD      "FD:DEV:INO": descriptor of the open profil.data and the
+ *                        file it must be (a reused number is ignored); inherited
+ *                        across exec when following children, else close-on-exec
+ *   PROFIL_AGENT_CLOCK   "thread" or "itimer"
+ *   PROFIL_AGENT_HZ      nominal rate, ticks per CPU second
+ *   PROFIL_AGENT_INHERIT "1": follow fork and exec; "0": this process only
+ *   PROFIL_AGENT_PARENT  "ID:PID": proc id (pdata) of the image that exec'd PID;
+ *                        set by the agent's exec wrappers; otherwise (the command,
+ *                        posix_spawn children) the parent is the latest image of
+ *                        the parent process
+ *   PROFIL_AGENT_SO      absolute path of the agent, the recorder's override
+ *                        of where to find it (default: next to the profil binary)
+ *
+ * Test hook, read by the recorder only:
+ *   PROFIL_SIMULATE_PERF_ERRNO  EACCES, EPERM or ENOSYS: act as if
+ *                        perf_event_open had failed with it, so that
+ *                        `--clock auto` takes the fallback path.
+ */
+#ifndef PROFIL_AGENT_ENV_H
+#define PROFIL_AGENT_ENV_H
+
+#define PROFIL_ENV_AGENT_FD "PROFIL_AGENT_FD"
+#define PROFIL_ENV_AGENT_CLOCK "PROFIL_AGENT_CLOCK"
+#define PROFIL_ENV_AGENT_HZ "PROFIL_AGENT_HZ"
+#define PROFIL_ENV_AGENT_INHERIT "PROFIL_AGENT_INHERIT"
+#define PROFIL_ENV_AGENT_PARENT "PROFIL_AGENT_PARENT"
+#define PROFIL_ENV_AGENT_SO "PROFIL_AGENT_SO"
+#define PROFIL_ENV_SIMULATE_PERF_ERRNO "PROFIL_SIMULATE_PERF_ERRNO"
+
+/* File name of the agent, looked for next to the profil binary. */
+#define PROFIL_AGENT_SO_NAME "libprofil-agent.so"
+
+#endif /* PROFIL_AGENT_ENV_H */
