@@ -1,13 +1,26 @@
-# `make demo`: build the bundled demo (demo/demo.c, linked with libprofil.so)
-# and run it: it profiles itself and prints its hottest functions.
+# `make demo`: the main job on a bundled program: `profil record` an ordinary
+# program (demo/workload.c: two threads, zlib, libc, a forked child), then
+# `profil report` it.  `make demo-lib`: the libprofil demo (demo/demo.c, a
+# program that profiles itself through profil() and prints its hottest functions).
 DEMO_BIN := $(B)/demo/demo
+DEMO_WORKLOAD := $(B)/demo/workload
 
 $(DEMO_BIN): demo/demo.c include/profil.h $(LIB_SO) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -fvisibility=default -rdynamic -o $@ $< -L$(B) -lprofil \
 		-Wl,-rpath,$(abspath $(B)) $(BASE_LDFLAGS) -lpthread -ldl -lm
 
-all: $(DEMO_BIN)
+$(DEMO_WORKLOAD): demo/workload.c | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(BASE_LDFLAGS) -lz -lpthread
 
-demo: $(DEMO_BIN)
+all: $(DEMO_BIN) $(DEMO_WORKLOAD)
+
+.PHONY: demo demo-lib
+demo: $(CLI_BIN) $(DEMO_WORKLOAD) $(AGENT_SO)
+	$(CLI_BIN) record -o $(B)/demo.data --gmon $(B)/demo.gmon -- $(DEMO_WORKLOAD)
+	$(CLI_BIN) report -i $(B)/demo.data --top 8
+	$(CLI_BIN) report -i $(B)/demo.data --threads --top 4
+
+demo-lib: $(DEMO_BIN)
 	$(DEMO_BIN)
