@@ -50,6 +50,7 @@
 #include "cmds.h"
 #include "pdata.h"
 #include "record.h"
+#include "record_bpf.h"
 
 #define DEFAULT_HZ 997 /* near 1 kHz, prime: cannot run in lock-step with the program */
 #define DEFAULT_OUTPUT "profil.data"
@@ -59,7 +60,7 @@
 int gmon_export(const char *data_path, const char *out_path, char *why, size_t whylen)
 	__attribute__((weak));
 
-enum rec_clock { CLK_AUTO, CLK_PERF, CLK_THREAD, CLK_ITIMER };
+enum rec_clock { CLK_AUTO, CLK_PERF, CLK_THREAD, CLK_ITIMER, CLK_BPF };
 
 struct record_opts {
 	const char *output;
@@ -76,6 +77,7 @@ struct record_run {
 	struct record_opts *o;
 	struct pdata *pd;
 	struct perf_session *perf;
+	struct record_bpf *bpf; /* --clock bpf: the kernel-side histogram */
 	int sfd; /* signalfd */
 	sigset_t oldmask;
 	pid_t child;
@@ -98,7 +100,8 @@ static void usage(FILE *out)
 		"\n"
 		"  -o, --output FILE   profile to write (default " DEFAULT_OUTPUT ")\n"
 		"  -F, --freq HZ       samples per CPU second (default %d)\n"
-		"      --clock CLOCK   auto, perf, thread or itimer (default auto)\n"
+		"      --clock CLOCK   auto, perf, bpf, thread or itimer (default auto: perf when\n"
+		"                      permitted, else thread; bpf: kernel-side histogram, root)\n"
 		"  -p, --pid PID       attach to a running process and all its threads\n"
 		"      --no-inherit    do not follow child processes\n"
 		"      --gmon [FILE]   also write a gmon.out for gprof (default " DEFAULT_GMON ")\n"
@@ -172,13 +175,15 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				o->clock = CLK_AUTO;
 			else if (!strcmp(optarg, "perf"))
 				o->clock = CLK_PERF;
+			else if (!strcmp(optarg, "bpf"))
+				o->clock = CLK_BPF;
 			else if (!strcmp(optarg, "thread"))
 				o->clock = CLK_THREAD;
 			else if (!strcmp(optarg, "itimer"))
 				o->clock = CLK_ITIMER;
 			else {
 				fprintf(stderr,
-					"profil record: unknown clock '%s' (auto, perf, thread or itimer)\n",
+					"profil record: unknown clock '%s' (auto, bpf, perf, thread or itimer)\n",
 					optarg);
 				return 2;
 			}
@@ -470,15 +475,32 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 			 r->o->clock == CLK_ITIMER ? "itimer" : "thread", "");
 		return 1;
 	}
+	/*
+	 * auto does not pick bpf yet: its histogram is per process, and auto
+	 * must keep the per-thread split (report --threads).
+	 */
+	if (r->o->clock == CLK_BPF) {
+		char bwhy[256];
+
+		rc = record_bpf__open(&r->bpf, r->pd, bwhy, sizeof(bwhy));
+		if (rc < 0 && r->o->clock == CLK_BPF) {
+			snprintf(why, whylen, "%s", bwhy);
+			return rc;
+		}
+		po.observer = record_bpf__observer(r->bpf);
+	}
 	rc = perf_session__open(&r->perf, r->pd, &po, &r->child, 1, why, whylen);
 	if (rc == 0) {
-		r->clock = PDATA_CLOCK_PERF;
-		set_note(r, "perf_event task-clock, %s%s",
+		r->clock = r->bpf ? PDATA_CLOCK_BPF : PDATA_CLOCK_PERF;
+		set_note(r, r->bpf ? "BPF histogram on task-clock, %s%s"
+				   : "perf_event task-clock, %s%s",
 			 r->o->inherit ? "per-CPU rings, inherit" : "per-CPU rings, threads only",
 			 r->hz < r->o->hz ? ", rate capped by perf_event_max_sample_rate" : "");
 		return 0;
 	}
-	if (r->o->clock == CLK_PERF)
+	record_bpf__close(r->bpf);
+	r->bpf = NULL;
+	if (r->o->clock == CLK_PERF || r->o->clock == CLK_BPF)
 		return rc;
 	/* auto: anything perf cannot do here (refused, or e.g. no ring memory) falls back */
 	r->clock = PDATA_CLOCK_THREAD;
@@ -501,6 +523,8 @@ static const char *clock_name(int clock)
 		return "perf";
 	case PDATA_CLOCK_THREAD:
 		return "thread";
+	case PDATA_CLOCK_BPF:
+		return "bpf";
 	case PDATA_CLOCK_ITIMER:
 		return "itimer";
 	default:
@@ -656,6 +680,7 @@ static void run_loop(struct record_run *r)
 		reap_child(r);
 		if (r->perf)
 			perf_session__drain(r->perf, 0);
+		record_bpf__flush(r->bpf);
 	}
 }
 
@@ -733,6 +758,7 @@ static int record_command(struct record_opts *o)
 		waitpid(r.child, NULL, 0);
 		fprintf(stderr, "profil: cannot run '%s': %s\n", o->argv[0], strerror(exec_errno));
 		perf_session__close(r.perf);
+	record_bpf__close(r.bpf);
 		pdata__close(r.pd);
 		unlink(o->output);
 		return exec_errno == ENOENT ? 127 : 126;
@@ -746,6 +772,15 @@ static int record_command(struct record_opts *o)
 	} else {
 		cpu_ns = (uint64_t)(r.ru.ru_utime.tv_sec + r.ru.ru_stime.tv_sec) * 1000000000ull +
 			 (uint64_t)(r.ru.ru_utime.tv_usec + r.ru.ru_stime.tv_usec) * 1000ull;
+	}
+	if (r.bpf) {
+		size_t len = strlen(r.note);
+
+		record_bpf__flush(r.bpf);
+		if (len + 3 < sizeof(r.note)) {
+			memcpy(r.note + len, "; ", 3);
+			record_bpf__describe(r.bpf, r.note + len + 2, sizeof(r.note) - len - 2);
+		}
 	}
 	root = latest_proc(r.pd, r.child);
 	if (!root) {
@@ -771,6 +806,7 @@ static int record_command(struct record_opts *o)
 	if (rc < 0)
 		fprintf(stderr, "profil record: cannot flush %s: %s\n", o->output, strerror(-rc));
 	perf_session__close(r.perf);
+	record_bpf__close(r.bpf);
 	pdata__close(r.pd);
 	if (rc == 0)
 		export_gmon(&r);
@@ -788,6 +824,7 @@ fail_kill:
 	if (r.child > 0)
 		waitpid(r.child, NULL, 0);
 	perf_session__close(r.perf);
+	record_bpf__close(r.bpf);
 fail_unlink:
 	pdata__close(r.pd);
 	unlink(o->output);

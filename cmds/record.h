@@ -13,10 +13,23 @@
 
 struct perf_session;
 
+/*
+ * Optional observer of a session (the kernel-side histogram clock): told
+ * about every event descriptor opened, every executable mapping of a
+ * process image that has a record, and every process that ends.
+ */
+struct perf_session_observer {
+	void *arg;
+	int (*event_fd)(void *arg, int fd);
+	void (*map)(void *arg, pid_t pid, uint32_t proc, uint64_t start, uint64_t end);
+	void (*image_end)(void *arg, pid_t pid);
+};
+
 struct perf_session_opts {
 	unsigned int hz;   /* nominal samples per CPU second */
 	int follow_children; /* inherit into fork()ed processes (threads always) */
 	int attach;        /* events on running threads, enabled at once */
+	const struct perf_session_observer *observer; /* NULL: none */
 };
 
 /*

@@ -265,6 +265,14 @@ static int open_tid(struct perf_session *s, pid_t tid, char *why, size_t whylen)
 			snprintf(why, whylen, "out of memory");
 			return rc;
 		}
+		if (s->opts.observer && s->opts.observer->event_fd) {
+			rc = s->opts.observer->event_fd(s->opts.observer->arg, fd);
+			if (rc < 0) {
+				snprintf(why, whylen, "cannot attach the BPF program to the event: %s",
+					 strerror(-rc));
+				return rc;
+			}
+		}
 		if (!s->rings[i].meta) {
 			rc = map_ring(s, &s->rings[i], fd);
 			if (rc < 0) {
@@ -439,13 +447,24 @@ static int remember_map(struct pstate *p, uint64_t start, uint64_t end, uint64_t
 	return 0;
 }
 
+static void observe_map(struct perf_session *s, const struct pstate *p, uint64_t start,
+			uint64_t end)
+{
+	const struct perf_session_observer *o = s->opts.observer;
+
+	if (o && o->map && p->rec)
+		o->map(o->arg, p->pid, p->rec->id, start, end);
+}
+
 static void add_map(struct perf_session *s, struct pstate *p, uint64_t start, uint64_t end,
 		    uint64_t pgoff, uint32_t prot, const char *path)
 {
 	if (remember_map(p, start, end, pgoff, prot, path) < 0)
 		return;
-	if (p->rec)
+	if (p->rec) {
 		pdata__add_map(s->pd, p->rec->id, start, end, pgoff, prot, path);
+		observe_map(s, p, start, end);
+	}
 }
 
 /* Publish the image's proc record (and the mappings seen before it existed). */
@@ -456,9 +475,19 @@ static void ensure_rec(struct perf_session *s, struct pstate *p)
 	p->rec = pdata__add_proc(s->pd, p->pid, p->ppid, p->parent, p->exe, pdata__now_ns());
 	if (!p->rec)
 		return;
-	for (size_t i = 0; i < p->nmaps; i++)
+	for (size_t i = 0; i < p->nmaps; i++) {
 		pdata__add_map(s->pd, p->rec->id, p->maps[i].start, p->maps[i].end,
 			       p->maps[i].pgoff, p->maps[i].prot, p->maps[i].path);
+		observe_map(s, p, p->maps[i].start, p->maps[i].end);
+	}
+}
+
+static void observe_end(struct perf_session *s, pid_t pid)
+{
+	const struct perf_session_observer *o = s->opts.observer;
+
+	if (o && o->image_end)
+		o->image_end(o->arg, pid);
 }
 
 static void read_proc_maps(struct perf_session *s, struct pstate *p)
@@ -725,6 +754,7 @@ static void on_exec(struct perf_session *s, pid_t pid, const char *comm)
 		ensure_rec(s, old);
 		if (old->rec)
 			pdata__end_proc(old->rec, PDATA_END_EXEC, 0, pdata__now_ns(), 0);
+		observe_end(s, pid);
 	}
 	p = new_pstate(pid, old ? old->ppid : read_ppid(pid), "");
 	if (!p)
@@ -818,6 +848,7 @@ static void on_exit_rec(struct perf_session *s, const struct perf_event_header *
 	if (!p || p->ended)
 		return;
 	p->ended = 1;
+	observe_end(s, p->pid);
 	/* the exit status is not in the record: the recorder fills it in for the command */
 	if (p->rec && !p->rec->end_kind)
 		pdata__end_proc(p->rec, PDATA_END_UNKNOWN, 0, pdata__now_ns(), 0);
