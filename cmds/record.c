@@ -51,6 +51,7 @@
 #include "pdata.h"
 #include "record.h"
 #include "record_bpf.h"
+#include "record_events.h"
 
 #define DEFAULT_HZ 997 /* near 1 kHz, prime: cannot run in lock-step with the program */
 #define DEFAULT_OUTPUT "profil.data"
@@ -69,6 +70,7 @@ struct record_opts {
 	pid_t attach_pid;
 	int inherit;
 	const char *gmon;
+	const char *events; /* --events FILE, NULL: none */
 	int quiet;
 	char **argv; /* COMMAND [ARGS...] */
 };
@@ -78,6 +80,7 @@ struct record_run {
 	struct pdata *pd;
 	struct perf_session *perf;
 	struct record_bpf *bpf; /* --clock bpf: the kernel-side histogram */
+	struct record_events *events; /* --events: the prof/profil event stream */
 	int sfd; /* signalfd */
 	sigset_t oldmask;
 	pid_t child;
@@ -105,6 +108,8 @@ static void usage(FILE *out)
 		"  -p, --pid PID       attach to a running process and all its threads\n"
 		"      --no-inherit    do not follow child processes\n"
 		"      --gmon [FILE]   also write a gmon.out for gprof (default " DEFAULT_GMON ")\n"
+		"      --events FILE   write the prof/profil event stream as Tracee JSON lines\n"
+		"                      (\"-\" = stdout; see doc/events.md)\n"
 		"  -q, --quiet         no summary line\n"
 		"\n"
 		"Exits with COMMAND's exit status (128+N when a signal N ended it).\n"
@@ -145,6 +150,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "no-inherit", no_argument, NULL, 'I' },
 		{ "gmon", optional_argument, NULL, 'g' },
+		{ "events", required_argument, NULL, 'E' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -204,6 +210,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			if (!optarg && optind < argc && argv[optind][0] != '-' &&
 			    has_double_dash_after(argc, argv, optind + 1))
 				o->gmon = argv[optind++];
+			break;
+		case 'E':
+			o->events = optarg;
 			break;
 		case 'q':
 			o->quiet = 1;
@@ -681,6 +690,7 @@ static void run_loop(struct record_run *r)
 		if (r->perf)
 			perf_session__drain(r->perf, 0);
 		record_bpf__flush(r->bpf);
+		record_events__poll(r->events);
 	}
 }
 
@@ -708,6 +718,14 @@ static int record_command(struct record_opts *o)
 	if (rc < 0) {
 		fprintf(stderr, "profil record: %s\n", why);
 		return 1;
+	}
+	if (o->events) {
+		rc = record_events__open(&r.events, o->events, why, sizeof(why));
+		if (rc < 0) {
+			fprintf(stderr, "profil record: %s\n", why);
+			goto fail_unlink;
+		}
+		record_events__export_fd(r.events);
 	}
 	have_agent = find_agent(agent, sizeof(agent)) == 0;
 	if (setup_signals(&r) < 0 || spawn_stopped(&r, &go_w, &err_r, agent) < 0) {
@@ -739,6 +757,8 @@ static int record_command(struct record_opts *o)
 	snprintf(h->clock_note, sizeof(h->clock_note), "%s", r.note);
 	if (!use_agent)
 		perf_session__add_root(r.perf, r.child, getpid(), r.exe, 0);
+	if (r.events)
+		record_events__start(r.events, r.pd, r.clock);
 	msg.mode = use_agent ? 'a' : 'p';
 	msg.clock = (char)r.clock;
 	msg.hz = r.hz;
@@ -801,6 +821,8 @@ static int record_command(struct record_opts *o)
 			pdata__end_proc(root, kind, code, pdata__now_ns(), 0);
 	}
 	finish_header(&r, cpu_ns);
+	record_events__finish(r.events);
+	record_events__close(r.events);
 	rc = pdata__finish(r.pd);
 	summary(&r, rc < 0 ? strerror(-rc) : NULL);
 	if (rc < 0)
@@ -826,6 +848,7 @@ fail_kill:
 	perf_session__close(r.perf);
 	record_bpf__close(r.bpf);
 fail_unlink:
+	record_events__close(r.events);
 	pdata__close(r.pd);
 	unlink(o->output);
 	return 1;

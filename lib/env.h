@@ -14,4 +14,10 @@
 /* Nominal rate in ticks per CPU second (1..100000). */
 #define PROFIL_ENV_HZ "PROFIL_HZ"
 
+/*
+ * Set by `profil record --events`: an AF_UNIX datagram socket on which every
+ * profil()/sprofil() call is reported (lib/callmsg.h).
+ */
+#define PROFIL_ENV_EVENTS_FD "PROFIL_EVENTS_FD"
+
 #endif

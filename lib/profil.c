@@ -15,6 +15,7 @@
 
 #include "addrcheck.h"
 #include "core/hist.h"
+#include "callreport.h"
 #include "env.h"
 #include "guard.h"
 #include "profil.h"
@@ -209,6 +210,8 @@ API int profil(unsigned short *buf, size_t bufsiz, size_t offset, unsigned int s
 	__asm__("" : "+r"(buf));
 	pthread_mutex_lock(&api_lock);
 	ret = profil_locked(buf, bufsiz, offset, scale);
+	callreport_profil(buf, bufsiz, offset, scale, (uintptr_t)__builtin_return_address(0), ret,
+			  cur ? (int)cur->info.clock : -1);
 	pthread_mutex_unlock(&api_lock);
 	return set_errno(ret);
 }
@@ -306,6 +309,8 @@ API int sprofil(struct prof *profp, int profcnt, struct timeval *tvp, unsigned i
 
 	pthread_mutex_lock(&api_lock);
 	ret = sprofil_locked(profp, profcnt, tvp, flags);
+	callreport_sprofil(profp, profcnt, tvp, flags, (uintptr_t)__builtin_return_address(0), ret,
+			   cur ? (int)cur->info.clock : -1);
 	pthread_mutex_unlock(&api_lock);
 	return set_errno(ret);
 }
@@ -477,5 +482,6 @@ static void read_env(void)
 __attribute__((constructor)) static void profil_init(void)
 {
 	read_env();
+	callreport_init();
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }

@@ -393,8 +393,16 @@ int pdata__finish(struct pdata *p)
 
 int pdata__foreach_rec(struct pdata *p, int (*cb)(void *arg, const struct pdata_rec *rec), void *arg)
 {
-	uint64_t used = __atomic_load_n(&p->hdr->records_used, __ATOMIC_ACQUIRE);
 	uint64_t at = 0;
+
+	return pdata__foreach_rec_from(p, &at, cb, arg);
+}
+
+int pdata__foreach_rec_from(struct pdata *p, uint64_t *offset,
+			    int (*cb)(void *arg, const struct pdata_rec *rec), void *arg)
+{
+	uint64_t used = __atomic_load_n(&p->hdr->records_used, __ATOMIC_ACQUIRE);
+	uint64_t at = *offset;
 
 	if (used > p->hdr->records_cap)
 		used = p->hdr->records_cap;
@@ -408,9 +416,10 @@ int pdata__foreach_rec(struct pdata *p, int (*cb)(void *arg, const struct pdata_
 		    rec->size > used - at)
 			break;
 		rc = cb(arg, rec);
+		at += rec->size;
+		*offset = at;
 		if (rc)
 			return rc;
-		at += rec->size;
 	}
 	return 0;
 }

@@ -202,6 +202,10 @@ int pdata__finish(struct pdata *p);
 /* Iterate published records in order; stop early when cb returns non-zero. */
 int pdata__foreach_rec(struct pdata *p, int (*cb)(void *arg, const struct pdata_rec *rec), void *arg);
 
+/* The same from byte *offset of the records area, which is advanced past every record visited. */
+int pdata__foreach_rec_from(struct pdata *p, uint64_t *offset,
+			    int (*cb)(void *arg, const struct pdata_rec *rec), void *arg);
+
 /* Iterate non-empty sample slots (duplicates of a key possible: sum them). */
 int pdata__foreach_sample(struct pdata *p,
 			  int (*cb)(void *arg, uint32_t proc, int tid, uint64_t pc, uint64_t count),
