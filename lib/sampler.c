@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "sampler.h"
@@ -27,6 +28,7 @@ static struct sampler_config cfg;   /* the running config, clock and rate resolv
 static const struct clock_ops *ops; /* NULL for the manual clock */
 static struct clock_params params;
 static int started;
+static pid_t owner_pid; /* the process the clock was started in */
 static uint32_t generation;
 
 static int deliver_on; /* atomic */
@@ -127,6 +129,21 @@ fail:
 
 static void atfork_child(void);
 
+/*
+ * In a fork child whose atfork handler has not run yet (an agent's handler registered before
+ * ours may call us first): drop the parent's clock state, which is not ours to stop.
+ * Returns 1 if it did.
+ */
+static int forget_parent(void)
+{
+	if (!started || owner_pid == getpid())
+		return 0;
+	__atomic_store_n(&inflight, 0, __ATOMIC_SEQ_CST);
+	if (ops)
+		ops->forget();
+	return 1;
+}
+
 /* Before fork: samples still queued in the clock reach the sink, so both copies hold them. */
 static void atfork_prepare(void)
 {
@@ -162,6 +179,7 @@ int sampler_start(const struct sampler_config *c, struct sampler_info *info)
 	if (ret < 0)
 		return ret;
 	started = 1;
+	owner_pid = getpid();
 	if (info)
 		*info = inf;
 	return 0;
@@ -177,6 +195,13 @@ void sampler_stop(void)
 {
 	if (!started)
 		return;
+	if (forget_parent()) {
+		__atomic_store_n(&deliver_on, 0, __ATOMIC_SEQ_CST);
+		if (ops && ops->uses_signal)
+			sig_restore();
+		started = 0;
+		return;
+	}
 	/* Delivery off and drained first: no sink (hence no fault-path quiesce) can run while the
 	 * clock is torn down; ticks arriving in between find delivery off. */
 	__atomic_store_n(&deliver_on, 0, __ATOMIC_SEQ_CST);
@@ -209,11 +234,8 @@ static void atfork_child(void)
 {
 	int was_on = __atomic_load_n(&deliver_on, __ATOMIC_SEQ_CST);
 
-	if (!started)
-		return;
-	__atomic_store_n(&inflight, 0, __ATOMIC_SEQ_CST);
-	if (ops)
-		ops->forget();
+	if (!forget_parent())
+		return; /* not started, or already taken care of by sampler_child_restart() */
 	if (!was_on || (cfg.flags & SAMPLER_FORK_MANUAL)) {
 		__atomic_store_n(&deliver_on, 0, __ATOMIC_SEQ_CST);
 		if (ops && ops->uses_signal)
@@ -221,6 +243,7 @@ static void atfork_child(void)
 		started = 0;
 		return;
 	}
+	owner_pid = getpid();
 	if (start_clock() < 0)
 		started = 0;
 }

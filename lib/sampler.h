@@ -24,8 +24,9 @@
  *  - Fork: by default the child re-arms the same clock with the same sink
  *    (pthread_atfork).  With SAMPLER_FORK_MANUAL the child starts with the
  *    sampler stopped and its inherited state dropped; the caller restarts it
- *    (e.g. from its own atfork child handler, after sampler's own ran: the
- *    sampler registers its handler from a constructor, so before yours).
+ *    with sampler_child_restart() (or stops it), e.g. from its own atfork
+ *    child handler: it works whether that handler runs before or after the
+ *    sampler's own (the sampler recognises a child by its pid).
  *  - Exec: nothing survives (POSIX timers are deleted by exec, perf fds are
  *    close-on-exec, the helper thread dies); the signal disposition is reset
  *    by the kernel.

@@ -131,3 +131,20 @@ case "$out" in
 		echo "not ok noperf: $out"
 	fi ;;
 esac
+
+# Public calls from 4 threads at once (profil, sprofil, get_stats, off): serialised, no failure.
+for clock in thread perf; do
+	hz=250
+	[ $clock = perf ] && hz=5000
+	if [ $clock = perf ] && [ $perf_rc = 77 ]; then
+		echo "skip perf concurrent: perf_event_open refused here"
+		continue
+	fi
+	out=$("$S" concurrent $clock $hz 2>&1)
+	rc=$?
+	if [ $rc = 0 ] && [ "$(val failed "$out")" = 0 ] && [ "$(val active "$out")" = 0 ]; then
+		echo "ok $clock concurrent: 800 public calls from 4 threads at once"
+	else
+		echo "not ok $clock concurrent: status $rc: $out"
+	fi
+done

@@ -11,6 +11,7 @@
  *   mprotect the buffer is made read-only mid-run
  *   segv     a real fault of the program still kills it with SIGSEGV
  *   churn    300 on/off cycles (all clocks) while threads come and go
+ *   concurrent  4 threads calling profil/sprofil/get_stats/off at once, 200 times each
  *   noperf   perf_event_open refused by seccomp (EACCES): AUTO falls back to THREAD, PERF
  *            fails with EACCES and changes nothing
  *   env      (CLOCK "-": keep what PROFIL_CLOCK/PROFIL_HZ/PROFIL_SIGNAL chose) report the
@@ -311,6 +312,54 @@ static int scen_env(void)
 	return 0;
 }
 
+static void *api_hammer(void *arg)
+{
+	uintptr_t id = (uintptr_t)arg;
+	struct profil_stats st;
+	long bad = 0;
+
+	for (int i = 0; i < 200; i++) {
+		struct prof p = {buf, size, lo, 65536};
+
+		switch ((i + id) % 4) {
+		case 0:
+			bad += profil(buf, size, lo, 65536) != 0;
+			break;
+		case 1:
+			bad += sprofil(&p, 1, NULL, 0) != 0;
+			break;
+		case 2:
+			bad += profil_get_stats(&st, sizeof(st)) != 0;
+			break;
+		default:
+			bad += profil_off() != 0;
+		}
+		hot_c(2000);
+	}
+	return (void *)bad;
+}
+
+static int scen_concurrent(void)
+{
+	pthread_t t[4];
+	struct profil_stats st;
+	long bad = 0;
+
+	for (uintptr_t i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, api_hammer, (void *)i);
+	for (int i = 0; i < 4; i++) {
+		void *r;
+
+		pthread_join(t[i], &r);
+		bad += (long)r;
+	}
+	profil_off();
+	profil_get_stats(&st, sizeof(st));
+	burn(hot_a, 0.05);
+	printf("calls=800 failed=%ld active=%d\n", bad, st.active);
+	return 0;
+}
+
 /* Make perf_event_open fail with EACCES, as a container's seccomp profile does. */
 static int refuse_perf(void)
 {
@@ -386,6 +435,8 @@ int main(int argc, char **argv)
 		return scen_env();
 	if (strcmp(s, "noperf") == 0)
 		return scen_noperf();
+	if (strcmp(s, "concurrent") == 0)
+		return scen_concurrent();
 	fprintf(stderr, "lib_scen: unknown scenario %s\n", s);
 	return 2;
 }
