@@ -478,7 +478,7 @@ class ProfilRecord(Profiler):
     without code changes: $BENCH_PROFIL_RECORD and $BENCH_PROFIL_REPORT
     (Python format strings with {clock}, {hz} and {data})."""
     threads = True
-    RECORD = 'record --clock {clock} --freq {hz} -o {data} --'
+    RECORD = 'record -q --clock {clock} --freq {hz} -o {data} --'
     REPORT = 'report --format json -i {data}'
 
     def __init__(self, clock, hz):
@@ -489,9 +489,10 @@ class ProfilRecord(Profiler):
     def unavailable(self, ctx):
         if not os.path.exists(ctx.profil):
             return 'build/profil is not built'
-        r = subprocess.run([ctx.profil, 'record', '--help'], capture_output=True, text=True)
-        if r.returncode != 0:
-            return '`profil record` is not part of this build yet'
+        for sub in ('record', 'report'):
+            r = subprocess.run([ctx.profil, sub, '--help'], capture_output=True, text=True)
+            if r.returncode != 0:
+                return '`profil %s` is not part of this build yet' % sub
 
     def _fmt(self, template, tmp):
         return template.format(clock=self.clock, hz=self.hz,
@@ -539,7 +540,9 @@ def profilers(ctx):
     for clock in ('thread', 'itimer', 'perf'):
         ps += [ProfilRecord(clock, lo), ProfilRecord(clock, hi)]
     if ctx.quick:
-        ps = [p for p in ps if not isinstance(p, Gperftools) or p.hz != lo]
+        # under two minutes: one rate for the many libprofil variants
+        ps = [p for p in ps if not (isinstance(p, Gperftools) and p.hz == lo) and
+              not (isinstance(p, (LibprofilShim, ProfilRecord)) and p.hz == hi)]
     return ps
 
 # ---------------------------------------------------------------- truth & metrics
@@ -922,8 +925,9 @@ def write_workload_md(ctx, wl, profs, res, summ, skipped):
 def write_ab_md(ctx, results, notes):
     lines = ['# In-process A/B overhead', '',
              'bench/ab alternates %d ms chunks of the same work with sampling off and on '
-             '(ABBA order), %d pairs per row; a chunk costs the process CPU time plus, for perf, '
-             'the perf process\'s own run time.  Overhead: median over pairs of on/off - 1, '
+             '(ABBA order), %d pairs per row; a chunk costs the main thread\'s CPU time (signal '
+             'handlers included) plus the run time of the sampler\'s other threads and, for '
+             'perf, of the perf process.  Overhead: median over pairs of on/off - 1, '
              'with the interquartile range.' % (ctx.ab_chunk_ms, ctx.ab_pairs), '',
              '| sampler | nominal Hz | overhead % (median) | IQR % | cost per sample (us) '
              '| effective rate Hz | samples | lost |',
