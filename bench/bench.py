@@ -237,9 +237,14 @@ class Baseline(Profiler):
 
 
 def parse_shim_files(pattern):
-    """Histograms written by bench/shim/profil_shim.c."""
+    """Histograms written by bench/shim/profil_shim.c, one file per process.
+
+    Returns {function: samples}, binned samples, summed libprofil stats (the
+    libprofil build only) and the stated rate.  A process whose stats count
+    fewer samples than its bins hold is counted by its bins."""
     functions, samples, stats, hz = {}, 0, {}, 0
     for path in glob.glob(pattern):
+        binned, fstats = 0, {}
         with open(path) as f:
             exe = f.readline().split(' ', 1)[1].strip()
             hdr = f.readline().split()
@@ -247,12 +252,16 @@ def parse_shim_files(pattern):
             for line in f:
                 fs = line.split()
                 if fs[0] == 'stats':
-                    for k, v in zip(fs[1::2], fs[2::2]):
-                        add(stats, k, int(v))
+                    fstats = {k: int(v) for k, v in zip(fs[1::2], fs[2::2])}
                     continue
                 n = int(fs[1])
                 add(functions, SYMBOLS.by_vaddr(exe, int(fs[0])), n)
-                samples += n
+                binned += n
+        samples += binned
+        if fstats:
+            fstats['samples'] = max(fstats.get('samples', 0), binned)
+            for k, v in fstats.items():
+                add(stats, k, v) if k != 'period_us' else stats.__setitem__(k, v)
     return functions, samples, stats, hz
 
 
@@ -523,7 +532,7 @@ def profile_from_profil_json(doc, hz):
             tid = th.get('tid', th.get('id'))
             if tid is not None:
                 add(threads, int(tid), int(th.get('samples', 0)))
-    samples = int(doc.get('samples', sum(functions.values())))
+    samples = max(int(doc.get('samples', 0)), sum(functions.values()))
     rate = doc.get('rate_hz') or hz
     return Profile(functions, threads, samples, 1.0 / rate, doc.get('lost'))
 
@@ -668,12 +677,19 @@ def bench_workload(ctx, wl, profs, log):
             for k, v in prof.functions.items():
                 add(reference, k, v)
             shutil.rmtree(tmp, ignore_errors=True)
+    t0, done = time.monotonic(), 0
     for rep in range(ctx.reps):
+        # the time budget keeps a run with many profilers within its minutes
+        spent = time.monotonic() - t0
+        if rep >= ctx.min_reps and spent + spent / rep > ctx.budget:
+            log('  %s: stopping after %d repetitions (time budget %.0f s)' % (wl.name, rep,
+                                                                             ctx.budget))
+            break
         k = rep % len(active) if active else 0
         order = active[k:] + active[:k]
         base_cpu = None
         for i, prof in enumerate(order):
-            if i % 2 == 0:
+            if i % ctx.per_baseline == 0:
                 tmp, base_cpu, _, btruth, _ = run_one(ctx, wl, Baseline(), 'base%d-%d' % (rep, i))
                 base_runs.append({'cpu': base_cpu,
                                   'truth_cpu': btruth['cpu'] if btruth else None})
@@ -688,8 +704,10 @@ def bench_workload(ctx, wl, profs, log):
             m['wall'] = wall
             runs[prof.name].append(m)
             shutil.rmtree(tmp, ignore_errors=True)
+        done += 1
         log('  %s rep %d/%d done' % (wl.name, rep + 1, ctx.reps))
-    return {'runs': runs, 'baseline': base_runs, 'reference_samples':
+    return {'runs': runs, 'baseline': base_runs, 'reps': done,
+            'reference_samples':
             sum(reference.values()) if reference else None}
 
 
@@ -828,10 +846,17 @@ def svg_chart(path, title, xlabel, ylabel, series, ylog=False):
             o.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>'
                      % (X(xv), T, X(xv), H - Bm))
             o.append('<text x="%.1f" y="%d" text-anchor="middle">%d</text>' % (X(xv), H - Bm + 16, xv))
-    for i in range(6):
-        yv = y0 + (y1 - y0) * i / 5
+    # round tick steps: 1, 2 or 5 times a power of ten
+    step = 10 ** math.floor(math.log10((y1 - y0) / 5))
+    step *= next(m for m in (1, 2, 5, 10) if (y1 - y0) / (step * m) <= 6)
+    yv = math.ceil(y0 / step) * step
+    while yv <= y1 + 1e-12:
         o.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#eee"/>' % (L, Y(yv), W - R, Y(yv)))
-        o.append('<text x="%d" y="%.1f" text-anchor="end">%.3g</text>' % (L - 4, Y(yv) + 4, yv))
+        o.append('<text x="%d" y="%.1f" text-anchor="end">%.3g</text>'
+                 % (L - 4, Y(yv) + 4, 0.0 if abs(yv) < step / 1e6 else yv))
+        yv += step
+    if y0 < 0 < y1:
+        o.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#888"/>' % (L, Y(0), W - R, Y(0)))
     o.append('<text x="%d" y="%d" text-anchor="middle">%s</text>' % ((L + W - R) // 2, H - 10, xlabel))
     o.append('<text x="16" y="%d" transform="rotate(-90 16 %d)" text-anchor="middle">%s</text>'
              % ((T + H - Bm) // 2, (T + H - Bm) // 2, ylabel))
@@ -883,7 +908,7 @@ def write_workload_md(ctx, wl, profs, res, summ, skipped):
              'Run %s, %d repetitions, scale %g (%s).  Each cell: median [min, max] over the runs. '
              'Overhead: CPU time of the whole process tree with the profiler / without, '
              'each run paired with an adjacent baseline run.' % (
-                 time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), ctx.reps, ctx.scale,
+                 time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), res['reps'], ctx.scale,
                  'QUICK' if ctx.quick else 'full'),
              '',
              '| profiler | rate Hz | TVD | thread share err (pts) | calibration | overhead % '
@@ -1015,15 +1040,20 @@ def main():
     ctx.libprofiler = next((p for p in ('/usr/lib/x86_64-linux-gnu/libprofiler.so.0',
                                         '/usr/lib/libprofiler.so.0') if os.path.exists(p)), None)
     ctx.perf_ok = probe_perf(ctx)
+    # reps is a maximum: a workload stops after min_reps once its next
+    # repetition would overrun its budget (seconds); one baseline run per
+    # per_baseline profiled runs
     if ctx.smoke:
-        ctx.scale, ctx.reps, ctx.ref_reps = 0.05, 1, 1
+        ctx.scale, ctx.reps, ctx.min_reps, ctx.budget, ctx.ref_reps = 0.05, 1, 1, 60, 1
     elif ctx.quick:
-        ctx.scale, ctx.reps, ctx.ref_reps = 0.3, 2, 1
+        ctx.scale, ctx.reps, ctx.min_reps, ctx.budget, ctx.ref_reps = 0.3, 2, 1, 16, 1
     else:
-        ctx.scale, ctx.reps, ctx.ref_reps = 1.0, 7, 3
+        ctx.scale, ctx.reps, ctx.min_reps, ctx.budget, ctx.ref_reps = 0.8, 7, 3, 150, 3
+    ctx.per_baseline = 2
     ctx.ab_pairs, ctx.ab_chunk_ms = (12, 20) if ctx.quick else (60, 20)
     if args.reps:
-        ctx.reps = args.reps
+        ctx.reps = ctx.min_reps = args.reps
+        ctx.budget = float('inf')
 
     def log(msg):
         print(msg, file=sys.stderr, flush=True)
