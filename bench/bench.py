@@ -696,7 +696,7 @@ def bench_workload(ctx, wl, profs, log):
                 shutil.rmtree(tmp, ignore_errors=True)
             try:
                 tmp, cpu, wall, truth, profile = run_one(ctx, wl, prof, 'r%d' % rep)
-            except (RuntimeError, OSError, ValueError, KeyError) as e:
+            except (RuntimeError, OSError, ValueError, KeyError, TypeError) as e:
                 log('  %s: %s' % (prof.name, e))
                 runs[prof.name].append({'error': str(e)})
                 continue
