@@ -34,9 +34,10 @@ ROOT = os.path.dirname(HERE)
 class Symbols:
     """ELF symbol tables (binutils nm/readelf), cached per object file.
 
-    An address inside a known function gives its name; any other address
-    gives '<object>+0x<4 KiB page>' so that stripped programs can still be
-    compared page by page."""
+    An address inside a known function gives its name; else one inside an
+    unwind (.eh_frame FDE) range gives '<object>+0x<range start>', so that
+    stripped programs can still be compared function by function; else
+    '<object>+0x<4 KiB page>'."""
 
     def __init__(self):
         self.cache = {}
@@ -73,7 +74,17 @@ class Symbols:
             f = line.split()
             if f and f[0] == 'LOAD':
                 loads.append((int(f[1], 16), int(f[2], 16), int(f[4], 16)))
-        return ([a for a, _, _ in fixed], fixed, loads)
+        # code no symbol covers is named by its unwind (FDE) range, as profil does
+        fdes = []
+        try:
+            out = subprocess.run(['readelf', '--debug-dump=frames', path], capture_output=True,
+                                 text=True, check=False).stdout
+        except OSError:
+            out = ''
+        for m in re.finditer(r' FDE .*?pc=([0-9a-f]+)\.\.([0-9a-f]+)', out):
+            fdes.append((int(m.group(1), 16), int(m.group(2), 16)))
+        fdes.sort()
+        return ([a for a, _, _ in fixed], fixed, loads, fdes)
 
     def _get(self, path):
         if path not in self.cache:
@@ -81,16 +92,19 @@ class Symbols:
         return self.cache[path]
 
     def by_vaddr(self, path, vaddr):
-        addrs, syms, _ = self._get(path)
+        addrs, syms, _, fdes = self._get(path)
         i = bisect.bisect_right(addrs, vaddr) - 1
         if i >= 0:
             a, s, n = syms[i]
             if a <= vaddr < a + s:
                 return n
+        i = bisect.bisect_right(fdes, (vaddr, float('inf'))) - 1
+        if i >= 0 and fdes[i][0] <= vaddr < fdes[i][1]:
+            return '%s+0x%x' % (os.path.basename(path), fdes[i][0])
         return '%s+0x%x' % (os.path.basename(path), vaddr & ~0xfff)
 
     def by_offset(self, path, off):
-        _, _, loads = self._get(path)
+        _, _, loads, _ = self._get(path)
         for foff, vaddr, filesz in loads:
             if foff <= off < foff + filesz:
                 return self.by_vaddr(path, off - foff + vaddr)
@@ -520,21 +534,42 @@ class ProfilRecord(Profiler):
         return profile_from_profil_json(json.loads(out.stdout), self.hz)
 
 
+PROFIL_RANGE = re.compile(r'^\[(.+)\+0x([0-9a-fA-F]+)\]$')
+
+
+def profil_name(name, obj):
+    """profil names code no symbol covers '[OBJECT+0xSTART]'; the bench
+    names it by the unwind range (or 4 KiB page) that START falls in, so
+    that both sides use the same key (see Symbols)."""
+    m = PROFIL_RANGE.match(name)
+    if not m:
+        return name
+    path = obj if obj and os.path.isfile(obj) else m.group(1)
+    if os.path.isfile(path):
+        return SYMBOLS.by_vaddr(path, int(m.group(2), 16))
+    return '%s+0x%x' % (os.path.basename(path), int(m.group(2), 16) & ~0xfff)
+
+
 def profile_from_profil_json(doc, hz):
-    """The contract of `profil report --format json`: command, clock, rate_hz,
-    samples, lost, processes[{pid, exe, exit, samples, functions[{name,
-    object, samples, percent, self_seconds}], threads[{tid, samples, ...}]}]."""
+    """The contract of `profil report --format json` (doc/report-json.md):
+    top level samples, total_samples, lost, period_ns (CPU time one sample
+    stands for), rate_hz (effective), processes[{pid, exe, functions[{name,
+    object, samples, ...}], threads[{tid, comm, samples}]}]."""
     functions, threads = {}, {}
     for proc in doc.get('processes', []):
         for fn in proc.get('functions', []):
-            add(functions, fn['name'], int(fn['samples']))
+            add(functions, profil_name(fn['name'], fn.get('object')), int(fn['samples']))
         for th in proc.get('threads', []):
             tid = th.get('tid', th.get('id'))
             if tid is not None:
                 add(threads, int(tid), int(th.get('samples', 0)))
-    samples = max(int(doc.get('samples', 0)), sum(functions.values()))
-    rate = doc.get('rate_hz') or hz
-    return Profile(functions, threads, samples, 1.0 / rate, doc.get('lost'))
+    samples = max(int(doc.get('samples') or 0), int(doc.get('total_samples') or 0),
+                  sum(functions.values()))
+    if doc.get('period_ns'):
+        period = doc['period_ns'] * 1e-9
+    else:
+        period = 1.0 / (doc.get('nominal_hz') or doc.get('rate_hz') or hz)
+    return Profile(functions, threads, samples, period, doc.get('lost'))
 
 
 def profilers(ctx):
@@ -668,7 +703,7 @@ def bench_workload(ctx, wl, profs, log):
     runs = {p.name: [] for p in active}
     base_runs = []
     reference = None
-    if not wl.truth and 'perf' in ctx.available:
+    if not wl.truth and ctx.perf_ok:
         # the reference profile for a program without ground truth
         reference = {}
         ref = Perf(19997, 'perf-reference')
