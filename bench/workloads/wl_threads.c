@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Workload "threads": four worker threads with unequal work (40/30/20/10 %
+ * of the total), each in its own function plus a shared one; the main
+ * thread only waits.  Threads are named w0..w3.
+ */
+#include <pthread.h>
+#include <stdio.h>
+
+#include "truth.h"
+
+#define NWORKERS 4
+
+volatile uint64_t sink;
+
+struct worker {
+	int id;
+	uint64_t budget;
+	pthread_t thread;
+};
+
+NOINLINE void shared_step(uint64_t n)
+{
+	uint64_t acc = n;
+
+	SPIN(n, acc);
+	sink += acc;
+}
+
+/* One function per worker, so that function shares also reveal thread shares. */
+#define WORKER_FN(k)                              \
+	NOINLINE void worker##k##_step(uint64_t n) \
+	{                                          \
+		uint64_t acc = n + k;              \
+		SPIN(n, acc);                      \
+		sink += acc;                       \
+	}
+WORKER_FN(0)
+WORKER_FN(1)
+WORKER_FN(2)
+WORKER_FN(3)
+
+static void own_step(int id, uint64_t n)
+{
+	switch (id) {
+	case 0: TIMED("worker0_step", worker0_step(n)); break;
+	case 1: TIMED("worker1_step", worker1_step(n)); break;
+	case 2: TIMED("worker2_step", worker2_step(n)); break;
+	default: TIMED("worker3_step", worker3_step(n)); break;
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	uint64_t done = 0, rng = 0x9e3779b97f4a7c15ull * (w->id + 1);
+	char name[16];
+
+	snprintf(name, sizeof(name), "w%d", w->id);
+	pthread_setname_np(pthread_self(), name);
+	while (done < w->budget) {
+		uint64_t n = ITERS_PER_MS / 2 + rng_next(&rng) % ITERS_PER_MS;
+
+		/* two thirds in the worker's own function, one third shared */
+		if (rng_next(&rng) % 3)
+			own_step(w->id, n);
+		else
+			TIMED("shared_step", shared_step(n));
+		done += n;
+	}
+	truth_add_thread(name, thread_cpu_seconds());
+	return NULL;
+}
+
+int main(void)
+{
+	static const int weight[NWORKERS] = { 4, 3, 2, 1 };
+	/* about 1.1 CPU seconds at scale 1 */
+	uint64_t total = (uint64_t)(1100 * ITERS_PER_MS * work_scale());
+	struct worker w[NWORKERS];
+	int i;
+
+	for (i = 0; i < NWORKERS; i++) {
+		w[i].id = i;
+		w[i].budget = total * weight[i] / 10;
+		if (pthread_create(&w[i].thread, NULL, worker_main, &w[i])) {
+			fprintf(stderr, "threads: cannot create a thread\n");
+			return 1;
+		}
+	}
+	for (i = 0; i < NWORKERS; i++)
+		pthread_join(w[i].thread, NULL);
+	truth_add_thread("main", thread_cpu_seconds());
+	truth_write("threads");
+	return 0;
+}

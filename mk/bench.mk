@@ -1,0 +1,70 @@
+# The benchmark (bench/, doc/bench.md): workloads with ground truth, peers
+# (glibc profil, gprof, gperftools, perf) and, once they exist, libprofil and
+# `profil record`.  `make bench` regenerates bench/results/; QUICK=1 is short.
+# Nothing here is part of `make check` except the smoke test's programs.
+BENCH_B      := $(B)/bench
+BENCH_CC     ?= $(CC)
+BENCH_CFLAGS := -O2 -g -fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE -Wall -Wextra \
+		$(if $(WERROR),-Werror) -Ibench/workloads
+PYTHON       ?= $(shell command -v /usr/bin/python3 || command -v python3)
+
+BENCH_WL     := funcs threads shlib forkexec
+BENCH_WL_BIN := $(BENCH_WL:%=$(BENCH_B)/wl_%)
+BENCH_PG_BIN := $(BENCH_B)/wl_funcs.pg $(BENCH_B)/wl_threads.pg $(BENCH_B)/wl_shlib.pg
+BENCH_LIBSO  := $(BENCH_B)/libbenchlib.so
+BENCH_SHIM   := $(BENCH_B)/glibc_profil_shim.so
+BENCH_AB     := $(BENCH_B)/ab_glibc $(BENCH_B)/ab_gperf
+BENCH_CORE   := $(BENCH_WL_BIN) $(BENCH_LIBSO) $(BENCH_SHIM)
+BENCH_ALL    := $(BENCH_CORE) $(BENCH_PG_BIN) $(BENCH_AB)
+BENCH_TRUTH_SRC := bench/workloads/truth.c bench/workloads/truth.h
+
+# The libprofil adapters are built only once libprofil has its extended API.
+BENCH_HAVE_LIBPROFIL = nm $(LIB_A) 2>/dev/null | grep -q ' T profil_set_clock$$'
+
+.PHONY: bench bench-build
+bench-build: $(BENCH_ALL) all
+	@if $(BENCH_HAVE_LIBPROFIL); then \
+		$(MAKE) --no-print-directory $(BENCH_B)/ab_libprofil $(BENCH_B)/libprofil_shim.so; \
+	else echo "bench: libprofil has no profil_set_clock yet: its adapters are skipped"; fi
+
+bench: bench-build
+	$(PYTHON) bench/bench.py --build $(B) --out bench/results $(if $(QUICK),--quick)
+
+# the smoke test needs the plain workloads and the glibc shim only
+tests: $(BENCH_CORE)
+
+$(BENCH_B)/wl_%: bench/workloads/wl_%.c $(BENCH_TRUTH_SRC) $(BENCH_LIBSO) | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $< bench/workloads/truth.c \
+		-L$(BENCH_B) -Wl,-rpath,'$$ORIGIN' -Wl,--no-as-needed -lbenchlib -Wl,--as-needed -lpthread
+
+$(BENCH_B)/wl_%.pg: bench/workloads/wl_%.c $(BENCH_TRUTH_SRC) $(BENCH_LIBSO) | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(BENCH_CC) $(BENCH_CFLAGS) -pg -o $@ $< bench/workloads/truth.c \
+		-L$(BENCH_B) -Wl,-rpath,'$$ORIGIN' -Wl,--no-as-needed -lbenchlib -Wl,--as-needed -lpthread
+
+$(BENCH_LIBSO): bench/workloads/benchlib.c bench/workloads/truth.h | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(BENCH_CC) $(BENCH_CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $<
+
+$(BENCH_SHIM): bench/shim/profil_shim.c | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(BENCH_CC) $(BENCH_CFLAGS) -fPIC -shared -o $@ $<
+
+$(BENCH_B)/libprofil_shim.so: bench/shim/profil_shim.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(BENCH_CC) $(BENCH_CFLAGS) -Iinclude -DUSE_LIBPROFIL -fPIC -shared -o $@ $< $(LIB_A) $(LIB_LIBS)
+
+BENCH_AB_SRC := bench/ab/ab.c bench/ab/ab_modes.h
+$(BENCH_B)/ab_glibc: $(BENCH_AB_SRC) bench/ab/ab_glibc.c | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ bench/ab/ab.c bench/ab/ab_glibc.c
+
+$(BENCH_B)/ab_gperf: $(BENCH_AB_SRC) bench/ab/ab_gperf.c | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ bench/ab/ab.c bench/ab/ab_gperf.c -lprofiler
+
+$(BENCH_B)/ab_libprofil: $(BENCH_AB_SRC) bench/ab/ab_libprofil.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(BENCH_CC) $(BENCH_CFLAGS) -Iinclude -o $@ bench/ab/ab.c bench/ab/ab_libprofil.c \
+		$(LIB_A) $(LIB_LIBS)
