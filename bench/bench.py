@@ -506,6 +506,8 @@ class ProfilRecord(Profiler):
 
     def __init__(self, clock, hz):
         self.clock, self.hz = clock, hz
+        # the kernel-side histogram (bpf) is per process: no thread split
+        self.threads = clock != 'bpf'
         self.family = 'profil-record-%s' % clock
         self.name = 'profil-record-%s-%d' % (clock, hz)
 
@@ -516,6 +518,13 @@ class ProfilRecord(Profiler):
             r = subprocess.run([ctx.profil, sub, '--help'], capture_output=True, text=True)
             if r.returncode != 0:
                 return '`profil %s` is not part of this build yet' % sub
+        if self.clock == 'bpf':
+            with tempfile.TemporaryDirectory() as d:
+                r = subprocess.run([ctx.profil, 'record', '-q', '--clock', 'bpf', '-o',
+                                    os.path.join(d, 'p.data'), '--', 'true'],
+                                   capture_output=True, text=True)
+            if r.returncode != 0:
+                return 'the bpf clock cannot run here: %s' % r.stderr.strip()[:120]
 
     def _fmt(self, template, tmp):
         return template.format(clock=self.clock, hz=self.hz,
@@ -581,7 +590,7 @@ def profilers(ctx):
           Perf(lo), Perf(hi)]
     for clock in ('thread', 'itimer', 'perf'):
         ps += [LibprofilShim(clock, lo), LibprofilShim(clock, hi)]
-    for clock in ('thread', 'itimer', 'perf'):
+    for clock in ('thread', 'itimer', 'perf', 'bpf'):
         ps += [ProfilRecord(clock, lo), ProfilRecord(clock, hi)]
     if ctx.quick:
         # under two minutes: one rate for the many libprofil variants
