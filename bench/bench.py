@@ -22,6 +22,7 @@ import re
 import shutil
 import statistics
 import subprocess
+import tempfile
 import sys
 import time
 
