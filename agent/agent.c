@@ -541,71 +541,63 @@ EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	return do_exec(2, NULL, fd, argv, envp);
 }
 
-/* execl*: collect the variadic arguments on the stack. */
-#define COLLECT_ARGS(first, ap, argv, n)                                     \
-	do {                                                                 \
-		va_list cnt;                                                 \
-		va_copy(cnt, ap);                                            \
-		n = 1;                                                       \
-		while (va_arg(cnt, char *))                                  \
-			n++;                                                 \
-		va_end(cnt);                                                 \
-	} while (0)
-
-EXPORT int execl(const char *path, const char *arg, ...)
+/*
+ * execl*: the variadic arguments after arg, up to the NULL (and, with
+ * want_env, the environment after it), collected on the stack.
+ */
+static int exec_list(int search, const char *path, const char *arg, va_list ap, int want_env)
 {
-	va_list ap;
-	size_t n;
+	va_list cnt;
+	size_t n = 1;
 
-	va_start(ap, arg);
-	COLLECT_ARGS(arg, ap, argv, n);
+	va_copy(cnt, ap);
+	while (va_arg(cnt, char *))
+		n++;
+	va_end(cnt);
 	{
 		char *argv[n + 1];
+		char *const *envp = environ;
 
 		argv[0] = (char *)arg;
 		for (size_t i = 1; i <= n; i++)
 			argv[i] = va_arg(ap, char *);
-		va_end(ap);
-		return do_exec(0, path, -1, argv, environ);
+		if (want_env)
+			envp = va_arg(ap, char *const *);
+		return do_exec(search, path, -1, argv, envp);
 	}
+}
+
+EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, arg);
+	rc = exec_list(0, path, arg, ap, 0);
+	va_end(ap);
+	return rc;
 }
 
 EXPORT int execlp(const char *file, const char *arg, ...)
 {
 	va_list ap;
-	size_t n;
+	int rc;
 
 	va_start(ap, arg);
-	COLLECT_ARGS(arg, ap, argv, n);
-	{
-		char *argv[n + 1];
-
-		argv[0] = (char *)arg;
-		for (size_t i = 1; i <= n; i++)
-			argv[i] = va_arg(ap, char *);
-		va_end(ap);
-		return do_exec(1, file, -1, argv, environ);
-	}
+	rc = exec_list(1, file, arg, ap, 0);
+	va_end(ap);
+	return rc;
 }
 
 EXPORT int execle(const char *path, const char *arg, ...)
 {
 	va_list ap;
-	size_t n;
+	int rc;
 
 	va_start(ap, arg);
-	COLLECT_ARGS(arg, ap, argv, n);
-	{
-		char *argv[n + 1];
-		char *const *envp;
-
-		argv[0] = (char *)arg;
-		for (size_t i = 1; i <= n; i++)
-			argv[i] = va_arg(ap, char *);
-		envp = va_arg(ap, char *const *);
-		va_end(ap);
-		return do_exec(0, path, -1, argv, envp);
-	}
+	rc = exec_list(0, path, arg, ap, 1);
+	va_end(ap);
+	return rc;
 }
 
 /* ---- dlopen / dlclose ------------------------------------------------------- */

@@ -184,6 +184,20 @@ static int on_map(struct loader *l, const struct pdata_rec *rec)
 	return 0;
 }
 
+/* A damaged record is counted and skipped; any other error stops the walk. */
+static int settle(struct loader *l, int rc)
+{
+	if (rc == -EBADMSG) {
+		l->v->bad_records++;
+		return 0;
+	}
+	if (rc < 0) {
+		l->err = rc;
+		return 1;
+	}
+	return 0;
+}
+
 static int on_rec(void *arg, const struct pdata_rec *rec)
 {
 	struct loader *l = arg;
@@ -202,15 +216,7 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 	default:
 		rc = -EBADMSG;
 	}
-	if (rc == -EBADMSG) {
-		l->v->bad_records++;
-		rc = 0;
-	}
-	if (rc < 0) {
-		l->err = rc;
-		return 1;
-	}
-	return 0;
+	return settle(l, rc);
 }
 
 /* Second pass: threads and maps, once every proc record is known. */
@@ -223,15 +229,7 @@ static int on_rec2(void *arg, const struct pdata_rec *rec)
 		rc = on_thread(l, rec);
 	else if (rec->type == PDATA_REC_MAP)
 		rc = on_map(l, rec);
-	if (rc == -EBADMSG) {
-		l->v->bad_records++;
-		rc = 0;
-	}
-	if (rc < 0) {
-		l->err = rc;
-		return 1;
-	}
-	return 0;
+	return settle(l, rc);
 }
 
 /* ---- samples: merge duplicated keys with an open-addressing table ---- */

@@ -1,13 +1,7 @@
 #!/bin/sh
 # profil report when the profiled binary changed or vanished after recording:
 # it says so and does not crash; a vanished binary's code is shown as file offsets.
-P="$B/tests/progs"
-PROFIL="$B/profil"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-
-ok() { echo "ok $1"; }
-no() { echo "not ok $1: $2"; }
+. "$ROOT/tests/e2e/report/common.sh"
 
 cp "$P/report_gen_pie" "$P/libreport_lib.so" "$T/"
 "$T/report_gen_pie" "$T/p.data" >"$T/info" || no gen "report_gen failed"

@@ -3,13 +3,7 @@
 # files, a directory, unknown options; each gives exactly one line on stderr and
 # a non-zero exit, never a crash.  Then random byte flips in a valid profile:
 # report (text, json, --threads --lines) and export must never crash.
-P="$B/tests/progs"
-PROFIL="$B/profil"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-
-ok() { echo "ok $1"; }
-no() { echo "not ok $1: $2"; }
+. "$ROOT/tests/e2e/report/common.sh"
 
 # fails NAME CMD...: exit status 1 or 2 (not a signal), one line on stderr, nothing on stdout
 fails() {

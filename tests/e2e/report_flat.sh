@@ -3,15 +3,7 @@
 # and object names for PIE, non-PIE, static and stripped executables, a shared
 # library, libc, [vdso], unmapped PCs, a forked child; --threads, --lines (checked
 # against binutils addr2line), json (schema-checked with json-c), csv, --top, --sort.
-P="$B/tests/progs"
-PROFIL="$B/profil"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-
-ok() { echo "ok $1"; }
-no() { echo "not ok $1: $2"; }
-# expect NAME GOT WANT
-expect() { if [ "$2" = "$3" ]; then ok "$1"; else no "$1" "got '$2', want '$3'"; fi; }
+. "$ROOT/tests/e2e/report/common.sh"
 # csv column values: col FILE PID FUNCTION COLUMN (pid,exe,function,object,samples,percent,self_seconds)
 col() { awk -F, -v p="$2" -v f="$3" -v c="$4" '$1 == p && $3 == f { print $c }' "$1"; }
 info() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }

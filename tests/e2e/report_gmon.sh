@@ -3,14 +3,7 @@
 # removed), non-PIE and static executables show the right functions with the
 # right seconds; a bin of 70000 samples (> 65535) is summed back by gprof from
 # equal-range histogram records; shared-library time is left out.
-P="$B/tests/progs"
-PROFIL="$B/profil"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-
-ok() { echo "ok $1"; }
-no() { echo "not ok $1: $2"; }
-expect() { if [ "$2" = "$3" ]; then ok "$1"; else no "$1" "got '$2', want '$3'"; fi; }
+. "$ROOT/tests/e2e/report/common.sh"
 
 if ! command -v gprof >/dev/null; then
 	echo "skip gmon: gprof (binutils) is not installed"

@@ -3,13 +3,7 @@
 # `profil record`; skipped in a build without it).  The program measures its own
 # per-function thread CPU time; the profile must agree within sampling noise
 # (25 % or 30 ms), in the report (process and threads) and in gprof.
-P="$B/tests/progs"
-PROFIL="$B/profil"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-
-ok() { echo "ok $1"; }
-no() { echo "not ok $1: $2"; }
+. "$ROOT/tests/e2e/report/common.sh"
 
 if ! "$PROFIL" record --help >/dev/null 2>&1; then
 	echo "skip record_report: profil record is not part of this build"
