@@ -63,7 +63,7 @@ int histclock_tick(struct bpf_perf_event_data *ctx)
 	__u64 pc = PT_REGS_IP(&ctx->regs);
 
 	stat_inc(HISTCLOCK_STAT_TICKS);
-	key.tgid = bpf_get_current_pid_tgid() >> 32;
+	key.tid = (__u32)bpf_get_current_pid_tgid();
 	key.granule = pc >> HISTCLOCK_GRANULE_SHIFT;
 	slots = bpf_map_lookup_elem(&regions, &key);
 	if (slots && (count_in(&slots->r[0], pc) || count_in(&slots->r[1], pc))) {

@@ -4,7 +4,7 @@
  * program the kernel runs at every task-clock tick) and utils/bpfclock.c
  * (user space, which registers regions and reads the bins in place).
  *
- * The user PC of each tick is looked up by (tgid, pc >> HISTCLOCK_GRANULE_SHIFT)
+ * The user PC of each tick is looked up by (tid, pc >> HISTCLOCK_GRANULE_SHIFT)
  * in a hash of regions; the region gives the base of its bins in one big
  * BPF_F_MMAPABLE array that user space maps directly.  A tick whose PC is in
  * no registered region is handed to perf's ring buffer instead (the program
@@ -19,8 +19,9 @@
 #define HISTCLOCK_MAX_GRANULES 262144
 #define HISTCLOCK_BIN_SHIFT 2          /* one bin per 4 bytes of text */
 
+/* Regions are per thread, so that the bins keep the per-thread split. */
 struct histclock_key {
-	__u32 tgid;
+	__u32 tid;
 	__u32 pad;
 	__u64 granule; /* pc >> HISTCLOCK_GRANULE_SHIFT */
 };

@@ -103,8 +103,8 @@ static void usage(FILE *out)
 		"\n"
 		"  -o, --output FILE   profile to write (default " DEFAULT_OUTPUT ")\n"
 		"  -F, --freq HZ       samples per CPU second (default %d)\n"
-		"      --clock CLOCK   auto, perf, bpf, thread or itimer (default auto: perf when\n"
-		"                      permitted, else thread; bpf: kernel-side histogram, root)\n"
+		"      --clock CLOCK   auto, bpf, perf, thread or itimer (default auto: bpf where\n"
+		"                      permitted, else perf, else thread)\n"
 		"  -p, --pid PID       attach to a running process and all its threads\n"
 		"      --no-inherit    do not follow child processes\n"
 		"      --gmon [FILE]   also write a gmon.out for gprof (default " DEFAULT_GMON ")\n"
@@ -484,11 +484,8 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 			 r->o->clock == CLK_ITIMER ? "itimer" : "thread", "");
 		return 1;
 	}
-	/*
-	 * auto does not pick bpf yet: its histogram is per process, and auto
-	 * must keep the per-thread split (report --threads).
-	 */
-	if (r->o->clock == CLK_BPF) {
+	/* auto: the kernel-side histogram where permitted (root, CAP_BPF+CAP_PERFMON) */
+	if (r->o->clock == CLK_BPF || r->o->clock == CLK_AUTO) {
 		char bwhy[256];
 
 		rc = record_bpf__open(&r->bpf, r->pd, bwhy, sizeof(bwhy));

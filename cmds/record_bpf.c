@@ -2,11 +2,12 @@
 /*
  * `profil record --clock bpf`: the perf session's task-clock events run
  * bpf/histclock.bpf.c at every tick, which counts the user PC into a
- * memory-mapped histogram in the kernel; this file registers every
- * executable mapping the session learns as a histogram region and moves
- * the counts into profil.data at every poll round (so a kill of the
- * recorder loses at most the last 50 ms) and when an image ends.  Ticks in
- * mappings not registered yet reach the perf ring as ordinary samples.
+ * memory-mapped histogram in the kernel, per thread.  A tick in a (thread,
+ * mapping) without bins reaches the perf ring as an ordinary sample; this
+ * file then gives that thread bins for that mapping, so only the code where
+ * threads spend time gets bins.  The counts move into profil.data at every
+ * poll round (a kill of the recorder loses at most the last 50 ms) and when
+ * a thread or an image ends.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,11 +17,18 @@
 #include "bpfclock.h"
 #include "record_bpf.h"
 
+/* An executable mapping of a live process image. */
+struct bmap {
+	uint32_t pid, proc;
+	uint64_t start, end;
+};
+
 struct record_bpf {
 	struct bpfclock *bc;
 	struct pdata *pd;
 	struct perf_session_observer obs;
-	uint64_t regions_refused;
+	struct bmap *maps;
+	size_t nmaps, cap;
 };
 
 static int on_event_fd(void *arg, int fd)
@@ -34,16 +42,55 @@ static void on_map(void *arg, pid_t pid, uint32_t proc, uint64_t start, uint64_t
 {
 	struct record_bpf *rb = arg;
 
-	/* a refusal (bins used up, crowded granule) only means those ticks use the ring */
-	if (bpfclock__add_region(rb->bc, (uint32_t)pid, proc, start, end) < 0)
-		rb->regions_refused++;
+	if (rb->nmaps == rb->cap) {
+		size_t cap = rb->cap ? rb->cap * 2 : 64;
+		struct bmap *n = realloc(rb->maps, cap * sizeof(*n));
+
+		if (!n)
+			return; /* its ticks keep coming through the ring */
+		rb->maps = n;
+		rb->cap = cap;
+	}
+	rb->maps[rb->nmaps++] = (struct bmap){ (uint32_t)pid, proc, start, end };
+}
+
+/*
+ * A tick came through the ring: its thread runs in a mapping without bins.
+ * Give that (thread, mapping) bins so that its next ticks stay in the kernel.
+ */
+static void on_sample(void *arg, pid_t pid, pid_t tid, uint32_t proc, uint64_t pc)
+{
+	struct record_bpf *rb = arg;
+
+	for (size_t i = rb->nmaps; i > 0; i--) {
+		const struct bmap *m = &rb->maps[i - 1];
+
+		if (m->pid == (uint32_t)pid && m->proc == proc && pc >= m->start && pc < m->end) {
+			/* EEXIST (a tick in flight), ENOSPC: the ring keeps working */
+			bpfclock__add_region(rb->bc, (uint32_t)pid, (uint32_t)tid, proc, m->start,
+					     m->end);
+			return;
+		}
+	}
+}
+
+static void on_thread_end(void *arg, pid_t tid)
+{
+	struct record_bpf *rb = arg;
+
+	bpfclock__forget_thread(rb->bc, (uint32_t)tid, rb->pd);
 }
 
 static void on_image_end(void *arg, pid_t pid)
 {
 	struct record_bpf *rb = arg;
+	size_t keep = 0;
 
-	bpfclock__forget(rb->bc, (uint32_t)pid, rb->pd);
+	bpfclock__forget_process(rb->bc, (uint32_t)pid, rb->pd);
+	for (size_t i = 0; i < rb->nmaps; i++)
+		if (rb->maps[i].pid != (uint32_t)pid)
+			rb->maps[keep++] = rb->maps[i];
+	rb->nmaps = keep;
 }
 
 int record_bpf__open(struct record_bpf **out, struct pdata *pd, char *why, size_t whylen)
@@ -62,6 +109,8 @@ int record_bpf__open(struct record_bpf **out, struct pdata *pd, char *why, size_
 	rb->obs = (struct perf_session_observer){ .arg = rb,
 						  .event_fd = on_event_fd,
 						  .map = on_map,
+						  .sample = on_sample,
+						  .thread_end = on_thread_end,
 						  .image_end = on_image_end };
 	*out = rb;
 	return 0;
@@ -93,5 +142,6 @@ void record_bpf__close(struct record_bpf *rb)
 	if (!rb)
 		return;
 	bpfclock__close(rb->bc);
+	free(rb->maps);
 	free(rb);
 }

@@ -700,6 +700,9 @@ static void on_sample(struct perf_session *s, const struct perf_event_header *h)
 			note_thread(s, p, (pid_t)b->tid, NULL);
 	}
 	pdata__count(s->pd, p->rec->id, (int)b->tid, b->ip, 1);
+	if (s->opts.observer && s->opts.observer->sample)
+		s->opts.observer->sample(s->opts.observer->arg, p->pid, (pid_t)b->tid, p->rec->id,
+					 b->ip);
 }
 
 static void on_mmap2(struct perf_session *s, const struct perf_event_header *h)
@@ -842,8 +845,13 @@ static void on_exit_rec(struct perf_session *s, const struct perf_event_header *
 	const struct task_body *b = (const void *)(h + 1);
 	struct pstate *p;
 
-	if (h->size < sizeof(*h) + sizeof(*b) || b->pid != b->tid)
+	if (h->size < sizeof(*h) + sizeof(*b))
 		return;
+	if (b->pid != b->tid) { /* a thread */
+		if (s->opts.observer && s->opts.observer->thread_end)
+			s->opts.observer->thread_end(s->opts.observer->arg, (pid_t)b->tid);
+		return;
+	}
 	p = find_proc(s, (pid_t)b->pid);
 	if (!p || p->ended)
 		return;

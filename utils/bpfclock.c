@@ -20,7 +20,7 @@
 #include "histclock.skel.h"
 
 struct region {
-	uint32_t tgid, proc;
+	uint32_t pid, tid, proc;
 	uint64_t start, end;
 	uint32_t base, nbins;
 	int live;
@@ -93,7 +93,7 @@ static int index_region(struct bpfclock *bc, const struct region *r, int remove)
 
 	for (g = r->start >> HISTCLOCK_GRANULE_SHIFT; g <= (r->end - 1) >> HISTCLOCK_GRANULE_SHIFT;
 	     g++) {
-		struct histclock_key key = { .tgid = r->tgid, .granule = g };
+		struct histclock_key key = { .tid = r->tid, .granule = g };
 		struct histclock_slots slots;
 		int i, found = -1;
 
@@ -128,8 +128,8 @@ static int index_region(struct bpfclock *bc, const struct region *r, int remove)
 	return 0;
 }
 
-int bpfclock__add_region(struct bpfclock *bc, uint32_t tgid, uint32_t proc, uint64_t start,
-			 uint64_t end)
+int bpfclock__add_region(struct bpfclock *bc, uint32_t pid, uint32_t tid, uint32_t proc,
+			 uint64_t start, uint64_t end)
 {
 	uint64_t nbins = ((end - start) >> HISTCLOCK_BIN_SHIFT) + 1;
 	struct region r;
@@ -137,6 +137,10 @@ int bpfclock__add_region(struct bpfclock *bc, uint32_t tgid, uint32_t proc, uint
 
 	if (end <= start)
 		return -EINVAL;
+	for (size_t i = 0; i < bc->nregions; i++)
+		if (bc->regions[i].live && bc->regions[i].tid == tid &&
+		    bc->regions[i].start == start && bc->regions[i].end == end)
+			return -EEXIST;
 	if (nbins > HISTCLOCK_MAX_BINS - bc->bins_used)
 		return -ENOSPC;
 	if (bc->nregions == bc->cap) {
@@ -148,7 +152,7 @@ int bpfclock__add_region(struct bpfclock *bc, uint32_t tgid, uint32_t proc, uint
 		bc->regions = n;
 		bc->cap = cap;
 	}
-	r = (struct region){ tgid, proc, start, end, bc->bins_used, (uint32_t)nbins, 1 };
+	r = (struct region){ pid, tid, proc, start, end, bc->bins_used, (uint32_t)nbins, 1 };
 	err = index_region(bc, &r, 0);
 	if (err < 0) {
 		index_region(bc, &r, 1);
@@ -171,24 +175,35 @@ static uint64_t flush_region(struct bpfclock *bc, const struct region *r, struct
 			continue;
 		/* exchange, so that a tick landing meanwhile is counted next time */
 		n = __atomic_exchange_n(bin, 0, __ATOMIC_ACQ_REL);
-		pdata__count(p, r->proc, (int)r->tgid, r->start + ((uint64_t)i << HISTCLOCK_BIN_SHIFT),
+		pdata__count(p, r->proc, (int)r->tid, r->start + ((uint64_t)i << HISTCLOCK_BIN_SHIFT),
 			     n);
 		moved += n;
 	}
 	return moved;
 }
 
-void bpfclock__forget(struct bpfclock *bc, uint32_t tgid, struct pdata *p)
+/* Unregister (after a last flush) the live regions of a thread or of a whole process. */
+static void forget(struct bpfclock *bc, uint32_t id, int by_pid, struct pdata *p)
 {
 	for (size_t i = 0; i < bc->nregions; i++) {
 		struct region *r = &bc->regions[i];
 
-		if (r->tgid != tgid || !r->live)
+		if (!r->live || (by_pid ? r->pid : r->tid) != id)
 			continue;
 		index_region(bc, r, 1);
 		flush_region(bc, r, p);
 		r->live = 0;
 	}
+}
+
+void bpfclock__forget_thread(struct bpfclock *bc, uint32_t tid, struct pdata *p)
+{
+	forget(bc, tid, 0, p);
+}
+
+void bpfclock__forget_process(struct bpfclock *bc, uint32_t pid, struct pdata *p)
+{
+	forget(bc, pid, 1, p);
 }
 
 uint64_t bpfclock__flush(struct bpfclock *bc, struct pdata *p)
@@ -257,16 +272,21 @@ int bpfclock__attach(struct bpfclock *bc, int perf_fd)
 	return -ENOTSUP;
 }
 
-int bpfclock__add_region(struct bpfclock *bc, uint32_t tgid, uint32_t proc, uint64_t start,
-			 uint64_t end)
+int bpfclock__add_region(struct bpfclock *bc, uint32_t pid, uint32_t tid, uint32_t proc,
+			 uint64_t start, uint64_t end)
 {
-	(void)bc, (void)tgid, (void)proc, (void)start, (void)end;
+	(void)bc, (void)pid, (void)tid, (void)proc, (void)start, (void)end;
 	return -ENOTSUP;
 }
 
-void bpfclock__forget(struct bpfclock *bc, uint32_t tgid, struct pdata *p)
+void bpfclock__forget_thread(struct bpfclock *bc, uint32_t tid, struct pdata *p)
 {
-	(void)bc, (void)tgid, (void)p;
+	(void)bc, (void)tid, (void)p;
+}
+
+void bpfclock__forget_process(struct bpfclock *bc, uint32_t pid, struct pdata *p)
+{
+	(void)bc, (void)pid, (void)p;
 }
 
 uint64_t bpfclock__flush(struct bpfclock *bc, struct pdata *p)

@@ -4,14 +4,13 @@
  *
  * Usage by the recorder: open task-clock sampling events as for the perf
  * clock (per CPU, inherit), then bpfclock__open() once, bpfclock__attach()
- * on every event fd, bpfclock__add_region() for every executable mapping it
- * learns (PERF_RECORD_MMAP2), bpfclock__forget() when a process image ends,
- * and bpfclock__flush() periodically and at the end to move the kernel's
- * counts into profil.data.  Ticks whose PC is in no registered region come
- * out of the perf ring buffer as ordinary samples: count those as usual.
- *
- * The histogram is per process image: the bins cannot tell threads apart,
- * so samples are stored with tid = pid.
+ * on every event fd; ticks whose PC is in no registered region come out of
+ * the perf ring buffer as ordinary samples: count those as usual, and
+ * register the (thread, mapping) of such a sample with bpfclock__add_region()
+ * so that its next ticks stay in the kernel (only the mappings where a
+ * thread actually spends time get bins).  bpfclock__forget_thread/_process()
+ * when a thread or an image ends, bpfclock__flush() periodically and at
+ * the end to move the kernel's counts into profil.data.
  */
 #ifndef PROFIL_BPFCLOCK_H
 #define PROFIL_BPFCLOCK_H
@@ -35,15 +34,17 @@ int bpfclock__open(struct bpfclock **out, char *why, size_t whylen);
 int bpfclock__attach(struct bpfclock *bc, int perf_fd);
 
 /*
- * Count PCs of process tgid in [start, end) into bins of proc (the
- * profil.data process id).  -ENOSPC when the bins are used up (the ticks
- * then come through the ring buffer).
+ * Count the PCs of thread tid (of process pid) in [start, end) into bins of
+ * proc (the profil.data process id): the bins are per thread, so the
+ * profile keeps the per-thread split.  -EEXIST when registered already,
+ * -ENOSPC when the bins are used up (the ticks then come through the ring).
  */
-int bpfclock__add_region(struct bpfclock *bc, uint32_t tgid, uint32_t proc, uint64_t start,
-			 uint64_t end);
+int bpfclock__add_region(struct bpfclock *bc, uint32_t pid, uint32_t tid, uint32_t proc,
+			 uint64_t start, uint64_t end);
 
-/* Stop counting for an ended image of tgid (flushes its bins into p first). */
-void bpfclock__forget(struct bpfclock *bc, uint32_t tgid, struct pdata *p);
+/* Stop counting for an ended thread, or every thread of an ended image (flushes first). */
+void bpfclock__forget_thread(struct bpfclock *bc, uint32_t tid, struct pdata *p);
+void bpfclock__forget_process(struct bpfclock *bc, uint32_t pid, struct pdata *p);
 
 /* Move every count accumulated since the last flush into p.  Returns samples moved. */
 uint64_t bpfclock__flush(struct bpfclock *bc, struct pdata *p);

@@ -40,13 +40,18 @@ pct=$("$P" report -i record_prog.data | sed -n 's/.*; \([0-9.]*\)% binned in the
 in_range "${pct:-0}" 50 100.1
 expect most_ticks_binned_in_kernel "${pct}% binned in the kernel"
 
-# threads: 4 equal spinners, one row each would need per-thread bins: the histogram is per
-# process, so the total and the function are what must be right
+# threads: 4 equal spinners; the bins are per thread, so each has its own quarter
 "$P" record -q --clock bpf -F 4999 -o thr.data -- "$PROGS/record_prog" threads
 total=$(hdr thr.data samples)
 ts=$(fsamples thr.data thread_spin)
 [ "$total" -ge 1000 ] && in_range "$(share "$ts" $((total - ts)))" 0.9 1
 expect bpf_threads_all_counted "thread_spin $ts of $total"
+"$DUMP" thr.data | awk -v t="$total" '$1=="tid" { split($4,a,"="); if (a[2] >= t*0.05) { n++; if (a[2] < t*0.18 || a[2] > t*0.32) bad++ } }
+	END { exit !(n == 4 && bad == 0) }'
+expect bpf_four_threads_equal_shares "$("$DUMP" thr.data | grep '^tid' | tr '\n' ' ') total=$total"
+pct=$("$P" report -i thr.data | sed -n 's/.*; \([0-9.]*\)% binned in the kernel.*/\1/p')
+in_range "${pct:-0}" 50 100.1
+expect bpf_threads_binned_in_kernel "${pct}% binned in the kernel"
 
 # a forked child gets its own histogram: child_spin in the child's process, not the parent's
 "$P" record -q --clock bpf -F 4999 -o fork.data -- "$PROGS/record_prog" fork

@@ -172,7 +172,7 @@ int main(void)
 		CHECKF("attach to the task-clock event", bpfclock__attach(bc, fd) == 0, "cpu %d", cpu);
 	}
 	CHECK("task-clock events opened", nfd > 0);
-	CHECK("region registered", bpfclock__add_region(bc, (uint32_t)child, 1, lo, hi) == 0);
+	CHECK("region registered", bpfclock__add_region(bc, (uint32_t)child, (uint32_t)child, 1, lo, hi) == 0);
 	if (write(go[1], "g", 1) != 1)
 		return 1;
 	waitpid(child, &status, 0);
