@@ -507,8 +507,6 @@ class ProfilRecord(Profiler):
 
     def __init__(self, clock, hz):
         self.clock, self.hz = clock, hz
-        # the kernel-side histogram (bpf) is per process: no thread split
-        self.threads = clock != 'bpf'
         self.family = 'profil-record-%s' % clock
         self.name = 'profil-record-%s-%d' % (clock, hz)
 
