@@ -18,8 +18,18 @@ struct {
 	__type(value, __u64);
 } bins SEC(".maps");
 
+/* dirty[c] != 0: bins [c << CHUNK_SHIFT, (c + 1) << CHUNK_SHIFT) changed since the last flush */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, HISTCLOCK_CHUNKS);
+	__type(key, __u32);
+	__type(value, __u64);
+} dirty SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* entries as regions come, not 16 MiB up front */
 	__uint(max_entries, HISTCLOCK_MAX_GRANULES);
 	__type(key, struct histclock_key);
 	__type(value, struct histclock_slots);
@@ -43,7 +53,7 @@ static __always_inline void stat_inc(__u32 which)
 static __always_inline int count_in(const struct histclock_region *r, __u64 pc)
 {
 	__u32 idx;
-	__u64 *bin;
+	__u64 *bin, *flag;
 
 	if (pc < r->start || pc >= r->end)
 		return 0;
@@ -52,6 +62,11 @@ static __always_inline int count_in(const struct histclock_region *r, __u64 pc)
 	if (!bin)
 		return 0;
 	__sync_fetch_and_add(bin, 1);
+	/* after the bin: a flush clears the flag before reading the bins */
+	idx >>= HISTCLOCK_CHUNK_SHIFT;
+	flag = bpf_map_lookup_elem(&dirty, &idx);
+	if (flag)
+		*flag = 1;
 	return 1;
 }
 

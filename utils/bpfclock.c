@@ -30,6 +30,8 @@ struct bpfclock {
 	struct histclock *skel;
 	uint64_t *bins; /* the BPF array, mapped */
 	size_t bins_len;
+	uint64_t *dirty; /* one flag per chunk of bins, mapped */
+	size_t dirty_len;
 	uint32_t bins_used;
 	struct region *regions;
 	size_t nregions, cap;
@@ -70,6 +72,17 @@ int bpfclock__open(struct bpfclock **out, char *why, size_t whylen)
 	if (bc->bins == MAP_FAILED) {
 		err = -errno;
 		snprintf(why, whylen, "cannot map the BPF histogram: %s", strerror(-err));
+		histclock__destroy(bc->skel);
+		free(bc);
+		return err;
+	}
+	bc->dirty_len = (size_t)HISTCLOCK_CHUNKS * sizeof(uint64_t);
+	bc->dirty = mmap(NULL, bc->dirty_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 bpf_map__fd(bc->skel->maps.dirty), 0);
+	if (bc->dirty == MAP_FAILED) {
+		err = -errno;
+		snprintf(why, whylen, "cannot map the BPF histogram flags: %s", strerror(-err));
+		munmap(bc->bins, bc->bins_len);
 		histclock__destroy(bc->skel);
 		free(bc);
 		return err;
@@ -163,11 +176,13 @@ int bpfclock__add_region(struct bpfclock *bc, uint32_t pid, uint32_t tid, uint32
 	return 0;
 }
 
-static uint64_t flush_region(struct bpfclock *bc, const struct region *r, struct pdata *p)
+/* Move the counts of bins [from, to) of region r into p, resetting them. */
+static uint64_t flush_bins(struct bpfclock *bc, const struct region *r, uint32_t from, uint32_t to,
+			   struct pdata *p)
 {
 	uint64_t moved = 0;
 
-	for (uint32_t i = 0; i < r->nbins; i++) {
+	for (uint32_t i = from; i < to; i++) {
 		uint64_t *bin = &bc->bins[r->base + i];
 		uint64_t n;
 
@@ -178,6 +193,29 @@ static uint64_t flush_region(struct bpfclock *bc, const struct region *r, struct
 		pdata__count(p, r->proc, (int)r->tid, r->start + ((uint64_t)i << HISTCLOCK_BIN_SHIFT),
 			     n);
 		moved += n;
+	}
+	return moved;
+}
+
+/* Only the chunks whose dirty flag the kernel set since the last flush are read. */
+static uint64_t flush_region(struct bpfclock *bc, const struct region *r, struct pdata *p)
+{
+	uint32_t first = r->base >> HISTCLOCK_CHUNK_SHIFT;
+	uint32_t last = (r->base + r->nbins - 1) >> HISTCLOCK_CHUNK_SHIFT;
+	uint64_t moved = 0;
+
+	for (uint32_t c = first; c <= last; c++) {
+		uint32_t lo = c << HISTCLOCK_CHUNK_SHIFT, hi = lo + (1u << HISTCLOCK_CHUNK_SHIFT);
+
+		if (!__atomic_load_n(&bc->dirty[c], __ATOMIC_RELAXED))
+			continue;
+		/* a chunk may hold the end of one region and the start of the next: only clear
+		 * the flag when this region covers the whole chunk, else read it every time */
+		if (lo >= r->base && hi <= r->base + r->nbins)
+			__atomic_store_n(&bc->dirty[c], 0, __ATOMIC_SEQ_CST);
+		lo = lo < r->base ? r->base : lo;
+		hi = hi > r->base + r->nbins ? r->base + r->nbins : hi;
+		moved += flush_bins(bc, r, lo - r->base, hi - r->base, p);
 	}
 	return moved;
 }
@@ -246,6 +284,7 @@ void bpfclock__close(struct bpfclock *bc)
 	if (!bc)
 		return;
 	munmap(bc->bins, bc->bins_len);
+	munmap(bc->dirty, bc->dirty_len);
 	histclock__destroy(bc->skel);
 	free(bc->regions);
 	free(bc);
