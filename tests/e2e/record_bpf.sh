@@ -50,7 +50,9 @@ expect bpf_threads_all_counted "thread_spin $ts of $total"
 	END { exit !(n == 4 && bad == 0) }'
 expect bpf_four_threads_equal_shares "$("$DUMP" thr.data | grep '^tid' | tr '\n' ' ') total=$total"
 pct=$("$P" report -i thr.data | sed -n 's/.*; \([0-9.]*\)% binned in the kernel.*/\1/p')
-in_range "${pct:-0}" 50 100.1
+# each thread's first ticks in a mapping arrive through the ring (a slow, e.g. ASan, recorder
+# registers them later): the kernel must still count a good part of them itself
+in_range "${pct:-0}" 20 100.1
 expect bpf_threads_binned_in_kernel "${pct}% binned in the kernel"
 
 # a forked child gets its own histogram: child_spin in the child's process, not the parent's
