@@ -561,7 +561,7 @@ static struct pdata_proc *latest_proc(struct pdata *pd, pid_t pid)
 	return a.found;
 }
 
-static void decode_status(int status, int *kind, int *code)
+void record_decode_status(int status, int *kind, int *code)
 {
 	if (WIFSIGNALED(status)) {
 		*kind = PDATA_END_SIGNALED;
@@ -811,7 +811,7 @@ static int record_command(struct record_opts *o)
 	{
 		int kind, code;
 
-		decode_status(r.status, &kind, &code);
+		record_decode_status(r.status, &kind, &code);
 		h->end_kind = kind;
 		h->end_code = code;
 		if (root)
@@ -966,7 +966,7 @@ static void read_cmdline(pid_t pid, char *dst, size_t len)
 }
 
 /* A zombie's exit status from /proc/PID/stat (field 52), when its parent has not reaped it. */
-static int zombie_status(pid_t pid, int *status)
+int record_zombie_status(pid_t pid, int *status)
 {
 	char path[64], buf[1024], *p;
 	FILE *f;
@@ -1046,7 +1046,7 @@ static int record_attach(struct record_opts *o)
 		if (r.detached)
 			break;
 		if (gone) {
-			have_status = zombie_status(pid, &status);
+			have_status = record_zombie_status(pid, &status);
 			r.exited = 1;
 			break;
 		}
@@ -1055,7 +1055,7 @@ static int record_attach(struct record_opts *o)
 	if (r.detached) {
 		h->end_kind = PDATA_END_DETACHED;
 	} else if (have_status) {
-		decode_status(status, &h->end_kind, &h->end_code);
+		record_decode_status(status, &h->end_kind, &h->end_code);
 	} else {
 		h->end_kind = PDATA_END_UNKNOWN; /* it ended; its parent took the status */
 	}

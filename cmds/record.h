@@ -74,6 +74,12 @@ uint32_t perf_session__ring_pages(struct perf_session *s);
 
 void perf_session__close(struct perf_session *s);
 
+/* The wait status of a process that has ended but is not reaped yet (a zombie): 1, else 0. */
+int record_zombie_status(pid_t pid, int *status);
+
+/* A wait status as enum pdata_end + exit code or signal. */
+void record_decode_status(int status, int *kind, int *code);
+
 /* 1 when an errno from perf_event_open means "not permitted here" (fall back). */
 int perf_errno_is_refusal(int err);
 

@@ -857,9 +857,18 @@ static void on_exit_rec(struct perf_session *s, const struct perf_event_header *
 		return;
 	p->ended = 1;
 	observe_end(s, p->pid);
-	/* the exit status is not in the record: the recorder fills it in for the command */
-	if (p->rec && !p->rec->end_kind)
-		pdata__end_proc(p->rec, PDATA_END_UNKNOWN, 0, pdata__now_ns(), 0);
+	/*
+	 * The exit status is not in the record.  A process its parent has not
+	 * reaped yet shows it in /proc (best effort: a shell reaps at once);
+	 * the recorder fills it in for the command itself.
+	 */
+	if (p->rec && !p->rec->end_kind) {
+		int status, kind = PDATA_END_UNKNOWN, code = 0;
+
+		if (record_zombie_status(p->pid, &status))
+			record_decode_status(status, &kind, &code);
+		pdata__end_proc(p->rec, kind, code, pdata__now_ns(), 0);
+	}
 }
 
 static void handle(struct perf_session *s, const struct perf_event_header *h)
