@@ -16,7 +16,7 @@
 #define HISTCLOCK_GRANULE_SHIFT 16     /* 64 KiB granules in the region index */
 #define HISTCLOCK_SLOTS 2              /* regions sharing one granule */
 #define HISTCLOCK_MAX_BINS (2u << 20)  /* 16 MiB of u64 bins (array elements are 8-byte aligned anyway) */
-#define HISTCLOCK_MAX_GRANULES 262144
+#define HISTCLOCK_MAX_GRANULES 32768   /* (thread, 64 KiB granule) pairs with bins */
 #define HISTCLOCK_BIN_SHIFT 3          /* one bin per 8 bytes of text */
 #define HISTCLOCK_CHUNK_SHIFT 9        /* a dirty flag per 512 bins: flushes read only those */
 #define HISTCLOCK_CHUNKS (HISTCLOCK_MAX_BINS >> HISTCLOCK_CHUNK_SHIFT)
