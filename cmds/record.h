@@ -15,15 +15,15 @@ struct perf_session;
 
 /*
  * Optional observer of a session (the kernel-side histogram clock): told
- * about every event descriptor opened, every executable mapping of a
- * process image that has a record, every sample that came through a ring,
- * and every thread and process image that ends.
+ * about every event descriptor opened, every sample that came through a
+ * ring in a known executable mapping [map_start, map_end), and every thread
+ * and process image that ends.
  */
 struct perf_session_observer {
 	void *arg;
 	int (*event_fd)(void *arg, int fd);
-	void (*map)(void *arg, pid_t pid, uint32_t proc, uint64_t start, uint64_t end);
-	void (*sample)(void *arg, pid_t pid, pid_t tid, uint32_t proc, uint64_t pc);
+	void (*sample)(void *arg, pid_t pid, pid_t tid, uint32_t proc, uint64_t map_start,
+		       uint64_t map_end);
 	void (*thread_end)(void *arg, pid_t tid);
 	void (*image_end)(void *arg, pid_t pid);
 };

@@ -17,18 +17,10 @@
 #include "bpfclock.h"
 #include "record_bpf.h"
 
-/* An executable mapping of a live process image. */
-struct bmap {
-	uint32_t pid, proc;
-	uint64_t start, end;
-};
-
 struct record_bpf {
 	struct bpfclock *bc;
 	struct pdata *pd;
 	struct perf_session_observer obs;
-	struct bmap *maps;
-	size_t nmaps, cap;
 };
 
 static int on_event_fd(void *arg, int fd)
@@ -38,40 +30,17 @@ static int on_event_fd(void *arg, int fd)
 	return bpfclock__attach(rb->bc, fd);
 }
 
-static void on_map(void *arg, pid_t pid, uint32_t proc, uint64_t start, uint64_t end)
-{
-	struct record_bpf *rb = arg;
-
-	if (rb->nmaps == rb->cap) {
-		size_t cap = rb->cap ? rb->cap * 2 : 64;
-		struct bmap *n = realloc(rb->maps, cap * sizeof(*n));
-
-		if (!n)
-			return; /* its ticks keep coming through the ring */
-		rb->maps = n;
-		rb->cap = cap;
-	}
-	rb->maps[rb->nmaps++] = (struct bmap){ (uint32_t)pid, proc, start, end };
-}
-
 /*
  * A tick came through the ring: its thread runs in a mapping without bins.
- * Give that (thread, mapping) bins so that its next ticks stay in the kernel.
+ * Give that (thread, mapping) bins so that its next ticks stay in the kernel
+ * (-EEXIST for a tick in flight, -ENOSPC: the ring keeps working).
  */
-static void on_sample(void *arg, pid_t pid, pid_t tid, uint32_t proc, uint64_t pc)
+static void on_sample(void *arg, pid_t pid, pid_t tid, uint32_t proc, uint64_t map_start,
+		      uint64_t map_end)
 {
 	struct record_bpf *rb = arg;
 
-	for (size_t i = rb->nmaps; i > 0; i--) {
-		const struct bmap *m = &rb->maps[i - 1];
-
-		if (m->pid == (uint32_t)pid && m->proc == proc && pc >= m->start && pc < m->end) {
-			/* EEXIST (a tick in flight), ENOSPC: the ring keeps working */
-			bpfclock__add_region(rb->bc, (uint32_t)pid, (uint32_t)tid, proc, m->start,
-					     m->end);
-			return;
-		}
-	}
+	bpfclock__add_region(rb->bc, (uint32_t)pid, (uint32_t)tid, proc, map_start, map_end);
 }
 
 static void on_thread_end(void *arg, pid_t tid)
@@ -84,13 +53,8 @@ static void on_thread_end(void *arg, pid_t tid)
 static void on_image_end(void *arg, pid_t pid)
 {
 	struct record_bpf *rb = arg;
-	size_t keep = 0;
 
 	bpfclock__forget_process(rb->bc, (uint32_t)pid, rb->pd);
-	for (size_t i = 0; i < rb->nmaps; i++)
-		if (rb->maps[i].pid != (uint32_t)pid)
-			rb->maps[keep++] = rb->maps[i];
-	rb->nmaps = keep;
 }
 
 int record_bpf__open(struct record_bpf **out, struct pdata *pd, char *why, size_t whylen)
@@ -108,7 +72,6 @@ int record_bpf__open(struct record_bpf **out, struct pdata *pd, char *why, size_
 	rb->pd = pd;
 	rb->obs = (struct perf_session_observer){ .arg = rb,
 						  .event_fd = on_event_fd,
-						  .map = on_map,
 						  .sample = on_sample,
 						  .thread_end = on_thread_end,
 						  .image_end = on_image_end };
@@ -142,6 +105,5 @@ void record_bpf__close(struct record_bpf *rb)
 	if (!rb)
 		return;
 	bpfclock__close(rb->bc);
-	free(rb->maps);
 	free(rb);
 }

@@ -447,24 +447,13 @@ static int remember_map(struct pstate *p, uint64_t start, uint64_t end, uint64_t
 	return 0;
 }
 
-static void observe_map(struct perf_session *s, const struct pstate *p, uint64_t start,
-			uint64_t end)
-{
-	const struct perf_session_observer *o = s->opts.observer;
-
-	if (o && o->map && p->rec)
-		o->map(o->arg, p->pid, p->rec->id, start, end);
-}
-
 static void add_map(struct perf_session *s, struct pstate *p, uint64_t start, uint64_t end,
 		    uint64_t pgoff, uint32_t prot, const char *path)
 {
 	if (remember_map(p, start, end, pgoff, prot, path) < 0)
 		return;
-	if (p->rec) {
+	if (p->rec)
 		pdata__add_map(s->pd, p->rec->id, start, end, pgoff, prot, path);
-		observe_map(s, p, start, end);
-	}
 }
 
 /* Publish the image's proc record (and the mappings seen before it existed). */
@@ -475,11 +464,9 @@ static void ensure_rec(struct perf_session *s, struct pstate *p)
 	p->rec = pdata__add_proc(s->pd, p->pid, p->ppid, p->parent, p->exe, pdata__now_ns());
 	if (!p->rec)
 		return;
-	for (size_t i = 0; i < p->nmaps; i++) {
+	for (size_t i = 0; i < p->nmaps; i++)
 		pdata__add_map(s->pd, p->rec->id, p->maps[i].start, p->maps[i].end,
 			       p->maps[i].pgoff, p->maps[i].prot, p->maps[i].path);
-		observe_map(s, p, p->maps[i].start, p->maps[i].end);
-	}
 }
 
 static void observe_end(struct perf_session *s, pid_t pid)
@@ -675,6 +662,21 @@ struct task_body {
 	uint64_t time;
 };
 
+/* Tell the observer about a sample, with the image's mapping that holds it (latest first). */
+static void observe_sample(struct perf_session *s, const struct pstate *p, pid_t tid, uint64_t pc)
+{
+	const struct perf_session_observer *o = s->opts.observer;
+
+	for (size_t i = p->nmaps; i > 0; i--) {
+		const struct pmap *m = &p->maps[i - 1];
+
+		if (pc >= m->start && pc < m->end) {
+			o->sample(o->arg, p->pid, tid, p->rec->id, m->start, m->end);
+			return;
+		}
+	}
+}
+
 static void on_sample(struct perf_session *s, const struct perf_event_header *h)
 {
 	const struct sample_body *b = (const void *)(h + 1);
@@ -701,8 +703,7 @@ static void on_sample(struct perf_session *s, const struct perf_event_header *h)
 	}
 	pdata__count(s->pd, p->rec->id, (int)b->tid, b->ip, 1);
 	if (s->opts.observer && s->opts.observer->sample)
-		s->opts.observer->sample(s->opts.observer->arg, p->pid, (pid_t)b->tid, p->rec->id,
-					 b->ip);
+		observe_sample(s, p, (pid_t)b->tid, b->ip);
 }
 
 static void on_mmap2(struct perf_session *s, const struct perf_event_header *h)
