@@ -84,7 +84,6 @@ int histclock_tick(struct bpf_perf_event_data *ctx)
 	struct histclock_slots *slots;
 	__u64 pc = PT_REGS_IP(&ctx->regs);
 
-	stat_inc(HISTCLOCK_STAT_TICKS);
 	key.tid = (__u32)bpf_get_current_pid_tgid();
 	key.granule = pc >> HISTCLOCK_GRANULE_SHIFT;
 	slots = bpf_map_lookup_elem(&regions, &key);

@@ -39,9 +39,8 @@ struct histclock_slots {
 	struct histclock_region r[HISTCLOCK_SLOTS];
 };
 
-/* Per-CPU statistics, index in the stats array. */
+/* Per-CPU statistics, index in the stats array (ticks seen = binned + unresolved). */
 enum histclock_stat {
-	HISTCLOCK_STAT_TICKS,      /* ticks seen */
 	HISTCLOCK_STAT_BINNED,     /* counted into a bin by the kernel */
 	HISTCLOCK_STAT_UNRESOLVED, /* handed to the perf ring */
 	HISTCLOCK_STAT_NR,

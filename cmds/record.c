@@ -591,6 +591,13 @@ static void finish_header(struct record_run *r, uint64_t cpu_ns)
 		snprintf(r->note + at, sizeof(r->note) - at, "; kernel throttled it %llu times",
 			 (unsigned long long)perf_session__throttled(r->perf));
 	}
+	if (r->bpf) {
+		size_t at = strlen(r->note);
+
+		snprintf(r->note + at, sizeof(r->note) - at, "; ");
+		at = strlen(r->note);
+		record_bpf__describe(r->bpf, r->note + at, sizeof(r->note) - at);
+	}
 	snprintf(h->clock_note, sizeof(h->clock_note), "%s", r->note);
 }
 
@@ -790,15 +797,7 @@ static int record_command(struct record_opts *o)
 		cpu_ns = (uint64_t)(r.ru.ru_utime.tv_sec + r.ru.ru_stime.tv_sec) * 1000000000ull +
 			 (uint64_t)(r.ru.ru_utime.tv_usec + r.ru.ru_stime.tv_usec) * 1000ull;
 	}
-	if (r.bpf) {
-		size_t len = strlen(r.note);
-
-		record_bpf__flush(r.bpf);
-		if (len + 3 < sizeof(r.note)) {
-			memcpy(r.note + len, "; ", 3);
-			record_bpf__describe(r.bpf, r.note + len + 2, sizeof(r.note) - len - 2);
-		}
-	}
+	record_bpf__flush(r.bpf);
 	root = latest_proc(r.pd, r.child);
 	if (!root) {
 		/* the agent never ran (a static program cannot LD_PRELOAD) */

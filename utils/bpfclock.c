@@ -272,9 +272,9 @@ void bpfclock__stats(struct bpfclock *bc, struct bpfclock_stats *st)
 		}
 		free(vals);
 	}
-	st->ticks = sum[HISTCLOCK_STAT_TICKS];
 	st->binned = sum[HISTCLOCK_STAT_BINNED];
 	st->unresolved = sum[HISTCLOCK_STAT_UNRESOLVED];
+	st->ticks = st->binned + st->unresolved;
 	st->regions = bc->nregions;
 	st->bins_used = bc->bins_used;
 }
