@@ -2,7 +2,7 @@
 # agent/agent.c + the libprofil sampler objects + utils/pdata.o, one shared object
 # that exports nothing but its wrappers (agent/agent.map).
 AGENT_SO   := $(B)/libprofil-agent.so
-AGENT_OBJS := $(B)/agent/agent.o $(filter-out $(B)/lib/profil.o,$(LIB_OBJS)) $(B)/utils/pdata.o
+AGENT_OBJS := $(B)/agent/agent.o $(filter-out $(B)/lib/profil.o,$(LIB_OBJS)) $(B)/utils/pdata.o $(B)/utils/why.o
 
 all: $(AGENT_SO)
 tests: $(AGENT_SO)

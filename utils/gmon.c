@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "why.h"
 #include "gmon.h"
 #include "pview.h"
 #include "symbols.h"
@@ -39,18 +40,6 @@ struct hist {
 	uint64_t *counts;
 	uint64_t in_text, outside;
 };
-
-static int fail(char *why, size_t whylen, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && whylen) {
-		va_start(ap, fmt);
-		vsnprintf(why, whylen, fmt, ap);
-		va_end(ap);
-	}
-	return err;
-}
 
 /* Does path name the executable exe (whose canonical path is exe_real, or NULL)? */
 static int same_file(const char *path, const char *exe, const char *exe_real)
@@ -223,13 +212,13 @@ static int check_destination(const char *out, char *why, size_t whylen)
 
 	if (lstat(out, &st) < 0)
 		return errno == ENOENT ? 0 :
-					 fail(why, whylen, -errno, "cannot write %s: %s", out,
+					 why_fail(why, whylen, -errno, "cannot write %s: %s", out,
 					      strerror(errno));
 	if (S_ISLNK(st.st_mode))
-		return fail(why, whylen, -ELOOP, "%s is a symbolic link; refusing to follow it",
+		return why_fail(why, whylen, -ELOOP, "%s is a symbolic link; refusing to follow it",
 			    out);
 	if (!S_ISREG(st.st_mode))
-		return fail(why, whylen, -EEXIST, "%s exists and is not a regular file", out);
+		return why_fail(why, whylen, -EEXIST, "%s exists and is not a regular file", out);
 	return 0;
 }
 
@@ -249,7 +238,7 @@ static int write_atomically(const char *out, const struct hist *h, uint32_t rate
 		snprintf(tmp, sizeof(tmp), ".gmon.XXXXXX");
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
-		return fail(why, whylen, -errno, "cannot create a file next to %s: %s", out,
+		return why_fail(why, whylen, -errno, "cannot create a file next to %s: %s", out,
 			    strerror(errno));
 	mask = umask(0);
 	umask(mask);
@@ -273,7 +262,7 @@ static int write_atomically(const char *out, const struct hist *h, uint32_t rate
 		return 0;
 err:
 	unlink(tmp);
-	return fail(why, whylen, rc ? rc : -EIO, "cannot write %s: %s", out,
+	return why_fail(why, whylen, rc ? rc : -EIO, "cannot write %s: %s", out,
 		    strerror(rc ? -rc : EIO));
 }
 
@@ -313,23 +302,23 @@ int gmon_export_summary(const char *data_path, const char *out_path, struct gmon
 	exe = choose_exe(v);
 	syms = symbols__new();
 	if (!rate) {
-		rc = fail(why, whylen, -EINVAL, "%s: the sampling rate is unknown", data_path);
+		rc = why_fail(why, whylen, -EINVAL, "%s: the sampling rate is unknown", data_path);
 		goto out;
 	}
 	if (!exe || !syms) {
-		rc = fail(why, whylen, -ENOENT, "%s: %s", data_path,
+		rc = why_fail(why, whylen, -ENOENT, "%s: %s", data_path,
 			  syms ? "no executable recorded" : "out of memory");
 		goto out;
 	}
 	obj = symbols__object(syms, exe);
 	if (!obj || (symobj__flags(obj) & (SYMOBJ_MISSING | SYMOBJ_NOT_ELF))) {
-		rc = fail(why, whylen, -ENOENT, "cannot read the executable: %s",
+		rc = why_fail(why, whylen, -ENOENT, "cannot read the executable: %s",
 			  obj ? symobj__why(obj) : "out of memory");
 		goto out;
 	}
 	rc = hist_init(&h, obj);
 	if (rc < 0) {
-		rc = fail(why, whylen, rc, "%s: %s", exe,
+		rc = why_fail(why, whylen, rc, "%s: %s", exe,
 			  rc == -ENOMEM ? "out of memory" : "no executable segment");
 		goto out;
 	}

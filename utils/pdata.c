@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "why.h"
 #include "pdata.h"
 
 struct pdata {
@@ -26,18 +27,6 @@ struct pdata {
 	struct pdata_slot *slots;
 	char *records;
 };
-
-static int fail(char *why, size_t whylen, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && whylen) {
-		va_start(ap, fmt);
-		vsnprintf(why, whylen, fmt, ap);
-		va_end(ap);
-	}
-	return err;
-}
 
 uint64_t pdata__now_ns(void)
 {
@@ -67,22 +56,22 @@ static int open_exclusive(const char *path, char *why, size_t whylen)
 		if (fd >= 0)
 			return fd;
 		if (errno != EEXIST)
-			return fail(why, whylen, -errno, "cannot create %s: %s", path, strerror(errno));
+			return why_fail(why, whylen, -errno, "cannot create %s: %s", path, strerror(errno));
 		if (lstat(path, &st) < 0)
 			continue; /* vanished meanwhile: try again */
 		if (S_ISLNK(st.st_mode))
-			return fail(why, whylen, -ELOOP,
+			return why_fail(why, whylen, -ELOOP,
 				    "%s is a symbolic link; refusing to follow it", path);
 		if (!S_ISREG(st.st_mode))
-			return fail(why, whylen, -EEXIST, "%s exists and is not a regular file", path);
+			return why_fail(why, whylen, -EEXIST, "%s exists and is not a regular file", path);
 		if (st.st_uid != geteuid())
-			return fail(why, whylen, -EPERM,
+			return why_fail(why, whylen, -EPERM,
 				    "%s belongs to another user; refusing to overwrite it", path);
 		if (unlink(path) < 0)
-			return fail(why, whylen, -errno, "cannot replace %s: %s", path,
+			return why_fail(why, whylen, -errno, "cannot replace %s: %s", path,
 				    strerror(errno));
 	}
-	return fail(why, whylen, -EEXIST, "cannot create %s: it keeps reappearing", path);
+	return why_fail(why, whylen, -EEXIST, "cannot create %s: it keeps reappearing", path);
 }
 
 static int map_file(struct pdata *p, int writable)
@@ -117,7 +106,7 @@ int pdata__create(struct pdata **out, const char *path, const struct pdata_creat
 		return fd;
 	p = calloc(1, sizeof(*p));
 	if (!p) {
-		rc = fail(why, whylen, -ENOMEM, "out of memory");
+		rc = why_fail(why, whylen, -ENOMEM, "out of memory");
 		goto err_close;
 	}
 	p->fd = fd;
@@ -126,7 +115,7 @@ int pdata__create(struct pdata **out, const char *path, const struct pdata_creat
 	if (rc == EOPNOTSUPP || rc == EINVAL) /* file systems without fallocate */
 		rc = ftruncate(fd, (off_t)p->size) < 0 ? errno : 0;
 	if (rc) {
-		rc = fail(why, whylen, -rc, "cannot reserve %zu bytes for %s: %s", p->size, path,
+		rc = why_fail(why, whylen, -rc, "cannot reserve %zu bytes for %s: %s", p->size, path,
 			  strerror(rc));
 		goto err_unlink;
 	}
@@ -143,12 +132,12 @@ int pdata__create(struct pdata **out, const char *path, const struct pdata_creat
 	hdr.records_cap = rcap;
 	gethostname(hdr.hostname, sizeof(hdr.hostname) - 1);
 	if (pwrite(fd, &hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr)) {
-		rc = fail(why, whylen, -EIO, "cannot write %s: %s", path, strerror(errno));
+		rc = why_fail(why, whylen, -EIO, "cannot write %s: %s", path, strerror(errno));
 		goto err_unlink;
 	}
 	rc = map_file(p, 1);
 	if (rc < 0) {
-		fail(why, whylen, rc, "cannot map %s: %s", path, strerror(-rc));
+		why_fail(why, whylen, rc, "cannot map %s: %s", path, strerror(-rc));
 		goto err_unlink;
 	}
 	*out = p;
@@ -167,23 +156,23 @@ static int validate(const struct pdata_header *h, size_t size, char *why, size_t
 	uint64_t table_end;
 
 	if (size < PDATA_HEADER_SIZE || memcmp(h->magic, PDATA_MAGIC, 8))
-		return fail(why, whylen, -EBADMSG, "not a profil data file");
+		return why_fail(why, whylen, -EBADMSG, "not a profil data file");
 	if (h->version != PDATA_VERSION)
-		return fail(why, whylen, -EBADMSG, "unsupported profil data version %u (this is %u)",
+		return why_fail(why, whylen, -EBADMSG, "unsupported profil data version %u (this is %u)",
 			    h->version, PDATA_VERSION);
 	if (h->file_size != size)
-		return fail(why, whylen, -EBADMSG,
+		return why_fail(why, whylen, -EBADMSG,
 			    "truncated or damaged: %zu bytes, the header says %llu", size,
 			    (unsigned long long)h->file_size);
 	if (h->header_size != PDATA_HEADER_SIZE || h->table_off < PDATA_HEADER_SIZE ||
 	    h->table_slots == 0 || (h->table_slots & (h->table_slots - 1)))
-		return fail(why, whylen, -EBADMSG, "damaged header (sample table)");
+		return why_fail(why, whylen, -EBADMSG, "damaged header (sample table)");
 	table_end = h->table_off + (uint64_t)h->table_slots * sizeof(struct pdata_slot);
 	if (table_end > size || h->records_off < table_end || h->records_off > size ||
 	    h->records_cap > size - h->records_off)
-		return fail(why, whylen, -EBADMSG, "damaged header (layout outside the file)");
+		return why_fail(why, whylen, -EBADMSG, "damaged header (layout outside the file)");
 	if (h->state != PDATA_RECORDING && h->state != PDATA_COMPLETE)
-		return fail(why, whylen, -EBADMSG, "damaged header (state %u)", h->state);
+		return why_fail(why, whylen, -EBADMSG, "damaged header (state %u)", h->state);
 	return 0;
 }
 
@@ -196,27 +185,27 @@ int pdata__open_fd(struct pdata **out, int fd, int writable, char *why, size_t w
 	int rc;
 
 	if (fstat(fd, &st) < 0)
-		return fail(why, whylen, -errno, "cannot stat: %s", strerror(errno));
+		return why_fail(why, whylen, -errno, "cannot stat: %s", strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return fail(why, whylen, -EBADMSG, "not a regular file");
+		return why_fail(why, whylen, -EBADMSG, "not a regular file");
 	n = pread(fd, &hdr, sizeof(hdr), 0);
 	if (n < 0)
-		return fail(why, whylen, -errno, "cannot read: %s", strerror(errno));
+		return why_fail(why, whylen, -errno, "cannot read: %s", strerror(errno));
 	if ((size_t)n < sizeof(hdr))
-		return fail(why, whylen, -EBADMSG, "%s",
+		return why_fail(why, whylen, -EBADMSG, "%s",
 			    n == 0 ? "empty file" : "truncated: shorter than its header");
 	rc = validate(&hdr, (size_t)st.st_size, why, whylen);
 	if (rc < 0)
 		return rc;
 	p = calloc(1, sizeof(*p));
 	if (!p)
-		return fail(why, whylen, -ENOMEM, "out of memory");
+		return why_fail(why, whylen, -ENOMEM, "out of memory");
 	p->fd = fd;
 	p->size = (size_t)st.st_size;
 	rc = map_file(p, writable);
 	if (rc < 0) {
 		free(p);
-		return fail(why, whylen, rc, "cannot map: %s", strerror(-rc));
+		return why_fail(why, whylen, rc, "cannot map: %s", strerror(-rc));
 	}
 	*out = p;
 	return 0;
@@ -229,11 +218,11 @@ int pdata__open(struct pdata **out, const char *path, int writable, char *why, s
 
 	fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	if (fd < 0)
-		return fail(why, whylen, -errno, "cannot open %s: %s", path, strerror(errno));
+		return why_fail(why, whylen, -errno, "cannot open %s: %s", path, strerror(errno));
 	rc = pdata__open_fd(out, fd, writable, inner, sizeof(inner));
 	if (rc < 0) {
 		close(fd);
-		return fail(why, whylen, rc, "%s: %s", path, inner);
+		return why_fail(why, whylen, rc, "%s: %s", path, inner);
 	}
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "why.h"
 #include "pview.h"
 
 #define MAX_PARENT_DEPTH 64
@@ -15,13 +16,6 @@ struct loader {
 	size_t cap_procs;
 	int err;
 };
-
-static int fail(char *why, size_t whylen, int err, const char *fmt, const char *arg)
-{
-	if (why && whylen)
-		snprintf(why, whylen, fmt, arg);
-	return err;
-}
 
 /* Copy a string field of at most max bytes; NULL when it is not NUL-terminated. */
 static char *copy_str(const char *s, size_t max)
@@ -388,7 +382,7 @@ int pview__load(struct pview **out, const char *path, char *why, size_t whylen)
 	v = calloc(1, sizeof(*v));
 	if (!v) {
 		pdata__close(pd);
-		return fail(why, whylen, -ENOMEM, "%s: out of memory", path);
+		return why_fail(why, whylen, -ENOMEM, "%s: out of memory", path);
 	}
 	l.v = v;
 	memcpy(&v->hdr, pdata__header(pd), sizeof(v->hdr));
@@ -410,7 +404,7 @@ int pview__load(struct pview **out, const char *path, char *why, size_t whylen)
 	pdata__close(pd);
 	if (l.err) {
 		pview__free(v);
-		return fail(why, whylen, l.err, "%s: out of memory", path);
+		return why_fail(why, whylen, l.err, "%s: out of memory", path);
 	}
 	for (size_t i = 0; i < v->nprocs; i++) {
 		struct pv_proc *p = &v->procs[i];
