@@ -55,6 +55,16 @@ static void send_msg(struct profil_callmsg *m)
 	errno = saved;
 }
 
+/* The fields every call message has. */
+static void begin_msg(struct profil_callmsg *m, uint32_t kind, uintptr_t pc, int ret, int clock)
+{
+	memset(m, 0, sizeof(*m));
+	m->kind = kind;
+	m->pc = pc;
+	m->ret = ret;
+	m->clock = clock;
+}
+
 void callreport_profil(const void *buf, size_t bufsiz, size_t offset, unsigned int scale,
 		       uintptr_t pc, int ret, int clock)
 {
@@ -62,11 +72,7 @@ void callreport_profil(const void *buf, size_t bufsiz, size_t offset, unsigned i
 
 	if (report_fd < 0)
 		return;
-	memset(&m, 0, sizeof(m));
-	m.kind = PROFIL_CALL_PROFIL;
-	m.pc = pc;
-	m.ret = ret;
-	m.clock = clock;
+	begin_msg(&m, PROFIL_CALL_PROFIL, pc, ret, clock);
 	m.buf = (uintptr_t)buf;
 	m.bufsiz = bufsiz;
 	m.offset = offset;
@@ -81,11 +87,7 @@ void callreport_sprofil(const struct prof *profp, int profcnt, const struct time
 
 	if (report_fd < 0)
 		return;
-	memset(&m, 0, sizeof(m));
-	m.kind = PROFIL_CALL_SPROFIL;
-	m.pc = pc;
-	m.ret = ret;
-	m.clock = clock;
+	begin_msg(&m, PROFIL_CALL_SPROFIL, pc, ret, clock);
 	m.flags = flags;
 	m.profcnt = profcnt;
 	m.profp = (uintptr_t)profp;
