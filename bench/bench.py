@@ -466,15 +466,20 @@ class Perf(Profiler):
         return Profile(functions, threads, samples, 1.0 / self.hz, lost)
 
 
-class LibprofilShim(Profiler):
-    """libprofil's profil() over the main executable with one clock, via
-    the same LD_PRELOAD shim as glibc's (built with -DUSE_LIBPROFIL)."""
-    family = 'libprofil-shim'
+class ClockedProfiler(Profiler):
+    """A profil variant named after its clock and rate: PREFIX-CLOCK-HZ."""
+    prefix = ''
 
     def __init__(self, clock, hz):
         self.clock, self.hz = clock, hz
-        self.family = 'libprofil-%s' % clock
-        self.name = 'libprofil-%s-%d' % (clock, hz)
+        self.family = '%s-%s' % (self.prefix, clock)
+        self.name = '%s-%s-%d' % (self.prefix, clock, hz)
+
+
+class LibprofilShim(ClockedProfiler):
+    """libprofil's profil() over the main executable with one clock, via
+    the same LD_PRELOAD shim as glibc's (built with -DUSE_LIBPROFIL)."""
+    prefix = 'libprofil'
 
     def unavailable(self, ctx):
         if not os.path.exists(ctx.libprofil_shim):
@@ -495,7 +500,7 @@ class LibprofilShim(Profiler):
         return Profile(functions, None, samples, period, stats.get('lost'))
 
 
-class ProfilRecord(Profiler):
+class ProfilRecord(ClockedProfiler):
     """`profil record` + `profil report --format json` (the project's command).
 
     The option spelling is a template so that it can follow the command
@@ -504,11 +509,7 @@ class ProfilRecord(Profiler):
     threads = True
     RECORD = 'record -q --clock {clock} --freq {hz} -o {data} --'
     REPORT = 'report --format json -i {data}'
-
-    def __init__(self, clock, hz):
-        self.clock, self.hz = clock, hz
-        self.family = 'profil-record-%s' % clock
-        self.name = 'profil-record-%s-%d' % (clock, hz)
+    prefix = 'profil-record'
 
     def unavailable(self, ctx):
         if not os.path.exists(ctx.profil):
