@@ -522,22 +522,6 @@ static double mib(uint64_t bytes)
 	return (double)bytes / (1024.0 * 1024.0);
 }
 
-static const char *clock_name(int clock)
-{
-	switch (clock) {
-	case PDATA_CLOCK_PERF:
-		return "perf";
-	case PDATA_CLOCK_THREAD:
-		return "thread";
-	case PDATA_CLOCK_BPF:
-		return "bpf";
-	case PDATA_CLOCK_ITIMER:
-		return "itimer";
-	default:
-		return "none";
-	}
-}
-
 /* Proc records of pid (the agent writes them in fallback mode): the latest image. */
 struct find_proc_arg {
 	pid_t pid;
@@ -621,7 +605,7 @@ static void summary(struct record_run *r, const char *why_incomplete)
 		"profil record: %llu samples, %llu lost, %u process%s, clock %s at %.1f Hz effective "
 		"(%u Hz asked%s%s), %s (%.1f MiB)%s%s\n",
 		(unsigned long long)h->samples, (unsigned long long)(h->lost + h->dropped),
-		h->processes, h->processes == 1 ? "" : "es", clock_name(r->clock), eff, r->o->hz,
+		h->processes, h->processes == 1 ? "" : "es", pdata__clock_name((uint32_t)r->clock), eff, r->o->hz,
 		cap, thr, r->o->output, mib((uint64_t)st.st_size), why_incomplete ? ": " : "",
 		why_incomplete ? why_incomplete : "");
 }

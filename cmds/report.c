@@ -421,7 +421,7 @@ static void text_header(const struct report *rep)
 
 	printf("# profile: %s\n", rep->o.input);
 	printf("# command: %s\n", h->command[0] ? h->command : "(unknown)");
-	printf("# clock: %s%s%s%s, nominal %u Hz, ", pview__clock_name(h->clock),
+	printf("# clock: %s%s%s%s, nominal %u Hz, ", pdata__clock_name(h->clock),
 	       h->clock_note[0] ? " (" : "", h->clock_note, h->clock_note[0] ? ")" : "",
 	       h->nominal_hz);
 	if (h->period_ns)
@@ -601,7 +601,7 @@ static int print_json(const struct report *rep)
 	if (!top)
 		return -ENOMEM;
 	rc |= jadd(top, "command", json_object_new_string(h->command));
-	rc |= jadd(top, "clock", json_object_new_string(pview__clock_name(h->clock)));
+	rc |= jadd(top, "clock", json_object_new_string(pdata__clock_name(h->clock)));
 	rc |= jadd(top, "clock_note", json_object_new_string(h->clock_note));
 	rc |= jadd(top, "rate_hz", jdouble(pview__rate_hz(rep->v)));
 	rc |= jadd(top, "nominal_hz", json_object_new_int64(h->nominal_hz));

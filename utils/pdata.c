@@ -432,3 +432,21 @@ int pdata__foreach_sample(struct pdata *p,
 	}
 	return 0;
 }
+
+const char *pdata__clock_name(uint32_t clock)
+{
+	switch (clock) {
+	case PDATA_CLOCK_THREAD:
+		return "thread";
+	case PDATA_CLOCK_ITIMER:
+		return "itimer";
+	case PDATA_CLOCK_PERF:
+		return "perf";
+	case PDATA_CLOCK_MANUAL:
+		return "manual";
+	case PDATA_CLOCK_BPF:
+		return "bpf";
+	default:
+		return "unknown";
+	}
+}

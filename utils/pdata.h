@@ -211,6 +211,9 @@ int pdata__foreach_sample(struct pdata *p,
 			  int (*cb)(void *arg, uint32_t proc, int tid, uint64_t pc, uint64_t count),
 			  void *arg);
 
+/* "thread", "itimer", "perf", "manual", "bpf" for an enum pdata_clock, else "unknown". */
+const char *pdata__clock_name(uint32_t clock);
+
 /* Realtime clock in ns (for start/end stamps). */
 uint64_t pdata__now_ns(void);
 

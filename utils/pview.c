@@ -492,23 +492,6 @@ const struct pv_map *pview__map_of(const struct pview *v, const struct pv_proc *
 	return NULL;
 }
 
-const char *pview__clock_name(uint32_t clock)
-{
-	switch (clock) {
-	case PDATA_CLOCK_THREAD:
-		return "thread";
-	case PDATA_CLOCK_ITIMER:
-		return "itimer";
-	case PDATA_CLOCK_PERF:
-		return "perf";
-	case PDATA_CLOCK_MANUAL:
-		return "manual";
-	case PDATA_CLOCK_BPF:
-		return "bpf";
-	default:
-		return "unknown";
-	}
-}
 
 double pview__rate_hz(const struct pview *v)
 {

@@ -74,8 +74,6 @@ const struct pv_thread *pv_proc__thread(const struct pv_proc *p, int tid);
  */
 const struct pv_map *pview__map_of(const struct pview *v, const struct pv_proc *p, uint64_t pc);
 
-/* Human-readable name of a clock (enum pdata_clock). */
-const char *pview__clock_name(uint32_t clock);
 
 /* Effective sampling rate in Hz (1e9 / period_ns), 0 when unknown. */
 double pview__rate_hz(const struct pview *v);
