@@ -79,17 +79,17 @@ struct record_run {
 	struct record_opts *o;
 	struct pdata *pd;
 	struct perf_session *perf;
-	struct record_bpf *bpf; /* --clock bpf: the kernel-side histogram */
+	struct record_bpf *bpf;	      /* --clock bpf: the kernel-side histogram */
 	struct record_events *events; /* --events: the prof/profil event stream */
-	int sfd; /* signalfd */
+	int sfd;		      /* signalfd */
 	sigset_t oldmask;
 	pid_t child;
 	int status;
 	struct rusage ru;
 	int exited;
 	int detached;
-	unsigned int hz;     /* nominal rate in effect (may be capped) */
-	int clock;           /* enum pdata_clock */
+	unsigned int hz; /* nominal rate in effect (may be capped) */
+	int clock;	 /* enum pdata_clock */
 	char note[128];
 	char exe[PATH_MAX];
 	unsigned char ring_hup[64]; /* rings no longer polled (MAX_POLLED_RINGS) */
@@ -144,16 +144,11 @@ static int has_double_dash_after(int argc, char **argv, int from)
 static int parse_args(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "clock", required_argument, NULL, 'c' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "no-inherit", no_argument, NULL, 'I' },
-		{ "gmon", optional_argument, NULL, 'g' },
-		{ "events", required_argument, NULL, 'E' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{"output", required_argument, NULL, 'o'}, {"freq", required_argument, NULL, 'F'},
+		{"clock", required_argument, NULL, 'c'},  {"pid", required_argument, NULL, 'p'},
+		{"no-inherit", no_argument, NULL, 'I'},	  {"gmon", optional_argument, NULL, 'g'},
+		{"events", required_argument, NULL, 'E'}, {"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0},
 	};
 	unsigned long v;
 	int c;
@@ -170,7 +165,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'F':
 			if (parse_uint(optarg, 1000000, &v) < 0) {
-				fprintf(stderr, "profil record: bad rate '%s' (expected 1..1000000 Hz)\n",
+				fprintf(stderr,
+					"profil record: bad rate '%s' (expected 1..1000000 Hz)\n",
 					optarg);
 				return 2;
 			}
@@ -189,7 +185,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				o->clock = CLK_ITIMER;
 			else {
 				fprintf(stderr,
-					"profil record: unknown clock '%s' (auto, bpf, perf, thread or itimer)\n",
+					"profil record: unknown clock '%s' (auto, bpf, perf, "
+					"thread or itimer)\n",
 					optarg);
 				return 2;
 			}
@@ -222,12 +219,17 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			return 0;
 		default:
 			if (optopt && optopt != '?' && strchr("oFp", optopt))
-				fprintf(stderr, "profil record: option -%c needs a value\n", optopt);
+				fprintf(stderr, "profil record: option -%c needs a value\n",
+					optopt);
 			else if (optopt)
-				fprintf(stderr, "profil record: unknown option '-%c' (try 'profil record --help')\n",
+				fprintf(stderr,
+					"profil record: unknown option '-%c' (try 'profil record "
+					"--help')\n",
 					optopt);
 			else
-				fprintf(stderr, "profil record: unknown option or missing value in '%s' (try 'profil record --help')\n",
+				fprintf(stderr,
+					"profil record: unknown option or missing value in '%s' "
+					"(try 'profil record --help')\n",
 					argv[optind - 1]);
 			return 2;
 		}
@@ -240,11 +242,13 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		return 2;
 	}
 	if (!o->attach_pid && !*o->argv) {
-		fprintf(stderr, "profil record: no COMMAND given (usage: profil record [OPTIONS] -- COMMAND [ARGS...])\n");
+		fprintf(stderr, "profil record: no COMMAND given (usage: profil record [OPTIONS] "
+				"-- COMMAND [ARGS...])\n");
 		return 2;
 	}
 	if (o->attach_pid && o->clock != CLK_AUTO && o->clock != CLK_PERF) {
-		fprintf(stderr, "profil record: attaching to a running process needs --clock perf\n");
+		fprintf(stderr,
+			"profil record: attaching to a running process needs --clock perf\n");
 		return 2;
 	}
 	return -1;
@@ -379,7 +383,7 @@ static int find_agent(char *out, size_t len)
 
 /* What the recorder tells the stopped child: how to exec. */
 struct go_msg {
-	char mode; /* 'p' exec as is, 'a' exec with the agent, 'x' give up */
+	char mode;  /* 'p' exec as is, 'a' exec with the agent, 'x' give up */
 	char clock; /* enum pdata_clock, agent mode */
 	unsigned int hz;
 };
@@ -427,7 +431,7 @@ static int spawn_stopped(struct record_run *r, int *go_w, int *err_r, const char
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
-		struct go_msg m = { .mode = 'x' };
+		struct go_msg m = {.mode = 'x'};
 		int e;
 
 		close(go[1]);
@@ -474,7 +478,7 @@ static unsigned int max_perf_rate(void)
 /* Returns 0 with perf on, 1 to use the agent, or -errno (why filled). */
 static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen)
 {
-	struct perf_session_opts po = { .hz = r->hz, .follow_children = r->o->inherit };
+	struct perf_session_opts po = {.hz = r->hz, .follow_children = r->o->inherit};
 	const char *simulated = getenv(PROFIL_ENV_SIMULATE_PERF_ERRNO);
 	int rc;
 
@@ -498,8 +502,9 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 	rc = perf_session__open(&r->perf, r->pd, &po, &r->child, 1, why, whylen);
 	if (rc == 0) {
 		r->clock = r->bpf ? PDATA_CLOCK_BPF : PDATA_CLOCK_PERF;
-		set_note(r, r->bpf ? "BPF histogram on task-clock, %s%s"
-				   : "perf_event task-clock, %s%s",
+		set_note(r,
+			 r->bpf ? "BPF histogram on task-clock, %s%s" :
+				  "perf_event task-clock, %s%s",
 			 r->o->inherit ? "per-CPU rings, inherit" : "per-CPU rings, threads only",
 			 r->hz < r->o->hz ? ", rate capped by perf_event_max_sample_rate" : "");
 		return 0;
@@ -539,7 +544,7 @@ static int find_proc_cb(void *arg, const struct pdata_rec *rec)
 
 static struct pdata_proc *latest_proc(struct pdata *pd, pid_t pid)
 {
-	struct find_proc_arg a = { pid, NULL };
+	struct find_proc_arg a = {pid, NULL};
 
 	pdata__foreach_rec(pd, find_proc_cb, &a);
 	return a.found;
@@ -602,12 +607,13 @@ static void summary(struct record_run *r, const char *why_incomplete)
 	if (r->hz < r->o->hz)
 		snprintf(cap, sizeof(cap), ", capped at %u by the kernel", r->hz);
 	fprintf(stderr,
-		"profil record: %llu samples, %llu lost, %u process%s, clock %s at %.1f Hz effective "
+		"profil record: %llu samples, %llu lost, %u process%s, clock %s at %.1f Hz "
+		"effective "
 		"(%u Hz asked%s%s), %s (%.1f MiB)%s%s\n",
 		(unsigned long long)h->samples, (unsigned long long)(h->lost + h->dropped),
-		h->processes, h->processes == 1 ? "" : "es", pdata__clock_name((uint32_t)r->clock), eff, r->o->hz,
-		cap, thr, r->o->output, mib((uint64_t)st.st_size), why_incomplete ? ": " : "",
-		why_incomplete ? why_incomplete : "");
+		h->processes, h->processes == 1 ? "" : "es", pdata__clock_name((uint32_t)r->clock),
+		eff, r->o->hz, cap, thr, r->o->output, mib((uint64_t)st.st_size),
+		why_incomplete ? ": " : "", why_incomplete ? why_incomplete : "");
 }
 
 static void export_gmon(struct record_run *r)
@@ -649,14 +655,14 @@ static int poll_once(struct record_run *r, int extra_fd)
 	int n = 0, nring = 0, extra_ready = 0;
 	const int *rfds = r->perf ? perf_session__fds(r->perf, &nring) : NULL;
 
-	pfd[n++] = (struct pollfd){ .fd = r->sfd, .events = POLLIN };
+	pfd[n++] = (struct pollfd){.fd = r->sfd, .events = POLLIN};
 	if (extra_fd >= 0)
-		pfd[n++] = (struct pollfd){ .fd = extra_fd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){.fd = extra_fd, .events = POLLIN};
 	for (int i = 0; i < nring && i < MAX_POLLED_RINGS; i++) {
 		if (r->ring_hup[i])
 			continue;
 		map[n] = i;
-		pfd[n++] = (struct pollfd){ .fd = rfds[i], .events = POLLIN };
+		pfd[n++] = (struct pollfd){.fd = rfds[i], .events = POLLIN};
 	}
 	if (poll(pfd, (nfds_t)n, 50) < 0 && errno != EINTR)
 		return 0;
@@ -684,10 +690,10 @@ static void run_loop(struct record_run *r)
 
 static int record_command(struct record_opts *o)
 {
-	struct record_run r = { .o = o, .sfd = -1 };
+	struct record_run r = {.o = o, .sfd = -1};
 	char why[512] = "", agent[PATH_MAX] = "", cmdline[2048];
 	int go_w = -1, err_r = -1, use_agent, rc, exec_errno = 0, have_agent;
-	struct go_msg msg = { 0 };
+	struct go_msg msg = {0};
 	struct pdata_proc *root;
 	struct pdata_header *h;
 	unsigned int cap;
@@ -730,7 +736,8 @@ static int record_command(struct record_opts *o)
 		r.hz = o->hz;
 		if (!have_agent) {
 			fprintf(stderr,
-				"profil record: %s%sthe fallback agent %s is not installed next to profil\n",
+				"profil record: %s%sthe fallback agent %s is not installed next to "
+				"profil\n",
 				r.note, "; ", PROFIL_AGENT_SO_NAME);
 			goto fail_kill;
 		}
@@ -766,7 +773,7 @@ static int record_command(struct record_opts *o)
 		waitpid(r.child, NULL, 0);
 		fprintf(stderr, "profil: cannot run '%s': %s\n", o->argv[0], strerror(exec_errno));
 		perf_session__close(r.perf);
-	record_bpf__close(r.bpf);
+		record_bpf__close(r.bpf);
 		pdata__close(r.pd);
 		unlink(o->output);
 		return exec_errno == ENOENT ? 127 : 126;
@@ -788,7 +795,8 @@ static int record_command(struct record_opts *o)
 		root = pdata__add_proc(r.pd, r.child, getpid(), 0, r.exe, h->start_ns);
 		if (use_agent && !o->quiet)
 			fprintf(stderr,
-				"profil record: the agent did not load into '%s' (statically linked?): no samples\n",
+				"profil record: the agent did not load into '%s' (statically "
+				"linked?): no samples\n",
 				o->argv[0]);
 	}
 	{
@@ -873,9 +881,7 @@ static int list_tids(pid_t pid, pid_t **out)
 /* Open events for every thread, again until no new thread appeared meanwhile. */
 static int attach_threads(struct record_run *r, pid_t pid, char *why, size_t whylen)
 {
-	struct perf_session_opts po = {
-		.hz = r->hz, .follow_children = r->o->inherit, .attach = 1
-	};
+	struct perf_session_opts po = {.hz = r->hz, .follow_children = r->o->inherit, .attach = 1};
 	pid_t *done = NULL;
 	int ndone = 0, rc = 0;
 
@@ -976,7 +982,7 @@ int record_zombie_status(pid_t pid, int *status)
 
 static int record_attach(struct record_opts *o)
 {
-	struct record_run r = { .o = o, .sfd = -1 };
+	struct record_run r = {.o = o, .sfd = -1};
 	pid_t pid = o->attach_pid;
 	char why[512] = "", exe[PATH_MAX], path[64];
 	struct pdata_proc *root;
@@ -1067,7 +1073,7 @@ fail:
 
 int cmd_record(int argc, char **argv)
 {
-	struct record_opts o = { 0 };
+	struct record_opts o = {0};
 	int rc = parse_args(argc, argv, &o);
 
 	if (rc >= 0)

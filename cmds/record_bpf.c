@@ -70,11 +70,11 @@ int record_bpf__open(struct record_bpf **out, struct pdata *pd, char *why, size_
 		return rc;
 	}
 	rb->pd = pd;
-	rb->obs = (struct perf_session_observer){ .arg = rb,
-						  .event_fd = on_event_fd,
-						  .sample = on_sample,
-						  .thread_end = on_thread_end,
-						  .image_end = on_image_end };
+	rb->obs = (struct perf_session_observer){.arg = rb,
+						 .event_fd = on_event_fd,
+						 .sample = on_sample,
+						 .thread_end = on_thread_end,
+						 .image_end = on_image_end};
 	*out = rb;
 	return 0;
 }

@@ -291,8 +291,8 @@ static struct ev_proc *current_image(struct record_events *re, int32_t pid)
 
 static void on_call(struct record_events *re, const struct profil_callmsg *m)
 {
-	struct pdata_proc stub = { .pid = m->pid, .ppid = 0 };
-	struct ev_proc fallback = { .rec = &stub };
+	struct pdata_proc stub = {.pid = m->pid, .ppid = 0};
+	struct ev_proc fallback = {.rec = &stub};
 	struct ev_proc *p = current_image(re, m->pid);
 	struct profil_event ev;
 
@@ -307,11 +307,12 @@ static void on_call(struct record_events *re, const struct profil_callmsg *m)
 		ev.sprofil.tvp = m->tvp;
 		ev.sprofil.flags = m->flags;
 		ev.sprofil.pc = m->pc;
-		ev.sprofil.nregions = m->nregions < PROFIL_MAX_REGIONS ? m->nregions : PROFIL_MAX_REGIONS;
+		ev.sprofil.nregions =
+			m->nregions < PROFIL_MAX_REGIONS ? m->nregions : PROFIL_MAX_REGIONS;
 		for (uint32_t i = 0; i < ev.sprofil.nregions; i++)
-			ev.sprofil.regions[i] = (struct profil_region){ m->regions[i].base, m->regions[i].size,
-								       m->regions[i].off,
-								       m->regions[i].scale };
+			ev.sprofil.regions[i] =
+				(struct profil_region){m->regions[i].base, m->regions[i].size,
+						       m->regions[i].off, m->regions[i].scale};
 	} else {
 		ev.profil.buf = m->buf;
 		ev.profil.buflen = m->bufsiz;
@@ -324,9 +325,10 @@ static void on_call(struct record_events *re, const struct profil_callmsg *m)
 		return; /* a refused call changes nothing */
 	context(re, &ev, PEV_PROF, p, m->time_ns);
 	ev.tid = ev.host_tid = (uint32_t)m->tid;
-	ev.prof.flags = (m->clock >= 0 ? PROF_FLAG_ENABLE | call_clock_flags(m->clock)
-					: PROF_FLAG_DISABLE) |
-			PROF_FLAG_ON_CALL | (m->kind == PROFIL_CALL_SPROFIL ? PROF_FLAG_SPROFIL : 0);
+	ev.prof.flags = (m->clock >= 0 ? PROF_FLAG_ENABLE | call_clock_flags(m->clock) :
+					 PROF_FLAG_DISABLE) |
+			PROF_FLAG_ON_CALL |
+			(m->kind == PROFIL_CALL_SPROFIL ? PROF_FLAG_SPROFIL : 0);
 	if (m->clock >= 0 && call_clock_event(m->clock)) {
 		ev.prof.nevents = 1;
 		ev.prof.events[0] = call_clock_event(m->clock);

@@ -50,7 +50,7 @@ struct pmap {
 struct pstate {
 	pid_t pid, ppid;
 	struct pdata_proc *rec; /* NULL while an exec'd image waits for its first mapping */
-	uint32_t parent;        /* proc id of the previous image (exec) */
+	uint32_t parent;	/* proc id of the previous image (exec) */
 	char *exe;
 	struct pmap *maps;
 	size_t nmaps, cap;
@@ -98,8 +98,7 @@ struct perf_session {
 
 int perf_errno_is_refusal(int err)
 {
-	return err == EACCES || err == EPERM || err == ENOSYS || err == ENOENT ||
-	       err == EOPNOTSUPP;
+	return err == EACCES || err == EPERM || err == ENOSYS || err == ENOENT || err == EOPNOTSUPP;
 }
 
 static unsigned int hash_pid(pid_t pid)
@@ -268,7 +267,8 @@ static int open_tid(struct perf_session *s, pid_t tid, char *why, size_t whylen)
 		if (s->opts.observer && s->opts.observer->event_fd) {
 			rc = s->opts.observer->event_fd(s->opts.observer->arg, fd);
 			if (rc < 0) {
-				snprintf(why, whylen, "cannot attach the BPF program to the event: %s",
+				snprintf(why, whylen,
+					 "cannot attach the BPF program to the event: %s",
 					 strerror(-rc));
 				return rc;
 			}
@@ -493,7 +493,8 @@ static void read_proc_maps(struct perf_session *s, struct pstate *p)
 		char *name;
 
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off,
-			   &name_at) < 4 || !name_at)
+			   &name_at) < 4 ||
+		    !name_at)
 			continue;
 		if (perms[2] != 'x')
 			continue;

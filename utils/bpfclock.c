@@ -62,7 +62,8 @@ int bpfclock__open(struct bpfclock **out, char *why, size_t whylen)
 	if (!bc->skel) {
 		err = -errno;
 		snprintf(why, whylen, "cannot load the BPF histogram program: %s%s", strerror(-err),
-			 err == -EPERM || err == -EACCES ? " (needs root or CAP_BPF+CAP_PERFMON)" : "");
+			 err == -EPERM || err == -EACCES ? " (needs root or CAP_BPF+CAP_PERFMON)" :
+							   "");
 		free(bc);
 		return err == -EACCES ? -EPERM : err;
 	}
@@ -106,7 +107,7 @@ static int index_region(struct bpfclock *bc, const struct region *r, int remove)
 
 	for (g = r->start >> HISTCLOCK_GRANULE_SHIFT; g <= (r->end - 1) >> HISTCLOCK_GRANULE_SHIFT;
 	     g++) {
-		struct histclock_key key = { .tid = r->tid, .granule = g };
+		struct histclock_key key = {.tid = r->tid, .granule = g};
 		struct histclock_slots slots;
 		int i, found = -1;
 
@@ -165,7 +166,7 @@ int bpfclock__add_region(struct bpfclock *bc, uint32_t pid, uint32_t tid, uint32
 		bc->regions = n;
 		bc->cap = cap;
 	}
-	r = (struct region){ pid, tid, proc, start, end, bc->bins_used, (uint32_t)nbins, 1 };
+	r = (struct region){pid, tid, proc, start, end, bc->bins_used, (uint32_t)nbins, 1};
 	err = index_region(bc, &r, 0);
 	if (err < 0) {
 		index_region(bc, &r, 1);
@@ -190,8 +191,8 @@ static uint64_t flush_bins(struct bpfclock *bc, const struct region *r, uint32_t
 			continue;
 		/* exchange, so that a tick landing meanwhile is counted next time */
 		n = __atomic_exchange_n(bin, 0, __ATOMIC_ACQ_REL);
-		pdata__count(p, r->proc, (int)r->tid, r->start + ((uint64_t)i << HISTCLOCK_BIN_SHIFT),
-			     n);
+		pdata__count(p, r->proc, (int)r->tid,
+			     r->start + ((uint64_t)i << HISTCLOCK_BIN_SHIFT), n);
 		moved += n;
 	}
 	return moved;
@@ -258,7 +259,7 @@ void bpfclock__stats(struct bpfclock *bc, struct bpfclock_stats *st)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	int fd = bpf_map__fd(bc->skel->maps.stats);
-	uint64_t sum[HISTCLOCK_STAT_NR] = { 0 };
+	uint64_t sum[HISTCLOCK_STAT_NR] = {0};
 
 	memset(st, 0, sizeof(*st));
 	if (ncpu > 0) {

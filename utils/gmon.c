@@ -213,10 +213,10 @@ static int check_destination(const char *out, char *why, size_t whylen)
 	if (lstat(out, &st) < 0)
 		return errno == ENOENT ? 0 :
 					 why_fail(why, whylen, -errno, "cannot write %s: %s", out,
-					      strerror(errno));
+						  strerror(errno));
 	if (S_ISLNK(st.st_mode))
 		return why_fail(why, whylen, -ELOOP, "%s is a symbolic link; refusing to follow it",
-			    out);
+				out);
 	if (!S_ISREG(st.st_mode))
 		return why_fail(why, whylen, -EEXIST, "%s exists and is not a regular file", out);
 	return 0;
@@ -239,7 +239,7 @@ static int write_atomically(const char *out, const struct hist *h, uint32_t rate
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return why_fail(why, whylen, -errno, "cannot create a file next to %s: %s", out,
-			    strerror(errno));
+				strerror(errno));
 	mask = umask(0);
 	umask(mask);
 	fchmod(fd, 0666 & ~mask);
@@ -263,7 +263,7 @@ static int write_atomically(const char *out, const struct hist *h, uint32_t rate
 err:
 	unlink(tmp);
 	return why_fail(why, whylen, rc ? rc : -EIO, "cannot write %s: %s", out,
-		    strerror(rc ? -rc : EIO));
+			strerror(rc ? -rc : EIO));
 }
 
 static uint32_t gmon_rate(const struct pdata_header *hdr)
@@ -307,19 +307,19 @@ int gmon_export_summary(const char *data_path, const char *out_path, struct gmon
 	}
 	if (!exe || !syms) {
 		rc = why_fail(why, whylen, -ENOENT, "%s: %s", data_path,
-			  syms ? "no executable recorded" : "out of memory");
+			      syms ? "no executable recorded" : "out of memory");
 		goto out;
 	}
 	obj = symbols__object(syms, exe);
 	if (!obj || (symobj__flags(obj) & (SYMOBJ_MISSING | SYMOBJ_NOT_ELF))) {
 		rc = why_fail(why, whylen, -ENOENT, "cannot read the executable: %s",
-			  obj ? symobj__why(obj) : "out of memory");
+			      obj ? symobj__why(obj) : "out of memory");
 		goto out;
 	}
 	rc = hist_init(&h, obj);
 	if (rc < 0) {
 		rc = why_fail(why, whylen, rc, "%s: %s", exe,
-			  rc == -ENOMEM ? "out of memory" : "no executable segment");
+			      rc == -ENOMEM ? "out of memory" : "no executable segment");
 		goto out;
 	}
 	hist_fill(&h, v, exe, obj);

@@ -56,20 +56,23 @@ static int open_exclusive(const char *path, char *why, size_t whylen)
 		if (fd >= 0)
 			return fd;
 		if (errno != EEXIST)
-			return why_fail(why, whylen, -errno, "cannot create %s: %s", path, strerror(errno));
+			return why_fail(why, whylen, -errno, "cannot create %s: %s", path,
+					strerror(errno));
 		if (lstat(path, &st) < 0)
 			continue; /* vanished meanwhile: try again */
 		if (S_ISLNK(st.st_mode))
 			return why_fail(why, whylen, -ELOOP,
-				    "%s is a symbolic link; refusing to follow it", path);
+					"%s is a symbolic link; refusing to follow it", path);
 		if (!S_ISREG(st.st_mode))
-			return why_fail(why, whylen, -EEXIST, "%s exists and is not a regular file", path);
+			return why_fail(why, whylen, -EEXIST, "%s exists and is not a regular file",
+					path);
 		if (st.st_uid != geteuid())
 			return why_fail(why, whylen, -EPERM,
-				    "%s belongs to another user; refusing to overwrite it", path);
+					"%s belongs to another user; refusing to overwrite it",
+					path);
 		if (unlink(path) < 0)
 			return why_fail(why, whylen, -errno, "cannot replace %s: %s", path,
-				    strerror(errno));
+					strerror(errno));
 	}
 	return why_fail(why, whylen, -EEXIST, "cannot create %s: it keeps reappearing", path);
 }
@@ -91,8 +94,8 @@ static int map_file(struct pdata *p, int writable)
 int pdata__create(struct pdata **out, const char *path, const struct pdata_create_opts *opts,
 		  char *why, size_t whylen)
 {
-	uint32_t slots = round_pow2(opts && opts->table_slots ? opts->table_slots
-							     : PDATA_DEFAULT_SLOTS);
+	uint32_t slots =
+		round_pow2(opts && opts->table_slots ? opts->table_slots : PDATA_DEFAULT_SLOTS);
 	uint64_t rcap = opts && opts->records_cap ? opts->records_cap : PDATA_DEFAULT_RECORDS;
 	uint64_t table_off = PDATA_HEADER_SIZE;
 	uint64_t records_off = table_off + (uint64_t)slots * sizeof(struct pdata_slot);
@@ -115,8 +118,8 @@ int pdata__create(struct pdata **out, const char *path, const struct pdata_creat
 	if (rc == EOPNOTSUPP || rc == EINVAL) /* file systems without fallocate */
 		rc = ftruncate(fd, (off_t)p->size) < 0 ? errno : 0;
 	if (rc) {
-		rc = why_fail(why, whylen, -rc, "cannot reserve %zu bytes for %s: %s", p->size, path,
-			  strerror(rc));
+		rc = why_fail(why, whylen, -rc, "cannot reserve %zu bytes for %s: %s", p->size,
+			      path, strerror(rc));
 		goto err_unlink;
 	}
 	memset(&hdr, 0, sizeof(hdr));
@@ -158,12 +161,13 @@ static int validate(const struct pdata_header *h, size_t size, char *why, size_t
 	if (size < PDATA_HEADER_SIZE || memcmp(h->magic, PDATA_MAGIC, 8))
 		return why_fail(why, whylen, -EBADMSG, "not a profil data file");
 	if (h->version != PDATA_VERSION)
-		return why_fail(why, whylen, -EBADMSG, "unsupported profil data version %u (this is %u)",
-			    h->version, PDATA_VERSION);
+		return why_fail(why, whylen, -EBADMSG,
+				"unsupported profil data version %u (this is %u)", h->version,
+				PDATA_VERSION);
 	if (h->file_size != size)
 		return why_fail(why, whylen, -EBADMSG,
-			    "truncated or damaged: %zu bytes, the header says %llu", size,
-			    (unsigned long long)h->file_size);
+				"truncated or damaged: %zu bytes, the header says %llu", size,
+				(unsigned long long)h->file_size);
 	if (h->header_size != PDATA_HEADER_SIZE || h->table_off < PDATA_HEADER_SIZE ||
 	    h->table_slots == 0 || (h->table_slots & (h->table_slots - 1)))
 		return why_fail(why, whylen, -EBADMSG, "damaged header (sample table)");
@@ -193,7 +197,7 @@ int pdata__open_fd(struct pdata **out, int fd, int writable, char *why, size_t w
 		return why_fail(why, whylen, -errno, "cannot read: %s", strerror(errno));
 	if ((size_t)n < sizeof(hdr))
 		return why_fail(why, whylen, -EBADMSG, "%s",
-			    n == 0 ? "empty file" : "truncated: shorter than its header");
+				n == 0 ? "empty file" : "truncated: shorter than its header");
 	rc = validate(&hdr, (size_t)st.st_size, why, whylen);
 	if (rc < 0)
 		return rc;
@@ -380,7 +384,8 @@ int pdata__finish(struct pdata *p)
 	return 0;
 }
 
-int pdata__foreach_rec(struct pdata *p, int (*cb)(void *arg, const struct pdata_rec *rec), void *arg)
+int pdata__foreach_rec(struct pdata *p, int (*cb)(void *arg, const struct pdata_rec *rec),
+		       void *arg)
 {
 	uint64_t at = 0;
 
@@ -401,8 +406,7 @@ int pdata__foreach_rec_from(struct pdata *p, uint64_t *offset,
 		int rc;
 
 		/* unpublished or damaged: stop, everything before it is good */
-		if (type == 0 || rec->size < sizeof(*rec) || rec->size % 8 ||
-		    rec->size > used - at)
+		if (type == 0 || rec->size < sizeof(*rec) || rec->size % 8 || rec->size > used - at)
 			break;
 		rc = cb(arg, rec);
 		at += rec->size;

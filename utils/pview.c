@@ -492,7 +492,6 @@ const struct pv_map *pview__map_of(const struct pview *v, const struct pv_proc *
 	return NULL;
 }
 
-
 double pview__rate_hz(const struct pview *v)
 {
 	return v->hdr.period_ns ? 1e9 / (double)v->hdr.period_ns : 0.0;
