@@ -8,8 +8,11 @@
 #   make ci-extra   -Wall -Wextra -Werror under gcc and clang, tests under ASan+UBSan
 #   make bench      the benchmark (bench/), QUICK=1 for a short run
 #
-# Components add themselves through mk/*.mk fragments; sources are found by
-# wildcard so that a new file needs no Makefile edit.
+# Components add themselves through mk/*.mk fragments, one per component
+# (mk/record.mk, mk/profile.mk, mk/events.mk, mk/utils.mk, mk/bpf.mk, mk/agent.mk,
+# mk/cmds.mk) plus the tests' and the benchmark's; sources are found by wildcard
+# so that a new file needs no Makefile edit.  Includes are component-qualified
+# ("profile/pview.h", with -I. at the top); lib/ keeps its own -Ilib style.
 
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
@@ -24,7 +27,7 @@ WERROR    ?=
 SANITIZE  ?=
 CFLAGS    ?= -O2 -g
 WARN      := -Wall -Wextra -Wshadow -Wno-missing-field-initializers $(if $(WERROR),-Werror)
-BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -fPIC -fvisibility=hidden -Iinclude -Ilib $(WARN) $(SANITIZE)
+BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -fPIC -fvisibility=hidden -Iinclude -Ilib -I. $(WARN) $(SANITIZE)
 BASE_LDFLAGS := $(SANITIZE)
 
 SETUP_STAMP := $(B)/.setup-done
@@ -56,7 +59,7 @@ setup: $(SETUP_STAMP)
 # ---- library ---------------------------------------------------------------
 $(B)/%.o: %.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS_$(notdir $*)) -MMD -MP -c $< -o $@
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS_$*) -MMD -MP -c $< -o $@
 
 $(LIB_SO): $(LIB_OBJS) lib/libprofil.map
 	$(CC) -shared -Wl,-soname,libprofil.so.0 -Wl,--version-script=lib/libprofil.map \

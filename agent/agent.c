@@ -45,9 +45,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent_env.h"
-#include "pdata.h"
-#include "sampler.h"
+#include "agent/agent_env.h"
+#include "profile/pdata.h"
+#include "lib/sampler.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_MAPS 1024

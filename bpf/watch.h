@@ -10,7 +10,7 @@
 #ifndef __bpf__
 #include <linux/types.h>
 #endif
-#include "events.h"
+#include "events/events.h"
 
 /* Per-process state bits in the `tracked` map. */
 #define WATCH_TRACK_ENABLED 1u	 /* the process itself turned profiling on */

@@ -17,9 +17,9 @@
 
 #include <json-c/json.h>
 
-#include "cmds.h"
-#include "event_filter.h"
-#include "events.h"
+#include "cmds/cmds.h"
+#include "events/event_filter.h"
+#include "events/events.h"
 
 static void events_usage(FILE *out)
 {

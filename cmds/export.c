@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmds.h"
-#include "gmon.h"
+#include "cmds/cmds.h"
+#include "profile/gmon.h"
 
 static void usage(FILE *out)
 {

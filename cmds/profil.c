@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmds.h"
+#include "cmds/cmds.h"
 
 #define WEAK __attribute__((weak))
 WEAK int cmd_record(int argc, char **argv);

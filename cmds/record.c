@@ -46,12 +46,12 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#include "agent_env.h"
-#include "cmds.h"
-#include "pdata.h"
-#include "record.h"
-#include "record_bpf.h"
-#include "record_events.h"
+#include "agent/agent_env.h"
+#include "cmds/cmds.h"
+#include "profile/pdata.h"
+#include "record/perf_session.h"
+#include "record/record_bpf.h"
+#include "events/record_events.h"
 
 #define DEFAULT_HZ 997 /* near 1 kHz, prime: cannot run in lock-step with the program */
 #define DEFAULT_OUTPUT "profil.data"
@@ -550,17 +550,6 @@ static struct pdata_proc *latest_proc(struct pdata *pd, pid_t pid)
 	return a.found;
 }
 
-void record_decode_status(int status, int *kind, int *code)
-{
-	if (WIFSIGNALED(status)) {
-		*kind = PDATA_END_SIGNALED;
-		*code = WTERMSIG(status);
-	} else {
-		*kind = PDATA_END_EXITED;
-		*code = WEXITSTATUS(status);
-	}
-}
-
 static void finish_header(struct record_run *r, uint64_t cpu_ns)
 {
 	struct pdata_header *h = pdata__header(r->pd);
@@ -952,32 +941,6 @@ static void read_cmdline(pid_t pid, char *dst, size_t len)
 	for (ssize_t i = 0; i < n - 1; i++)
 		if (!dst[i])
 			dst[i] = ' ';
-}
-
-/* A zombie's exit status from /proc/PID/stat (field 52), when its parent has not reaped it. */
-int record_zombie_status(pid_t pid, int *status)
-{
-	char path[64], buf[1024], *p;
-	FILE *f;
-	int field = 2, ok = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')'))) {
-		char state = 0;
-
-		sscanf(p + 1, " %c", &state);
-		for (char *tok = strtok(p + 1, " \n"); tok; tok = strtok(NULL, " \n")) {
-			if (++field == 52 && state == 'Z') {
-				*status = atoi(tok);
-				ok = 1;
-			}
-		}
-	}
-	fclose(f);
-	return ok;
 }
 
 static int record_attach(struct record_opts *o)

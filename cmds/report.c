@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmds.h"
-#include "pview.h"
-#include "resolve.h"
+#include "cmds/cmds.h"
+#include "profile/pview.h"
+#include "profile/resolve.h"
 
 enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV };
 

@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmds.h"
+#include "cmds/cmds.h"
 
 #ifndef HAVE_BPF
 
@@ -43,9 +43,9 @@ int cmd_watch(int argc, char **argv)
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "event_filter.h"
-#include "events.h"
-#include "watch.h"
+#include "events/event_filter.h"
+#include "events/events.h"
+#include "bpf/watch.h"
 #include "watch.skel.h"
 
 #define CAP_SYS_ADMIN 21

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event_filter.h"
-#include "events.h"
+#include "events/event_filter.h"
+#include "events/events.h"
 
 static int add_one(struct event_filter *f, const char *prefix, const char *opt, char *v)
 {

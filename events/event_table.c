@@ -12,7 +12,7 @@
 
 #include <json-c/json.h>
 
-#include "events.h"
+#include "events/events.h"
 
 #define TABLE_FMT "%-15s  %-7s %-7s %-16s %-18s %-5s %s\n"
 

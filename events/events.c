@@ -14,7 +14,7 @@
 
 #include <json-c/json.h>
 
-#include "events.h"
+#include "events/events.h"
 
 #define ARG(n, t, k, field)                                                                        \
 	{                                                                                          \

@@ -22,12 +22,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "callmsg.h"
-#include "env.h"
-#include "events.h"
-#include "pdata.h"
+#include "lib/callmsg.h"
+#include "lib/env.h"
+#include "events/events.h"
+#include "profile/pdata.h"
 #include "profil.h"
-#include "record_events.h"
+#include "events/record_events.h"
 
 struct ev_proc {
 	const struct pdata_proc *rec;

@@ -1,29 +1,15 @@
-# Events (doc/events.md): utils/events.[ch] + utils/event_table.c are built into
-# the profil command by mk/cli.mk (wildcards).  This fragment builds the test
-# programs of tests/e2e/events_*.sh.
+# events/: the prof/profil event definitions and the Tracee JSON writer
+# (doc/events.md), the filters and the table shared by `events` and `watch`,
+# `record --events`'s stream, and the user half of `profil watch`.
+EVENTS_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard events/*.c))
+COMPONENT_OBJS += $(EVENTS_OBJS)
+CLI_LIBS += -ljson-c
 
-# tests/unit/test_events links the utilities through UNIT_EXTRA_OBJS (mk/cli.mk).
-
-EVENTS_PROGS_SRCS := $(wildcard tests/progs/events_*.c)
-EVENTS_PROGS := $(EVENTS_PROGS_SRCS:tests/progs/%.c=$(B)/tests/progs/%)
-
-# The programs under test are built without sanitizers: they call glibc's
-# profil(NULL, ...) on purpose (declared nonnull) and must behave like any
-# ordinary program.
-$(B)/tests/progs/events_%: tests/progs/events_%.c | $(SETUP_STAMP)
-	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer $(WARN) -o $@ $<
-
-# A 32-bit program without a 32-bit C library: clang's i386 target and the
-# binutils linker are enough.  Not built when clang is missing (the test skips).
-IA32_CC := $(shell command -v clang 2>/dev/null)
-ifneq ($(IA32_CC),)
-$(B)/tests/progs/events_ia32: tests/progs/events_ia32.c | $(SETUP_STAMP)
-	@mkdir -p $(dir $@)
-	$(IA32_CC) -m32 -O1 -g -ffreestanding -fno-pic -fno-stack-protector -nostdlib -static \
-		$(WARN) -o $@ $<
+# cmds/watch.c: the BPF part of `profil watch` (bpf/watch.bpf.c, built by mk/bpf.mk);
+# without BPF it is compiled so that `profil watch` says why it has no BPF support.
+ifeq ($(HAVE_BPF),1)
+EXTRA_CFLAGS_cmds/watch := -DHAVE_BPF -I$(BPF_OUT)
+$(B)/cmds/watch.o: $(BPF_OUT)/watch.skel.h
 else
-EVENTS_PROGS := $(filter-out %/events_ia32,$(EVENTS_PROGS))
+EXTRA_CFLAGS_cmds/watch := -DWATCH_NO_BPF_REASON='"$(or $(BPF_MISSING),BPF tools not usable)"'
 endif
-
-tests: $(EVENTS_PROGS)

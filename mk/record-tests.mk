@@ -8,9 +8,9 @@ RT_CFLAGS := -O1 -g -fno-inline -fno-omit-frame-pointer
 
 tests: $(RT_PROGS)
 
-$(RT_DIR)/pdata_dump: tests/progs/pdata_dump.c $(B)/utils/pdata.o $(B)/utils/why.o utils/pdata.h
+$(RT_DIR)/pdata_dump: tests/progs/pdata_dump.c $(B)/profile/pdata.o $(B)/utils/why.o profile/pdata.h
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(B)/utils/pdata.o $(B)/utils/why.o $(BASE_LDFLAGS) -lelf
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(B)/profile/pdata.o $(B)/utils/why.o $(BASE_LDFLAGS) -lelf
 
 $(RT_DIR)/record_prog: tests/progs/record_prog.c
 	@mkdir -p $(dir $@)

@@ -11,10 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "why.h"
-#include "gmon.h"
-#include "pview.h"
-#include "symbols.h"
+#include "utils/why.h"
+#include "profile/gmon.h"
+#include "profile/pview.h"
+#include "profile/symbols.h"
 
 #define GMON_MAGIC "gmon"
 #define GMON_VERSION 1

@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "why.h"
-#include "pdata.h"
+#include "utils/why.h"
+#include "profile/pdata.h"
 
 struct pdata {
 	int fd;

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "why.h"
-#include "pview.h"
+#include "utils/why.h"
+#include "profile/pview.h"
 
 #define MAX_PARENT_DEPTH 64
 

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pdata.h"
+#include "profile/pdata.h"
 
 struct pv_map {
 	uint64_t start, end, pgoff; /* [start, end), end > start */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "resolve.h"
+#include "profile/resolve.h"
 
 /* Code of an object that cannot be read is grouped by file page. */
 #define UNREADABLE_GRAIN 4096

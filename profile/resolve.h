@@ -10,8 +10,8 @@
 
 #include <stdint.h>
 
-#include "pview.h"
-#include "symbols.h"
+#include "profile/pview.h"
+#include "profile/symbols.h"
 
 struct func {
 	const char *name;    /* function, or a range name "[obj+0x...]" */

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "symbols.h"
+#include "profile/symbols.h"
 
 struct sym {
 	uint64_t start;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpfclock.h"
+#include "record/bpfclock.h"
 
 #ifdef PROFIL_HAVE_BPF
 #include <linux/perf_event.h>
@@ -15,8 +15,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "pdata.h"
-#include "histclock.h"
+#include "profile/pdata.h"
+#include "bpf/histclock.h"
 #include "histclock.skel.h"
 
 struct region {

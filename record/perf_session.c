@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "record.h"
+#include "record/perf_session.h"
 
 #define HASH_BUCKETS 4096
 

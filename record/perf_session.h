@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "pdata.h"
+#include "profile/pdata.h"
 
 struct perf_session;
 

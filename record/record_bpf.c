@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpfclock.h"
-#include "record_bpf.h"
+#include "record/bpfclock.h"
+#include "record/record_bpf.h"
 
 struct record_bpf {
 	struct bpfclock *bc;

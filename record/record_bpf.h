@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "record.h"
+#include "record/perf_session.h"
 
 struct record_bpf;
 

@@ -2,7 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "why.h"
+#include "utils/why.h"
 
 int why_fail(char *why, size_t whylen, int err, const char *fmt, ...)
 {

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Symbolisation speed on a big binary: a shared object with N functions (default
-# 100000) generated as one assembler file, then (1) utils/symbols loading it and
+# 100000) generated as one assembler file, then (1) profile/symbols loading it and
 # symbolising N addresses, (2) `profil report` on a profile with one sample in
 # each of the N functions (wall time of the whole command).
 # Usage: tests/bench/report_symbols.sh [N]   (from the repository root, after make)
@@ -20,7 +20,7 @@ awk -v n="$N" 'BEGIN {
 cc -shared -nostdlib -o "$T/libbig.so" "$T/big.s"
 echo "generated $T/libbig.so: $N functions, $(wc -c <"$T/libbig.so") bytes"
 
-cc -std=gnu11 -O2 -Iutils -o "$T/symbench" tests/progs/report_symbench.c utils/symbols.c -lelf -ldw
+cc -std=gnu11 -O2 -I. -o "$T/symbench" tests/progs/report_symbench.c profile/symbols.c -lelf -ldw
 for i in 1 2 3; do "$T/symbench" "$T/libbig.so" "$N"; done
 
 # a profile: the library mapped at 0x7f0000000000, one sample per function
@@ -29,7 +29,7 @@ cat >"$T/mkprof.c" <<'EOC'
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include "pdata.h"
+#include "profile/pdata.h"
 int main(int argc, char **argv)
 {
 	struct pdata_create_opts o = { .table_slots = 1 << 19 };
@@ -47,7 +47,7 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOC
-cc -std=gnu11 -O2 -Iutils -o "$T/mkprof" "$T/mkprof.c" utils/pdata.c utils/why.c
+cc -std=gnu11 -O2 -I. -o "$T/mkprof" "$T/mkprof.c" profile/pdata.c utils/why.c
 text=$(nm "$T/libbig.so" | awk '$3 == "bigfn_000000" { print $1 }')
 "$T/mkprof" "$T/big.data" "$T/libbig.so" "$N" "$text"
 for i in 1 2 3; do

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pdata.h"
+#include "profile/pdata.h"
 
 struct map {
 	uint32_t proc;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pdata.h"
+#include "profile/pdata.h"
 
 static uint64_t rng;
 

@@ -30,7 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pdata.h"
+#include "profile/pdata.h"
 
 #define NOINLINE __attribute__((noinline, used))
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * report_symbench OBJECT N: time utils/symbols on a big object: open and
+ * report_symbench OBJECT N: time profile/symbols on a big object: open and
  * load its symbols, then symbolise N addresses spread over its text (each
  * a different function).  Prints the times; used by tests/bench/, never by
  * a test (no assertion on time in tests).
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "symbols.h"
+#include "profile/symbols.h"
 
 static double now(void)
 {

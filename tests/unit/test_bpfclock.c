@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "bpfclock.h"
-#include "pdata.h"
+#include "record/bpfclock.h"
+#include "profile/pdata.h"
 
 #define HZ 4999
 

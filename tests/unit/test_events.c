@@ -8,7 +8,7 @@
 #include <json-c/json.h>
 
 #include "check.h"
-#include "events.h"
+#include "events/events.h"
 
 static const char *const tracee_fields[] = {
 	"timestamp", "threadStartTime", "processorId",	 "processId",	   "cgroupId",

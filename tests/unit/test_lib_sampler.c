@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "sampler.h"
+#include "lib/sampler.h"
 
 struct sink_state {
 	uint64_t calls; /* atomic */

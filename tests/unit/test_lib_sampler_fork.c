@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "sampler.h"
+#include "lib/sampler.h"
 
 static uint64_t samples; /* atomic */
 static int restart_ret = -1;

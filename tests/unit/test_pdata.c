@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "pdata.h"
+#include "profile/pdata.h"
 
 static char dir[] = "/tmp/pdata-test-XXXXXX";
 static char path[256];

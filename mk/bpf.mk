@@ -1,0 +1,42 @@
+# bpf/: the BPF programs, compiled for the BPF target, CO-RE against the
+# running kernel's BTF, each embedded in the command as a bpftool skeleton:
+#   bpf/histclock.bpf.c -> $(BPF_OUT)/histclock.skel.h  (record/bpfclock.c, the bpf clock)
+#   bpf/watch.bpf.c     -> $(BPF_OUT)/watch.skel.h      (events/watch.c, `profil watch`)
+# Without clang, bpftool, libbpf or kernel BTF the rest still builds: the bpf
+# clock says it was built without BPF and `profil watch` says why (BPF_MISSING).
+BPF_CLANG   ?= clang
+BPFTOOL     ?= $(firstword $(wildcard /usr/sbin/bpftool /sbin/bpftool) bpftool)
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+HAVE_BPF := $(shell command -v $(BPF_CLANG) >/dev/null 2>&1 && command -v $(BPFTOOL) >/dev/null 2>&1 && \
+	test -r $(VMLINUX_BTF) && test -r /usr/include/bpf/libbpf.h && echo 1)
+BPF_OUT := $(B)/bpf
+
+ifeq ($(HAVE_BPF),1)
+$(BPF_OUT)/vmlinux.h: | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
+
+# UAPI headers such as <asm/types.h> live in the multiarch directory, which the BPF target does not search
+BPF_MULTIARCH := $(shell gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
+
+# -I.: bpf/watch.h includes events/events.h (the event ids and encodings).
+$(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/%.h $(BPF_OUT)/vmlinux.h
+	$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BPF_OUT) -I. \
+		-idirafter /usr/include/$(BPF_MULTIARCH) $(BPF_CFLAGS_$*) -c $< -o $@
+
+$(BPF_OUT)/watch.bpf.o: events/events.h
+BPF_CFLAGS_watch := -Wall -Wno-unused-function $(if $(WERROR),-Werror)
+
+# The skeleton of watch is named watch_bpf (its functions: watch_bpf__open, ...).
+BPF_SKEL_NAME_watch := watch_bpf
+$(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $(or $(BPF_SKEL_NAME_$*),$*) > $@.tmp && mv $@.tmp $@
+
+CLI_LIBS += -lbpf
+else
+BPF_MISSING := $(strip \
+	$(if $(shell command -v $(BPF_CLANG) 2>/dev/null),,$(BPF_CLANG) not found) \
+	$(if $(shell command -v $(BPFTOOL) 2>/dev/null),,bpftool not found) \
+	$(if $(wildcard $(VMLINUX_BTF)),,$(VMLINUX_BTF) not found) \
+	$(if $(wildcard /usr/include/bpf/libbpf.h),,libbpf headers not found))
+endif
