@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <json-c/json.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "cmds/cmds.h"
 #include "profile/pview.h"
 #include "profile/resolve.h"
+#include "utils/htab.h"
 
 enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV };
 
@@ -31,12 +33,6 @@ struct opts {
 struct row {
 	const struct func *f;
 	uint64_t count;
-};
-
-/* Pointer-keyed counting table of rows. */
-struct rowtab {
-	struct row *slots;
-	size_t mask, n;
 };
 
 struct out_thread {
@@ -80,50 +76,37 @@ static void usage(FILE *out)
 
 /* ---- aggregation ---------------------------------------------------------- */
 
-static int rowtab_init(struct rowtab *t)
+/* Rows counted by function: the key is the interned function pointer. */
+static uint64_t row_hash(const void *key)
 {
-	t->mask = 63;
-	t->n = 0;
-	t->slots = calloc(t->mask + 1, sizeof(*t->slots));
-	return t->slots ? 0 : -ENOMEM;
+	uint64_t h = (uintptr_t) * (const struct func *const *)key * 0x9e3779b97f4a7c15ull;
+
+	return h ^ (h >> 32);
 }
 
-static size_t ptr_hash(const void *p)
+static bool row_eq(const void *entry, const void *key)
 {
-	uint64_t h = (uintptr_t)p * 0x9e3779b97f4a7c15ull;
-
-	return (size_t)(h ^ (h >> 32));
+	return ((const struct row *)entry)->f == *(const struct func *const *)key;
 }
 
-static int rowtab_add(struct rowtab *t, const struct func *f, uint64_t count)
+static const struct htab_type row_type = {
+	.entry_size = sizeof(struct row),
+	.hash = row_hash,
+	.eq = row_eq,
+};
+
+/* 64 slots to start with: most processes and threads have few functions. */
+#define ROWS_EXPECTED 31
+
+static int rowtab_add(struct htab *t, const struct func *f, uint64_t count)
 {
-	size_t k;
+	bool fresh;
+	struct row *r = htab__insert(t, &f, &fresh);
 
-	if ((t->n + 1) * 2 > t->mask) {
-		size_t nmask = t->mask * 2 + 1;
-		struct row *n = calloc(nmask + 1, sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		for (size_t i = 0; i <= t->mask; i++) {
-			if (!t->slots[i].f)
-				continue;
-			for (k = ptr_hash(t->slots[i].f) & nmask; n[k].f; k = (k + 1) & nmask)
-				;
-			n[k] = t->slots[i];
-		}
-		free(t->slots);
-		t->slots = n;
-		t->mask = nmask;
-	}
-	for (k = ptr_hash(f) & t->mask; t->slots[k].f; k = (k + 1) & t->mask)
-		if (t->slots[k].f == f)
-			break;
-	if (!t->slots[k].f) {
-		t->slots[k].f = f;
-		t->n++;
-	}
-	t->slots[k].count += count;
+	if (!r)
+		return -ENOMEM;
+	r->f = f;
+	r->count += count;
 	return 0;
 }
 
@@ -164,22 +147,15 @@ static int cmp_row_name(const void *a, const void *b)
 	return x->count > y->count ? -1 : x->count < y->count;
 }
 
-/* Compact, sort and hand over the rows of t (t is consumed). */
-static void rowtab_finish(struct rowtab *t, int sort_name, struct row **rows, size_t *n)
+/* Hand over the rows of t, sorted (t is left empty). */
+static void rowtab_finish(struct htab *t, int sort_name, struct row **rows, size_t *n)
 {
-	size_t k = 0;
-
-	for (size_t i = 0; i <= t->mask; i++)
-		if (t->slots[i].f)
-			t->slots[k++] = t->slots[i];
-	if (k > 1)
-		qsort(t->slots, k, sizeof(*t->slots), sort_name ? cmp_row_name : cmp_row_self);
-	*rows = t->slots;
-	*n = k;
-	t->slots = NULL;
+	*rows = htab__take(t, n);
+	if (*n > 1)
+		qsort(*rows, *n, sizeof(**rows), sort_name ? cmp_row_name : cmp_row_self);
 }
 
-static int add_thread(struct report *rep, struct out_proc *op, struct rowtab *tt, int tid,
+static int add_thread(struct report *rep, struct out_proc *op, struct htab *tt, int tid,
 		      uint64_t samples)
 {
 	const struct pv_thread *th = pv_proc__thread(op->p, tid);
@@ -203,14 +179,17 @@ static int add_thread(struct report *rep, struct out_proc *op, struct rowtab *tt
 static int aggregate_proc(struct report *rep, struct out_proc *op, size_t *at)
 {
 	struct pview *v = rep->v;
-	struct rowtab pt = {0}, tt = {0};
-	int rc = rowtab_init(&pt);
+	struct htab *pt = htab__new(&row_type, ROWS_EXPECTED), *tt = NULL;
+	int rc = pt ? 0 : -ENOMEM;
 
 	while (!rc && *at < v->nsamples && v->samples[*at].proc == op->p->id) {
 		int tid = v->samples[*at].tid;
 		uint64_t tsamples = 0;
 
-		rc = rep->o.threads ? rowtab_init(&tt) : 0;
+		if (rep->o.threads) {
+			tt = htab__new(&row_type, ROWS_EXPECTED);
+			rc = tt ? 0 : -ENOMEM;
+		}
 		for (; !rc && *at < v->nsamples && v->samples[*at].proc == op->p->id &&
 		       v->samples[*at].tid == tid;
 		     (*at)++) {
@@ -222,18 +201,18 @@ static int aggregate_proc(struct report *rep, struct out_proc *op, size_t *at)
 				break;
 			}
 			tsamples += s->count;
-			rc = rowtab_add(&pt, f, s->count);
+			rc = rowtab_add(pt, f, s->count);
 			if (!rc && rep->o.threads)
-				rc = rowtab_add(&tt, f, s->count);
+				rc = rowtab_add(tt, f, s->count);
 		}
 		if (!rc)
-			rc = add_thread(rep, op, &tt, tid, tsamples);
-		free(tt.slots);
-		tt.slots = NULL;
+			rc = add_thread(rep, op, tt, tid, tsamples);
+		htab__free(tt);
+		tt = NULL;
 	}
 	if (!rc)
-		rowtab_finish(&pt, rep->o.sort_name, &op->rows, &op->nrows);
-	free(pt.slots);
+		rowtab_finish(pt, rep->o.sort_name, &op->rows, &op->nrows);
+	htab__free(pt);
 	return rc;
 }
 

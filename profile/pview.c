@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /* pview: validated in-memory view of a profile for the readers.  See pview.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "utils/why.h"
 #include "profile/pview.h"
+#include "utils/htab.h"
+#include "utils/why.h"
 
 #define MAX_PARENT_DEPTH 64
 
@@ -226,20 +228,37 @@ static int on_rec2(void *arg, const struct pdata_rec *rec)
 	return settle(l, rc);
 }
 
-/* ---- samples: merge duplicated keys with an open-addressing table ---- */
+/* ---- samples: merge duplicated keys in a hash table ---- */
 
-struct sample_set {
-	struct pv_sample *slots;
-	size_t mask, n;
+struct sample_key {
+	uint32_t proc;
+	int tid;
+	uint64_t pc;
 };
 
-static uint64_t sample_hash(uint32_t proc, int tid, uint64_t pc)
+static uint64_t sample_hash(const void *key)
 {
-	uint64_t h = (pc ^ ((((uint64_t)proc << 32) | (uint32_t)tid) * 0x9e3779b97f4a7c15ull)) *
-		     0xff51afd7ed558ccdull;
+	const struct sample_key *k = key;
+	uint64_t h =
+		(k->pc ^ ((((uint64_t)k->proc << 32) | (uint32_t)k->tid) * 0x9e3779b97f4a7c15ull)) *
+		0xff51afd7ed558ccdull;
 
 	return h ^ (h >> 29);
 }
+
+static bool sample_eq(const void *entry, const void *key)
+{
+	const struct pv_sample *e = entry;
+	const struct sample_key *k = key;
+
+	return e->proc == k->proc && e->tid == k->tid && e->pc == k->pc;
+}
+
+static const struct htab_type sample_type = {
+	.entry_size = sizeof(struct pv_sample),
+	.hash = sample_hash,
+	.eq = sample_eq,
+};
 
 static int count_sample(void *arg, uint32_t proc, int tid, uint64_t pc, uint64_t count)
 {
@@ -251,25 +270,29 @@ static int count_sample(void *arg, uint32_t proc, int tid, uint64_t pc, uint64_t
 	return 0;
 }
 
+struct merge {
+	struct htab *set;
+	int err;
+};
+
 static int merge_sample(void *arg, uint32_t proc, int tid, uint64_t pc, uint64_t count)
 {
-	struct sample_set *s = arg;
-	size_t i = sample_hash(proc, tid, pc) & s->mask;
+	struct merge *m = arg;
+	struct sample_key k = {proc, tid, pc};
+	bool fresh;
+	struct pv_sample *e = htab__insert(m->set, &k, &fresh);
 
-	for (;; i = (i + 1) & s->mask) {
-		struct pv_sample *e = &s->slots[i];
-
-		if (!e->count) {
-			*e = (struct pv_sample){proc, tid, pc, count};
-			s->n++;
-			return 0;
-		}
-		if (e->proc == proc && e->tid == tid && e->pc == pc) {
-			/* saturate rather than wrap on absurd (corrupt) counts */
-			e->count = e->count + count < e->count ? UINT64_MAX : e->count + count;
-			return 0;
-		}
+	if (!e) {
+		m->err = -ENOMEM;
+		return 1;
 	}
+	if (fresh) {
+		*e = (struct pv_sample){proc, tid, pc, count};
+		return 0;
+	}
+	/* saturate rather than wrap on absurd (corrupt) counts */
+	e->count = e->count + count < e->count ? UINT64_MAX : e->count + count;
+	return 0;
 }
 
 static int cmp_sample(const void *a, const void *b)
@@ -285,24 +308,20 @@ static int cmp_sample(const void *a, const void *b)
 
 static int load_samples(struct pview *v, struct pdata *pd)
 {
-	struct sample_set set = {0};
-	size_t nonempty = 0, slots = 16, k = 0;
+	struct merge m = {0};
+	size_t nonempty = 0;
 
 	pdata__foreach_sample(pd, count_sample, &nonempty);
-	while (slots < nonempty * 2)
-		slots <<= 1;
-	set.slots = calloc(slots, sizeof(*set.slots));
-	if (!set.slots)
+	m.set = htab__new(&sample_type, nonempty);
+	if (!m.set)
 		return -ENOMEM;
-	set.mask = slots - 1;
-	pdata__foreach_sample(pd, merge_sample, &set);
-	for (size_t i = 0; i < slots; i++)
-		if (set.slots[i].count)
-			set.slots[k++] = set.slots[i];
-	if (k > 1)
-		qsort(set.slots, k, sizeof(*set.slots), cmp_sample);
-	v->samples = set.slots;
-	v->nsamples = k;
+	pdata__foreach_sample(pd, merge_sample, &m);
+	v->samples = htab__take(m.set, &v->nsamples);
+	htab__free(m.set);
+	if (m.err)
+		return m.err;
+	if (v->nsamples > 1)
+		qsort(v->samples, v->nsamples, sizeof(*v->samples), cmp_sample);
 	return 0;
 }
 

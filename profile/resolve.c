@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: MIT
 /* resolve: PCs to interned function rows.  See resolve.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "profile/resolve.h"
+#include "utils/htab.h"
 
 /* Code of an object that cannot be read is grouped by file page. */
 #define UNREADABLE_GRAIN 4096
 
+/* What one (object, address) resolved to. */
 struct cache_ent {
-	const void *obj; /* NULL with addr 0: no mapping */
-	uint64_t addr;
+	const void *obj;
+	uint64_t addr; /* bit 63: a file offset (unreadable object), else a link-time address */
 	const struct func *f;
 };
 
@@ -20,13 +23,14 @@ struct resolver {
 	const struct pview *v;
 	struct symbols *syms;
 	int lines;
-	struct cache_ent *cache;
-	size_t cache_mask, cache_n;
-	struct func **funcs; /* interned: open addressing */
-	size_t funcs_mask, funcs_n;
+	struct htab *cache; /* struct cache_ent */
+	struct htab *funcs; /* struct func *: interned, so equal rows are equal pointers */
 	struct resolve_note *notes;
 	size_t nnotes;
 };
+
+/* Both tables start with 1024 slots: a profile has at least a few hundred functions. */
+#define RESOLVE_EXPECTED 511
 
 static uint64_t mix(uint64_t a, uint64_t b)
 {
@@ -37,6 +41,49 @@ static uint64_t mix(uint64_t a, uint64_t b)
 	return h ^ (h >> 29);
 }
 
+static uint64_t func_hash(const void *key)
+{
+	const struct func *f = key;
+
+	return mix(mix((uintptr_t)f->name, (uintptr_t)f->objpath),
+		   mix((uintptr_t)f->file, (uint64_t)f->line));
+}
+
+/* The object is derived from objpath: not part of the key. */
+static bool func_eq(const void *entry, const void *key)
+{
+	const struct func *a = *(const struct func *const *)entry, *b = key;
+
+	return a->name == b->name && a->objpath == b->objpath && a->file == b->file &&
+	       a->line == b->line;
+}
+
+static const struct htab_type func_type = {
+	.entry_size = sizeof(struct func *),
+	.hash = func_hash,
+	.eq = func_eq,
+};
+
+static uint64_t cache_hash(const void *key)
+{
+	const struct cache_ent *k = key;
+
+	return mix((uintptr_t)k->obj, k->addr);
+}
+
+static bool cache_eq(const void *entry, const void *key)
+{
+	const struct cache_ent *e = entry, *k = key;
+
+	return e->obj == k->obj && e->addr == k->addr;
+}
+
+static const struct htab_type cache_type = {
+	.entry_size = sizeof(struct cache_ent),
+	.hash = cache_hash,
+	.eq = cache_eq,
+};
+
 struct resolver *resolver__new(const struct pview *v, int lines)
 {
 	struct resolver *r = calloc(1, sizeof(*r));
@@ -46,10 +93,8 @@ struct resolver *resolver__new(const struct pview *v, int lines)
 	r->v = v;
 	r->lines = lines;
 	r->syms = symbols__new();
-	r->cache_mask = 1023;
-	r->cache = calloc(r->cache_mask + 1, sizeof(*r->cache));
-	r->funcs_mask = 1023;
-	r->funcs = calloc(r->funcs_mask + 1, sizeof(*r->funcs));
+	r->cache = htab__new(&cache_type, RESOLVE_EXPECTED);
+	r->funcs = htab__new(&func_type, RESOLVE_EXPECTED);
 	if (!r->syms || !r->cache || !r->funcs) {
 		resolver__free(r);
 		return NULL;
@@ -59,12 +104,14 @@ struct resolver *resolver__new(const struct pview *v, int lines)
 
 void resolver__free(struct resolver *r)
 {
+	struct func **f;
+
 	if (!r)
 		return;
-	for (size_t i = 0; r->funcs && i <= r->funcs_mask; i++)
-		free(r->funcs[i]);
-	free(r->funcs);
-	free(r->cache);
+	for (size_t pos = 0; r->funcs && (f = htab__next(r->funcs, &pos));)
+		free(*f);
+	htab__free(r->funcs);
+	htab__free(r->cache);
 	free(r->notes);
 	symbols__free(r->syms);
 	free(r);
@@ -75,92 +122,23 @@ struct symbols *resolver__symbols(struct resolver *r)
 	return r->syms;
 }
 
-static uint64_t func_hash(const struct func *f)
-{
-	return mix(mix((uintptr_t)f->name, (uintptr_t)f->objpath),
-		   mix((uintptr_t)f->file, (uint64_t)f->line));
-}
-
-static int func_eq(const struct func *a, const struct func *b)
-{
-	return a->name == b->name && a->objpath == b->objpath && a->file == b->file &&
-	       a->line == b->line;
-}
-
-static int grow_funcs(struct resolver *r)
-{
-	size_t nmask = r->funcs_mask * 2 + 1;
-	struct func **n = calloc(nmask + 1, sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	for (size_t i = 0; i <= r->funcs_mask; i++) {
-		size_t k;
-
-		if (!r->funcs[i])
-			continue;
-		for (k = func_hash(r->funcs[i]) & nmask; n[k]; k = (k + 1) & nmask)
-			;
-		n[k] = r->funcs[i];
-	}
-	free(r->funcs);
-	r->funcs = n;
-	r->funcs_mask = nmask;
-	return 0;
-}
-
 /* The shared copy of *f (all its strings must already be interned or stable). */
 static const struct func *intern_func(struct resolver *r, const struct func *f)
 {
-	size_t k;
+	struct func **e = htab__find(r->funcs, f), *copy;
+	bool fresh;
 
-	if ((r->funcs_n + 1) * 2 > r->funcs_mask && grow_funcs(r) < 0)
+	if (e)
+		return *e;
+	copy = malloc(sizeof(*copy));
+	e = copy ? htab__insert(r->funcs, f, &fresh) : NULL;
+	if (!e) {
+		free(copy);
 		return NULL;
-	for (k = func_hash(f) & r->funcs_mask; r->funcs[k]; k = (k + 1) & r->funcs_mask)
-		if (func_eq(r->funcs[k], f))
-			return r->funcs[k];
-	r->funcs[k] = malloc(sizeof(*f));
-	if (!r->funcs[k])
-		return NULL;
-	*r->funcs[k] = *f;
-	r->funcs_n++;
-	return r->funcs[k];
-}
-
-static int grow_cache(struct resolver *r)
-{
-	size_t nmask = r->cache_mask * 2 + 1;
-	struct cache_ent *n = calloc(nmask + 1, sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	for (size_t i = 0; i <= r->cache_mask; i++) {
-		size_t k;
-
-		if (!r->cache[i].f)
-			continue;
-		for (k = mix((uintptr_t)r->cache[i].obj, r->cache[i].addr) & nmask; n[k].f;
-		     k = (k + 1) & nmask)
-			;
-		n[k] = r->cache[i];
 	}
-	free(r->cache);
-	r->cache = n;
-	r->cache_mask = nmask;
-	return 0;
-}
-
-static struct cache_ent *cache_slot(struct resolver *r, const void *obj, uint64_t addr)
-{
-	size_t k;
-
-	if ((r->cache_n + 1) * 2 > r->cache_mask && grow_cache(r) < 0)
-		return NULL;
-	for (k = mix((uintptr_t)obj, addr) & r->cache_mask; r->cache[k].f;
-	     k = (k + 1) & r->cache_mask)
-		if (r->cache[k].obj == obj && r->cache[k].addr == addr)
-			break;
-	return &r->cache[k];
+	*copy = *f;
+	*e = copy;
+	return copy;
 }
 
 /* The note of obj; its index + 1 is kept in the object's user slot. */
@@ -235,7 +213,7 @@ const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uin
 	struct pv_map *mm = (struct pv_map *)m; /* aux is the reader's cache slot */
 	struct sym_object *obj;
 	struct resolve_note *note;
-	struct cache_ent *slot;
+	struct cache_ent key, *slot;
 	uint64_t addr;
 	int readable;
 
@@ -261,11 +239,11 @@ const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uin
 		addr = (symobj__flags(obj) & SYMOBJ_PSEUDO) ?
 			       0 :
 			       symobj__file_offset(m->start, m->pgoff, pc);
-	slot = cache_slot(r, obj, addr | (readable ? 0 : 1ull << 63));
-	if (!slot)
-		return NULL;
-	if (!slot->f) {
+	key = (struct cache_ent){obj, addr | (readable ? 0 : 1ull << 63), NULL};
+	slot = htab__find(r->cache, &key);
+	if (!slot) {
 		const struct func *f;
+		bool fresh;
 
 		if (symobj__flags(obj) & SYMOBJ_PSEUDO) {
 			struct func pf = {symobj__path(obj), symobj__path(obj), symobj__path(obj),
@@ -277,10 +255,11 @@ const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uin
 		}
 		if (!f)
 			return NULL;
-		slot->obj = obj;
-		slot->addr = addr | (readable ? 0 : 1ull << 63);
+		slot = htab__insert(r->cache, &key, &fresh);
+		if (!slot)
+			return NULL;
+		*slot = key;
 		slot->f = f;
-		r->cache_n++;
 	}
 	if (slot->f->name[0] == '[' && !(symobj__flags(obj) & SYMOBJ_PSEUDO))
 		note->unnamed += count;

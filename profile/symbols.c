@@ -6,6 +6,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <elfutils/libdw.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "profile/symbols.h"
+#include "utils/htab.h"
 
 struct sym {
 	uint64_t start;
@@ -31,7 +33,7 @@ struct load_seg {
 };
 
 struct sym_object {
-	struct sym_object *next; /* hash chain */
+	struct sym_object *next; /* older objects of the same path (the file changed) */
 	char *path;
 	const char *base;
 	unsigned flags;
@@ -58,58 +60,60 @@ struct sym_object {
 	void *user;
 };
 
-#define OBJ_MIN_BUCKETS 256
-#define STR_MIN_SLOTS 1024
-
 struct symbols {
-	struct sym_object **buckets; /* chained by path hash; grows with the count */
-	size_t nbuckets, nobjects;
+	struct htab *objects; /* path -> struct sym_object *, newest first */
 	int demangler_tried;
 	char *(*demangle)(const char *mangled, char *buf, size_t *len, int *status);
-	/* interned strings (range names): open addressing */
-	char **strs;
-	size_t nstrs, str_slots;
+	struct htab *strs; /* interned strings (range names): char * */
 };
 
-static uint64_t hash_str(const char *s)
+/* Both tables are keyed by a string; the entry is a pointer holding it. */
+static uint64_t str_hash(const void *key)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
+	return htab_hash_str(key);
 }
+
+static bool object_eq(const void *entry, const void *key)
+{
+	return !strcmp((*(struct sym_object *const *)entry)->path, key);
+}
+
+static bool str_eq(const void *entry, const void *key)
+{
+	return !strcmp(*(char *const *)entry, key);
+}
+
+static const struct htab_type object_type = {
+	.entry_size = sizeof(struct sym_object *),
+	.hash = str_hash,
+	.eq = object_eq,
+};
+
+static const struct htab_type str_type = {
+	.entry_size = sizeof(char *),
+	.hash = str_hash,
+	.eq = str_eq,
+};
+
+/* A report names hundreds of objects and thousands of range names at most. */
+#define OBJECTS_EXPECTED 255
+#define STRS_EXPECTED 511
 
 const char *symbols__intern(struct symbols *s, const char *str)
 {
-	size_t i;
+	char **e = htab__find(s->strs, str), *copy;
+	bool fresh;
 
-	if (s->nstrs * 2 >= s->str_slots) {
-		size_t nslots = s->str_slots ? s->str_slots * 2 : STR_MIN_SLOTS;
-		char **n = calloc(nslots, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		for (size_t k = 0; k < s->str_slots; k++) {
-			if (!s->strs[k])
-				continue;
-			for (i = hash_str(s->strs[k]) & (nslots - 1); n[i];
-			     i = (i + 1) & (nslots - 1))
-				;
-			n[i] = s->strs[k];
-		}
-		free(s->strs);
-		s->strs = n;
-		s->str_slots = nslots;
-	}
-	for (i = hash_str(str) & (s->str_slots - 1); s->strs[i]; i = (i + 1) & (s->str_slots - 1))
-		if (!strcmp(s->strs[i], str))
-			return s->strs[i];
-	s->strs[i] = strdup(str);
-	if (!s->strs[i])
+	if (e)
+		return *e;
+	copy = strdup(str);
+	e = copy ? htab__insert(s->strs, str, &fresh) : NULL;
+	if (!e) {
+		free(copy);
 		return NULL;
-	s->nstrs++;
-	return s->strs[i];
+	}
+	*e = copy;
+	return copy;
 }
 
 struct symbols *symbols__new(void)
@@ -121,37 +125,13 @@ struct symbols *symbols__new(void)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	s->nbuckets = OBJ_MIN_BUCKETS;
-	s->buckets = calloc(s->nbuckets, sizeof(*s->buckets));
-	if (!s->buckets) {
-		free(s);
+	s->objects = htab__new(&object_type, OBJECTS_EXPECTED);
+	s->strs = htab__new(&str_type, STRS_EXPECTED);
+	if (!s->objects || !s->strs) {
+		symbols__free(s);
 		return NULL;
 	}
 	return s;
-}
-
-/* Keep chains short: double the buckets when there are twice as many objects. */
-static void grow_buckets(struct symbols *s)
-{
-	size_t n = s->nbuckets * 2;
-	struct sym_object **b = calloc(n, sizeof(*b));
-
-	if (!b)
-		return; /* longer chains, still correct */
-	for (size_t i = 0; i < s->nbuckets; i++) {
-		struct sym_object *o = s->buckets[i], *next;
-
-		for (; o; o = next) {
-			size_t h = hash_str(o->path) & (n - 1);
-
-			next = o->next;
-			o->next = b[h];
-			b[h] = o;
-		}
-	}
-	free(s->buckets);
-	s->buckets = b;
-	s->nbuckets = n;
 }
 
 static void object_free(struct sym_object *o)
@@ -178,20 +158,23 @@ static void object_free(struct sym_object *o)
 
 void symbols__free(struct symbols *s)
 {
+	struct sym_object **head;
+	char **str;
+
 	if (!s)
 		return;
-	for (size_t b = 0; b < s->nbuckets; b++) {
-		struct sym_object *o = s->buckets[b], *next;
+	for (size_t pos = 0; s->objects && (head = htab__next(s->objects, &pos));) {
+		struct sym_object *o = *head, *next;
 
 		for (; o; o = next) {
 			next = o->next;
 			object_free(o);
 		}
 	}
-	free(s->buckets);
-	for (size_t i = 0; i < s->str_slots; i++)
-		free(s->strs[i]);
-	free(s->strs);
+	htab__free(s->objects);
+	for (size_t pos = 0; s->strs && (str = htab__next(s->strs, &pos));)
+		free(*str);
+	htab__free(s->strs);
 	free(s);
 }
 
@@ -465,15 +448,13 @@ static int is_deleted(const char *path)
 
 struct sym_object *symbols__object(struct symbols *s, const char *path)
 {
-	uint64_t h = hash_str(path) & (s->nbuckets - 1);
-	struct sym_object *o;
+	struct sym_object **head = htab__find(s->objects, path), *o;
 	struct stat st;
 	int have_st = !is_pseudo(path) && !is_deleted(path) && stat(path, &st) == 0;
 	const char *slash;
+	bool fresh;
 
-	for (o = s->buckets[h]; o; o = o->next) {
-		if (strcmp(o->path, path))
-			continue;
+	for (o = head ? *head : NULL; o; o = o->next) {
 		if (o->flags & (SYMOBJ_PSEUDO | SYMOBJ_MISSING)) {
 			if (!have_st)
 				return o;
@@ -505,13 +486,13 @@ struct sym_object *symbols__object(struct symbols *s, const char *path)
 		object_free(o);
 		return NULL;
 	}
-	if (s->nobjects + 1 > s->nbuckets * 2) {
-		grow_buckets(s);
-		h = hash_str(path) & (s->nbuckets - 1);
+	head = htab__insert(s->objects, path, &fresh);
+	if (!head) {
+		object_free(o);
+		return NULL;
 	}
-	o->next = s->buckets[h];
-	s->buckets[h] = o;
-	s->nobjects++;
+	o->next = fresh ? NULL : *head;
+	*head = o;
 	return o;
 }
 

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+/* utils/htab: the one hash table, checked against a plain sorted array of the same keys. */
+#include <string.h>
+
+#include "check.h"
+#include "utils/htab.h"
+
+#define NKEYS 100000
+
+struct u64_count {
+	uint64_t key;
+	uint64_t count;
+};
+
+static const struct htab_type u64_count_type = {
+	.entry_size = sizeof(struct u64_count),
+	.hash = htab_u64_hash,
+	.eq = htab_u64_eq,
+};
+
+/* Every key collides (and hashes to 0, the empty marker): eq alone must tell them apart. */
+static uint64_t zero_hash(const void *key)
+{
+	(void)key;
+	return 0;
+}
+
+static const struct htab_type colliding_type = {
+	.entry_size = sizeof(struct u64_count),
+	.hash = zero_hash,
+	.eq = htab_u64_eq,
+};
+
+/* Interned strings: the entry is a pointer to a string that never moves. */
+static uint64_t str_hash(const void *key)
+{
+	return htab_hash_str(key);
+}
+
+static bool str_eq(const void *entry, const void *key)
+{
+	return !strcmp(*(char *const *)entry, key);
+}
+
+static const struct htab_type str_type = {
+	.entry_size = sizeof(char *),
+	.hash = str_hash,
+	.eq = str_eq,
+};
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Count keys[i] (some repeated) and compare every count with the reference. */
+static void check_counts(const char *name, const struct htab_type *type, size_t nkeys)
+{
+	static uint64_t keys[2 * NKEYS], sorted[2 * NKEYS];
+	struct htab *t = htab__new(type, 0);
+	uint64_t seed = 88172645463325252ull, sum = 0, iter_sum = 0;
+	size_t distinct = 0, wrong = 0, iterated = 0, pos = 0;
+	struct u64_count *e;
+	char label[96];
+
+	for (size_t i = 0; i < nkeys; i++) /* the second half repeats keys of the first */
+		keys[i] = i < nkeys / 2 ? xorshift(&seed) % (nkeys * 4) : keys[i - nkeys / 2];
+	keys[0] = 0; /* key 0 is an ordinary key */
+	for (size_t i = 0; t && i < nkeys; i++) {
+		bool fresh;
+
+		e = htab__insert(t, &keys[i], &fresh);
+		if (!e)
+			break;
+		if (fresh)
+			e->key = keys[i];
+		e->count++;
+	}
+	memcpy(sorted, keys, nkeys * sizeof(*keys));
+	qsort(sorted, nkeys, sizeof(*sorted), cmp_u64);
+	for (size_t i = 0; i < nkeys; i++) {
+		size_t run = 1;
+
+		while (i + run < nkeys && sorted[i + run] == sorted[i])
+			run++;
+		e = t ? htab__find(t, &sorted[i]) : NULL;
+		wrong += !e || e->key != sorted[i] || e->count != run;
+		distinct++;
+		sum += sorted[i] * run;
+		i += run - 1;
+	}
+	snprintf(label, sizeof(label), "%s_every_key_counted", name);
+	CHECKF(label, t && !wrong, "%zu of %zu keys wrong", wrong, distinct);
+	snprintf(label, sizeof(label), "%s_count", name);
+	CHECKF(label, t && htab__count(t) == distinct, "%zu entries, %zu keys",
+	       t ? htab__count(t) : 0, distinct);
+	while (t && (e = htab__next(t, &pos))) {
+		iterated++;
+		iter_sum += e->key * e->count;
+	}
+	snprintf(label, sizeof(label), "%s_iteration_visits_each_once", name);
+	CHECKF(label, iterated == distinct && iter_sum == sum, "%zu visited of %zu", iterated,
+	       distinct);
+	htab__free(t);
+}
+
+static void check_absent(void)
+{
+	struct htab *t = htab__new(&u64_count_type, 0);
+	size_t found = 0;
+	bool fresh;
+
+	for (uint64_t k = 0; t && k < 1000; k += 2) {
+		struct u64_count *e = htab__insert(t, &k, &fresh);
+
+		if (e)
+			e->key = k;
+	}
+	for (uint64_t k = 1; t && k < 1000; k += 2)
+		found += htab__find(t, &k) != NULL;
+	CHECKF("absent_keys_not_found", t && found == 0, "%zu odd keys found", found);
+	htab__free(t);
+}
+
+/* The same inserts give the same order (iteration and take), whatever the growth. */
+static void check_take_and_order(void)
+{
+	struct htab *a = htab__new(&u64_count_type, 0), *b = htab__new(&u64_count_type, 0);
+	struct u64_count *ea, *eb, *taken;
+	size_t pos_a = 0, pos_b = 0, same = 1, n = 0, visited = 0, packed = 1;
+	uint64_t seed = 12345;
+	bool fresh;
+
+	for (int i = 0; a && b && i < 5000; i++) {
+		uint64_t k = xorshift(&seed);
+
+		ea = htab__insert(a, &k, &fresh);
+		eb = htab__insert(b, &k, &fresh);
+		if (!ea || !eb)
+			break;
+		ea->key = eb->key = k;
+		ea->count = eb->count = (uint64_t)i;
+	}
+	while (a && b && (ea = htab__next(a, &pos_a))) {
+		eb = htab__next(b, &pos_b);
+		same &= eb && ea->key == eb->key;
+		visited++;
+	}
+	CHECK("same_inserts_same_order", a && b && same && visited == 5000);
+	pos_a = 0;
+	taken = b ? htab__take(b, &n) : NULL;
+	for (size_t i = 0; taken && i < n; i++) {
+		/* taken[] is packed in slot order: the order iteration gave (a = b) */
+		ea = htab__next(a, &pos_a);
+		packed &= ea && ea->key == taken[i].key && ea->count == taken[i].count;
+	}
+	CHECKF("take_packs_in_slot_order", taken && n == 5000 && packed, "n=%zu", n);
+	free(taken);
+	CHECK("take_leaves_empty_table", b && htab__count(b) == 0 && !htab__find(b, &seed));
+	if (b) {
+		uint64_t k = 7;
+
+		ea = htab__insert(b, &k, &fresh);
+		if (ea)
+			ea->key = k;
+		CHECK("reusable_after_take",
+		      ea && fresh && htab__count(b) == 1 && htab__find(b, &k) == ea);
+	}
+	htab__free(a);
+	htab__free(b);
+}
+
+static void check_interned_strings(void)
+{
+	static const char *words[] = {"alpha", "beta", "gamma", "beta", "alpha", "delta"};
+	struct htab *t = htab__new(&str_type, 0);
+	const char *first_beta = NULL, *again = NULL;
+	char **e;
+	bool fresh;
+
+	for (size_t i = 0; t && i < sizeof(words) / sizeof(words[0]); i++) {
+		e = htab__insert(t, words[i], &fresh);
+		if (!e)
+			break;
+		if (fresh)
+			*e = strdup(words[i]);
+		if (!strcmp(words[i], "beta") && !first_beta)
+			first_beta = *e;
+	}
+	/* grow the table a lot: the strings themselves do not move */
+	for (int i = 0; t && i < 2000; i++) {
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), "word%d", i);
+		e = htab__insert(t, buf, &fresh);
+		if (e && fresh)
+			*e = strdup(buf);
+	}
+	e = t ? htab__find(t, "beta") : NULL;
+	again = e ? *e : NULL;
+	CHECK("strings_interned_once", t && htab__count(t) == 4 + 2000);
+	CHECK("interned_string_stays_put", first_beta && again == first_beta);
+	for (size_t pos = 0; t && (e = htab__next(t, &pos));)
+		free(*e);
+	htab__free(t);
+}
+
+static void check_presized(void)
+{
+	struct htab *t = htab__new(&u64_count_type, 1000);
+	struct u64_count *first = NULL, *e = NULL;
+	uint64_t k = 0;
+	bool fresh;
+
+	/* room for 1000 entries: no growth, so the first entry does not move */
+	for (k = 0; t && k < 1000; k++) {
+		e = htab__insert(t, &k, &fresh);
+		if (!e)
+			break;
+		e->key = k;
+		if (!first)
+			first = e;
+	}
+	k = 0;
+	CHECK("presized_does_not_grow", t && first && htab__find(t, &k) == first);
+	htab__free(t);
+}
+
+int main(void)
+{
+	check_counts("u64", &u64_count_type, 2 * NKEYS);
+	check_counts("all_colliding", &colliding_type, 2000);
+	check_absent();
+	check_take_and_order();
+	check_interned_strings();
+	check_presized();
+	CHECK("hash_u64_spreads",
+	      htab_hash_u64(1) != htab_hash_u64(2) && (htab_hash_u64(1) ^ htab_hash_u64(2)) >> 32);
+	CHECK("hash_str_differs", htab_hash_str("ab") != htab_hash_str("ba"));
+	return CHECK_DONE();
+}
