@@ -50,6 +50,7 @@
 #include "cmds/cmds.h"
 #include "profile/pdata.h"
 #include "record/perf_session.h"
+#include "record/proctree.h"
 #include "record/record_bpf.h"
 #include "events/record_events.h"
 

@@ -50,7 +50,7 @@ void bpfclock__forget_process(struct bpfclock *bc, uint32_t pid, struct pdata *p
 uint64_t bpfclock__flush(struct bpfclock *bc, struct pdata *p);
 
 struct bpfclock_stats {
-	uint64_t ticks;      /* ticks the program saw */
+	uint64_t ticks;	     /* ticks the program saw */
 	uint64_t binned;     /* counted in the kernel */
 	uint64_t unresolved; /* passed to the perf ring */
 	uint64_t regions;    /* regions registered */

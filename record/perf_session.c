@@ -29,8 +29,7 @@
 #include <unistd.h>
 
 #include "record/perf_session.h"
-
-#define HASH_BUCKETS 4096
+#include "record/proctree.h"
 
 struct ring {
 	int fd;
@@ -38,34 +37,6 @@ struct ring {
 	char *data;
 	uint64_t data_size;
 	size_t map_size;
-};
-
-struct pmap {
-	uint64_t start, end, pgoff;
-	uint32_t prot;
-	char *path;
-};
-
-/* The current image of one pid. */
-struct pstate {
-	pid_t pid, ppid;
-	struct pdata_proc *rec; /* NULL while an exec'd image waits for its first mapping */
-	uint32_t parent;	/* proc id of the previous image (exec) */
-	char *exe;
-	struct pmap *maps;
-	size_t nmaps, cap;
-	char comm[16];
-	int await_first_exec; /* the command: its own exec is not a new image */
-	int ended;
-	struct pstate *next;
-};
-
-struct tstate {
-	pid_t tid, pid;
-	uint32_t proc;
-	struct pdata_thread *rec;
-	char comm[16];
-	struct tstate *next;
 };
 
 struct qent {
@@ -84,8 +55,7 @@ struct perf_session {
 	int *fds; /* every event */
 	int nfds, fdcap;
 	uint32_t ring_pages;
-	struct pstate *procs[HASH_BUCKETS];
-	struct tstate *threads[HASH_BUCKETS];
+	struct proctree *tree; /* the processes and threads the records describe */
 	/* reorder queue */
 	char *arena;
 	size_t arena_used, arena_cap;
@@ -99,11 +69,6 @@ struct perf_session {
 int perf_errno_is_refusal(int err)
 {
 	return err == EACCES || err == EPERM || err == ENOSYS || err == ENOENT || err == EOPNOTSUPP;
-}
-
-static unsigned int hash_pid(pid_t pid)
-{
-	return ((unsigned int)pid * 2654435761u) % HASH_BUCKETS;
 }
 
 static int read_online_cpus(int **out)
@@ -327,7 +292,7 @@ int perf_session__open(struct perf_session **out, struct pdata *pd,
 	s->ncpus = rc;
 	s->rings = calloc(s->ncpus, sizeof(*s->rings));
 	s->ring_fds = calloc(s->ncpus, sizeof(int));
-	if (!s->rings || !s->ring_fds) {
+	if (!s->rings || !s->ring_fds || proctree__new(&s->tree, pd) < 0) {
 		snprintf(why, whylen, "out of memory");
 		perf_session__close(s);
 		return -ENOMEM;
@@ -370,105 +335,6 @@ uint64_t perf_session__cpu_ns(struct perf_session *s)
 	return total;
 }
 
-/* ---- process and thread bookkeeping -------------------------------------- */
-
-static struct pstate *find_proc(struct perf_session *s, pid_t pid)
-{
-	for (struct pstate *p = s->procs[hash_pid(pid)]; p; p = p->next)
-		if (p->pid == pid)
-			return p;
-	return NULL;
-}
-
-static void free_pstate(struct pstate *p)
-{
-	for (size_t i = 0; i < p->nmaps; i++)
-		free(p->maps[i].path);
-	free(p->maps);
-	free(p->exe);
-	free(p);
-}
-
-/* Make p the current image of its pid (replacing an older one). */
-static void set_proc(struct perf_session *s, struct pstate *p)
-{
-	struct pstate **pp = &s->procs[hash_pid(p->pid)];
-
-	for (; *pp; pp = &(*pp)->next) {
-		if ((*pp)->pid == p->pid) {
-			struct pstate *old = *pp;
-
-			p->next = old->next;
-			*pp = p;
-			free_pstate(old);
-			return;
-		}
-	}
-	p->next = NULL;
-	*pp = p;
-}
-
-static struct pstate *new_pstate(pid_t pid, pid_t ppid, const char *exe)
-{
-	struct pstate *p = calloc(1, sizeof(*p));
-
-	if (!p)
-		return NULL;
-	p->pid = pid;
-	p->ppid = ppid;
-	p->exe = strdup(exe ? exe : "");
-	if (!p->exe) {
-		free(p);
-		return NULL;
-	}
-	return p;
-}
-
-static int remember_map(struct pstate *p, uint64_t start, uint64_t end, uint64_t pgoff,
-			uint32_t prot, const char *path)
-{
-	if (p->nmaps == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 16;
-		struct pmap *n = realloc(p->maps, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		p->maps = n;
-		p->cap = cap;
-	}
-	p->maps[p->nmaps].path = strdup(path);
-	if (!p->maps[p->nmaps].path)
-		return -ENOMEM;
-	p->maps[p->nmaps].start = start;
-	p->maps[p->nmaps].end = end;
-	p->maps[p->nmaps].pgoff = pgoff;
-	p->maps[p->nmaps].prot = prot;
-	p->nmaps++;
-	return 0;
-}
-
-static void add_map(struct perf_session *s, struct pstate *p, uint64_t start, uint64_t end,
-		    uint64_t pgoff, uint32_t prot, const char *path)
-{
-	if (remember_map(p, start, end, pgoff, prot, path) < 0)
-		return;
-	if (p->rec)
-		pdata__add_map(s->pd, p->rec->id, start, end, pgoff, prot, path);
-}
-
-/* Publish the image's proc record (and the mappings seen before it existed). */
-static void ensure_rec(struct perf_session *s, struct pstate *p)
-{
-	if (p->rec)
-		return;
-	p->rec = pdata__add_proc(s->pd, p->pid, p->ppid, p->parent, p->exe, pdata__now_ns());
-	if (!p->rec)
-		return;
-	for (size_t i = 0; i < p->nmaps; i++)
-		pdata__add_map(s->pd, p->rec->id, p->maps[i].start, p->maps[i].end,
-			       p->maps[i].pgoff, p->maps[i].prot, p->maps[i].path);
-}
-
 static void observe_end(struct perf_session *s, pid_t pid)
 {
 	const struct perf_session_observer *o = s->opts.observer;
@@ -477,177 +343,10 @@ static void observe_end(struct perf_session *s, pid_t pid)
 		o->image_end(o->arg, pid);
 }
 
-static void read_proc_maps(struct perf_session *s, struct pstate *p)
-{
-	char path[64], line[PATH_MAX + 128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", p->pid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off;
-		char perms[8];
-		int name_at = 0;
-		char *name;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off,
-			   &name_at) < 4 ||
-		    !name_at)
-			continue;
-		if (perms[2] != 'x')
-			continue;
-		name = line + name_at;
-		name[strcspn(name, "\n")] = 0;
-		if (!strcmp(name, "[vsyscall]"))
-			continue;
-		add_map(s, p, start, end, off,
-			PROT_EXEC | (perms[0] == 'r' ? PROT_READ : 0) |
-				(perms[1] == 'w' ? PROT_WRITE : 0),
-			*name ? name : "[anon]");
-	}
-	fclose(f);
-}
-
-static void read_comm(pid_t pid, pid_t tid, char comm[16])
-{
-	char path[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = read(fd, comm, 15);
-	close(fd);
-	if (n > 0) {
-		comm[n] = 0;
-		comm[strcspn(comm, "\n")] = 0;
-	}
-}
-
-static char *read_exe(pid_t pid)
-{
-	char path[64], buf[PATH_MAX];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
-	n = readlink(path, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return NULL;
-	buf[n] = 0;
-	return strdup(buf);
-}
-
-static pid_t read_ppid(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	int ppid = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
-		sscanf(p + 1, " %*c %d", &ppid);
-	fclose(f);
-	return ppid;
-}
-
-static struct tstate *find_thread(struct perf_session *s, pid_t tid)
-{
-	for (struct tstate *t = s->threads[hash_pid(tid)]; t; t = t->next)
-		if (t->tid == tid)
-			return t;
-	return NULL;
-}
-
-static struct tstate *get_thread(struct perf_session *s, pid_t tid, pid_t pid)
-{
-	struct tstate *t = find_thread(s, tid);
-
-	if (t) {
-		if (t->pid != pid) { /* tid reused by another process */
-			t->pid = pid;
-			t->proc = 0;
-			t->rec = NULL;
-		}
-		return t;
-	}
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return NULL;
-	t->tid = tid;
-	t->pid = pid;
-	t->next = s->threads[hash_pid(tid)];
-	s->threads[hash_pid(tid)] = t;
-	return t;
-}
-
-/* Make sure (image, tid) has its thread record. */
-static void note_thread(struct perf_session *s, struct pstate *p, pid_t tid, const char *comm)
-{
-	struct tstate *t = get_thread(s, tid, p->pid);
-
-	if (!t)
-		return;
-	if (comm && *comm)
-		snprintf(t->comm, sizeof(t->comm), "%s", comm);
-	if (!t->comm[0])
-		read_comm(p->pid, tid, t->comm);
-	ensure_rec(s, p);
-	if (!p->rec)
-		return;
-	if (t->proc != p->rec->id || !t->rec) {
-		t->proc = p->rec->id;
-		t->rec = pdata__add_thread(s->pd, t->proc, tid, t->comm[0] ? t->comm : p->comm);
-	} else if (comm && *comm && strncmp(t->rec->comm, comm, sizeof(t->rec->comm) - 1)) {
-		/* renamed (prctl PR_SET_NAME): the record is ours, update it in place */
-		snprintf(t->rec->comm, sizeof(t->rec->comm), "%s", comm);
-	}
-}
-
-/* A pid the kernel never told us about (attach races): learn it from /proc. */
-static struct pstate *lazy_proc(struct perf_session *s, pid_t pid)
-{
-	struct pstate *p = find_proc(s, pid);
-	struct pstate *parent;
-	char *exe;
-
-	if (p)
-		return p;
-	exe = read_exe(pid);
-	p = new_pstate(pid, read_ppid(pid), exe ? exe : "");
-	free(exe);
-	if (!p)
-		return NULL;
-	parent = find_proc(s, p->ppid);
-	if (parent && parent->rec)
-		p->parent = parent->rec->id;
-	read_comm(pid, pid, p->comm);
-	set_proc(s, p);
-	read_proc_maps(s, p);
-	ensure_rec(s, p);
-	return p;
-}
-
 struct pdata_proc *perf_session__add_root(struct perf_session *s, pid_t pid, pid_t ppid,
 					  const char *exe, int maps_from_proc)
 {
-	struct pstate *p = new_pstate(pid, ppid, exe);
-
-	if (!p)
-		return NULL;
-	p->await_first_exec = !maps_from_proc;
-	read_comm(pid, pid, p->comm);
-	set_proc(s, p);
-	ensure_rec(s, p);
-	if (maps_from_proc)
-		read_proc_maps(s, p);
-	return p->rec;
+	return proctree__add_root(s->tree, pid, ppid, exe, maps_from_proc);
 }
 
 /* ---- record handlers ----------------------------------------------------- */
@@ -685,22 +384,22 @@ static void on_sample(struct perf_session *s, const struct perf_event_header *h)
 
 	if (h->size < sizeof(*h) + sizeof(*b))
 		return;
-	p = lazy_proc(s, (pid_t)b->pid);
+	p = proctree__lazy(s->tree, (pid_t)b->pid);
 	if (!p) {
 		__atomic_add_fetch(&pdata__header(s->pd)->dropped, 1, __ATOMIC_RELAXED);
 		return;
 	}
 	p->await_first_exec = 0;
-	ensure_rec(s, p);
+	proctree__ensure_rec(s->tree, p);
 	if (!p->rec) { /* the records area is full: count what cannot be stored */
 		__atomic_add_fetch(&pdata__header(s->pd)->dropped, 1, __ATOMIC_RELAXED);
 		return;
 	}
 	{
-		struct tstate *t = find_thread(s, (pid_t)b->tid);
+		struct tstate *t = proctree__find_thread(s->tree, (pid_t)b->tid);
 
 		if (!t || t->proc != p->rec->id || !t->rec)
-			note_thread(s, p, (pid_t)b->tid, NULL);
+			proctree__note_thread(s->tree, p, (pid_t)b->tid, NULL);
 	}
 	pdata__count(s->pd, p->rec->id, (int)b->tid, b->ip, 1);
 	if (s->opts.observer && s->opts.observer->sample)
@@ -724,7 +423,7 @@ static void on_mmap2(struct perf_session *s, const struct perf_event_header *h)
 	if (h->size < sizeof(*h) + sizeof(*b) || !(b->prot & PROT_EXEC))
 		return;
 	snprintf(path, sizeof(path), "%.*s", (int)strnlen(b->filename, max), b->filename);
-	p = lazy_proc(s, (pid_t)b->pid);
+	p = proctree__lazy(s->tree, (pid_t)b->pid);
 	if (!p)
 		return;
 	p->await_first_exec = 0;
@@ -736,38 +435,38 @@ static void on_mmap2(struct perf_session *s, const struct perf_event_header *h)
 		}
 		if (!p->exe)
 			p->exe = strdup("");
-		ensure_rec(s, p);
+		proctree__ensure_rec(s->tree, p);
 	}
 	/* the kernel names anonymous executable memory (JIT code) "//anon" */
 	if (!path[0] || !strncmp(path, "//anon", 6))
 		snprintf(path, sizeof(path), "[anon]");
-	add_map(s, p, b->addr, b->addr + b->len, b->pgoff, b->prot, path);
+	proctree__add_map(s->tree, p, b->addr, b->addr + b->len, b->pgoff, b->prot, path);
 }
 
 static void on_exec(struct perf_session *s, pid_t pid, const char *comm)
 {
-	struct pstate *old = find_proc(s, pid);
+	struct pstate *old = proctree__find(s->tree, pid);
 	struct pstate *p;
 
 	if (old && old->await_first_exec) {
 		old->await_first_exec = 0; /* the command's own exec: its image is registered */
 		snprintf(old->comm, sizeof(old->comm), "%s", comm);
-		note_thread(s, old, pid, comm);
+		proctree__note_thread(s->tree, old, pid, comm);
 		return;
 	}
 	if (old) {
-		ensure_rec(s, old);
+		proctree__ensure_rec(s->tree, old);
 		if (old->rec)
 			pdata__end_proc(old->rec, PDATA_END_EXEC, 0, pdata__now_ns(), 0);
 		observe_end(s, pid);
 	}
-	p = new_pstate(pid, old ? old->ppid : read_ppid(pid), "");
+	p = pstate__new(pid, old ? old->ppid : proc_read_ppid(pid), "");
 	if (!p)
 		return;
 	p->parent = old && old->rec ? old->rec->id : 0;
 	snprintf(p->comm, sizeof(p->comm), "%s", comm);
-	set_proc(s, p);
 	/* the record waits for the first mapping, which names the executable */
+	proctree__set(s->tree, p);
 }
 
 static void on_comm(struct perf_session *s, const struct perf_event_header *h)
@@ -787,15 +486,15 @@ static void on_comm(struct perf_session *s, const struct perf_event_header *h)
 		on_exec(s, (pid_t)b->pid, comm);
 		return;
 	}
-	p = find_proc(s, (pid_t)b->pid);
+	p = proctree__find(s->tree, (pid_t)b->pid);
 	if (!p)
 		return;
 	if (p->pid == (pid_t)b->tid)
 		snprintf(p->comm, sizeof(p->comm), "%s", comm);
 	if (p->rec)
-		note_thread(s, p, (pid_t)b->tid, comm);
+		proctree__note_thread(s->tree, p, (pid_t)b->tid, comm);
 	else {
-		struct tstate *t = get_thread(s, (pid_t)b->tid, p->pid);
+		struct tstate *t = proctree__get_thread(s->tree, (pid_t)b->tid, p->pid);
 
 		if (t)
 			snprintf(t->comm, sizeof(t->comm), "%s", comm);
@@ -811,35 +510,37 @@ static void on_fork(struct perf_session *s, const struct perf_event_header *h)
 
 	if (h->size < sizeof(*h) + sizeof(*b))
 		return;
-	parent = lazy_proc(s, (pid_t)b->ppid);
-	pt = find_thread(s, (pid_t)b->ptid);
+	parent = proctree__lazy(s->tree, (pid_t)b->ppid);
+	pt = proctree__find_thread(s->tree, (pid_t)b->ptid);
 	if (pt)
 		snprintf(comm, sizeof(comm), "%s", pt->comm);
 	else if (parent)
 		snprintf(comm, sizeof(comm), "%s", parent->comm);
 	if (b->pid == b->ppid) { /* a new thread */
 		if (parent)
-			note_thread(s, parent, (pid_t)b->tid, comm);
+			proctree__note_thread(s->tree, parent, (pid_t)b->tid, comm);
 		return;
 	}
 	if (!s->opts.follow_children)
 		return; /* reported by the parent's events, but not followed */
-	child = new_pstate((pid_t)b->pid, (pid_t)b->ppid, parent ? parent->exe : "");
+	child = pstate__new((pid_t)b->pid, (pid_t)b->ppid, parent ? parent->exe : "");
 	if (!child)
 		return;
 	snprintf(child->comm, sizeof(child->comm), "%s", comm);
 	if (parent) {
-		ensure_rec(s, parent);
+		proctree__ensure_rec(s->tree, parent);
 		child->parent = parent->rec ? parent->rec->id : 0;
 		/* a fork copies the address space; the kernel reports no mappings for it */
 		for (size_t i = 0; i < parent->nmaps; i++)
-			remember_map(child, parent->maps[i].start, parent->maps[i].end,
-				     parent->maps[i].pgoff, parent->maps[i].prot,
-				     parent->maps[i].path);
+			pstate__remember_map(child, parent->maps[i].start, parent->maps[i].end,
+					     parent->maps[i].pgoff, parent->maps[i].prot,
+					     parent->maps[i].path);
 	}
-	set_proc(s, child);
-	ensure_rec(s, child);
-	note_thread(s, child, (pid_t)b->tid, comm);
+	child = proctree__set(s->tree, child);
+	if (!child)
+		return;
+	proctree__ensure_rec(s->tree, child);
+	proctree__note_thread(s->tree, child, (pid_t)b->tid, comm);
 }
 
 static void on_exit_rec(struct perf_session *s, const struct perf_event_header *h)
@@ -854,7 +555,7 @@ static void on_exit_rec(struct perf_session *s, const struct perf_event_header *
 			s->opts.observer->thread_end(s->opts.observer->arg, (pid_t)b->tid);
 		return;
 	}
-	p = find_proc(s, (pid_t)b->pid);
+	p = proctree__find(s->tree, (pid_t)b->pid);
 	if (!p || p->ended)
 		return;
 	p->ended = 1;
@@ -1064,20 +765,7 @@ void perf_session__close(struct perf_session *s)
 			munmap(s->rings[i].meta, s->rings[i].map_size);
 	for (int i = 0; i < s->nfds; i++)
 		close(s->fds[i]);
-	for (int b = 0; b < HASH_BUCKETS; b++) {
-		while (s->procs[b]) {
-			struct pstate *n = s->procs[b]->next;
-
-			free_pstate(s->procs[b]);
-			s->procs[b] = n;
-		}
-		while (s->threads[b]) {
-			struct tstate *n = s->threads[b]->next;
-
-			free(s->threads[b]);
-			s->threads[b] = n;
-		}
-	}
+	proctree__free(s->tree);
 	free(s->fds);
 	free(s->rings);
 	free(s->ring_fds);

@@ -29,9 +29,9 @@ struct perf_session_observer {
 };
 
 struct perf_session_opts {
-	unsigned int hz;   /* nominal samples per CPU second */
+	unsigned int hz;     /* nominal samples per CPU second */
 	int follow_children; /* inherit into fork()ed processes (threads always) */
-	int attach;        /* events on running threads, enabled at once */
+	int attach;	     /* events on running threads, enabled at once */
 	const struct perf_session_observer *observer; /* NULL: none */
 };
 
@@ -73,12 +73,6 @@ uint64_t perf_session__throttled(struct perf_session *s);
 uint32_t perf_session__ring_pages(struct perf_session *s);
 
 void perf_session__close(struct perf_session *s);
-
-/* The wait status of a process that has ended but is not reaped yet (a zombie): 1, else 0. */
-int record_zombie_status(pid_t pid, int *status);
-
-/* A wait status as enum pdata_end + exit code or signal. */
-void record_decode_status(int status, int *kind, int *code);
 
 /* 1 when an errno from perf_event_open means "not permitted here" (fall back). */
 int perf_errno_is_refusal(int err);

@@ -1,15 +1,350 @@
 // SPDX-License-Identifier: MIT
-/*
- * The process tree of a recording: how its processes ended (wait statuses,
- * zombies' statuses from /proc).
- */
+/* The process tree of a recording: images, threads, mappings, ends.  See proctree.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
-#include "profile/pdata.h"
-#include "record/perf_session.h"
+#include "record/proctree.h"
+#include "utils/htab.h"
+
+/* Both tables are keyed by a pid (tid) and hold a pointer that stays put. */
+struct pid_ent {
+	uint64_t pid;
+	void *p; /* struct pstate * or struct tstate * */
+};
+
+static const struct htab_type pid_type = {
+	.entry_size = sizeof(struct pid_ent),
+	.hash = htab_u64_hash,
+	.eq = htab_u64_eq,
+};
+
+/* A recording follows a few processes and threads, a build thousands. */
+#define PIDS_EXPECTED 1024
+
+struct proctree {
+	struct pdata *pd;
+	struct htab *procs;   /* pid -> its current image */
+	struct htab *threads; /* tid -> thread */
+};
+
+static void free_pstate(struct pstate *p)
+{
+	for (size_t i = 0; i < p->nmaps; i++)
+		free(p->maps[i].path);
+	free(p->maps);
+	free(p->exe);
+	free(p);
+}
+
+int proctree__new(struct proctree **out, struct pdata *pd)
+{
+	struct proctree *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	t->pd = pd;
+	t->procs = htab__new(&pid_type, PIDS_EXPECTED);
+	t->threads = htab__new(&pid_type, PIDS_EXPECTED);
+	if (!t->procs || !t->threads) {
+		proctree__free(t);
+		return -ENOMEM;
+	}
+	*out = t;
+	return 0;
+}
+
+void proctree__free(struct proctree *t)
+{
+	struct pid_ent *e;
+
+	if (!t)
+		return;
+	for (size_t pos = 0; t->procs && (e = htab__next(t->procs, &pos));)
+		free_pstate(e->p);
+	for (size_t pos = 0; t->threads && (e = htab__next(t->threads, &pos));)
+		free(e->p);
+	htab__free(t->procs);
+	htab__free(t->threads);
+	free(t);
+}
+
+struct pstate *proctree__find(struct proctree *t, pid_t pid)
+{
+	uint64_t key = (uint64_t)pid;
+	struct pid_ent *e = htab__find(t->procs, &key);
+
+	return e ? e->p : NULL;
+}
+
+struct pstate *proctree__set(struct proctree *t, struct pstate *p)
+{
+	uint64_t key = (uint64_t)p->pid;
+	bool fresh;
+	struct pid_ent *e = htab__insert(t->procs, &key, &fresh);
+
+	if (!e) {
+		free_pstate(p); /* out of memory: the pid stays unknown */
+		return NULL;
+	}
+	if (!fresh && e->p != p)
+		free_pstate(e->p);
+	e->pid = key;
+	e->p = p;
+	return p;
+}
+
+struct pstate *pstate__new(pid_t pid, pid_t ppid, const char *exe)
+{
+	struct pstate *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->ppid = ppid;
+	p->exe = strdup(exe ? exe : "");
+	if (!p->exe) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+int pstate__remember_map(struct pstate *p, uint64_t start, uint64_t end, uint64_t pgoff,
+			 uint32_t prot, const char *path)
+{
+	if (p->nmaps == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 16;
+		struct pmap *n = realloc(p->maps, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->maps = n;
+		p->cap = cap;
+	}
+	p->maps[p->nmaps].path = strdup(path);
+	if (!p->maps[p->nmaps].path)
+		return -ENOMEM;
+	p->maps[p->nmaps].start = start;
+	p->maps[p->nmaps].end = end;
+	p->maps[p->nmaps].pgoff = pgoff;
+	p->maps[p->nmaps].prot = prot;
+	p->nmaps++;
+	return 0;
+}
+
+void proctree__add_map(struct proctree *t, struct pstate *p, uint64_t start, uint64_t end,
+		       uint64_t pgoff, uint32_t prot, const char *path)
+{
+	if (pstate__remember_map(p, start, end, pgoff, prot, path) < 0)
+		return;
+	if (p->rec)
+		pdata__add_map(t->pd, p->rec->id, start, end, pgoff, prot, path);
+}
+
+void proctree__ensure_rec(struct proctree *t, struct pstate *p)
+{
+	if (p->rec)
+		return;
+	p->rec = pdata__add_proc(t->pd, p->pid, p->ppid, p->parent, p->exe, pdata__now_ns());
+	if (!p->rec)
+		return;
+	for (size_t i = 0; i < p->nmaps; i++)
+		pdata__add_map(t->pd, p->rec->id, p->maps[i].start, p->maps[i].end,
+			       p->maps[i].pgoff, p->maps[i].prot, p->maps[i].path);
+}
+
+void proctree__read_proc_maps(struct proctree *t, struct pstate *p)
+{
+	char path[64], line[PATH_MAX + 128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", p->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, off;
+		char perms[8];
+		int name_at = 0;
+		char *name;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off,
+			   &name_at) < 4 ||
+		    !name_at)
+			continue;
+		if (perms[2] != 'x')
+			continue;
+		name = line + name_at;
+		name[strcspn(name, "\n")] = 0;
+		if (!strcmp(name, "[vsyscall]"))
+			continue;
+		proctree__add_map(t, p, start, end, off,
+				  PROT_EXEC | (perms[0] == 'r' ? PROT_READ : 0) |
+					  (perms[1] == 'w' ? PROT_WRITE : 0),
+				  *name ? name : "[anon]");
+	}
+	fclose(f);
+}
+
+static void read_comm(pid_t pid, pid_t tid, char comm[16])
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, comm, 15);
+	close(fd);
+	if (n > 0) {
+		comm[n] = 0;
+		comm[strcspn(comm, "\n")] = 0;
+	}
+}
+
+static char *read_exe(pid_t pid)
+{
+	char path[64], buf[PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = 0;
+	return strdup(buf);
+}
+
+pid_t proc_read_ppid(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	int ppid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		sscanf(p + 1, " %*c %d", &ppid);
+	fclose(f);
+	return ppid;
+}
+
+struct tstate *proctree__find_thread(struct proctree *t, pid_t tid)
+{
+	uint64_t key = (uint64_t)tid;
+	struct pid_ent *e = htab__find(t->threads, &key);
+
+	return e ? e->p : NULL;
+}
+
+struct tstate *proctree__get_thread(struct proctree *t, pid_t tid, pid_t pid)
+{
+	uint64_t key = (uint64_t)tid;
+	struct tstate *th = proctree__find_thread(t, tid);
+	struct pid_ent *e;
+	bool fresh;
+
+	if (th) {
+		if (th->pid != pid) { /* tid reused by another process */
+			th->pid = pid;
+			th->proc = 0;
+			th->rec = NULL;
+		}
+		return th;
+	}
+	th = calloc(1, sizeof(*th));
+	if (!th)
+		return NULL;
+	e = htab__insert(t->threads, &key, &fresh);
+	if (!e) {
+		free(th);
+		return NULL;
+	}
+	th->tid = tid;
+	th->pid = pid;
+	e->pid = key;
+	e->p = th;
+	return th;
+}
+
+void proctree__note_thread(struct proctree *t, struct pstate *p, pid_t tid, const char *comm)
+{
+	struct tstate *th = proctree__get_thread(t, tid, p->pid);
+
+	if (!th)
+		return;
+	if (comm && *comm)
+		snprintf(th->comm, sizeof(th->comm), "%s", comm);
+	if (!th->comm[0])
+		read_comm(p->pid, tid, th->comm);
+	proctree__ensure_rec(t, p);
+	if (!p->rec)
+		return;
+	if (th->proc != p->rec->id || !th->rec) {
+		th->proc = p->rec->id;
+		th->rec = pdata__add_thread(t->pd, th->proc, tid, th->comm[0] ? th->comm : p->comm);
+	} else if (comm && *comm && strncmp(th->rec->comm, comm, sizeof(th->rec->comm) - 1)) {
+		/* renamed (prctl PR_SET_NAME): the record is ours, update it in place */
+		snprintf(th->rec->comm, sizeof(th->rec->comm), "%s", comm);
+	}
+}
+
+struct pstate *proctree__lazy(struct proctree *t, pid_t pid)
+{
+	struct pstate *p = proctree__find(t, pid);
+	struct pstate *parent;
+	char *exe;
+
+	if (p)
+		return p;
+	exe = read_exe(pid);
+	p = pstate__new(pid, proc_read_ppid(pid), exe ? exe : "");
+	free(exe);
+	if (!p)
+		return NULL;
+	parent = proctree__find(t, p->ppid);
+	if (parent && parent->rec)
+		p->parent = parent->rec->id;
+	read_comm(pid, pid, p->comm);
+	p = proctree__set(t, p);
+	if (!p)
+		return NULL;
+	proctree__read_proc_maps(t, p);
+	proctree__ensure_rec(t, p);
+	return p;
+}
+
+struct pdata_proc *proctree__add_root(struct proctree *t, pid_t pid, pid_t ppid, const char *exe,
+				      int maps_from_proc)
+{
+	struct pstate *p = pstate__new(pid, ppid, exe);
+
+	if (!p)
+		return NULL;
+	p->await_first_exec = !maps_from_proc;
+	read_comm(pid, pid, p->comm);
+	p = proctree__set(t, p);
+	if (!p)
+		return NULL;
+	proctree__ensure_rec(t, p);
+	if (maps_from_proc)
+		proctree__read_proc_maps(t, p);
+	return p->rec;
+}
+
+/* ---- how processes ended -------------------------------------------------- */
 
 void record_decode_status(int status, int *kind, int *code)
 {

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The process tree of a recording (perf and bpf clocks): the current image
+ * of every pid (a fork makes a new one, and so does an exec), every thread,
+ * and the executable mappings of each image, kept in step with their
+ * records in profil.data.  What the kernel did not report (attach races, a
+ * process that existed before) is read from /proc.  Also: how processes
+ * ended (wait statuses, zombies' statuses).
+ */
+#ifndef PROFIL_RECORD_PROCTREE_H
+#define PROFIL_RECORD_PROCTREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "profile/pdata.h"
+
+struct pmap {
+	uint64_t start, end, pgoff;
+	uint32_t prot;
+	char *path;
+};
+
+/* The current image of one pid. */
+struct pstate {
+	pid_t pid, ppid;
+	struct pdata_proc *rec; /* NULL while an exec'd image waits for its first mapping */
+	uint32_t parent;	/* proc id of the previous image (exec) */
+	char *exe;
+	struct pmap *maps;
+	size_t nmaps, cap;
+	char comm[16];
+	int await_first_exec; /* the command: its own exec is not a new image */
+	int ended;
+};
+
+struct tstate {
+	pid_t tid, pid;
+	uint32_t proc;
+	struct pdata_thread *rec;
+	char comm[16];
+};
+
+struct proctree;
+
+/* An empty tree writing into pd.  Returns 0 or -ENOMEM. */
+int proctree__new(struct proctree **out, struct pdata *pd);
+void proctree__free(struct proctree *t);
+
+/* A new image (not in the tree yet: proctree__set makes it current), NULL on out-of-memory. */
+struct pstate *pstate__new(pid_t pid, pid_t ppid, const char *exe);
+/* Remember a mapping of an image (without writing its record). */
+int pstate__remember_map(struct pstate *p, uint64_t start, uint64_t end, uint64_t pgoff,
+			 uint32_t prot, const char *path);
+
+/* The current image of pid, or NULL. */
+struct pstate *proctree__find(struct proctree *t, pid_t pid);
+/*
+ * Make p the current image of its pid (the older one is freed).  Returns p,
+ * or NULL when out of memory (p is freed then).
+ */
+struct pstate *proctree__set(struct proctree *t, struct pstate *p);
+/* The current image of pid, learnt from /proc when the kernel never told us about it. */
+struct pstate *proctree__lazy(struct proctree *t, pid_t pid);
+
+/* Publish the image's proc record (and the mappings seen before it existed). */
+void proctree__ensure_rec(struct proctree *t, struct pstate *p);
+/* Remember a mapping and write its record (once the image has one). */
+void proctree__add_map(struct proctree *t, struct pstate *p, uint64_t start, uint64_t end,
+		       uint64_t pgoff, uint32_t prot, const char *path);
+/* The executable mappings of a running process, from /proc/PID/maps. */
+void proctree__read_proc_maps(struct proctree *t, struct pstate *p);
+
+/* The thread tid, or NULL. */
+struct tstate *proctree__find_thread(struct proctree *t, pid_t tid);
+/* The thread tid of process pid, created when new (a reused tid starts afresh). */
+struct tstate *proctree__get_thread(struct proctree *t, pid_t tid, pid_t pid);
+/* Make sure (image, tid) has its thread record; comm: its name when known, else NULL. */
+void proctree__note_thread(struct proctree *t, struct pstate *p, pid_t tid, const char *comm);
+
+/*
+ * Register a process image the recorder knows about before the kernel
+ * reports it (the command, or the attached process); maps_from_proc reads
+ * /proc/PID/maps for mappings that already exist.
+ */
+struct pdata_proc *proctree__add_root(struct proctree *t, pid_t pid, pid_t ppid, const char *exe,
+				      int maps_from_proc);
+
+/* The parent pid of a running process (0 when unknown), from /proc. */
+pid_t proc_read_ppid(pid_t pid);
+
+/* The wait status of a process that has ended but is not reaped yet (a zombie): 1, else 0. */
+int record_zombie_status(pid_t pid, int *status);
+
+/* A wait status as enum pdata_end + exit code or signal. */
+void record_decode_status(int status, int *kind, int *code);
+
+#endif /* PROFIL_RECORD_PROCTREE_H */
