@@ -17,11 +17,6 @@
  *                        the parent process
  *   PROFIL_AGENT_SO      absolute path of the agent, the recorder's override
  *                        of where to find it (default: next to the profil binary)
- *
- * Test hook, read by the recorder only:
- *   PROFIL_SIMULATE_PERF_ERRNO  EACCES, EPERM or ENOSYS: act as if
- *                        perf_event_open had failed with it, so that
- *                        `--clock auto` takes the fallback path.
  */
 #ifndef PROFIL_AGENT_ENV_H
 #define PROFIL_AGENT_ENV_H
@@ -32,7 +27,6 @@
 #define PROFIL_ENV_AGENT_INHERIT "PROFIL_AGENT_INHERIT"
 #define PROFIL_ENV_AGENT_PARENT "PROFIL_AGENT_PARENT"
 #define PROFIL_ENV_AGENT_SO "PROFIL_AGENT_SO"
-#define PROFIL_ENV_SIMULATE_PERF_ERRNO "PROFIL_SIMULATE_PERF_ERRNO"
 
 /* File name of the agent, looked for next to the profil binary. */
 #define PROFIL_AGENT_SO_NAME "libprofil-agent.so"

@@ -7,7 +7,8 @@
  * reads the rings, puts the records back in time order (a task migrates
  * between CPUs, so a fork on one ring can be followed by the child's
  * samples on another) and writes processes, threads, executable mappings
- * and sample counts into the profile through pdata.
+ * and sample counts into the profile through the process tree
+ * (record/proctree.c).
  *
  * Time order: the rings are read in rounds; after round k every record
  * stamped before the newest stamp of round k-1 has been read (a record is
@@ -114,7 +115,7 @@ static int read_online_cpus(int **out)
 
 static int simulated_refusal(void)
 {
-	const char *e = getenv("PROFIL_SIMULATE_PERF_ERRNO");
+	const char *e = getenv(PROFIL_ENV_SIMULATE_PERF_ERRNO);
 
 	if (!e || !*e)
 		return 0;

@@ -1,15 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `profil record` internals: the perf_event session (record_perf.c) used by
- * the command (record.c).
+ * The perf_event session of the recording engine (perf and bpf clocks):
+ * per-CPU task-clock sampling events on the profiled tree, their ring
+ * buffers, and the decoding of their records into profil.data (the
+ * process tree itself: record/proctree.h).
  */
-#ifndef PROFIL_RECORD_H
-#define PROFIL_RECORD_H
+#ifndef PROFIL_RECORD_PERF_SESSION_H
+#define PROFIL_RECORD_PERF_SESSION_H
 
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "profile/pdata.h"
+
+/*
+ * Test hook: EACCES, EPERM or ENOSYS in this environment variable makes
+ * perf_event_open look as if it had failed with it, so that `--clock auto`
+ * takes the fallback path (tests/e2e/record_fallback.sh).
+ */
+#define PROFIL_ENV_SIMULATE_PERF_ERRNO "PROFIL_SIMULATE_PERF_ERRNO"
 
 struct perf_session;
 
@@ -77,4 +86,4 @@ void perf_session__close(struct perf_session *s);
 /* 1 when an errno from perf_event_open means "not permitted here" (fall back). */
 int perf_errno_is_refusal(int err);
 
-#endif /* PROFIL_RECORD_H */
+#endif /* PROFIL_RECORD_PERF_SESSION_H */

@@ -1,6 +1,7 @@
 #!/bin/sh
 # profil record without perf: the LD_PRELOAD agent (--clock thread|itimer, or
-# perf_event_open refused: simulated with PROFIL_SIMULATE_PERF_ERRNO).
+# perf_event_open refused: simulated with PROFIL_SIMULATE_PERF_ERRNO, the test hook
+# of record/perf_session.h, which is not in --help).
 . "$ROOT/tests/e2e/record/common.sh"
 
 if is_asan; then

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Attach to a running process (perf clock only): events on every thread it
+ * has, again until no new thread appeared meanwhile, its existing mappings
+ * from /proc, and a pidfd that says when it ends.  Ctrl-C (or SIGTERM)
+ * detaches and leaves it running.  See record.h.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "profile/pdata.h"
+#include "record/perf_session.h"
+#include "record/proctree.h"
+#include "record/record.h"
+#include "record/run.h"
+#include "utils/why.h"
+
+static int list_tids(pid_t pid, pid_t **out)
+{
+	char path[64];
+	struct dirent *d;
+	pid_t *tids = NULL;
+	int n = 0, cap = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while ((d = readdir(dir))) {
+		int tid = atoi(d->d_name);
+
+		if (tid <= 0)
+			continue;
+		if (n == cap) {
+			pid_t *nt = realloc(tids, sizeof(pid_t) * (cap = cap ? cap * 2 : 64));
+
+			if (!nt) {
+				free(tids);
+				closedir(dir);
+				return -ENOMEM;
+			}
+			tids = nt;
+		}
+		tids[n++] = tid;
+	}
+	closedir(dir);
+	*out = tids;
+	return n;
+}
+
+/* Open events for every thread, again until no new thread appeared meanwhile. */
+static int attach_threads(struct record_run *r, pid_t pid, char *why, size_t whylen)
+{
+	struct perf_session_opts po = {.hz = r->hz, .follow_children = r->o->inherit, .attach = 1};
+	pid_t *done = NULL;
+	int ndone = 0, rc = 0;
+
+	for (int round = 0; round < 16; round++) {
+		pid_t *tids = NULL, *fresh;
+		int n = list_tids(pid, &tids), nf = 0;
+
+		if (n < 0) {
+			snprintf(why, whylen, "no process %d: %s", pid, strerror(-n));
+			rc = n;
+			break;
+		}
+		fresh = malloc(sizeof(pid_t) * (n ? n : 1));
+		for (int i = 0; fresh && i < n; i++) {
+			int known = 0;
+
+			for (int j = 0; j < ndone && !known; j++)
+				known = done[j] == tids[i];
+			if (!known)
+				fresh[nf++] = tids[i];
+		}
+		free(tids);
+		if (!fresh) {
+			rc = -ENOMEM;
+			break;
+		}
+		if (!nf) {
+			free(fresh);
+			break;
+		}
+		if (!r->perf)
+			rc = perf_session__open(&r->perf, r->pd, &po, fresh, nf, why, whylen);
+		else
+			rc = perf_session__add_tids(r->perf, fresh, nf, why, whylen);
+		if (rc == 0) {
+			pid_t *nd = realloc(done, sizeof(pid_t) * (ndone + nf));
+
+			if (nd) {
+				memcpy(nd + ndone, fresh, sizeof(pid_t) * nf);
+				done = nd;
+				ndone += nf;
+			}
+		}
+		free(fresh);
+		if (rc < 0)
+			break;
+	}
+	free(done);
+	return rc;
+}
+
+static void read_cmdline(pid_t pid, char *dst, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	dst[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, dst, len - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	dst[n] = 0;
+	for (ssize_t i = 0; i < n - 1; i++)
+		if (!dst[i])
+			dst[i] = ' ';
+}
+
+/* Until the process ends (its pidfd is readable) or the recorder is told to stop. */
+static void attach_loop(struct record_run *r, pid_t pid, int pidfd)
+{
+	struct pdata_header *h = pdata__header(r->pd);
+	int status = 0, have_status = 0;
+
+	for (;;) {
+		int gone = record_run__poll_once(r, pidfd);
+
+		perf_session__drain(r->perf, 0);
+		if (r->detached)
+			break;
+		if (gone) {
+			have_status = record_zombie_status(pid, &status);
+			r->exited = 1;
+			break;
+		}
+	}
+	perf_session__drain(r->perf, 1);
+	if (r->detached)
+		h->end_kind = PDATA_END_DETACHED;
+	else if (have_status)
+		record_decode_status(status, &h->end_kind, &h->end_code);
+	else
+		h->end_kind = PDATA_END_UNKNOWN; /* it ended; its parent took the status */
+}
+
+int record__attach(const struct record_opts *o, struct record_result *res)
+{
+	struct record_run r = {.o = o, .res = res, .sfd = -1};
+	pid_t pid = o->attach_pid;
+	char exe[PATH_MAX], path[64];
+	struct pdata_proc *root, *latest;
+	struct pdata_header *h;
+	unsigned int cap = record_run__max_perf_rate();
+	int pidfd, rc;
+	ssize_t n;
+
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0)
+		return why_fail(res->why, sizeof(res->why), -errno,
+				"cannot attach to process %d: %s", pid, strerror(errno));
+	r.hz = cap && o->hz > cap ? cap : o->hz;
+	r.clock = PDATA_CLOCK_PERF;
+	rc = pdata__create(&r.pd, o->output, NULL, res->why, sizeof(res->why));
+	if (rc < 0) {
+		close(pidfd);
+		return rc;
+	}
+	rc = record_run__setup_signals(&r);
+	if (rc < 0) {
+		why_fail(res->why, sizeof(res->why), rc, "cannot watch signals: %s", strerror(-rc));
+		goto fail;
+	}
+	{
+		char why[sizeof(res->why) - 64];
+
+		rc = attach_threads(&r, pid, why, sizeof(why));
+		if (rc < 0) {
+			why_fail(res->why, sizeof(res->why), rc,
+				 "cannot attach to process %d: %s%s", pid, why,
+				 perf_errno_is_refusal(-rc) ? " (attaching needs perf events)" :
+							      "");
+			goto fail;
+		}
+	}
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	h = pdata__header(r.pd);
+	read_cmdline(pid, h->command, sizeof(h->command));
+	h->root_pid = pid;
+	h->clock = PDATA_CLOCK_PERF;
+	h->nominal_hz = r.hz;
+	h->flags = PDATA_F_ATTACH | (o->inherit ? PDATA_F_INHERIT : 0);
+	record_run__set_note(&r, "perf_event task-clock, attached to running threads%s%s",
+			     r.hz < o->hz ? ", rate capped by perf_event_max_sample_rate" : "", "");
+	root = perf_session__add_root(r.perf, pid, 0, exe, 1);
+
+	attach_loop(&r, pid, pidfd);
+	latest = record_run__latest_proc(r.pd, pid);
+	root = latest ? latest : root;
+	if (root)
+		pdata__end_proc(root, h->end_kind, h->end_code, pdata__now_ns(), 0);
+	record_run__finish_header(&r, perf_session__cpu_ns(r.perf));
+	record_run__finish(&r);
+	res->exit_status = res->flush_err < 0 ? 1 : 0;
+	perf_session__close(r.perf);
+	pdata__close(r.pd);
+	close(pidfd);
+	close(r.sfd);
+	return 0;
+fail:
+	perf_session__close(r.perf);
+	pdata__close(r.pd);
+	unlink(o->output);
+	close(pidfd);
+	if (r.sfd >= 0)
+		close(r.sfd);
+	return rc;
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record: the recording engine of `profil record`, whose product is a
+ * profil.data (profile/pdata.h).  The one entry point of the component:
+ * cmds/record.c parses the options, calls record__run() and prints.
+ *
+ * It runs COMMAND (or attaches to a running process) and records every
+ * thread of the tree.  Clocks: the kernel's perf_event task clock
+ * (record/perf_session.c), with the kernel-side histogram on it where
+ * permitted (record/record_bpf.c, record/bpfclock.c), else an LD_PRELOAD
+ * agent built on libprofil (agent/agent.c, launched by
+ * record/agent_launch.c; contract in agent/agent_env.h) that samples every
+ * thread by its own CPU time and counts straight into the shared file
+ * mapping.
+ *
+ * The program keeps its stdin/stdout/stderr, signal dispositions and exit
+ * status; the recorder blocks the signals it watches only in itself,
+ * forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT that were sent to it alone (a
+ * terminal's Ctrl-C already reaches the whole foreground group) and reports
+ * the program's status (128+N for signal N).
+ *
+ * What the profile holds (for readers of profile/pdata.h):
+ *  - one proc record per process image: a fork gets one (perf: with the
+ *    parent's executable mappings copied, as the kernel reports none), an
+ *    exec gets one whose parent is the previous image (which ends with
+ *    PDATA_END_EXEC);
+ *  - end of the command's process: from wait4 (EXITED code / SIGNALED sig);
+ *    other processes: perf sees that they ended but not how (UNKNOWN with an
+ *    end time, or a zombie's status), the agent records exit codes itself;
+ *  - header: samples, lost (perf ring losses; agent: timer overruns),
+ *    cpu_ns (perf: task-clock of the whole tree, user and kernel; agent:
+ *    wait4 rusage of the command and its waited-for descendants), period_ns
+ *    = cpu_ns / samples (the effective period), nominal_hz (after capping),
+ *    clock and clock_note (why this clock, capping, throttling).
+ */
+#ifndef PROFIL_RECORD_RECORD_H
+#define PROFIL_RECORD_RECORD_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#define RECORD_DEFAULT_HZ 997 /* near 1 kHz, prime: cannot run in lock-step with the program */
+
+enum record_clock {
+	RECORD_CLOCK_AUTO,   /* bpf where permitted, else perf, else thread (the agent) */
+	RECORD_CLOCK_PERF,   /* perf_event task-clock sampling into ring buffers */
+	RECORD_CLOCK_THREAD, /* the agent: per-thread CPU-time timers */
+	RECORD_CLOCK_ITIMER, /* the agent: a process-wide CPU timer */
+	RECORD_CLOCK_BPF,    /* the kernel-side histogram on the perf events */
+};
+
+struct record_opts {
+	const char *output;	 /* profil.data to create (replaced) */
+	unsigned int hz;	 /* nominal samples per CPU second */
+	enum record_clock clock; /* attach: AUTO or PERF */
+	pid_t attach_pid;	 /* attach to this running process, 0: run argv */
+	int inherit;		 /* follow child processes */
+	const char *events;	 /* the prof/profil event stream ("-" = stdout), NULL: none */
+	char **argv;		 /* COMMAND [ARGS...] (NULL-terminated) when not attaching */
+};
+
+struct record_result {
+	/*
+	 * The status for profil to exit with: the command's (128+N for signal
+	 * N), 0 after attaching; on failure 127 or 126 when the command could
+	 * not be run at all (why says so), else 1.
+	 */
+	int exit_status;
+	char why[512]; /* record__run failed: one sentence */
+	char warning
+		[256]; /* a profile was written, with this caveat (e.g. no samples could be taken) */
+	int flush_err; /* 0, or -errno: the profile could not be flushed (it is incomplete) */
+	/* For the summary. */
+	uint64_t samples;
+	uint64_t lost; /* lost by the clock, or dropped: the sample table was full */
+	uint32_t processes;
+	const char *clock_name; /* "perf", "bpf", "thread", "itimer" */
+	double effective_hz;	/* samples per CPU second achieved, 0 when unknown */
+	unsigned int hz;    /* the nominal rate in effect: below opts->hz when the kernel caps it */
+	uint64_t throttled; /* times the kernel throttled the perf events */
+};
+
+/*
+ * Run opts->argv (or attach to opts->attach_pid) until it ends (attach: or
+ * until SIGINT/SIGTERM/SIGHUP/SIGQUIT), recording its profile into
+ * opts->output.  Returns 0 when the profile was written (see
+ * res->flush_err, res->warning), or -errno with one sentence in res->why:
+ * then no profile is left behind and, for a command, the command never ran.
+ * res->exit_status is set in both cases.
+ */
+int record__run(const struct record_opts *opts, struct record_result *res);
+
+#endif /* PROFIL_RECORD_RECORD_H */

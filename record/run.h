@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the recording engine: the state of one recording and the steps
+ * that running a command (run.c) and attaching (attach.c) share: signals,
+ * the poll loop, the header's last fields and the result.
+ */
+#ifndef PROFIL_RECORD_RUN_H
+#define PROFIL_RECORD_RUN_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "record/record.h"
+
+#define MAX_POLLED_RINGS 64
+
+struct record_run {
+	const struct record_opts *o;
+	struct record_result *res;
+	struct pdata *pd;
+	struct perf_session *perf;
+	struct record_bpf *bpf;	      /* bpf clock: the kernel-side histogram */
+	struct record_events *events; /* opts->events: the prof/profil event stream */
+	int sfd;		      /* signalfd */
+	sigset_t oldmask;
+	pid_t child;
+	int status;
+	struct rusage ru;
+	int exited;
+	int detached;
+	unsigned int hz; /* nominal rate in effect (may be capped) */
+	int clock;	 /* enum pdata_clock */
+	char note[128];
+	char exe[PATH_MAX];
+	unsigned char ring_hup[MAX_POLLED_RINGS]; /* rings no longer polled */
+};
+
+/* Block the signals the recorder watches (in itself only) and read them through a signalfd. */
+int record_run__setup_signals(struct record_run *r);
+
+/*
+ * Wait for a signal, a ring at its watermark, extra_fd (-1: none) or 50 ms,
+ * then read the signals.  Returns 1 when extra_fd is ready.
+ */
+int record_run__poll_once(struct record_run *r, int extra_fd);
+
+/* The highest rate perf_event allows here (0: unknown). */
+unsigned int record_run__max_perf_rate(void);
+
+/* The clock note: fmt with up to two strings. */
+void record_run__set_note(struct record_run *r, const char *fmt, const char *a, const char *b);
+
+/* The latest proc record of pid in the profile (the agent writes them in fallback mode), or NULL. */
+struct pdata_proc *record_run__latest_proc(struct pdata *pd, pid_t pid);
+
+/* The header's last fields: clock, rates, CPU time, the clock note. */
+void record_run__finish_header(struct record_run *r, uint64_t cpu_ns);
+
+/* Mark the profile complete and fill the result's summary (flush_err when it cannot be flushed). */
+void record_run__finish(struct record_run *r);
+
+/* Attach to opts->attach_pid (attach.c). */
+int record__attach(const struct record_opts *o, struct record_result *res);
+
+#endif /* PROFIL_RECORD_RUN_H */
