@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cmds/cmds.h"
-#include "profile/gmon.h"
+#include "profile/profile.h"
 
 static void usage(FILE *out)
 {

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 
 #include "cmds/cmds.h"
-#include "profile/gmon.h"
+#include "profile/profile.h"
 #include "record/record.h"
 
 #define DEFAULT_OUTPUT "profil.data"

@@ -2,22 +2,19 @@
 /*
  * profil report: the flat profile of a recorded profile, per process image
  * (and per thread with --threads), as text, JSON (doc/report-json.md) or
- * CSV.  Samples are aggregated with hash tables and every unique
- * (object, address) is symbolised once, so big profiles print in seconds.
+ * CSV.  The model (rows, threads, notes) comes from profile/report.h; this
+ * file holds the options and the printers.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <json-c/json.h>
 #include <signal.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmds/cmds.h"
-#include "profile/pview.h"
-#include "profile/resolve.h"
-#include "utils/htab.h"
+#include "profile/profile.h"
 
 enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV };
 
@@ -30,35 +27,10 @@ struct opts {
 	long top; /* 0 = all */
 };
 
-struct row {
-	const struct func *f;
-	uint64_t count;
-};
-
-struct out_thread {
-	int tid;
-	const char *comm;
-	uint64_t samples;
-	struct row *rows;
-	size_t nrows;
-};
-
-struct out_proc {
-	const struct pv_proc *p;
-	struct row *rows;
-	size_t nrows;
-	struct out_thread *threads;
-	size_t nthreads;
-};
-
-struct report {
+/* What the printers work from: the options and the model. */
+struct out {
 	struct opts o;
-	struct pview *v;
-	struct resolver *r;
-	struct out_proc *procs; /* one per pview proc, same order */
-	double period_s;	/* seconds per sample */
-	char **notes;
-	size_t nnotes;
+	struct report *m;
 };
 
 static void usage(FILE *out)
@@ -72,231 +44,6 @@ static void usage(FILE *out)
 		"  --threads         split each process by thread\n"
 		"  --lines           split by source line (file:line from DWARF)\n"
 		"  --top N           at most N functions per process (or thread)\n");
-}
-
-/* ---- aggregation ---------------------------------------------------------- */
-
-/* Rows counted by function: the key is the interned function pointer. */
-static uint64_t row_hash(const void *key)
-{
-	uint64_t h = (uintptr_t) * (const struct func *const *)key * 0x9e3779b97f4a7c15ull;
-
-	return h ^ (h >> 32);
-}
-
-static bool row_eq(const void *entry, const void *key)
-{
-	return ((const struct row *)entry)->f == *(const struct func *const *)key;
-}
-
-static const struct htab_type row_type = {
-	.entry_size = sizeof(struct row),
-	.hash = row_hash,
-	.eq = row_eq,
-};
-
-/* 64 slots to start with: most processes and threads have few functions. */
-#define ROWS_EXPECTED 31
-
-static int rowtab_add(struct htab *t, const struct func *f, uint64_t count)
-{
-	bool fresh;
-	struct row *r = htab__insert(t, &f, &fresh);
-
-	if (!r)
-		return -ENOMEM;
-	r->f = f;
-	r->count += count;
-	return 0;
-}
-
-static int cmp_str(const char *a, const char *b)
-{
-	return strcmp(a ? a : "", b ? b : "");
-}
-
-static int cmp_name(const struct row *x, const struct row *y)
-{
-	int c = cmp_str(x->f->name, y->f->name);
-
-	if (!c)
-		c = cmp_str(x->f->objpath, y->f->objpath);
-	if (!c)
-		c = cmp_str(x->f->file, y->f->file);
-	if (!c)
-		c = x->f->line - y->f->line;
-	return c;
-}
-
-static int cmp_row_self(const void *a, const void *b)
-{
-	const struct row *x = a, *y = b;
-
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	return cmp_name(x, y);
-}
-
-static int cmp_row_name(const void *a, const void *b)
-{
-	const struct row *x = a, *y = b;
-	int c = cmp_name(x, y);
-
-	if (c)
-		return c;
-	return x->count > y->count ? -1 : x->count < y->count;
-}
-
-/* Hand over the rows of t, sorted (t is left empty). */
-static void rowtab_finish(struct htab *t, int sort_name, struct row **rows, size_t *n)
-{
-	*rows = htab__take(t, n);
-	if (*n > 1)
-		qsort(*rows, *n, sizeof(**rows), sort_name ? cmp_row_name : cmp_row_self);
-}
-
-static int add_thread(struct report *rep, struct out_proc *op, struct htab *tt, int tid,
-		      uint64_t samples)
-{
-	const struct pv_thread *th = pv_proc__thread(op->p, tid);
-	struct out_thread *n = realloc(op->threads, (op->nthreads + 1) * sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	op->threads = n;
-	n = &op->threads[op->nthreads++];
-	n->tid = tid;
-	n->comm = th ? th->comm : "";
-	n->samples = samples;
-	n->rows = NULL;
-	n->nrows = 0;
-	if (rep->o.threads)
-		rowtab_finish(tt, rep->o.sort_name, &n->rows, &n->nrows);
-	return 0;
-}
-
-/* Samples are sorted by (proc, tid, pc): one pass builds process and thread tables. */
-static int aggregate_proc(struct report *rep, struct out_proc *op, size_t *at)
-{
-	struct pview *v = rep->v;
-	struct htab *pt = htab__new(&row_type, ROWS_EXPECTED), *tt = NULL;
-	int rc = pt ? 0 : -ENOMEM;
-
-	while (!rc && *at < v->nsamples && v->samples[*at].proc == op->p->id) {
-		int tid = v->samples[*at].tid;
-		uint64_t tsamples = 0;
-
-		if (rep->o.threads) {
-			tt = htab__new(&row_type, ROWS_EXPECTED);
-			rc = tt ? 0 : -ENOMEM;
-		}
-		for (; !rc && *at < v->nsamples && v->samples[*at].proc == op->p->id &&
-		       v->samples[*at].tid == tid;
-		     (*at)++) {
-			const struct pv_sample *s = &v->samples[*at];
-			const struct func *f = resolver__pc(rep->r, op->p, s->pc, s->count);
-
-			if (!f) {
-				rc = -ENOMEM;
-				break;
-			}
-			tsamples += s->count;
-			rc = rowtab_add(pt, f, s->count);
-			if (!rc && rep->o.threads)
-				rc = rowtab_add(tt, f, s->count);
-		}
-		if (!rc)
-			rc = add_thread(rep, op, tt, tid, tsamples);
-		htab__free(tt);
-		tt = NULL;
-	}
-	if (!rc)
-		rowtab_finish(pt, rep->o.sort_name, &op->rows, &op->nrows);
-	htab__free(pt);
-	return rc;
-}
-
-static int aggregate(struct report *rep)
-{
-	struct pview *v = rep->v;
-	size_t at = 0;
-
-	rep->procs = calloc(v->nprocs ? v->nprocs : 1, sizeof(*rep->procs));
-	if (!rep->procs)
-		return -ENOMEM;
-	for (size_t i = 0; i < v->nprocs; i++) {
-		int rc;
-
-		rep->procs[i].p = &v->procs[i];
-		/* samples of this proc start at 'at' (both sorted by proc id) */
-		while (at < v->nsamples && v->samples[at].proc < v->procs[i].id)
-			at++;
-		rc = aggregate_proc(rep, &rep->procs[i], &at);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
-}
-
-/* ---- notes about objects -------------------------------------------------- */
-
-static void add_note(struct report *rep, const char *fmt, const char *a, const char *b)
-{
-	char buf[512];
-	char **n;
-
-	snprintf(buf, sizeof(buf), fmt, a, b);
-	n = realloc(rep->notes, (rep->nnotes + 1) * sizeof(*n));
-	if (!n)
-		return;
-	rep->notes = n;
-	rep->notes[rep->nnotes] = strdup(buf);
-	if (rep->notes[rep->nnotes])
-		rep->nnotes++;
-}
-
-static void collect_notes(struct report *rep)
-{
-	const struct resolve_note *notes;
-	size_t n = resolver__notes(rep->r, &notes);
-
-	if (rep->v->bad_records)
-		add_note(rep, "%s malformed record(s) in the profile were ignored%s",
-			 rep->v->bad_records == 1 ? "one" : "some", "");
-	for (size_t i = 0; i < n; i++) {
-		struct sym_object *o = notes[i].obj;
-		unsigned fl = symobj__flags(o);
-		const char *path = symobj__path(o);
-
-		if (fl & SYMOBJ_PSEUDO)
-			continue;
-		if (fl & (SYMOBJ_MISSING | SYMOBJ_NOT_ELF)) {
-			add_note(rep, "%s: %s; its code is shown as file offsets", path,
-				 (fl & SYMOBJ_MISSING) ? "binary is gone or unreadable" :
-							 "not a readable ELF file");
-			continue;
-		}
-		if (notes[i].first_start_ns != UINT64_MAX &&
-		    (uint64_t)symobj__mtime(o) > notes[i].first_start_ns / 1000000000ull + 1)
-			add_note(rep, "%s: %s", path,
-				 "modified after it was recorded; names may be wrong");
-		else if (notes[i].no_vaddr)
-			add_note(rep, "%s: %s", path,
-				 "some addresses are outside its segments (binary changed?)");
-		/* only where it matters: some samples could not be named */
-		if ((fl & SYMOBJ_NOSYMS) && notes[i].unnamed)
-			add_note(rep, "%s: %s", path,
-				 "no symbols; its code is shown as address ranges");
-		else if ((fl & SYMOBJ_DYNSYM) && notes[i].unnamed)
-			add_note(rep, "%s: %s", path,
-				 "stripped; names from .dynsym, other code as address ranges");
-		if (fl & SYMOBJ_STATIC)
-			add_note(rep, "%s: %s", path,
-				 "statically linked; library code is part of the executable");
-		if (rep->o.lines && !(fl & SYMOBJ_HAS_DWARF) && symobj__nsyms(o) &&
-		    !(fl & SYMOBJ_DYNSYM))
-			add_note(rep, "%s: %s", path, "no DWARF line information");
-	}
 }
 
 /* ---- shared formatting helpers -------------------------------------------- */
@@ -348,23 +95,23 @@ static double pct(uint64_t n, uint64_t of)
 	return of ? 100.0 * (double)n / (double)of : 0.0;
 }
 
-static size_t shown(const struct report *rep, size_t n)
+static size_t shown(const struct out *rep, size_t n)
 {
 	return rep->o.top > 0 && (size_t)rep->o.top < n ? (size_t)rep->o.top : n;
 }
 
-static size_t procs_with_samples(const struct report *rep)
+static size_t procs_with_samples(const struct out *rep)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < rep->v->nprocs; i++)
-		n += rep->v->procs[i].samples > 0;
+	for (size_t i = 0; i < rep->m->v->nprocs; i++)
+		n += rep->m->v->procs[i].samples > 0;
 	return n;
 }
 
 /* ---- text ------------------------------------------------------------------ */
 
-static void text_rows(const struct report *rep, const struct row *rows, size_t n, uint64_t of)
+static void text_rows(const struct out *rep, const struct report_row *rows, size_t n, uint64_t of)
 {
 	int w = 8;
 
@@ -381,8 +128,8 @@ static void text_rows(const struct report *rep, const struct row *rows, size_t n
 		const struct func *f = rows[i].f;
 
 		printf("  %6.2f %9.3f %10llu  %-*s  %s", pct(rows[i].count, of),
-		       (double)rows[i].count * rep->period_s, (unsigned long long)rows[i].count, w,
-		       f->name, f->object);
+		       (double)rows[i].count * rep->m->period_s, (unsigned long long)rows[i].count,
+		       w, f->name, f->object);
 		if (rep->o.lines) {
 			if (f->file)
 				printf("  %s:%d", f->file, f->line);
@@ -393,9 +140,9 @@ static void text_rows(const struct report *rep, const struct row *rows, size_t n
 	}
 }
 
-static void text_header(const struct report *rep)
+static void text_header(const struct out *rep)
 {
-	const struct pdata_header *h = &rep->v->hdr;
+	const struct pdata_header *h = &rep->m->v->hdr;
 	char end[96];
 
 	printf("# profile: %s\n", rep->o.input);
@@ -405,7 +152,7 @@ static void text_header(const struct report *rep)
 	       h->nominal_hz);
 	if (h->period_ns)
 		printf("effective %.1f Hz (%.3f ms of CPU time per sample)\n",
-		       pview__rate_hz(rep->v), (double)h->period_ns / 1e6);
+		       pview__rate_hz(rep->m->v), (double)h->period_ns / 1e6);
 	else if (h->nominal_hz)
 		printf("effective rate unknown (seconds use the nominal rate)\n");
 	else
@@ -419,25 +166,25 @@ static void text_header(const struct report *rep)
 	else
 		printf("# ended: %s\n", end);
 	printf("# total: %llu samples, %.3f s of CPU time, %zu process image(s) with samples",
-	       (unsigned long long)rep->v->total, (double)rep->v->total * rep->period_s,
+	       (unsigned long long)rep->m->v->total, (double)rep->m->v->total * rep->m->period_s,
 	       procs_with_samples(rep));
 	if (h->cpu_ns)
 		printf(" (CPU time measured by the recorder: %.3f s)", (double)h->cpu_ns / 1e9);
 	putchar('\n');
-	for (size_t i = 0; i < rep->nnotes; i++)
-		printf("# note: %s\n", rep->notes[i]);
+	for (size_t i = 0; i < rep->m->nnotes; i++)
+		printf("# note: %s\n", rep->m->notes[i]);
 	printf("# %%time is the share of each process's own samples\n");
 }
 
-static void print_text(const struct report *rep)
+static void print_text(const struct out *rep)
 {
 	size_t quiet = 0;
 
 	text_header(rep);
-	for (size_t i = 0; i < rep->v->nprocs; i++) {
-		const struct out_proc *op = &rep->procs[i];
+	for (size_t i = 0; i < rep->m->v->nprocs; i++) {
+		const struct report_proc *op = &rep->m->procs[i];
 		const struct pv_proc *p = op->p;
-		const struct pv_proc *parent = p->parent ? pview__proc(rep->v, p->parent) : NULL;
+		const struct pv_proc *parent = p->parent ? pview__proc(rep->m->v, p->parent) : NULL;
 		char end[96];
 
 		if (!p->samples) {
@@ -452,17 +199,17 @@ static void print_text(const struct report *rep)
 			printf(" (parent %d)", parent->pid);
 		printf(": %s: %s: %llu samples, %.3f s\n",
 		       p->exe[0] ? p->exe : "(unknown executable)", end,
-		       (unsigned long long)p->samples, (double)p->samples * rep->period_s);
+		       (unsigned long long)p->samples, (double)p->samples * rep->m->period_s);
 		if (!rep->o.threads) {
 			text_rows(rep, op->rows, op->nrows, p->samples);
 			continue;
 		}
 		for (size_t t = 0; t < op->nthreads; t++) {
-			const struct out_thread *th = &op->threads[t];
+			const struct report_thread *th = &op->threads[t];
 
 			printf("\n thread %d (%s): %llu samples, %.3f s\n", th->tid,
 			       th->comm[0] ? th->comm : "?", (unsigned long long)th->samples,
-			       (double)th->samples * rep->period_s);
+			       (double)th->samples * rep->m->period_s);
 			text_rows(rep, th->rows, th->nrows, p->samples);
 		}
 	}
@@ -490,7 +237,7 @@ static int jadd(struct json_object *o, const char *k, struct json_object *v)
 	return json_object_object_add(o, k, v) ? -ENOMEM : 0;
 }
 
-static struct json_object *json_rows(const struct report *rep, const struct row *rows, size_t n,
+static struct json_object *json_rows(const struct out *rep, const struct report_row *rows, size_t n,
 				     uint64_t of)
 {
 	struct json_object *arr = json_object_new_array();
@@ -507,7 +254,7 @@ static struct json_object *json_rows(const struct report *rep, const struct row 
 		rc |= jadd(f, "object", json_object_new_string(fn->objpath));
 		rc |= jadd(f, "samples", json_object_new_int64((int64_t)rows[i].count));
 		rc |= jadd(f, "percent", jdouble(pct(rows[i].count, of)));
-		rc |= jadd(f, "self_seconds", jdouble((double)rows[i].count * rep->period_s));
+		rc |= jadd(f, "self_seconds", jdouble((double)rows[i].count * rep->m->period_s));
 		if (rep->o.lines) {
 			if (fn->file)
 				rc |= jadd(f, "file", json_object_new_string(fn->file));
@@ -531,10 +278,10 @@ static struct json_object *exit_json(int kind, int code)
 	return e;
 }
 
-static struct json_object *json_proc(const struct report *rep, const struct out_proc *op)
+static struct json_object *json_proc(const struct out *rep, const struct report_proc *op)
 {
 	const struct pv_proc *p = op->p;
-	const struct pv_proc *parent = p->parent ? pview__proc(rep->v, p->parent) : NULL;
+	const struct pv_proc *parent = p->parent ? pview__proc(rep->m->v, p->parent) : NULL;
 	struct json_object *o = json_object_new_object(), *threads;
 	int rc = 0;
 
@@ -545,12 +292,12 @@ static struct json_object *json_proc(const struct report *rep, const struct out_
 	rc |= jadd(o, "exe", json_object_new_string(p->exe));
 	rc |= jadd(o, "exit", exit_json(p->end_kind, p->end_code));
 	rc |= jadd(o, "samples", json_object_new_int64((int64_t)p->samples));
-	rc |= jadd(o, "self_seconds", jdouble((double)p->samples * rep->period_s));
+	rc |= jadd(o, "self_seconds", jdouble((double)p->samples * rep->m->period_s));
 	rc |= jadd(o, "cpu_seconds", jdouble((double)p->cpu_ns / 1e9));
 	rc |= jadd(o, "functions", json_rows(rep, op->rows, op->nrows, p->samples));
 	threads = json_object_new_array();
 	for (size_t t = 0; threads && t < op->nthreads; t++) {
-		const struct out_thread *th = &op->threads[t];
+		const struct report_thread *th = &op->threads[t];
 		struct json_object *to = json_object_new_object();
 
 		if (!to)
@@ -571,9 +318,9 @@ static struct json_object *json_proc(const struct report *rep, const struct out_
 	return o;
 }
 
-static int print_json(const struct report *rep)
+static int print_json(const struct out *rep)
 {
-	const struct pdata_header *h = &rep->v->hdr;
+	const struct pdata_header *h = &rep->m->v->hdr;
 	struct json_object *top = json_object_new_object(), *procs, *notes;
 	int rc = 0;
 
@@ -582,7 +329,7 @@ static int print_json(const struct report *rep)
 	rc |= jadd(top, "command", json_object_new_string(h->command));
 	rc |= jadd(top, "clock", json_object_new_string(pdata__clock_name(h->clock)));
 	rc |= jadd(top, "clock_note", json_object_new_string(h->clock_note));
-	rc |= jadd(top, "rate_hz", jdouble(pview__rate_hz(rep->v)));
+	rc |= jadd(top, "rate_hz", jdouble(pview__rate_hz(rep->m->v)));
 	rc |= jadd(top, "nominal_hz", json_object_new_int64(h->nominal_hz));
 	rc |= jadd(top, "period_ns", json_object_new_int64((int64_t)h->period_ns));
 	rc |= jadd(top, "samples", json_object_new_int64((int64_t)h->samples));
@@ -590,17 +337,17 @@ static int print_json(const struct report *rep)
 	rc |= jadd(top, "dropped", json_object_new_int64((int64_t)h->dropped));
 	rc |= jadd(top, "complete", json_object_new_boolean(h->state == PDATA_COMPLETE));
 	rc |= jadd(top, "exit", exit_json(h->end_kind, h->end_code));
-	rc |= jadd(top, "total_samples", json_object_new_int64((int64_t)rep->v->total));
-	rc |= jadd(top, "total_seconds", jdouble((double)rep->v->total * rep->period_s));
+	rc |= jadd(top, "total_samples", json_object_new_int64((int64_t)rep->m->v->total));
+	rc |= jadd(top, "total_seconds", jdouble((double)rep->m->v->total * rep->m->period_s));
 	rc |= jadd(top, "cpu_seconds", jdouble((double)h->cpu_ns / 1e9));
 	rc |= jadd(top, "percent_of", json_object_new_string("process"));
 	notes = json_object_new_array();
-	for (size_t i = 0; notes && i < rep->nnotes; i++)
-		json_object_array_add(notes, json_object_new_string(rep->notes[i]));
+	for (size_t i = 0; notes && i < rep->m->nnotes; i++)
+		json_object_array_add(notes, json_object_new_string(rep->m->notes[i]));
 	rc |= jadd(top, "notes", notes);
 	procs = json_object_new_array();
-	for (size_t i = 0; procs && !rc && i < rep->v->nprocs; i++) {
-		struct json_object *po = json_proc(rep, &rep->procs[i]);
+	for (size_t i = 0; procs && !rc && i < rep->m->v->nprocs; i++) {
+		struct json_object *po = json_proc(rep, &rep->m->procs[i]);
 
 		if (!po)
 			rc = -ENOMEM;
@@ -633,8 +380,8 @@ static void csv_str(const char *s)
 	putchar('"');
 }
 
-static void csv_rows(const struct report *rep, const struct pv_proc *p, const struct out_thread *th,
-		     const struct row *rows, size_t n)
+static void csv_rows(const struct out *rep, const struct pv_proc *p, const struct report_thread *th,
+		     const struct report_row *rows, size_t n)
 {
 	n = shown(rep, n);
 	for (size_t i = 0; i < n; i++) {
@@ -656,16 +403,16 @@ static void csv_rows(const struct report *rep, const struct pv_proc *p, const st
 			printf(",%d", f->line);
 		}
 		printf(",%llu,%.4f,%.6f\n", (unsigned long long)rows[i].count,
-		       pct(rows[i].count, p->samples), (double)rows[i].count * rep->period_s);
+		       pct(rows[i].count, p->samples), (double)rows[i].count * rep->m->period_s);
 	}
 }
 
-static void print_csv(const struct report *rep)
+static void print_csv(const struct out *rep)
 {
 	printf("pid,exe,%sfunction,object,%ssamples,percent,self_seconds\n",
 	       rep->o.threads ? "tid,comm," : "", rep->o.lines ? "file,line," : "");
-	for (size_t i = 0; i < rep->v->nprocs; i++) {
-		const struct out_proc *op = &rep->procs[i];
+	for (size_t i = 0; i < rep->m->v->nprocs; i++) {
+		const struct report_proc *op = &rep->m->procs[i];
 
 		if (!rep->o.threads) {
 			csv_rows(rep, op->p, NULL, op->rows, op->nrows);
@@ -760,55 +507,29 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-static void report_free(struct report *rep)
-{
-	for (size_t i = 0; rep->procs && i < rep->v->nprocs; i++) {
-		free(rep->procs[i].rows);
-		for (size_t t = 0; t < rep->procs[i].nthreads; t++)
-			free(rep->procs[i].threads[t].rows);
-		free(rep->procs[i].threads);
-	}
-	free(rep->procs);
-	for (size_t i = 0; i < rep->nnotes; i++)
-		free(rep->notes[i]);
-	free(rep->notes);
-	resolver__free(rep->r);
-	pview__free(rep->v);
-}
-
 int cmd_report(int argc, char **argv)
 {
-	struct report rep = {0};
+	struct out rep = {0};
+	struct report_opts ro;
 	char why[512];
 	int rc;
 
 	rc = parse_opts(argc, argv, &rep.o);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	rc = pview__load(&rep.v, rep.o.input, why, sizeof(why));
+	ro = (struct report_opts){rep.o.threads, rep.o.lines, rep.o.sort_name};
+	rc = report__load(&rep.m, rep.o.input, &ro, why, sizeof(why));
 	if (rc < 0) {
 		fprintf(stderr, "profil report: %s\n", why);
 		return 1;
 	}
-	if (rep.v->hdr.period_ns)
-		rep.period_s = (double)rep.v->hdr.period_ns / 1e9;
-	else if (rep.v->hdr.nominal_hz)
-		rep.period_s = 1.0 / rep.v->hdr.nominal_hz;
-	rep.r = resolver__new(rep.v, rep.o.lines);
-	rc = rep.r ? aggregate(&rep) : -ENOMEM;
-	if (rc < 0) {
-		fprintf(stderr, "profil report: out of memory\n");
-		report_free(&rep);
-		return 1;
-	}
-	collect_notes(&rep);
 	if (rep.o.format == FMT_JSON)
 		rc = print_json(&rep);
 	else if (rep.o.format == FMT_CSV)
 		print_csv(&rep);
 	else
 		print_text(&rep);
-	report_free(&rep);
+	report__free(rep.m);
 	if (rc < 0 || fflush(stdout) == EOF || ferror(stdout)) {
 		fprintf(stderr, "profil report: cannot write the report: %s\n",
 			rc < 0 ? "out of memory" : strerror(errno));

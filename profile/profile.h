@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profile/: the profile file and everything that reads it.  This header is
+ * the component's interface for the commands: the report's model and the
+ * exporters (one header each; a new exporter adds its own here).
+ *
+ *   profile/pdata.h    the file format and its writer: the contract with the
+ *                      recorder (record/) and the agent (agent/), which
+ *                      include it directly
+ *   profile/pview.h    a validated, in-memory view of a profile (the reader)
+ *   profile/symbols.h  symbolisation with elfutils (inside the component)
+ *   profile/resolve.h  runtime PC -> function row (struct func)
+ *   profile/report.h   the flat profile as a model: rows per process and thread, notes
+ *   profile/gmon.h     export: gmon.out for GNU gprof
+ */
+#ifndef PROFIL_PROFILE_PROFILE_H
+#define PROFIL_PROFILE_PROFILE_H
+
+#include "profile/gmon.h"
+#include "profile/pdata.h"
+#include "profile/pview.h"
+#include "profile/report.h"
+#include "profile/resolve.h"
+
+#endif /* PROFIL_PROFILE_PROFILE_H */
