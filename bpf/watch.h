@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * profil watch: the record the BPF side (watch.bpf.c) sends user space
- * (cmds/watch.c) through the ring buffer.  Event ids, flags and array sizes
- * come from utils/events.h, the single definition of the event stream.
+ * (events/watch.c) through the ring buffer.  Event ids, flags and array sizes
+ * come from events/events.h, the single definition of the event stream.
  */
-#ifndef PROFIL_WATCH_H
-#define PROFIL_WATCH_H
+#ifndef PROFIL_BPF_WATCH_H
+#define PROFIL_BPF_WATCH_H
 
 #ifndef __bpf__
 #include <linux/types.h>

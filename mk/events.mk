@@ -5,11 +5,11 @@ EVENTS_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard events/*.c))
 COMPONENT_OBJS += $(EVENTS_OBJS)
 CLI_LIBS += -ljson-c
 
-# cmds/watch.c: the BPF part of `profil watch` (bpf/watch.bpf.c, built by mk/bpf.mk);
+# events/watch.c: the BPF part of `profil watch` (bpf/watch.bpf.c, built by mk/bpf.mk);
 # without BPF it is compiled so that `profil watch` says why it has no BPF support.
 ifeq ($(HAVE_BPF),1)
-EXTRA_CFLAGS_cmds/watch := -DHAVE_BPF -I$(BPF_OUT)
-$(B)/cmds/watch.o: $(BPF_OUT)/watch.skel.h
+EXTRA_CFLAGS_events/watch := -DHAVE_BPF -I$(BPF_OUT)
+$(B)/events/watch.o: $(BPF_OUT)/watch.skel.h
 else
-EXTRA_CFLAGS_cmds/watch := -DWATCH_NO_BPF_REASON='"$(or $(BPF_MISSING),BPF tools not usable)"'
+EXTRA_CFLAGS_events/watch := -DWATCH_NO_BPF_REASON='"$(or $(BPF_MISSING),BPF tools not usable)"'
 endif
