@@ -20,6 +20,7 @@
 #include "cmds/cmds.h"
 #include "events/event_filter.h"
 #include "events/events.h"
+#include "utils/opts.h"
 
 static void events_usage(FILE *out)
 {
@@ -89,8 +90,7 @@ static int events_parse_args(int argc, char **argv, struct events_opts *o)
 	};
 	int c;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:h", longopts, NULL)) != -1) {
+	while ((c = opts__next("events", argc, argv, "i:h", longopts)) != -1) {
 		switch (c) {
 		case 'i':
 			o->input = optarg;
@@ -119,9 +119,8 @@ static int events_parse_args(int argc, char **argv, struct events_opts *o)
 		case 'h':
 			events_usage(stdout);
 			return -1;
-		default:
-			events_usage(stderr);
-			return 2;
+		default: /* opts__next said what is wrong */
+			return OPTS_EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {

@@ -6,6 +6,7 @@
 
 #include "cmds/cmds.h"
 #include "profile/profile.h"
+#include "utils/opts.h"
 
 static void usage(FILE *out)
 {
@@ -33,9 +34,7 @@ int cmd_export(int argc, char **argv)
 	char why[512];
 	int c;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":f:i:o:h", longopts, NULL)) != -1) {
+	while ((c = opts__next("export", argc, argv, "f:i:o:h", longopts)) != -1) {
 		switch (c) {
 		case 'f':
 			if (strcmp(optarg, "gmon")) {
@@ -53,15 +52,8 @@ int cmd_export(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
-		case ':':
-			fprintf(stderr, "profil export: option '%s' needs an argument\n",
-				argv[optind - 1]);
-			return 2;
-		default:
-			fprintf(stderr,
-				"profil export: unknown option '%s' (try 'profil export --help')\n",
-				argv[optind - 1]);
-			return 2;
+		default: /* opts__next said what is wrong */
+			return OPTS_EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {

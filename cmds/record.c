@@ -18,6 +18,7 @@
 #include "cmds/cmds.h"
 #include "profile/profile.h"
 #include "record/record.h"
+#include "utils/opts.h"
 
 #define DEFAULT_OUTPUT "profil.data"
 #define DEFAULT_GMON "gmon.out"
@@ -89,9 +90,7 @@ static int parse_args(int argc, char **argv, struct cmd_record_opts *co)
 	o->output = DEFAULT_OUTPUT;
 	o->hz = RECORD_DEFAULT_HZ;
 	o->inherit = 1;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:F:p:qh", longopts, NULL)) != -1) {
+	while ((c = opts__next("record", argc, argv, "+o:F:p:qh", longopts)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -150,21 +149,8 @@ static int parse_args(int argc, char **argv, struct cmd_record_opts *co)
 		case 'h':
 			usage(stdout);
 			return 0;
-		default:
-			if (optopt && optopt != '?' && strchr("oFp", optopt))
-				fprintf(stderr, "profil record: option -%c needs a value\n",
-					optopt);
-			else if (optopt)
-				fprintf(stderr,
-					"profil record: unknown option '-%c' (try 'profil record "
-					"--help')\n",
-					optopt);
-			else
-				fprintf(stderr,
-					"profil record: unknown option or missing value in '%s' "
-					"(try 'profil record --help')\n",
-					argv[optind - 1]);
-			return 2;
+		default: /* opts__next said what is wrong */
+			return OPTS_EXIT_USAGE;
 		}
 	}
 	if (optind < argc && !strcmp(argv[optind], "--"))

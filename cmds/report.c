@@ -15,6 +15,7 @@
 
 #include "cmds/cmds.h"
 #include "profile/profile.h"
+#include "utils/opts.h"
 
 enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV };
 
@@ -438,9 +439,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	int c;
 
 	o->input = "profil.data";
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:h", longopts, NULL)) != -1) {
+	while ((c = opts__next("report", argc, argv, "i:h", longopts)) != -1) {
 		switch (c) {
 		case 'i':
 			o->input = optarg;
@@ -487,15 +486,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'h':
 			usage(stdout);
 			return -1;
-		case ':':
-			fprintf(stderr, "profil report: option '%s' needs an argument\n",
-				argv[optind - 1]);
-			return 2;
-		default:
-			fprintf(stderr,
-				"profil report: unknown option '%s' (try 'profil report --help')\n",
-				argv[optind - 1]);
-			return 2;
+		default: /* opts__next said what is wrong */
+			return OPTS_EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {

@@ -20,6 +20,7 @@
 #include "events/event_filter.h"
 #include "events/events.h"
 #include "events/watch.h"
+#include "utils/opts.h"
 
 struct cmd_watch_opts {
 	const char *output;
@@ -79,8 +80,7 @@ static int watch_parse_args(int argc, char **argv, struct cmd_watch_opts *o)
 	char *end;
 	int c;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:vh", longopts, NULL)) != -1) {
+	while ((c = opts__next("watch", argc, argv, "o:vh", longopts)) != -1) {
 		switch (c) {
 		case 'p':
 		case 'c':
@@ -137,9 +137,8 @@ static int watch_parse_args(int argc, char **argv, struct cmd_watch_opts *o)
 		case 'h':
 			watch_usage(stdout);
 			return -1;
-		default:
-			watch_usage(stderr);
-			return 2;
+		default: /* opts__next said what is wrong */
+			return OPTS_EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
