@@ -1,0 +1,144 @@
+#!/bin/sh
+# The layout of the tree (doc/architecture.md), checked on the sources and on
+# the built objects:
+#  - cmds/ is thin: no perf_event, BPF, ELF or DWARF header, no call into
+#    those libraries, and from record/ and profile/ only their interface
+#    headers (record/record.h, profile/profile.h);
+#  - the components depend one way: cmds -> record -> {profile, events} ->
+#    utils; agent -> profile/pdata.h, utils, lib; lib on nothing of ours;
+#  - no circle: no file includes itself through others, and no object calls
+#    into an object that calls back into it (directly or round a loop).
+cd "$ROOT" || exit 1
+B=${B:-build}
+case "$B" in /*) ;; *) B="$ROOT/$B" ;; esac
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+ok() { echo "ok $1"; }
+nok() { echo "not ok $1: $2"; }
+# check NAME FILE-OF-VIOLATIONS: ok when empty
+check() {
+	if [ -s "$2" ]; then nok "$1" "$(head -5 "$2" | tr '\n' ';')"; else ok "$1"; fi
+}
+
+SRCS=$(git ls-files 'cmds/*.[ch]' 'record/*.[ch]' 'profile/*.[ch]' 'events/*.[ch]' \
+	'utils/*.[ch]' 'agent/*.[ch]' 'lib/*.[ch]' 'lib/*/*.[ch]' 'bpf/*.[ch]' 'include/*.h')
+
+# every include as "FILE INCLUDED" (quoted includes resolved as the compiler does:
+# the including file's folder, then -Iinclude -Ilib -I.; generated headers are left out)
+for f in $SRCS; do
+	d=$(dirname "$f")
+	sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*\(["<][^">]*[">]\).*/\1/p' "$f" |
+		while read -r inc; do
+			name=$(echo "$inc" | sed 's/^.\(.*\).$/\1/')
+			case "$inc" in
+			\<*)
+				echo "$f <$name>"
+				continue
+				;;
+			esac
+			for cand in "$d/$name" "include/$name" "lib/$name" "$name"; do
+				if [ -f "$cand" ]; then
+					echo "$f $(echo "$cand" | sed 's|^\./||; s|/\./|/|g')"
+					break
+				fi
+			done
+		done
+done >"$T/includes"
+[ -s "$T/includes" ] || nok includes_read "no include found in $(echo "$SRCS" | wc -w) files"
+
+# --- cmds/ is thin --------------------------------------------------------------------
+grep -E '^cmds/[^ ]* <(linux/perf_event\.h|bpf/.*|libelf\.h|gelf\.h|elfutils/.*|dwarf\.h|libdw\.h)>$' \
+	"$T/includes" >"$T/v"
+check cmds_no_perf_bpf_elf_headers "$T/v"
+grep -E '^cmds/[^ ]* (record/|profile/)' "$T/includes" |
+	grep -vE ' (record/record\.h|profile/profile\.h)$' >"$T/v"
+check cmds_use_component_interfaces "$T/v"
+grep -E '^cmds/[^ ]* (lib/|agent/|bpf/)' "$T/includes" >"$T/v"
+check cmds_no_lib_agent_bpf_internals "$T/v"
+
+# --- one-way dependencies -------------------------------------------------------------
+# forbidden FROM-FOLDER TARGET-REGEX: no file of FROM includes a file matching TARGET
+forbidden() {
+	grep -E "^$1/[^ ]* ($2)" "$T/includes"
+}
+{
+	forbidden utils 'cmds/|record/|profile/|events/|agent/|bpf/'
+	forbidden profile 'cmds/|record/|events/|agent/|bpf/'
+	forbidden events 'cmds/|record/|agent/'
+	forbidden events 'profile/' | grep -v ' profile/pdata\.h$'
+	forbidden record 'cmds/'
+	forbidden record 'agent/' | grep -v ' agent/agent_env\.h$'
+	forbidden agent 'cmds/|record/|events/|bpf/'
+	forbidden agent 'profile/' | grep -v ' profile/pdata\.h$'
+	forbidden lib 'cmds/|record/|profile/|events/|utils/|agent/|bpf/'
+	forbidden bpf 'cmds/|record/|profile/|utils/|agent/|lib/'
+	forbidden bpf 'events/' | grep -v ' events/events\.h$'
+} >"$T/v"
+check dependencies_one_way "$T/v"
+
+# --- no circle ------------------------------------------------------------------------
+# find_cycle < "A B" edges: prints one cycle "A -> B -> ... -> A", or nothing
+find_cycle() {
+	awk '
+	{ n = ++deg[$1]; adj[$1, n] = $2; node[$1] = 1; node[$2] = 1 }
+	function visit(v,    i, w) {
+		state[v] = 1
+		path[++depth] = v
+		for (i = 1; i <= deg[v]; i++) {
+			w = adj[v, i]
+			if (state[w] == 1) {
+				for (k = 1; k <= depth && path[k] != w; k++)
+					;
+				for (; k <= depth; k++)
+					printf "%s -> ", path[k]
+				print w
+				found = 1
+				exit
+			}
+			if (!state[w])
+				visit(w)
+		}
+		depth--
+		state[v] = 2
+	}
+	END {
+		if (found)
+			exit
+		for (v in node)
+			if (!state[v])
+				visit(v)
+	}'
+}
+
+grep -v ' <' "$T/includes" | awk '$1 != $2' >"$T/inc_edges"
+find_cycle <"$T/inc_edges" >"$T/v"
+check no_include_circle "$T/v"
+
+# objects: A -> B when A uses a symbol B defines (objects whose source is gone are stale: left out)
+OBJS=$(for c in $(git ls-files 'cmds/*.c' 'record/*.c' 'profile/*.c' 'events/*.c' 'utils/*.c'); do
+	[ -f "$B/${c%.c}.o" ] && echo "$B/${c%.c}.o"
+done)
+if [ -z "$OBJS" ]; then
+	echo "skip layout_objects: no objects under $B (make first)"
+	exit 0
+fi
+for o in $OBJS; do
+	rel=${o#"$B"/}
+	nm --defined-only -g "$o" | awk -v f="$rel" 'NF == 3 { print $3, f }'
+done | sort >"$T/defs"
+for o in $OBJS; do
+	rel=${o#"$B"/}
+	nm -u "$o" | awk -v f="$rel" '{ print $NF, f }'
+done | sort >"$T/uses"
+join "$T/uses" "$T/defs" | awk '$2 != $3 { print $2, $3 }' | sort -u >"$T/call_edges"
+[ -s "$T/call_edges" ] || nok object_calls_read "no call between the objects of $B"
+find_cycle <"$T/call_edges" >"$T/v"
+check no_call_circle "$T/v"
+
+# cmds/ objects call no perf_event, BPF, ELF or DWARF function themselves
+for o in "$B"/cmds/*.o; do
+	nm -u "$o" | awk -v f="${o#"$B"/}" \
+		'$NF ~ /^(elf_|elf32_|elf64_|gelf_|dwarf_|dwfl_|dwelf_|bpf_|libbpf_|ring_buffer__|perf_event_|syscall$|ioctl$)/ { print f, $NF }'
+done >"$T/v"
+check cmds_call_no_perf_bpf_elf "$T/v"
