@@ -11,7 +11,6 @@
 #include <string.h>
 #include <time.h>
 
-
 #include "events/events.h"
 
 #define ARG(n, t, k, field)                                                                        \

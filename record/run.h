@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Inside the recording engine: the state of one recording and the steps
- * that running a command (run.c) and attaching (attach.c) share: signals,
- * the poll loop, the header's last fields and the result.
+ * that running a command (command.c) and attaching (attach.c) share
+ * (run.c): signals, the poll loop, the header's last fields and the result.
  */
 #ifndef PROFIL_RECORD_RUN_H
 #define PROFIL_RECORD_RUN_H
@@ -62,7 +62,8 @@ void record_run__finish_header(struct record_run *r, uint64_t cpu_ns);
 /* Mark the profile complete and fill the result's summary (flush_err when it cannot be flushed). */
 void record_run__finish(struct record_run *r);
 
-/* Attach to opts->attach_pid (attach.c). */
+/* Run opts->argv (command.c) or attach to opts->attach_pid (attach.c): record__run's two ways. */
+int record__command(const struct record_opts *o, struct record_result *res);
 int record__attach(const struct record_opts *o, struct record_result *res);
 
 #endif /* PROFIL_RECORD_RUN_H */

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Recording a command: choose the clock, start the command stopped before
+ * its exec, open the perf events on it (or hand it the agent), release it,
+ * run the poll loop until it ends, and finish the profile.  See record.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "agent/agent_env.h"
+#include "events/record_events.h"
+#include "profile/pdata.h"
+#include "record/agent_launch.h"
+#include "record/perf_session.h"
+#include "record/proctree.h"
+#include "record/record.h"
+#include "record/record_bpf.h"
+#include "record/run.h"
+#include "utils/why.h"
+
+/*
+ * Find COMMAND as execvp would, so that a missing or non-executable one is
+ * reported before anything is created.  Returns 0 and the path, or -errno.
+ */
+static int resolve_command(const char *cmd, char *out, size_t outlen)
+{
+	const char *path = getenv("PATH");
+	int seen_eacces = 0;
+	struct stat st;
+
+	if (!*cmd)
+		return -ENOENT;
+	if (strchr(cmd, '/')) {
+		if (stat(cmd, &st) < 0)
+			return -errno;
+		if (S_ISDIR(st.st_mode) || access(cmd, X_OK) < 0)
+			return -EACCES;
+		if (!realpath(cmd, out))
+			snprintf(out, outlen, "%s", cmd);
+		return 0;
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *colon = strchrnul(path, ':');
+		int dlen = (int)(colon - path);
+		char cand[PATH_MAX];
+
+		snprintf(cand, sizeof(cand), "%.*s%s%s", dlen, dlen ? path : ".", "/", cmd);
+		if (stat(cand, &st) == 0) {
+			if (!S_ISDIR(st.st_mode) && access(cand, X_OK) == 0) {
+				if (!realpath(cand, out))
+					snprintf(out, outlen, "%s", cand);
+				return 0;
+			}
+			seen_eacces = 1;
+		}
+		path = *colon ? colon + 1 : colon;
+	}
+	return seen_eacces ? -EACCES : -ENOENT;
+}
+
+static void join_command(char *dst, size_t len, char **argv)
+{
+	size_t at = 0;
+
+	dst[0] = 0;
+	for (int i = 0; argv[i] && at + 1 < len; i++)
+		at += snprintf(dst + at, len - at, "%s%s", i ? " " : "", argv[i]);
+	if (at >= len && len > 4)
+		memcpy(dst + len - 4, "...", 4);
+}
+
+/* What the recorder tells the stopped child: how to exec. */
+struct go_msg {
+	char mode;  /* 'p' exec as is, 'a' exec with the agent, 'x' give up */
+	char clock; /* enum pdata_clock, agent mode */
+	unsigned int hz;
+};
+
+/*
+ * Fork the command, stopped before exec on a pipe.  The parent then opens
+ * perf events on it (or decides on the agent) and releases it with a go_msg.
+ */
+static int spawn_stopped(struct record_run *r, int *go_w, int *err_r, const char *agent_path)
+{
+	int go[2], err[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		struct go_msg m = {.mode = 'x'};
+		int e;
+
+		close(go[1]);
+		close(err[0]);
+		close(r->sfd);
+		sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
+		if (read(go[0], &m, sizeof(m)) != (ssize_t)sizeof(m) || m.mode == 'x')
+			_exit(127);
+		close(go[0]);
+		if (m.mode == 'a')
+			agent_launch__prepare_child(pdata__fd(r->pd), m.clock, m.hz, r->o->inherit,
+						    agent_path);
+		execvp(r->o->argv[0], r->o->argv);
+		e = errno;
+		if (write(err[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	close(go[0]);
+	close(err[1]);
+	r->child = pid;
+	*go_w = go[1];
+	*err_r = err[0];
+	return 0;
+}
+
+/* Returns 0 with perf on, 1 to use the agent, or -errno (why filled). */
+static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen)
+{
+	struct perf_session_opts po = {.hz = r->hz, .follow_children = r->o->inherit};
+	const char *simulated = getenv(PROFIL_ENV_SIMULATE_PERF_ERRNO);
+	int rc;
+
+	if (r->o->clock == RECORD_CLOCK_THREAD || r->o->clock == RECORD_CLOCK_ITIMER) {
+		r->clock = r->o->clock == RECORD_CLOCK_ITIMER ? PDATA_CLOCK_ITIMER :
+								PDATA_CLOCK_THREAD;
+		record_run__set_note(r, "%s clock asked for (--clock)%s",
+				     r->o->clock == RECORD_CLOCK_ITIMER ? "itimer" : "thread", "");
+		return 1;
+	}
+	/* auto: the kernel-side histogram where permitted (root, CAP_BPF+CAP_PERFMON) */
+	if (r->o->clock == RECORD_CLOCK_BPF || r->o->clock == RECORD_CLOCK_AUTO) {
+		char bwhy[256];
+
+		rc = record_bpf__open(&r->bpf, r->pd, bwhy, sizeof(bwhy));
+		if (rc < 0 && r->o->clock == RECORD_CLOCK_BPF) {
+			snprintf(why, whylen, "%s", bwhy);
+			return rc;
+		}
+		po.observer = record_bpf__observer(r->bpf);
+	}
+	rc = perf_session__open(&r->perf, r->pd, &po, &r->child, 1, why, whylen);
+	if (rc == 0) {
+		r->clock = r->bpf ? PDATA_CLOCK_BPF : PDATA_CLOCK_PERF;
+		record_run__set_note(
+			r,
+			r->bpf ? "BPF histogram on task-clock, %s%s" :
+				 "perf_event task-clock, %s%s",
+			r->o->inherit ? "per-CPU rings, inherit" : "per-CPU rings, threads only",
+			r->hz < r->o->hz ? ", rate capped by perf_event_max_sample_rate" : "");
+		return 0;
+	}
+	record_bpf__close(r->bpf);
+	r->bpf = NULL;
+	if (r->o->clock == RECORD_CLOCK_PERF || r->o->clock == RECORD_CLOCK_BPF)
+		return rc;
+	/* auto: anything perf cannot do here (refused, or e.g. no ring memory) falls back */
+	r->clock = PDATA_CLOCK_THREAD;
+	snprintf(r->note, sizeof(r->note), "perf %s: %s%s; LD_PRELOAD agent, thread clock",
+		 perf_errno_is_refusal(-rc) ? "refused" : "failed",
+		 strerrorname_np(-rc) ? strerrorname_np(-rc) : "error",
+		 simulated && *simulated ? " (simulated)" : "");
+	return 1;
+}
+
+static int exit_status_of(int status)
+{
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+static void reap_child(struct record_run *r)
+{
+	if (r->exited || r->child <= 0)
+		return;
+	if (wait4(r->child, &r->status, WNOHANG, &r->ru) == r->child)
+		r->exited = 1;
+}
+
+static void run_loop(struct record_run *r)
+{
+	while (!r->exited) {
+		record_run__poll_once(r, -1);
+		reap_child(r);
+		if (r->perf)
+			perf_session__drain(r->perf, 0);
+		record_bpf__flush(r->bpf);
+		record_events__poll(r->events);
+	}
+}
+
+/* The command could not be run: 127 when it does not exist, else 126 (as a shell says). */
+static int cannot_run(struct record_result *res, const char *cmd, int err)
+{
+	res->exit_status = err == ENOENT || err == ENOTDIR ? 127 : 126;
+	return why_fail(res->why, sizeof(res->why), -err, "cannot run '%s': %s", cmd,
+			strerror(err));
+}
+
+/* After the command ended: its end, the header, the event stream's last events. */
+static void finish_command(struct record_run *r, int use_agent)
+{
+	struct pdata_header *h = pdata__header(r->pd);
+	struct pdata_proc *root;
+	uint64_t cpu_ns;
+	int kind, code;
+
+	if (r->perf) {
+		perf_session__drain(r->perf, 1);
+		cpu_ns = perf_session__cpu_ns(r->perf);
+	} else {
+		cpu_ns = (uint64_t)(r->ru.ru_utime.tv_sec + r->ru.ru_stime.tv_sec) * 1000000000ull +
+			 (uint64_t)(r->ru.ru_utime.tv_usec + r->ru.ru_stime.tv_usec) * 1000ull;
+	}
+	record_bpf__flush(r->bpf);
+	root = record_run__latest_proc(r->pd, r->child);
+	if (!root) {
+		/* the agent never ran (a static program cannot LD_PRELOAD) */
+		root = pdata__add_proc(r->pd, r->child, getpid(), 0, r->exe, h->start_ns);
+		if (use_agent)
+			snprintf(
+				r->res->warning, sizeof(r->res->warning),
+				"the agent did not load into '%s' (statically linked?): no samples",
+				r->o->argv[0]);
+	}
+	record_decode_status(r->status, &kind, &code);
+	h->end_kind = kind;
+	h->end_code = code;
+	if (root)
+		pdata__end_proc(root, kind, code, pdata__now_ns(), 0);
+	record_run__finish_header(r, cpu_ns);
+	record_events__finish(r->events);
+	record_events__close(r->events);
+	r->events = NULL;
+	record_run__finish(r);
+	r->res->exit_status = exit_status_of(r->status);
+}
+
+int record__command(const struct record_opts *o, struct record_result *res)
+{
+	struct record_run r = {.o = o, .res = res, .sfd = -1};
+	char agent[PATH_MAX] = "", cmdline[2048];
+	int go_w = -1, err_r = -1, use_agent, rc, exec_errno = 0, have_agent;
+	struct go_msg msg = {0};
+	struct pdata_header *h;
+	unsigned int cap;
+
+	rc = resolve_command(o->argv[0], r.exe, sizeof(r.exe));
+	if (rc < 0)
+		return cannot_run(res, o->argv[0], -rc);
+	r.hz = o->hz;
+	cap = record_run__max_perf_rate();
+	if (o->clock != RECORD_CLOCK_THREAD && o->clock != RECORD_CLOCK_ITIMER && cap && r.hz > cap)
+		r.hz = cap;
+	rc = pdata__create(&r.pd, o->output, NULL, res->why, sizeof(res->why));
+	if (rc < 0)
+		return rc;
+	if (o->events) {
+		rc = record_events__open(&r.events, o->events, res->why, sizeof(res->why));
+		if (rc < 0)
+			goto fail_unlink;
+		record_events__export_fd(r.events);
+	}
+	have_agent = agent_launch__find(agent, sizeof(agent)) == 0;
+	rc = record_run__setup_signals(&r);
+	if (rc == 0)
+		rc = spawn_stopped(&r, &go_w, &err_r, agent);
+	if (rc < 0) {
+		why_fail(res->why, sizeof(res->why), rc, "cannot start '%s': %s", o->argv[0],
+			 strerror(-rc));
+		goto fail_unlink;
+	}
+	use_agent = choose_clock_for_child(&r, res->why, sizeof(res->why));
+	if (use_agent < 0) {
+		rc = use_agent;
+		goto fail_kill;
+	}
+	if (use_agent) {
+		r.hz = o->hz;
+		if (!have_agent) {
+			rc = why_fail(res->why, sizeof(res->why), -ENOENT,
+				      "%s%sthe fallback agent %s is not installed next to profil",
+				      r.note, "; ", PROFIL_AGENT_SO_NAME);
+			goto fail_kill;
+		}
+	}
+	h = pdata__header(r.pd);
+	join_command(cmdline, sizeof(cmdline), o->argv);
+	snprintf(h->command, sizeof(h->command), "%s", cmdline);
+	h->root_pid = r.child;
+	h->clock = (uint32_t)r.clock;
+	h->nominal_hz = r.hz;
+	h->flags = o->inherit ? PDATA_F_INHERIT : 0;
+	snprintf(h->clock_note, sizeof(h->clock_note), "%s", r.note);
+	if (!use_agent)
+		perf_session__add_root(r.perf, r.child, getpid(), r.exe, 0);
+	if (r.events)
+		record_events__start(r.events, r.pd, r.clock);
+	msg.mode = use_agent ? 'a' : 'p';
+	msg.clock = (char)r.clock;
+	msg.hz = r.hz;
+	if (write(go_w, &msg, sizeof(msg)) != (ssize_t)sizeof(msg)) {
+		rc = why_fail(res->why, sizeof(res->why), -errno, "cannot start '%s': %s",
+			      o->argv[0], strerror(errno));
+		goto fail_kill;
+	}
+	close(go_w);
+	go_w = -1;
+	/* the error pipe closes on a successful exec, else it carries errno */
+	while ((rc = (int)read(err_r, &exec_errno, sizeof(exec_errno))) < 0 && errno == EINTR)
+		;
+	close(err_r);
+	err_r = -1;
+	if (rc == (int)sizeof(exec_errno)) {
+		waitpid(r.child, NULL, 0);
+		perf_session__close(r.perf);
+		record_bpf__close(r.bpf);
+		record_events__close(r.events);
+		pdata__close(r.pd);
+		unlink(o->output);
+		close(r.sfd);
+		return cannot_run(res, o->argv[0], exec_errno);
+	}
+
+	run_loop(&r);
+	finish_command(&r, use_agent);
+	perf_session__close(r.perf);
+	record_bpf__close(r.bpf);
+	pdata__close(r.pd);
+	close(r.sfd);
+	return 0;
+
+fail_kill:
+	if (go_w >= 0) {
+		msg.mode = 'x'; /* the child exits without running anything */
+		if (write(go_w, &msg, sizeof(msg)) < 0)
+			msg.mode = 0;
+		close(go_w);
+	}
+	if (err_r >= 0)
+		close(err_r);
+	if (r.child > 0)
+		waitpid(r.child, NULL, 0);
+	perf_session__close(r.perf);
+	record_bpf__close(r.bpf);
+fail_unlink:
+	record_events__close(r.events);
+	pdata__close(r.pd);
+	unlink(o->output);
+	if (r.sfd >= 0)
+		close(r.sfd);
+	return rc;
+}
