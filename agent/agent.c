@@ -4,12 +4,12 @@
  * perf_event_open is refused (or --clock thread|itimer).  Built on the
  * libprofil sampler (lib/sampler.h): every thread is sampled by its own CPU
  * time, and every sample is counted straight into the profil.data file the
- * recorder created, mapped MAP_SHARED (utils/pdata.h): the counts are in the
+ * recorder created, mapped MAP_SHARED (profile/pdata.h): the counts are in the
  * page cache from the first sample, so _exit, abort, a crash or SIGKILL of
  * the program lose nothing.
  *
  * Configuration: read once, in the constructor, from the environment
- * (names in utils/agent_env.h).  Life cycle of a process image:
+ * (names in agent/agent_env.h).  Life cycle of a process image:
  *  - constructor: map the file, add this image's proc record (parent: the
  *    image that exec'd us, from PROFIL_AGENT_PARENT, else the parent
  *    process's latest image), its executable mappings, start the clock;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The kernel-side histogram clock: shared between histclock.bpf.c (the
- * program the kernel runs at every task-clock tick) and utils/bpfclock.c
+ * program the kernel runs at every task-clock tick) and record/bpfclock.c
  * (user space, which registers regions and reads the bins in place).
  *
  * The user PC of each tick is looked up by (tid, pc >> HISTCLOCK_GRANULE_SHIFT)

@@ -11,7 +11,7 @@
  *
  * Everything goes to one ring buffer; a failed reservation is counted in
  * the per-CPU `drops` array, which user space reports as events_lost.
- * The prof ENABLE/DISABLE state machine lives in user space (cmds/watch.c).
+ * The prof ENABLE/DISABLE state machine lives in user space (events/watch.c).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* profil export --format gmon [-i FILE] [-o OUT]: gmon.out for GNU gprof (utils/gmon.h). */
+/* profil export --format gmon [-i FILE] [-o OUT]: gmon.out for GNU gprof (profile/gmon.h). */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>

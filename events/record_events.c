@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * `profil record --events FILE`: the prof/profil event stream of the
- * profiled tree, as it happens (utils/events.h is the definition).
+ * profiled tree, as it happens (events/events.h is the definition).
  *
  * Lifecycle events come from profil.data itself, so every clock gives the
  * same stream: a new process record is a fork (its parent image has

@@ -3,9 +3,9 @@
  * The message libprofil sends for every profil()/sprofil() call when the
  * program runs under `profil record --events`: one datagram per call on
  * the AF_UNIX socket whose descriptor is in PROFIL_EVENTS_FD (lib/env.h).
- * The recorder turns each into a `profil`/`sprofil` event (utils/events.h).
+ * The recorder turns each into a `profil`/`sprofil` event (events/events.h).
  * One source of truth for the wire format, shared by lib/callreport.c and
- * cmds/record_events.c (same machine, same build: native layout).
+ * events/record_events.c (same machine, same build: native layout).
  */
 #ifndef PROFIL_CALLMSG_H
 #define PROFIL_CALLMSG_H

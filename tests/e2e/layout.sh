@@ -4,8 +4,9 @@
 #  - cmds/ is thin: no perf_event, BPF, ELF or DWARF header, no call into
 #    those libraries, and from record/ and profile/ only their interface
 #    headers (record/record.h, profile/profile.h);
-#  - the components depend one way: cmds -> record -> {profile, events} ->
-#    utils; agent -> profile/pdata.h, utils, lib; lib on nothing of ours;
+#  - the components depend one way: cmds -> record -> events -> profile ->
+#    utils (the layers of doc/architecture.md); agent -> profile/pdata.h,
+#    lib; bpf -> events/events.h; lib on nothing of ours;
 #  - no circle: no file includes itself through others, and no object calls
 #    into an object that calls back into it (directly or round a loop).
 cd "$ROOT" || exit 1
@@ -67,8 +68,12 @@ forbidden() {
 	forbidden profile 'cmds/|record/|events/|agent/|bpf/'
 	forbidden events 'cmds/|record/|agent/'
 	forbidden events 'profile/' | grep -v ' profile/pdata\.h$'
+	forbidden events 'bpf/' | grep -v ' bpf/watch\.h$'
+	forbidden events 'lib/' | grep -vE ' lib/(callmsg|env)\.h$'
 	forbidden record 'cmds/'
 	forbidden record 'agent/' | grep -v ' agent/agent_env\.h$'
+	forbidden record 'bpf/' | grep -v ' bpf/histclock\.h$'
+	forbidden record 'lib/'
 	forbidden agent 'cmds/|record/|events/|bpf/'
 	forbidden agent 'profile/' | grep -v ' profile/pdata\.h$'
 	forbidden lib 'cmds/|record/|profile/|events/|utils/|agent/|bpf/'
