@@ -280,7 +280,7 @@ static int merge_sample(void *arg, uint32_t proc, int tid, uint64_t pc, uint64_t
 	struct merge *m = arg;
 	struct sample_key k = {proc, tid, pc};
 	bool fresh;
-	struct pv_sample *e = htab__insert(m->set, &k, &fresh);
+	struct pv_sample *e = htab__insert(m->set, &sample_type, &k, &fresh);
 
 	if (!e) {
 		m->err = -ENOMEM;

@@ -41,7 +41,7 @@ static const struct htab_type row_type = {
 static int rowtab_add(struct htab *t, const struct func *f, uint64_t count)
 {
 	bool fresh;
-	struct report_row *r = htab__insert(t, &f, &fresh);
+	struct report_row *r = htab__insert(t, &row_type, &f, &fresh);
 
 	if (!r)
 		return -ENOMEM;

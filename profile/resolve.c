@@ -12,7 +12,7 @@
 /* Code of an object that cannot be read is grouped by file page. */
 #define UNREADABLE_GRAIN 4096
 
-/* What one (object, address) resolved to. */
+/* What one (object, address) resolved to (the key comes first: the hash of an entry is its key's). */
 struct cache_ent {
 	const void *obj;
 	uint64_t addr; /* bit 63: a file offset (unreadable object), else a link-time address */
@@ -24,7 +24,7 @@ struct resolver {
 	struct symbols *syms;
 	int lines;
 	struct htab *cache; /* struct cache_ent */
-	struct htab *funcs; /* struct func *: interned, so equal rows are equal pointers */
+	struct htab *funcs; /* struct func_ent: interned, so equal rows are equal pointers */
 	struct resolve_note *notes;
 	size_t nnotes;
 };
@@ -49,19 +49,31 @@ static uint64_t func_hash(const void *key)
 		   mix((uintptr_t)f->file, (uint64_t)f->line));
 }
 
+/* An interned function, and its hash (growing the table reads no struct func). */
+struct func_ent {
+	struct func *f;
+	uint64_t hash;
+};
+
 /* The object is derived from objpath: not part of the key. */
 static bool func_eq(const void *entry, const void *key)
 {
-	const struct func *a = *(const struct func *const *)entry, *b = key;
+	const struct func *a = ((const struct func_ent *)entry)->f, *b = key;
 
 	return a->name == b->name && a->objpath == b->objpath && a->file == b->file &&
 	       a->line == b->line;
 }
 
+static uint64_t func_entry_hash(const void *entry)
+{
+	return ((const struct func_ent *)entry)->hash;
+}
+
 static const struct htab_type func_type = {
-	.entry_size = sizeof(struct func *),
+	.entry_size = sizeof(struct func_ent),
 	.hash = func_hash,
 	.eq = func_eq,
+	.entry_hash = func_entry_hash,
 };
 
 static uint64_t cache_hash(const void *key)
@@ -104,12 +116,12 @@ struct resolver *resolver__new(const struct pview *v, int lines)
 
 void resolver__free(struct resolver *r)
 {
-	struct func **f;
+	struct func_ent *e;
 
 	if (!r)
 		return;
-	for (size_t pos = 0; r->funcs && (f = htab__next(r->funcs, &pos));)
-		free(*f);
+	for (size_t pos = 0; r->funcs && (e = htab__next(r->funcs, &pos));)
+		free(e->f);
 	htab__free(r->funcs);
 	htab__free(r->cache);
 	free(r->notes);
@@ -125,20 +137,21 @@ struct symbols *resolver__symbols(struct resolver *r)
 /* The shared copy of *f (all its strings must already be interned or stable). */
 static const struct func *intern_func(struct resolver *r, const struct func *f)
 {
-	struct func **e = htab__find(r->funcs, f), *copy;
 	bool fresh;
+	struct func_ent *e = htab__insert(r->funcs, &func_type, f, &fresh);
 
-	if (e)
-		return *e;
-	copy = malloc(sizeof(*copy));
-	e = copy ? htab__insert(r->funcs, f, &fresh) : NULL;
-	if (!e) {
-		free(copy);
+	if (!e)
 		return NULL;
+	if (fresh) {
+		e->f = malloc(sizeof(*e->f));
+		if (!e->f) {
+			htab__cancel_fresh(r->funcs);
+			return NULL;
+		}
+		*e->f = *f;
+		e->hash = func_hash(f);
 	}
-	*copy = *f;
-	*e = copy;
-	return copy;
+	return e->f;
 }
 
 /* The note of obj; its index + 1 is kept in the object's user slot. */
@@ -216,6 +229,7 @@ const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uin
 	struct cache_ent key, *slot;
 	uint64_t addr;
 	int readable;
+	bool fresh;
 
 	if (!m)
 		return unknown_func(r);
@@ -240,10 +254,13 @@ const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uin
 			       0 :
 			       symobj__file_offset(m->start, m->pgoff, pc);
 	key = (struct cache_ent){obj, addr | (readable ? 0 : 1ull << 63), NULL};
-	slot = htab__find(r->cache, &key);
-	if (!slot) {
+	slot = htab__insert(r->cache, &cache_type, &key, &fresh);
+	if (!slot)
+		return NULL;
+	if (fresh)
+		*slot = key;
+	if (!slot->f) { /* first time (or it failed before): symbolise, into another table */
 		const struct func *f;
-		bool fresh;
 
 		if (symobj__flags(obj) & SYMOBJ_PSEUDO) {
 			struct func pf = {symobj__path(obj), symobj__path(obj), symobj__path(obj),
@@ -255,10 +272,6 @@ const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uin
 		}
 		if (!f)
 			return NULL;
-		slot = htab__insert(r->cache, &key, &fresh);
-		if (!slot)
-			return NULL;
-		*slot = key;
 		slot->f = f;
 	}
 	if (slot->f->name[0] == '[' && !(symobj__flags(obj) & SYMOBJ_PSEUDO))

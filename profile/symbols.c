@@ -64,10 +64,18 @@ struct symbols {
 	struct htab *objects; /* path -> struct sym_object *, newest first */
 	int demangler_tried;
 	char *(*demangle)(const char *mangled, char *buf, size_t *len, int *status);
-	struct htab *strs; /* interned strings (range names): char * */
+	struct htab *strs; /* interned strings (range names): struct str_ent */
 };
 
-/* Both tables are keyed by a string; the entry is a pointer holding it. */
+/*
+ * Both tables are keyed by a string; the entry is a pointer holding it (an
+ * interned string keeps its hash beside it: growing reads no string).
+ */
+struct str_ent {
+	char *s;
+	uint64_t hash;
+};
+
 static uint64_t str_hash(const void *key)
 {
 	return htab_hash_str(key);
@@ -80,19 +88,31 @@ static bool object_eq(const void *entry, const void *key)
 
 static bool str_eq(const void *entry, const void *key)
 {
-	return !strcmp(*(char *const *)entry, key);
+	return !strcmp(((const struct str_ent *)entry)->s, key);
+}
+
+static uint64_t object_entry_hash(const void *entry)
+{
+	return htab_hash_str((*(struct sym_object *const *)entry)->path);
+}
+
+static uint64_t str_entry_hash(const void *entry)
+{
+	return ((const struct str_ent *)entry)->hash;
 }
 
 static const struct htab_type object_type = {
 	.entry_size = sizeof(struct sym_object *),
 	.hash = str_hash,
 	.eq = object_eq,
+	.entry_hash = object_entry_hash,
 };
 
 static const struct htab_type str_type = {
-	.entry_size = sizeof(char *),
+	.entry_size = sizeof(struct str_ent),
 	.hash = str_hash,
 	.eq = str_eq,
+	.entry_hash = str_entry_hash,
 };
 
 /* A report names hundreds of objects and thousands of range names at most. */
@@ -101,19 +121,20 @@ static const struct htab_type str_type = {
 
 const char *symbols__intern(struct symbols *s, const char *str)
 {
-	char **e = htab__find(s->strs, str), *copy;
 	bool fresh;
+	struct str_ent *e = htab__insert(s->strs, &str_type, str, &fresh);
 
-	if (e)
-		return *e;
-	copy = strdup(str);
-	e = copy ? htab__insert(s->strs, str, &fresh) : NULL;
-	if (!e) {
-		free(copy);
+	if (!e)
 		return NULL;
+	if (fresh) {
+		e->s = strdup(str);
+		if (!e->s) {
+			htab__cancel_fresh(s->strs);
+			return NULL;
+		}
+		e->hash = htab_hash_str(str);
 	}
-	*e = copy;
-	return copy;
+	return e->s;
 }
 
 struct symbols *symbols__new(void)
@@ -159,7 +180,7 @@ static void object_free(struct sym_object *o)
 void symbols__free(struct symbols *s)
 {
 	struct sym_object **head;
-	char **str;
+	struct str_ent *str;
 
 	if (!s)
 		return;
@@ -173,7 +194,7 @@ void symbols__free(struct symbols *s)
 	}
 	htab__free(s->objects);
 	for (size_t pos = 0; s->strs && (str = htab__next(s->strs, &pos));)
-		free(*str);
+		free(str->s);
 	htab__free(s->strs);
 	free(s);
 }
@@ -448,7 +469,7 @@ static int is_deleted(const char *path)
 
 struct sym_object *symbols__object(struct symbols *s, const char *path)
 {
-	struct sym_object **head = htab__find(s->objects, path), *o;
+	struct sym_object **head = htab__find(s->objects, &object_type, path), *o;
 	struct stat st;
 	int have_st = !is_pseudo(path) && !is_deleted(path) && stat(path, &st) == 0;
 	const char *slash;
@@ -486,7 +507,7 @@ struct sym_object *symbols__object(struct symbols *s, const char *path)
 		object_free(o);
 		return NULL;
 	}
-	head = htab__insert(s->objects, path, &fresh);
+	head = htab__insert(s->objects, &object_type, path, &fresh);
 	if (!head) {
 		object_free(o);
 		return NULL;

@@ -79,7 +79,7 @@ void proctree__free(struct proctree *t)
 struct pstate *proctree__find(struct proctree *t, pid_t pid)
 {
 	uint64_t key = (uint64_t)pid;
-	struct pid_ent *e = htab__find(t->procs, &key);
+	struct pid_ent *e = htab__find(t->procs, &pid_type, &key);
 
 	return e ? e->p : NULL;
 }
@@ -88,7 +88,7 @@ struct pstate *proctree__set(struct proctree *t, struct pstate *p)
 {
 	uint64_t key = (uint64_t)p->pid;
 	bool fresh;
-	struct pid_ent *e = htab__insert(t->procs, &key, &fresh);
+	struct pid_ent *e = htab__insert(t->procs, &pid_type, &key, &fresh);
 
 	if (!e) {
 		free_pstate(p); /* out of memory: the pid stays unknown */
@@ -244,7 +244,7 @@ pid_t proc_read_ppid(pid_t pid)
 struct tstate *proctree__find_thread(struct proctree *t, pid_t tid)
 {
 	uint64_t key = (uint64_t)tid;
-	struct pid_ent *e = htab__find(t->threads, &key);
+	struct pid_ent *e = htab__find(t->threads, &pid_type, &key);
 
 	return e ? e->p : NULL;
 }
@@ -267,7 +267,7 @@ struct tstate *proctree__get_thread(struct proctree *t, pid_t tid, pid_t pid)
 	th = calloc(1, sizeof(*th));
 	if (!th)
 		return NULL;
-	e = htab__insert(t->threads, &key, &fresh);
+	e = htab__insert(t->threads, &pid_type, &key, &fresh);
 	if (!e) {
 		free(th);
 		return NULL;

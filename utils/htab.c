@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* htab: open addressing, linear probing, stored hashes.  See htab.h. */
+/* htab: open addressing, linear probing over the caller's entries.  See htab.h. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,39 +8,36 @@
 
 #define MIN_SLOTS 16
 
-struct htab {
-	const struct htab_type *type;
-	uint64_t *hashes; /* per slot; 0 = empty */
-	char *entries;	  /* per slot, type->entry_size bytes */
-	size_t mask;	  /* slots - 1; 0 while nothing is allocated */
-	size_t first_mask;
-	size_t n;
-};
-
-/* 0 marks an empty slot: a key that hashes to 0 is stored as 1. */
-static uint64_t key_hash(const struct htab *t, const void *key)
-{
-	uint64_t h = t->type->hash(key);
-
-	return h ? h : 1;
-}
-
 static void *entry_at(const struct htab *t, size_t i)
 {
-	return t->entries + i * t->type->entry_size;
+	return htab__slot(t, t->type, i);
+}
+
+static bool is_empty(const struct htab *t, const void *entry)
+{
+	return htab__slot_empty(t->type, entry);
+}
+
+/* Entries are a few words: a word loop beats a call to memcpy per entry. */
+static void copy_entry(void *dst, const void *src, size_t size)
+{
+	uint64_t *d = dst;
+	const uint64_t *w = src;
+
+	for (size_t k = 0; k < size / sizeof(*w); k++)
+		d[k] = w[k];
+}
+
+static uint64_t entry_hash(const struct htab *t, const void *entry)
+{
+	return t->type->entry_hash ? t->type->entry_hash(entry) : t->type->hash(entry);
 }
 
 static int alloc_slots(struct htab *t, size_t mask)
 {
-	t->hashes = calloc(mask + 1, sizeof(*t->hashes));
-	t->entries = calloc(mask + 1, t->type->entry_size);
-	if (!t->hashes || !t->entries) {
-		free(t->hashes);
-		free(t->entries);
-		t->hashes = NULL;
-		t->entries = NULL;
-		return -1;
-	}
+	t->slots = calloc(mask + 1, t->type->entry_size);
+	if (!t->slots)
+		return -ENOMEM;
 	t->mask = mask;
 	return 0;
 }
@@ -49,7 +47,8 @@ struct htab *htab__new(const struct htab_type *type, size_t expected)
 	struct htab *t = calloc(1, sizeof(*t));
 	size_t slots = MIN_SLOTS;
 
-	if (!t || expected > SIZE_MAX / 4 / type->entry_size) {
+	if (!t || !type->entry_size || type->entry_size % sizeof(uint64_t) ||
+	    expected > SIZE_MAX / 4 / type->entry_size) {
 		free(t);
 		return NULL;
 	}
@@ -69,8 +68,7 @@ void htab__free(struct htab *t)
 {
 	if (!t)
 		return;
-	free(t->hashes);
-	free(t->entries);
+	free(t->slots);
 	free(t);
 }
 
@@ -79,93 +77,52 @@ size_t htab__count(const struct htab *t)
 	return t->n;
 }
 
-/* The slot holding key (hash h), or the empty slot where it would go. */
-static size_t probe(const struct htab *t, uint64_t h, const void *key)
-{
-	size_t i = h & t->mask;
-
-	for (; t->hashes[i]; i = (i + 1) & t->mask)
-		if (t->hashes[i] == h && t->type->eq(entry_at(t, i), key))
-			break;
-	return i;
-}
-
-void *htab__find(const struct htab *t, const void *key)
-{
-	uint64_t h;
-	size_t i;
-
-	if (!t->n)
-		return NULL;
-	h = key_hash(t, key);
-	i = probe(t, h, key);
-	return t->hashes[i] ? entry_at(t, i) : NULL;
-}
-
-/* Double the slots; the old ones are re-placed in slot order. */
-static int grow(struct htab *t)
+/* The old entries are re-placed in slot order. */
+int htab__grow(struct htab *t)
 {
 	struct htab old = *t;
+	size_t size = t->type->entry_size;
 
 	if (alloc_slots(t, old.mask ? old.mask * 2 + 1 : old.first_mask) < 0) {
 		*t = old;
-		return -1;
+		return -ENOMEM;
 	}
 	for (size_t i = 0; old.mask && i <= old.mask; i++) {
+		const void *e = entry_at(&old, i);
 		size_t k;
 
-		if (!old.hashes[i])
+		if (is_empty(&old, e))
 			continue;
-		for (k = old.hashes[i] & t->mask; t->hashes[k]; k = (k + 1) & t->mask)
+		for (k = entry_hash(t, e) & t->mask; !is_empty(t, entry_at(t, k));
+		     k = (k + 1) & t->mask)
 			;
-		t->hashes[k] = old.hashes[i];
-		memcpy(entry_at(t, k), entry_at(&old, i), t->type->entry_size);
+		copy_entry(entry_at(t, k), e, size);
 	}
-	free(old.hashes);
-	free(old.entries);
+	free(old.slots);
 	return 0;
-}
-
-void *htab__insert(struct htab *t, const void *key, bool *fresh)
-{
-	uint64_t h = key_hash(t, key);
-	size_t i;
-
-	if ((t->n + 1) * 2 > t->mask && grow(t) < 0)
-		return NULL;
-	i = probe(t, h, key);
-	*fresh = !t->hashes[i];
-	if (*fresh) {
-		t->hashes[i] = h;
-		t->n++;
-	}
-	return entry_at(t, i);
 }
 
 void *htab__next(const struct htab *t, size_t *pos)
 {
 	for (; t->mask && *pos <= t->mask; (*pos)++)
-		if (t->hashes[*pos])
+		if (!is_empty(t, entry_at(t, *pos)))
 			return entry_at(t, (*pos)++);
 	return NULL;
 }
 
 void *htab__take(struct htab *t, size_t *n)
 {
-	size_t k = 0;
-	char *entries = t->entries;
+	size_t k = 0, size = t->type->entry_size;
+	char *entries = t->slots, *shrunk;
 
 	for (size_t i = 0; t->mask && i <= t->mask; i++) {
-		if (!t->hashes[i])
+		if (is_empty(t, entry_at(t, i)))
 			continue;
 		if (k != i)
-			memcpy(entries + k * t->type->entry_size, entry_at(t, i),
-			       t->type->entry_size);
+			copy_entry(entries + k * size, entry_at(t, i), size);
 		k++;
 	}
-	free(t->hashes);
-	t->hashes = NULL;
-	t->entries = NULL;
+	t->slots = NULL;
 	t->mask = 0; /* the next insert allocates afresh */
 	t->n = 0;
 	*n = k;
@@ -173,34 +130,6 @@ void *htab__take(struct htab *t, size_t *n)
 		free(entries);
 		return NULL;
 	}
-	return entries;
-}
-
-uint64_t htab_hash_u64(uint64_t x)
-{
-	/* splitmix64's finaliser: every input bit moves every output bit */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
-uint64_t htab_hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
-
-uint64_t htab_u64_hash(const void *key)
-{
-	return htab_hash_u64(*(const uint64_t *)key);
-}
-
-bool htab_u64_eq(const void *entry, const void *key)
-{
-	return *(const uint64_t *)entry == *(const uint64_t *)key;
+	shrunk = realloc(entries, k * size); /* give the empty slots back */
+	return shrunk ? shrunk : entries;
 }

@@ -2,10 +2,19 @@
 /*
  * htab: the project's one hash table.  Open addressing with linear probing
  * over an array of fixed-size entries that the caller defines; the key lives
- * inside the entry.  The caller's type supplies the hash of a key and the
- * test "does this entry hold this key".  The table keeps every entry's hash
- * beside it, so a probe compares hashes first (eq is called only on a hash
- * match) and growing never calls back.  At most half the slots are used.
+ * inside the entry, and a slot is empty while its entry is all zero bytes,
+ * so the table costs nothing beside the entries (a probe reads one slot,
+ * one cache line).  The caller's type supplies the hash of a key and the
+ * test "does this entry hold this key".  At most half the slots are used.
+ *
+ * A filled entry must never be all zero bytes: some field of it (the key, a
+ * pointer, a count) is never 0.
+ *
+ * htab__find() and htab__insert() are inline and take the table's type
+ * again: with a `static const struct htab_type` the compiler turns its hash
+ * and eq into direct, inlined calls, as fast as a table written for the one
+ * entry type (the report looks up every sample).  Pass the type the table
+ * was made with.
  *
  * Entries move when the table grows: a pointer from htab__find() or
  * htab__insert() is valid until the next htab__insert().  For objects that
@@ -23,12 +32,24 @@
 #include <stdint.h>
 
 struct htab_type {
-	size_t entry_size; /* bytes per entry, key included */
+	size_t entry_size; /* bytes per entry, key included: a multiple of 8 */
 	uint64_t (*hash)(const void *key);
 	bool (*eq)(const void *entry, const void *key); /* entry holds key */
+	/*
+	 * The hash of the key an entry holds, to re-place it when the table
+	 * grows.  NULL when the entry starts with its key (hash(entry) is it).
+	 */
+	uint64_t (*entry_hash)(const void *entry);
 };
 
-struct htab;
+/* The table.  Its fields are the functions' business: use those. */
+struct htab {
+	const struct htab_type *type;
+	char *slots; /* the entries themselves; all zero bytes = empty */
+	size_t mask; /* slots - 1; 0 while nothing is allocated */
+	size_t first_mask;
+	size_t n;
+};
 
 /*
  * A table with room for `expected` entries before it first grows (at least
@@ -37,15 +58,78 @@ struct htab;
 struct htab *htab__new(const struct htab_type *type, size_t expected);
 void htab__free(struct htab *t);
 
-/* The entry holding key, or NULL. */
-void *htab__find(const struct htab *t, const void *key);
+/* Double the slots (htab__insert does it when needed).  0, or -ENOMEM (unchanged). */
+int htab__grow(struct htab *t);
+
+static inline __attribute__((always_inline)) void *
+htab__slot(const struct htab *t, const struct htab_type *type, size_t i)
+{
+	return t->slots + i * type->entry_size;
+}
+
+static inline __attribute__((always_inline)) bool htab__slot_empty(const struct htab_type *type,
+								   const void *entry)
+{
+	const uint64_t *w = (const uint64_t *)entry;
+
+	for (size_t k = 0; k < type->entry_size / sizeof(*w); k++)
+		if (w[k])
+			return false;
+	return true;
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static inline __attribute__((always_inline)) void *
+htab__probe(const struct htab *t, const struct htab_type *type, const void *key)
+{
+	size_t i = type->hash(key) & t->mask;
+	void *e;
+
+	for (; !htab__slot_empty(type, e = htab__slot(t, type, i)); i = (i + 1) & t->mask)
+		if (type->eq(e, key))
+			break;
+	return e;
+}
+
+/* The entry holding key, or NULL.  type: the table's. */
+static inline __attribute__((always_inline)) void *
+htab__find(const struct htab *t, const struct htab_type *type, const void *key)
+{
+	void *e;
+
+	if (!t->n)
+		return NULL;
+	e = htab__probe(t, type, key);
+	return htab__slot_empty(type, e) ? NULL : e;
+}
 
 /*
  * The entry holding key; when there was none, a new zero-filled entry
- * (*fresh = true) that the caller must fill so that it holds key before the
- * next call.  NULL when out of memory (the table is unchanged).
+ * (*fresh = true) that the caller must fill (so that it holds key, and is
+ * not all zero) before the next call.  NULL when out of memory (the table
+ * is unchanged).  type: the table's.
  */
-void *htab__insert(struct htab *t, const void *key, bool *fresh);
+static inline __attribute__((always_inline)) void *
+htab__insert(struct htab *t, const struct htab_type *type, const void *key, bool *fresh)
+{
+	void *e;
+
+	if ((t->n + 1) * 2 > t->mask && htab__grow(t) < 0)
+		return NULL;
+	e = htab__probe(t, type, key);
+	*fresh = htab__slot_empty(type, e);
+	t->n += *fresh;
+	return e;
+}
+
+/*
+ * The caller cannot fill the fresh entry htab__insert() just gave (out of
+ * memory for what it points to): take it back.  Only right after that insert.
+ */
+static inline void htab__cancel_fresh(struct htab *t)
+{
+	t->n--;
+}
 
 size_t htab__count(const struct htab *t);
 
@@ -59,12 +143,34 @@ void *htab__next(const struct htab *t, size_t *pos);
  */
 void *htab__take(struct htab *t, size_t *n);
 
-/* Hashes for keys: a 64-bit integer, a NUL-terminated string. */
-uint64_t htab_hash_u64(uint64_t x);
-uint64_t htab_hash_str(const char *s);
+/* Hashes for keys: a 64-bit integer (splitmix64's finaliser), a NUL-terminated string (FNV-1a). */
+static inline uint64_t htab_hash_u64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static inline uint64_t htab_hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
 
 /* A type's hash and eq for entries that start with a uint64_t key (key: a uint64_t). */
-uint64_t htab_u64_hash(const void *key);
-bool htab_u64_eq(const void *entry, const void *key);
+static inline uint64_t htab_u64_hash(const void *key)
+{
+	return htab_hash_u64(*(const uint64_t *)key);
+}
+
+static inline bool htab_u64_eq(const void *entry, const void *key)
+{
+	return *(const uint64_t *)entry == *(const uint64_t *)key;
+}
 
 #endif /* PROFIL_HTAB_H */

@@ -18,7 +18,7 @@ static const struct htab_type u64_count_type = {
 	.eq = htab_u64_eq,
 };
 
-/* Every key collides (and hashes to 0, the empty marker): eq alone must tell them apart. */
+/* Every key collides: eq alone must tell them apart. */
 static uint64_t zero_hash(const void *key)
 {
 	(void)key;
@@ -42,10 +42,16 @@ static bool str_eq(const void *entry, const void *key)
 	return !strcmp(*(char *const *)entry, key);
 }
 
+static uint64_t str_entry_hash(const void *entry)
+{
+	return htab_hash_str(*(char *const *)entry);
+}
+
 static const struct htab_type str_type = {
 	.entry_size = sizeof(char *),
 	.hash = str_hash,
 	.eq = str_eq,
+	.entry_hash = str_entry_hash,
 };
 
 static uint64_t xorshift(uint64_t *s)
@@ -79,7 +85,7 @@ static void check_counts(const char *name, const struct htab_type *type, size_t 
 	for (size_t i = 0; t && i < nkeys; i++) {
 		bool fresh;
 
-		e = htab__insert(t, &keys[i], &fresh);
+		e = htab__insert(t, type, &keys[i], &fresh);
 		if (!e)
 			break;
 		if (fresh)
@@ -93,7 +99,7 @@ static void check_counts(const char *name, const struct htab_type *type, size_t 
 
 		while (i + run < nkeys && sorted[i + run] == sorted[i])
 			run++;
-		e = t ? htab__find(t, &sorted[i]) : NULL;
+		e = t ? htab__find(t, type, &sorted[i]) : NULL;
 		wrong += !e || e->key != sorted[i] || e->count != run;
 		distinct++;
 		sum += sorted[i] * run;
@@ -121,13 +127,13 @@ static void check_absent(void)
 	bool fresh;
 
 	for (uint64_t k = 0; t && k < 1000; k += 2) {
-		struct u64_count *e = htab__insert(t, &k, &fresh);
+		struct u64_count *e = htab__insert(t, &u64_count_type, &k, &fresh);
 
 		if (e)
-			e->key = k;
+			*e = (struct u64_count){k, 1}; /* a count: never all zero */
 	}
 	for (uint64_t k = 1; t && k < 1000; k += 2)
-		found += htab__find(t, &k) != NULL;
+		found += htab__find(t, &u64_count_type, &k) != NULL;
 	CHECKF("absent_keys_not_found", t && found == 0, "%zu odd keys found", found);
 	htab__free(t);
 }
@@ -144,12 +150,12 @@ static void check_take_and_order(void)
 	for (int i = 0; a && b && i < 5000; i++) {
 		uint64_t k = xorshift(&seed);
 
-		ea = htab__insert(a, &k, &fresh);
-		eb = htab__insert(b, &k, &fresh);
+		ea = htab__insert(a, &u64_count_type, &k, &fresh);
+		eb = htab__insert(b, &u64_count_type, &k, &fresh);
 		if (!ea || !eb)
 			break;
 		ea->key = eb->key = k;
-		ea->count = eb->count = (uint64_t)i;
+		ea->count = eb->count = (uint64_t)i + 1;
 	}
 	while (a && b && (ea = htab__next(a, &pos_a))) {
 		eb = htab__next(b, &pos_b);
@@ -166,15 +172,16 @@ static void check_take_and_order(void)
 	}
 	CHECKF("take_packs_in_slot_order", taken && n == 5000 && packed, "n=%zu", n);
 	free(taken);
-	CHECK("take_leaves_empty_table", b && htab__count(b) == 0 && !htab__find(b, &seed));
+	CHECK("take_leaves_empty_table",
+	      b && htab__count(b) == 0 && !htab__find(b, &u64_count_type, &seed));
 	if (b) {
 		uint64_t k = 7;
 
-		ea = htab__insert(b, &k, &fresh);
+		ea = htab__insert(b, &u64_count_type, &k, &fresh);
 		if (ea)
-			ea->key = k;
-		CHECK("reusable_after_take",
-		      ea && fresh && htab__count(b) == 1 && htab__find(b, &k) == ea);
+			*ea = (struct u64_count){k, 1};
+		CHECK("reusable_after_take", ea && fresh && htab__count(b) == 1 &&
+						     htab__find(b, &u64_count_type, &k) == ea);
 	}
 	htab__free(a);
 	htab__free(b);
@@ -189,7 +196,7 @@ static void check_interned_strings(void)
 	bool fresh;
 
 	for (size_t i = 0; t && i < sizeof(words) / sizeof(words[0]); i++) {
-		e = htab__insert(t, words[i], &fresh);
+		e = htab__insert(t, &str_type, words[i], &fresh);
 		if (!e)
 			break;
 		if (fresh)
@@ -202,11 +209,11 @@ static void check_interned_strings(void)
 		char buf[32];
 
 		snprintf(buf, sizeof(buf), "word%d", i);
-		e = htab__insert(t, buf, &fresh);
+		e = htab__insert(t, &str_type, buf, &fresh);
 		if (e && fresh)
 			*e = strdup(buf);
 	}
-	e = t ? htab__find(t, "beta") : NULL;
+	e = t ? htab__find(t, &str_type, "beta") : NULL;
 	again = e ? *e : NULL;
 	CHECK("strings_interned_once", t && htab__count(t) == 4 + 2000);
 	CHECK("interned_string_stays_put", first_beta && again == first_beta);
@@ -224,15 +231,15 @@ static void check_presized(void)
 
 	/* room for 1000 entries: no growth, so the first entry does not move */
 	for (k = 0; t && k < 1000; k++) {
-		e = htab__insert(t, &k, &fresh);
+		e = htab__insert(t, &u64_count_type, &k, &fresh);
 		if (!e)
 			break;
-		e->key = k;
+		*e = (struct u64_count){k, 1};
 		if (!first)
 			first = e;
 	}
 	k = 0;
-	CHECK("presized_does_not_grow", t && first && htab__find(t, &k) == first);
+	CHECK("presized_does_not_grow", t && first && htab__find(t, &u64_count_type, &k) == first);
 	htab__free(t);
 }
 
