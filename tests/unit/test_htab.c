@@ -243,6 +243,27 @@ static void check_presized(void)
 	htab__free(t);
 }
 
+/* A fresh entry the caller cannot fill is taken back: the table is as before. */
+static void check_cancel_fresh(void)
+{
+	struct htab *t = htab__new(&u64_count_type, 0);
+	struct u64_count *e;
+	uint64_t k = 42;
+	bool fresh = false;
+
+	e = t ? htab__insert(t, &u64_count_type, &k, &fresh) : NULL;
+	if (e && fresh)
+		htab__cancel_fresh(t);
+	CHECK("cancelled_entry_absent",
+	      e && fresh && htab__count(t) == 0 && !htab__find(t, &u64_count_type, &k));
+	e = t ? htab__insert(t, &u64_count_type, &k, &fresh) : NULL;
+	if (e)
+		*e = (struct u64_count){k, 1};
+	CHECK("insert_after_cancel",
+	      e && fresh && htab__count(t) == 1 && htab__find(t, &u64_count_type, &k) == e);
+	htab__free(t);
+}
+
 int main(void)
 {
 	check_counts("u64", &u64_count_type, 2 * NKEYS);
@@ -251,6 +272,7 @@ int main(void)
 	check_take_and_order();
 	check_interned_strings();
 	check_presized();
+	check_cancel_fresh();
 	CHECK("hash_u64_spreads",
 	      htab_hash_u64(1) != htab_hash_u64(2) && (htab_hash_u64(1) ^ htab_hash_u64(2)) >> 32);
 	CHECK("hash_str_differs", htab_hash_str("ab") != htab_hash_str("ba"));
