@@ -15,10 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include "cmds/cmds.h"
 #include "events/event_filter.h"
+#include "events/event_reader.h"
 #include "events/events.h"
 #include "utils/opts.h"
 
@@ -34,41 +33,6 @@ static void events_usage(FILE *out)
 		"  --format FMT       json (default: the input lines) or table\n"
 		"Options may be repeated and take comma-separated lists.\n",
 		PROFIL_EVENTS_DEFAULT_PATH);
-}
-
-static struct json_object *get(struct json_object *obj, const char *key)
-{
-	struct json_object *v = NULL;
-
-	return json_object_object_get_ex(obj, key, &v) ? v : NULL;
-}
-
-/* NULL when obj has every field the filters and the table need, else what is wrong. */
-static const char *tracee_event_problem(struct json_object *obj)
-{
-	static const struct {
-		const char *key;
-		enum json_type type;
-	} required[] = {
-		{"timestamp", json_type_int},	 {"processId", json_type_int},
-		{"threadId", json_type_int},	 {"hostProcessId", json_type_int},
-		{"hostThreadId", json_type_int}, {"processName", json_type_string},
-		{"eventId", json_type_string},	 {"eventName", json_type_string},
-		{"returnValue", json_type_int},	 {"args", json_type_array},
-	};
-	static char why[96];
-
-	if (!json_object_is_type(obj, json_type_object))
-		return "not a JSON object";
-	for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
-		struct json_object *v = get(obj, required[i].key);
-		if (!v || !json_object_is_type(v, required[i].type)) {
-			snprintf(why, sizeof(why), "field \"%s\" is %s", required[i].key,
-				 v ? "of the wrong type" : "missing");
-			return why;
-		}
-	}
-	return NULL;
 }
 
 struct events_opts {
@@ -130,99 +94,50 @@ static int events_parse_args(int argc, char **argv, struct events_opts *o)
 	return 0;
 }
 
-/* Parse one line strictly: exactly one JSON value and nothing after it. */
-static struct json_object *parse_line(struct json_tokener *tok, const char *line, size_t len)
+/* Copy the events that pass the filters to stdout, as they are or as a table. */
+static int events_process(struct event_reader *r, const struct events_opts *o)
 {
-	json_tokener_reset(tok);
-	struct json_object *obj = json_tokener_parse_ex(tok, line, (int)len);
-
-	if (!obj)
-		return NULL;
-	size_t used = json_tokener_get_parse_end(tok);
-	while (used < len && (line[used] == ' ' || line[used] == '\t' || line[used] == '\r'))
-		used++;
-	if (used != len) {
-		json_object_put(obj);
-		return NULL;
-	}
-	return obj;
-}
-
-static int events_process(FILE *in, const char *name, const struct events_opts *o)
-{
-	struct json_tokener *tok = json_tokener_new();
-	char *line = NULL;
-	size_t cap = 0, lineno = 0;
-	ssize_t n;
-	int rc = 0;
+	struct event_line ev;
 	bool header = false;
+	char why[512];
+	int rc;
 
-	if (!tok) {
-		fprintf(stderr, "profil events: out of memory\n");
-		return 1;
-	}
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-	while ((n = getline(&line, &cap, in)) > 0) {
-		bool complete = line[n - 1] == '\n';
-		size_t len = (size_t)n - complete;
-
-		lineno++;
-		if (len == 0)
-			continue; /* an empty line separates nothing and means nothing */
-		struct json_object *obj = parse_line(tok, line, len);
-		const char *why = obj ? tracee_event_problem(obj) : "not valid JSON";
-		if (why) {
-			fprintf(stderr, "profil events: %s:%zu: not a Tracee JSON event (%s%s)\n",
-				name, lineno, why, complete ? "" : ", last line truncated");
-			json_object_put(obj);
-			rc = 1;
-			break;
+	while ((rc = event_reader__next(r, &ev, why, sizeof(why))) > 0) {
+		if (!event_filter__match(&o->filter, ev.pid, ev.host_pid, ev.comm, ev.id))
+			continue;
+		if (o->table) {
+			if (!header)
+				event_table__header(stdout);
+			header = true;
+			event_table__row(stdout, ev.obj);
+		} else {
+			fwrite(ev.text, 1, ev.len, stdout);
+			fputc('\n', stdout);
 		}
-		const char *id_str = json_object_get_string(get(obj, "eventId"));
-		uint32_t id = (uint32_t)strtoul(id_str, NULL, 10);
-		if (event_filter__match(&o->filter, json_object_get_int64(get(obj, "processId")),
-					json_object_get_int64(get(obj, "hostProcessId")),
-					json_object_get_string(get(obj, "processName")), id)) {
-			if (o->table) {
-				if (!header)
-					event_table__header(stdout);
-				header = true;
-				event_table__row(stdout, obj);
-			} else {
-				fwrite(line, 1, len, stdout);
-				fputc('\n', stdout);
-			}
-		}
-		json_object_put(obj);
 	}
-	if (!rc && ferror(in)) {
-		fprintf(stderr, "profil events: %s: read error: %s\n", name, strerror(errno));
-		rc = 1;
-	}
-	free(line);
-	json_tokener_free(tok);
-	if (fflush(stdout) && !rc) {
+	if (rc < 0)
+		fprintf(stderr, "profil events: %s\n", why);
+	if (fflush(stdout) && rc >= 0) {
 		fprintf(stderr, "profil events: writing the output failed: %s\n", strerror(errno));
-		rc = 1;
+		rc = -EIO;
 	}
-	return rc;
+	return rc < 0 ? 1 : 0;
 }
 
 int cmd_events(int argc, char **argv)
 {
 	struct events_opts o = {.input = PROFIL_EVENTS_DEFAULT_PATH};
+	struct event_reader *r;
+	char why[512];
 	int rc = events_parse_args(argc, argv, &o);
 
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	bool use_stdin = !strcmp(o.input, "-");
-	FILE *in = use_stdin ? stdin : fopen(o.input, "r");
-	if (!in) {
-		fprintf(stderr, "profil events: cannot open %s: %s\n", o.input, strerror(errno));
+	if (event_reader__open(&r, o.input, why, sizeof(why)) < 0) {
+		fprintf(stderr, "profil events: %s\n", why);
 		return 1;
 	}
-	rc = events_process(in, use_stdin ? "<stdin>" : o.input, &o);
-	if (!use_stdin)
-		fclose(in);
+	rc = events_process(r, &o);
+	event_reader__close(r);
 	return rc;
 }

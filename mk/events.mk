@@ -1,5 +1,5 @@
-# events/: the prof/profil event definitions and the Tracee JSON writer
-# (doc/events.md), the filters and the table shared by `events` and `watch`,
+# events/: the prof/profil event definitions and the Tracee JSON writer and
+# reader (doc/events.md), the filters and the table shared by `events` and `watch`,
 # `record --events`'s stream, and the user half of `profil watch`.
 EVENTS_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard events/*.c))
 COMPONENT_OBJS += $(EVENTS_OBJS)
