@@ -590,6 +590,20 @@ static void finish_header(struct record_run *r, uint64_t cpu_ns)
 	snprintf(h->clock_note, sizeof(h->clock_note), "%s", r->note);
 }
 
+/*
+ * Mark the profile complete and flush it, then replace it by its compact
+ * copy (a failure to compact leaves the complete, full-size file).
+ */
+static int finish_file(struct record_run *r)
+{
+	char why[256];
+	int rc = pdata__finish(r->pd);
+
+	if (rc == 0 && pdata__compact(r->pd, r->o->output, why, sizeof(why)) < 0 && !r->o->quiet)
+		fprintf(stderr, "profil record: %s (the profile is complete, at full size)\n", why);
+	return rc;
+}
+
 static void summary(struct record_run *r, const char *why_incomplete)
 {
 	struct pdata_header *h = pdata__header(r->pd);
@@ -806,12 +820,12 @@ static int record_command(struct record_opts *o)
 		h->end_kind = kind;
 		h->end_code = code;
 		if (root)
-			pdata__end_proc(root, kind, code, pdata__now_ns(), 0);
+			pdata__end_proc(root, kind, code, pdata__now_ns(), NULL);
 	}
 	finish_header(&r, cpu_ns);
 	record_events__finish(r.events);
 	record_events__close(r.events);
-	rc = pdata__finish(r.pd);
+	rc = finish_file(&r);
 	summary(&r, rc < 0 ? strerror(-rc) : NULL);
 	if (rc < 0)
 		fprintf(stderr, "profil record: cannot flush %s: %s\n", o->output, strerror(-rc));
@@ -1050,9 +1064,9 @@ static int record_attach(struct record_opts *o)
 	}
 	root = latest_proc(r.pd, pid) ? latest_proc(r.pd, pid) : root;
 	if (root)
-		pdata__end_proc(root, h->end_kind, h->end_code, pdata__now_ns(), 0);
+		pdata__end_proc(root, h->end_kind, h->end_code, pdata__now_ns(), NULL);
 	finish_header(&r, perf_session__cpu_ns(r.perf));
-	rc = pdata__finish(r.pd);
+	rc = finish_file(&r);
 	summary(&r, rc < 0 ? strerror(-rc) : NULL);
 	perf_session__close(r.perf);
 	pdata__close(r.pd);

@@ -453,7 +453,7 @@ static void add_map(struct perf_session *s, struct pstate *p, uint64_t start, ui
 	if (remember_map(p, start, end, pgoff, prot, path) < 0)
 		return;
 	if (p->rec)
-		pdata__add_map(s->pd, p->rec->id, start, end, pgoff, prot, path);
+		pdata__add_map(s->pd, p->rec->id, start, end, pgoff, prot, path, NULL, 0);
 }
 
 /* Publish the image's proc record (and the mappings seen before it existed). */
@@ -466,7 +466,7 @@ static void ensure_rec(struct perf_session *s, struct pstate *p)
 		return;
 	for (size_t i = 0; i < p->nmaps; i++)
 		pdata__add_map(s->pd, p->rec->id, p->maps[i].start, p->maps[i].end,
-			       p->maps[i].pgoff, p->maps[i].prot, p->maps[i].path);
+			       p->maps[i].pgoff, p->maps[i].prot, p->maps[i].path, NULL, 0);
 }
 
 static void observe_end(struct perf_session *s, pid_t pid)
@@ -758,7 +758,7 @@ static void on_exec(struct perf_session *s, pid_t pid, const char *comm)
 	if (old) {
 		ensure_rec(s, old);
 		if (old->rec)
-			pdata__end_proc(old->rec, PDATA_END_EXEC, 0, pdata__now_ns(), 0);
+			pdata__end_proc(old->rec, PDATA_END_EXEC, 0, pdata__now_ns(), NULL);
 		observe_end(s, pid);
 	}
 	p = new_pstate(pid, old ? old->ppid : read_ppid(pid), "");
@@ -869,7 +869,7 @@ static void on_exit_rec(struct perf_session *s, const struct perf_event_header *
 
 		if (record_zombie_status(p->pid, &status))
 			record_decode_status(status, &kind, &code);
-		pdata__end_proc(p->rec, kind, code, pdata__now_ns(), 0);
+		pdata__end_proc(p->rec, kind, code, pdata__now_ns(), NULL);
 	}
 }
 

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * profil.data: create, open, append, count, iterate.  See pdata.h for the
- * format.  Everything on the counting path is plain atomics on the shared
- * mapping, so it is safe in signal handlers and across processes.
+ * profil.data: create, open, append, count, iterate, compact.  See pdata.h
+ * for the format.  Everything on the counting path is plain atomics on the
+ * shared mapping, so it is safe in signal handlers and across processes.
+ * The layout (offsets and slot counts) is validated once at open and kept
+ * in struct pdata: nothing a writer or reader does afterwards depends on
+ * what the shared header says, which any process of the tree may change.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,8 +29,13 @@ struct pdata {
 	size_t size;
 	char *base;
 	struct pdata_header *hdr;
+	/* the validated layout, private: never re-read from the shared header */
 	struct pdata_slot *slots;
+	uint64_t table_slots;
+	struct pdata_frame *frames;
+	uint64_t frame_slots;
 	char *records;
+	uint64_t records_cap;
 };
 
 uint64_t pdata__now_ns(void)
@@ -45,39 +55,83 @@ static uint32_t round_pow2(uint32_t v)
 	return r;
 }
 
-/* Open path for a fresh profile without following links or clobbering others' files. */
-static int open_exclusive(const char *path, char *why, size_t whylen)
-{
-	struct stat st;
-	int fd;
+/* ---- layout ---------------------------------------------------------------- */
 
-	for (int attempt = 0; attempt < 2; attempt++) {
-		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (fd >= 0)
-			return fd;
-		if (errno != EEXIST)
-			return why_fail(why, whylen, -errno, "cannot create %s: %s", path,
-					strerror(errno));
-		if (lstat(path, &st) < 0)
-			continue; /* vanished meanwhile: try again */
-		if (S_ISLNK(st.st_mode))
-			return why_fail(why, whylen, -ELOOP,
-					"%s is a symbolic link; refusing to follow it", path);
-		if (!S_ISREG(st.st_mode))
-			return why_fail(why, whylen, -EEXIST, "%s exists and is not a regular file",
-					path);
-		if (st.st_uid != geteuid())
-			return why_fail(why, whylen, -EPERM,
-					"%s belongs to another user; refusing to overwrite it",
-					path);
-		if (unlink(path) < 0)
-			return why_fail(why, whylen, -errno, "cannot replace %s: %s", path,
-					strerror(errno));
-	}
-	return why_fail(why, whylen, -EEXIST, "cannot create %s: it keeps reappearing", path);
+struct layout {
+	uint64_t table_off, table_slots;
+	uint64_t frames_off, frame_slots;
+	uint64_t records_off, records_cap;
+	uint64_t size;
+};
+
+/* The areas one after another, each 8-aligned (records 4 KiB-aligned). */
+static void plan_layout(struct layout *l, uint64_t slots, uint64_t fslots, uint64_t rcap)
+{
+	l->table_off = PDATA_HEADER_SIZE;
+	l->table_slots = slots;
+	l->frames_off = l->table_off + slots * sizeof(struct pdata_slot);
+	l->frame_slots = fslots;
+	l->records_off = (l->frames_off + fslots * sizeof(struct pdata_frame) + 4095) & ~4095ull;
+	l->records_cap = rcap;
+	l->size = l->records_off + rcap;
 }
 
-static int map_file(struct pdata *p, int writable)
+static int is_pow2_or_zero(uint64_t v)
+{
+	return (v & (v - 1)) == 0;
+}
+
+/* [off, off + n * elem) lies inside [PDATA_HEADER_SIZE, size), without overflow. */
+static int area_fits(uint64_t off, uint64_t n, uint64_t elem, uint64_t size, uint64_t *end)
+{
+	uint64_t bytes;
+
+	if (off < PDATA_HEADER_SIZE || off % 8 || __builtin_mul_overflow(n, elem, &bytes) ||
+	    __builtin_add_overflow(off, bytes, end))
+		return 0;
+	return *end <= size;
+}
+
+static int overlaps(uint64_t a, uint64_t a_end, uint64_t b, uint64_t b_end)
+{
+	return a < b_end && b < a_end;
+}
+
+/* Every offset and size in the header must lie inside the file, the areas apart. */
+static int validate(const struct pdata_header *h, uint64_t size, char *why, size_t whylen)
+{
+	uint64_t table_end, frames_end = 0, records_end;
+
+	if (size < PDATA_HEADER_SIZE || memcmp(h->magic, PDATA_MAGIC, 8))
+		return why_fail(why, whylen, -EBADMSG, "not a profil data file");
+	if (h->version != PDATA_VERSION)
+		return why_fail(
+			why, whylen, -EBADMSG,
+			"written by another version of profil (format %u; this one reads %u)",
+			h->version, PDATA_VERSION);
+	if (h->file_size != size)
+		return why_fail(why, whylen, -EBADMSG,
+				"truncated or damaged: %llu bytes, the header says %llu",
+				(unsigned long long)size, (unsigned long long)h->file_size);
+	if (h->header_size != PDATA_HEADER_SIZE || h->table_slots == 0 ||
+	    !is_pow2_or_zero(h->table_slots) ||
+	    !area_fits(h->table_off, h->table_slots, sizeof(struct pdata_slot), size, &table_end))
+		return why_fail(why, whylen, -EBADMSG, "damaged header (sample table)");
+	if (!is_pow2_or_zero(h->frame_slots) || h->frame_slots > PDATA_FRAME_READY - 1 ||
+	    (h->frame_slots && !area_fits(h->frames_off, h->frame_slots, sizeof(struct pdata_frame),
+					  size, &frames_end)))
+		return why_fail(why, whylen, -EBADMSG, "damaged header (frame table)");
+	if (!area_fits(h->records_off, h->records_cap, 1, size, &records_end) ||
+	    overlaps(h->table_off, table_end, h->records_off, records_end) ||
+	    (h->frame_slots && (overlaps(h->frames_off, frames_end, h->records_off, records_end) ||
+				overlaps(h->frames_off, frames_end, h->table_off, table_end))))
+		return why_fail(why, whylen, -EBADMSG, "damaged header (layout outside the file)");
+	if (h->state != PDATA_RECORDING && h->state != PDATA_COMPLETE)
+		return why_fail(why, whylen, -EBADMSG, "damaged header (state %u)", h->state);
+	return 0;
+}
+
+static int map_file(struct pdata *p, const struct pdata_header *h, int writable)
 {
 	int prot = PROT_READ | (writable ? PROT_WRITE : 0);
 
@@ -85,10 +139,145 @@ static int map_file(struct pdata *p, int writable)
 	if (p->base == MAP_FAILED)
 		return -errno;
 	p->hdr = (struct pdata_header *)p->base;
-	p->slots = (struct pdata_slot *)(p->base + p->hdr->table_off);
-	p->records = p->base + p->hdr->records_off;
+	p->slots = (struct pdata_slot *)(p->base + h->table_off);
+	p->table_slots = h->table_slots;
+	p->frames = h->frame_slots ? (struct pdata_frame *)(p->base + h->frames_off) : NULL;
+	p->frame_slots = h->frame_slots;
+	p->records = p->base + h->records_off;
+	p->records_cap = h->records_cap;
 	p->writable = writable;
 	return 0;
+}
+
+/* The layout fields of a header (everything else is left as it is). */
+static void set_layout(struct pdata_header *h, const struct layout *l)
+{
+	h->file_size = l->size;
+	h->table_off = l->table_off;
+	h->table_slots = (uint32_t)l->table_slots;
+	h->frames_off = l->frame_slots ? l->frames_off : 0;
+	h->frame_slots = (uint32_t)l->frame_slots;
+	h->records_off = l->records_off;
+	h->records_cap = l->records_cap;
+}
+
+static void init_header(struct pdata_header *h, const struct layout *l)
+{
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, PDATA_MAGIC, 8);
+	h->version = PDATA_VERSION;
+	h->header_size = PDATA_HEADER_SIZE;
+	h->state = PDATA_RECORDING;
+	set_layout(h, l);
+}
+
+/* ---- creating ---------------------------------------------------------------- */
+
+int pdata__is_profile_fd(int fd)
+{
+	char magic[8];
+
+	return pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+	       !memcmp(magic, PDATA_MAGIC, sizeof(magic));
+}
+
+/*
+ * An existing file at path may be replaced only when it is the caller's
+ * own profile: never through a symbolic link, never another user's file,
+ * never a file that is not a profile (a program, notes, ...).
+ */
+static int check_replaceable(const char *path, char *why, size_t whylen)
+{
+	struct stat st;
+	int fd, ok;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			return why_fail(why, whylen, -ELOOP,
+					"%s is a symbolic link; refusing to follow it", path);
+		return why_fail(why, whylen, -errno, "cannot open %s: %s", path, strerror(errno));
+	}
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return why_fail(why, whylen, -errno, "cannot stat %s: %s", path, strerror(errno));
+	}
+	ok = S_ISREG(st.st_mode) && pdata__is_profile_fd(fd);
+	close(fd);
+	if (!S_ISREG(st.st_mode))
+		return why_fail(why, whylen, -EEXIST, "%s exists and is not a regular file", path);
+	if (st.st_uid != geteuid())
+		return why_fail(why, whylen, -EPERM,
+				"%s belongs to another user; refusing to replace it", path);
+	if (!ok)
+		return why_fail(why, whylen, -EEXIST,
+				"%s exists and is not a profile; refusing to replace it", path);
+	return 0;
+}
+
+/* Move the caller's previous profile at path to path.old. */
+static int keep_old(const char *path, char *why, size_t whylen)
+{
+	char old[PATH_MAX];
+	struct stat st;
+	int rc;
+
+	if (snprintf(old, sizeof(old), "%s.old", path) >= (int)sizeof(old))
+		return why_fail(why, whylen, -ENAMETOOLONG, "%s: name too long", path);
+	rc = check_replaceable(path, why, whylen);
+	if (rc < 0)
+		return rc;
+	if (lstat(old, &st) == 0 && !S_ISLNK(st.st_mode)) {
+		rc = check_replaceable(old, why, whylen);
+		if (rc < 0)
+			return rc;
+	}
+	if (rename(path, old) < 0)
+		return why_fail(why, whylen, -errno, "cannot move %s to %s: %s", path, old,
+				strerror(errno));
+	return 0;
+}
+
+/* Create path exclusively, moving the caller's previous profile aside. */
+static int open_fresh(const char *path, unsigned int mode, char *why, size_t whylen)
+{
+	for (int attempt = 0; attempt < 3; attempt++) {
+		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		int rc;
+
+		if (fd >= 0) {
+			/* the umask may have widened nothing, but make the mode exact */
+			if (fchmod(fd, mode) < 0) {
+				rc = -errno;
+				close(fd);
+				unlink(path);
+				return why_fail(why, whylen, rc, "cannot set the mode of %s: %s",
+						path, strerror(-rc));
+			}
+			return fd;
+		}
+		if (errno != EEXIST)
+			return why_fail(why, whylen, -errno, "cannot create %s: %s", path,
+					strerror(errno));
+		rc = keep_old(path, why, whylen);
+		if (rc < 0 && rc != -ENOENT)
+			return rc;
+	}
+	return why_fail(why, whylen, -EEXIST, "cannot create %s: it keeps reappearing", path);
+}
+
+static unsigned int default_mode(void)
+{
+	return geteuid() == 0 ? 0600 : 0644;
+}
+
+static int reserve_space(int fd, uint64_t size)
+{
+	int rc = posix_fallocate(fd, 0, (off_t)size);
+
+	if (rc == EOPNOTSUPP || rc == EINVAL) /* file systems without fallocate */
+		rc = ftruncate(fd, (off_t)size) < 0 ? errno : 0;
+	return -rc;
 }
 
 int pdata__create(struct pdata **out, const char *path, const struct pdata_create_opts *opts,
@@ -96,89 +285,54 @@ int pdata__create(struct pdata **out, const char *path, const struct pdata_creat
 {
 	uint32_t slots =
 		round_pow2(opts && opts->table_slots ? opts->table_slots : PDATA_DEFAULT_SLOTS);
+	uint32_t fslots = opts && opts->frame_slots ? round_pow2(opts->frame_slots) : 0;
 	uint64_t rcap = opts && opts->records_cap ? opts->records_cap : PDATA_DEFAULT_RECORDS;
-	uint64_t table_off = PDATA_HEADER_SIZE;
-	uint64_t records_off = table_off + (uint64_t)slots * sizeof(struct pdata_slot);
+	unsigned int mode = opts && opts->mode ? opts->mode : default_mode();
 	struct pdata_header hdr;
+	struct layout l;
 	struct pdata *p;
 	int rc, fd;
 
-	rcap = (rcap + 4095) & ~4095ull;
-	fd = open_exclusive(path, why, whylen);
+	plan_layout(&l, slots, fslots, (rcap + 4095) & ~4095ull);
+	fd = open_fresh(path, mode, why, whylen);
 	if (fd < 0)
 		return fd;
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		rc = why_fail(why, whylen, -ENOMEM, "out of memory");
-		goto err_close;
-	}
-	p->fd = fd;
-	p->size = records_off + rcap;
-	rc = posix_fallocate(fd, 0, (off_t)p->size);
-	if (rc == EOPNOTSUPP || rc == EINVAL) /* file systems without fallocate */
-		rc = ftruncate(fd, (off_t)p->size) < 0 ? errno : 0;
-	if (rc) {
-		rc = why_fail(why, whylen, -rc, "cannot reserve %zu bytes for %s: %s", p->size,
-			      path, strerror(rc));
 		goto err_unlink;
 	}
-	memset(&hdr, 0, sizeof(hdr));
-	memcpy(hdr.magic, PDATA_MAGIC, 8);
-	hdr.version = PDATA_VERSION;
-	hdr.header_size = PDATA_HEADER_SIZE;
-	hdr.file_size = p->size;
-	hdr.state = PDATA_RECORDING;
+	p->fd = fd;
+	p->size = l.size;
+	rc = reserve_space(fd, l.size);
+	if (rc < 0) {
+		why_fail(why, whylen, rc, "cannot reserve %llu bytes for %s: %s",
+			 (unsigned long long)l.size, path, strerror(-rc));
+		goto err_free;
+	}
+	init_header(&hdr, &l);
 	hdr.start_ns = pdata__now_ns();
-	hdr.table_off = table_off;
-	hdr.table_slots = slots;
-	hdr.records_off = records_off;
-	hdr.records_cap = rcap;
 	gethostname(hdr.hostname, sizeof(hdr.hostname) - 1);
 	if (pwrite(fd, &hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr)) {
 		rc = why_fail(why, whylen, -EIO, "cannot write %s: %s", path, strerror(errno));
-		goto err_unlink;
+		goto err_free;
 	}
-	rc = map_file(p, 1);
+	rc = map_file(p, &hdr, 1);
 	if (rc < 0) {
 		why_fail(why, whylen, rc, "cannot map %s: %s", path, strerror(-rc));
-		goto err_unlink;
+		goto err_free;
 	}
 	*out = p;
 	return 0;
+err_free:
+	free(p);
 err_unlink:
 	unlink(path);
-	free(p);
-err_close:
 	close(fd);
 	return rc;
 }
 
-/* Every offset and size in the header must lie inside the file. */
-static int validate(const struct pdata_header *h, size_t size, char *why, size_t whylen)
-{
-	uint64_t table_end;
-
-	if (size < PDATA_HEADER_SIZE || memcmp(h->magic, PDATA_MAGIC, 8))
-		return why_fail(why, whylen, -EBADMSG, "not a profil data file");
-	if (h->version != PDATA_VERSION)
-		return why_fail(why, whylen, -EBADMSG,
-				"unsupported profil data version %u (this is %u)", h->version,
-				PDATA_VERSION);
-	if (h->file_size != size)
-		return why_fail(why, whylen, -EBADMSG,
-				"truncated or damaged: %zu bytes, the header says %llu", size,
-				(unsigned long long)h->file_size);
-	if (h->header_size != PDATA_HEADER_SIZE || h->table_off < PDATA_HEADER_SIZE ||
-	    h->table_slots == 0 || (h->table_slots & (h->table_slots - 1)))
-		return why_fail(why, whylen, -EBADMSG, "damaged header (sample table)");
-	table_end = h->table_off + (uint64_t)h->table_slots * sizeof(struct pdata_slot);
-	if (table_end > size || h->records_off < table_end || h->records_off > size ||
-	    h->records_cap > size - h->records_off)
-		return why_fail(why, whylen, -EBADMSG, "damaged header (layout outside the file)");
-	if (h->state != PDATA_RECORDING && h->state != PDATA_COMPLETE)
-		return why_fail(why, whylen, -EBADMSG, "damaged header (state %u)", h->state);
-	return 0;
-}
+/* ---- opening ---------------------------------------------------------------- */
 
 int pdata__open_fd(struct pdata **out, int fd, int writable, char *why, size_t whylen)
 {
@@ -198,7 +352,7 @@ int pdata__open_fd(struct pdata **out, int fd, int writable, char *why, size_t w
 	if ((size_t)n < sizeof(hdr))
 		return why_fail(why, whylen, -EBADMSG, "%s",
 				n == 0 ? "empty file" : "truncated: shorter than its header");
-	rc = validate(&hdr, (size_t)st.st_size, why, whylen);
+	rc = validate(&hdr, (uint64_t)st.st_size, why, whylen);
 	if (rc < 0)
 		return rc;
 	p = calloc(1, sizeof(*p));
@@ -206,7 +360,7 @@ int pdata__open_fd(struct pdata **out, int fd, int writable, char *why, size_t w
 		return why_fail(why, whylen, -ENOMEM, "out of memory");
 	p->fd = fd;
 	p->size = (size_t)st.st_size;
-	rc = map_file(p, writable);
+	rc = map_file(p, &hdr, writable);
 	if (rc < 0) {
 		free(p);
 		return why_fail(why, whylen, rc, "cannot map: %s", strerror(-rc));
@@ -220,7 +374,8 @@ int pdata__open(struct pdata **out, const char *path, int writable, char *why, s
 	char inner[200];
 	int fd, rc;
 
-	fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO named like a profile must not hang the reader */
+	fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return why_fail(why, whylen, -errno, "cannot open %s: %s", path, strerror(errno));
 	rc = pdata__open_fd(out, fd, writable, inner, sizeof(inner));
@@ -250,6 +405,8 @@ int pdata__fd(struct pdata *p)
 	return p->fd;
 }
 
+/* ---- records ---------------------------------------------------------------- */
+
 /* Reserve size bytes in the records area; NULL when it is full. */
 static struct pdata_rec *reserve(struct pdata *p, size_t size)
 {
@@ -258,10 +415,9 @@ static struct pdata_rec *reserve(struct pdata *p, size_t size)
 
 	size = (size + 7) & ~(size_t)7;
 	at = __atomic_fetch_add(&p->hdr->records_used, size, __ATOMIC_RELAXED);
-	if (at + size > p->hdr->records_cap) {
-		/* leave records_used past the end: every later append fails too */
+	/* records_used past the end stays there: every later append fails too */
+	if (at > p->records_cap || size > p->records_cap - at || at % 8)
 		return NULL;
-	}
 	rec = (struct pdata_rec *)(p->records + at);
 	rec->size = (uint32_t)size;
 	return rec;
@@ -305,7 +461,8 @@ struct pdata_thread *pdata__add_thread(struct pdata *p, uint32_t proc, int tid, 
 }
 
 struct pdata_map *pdata__add_map(struct pdata *p, uint32_t proc, uint64_t start, uint64_t end,
-				 uint64_t pgoff, uint32_t prot, const char *path)
+				 uint64_t pgoff, uint32_t prot, const char *path,
+				 const uint8_t *build_id, unsigned int build_id_len)
 {
 	size_t len = strlen(path ? path : "") + 1;
 	struct pdata_map *m = (struct pdata_map *)reserve(p, sizeof(*m) + len);
@@ -317,35 +474,68 @@ struct pdata_map *pdata__add_map(struct pdata *p, uint32_t proc, uint64_t start,
 	m->start = start;
 	m->end = end;
 	m->pgoff = pgoff;
+	if (build_id && build_id_len) {
+		if (build_id_len > sizeof(m->build_id))
+			build_id_len = sizeof(m->build_id);
+		memcpy(m->build_id, build_id, build_id_len);
+		m->build_id_len = build_id_len;
+	}
 	memcpy(m->path, path ? path : "", len);
 	publish(&m->rec, PDATA_REC_MAP);
 	return m;
 }
 
+struct pdata_ksym *pdata__add_ksym(struct pdata *p, uint64_t start, uint64_t size, const char *name)
+{
+	size_t len = strlen(name ? name : "") + 1;
+	struct pdata_ksym *k = (struct pdata_ksym *)reserve(p, sizeof(*k) + len);
+
+	if (!k)
+		return NULL;
+	k->start = start;
+	k->size = size;
+	memcpy(k->name, name ? name : "", len);
+	publish(&k->rec, PDATA_REC_KSYM);
+	return k;
+}
+
+static void store_cpu(struct pdata_cpu *dst, const struct pdata_cpu *src)
+{
+	__atomic_store_n(&dst->cpu_ns, src->cpu_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&dst->user_ns, src->user_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&dst->sys_ns, src->sys_ns, __ATOMIC_RELAXED);
+}
+
 void pdata__end_proc(struct pdata_proc *proc, int end_kind, int end_code, uint64_t end_ns,
-		     uint64_t cpu_ns)
+		     const struct pdata_cpu *cpu)
 {
 	proc->end_code = end_code;
 	proc->end_ns = end_ns;
-	if (cpu_ns)
-		proc->cpu_ns = cpu_ns;
+	if (cpu && cpu->cpu_ns)
+		store_cpu(&proc->cpu, cpu);
 	__atomic_store_n(&proc->end_kind, end_kind, __ATOMIC_RELEASE);
 }
 
-static uint64_t slot_hash(uint64_t key, uint64_t pc)
+void pdata__thread_cpu(struct pdata_thread *t, const struct pdata_cpu *cpu)
 {
-	uint64_t h = (pc ^ (key * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+	store_cpu(&t->cpu, cpu);
+}
+
+/* ---- samples and stacks ---------------------------------------------------- */
+
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+	uint64_t h = (b ^ (a * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
 
 	return h ^ (h >> 32);
 }
 
-int pdata__count(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint64_t n)
+/* Count n into the slot of (key, pc, stack); no header counters.  0 or -ENOSPC. */
+static int count_slot(struct pdata *p, uint64_t key, uint64_t pc, uint32_t stack, uint64_t n)
 {
-	uint64_t key = ((uint64_t)proc << 32) | (uint32_t)tid;
-	uint64_t mask = p->hdr->table_slots - 1;
-	uint64_t i = slot_hash(key, pc) & mask;
+	uint64_t mask = p->table_slots - 1;
+	uint64_t i = mix(key, pc ^ ((uint64_t)stack << 40)) & mask;
 
-	__atomic_add_fetch(&p->hdr->samples, n, __ATOMIC_RELAXED);
 	if (pc == 0)
 		pc = 1; /* 0 marks an unwritten slot */
 	for (int probe = 0; probe < PDATA_PROBE_LIMIT; probe++, i = (i + 1) & mask) {
@@ -358,19 +548,140 @@ int pdata__count(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint64_t 
 			if (__atomic_compare_exchange_n(&s->key, &expected, key, 0,
 							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 				__atomic_add_fetch(&s->count, n, __ATOMIC_RELAXED);
+				__atomic_store_n(&s->stack, stack, __ATOMIC_RELAXED);
 				__atomic_store_n(&s->pc, pc, __ATOMIC_RELEASE);
 				return 0;
 			}
 			k = expected;
 		}
 		/* a slot whose pc is not yet stored does not match: at worst a duplicate key */
-		if (k == key && __atomic_load_n(&s->pc, __ATOMIC_ACQUIRE) == pc) {
+		if (k == key && __atomic_load_n(&s->pc, __ATOMIC_ACQUIRE) == pc &&
+		    __atomic_load_n(&s->stack, __ATOMIC_RELAXED) == stack) {
 			__atomic_add_fetch(&s->count, n, __ATOMIC_RELAXED);
 			return 0;
 		}
 	}
-	__atomic_add_fetch(&p->hdr->dropped, n, __ATOMIC_RELAXED);
 	return -ENOSPC;
+}
+
+static uint64_t slot_key(uint32_t proc, int tid)
+{
+	return ((uint64_t)proc << 32) | (uint32_t)tid;
+}
+
+int pdata__count(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint64_t n)
+{
+	__atomic_add_fetch(&p->hdr->samples, n, __ATOMIC_RELAXED);
+	if (count_slot(p, slot_key(proc, tid), pc, 0, n) < 0) {
+		__atomic_add_fetch(&p->hdr->dropped, n, __ATOMIC_RELAXED);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/*
+ * The node (parent, pc), added if missing.  Returns its id, or 0 when the
+ * table is full around it.  A node whose parent is not yet stored does not
+ * match: at worst a duplicate node, which readers cannot tell apart.
+ */
+static uint32_t frame_node(struct pdata *p, uint32_t parent, uint64_t pc)
+{
+	uint64_t mask = p->frame_slots - 1;
+	uint64_t i = mix(parent, pc) & mask;
+	uint32_t want = PDATA_FRAME_READY | parent;
+
+	if (pc == 0)
+		pc = 1;
+	for (int probe = 0; probe < PDATA_PROBE_LIMIT; probe++, i = (i + 1) & mask) {
+		struct pdata_frame *f = &p->frames[i];
+		uint64_t cur = __atomic_load_n(&f->pc, __ATOMIC_ACQUIRE);
+
+		if (cur == 0) {
+			uint64_t expected = 0;
+
+			if (__atomic_compare_exchange_n(&f->pc, &expected, pc, 0, __ATOMIC_ACQ_REL,
+							__ATOMIC_ACQUIRE)) {
+				__atomic_store_n(&f->parent, want, __ATOMIC_RELEASE);
+				return (uint32_t)i + 1;
+			}
+			cur = expected;
+		}
+		if (cur == pc && __atomic_load_n(&f->parent, __ATOMIC_ACQUIRE) == want)
+			return (uint32_t)i + 1;
+	}
+	return 0;
+}
+
+/* The innermost node of the stack, outermost frame first; 0 when the table is full. */
+static uint32_t intern_stack(struct pdata *p, const uint64_t *pcs, unsigned int n, int truncated)
+{
+	uint32_t node = 0;
+
+	if (n > PDATA_MAX_DEPTH - 1) {
+		n = PDATA_MAX_DEPTH - 1; /* keep the innermost frames */
+		truncated = 1;
+	}
+	if (truncated && !(node = frame_node(p, 0, PDATA_PC_TRUNCATED)))
+		return 0;
+	while (n--) {
+		node = frame_node(p, node, pcs[n]);
+		if (!node)
+			return 0;
+	}
+	return node;
+}
+
+int pdata__count_stack(struct pdata *p, uint32_t proc, int tid, const uint64_t *pcs, unsigned int n,
+		       int truncated, uint64_t count)
+{
+	uint32_t stack = 0;
+
+	if (n == 0)
+		return pdata__count(p, proc, tid, 0, count);
+	if (p->frame_slots) {
+		stack = intern_stack(p, pcs, n, truncated);
+		if (!stack)
+			__atomic_add_fetch(&p->hdr->stacks_dropped, count, __ATOMIC_RELAXED);
+		else if (truncated || n > PDATA_MAX_DEPTH - 1)
+			__atomic_add_fetch(&p->hdr->truncated, count, __ATOMIC_RELAXED);
+	}
+	__atomic_add_fetch(&p->hdr->samples, count, __ATOMIC_RELAXED);
+	if (count_slot(p, slot_key(proc, tid), pcs[0], stack, count) < 0) {
+		__atomic_add_fetch(&p->hdr->dropped, count, __ATOMIC_RELAXED);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+int pdata__stack(struct pdata *p, uint32_t id, uint64_t *pcs, unsigned int max)
+{
+	unsigned int n = 0;
+
+	while (id) {
+		const struct pdata_frame *f;
+		uint32_t parent;
+
+		if (id > p->frame_slots || n >= PDATA_MAX_DEPTH)
+			return -EBADMSG;
+		f = &p->frames[id - 1];
+		parent = __atomic_load_n(&f->parent, __ATOMIC_ACQUIRE);
+		if (!(parent & PDATA_FRAME_READY))
+			return -EBADMSG;
+		if (n < max)
+			pcs[n] = __atomic_load_n(&f->pc, __ATOMIC_RELAXED);
+		n++;
+		id = parent & ~PDATA_FRAME_READY;
+	}
+	return (int)(n < max ? n : max);
+}
+
+uint32_t pdata__frames_used(struct pdata *p)
+{
+	uint32_t n = 0;
+
+	for (uint64_t i = 0; i < p->frame_slots; i++)
+		n += __atomic_load_n(&p->frames[i].pc, __ATOMIC_RELAXED) != 0;
+	return n;
 }
 
 int pdata__finish(struct pdata *p)
@@ -383,6 +694,8 @@ int pdata__finish(struct pdata *p)
 		return -errno;
 	return 0;
 }
+
+/* ---- iterating --------------------------------------------------------------- */
 
 int pdata__foreach_rec(struct pdata *p, int (*cb)(void *arg, const struct pdata_rec *rec),
 		       void *arg)
@@ -398,18 +711,19 @@ int pdata__foreach_rec_from(struct pdata *p, uint64_t *offset,
 	uint64_t used = __atomic_load_n(&p->hdr->records_used, __ATOMIC_ACQUIRE);
 	uint64_t at = *offset;
 
-	if (used > p->hdr->records_cap)
-		used = p->hdr->records_cap;
-	while (at + sizeof(struct pdata_rec) <= used) {
+	if (used > p->records_cap)
+		used = p->records_cap;
+	while (at < used && used - at >= sizeof(struct pdata_rec)) {
 		const struct pdata_rec *rec = (const struct pdata_rec *)(p->records + at);
 		uint32_t type = __atomic_load_n(&rec->type, __ATOMIC_ACQUIRE);
+		uint32_t size = __atomic_load_n(&rec->size, __ATOMIC_RELAXED);
 		int rc;
 
 		/* unpublished or damaged: stop, everything before it is good */
-		if (type == 0 || rec->size < sizeof(*rec) || rec->size % 8 || rec->size > used - at)
+		if (type == 0 || size < sizeof(*rec) || size % 8 || size > used - at)
 			break;
 		rc = cb(arg, rec);
-		at += rec->size;
+		at += size;
 		*offset = at;
 		if (rc)
 			return rc;
@@ -417,25 +731,168 @@ int pdata__foreach_rec_from(struct pdata *p, uint64_t *offset,
 	return 0;
 }
 
-int pdata__foreach_sample(struct pdata *p,
-			  int (*cb)(void *arg, uint32_t proc, int tid, uint64_t pc, uint64_t count),
+int pdata__foreach_sample(struct pdata *p, int (*cb)(void *arg, const struct pdata_sample *s),
 			  void *arg)
 {
-	for (uint64_t i = 0; i < p->hdr->table_slots; i++) {
-		const struct pdata_slot *s = &p->slots[i];
-		uint64_t key = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
-		uint64_t pc = __atomic_load_n(&s->pc, __ATOMIC_ACQUIRE);
-		uint64_t count = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
+	for (uint64_t i = 0; i < p->table_slots; i++) {
+		const struct pdata_slot *slot = &p->slots[i];
+		uint64_t key = __atomic_load_n(&slot->key, __ATOMIC_ACQUIRE);
+		struct pdata_sample s;
 		int rc;
 
-		if (!key || !pc || !count)
+		s.pc = __atomic_load_n(&slot->pc, __ATOMIC_ACQUIRE);
+		s.stack = __atomic_load_n(&slot->stack, __ATOMIC_RELAXED);
+		s.count = __atomic_load_n(&slot->count, __ATOMIC_RELAXED);
+		if (!key || !s.pc || !s.count)
 			continue;
-		rc = cb(arg, (uint32_t)(key >> 32), (int)(uint32_t)key, pc, count);
+		s.proc = (uint32_t)(key >> 32);
+		s.tid = (int)(uint32_t)key;
+		rc = cb(arg, &s);
 		if (rc)
 			return rc;
 	}
 	return 0;
 }
+
+/* ---- compaction --------------------------------------------------------------- */
+
+struct compactor {
+	struct pdata *src, *dst;
+	uint64_t pcs[PDATA_MAX_DEPTH];
+	uint64_t lost; /* samples whose stack could not be read back (damaged nodes) */
+};
+
+static int copy_sample(void *arg, const struct pdata_sample *s)
+{
+	struct compactor *c = arg;
+	uint64_t key = slot_key(s->proc, s->tid);
+	uint32_t stack = 0;
+
+	if (s->stack && c->dst->frame_slots) {
+		int n = pdata__stack(c->src, s->stack, c->pcs, PDATA_MAX_DEPTH);
+		int truncated = n > 0 && c->pcs[n - 1] == PDATA_PC_TRUNCATED;
+
+		if (n > 0)
+			stack = intern_stack(c->dst, c->pcs, (unsigned int)(n - truncated),
+					     truncated);
+		if (!stack)
+			c->lost += s->count;
+	}
+	if (count_slot(c->dst, key, s->pc, stack, s->count) < 0)
+		c->lost += s->count;
+	return 0;
+}
+
+struct used {
+	uint64_t samples, records_end;
+};
+
+static int count_used(void *arg, const struct pdata_sample *s)
+{
+	(void)s;
+	((struct used *)arg)->samples++;
+	return 0;
+}
+
+static int find_records_end(void *arg, const struct pdata_rec *rec)
+{
+	(void)arg;
+	(void)rec;
+	return 0;
+}
+
+/* A temporary file beside path, same mode as the original. */
+static int open_temp_beside(const char *path, mode_t mode, char *tmp, size_t len)
+{
+	char dir[PATH_MAX], base[PATH_MAX];
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	snprintf(base, sizeof(base), "%s", path);
+	if (snprintf(tmp, len, "%s/.%s.XXXXXX", dirname(dir), basename(base)) >= (int)len)
+		return -ENAMETOOLONG;
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -errno;
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 || fchmod(fd, mode & 07777) < 0) {
+		int rc = -errno;
+
+		close(fd);
+		unlink(tmp);
+		return rc;
+	}
+	return fd;
+}
+
+static int write_compact(struct pdata *src, int fd, const struct layout *l, uint64_t records_end,
+			 char *why, size_t whylen)
+{
+	struct compactor c = {.src = src};
+	struct pdata dst = {.fd = fd, .size = l->size};
+	struct pdata_header hdr;
+	int rc;
+
+	if (ftruncate(fd, (off_t)l->size) < 0)
+		return why_fail(why, whylen, -errno, "cannot size the compact copy: %s",
+				strerror(errno));
+	/* everything the recorder wrote, with the new layout */
+	memcpy(&hdr, src->hdr, sizeof(hdr));
+	set_layout(&hdr, l);
+	hdr.records_used = records_end;
+	rc = map_file(&dst, &hdr, 1);
+	if (rc < 0)
+		return why_fail(why, whylen, rc, "cannot map the compact copy: %s", strerror(-rc));
+	memcpy(dst.base, &hdr, sizeof(hdr));
+	memcpy(dst.records, src->records, records_end);
+	c.dst = &dst;
+	pdata__foreach_sample(src, copy_sample, &c);
+	dst.hdr->dropped += c.lost;
+	rc = msync(dst.base, dst.size, MS_SYNC) < 0 ? -errno : 0;
+	munmap(dst.base, dst.size);
+	if (!rc && fsync(fd) < 0)
+		rc = -errno;
+	if (rc < 0)
+		return why_fail(why, whylen, rc, "cannot write the compact copy: %s",
+				strerror(-rc));
+	return 0;
+}
+
+int pdata__compact(struct pdata *p, const char *path, char *why, size_t whylen)
+{
+	struct used u = {0};
+	uint64_t records_end = 0;
+	uint32_t fused = p->frame_slots ? pdata__frames_used(p) : 0;
+	char tmp[PATH_MAX];
+	struct stat mine, there;
+	struct layout l;
+	int fd, rc;
+
+	if (fstat(p->fd, &mine) < 0 || lstat(path, &there) < 0 || mine.st_dev != there.st_dev ||
+	    mine.st_ino != there.st_ino)
+		return why_fail(why, whylen, -ESTALE,
+				"%s is no longer the profile being written; left as it is", path);
+	pdata__foreach_sample(p, count_used, &u);
+	pdata__foreach_rec_from(p, &records_end, find_records_end, NULL);
+	plan_layout(&l, round_pow2(u.samples * 2 > 16 ? (uint32_t)(u.samples * 2) : 16),
+		    fused ? round_pow2(fused * 2 > 16 ? fused * 2 : 16) : 0,
+		    (records_end + 4095) & ~4095ull);
+	if (l.size >= p->size)
+		return 0; /* nothing to gain */
+	fd = open_temp_beside(path, mine.st_mode, tmp, sizeof(tmp));
+	if (fd < 0)
+		return why_fail(why, whylen, fd, "cannot create a temporary file beside %s: %s",
+				path, strerror(-fd));
+	rc = write_compact(p, fd, &l, records_end, why, whylen);
+	close(fd);
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = why_fail(why, whylen, -errno, "cannot rename the compact copy to %s: %s", path,
+			      strerror(errno));
+	if (rc < 0)
+		unlink(tmp);
+	return rc;
+}
+
+/* ---- names ------------------------------------------------------------------- */
 
 const char *pdata__clock_name(uint32_t clock)
 {
@@ -450,6 +907,22 @@ const char *pdata__clock_name(uint32_t clock)
 		return "manual";
 	case PDATA_CLOCK_BPF:
 		return "bpf";
+	default:
+		return "unknown";
+	}
+}
+
+const char *pdata__callgraph_name(uint32_t cg)
+{
+	switch (cg) {
+	case PDATA_CG_NONE:
+		return "none";
+	case PDATA_CG_FP:
+		return "fp";
+	case PDATA_CG_DWARF:
+		return "dwarf";
+	case PDATA_CG_LIBUNWIND:
+		return "libunwind";
 	default:
 		return "unknown";
 	}

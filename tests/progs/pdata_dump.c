@@ -159,8 +159,11 @@ static void add(const char *kind, uint32_t proc, const char *name, uint64_t n)
 
 static const char TID[] = "tid", OBJ[] = "obj", FUNC[] = "func";
 
-static int on_sample(void *arg, uint32_t proc, int tid, uint64_t pc, uint64_t count)
+static int on_sample(void *arg, const struct pdata_sample *s)
 {
+	uint32_t proc = s->proc;
+	int tid = s->tid;
+	uint64_t pc = s->pc, count = s->count;
 	const struct map *m = NULL;
 	char *sym = NULL;
 

@@ -19,15 +19,13 @@ struct sum {
 	int procs, threads, maps;
 };
 
-static int sum_sample(void *arg, uint32_t proc, int tid, uint64_t pc, uint64_t count)
+static int sum_sample(void *arg, const struct pdata_sample *smp)
 {
 	struct sum *s = arg;
 
-	(void)proc;
-	(void)tid;
-	s->total += count;
-	if (pc >= 0x1000 && pc < 0x1008)
-		s->per_pc[pc - 0x1000] += count;
+	s->total += smp->count;
+	if (smp->pc >= 0x1000 && smp->pc < 0x1008)
+		s->per_pc[smp->pc - 0x1000] += smp->count;
 	return 0;
 }
 
@@ -63,7 +61,7 @@ static void test_counting(void)
 	CHECKF("create", pdata__create(&shared, path, &opts, why, sizeof(why)) == 0, "%s", why);
 	pdata__add_proc(shared, getpid(), getppid(), 0, "/bin/test", pdata__now_ns());
 	pdata__add_thread(shared, 1, 42, "worker");
-	pdata__add_map(shared, 1, 0x1000, 0x2000, 0, 5, "/bin/test");
+	pdata__add_map(shared, 1, 0x1000, 0x2000, 0, 5, "/bin/test", NULL, 0);
 	for (long t = 0; t < 4; t++)
 		pthread_create(&th[t], NULL, hammer, (void *)(t + 100));
 	/* two processes write the same shared file at the same time */
@@ -106,7 +104,7 @@ static void test_table_full(void)
 		full += pdata__count(p, 1, 1, pc * 16, 1) == -ENOSPC;
 	CHECK("a full table drops and counts the drop", full == 4 && pdata__header(p)->dropped == 4);
 	int n = 0;
-	while (pdata__add_map(p, 1, 0, 1, 0, 0, "/a/rather/long/path/to/fill/the/area"))
+	while (pdata__add_map(p, 1, 0, 1, 0, 0, "/a/rather/long/path/to/fill/the/area", NULL, 0))
 		n++;
 	CHECK("a full record area refuses appends", n > 10 && n < 4096 / 40);
 	pdata__close(p);
