@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +23,29 @@ struct pdata {
 	int fd;
 	int writable;
 	size_t size;
-	char *base;
-	struct pdata_header *hdr;
-	struct pdata_slot *slots;
-	char *records;
+	char *base;		  /* the mapping; NULL for read-only opens (pread) */
+	struct pdata_header *hdr; /* in the mapping, or &copy.h */
+	struct pdata_layout lay;  /* validated once, never re-read from the file */
+	struct pdata_slot *slots; /* mapped only */
+	char *records;		  /* mapped only */
+	union {
+		struct pdata_header h;
+		char page[PDATA_HEADER_SIZE];
+	} copy; /* the header as read at open */
 };
+
+/* ---- overflow-safe arithmetic for untrusted offsets -------------------- */
+
+/* [off, off + len) lies inside [0, size). */
+static int span_inside(uint64_t off, uint64_t len, uint64_t size)
+{
+	return off <= size && len <= size - off;
+}
+
+static int is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
 
 uint64_t pdata__now_ns(void)
 {
@@ -77,17 +96,18 @@ static int open_exclusive(const char *path, char *why, size_t whylen)
 	return why_fail(why, whylen, -EEXIST, "cannot create %s: it keeps reappearing", path);
 }
 
-static int map_file(struct pdata *p, int writable)
+/* Map the whole file shared; every pointer comes from the validated layout. */
+static int map_file(struct pdata *p)
 {
-	int prot = PROT_READ | (writable ? PROT_WRITE : 0);
-
-	p->base = mmap(NULL, p->size, prot, MAP_SHARED, p->fd, 0);
-	if (p->base == MAP_FAILED)
+	p->base = mmap(NULL, p->size, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0);
+	if (p->base == MAP_FAILED) {
+		p->base = NULL;
 		return -errno;
+	}
 	p->hdr = (struct pdata_header *)p->base;
-	p->slots = (struct pdata_slot *)(p->base + p->hdr->table_off);
-	p->records = p->base + p->hdr->records_off;
-	p->writable = writable;
+	p->slots = (struct pdata_slot *)(p->base + p->lay.table_off);
+	p->records = p->base + p->lay.records_off;
+	p->writable = 1;
 	return 0;
 }
 
@@ -138,7 +158,10 @@ int pdata__create(struct pdata **out, const char *path, const struct pdata_creat
 		rc = why_fail(why, whylen, -EIO, "cannot write %s: %s", path, strerror(errno));
 		goto err_unlink;
 	}
-	rc = map_file(p, 1);
+	rc = pdata__check_header(&hdr, p->size, &p->lay, why, whylen);
+	if (rc < 0)
+		goto err_unlink;
+	rc = map_file(p);
 	if (rc < 0) {
 		why_fail(why, whylen, rc, "cannot map %s: %s", path, strerror(-rc));
 		goto err_unlink;
@@ -153,66 +176,113 @@ err_close:
 	return rc;
 }
 
-/* Every offset and size in the header must lie inside the file. */
-static int validate(const struct pdata_header *h, size_t size, char *why, size_t whylen)
+int pdata__check_header(const struct pdata_header *h, uint64_t file_size, struct pdata_layout *lay,
+			char *why, size_t whylen)
 {
-	uint64_t table_end;
+	uint64_t table_bytes, table_end;
 
-	if (size < PDATA_HEADER_SIZE || memcmp(h->magic, PDATA_MAGIC, 8))
+	if (file_size < PDATA_HEADER_SIZE || memcmp(h->magic, PDATA_MAGIC, 8))
 		return why_fail(why, whylen, -EBADMSG, "not a profil data file");
 	if (h->version != PDATA_VERSION)
 		return why_fail(why, whylen, -EBADMSG,
 				"unsupported profil data version %u (this is %u)", h->version,
 				PDATA_VERSION);
-	if (h->file_size != size)
+	if (h->file_size != file_size)
 		return why_fail(why, whylen, -EBADMSG,
-				"truncated or damaged: %zu bytes, the header says %llu", size,
-				(unsigned long long)h->file_size);
-	if (h->header_size != PDATA_HEADER_SIZE || h->table_off < PDATA_HEADER_SIZE ||
-	    h->table_slots == 0 || (h->table_slots & (h->table_slots - 1)))
-		return why_fail(why, whylen, -EBADMSG, "damaged header (sample table)");
-	table_end = h->table_off + (uint64_t)h->table_slots * sizeof(struct pdata_slot);
-	if (table_end > size || h->records_off < table_end || h->records_off > size ||
-	    h->records_cap > size - h->records_off)
-		return why_fail(why, whylen, -EBADMSG, "damaged header (layout outside the file)");
+				"truncated or damaged: %llu bytes, the header says %llu",
+				(unsigned long long)file_size, (unsigned long long)h->file_size);
+	if (h->header_size != PDATA_HEADER_SIZE)
+		return why_fail(why, whylen, -EBADMSG, "damaged header (header size %u)",
+				h->header_size);
+	if (!is_pow2(h->table_slots) || h->table_off < PDATA_HEADER_SIZE || h->table_off % 8 ||
+	    __builtin_mul_overflow((uint64_t)h->table_slots, sizeof(struct pdata_slot),
+				   &table_bytes) ||
+	    !span_inside(h->table_off, table_bytes, file_size))
+		return why_fail(why, whylen, -EBADMSG,
+				"damaged header (sample table outside the file)");
+	table_end = h->table_off + table_bytes; /* no overflow: inside file_size */
+	if (h->records_off < table_end || h->records_off % 8 ||
+	    !span_inside(h->records_off, h->records_cap, file_size))
+		return why_fail(why, whylen, -EBADMSG,
+				"damaged header (records area outside the file)");
 	if (h->state != PDATA_RECORDING && h->state != PDATA_COMPLETE)
 		return why_fail(why, whylen, -EBADMSG, "damaged header (state %u)", h->state);
+	*lay = (struct pdata_layout){
+		.file_size = file_size,
+		.table_off = h->table_off,
+		.table_bytes = table_bytes,
+		.table_slots = h->table_slots,
+		.records_off = h->records_off,
+		.records_cap = h->records_cap,
+	};
+	return 0;
+}
+
+/*
+ * Read exactly len bytes at off.  Returns 0, -EBADMSG when the file ends
+ * first (it shrank since it was opened), or -errno.
+ */
+static int read_exact(int fd, void *buf, size_t len, uint64_t off)
+{
+	char *at = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, at, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EBADMSG;
+		at += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
 	return 0;
 }
 
 int pdata__open_fd(struct pdata **out, int fd, int writable, char *why, size_t whylen)
 {
-	struct pdata_header hdr;
 	struct stat st;
 	struct pdata *p;
-	ssize_t n;
 	int rc;
 
 	if (fstat(fd, &st) < 0)
 		return why_fail(why, whylen, -errno, "cannot stat: %s", strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		return why_fail(why, whylen, -EBADMSG, "not a regular file");
-	n = pread(fd, &hdr, sizeof(hdr), 0);
-	if (n < 0)
-		return why_fail(why, whylen, -errno, "cannot read: %s", strerror(errno));
-	if ((size_t)n < sizeof(hdr))
-		return why_fail(why, whylen, -EBADMSG, "%s",
-				n == 0 ? "empty file" : "truncated: shorter than its header");
-	rc = validate(&hdr, (size_t)st.st_size, why, whylen);
-	if (rc < 0)
-		return rc;
+	if (st.st_size == 0)
+		return why_fail(why, whylen, -EBADMSG, "empty file");
+	if ((uint64_t)st.st_size < PDATA_HEADER_SIZE)
+		return why_fail(why, whylen, -EBADMSG, "truncated: shorter than its header");
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return why_fail(why, whylen, -ENOMEM, "out of memory");
 	p->fd = fd;
 	p->size = (size_t)st.st_size;
-	rc = map_file(p, writable);
+	rc = read_exact(fd, p->copy.page, sizeof(p->copy.page), 0);
 	if (rc < 0) {
-		free(p);
-		return why_fail(why, whylen, rc, "cannot map: %s", strerror(-rc));
+		rc = why_fail(why, whylen, rc, "cannot read: %s",
+			      rc == -EBADMSG ? "it shrank while being opened" : strerror(-rc));
+		goto fail;
+	}
+	rc = pdata__check_header(&p->copy.h, (uint64_t)st.st_size, &p->lay, why, whylen);
+	if (rc < 0)
+		goto fail;
+	p->hdr = &p->copy.h;
+	if (writable) {
+		rc = map_file(p);
+		if (rc < 0) {
+			why_fail(why, whylen, rc, "cannot map: %s", strerror(-rc));
+			goto fail;
+		}
 	}
 	*out = p;
 	return 0;
+fail:
+	free(p);
+	return rc;
 }
 
 int pdata__open(struct pdata **out, const char *path, int writable, char *why, size_t whylen)
@@ -220,7 +290,8 @@ int pdata__open(struct pdata **out, const char *path, int writable, char *why, s
 	char inner[200];
 	int fd, rc;
 
-	fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO at path must not hang the open (it is refused as not regular) */
+	fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return why_fail(why, whylen, -errno, "cannot open %s: %s", path, strerror(errno));
 	rc = pdata__open_fd(out, fd, writable, inner, sizeof(inner));
@@ -235,7 +306,8 @@ void pdata__close(struct pdata *p)
 {
 	if (!p)
 		return;
-	munmap(p->base, p->size);
+	if (p->base)
+		munmap(p->base, p->size);
 	close(p->fd);
 	free(p);
 }
@@ -257,8 +329,11 @@ static struct pdata_rec *reserve(struct pdata *p, size_t size)
 	struct pdata_rec *rec;
 
 	size = (size + 7) & ~(size_t)7;
+	if (!p->base || size > PDATA_REC_MAX)
+		return NULL;
 	at = __atomic_fetch_add(&p->hdr->records_used, size, __ATOMIC_RELAXED);
-	if (at + size > p->hdr->records_cap) {
+	/* records_used is shared (any writer may have damaged it): check without overflow */
+	if (!span_inside(at, size, p->lay.records_cap)) {
 		/* leave records_used past the end: every later append fails too */
 		return NULL;
 	}
@@ -342,9 +417,11 @@ static uint64_t slot_hash(uint64_t key, uint64_t pc)
 int pdata__count(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint64_t n)
 {
 	uint64_t key = ((uint64_t)proc << 32) | (uint32_t)tid;
-	uint64_t mask = p->hdr->table_slots - 1;
+	uint64_t mask = p->lay.table_slots - 1;
 	uint64_t i = slot_hash(key, pc) & mask;
 
+	if (!p->base)
+		return -EBADF; /* opened read-only */
 	__atomic_add_fetch(&p->hdr->samples, n, __ATOMIC_RELAXED);
 	if (pc == 0)
 		pc = 1; /* 0 marks an unwritten slot */
@@ -375,6 +452,8 @@ int pdata__count(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint64_t 
 
 int pdata__finish(struct pdata *p)
 {
+	if (!p->base)
+		return -EBADF; /* opened read-only */
 	p->hdr->end_ns = pdata__now_ns();
 	__atomic_store_n(&p->hdr->state, PDATA_COMPLETE, __ATOMIC_RELEASE);
 	if (msync(p->base, p->size, MS_SYNC) < 0)
@@ -392,49 +471,173 @@ int pdata__foreach_rec(struct pdata *p, int (*cb)(void *arg, const struct pdata_
 	return pdata__foreach_rec_from(p, &at, cb, arg);
 }
 
+/*
+ * The private copy a record callback gets: the live record's address,
+ * then the record, then zeros (a string field always ends).
+ */
+struct rec_copy {
+	struct pdata_rec *live;
+	union {
+		struct pdata_rec hdr;
+		char bytes[PDATA_REC_MAX + 8];
+	} rec;
+};
+
+/* A read-only file's records area seen through a window read with pread. */
+#define REC_WINDOW (4 * PDATA_REC_MAX)
+
+struct rec_window {
+	char *buf;
+	uint64_t off, len; /* [off, off + len) of the records area is in buf */
+};
+
+/* Pointer to [at, at + len) of the records area (len <= PDATA_REC_MAX, at + len <= used). */
+static int window_get(struct pdata *p, struct rec_window *w, uint64_t at, uint64_t len,
+		      uint64_t used, const char **ptr)
+{
+	uint64_t n;
+	int rc;
+
+	if (at < w->off || at + len > w->off + w->len) {
+		n = used - at < REC_WINDOW ? used - at : REC_WINDOW;
+		w->len = 0;
+		rc = read_exact(p->fd, w->buf, n, p->lay.records_off + at);
+		if (rc < 0)
+			return rc;
+		w->off = at;
+		w->len = n;
+	}
+	*ptr = w->buf + (at - w->off);
+	return 0;
+}
+
+/* The record at byte at: its validated copy in c, or 1 when the walk ends there. */
+static int next_rec(struct pdata *p, struct rec_window *w, uint64_t at, uint64_t used,
+		    struct rec_copy *c)
+{
+	const struct pdata_rec *rec;
+	const char *ptr;
+	uint32_t type, size;
+	int rc;
+
+	if (p->base) {
+		rec = (const struct pdata_rec *)(p->records + at);
+		type = __atomic_load_n(&rec->type, __ATOMIC_ACQUIRE);
+		size = __atomic_load_n(&rec->size, __ATOMIC_RELAXED);
+	} else {
+		rc = window_get(p, w, at, sizeof(*rec), used, &ptr);
+		if (rc < 0)
+			return rc;
+		rec = (const struct pdata_rec *)ptr;
+		type = rec->type;
+		size = rec->size;
+	}
+	/* unpublished or damaged: stop, everything before it is good */
+	if (type == 0 || size < sizeof(*rec) || size % 8 || size > PDATA_REC_MAX ||
+	    size > used - at)
+		return 1;
+	if (p->base) {
+		c->live = (struct pdata_rec *)(p->records + at);
+		memcpy(c->rec.bytes, p->records + at, size);
+	} else {
+		rc = window_get(p, w, at, size, used, &ptr);
+		if (rc < 0)
+			return rc;
+		c->live = NULL;
+		memcpy(c->rec.bytes, ptr, size);
+	}
+	/* the size and type checked above, whatever the bytes say now */
+	c->rec.hdr.type = type;
+	c->rec.hdr.size = size;
+	memset(c->rec.bytes + size, 0, 8);
+	return 0;
+}
+
 int pdata__foreach_rec_from(struct pdata *p, uint64_t *offset,
 			    int (*cb)(void *arg, const struct pdata_rec *rec), void *arg)
 {
 	uint64_t used = __atomic_load_n(&p->hdr->records_used, __ATOMIC_ACQUIRE);
+	struct rec_window w = {0};
+	struct rec_copy *c;
 	uint64_t at = *offset;
+	int rc = 0;
 
-	if (used > p->hdr->records_cap)
-		used = p->hdr->records_cap;
-	while (at + sizeof(struct pdata_rec) <= used) {
-		const struct pdata_rec *rec = (const struct pdata_rec *)(p->records + at);
-		uint32_t type = __atomic_load_n(&rec->type, __ATOMIC_ACQUIRE);
-		int rc;
-
-		/* unpublished or damaged: stop, everything before it is good */
-		if (type == 0 || rec->size < sizeof(*rec) || rec->size % 8 || rec->size > used - at)
-			break;
-		rc = cb(arg, rec);
-		at += rec->size;
-		*offset = at;
-		if (rc)
-			return rc;
+	if (used > p->lay.records_cap)
+		used = p->lay.records_cap;
+	c = malloc(sizeof(*c));
+	if (!p->base)
+		w.buf = malloc(REC_WINDOW);
+	if (!c || (!p->base && !w.buf)) {
+		rc = -ENOMEM;
+		goto out;
 	}
-	return 0;
+	while (at <= used && sizeof(struct pdata_rec) <= used - at) {
+		rc = next_rec(p, &w, at, used, c);
+		if (rc) {
+			rc = rc > 0 ? 0 : rc;
+			break;
+		}
+		at += c->rec.hdr.size;
+		*offset = at;
+		rc = cb(arg, &c->rec.hdr);
+		if (rc)
+			break;
+	}
+out:
+	free(w.buf);
+	free(c);
+	return rc;
+}
+
+struct pdata_rec *pdata__rec_live(const struct pdata_rec *rec)
+{
+	const struct rec_copy *c =
+		(const void *)((const char *)rec - offsetof(struct rec_copy, rec));
+
+	return c->live;
+}
+
+#define SAMPLE_CHUNK 4096 /* slots read at once from a read-only file */
+
+static int visit_slot(const struct pdata_slot *s,
+		      int (*cb)(void *arg, uint32_t proc, int tid, uint64_t pc, uint64_t count),
+		      void *arg)
+{
+	uint64_t key = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
+	uint64_t pc = __atomic_load_n(&s->pc, __ATOMIC_ACQUIRE);
+	uint64_t count = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
+
+	if (!key || !pc || !count)
+		return 0;
+	return cb(arg, (uint32_t)(key >> 32), (int)(uint32_t)key, pc, count);
 }
 
 int pdata__foreach_sample(struct pdata *p,
 			  int (*cb)(void *arg, uint32_t proc, int tid, uint64_t pc, uint64_t count),
 			  void *arg)
 {
-	for (uint64_t i = 0; i < p->hdr->table_slots; i++) {
-		const struct pdata_slot *s = &p->slots[i];
-		uint64_t key = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
-		uint64_t pc = __atomic_load_n(&s->pc, __ATOMIC_ACQUIRE);
-		uint64_t count = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
-		int rc;
+	uint64_t nslots = p->lay.table_slots;
+	struct pdata_slot *chunk;
+	int rc = 0;
 
-		if (!key || !pc || !count)
-			continue;
-		rc = cb(arg, (uint32_t)(key >> 32), (int)(uint32_t)key, pc, count);
-		if (rc)
-			return rc;
+	if (p->base) {
+		for (uint64_t i = 0; i < nslots && !rc; i++)
+			rc = visit_slot(&p->slots[i], cb, arg);
+		return rc;
 	}
-	return 0;
+	chunk = malloc(SAMPLE_CHUNK * sizeof(*chunk));
+	if (!chunk)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < nslots && !rc; i += SAMPLE_CHUNK) {
+		uint64_t n = nslots - i < SAMPLE_CHUNK ? nslots - i : SAMPLE_CHUNK;
+
+		rc = read_exact(p->fd, chunk, n * sizeof(*chunk),
+				p->lay.table_off + i * sizeof(*chunk));
+		for (uint64_t k = 0; k < n && !rc; k++)
+			rc = visit_slot(&chunk[k], cb, arg);
+	}
+	free(chunk);
+	return rc;
 }
 
 const char *pdata__clock_name(uint32_t clock)

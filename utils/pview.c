@@ -15,6 +15,8 @@ struct loader {
 	struct pview *v;
 	size_t cap_procs;
 	int err;
+	size_t nrecs; /* records the first pass visited */
+	size_t seen;  /* records the second pass visited */
 };
 
 /* Copy a string field of at most max bytes; NULL when it is not NUL-terminated. */
@@ -197,6 +199,7 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 	struct loader *l = arg;
 	int rc = 0;
 
+	l->nrecs++;
 	switch (rec->type) {
 	case PDATA_REC_PROC:
 		rc = on_proc(l, rec);
@@ -219,6 +222,9 @@ static int on_rec2(void *arg, const struct pdata_rec *rec)
 	struct loader *l = arg;
 	int rc = 0;
 
+	/* the records the first pass saw, not those published since (a live profile) */
+	if (l->seen++ == l->nrecs)
+		return 1;
 	if (rec->type == PDATA_REC_THREAD)
 		rc = on_thread(l, rec);
 	else if (rec->type == PDATA_REC_MAP)
@@ -228,9 +234,15 @@ static int on_rec2(void *arg, const struct pdata_rec *rec)
 
 /* ---- samples: merge duplicated keys with an open-addressing table ---- */
 
+/*
+ * The set grows as it fills (load <= 1/2), so it never depends on a count
+ * taken earlier: a profile being written gains samples between any two
+ * looks at it.
+ */
 struct sample_set {
 	struct pv_sample *slots;
 	size_t mask, n;
+	int err;
 };
 
 static uint64_t sample_hash(uint32_t proc, int tid, uint64_t pc)
@@ -241,35 +253,57 @@ static uint64_t sample_hash(uint32_t proc, int tid, uint64_t pc)
 	return h ^ (h >> 29);
 }
 
-static int count_sample(void *arg, uint32_t proc, int tid, uint64_t pc, uint64_t count)
+/* The slot of (proc, tid, pc): its entry, or the empty slot where it goes. */
+static struct pv_sample *set_slot(struct pv_sample *slots, size_t mask, uint32_t proc, int tid,
+				  uint64_t pc)
 {
-	(void)proc;
-	(void)tid;
-	(void)pc;
-	(void)count;
-	(*(size_t *)arg)++;
+	size_t i = sample_hash(proc, tid, pc) & mask;
+
+	/* terminates: the load is at most 1/2, so there is an empty slot */
+	for (;; i = (i + 1) & mask) {
+		struct pv_sample *e = &slots[i];
+
+		if (!e->count || (e->proc == proc && e->tid == tid && e->pc == pc))
+			return e;
+	}
+}
+
+static int set_grow(struct sample_set *s)
+{
+	size_t nmask = s->mask * 2 + 1;
+	struct pv_sample *n;
+
+	if (nmask + 1 > SIZE_MAX / 2 / sizeof(*n))
+		return -ENOMEM;
+	n = calloc(nmask + 1, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; i <= s->mask; i++)
+		if (s->slots[i].count)
+			*set_slot(n, nmask, s->slots[i].proc, s->slots[i].tid, s->slots[i].pc) =
+				s->slots[i];
+	free(s->slots);
+	s->slots = n;
+	s->mask = nmask;
 	return 0;
 }
 
 static int merge_sample(void *arg, uint32_t proc, int tid, uint64_t pc, uint64_t count)
 {
 	struct sample_set *s = arg;
-	size_t i = sample_hash(proc, tid, pc) & s->mask;
+	struct pv_sample *e;
 
-	for (;; i = (i + 1) & s->mask) {
-		struct pv_sample *e = &s->slots[i];
-
-		if (!e->count) {
-			*e = (struct pv_sample){proc, tid, pc, count};
-			s->n++;
-			return 0;
-		}
-		if (e->proc == proc && e->tid == tid && e->pc == pc) {
-			/* saturate rather than wrap on absurd (corrupt) counts */
-			e->count = e->count + count < e->count ? UINT64_MAX : e->count + count;
-			return 0;
-		}
+	if ((s->n + 1) * 2 > s->mask + 1 && (s->err = set_grow(s)) < 0)
+		return 1;
+	e = set_slot(s->slots, s->mask, proc, tid, pc);
+	if (!e->count) {
+		*e = (struct pv_sample){proc, tid, pc, count};
+		s->n++;
+		return 0;
 	}
+	/* saturate rather than wrap on absurd (corrupt) counts */
+	e->count = e->count + count < e->count ? UINT64_MAX : e->count + count;
+	return 0;
 }
 
 static int cmp_sample(const void *a, const void *b)
@@ -285,18 +319,19 @@ static int cmp_sample(const void *a, const void *b)
 
 static int load_samples(struct pview *v, struct pdata *pd)
 {
-	struct sample_set set = {0};
-	size_t nonempty = 0, slots = 16, k = 0;
+	struct sample_set set = {.mask = 63};
+	size_t k = 0;
+	int rc;
 
-	pdata__foreach_sample(pd, count_sample, &nonempty);
-	while (slots < nonempty * 2)
-		slots <<= 1;
-	set.slots = calloc(slots, sizeof(*set.slots));
+	set.slots = calloc(set.mask + 1, sizeof(*set.slots));
 	if (!set.slots)
 		return -ENOMEM;
-	set.mask = slots - 1;
-	pdata__foreach_sample(pd, merge_sample, &set);
-	for (size_t i = 0; i < slots; i++)
+	rc = pdata__foreach_sample(pd, merge_sample, &set);
+	if (set.err < 0 || rc < 0) {
+		free(set.slots);
+		return set.err < 0 ? set.err : rc;
+	}
+	for (size_t i = 0; i <= set.mask; i++)
 		if (set.slots[i].count)
 			set.slots[k++] = set.slots[i];
 	if (k > 1)
@@ -390,12 +425,16 @@ int pview__load(struct pview **out, const char *path, char *why, size_t whylen)
 	v->hdr.clock_note[sizeof(v->hdr.clock_note) - 1] = 0;
 	v->hdr.hostname[sizeof(v->hdr.hostname) - 1] = 0;
 
-	pdata__foreach_rec(pd, on_rec, &l);
+	rc = pdata__foreach_rec(pd, on_rec, &l);
+	if (!l.err && rc < 0)
+		l.err = rc;
 	if (!l.err) {
 		if (v->nprocs > 1)
 			qsort(v->procs, v->nprocs, sizeof(*v->procs), cmp_proc);
 		dedupe_procs(v);
-		pdata__foreach_rec(pd, on_rec2, &l);
+		rc = pdata__foreach_rec(pd, on_rec2, &l);
+		if (!l.err && rc < 0)
+			l.err = rc;
 	}
 	if (!l.err)
 		l.err = load_samples(v, pd);
@@ -404,7 +443,13 @@ int pview__load(struct pview **out, const char *path, char *why, size_t whylen)
 	pdata__close(pd);
 	if (l.err) {
 		pview__free(v);
-		return why_fail(why, whylen, l.err, "%s: out of memory", path);
+		if (l.err == -ENOMEM)
+			return why_fail(why, whylen, l.err, "%s: out of memory", path);
+		if (l.err == -EBADMSG)
+			return why_fail(why, whylen, l.err,
+					"%s: the file shrank while it was being read", path);
+		return why_fail(why, whylen, l.err, "%s: cannot read it: %s", path,
+				strerror(-l.err));
 	}
 	for (size_t i = 0; i < v->nprocs; i++) {
 		struct pv_proc *p = &v->procs[i];
