@@ -8,6 +8,12 @@
  * streamed, so `profil watch | profil events --format table` works; a line
  * that is not a Tracee event stops the command with one sentence naming
  * the file and line, and exit status 1.
+ *
+ * Limits (the input is untrusted): a line is at most EVENTS_MAX_LINE
+ * bytes and holds no NUL byte, a string field at most EVENTS_MAX_STRING
+ * bytes, args at most EVENTS_MAX_ARGS entries; beyond them the line is
+ * refused like any other malformed line.  Memory stays bounded whatever
+ * the input (`-i /dev/zero` is one sentence, not gigabytes).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,6 +26,12 @@
 #include "cmds.h"
 #include "event_filter.h"
 #include "events.h"
+
+/* Far above anything a Tracee or profil event needs (a line is < 4 KiB). */
+#define EVENTS_MAX_LINE (64 * 1024)
+#define EVENTS_MAX_LINE_STR "65536"
+#define EVENTS_MAX_STRING 4096
+#define EVENTS_MAX_ARGS 64
 
 static void events_usage(FILE *out)
 {
@@ -66,6 +78,16 @@ static const char *tracee_event_problem(struct json_object *obj)
 				 v ? "of the wrong type" : "missing");
 			return why;
 		}
+		if (required[i].type == json_type_string &&
+		    json_object_get_string_len(v) > EVENTS_MAX_STRING) {
+			snprintf(why, sizeof(why), "field \"%s\" is longer than %d bytes",
+				 required[i].key, EVENTS_MAX_STRING);
+			return why;
+		}
+	}
+	if (json_object_array_length(get(obj, "args")) > EVENTS_MAX_ARGS) {
+		snprintf(why, sizeof(why), "more than %d args", EVENTS_MAX_ARGS);
+		return why;
 	}
 	return NULL;
 }
@@ -149,25 +171,60 @@ static struct json_object *parse_line(struct json_tokener *tok, const char *line
 	return obj;
 }
 
+enum line_status { LINE_OK, LINE_END, LINE_TOO_LONG, LINE_NUL };
+
+/*
+ * One line, without its newline, into buf (EVENTS_MAX_LINE + 1 bytes):
+ * never more than the limit in memory, whatever the input.
+ */
+static enum line_status read_line(FILE *in, char *buf, size_t *len, bool *complete)
+{
+	size_t n = 0;
+	int c;
+
+	*complete = false;
+	while ((c = getc_unlocked(in)) != EOF) {
+		if (c == '\n') {
+			*complete = true;
+			break;
+		}
+		if (c == 0)
+			return LINE_NUL;
+		if (n == EVENTS_MAX_LINE)
+			return LINE_TOO_LONG;
+		buf[n++] = (char)c;
+	}
+	buf[n] = 0;
+	*len = n;
+	return n || *complete ? LINE_OK : LINE_END;
+}
+
 static int events_process(FILE *in, const char *name, const struct events_opts *o)
 {
 	struct json_tokener *tok = json_tokener_new();
-	char *line = NULL;
-	size_t cap = 0, lineno = 0;
-	ssize_t n;
+	char *line = malloc(EVENTS_MAX_LINE + 1);
+	size_t len, lineno = 0;
+	enum line_status st;
 	int rc = 0;
-	bool header = false;
+	bool header = false, complete;
 
-	if (!tok) {
+	if (!tok || !line) {
 		fprintf(stderr, "profil events: out of memory\n");
+		json_tokener_free(tok);
+		free(line);
 		return 1;
 	}
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-	while ((n = getline(&line, &cap, in)) > 0) {
-		bool complete = line[n - 1] == '\n';
-		size_t len = (size_t)n - complete;
-
+	while ((st = read_line(in, line, &len, &complete)) != LINE_END) {
 		lineno++;
+		if (st != LINE_OK) {
+			fprintf(stderr, "profil events: %s:%zu: not a Tracee JSON event (%s)\n",
+				name, lineno,
+				st == LINE_NUL ? "a NUL byte" :
+						 "longer than " EVENTS_MAX_LINE_STR " bytes");
+			rc = 1;
+			break;
+		}
 		if (len == 0)
 			continue; /* an empty line separates nothing and means nothing */
 		struct json_object *obj = parse_line(tok, line, len);

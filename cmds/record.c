@@ -538,7 +538,7 @@ static int find_proc_cb(void *arg, const struct pdata_rec *rec)
 	struct find_proc_arg *a = arg;
 
 	if (rec->type == PDATA_REC_PROC && ((const struct pdata_proc *)rec)->pid == a->pid)
-		a->found = (struct pdata_proc *)rec;
+		a->found = (struct pdata_proc *)pdata__rec_live(rec);
 	return 0;
 }
 

@@ -6,12 +6,15 @@
  * The layout (offsets and slot counts) is validated once at open and kept
  * in struct pdata: nothing a writer or reader does afterwards depends on
  * what the shared header says, which any process of the tree may change.
+ * Read-only opens never map the file (pread), so a file that shrinks while
+ * it is read cannot raise SIGBUS in the reader.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,16 +30,30 @@ struct pdata {
 	int fd;
 	int writable;
 	size_t size;
-	char *base;
-	struct pdata_header *hdr;
-	/* the validated layout, private: never re-read from the shared header */
-	struct pdata_slot *slots;
-	uint64_t table_slots;
-	struct pdata_frame *frames;
-	uint64_t frame_slots;
-	char *records;
-	uint64_t records_cap;
+	char *base;		    /* the mapping; NULL for read-only opens (pread) */
+	struct pdata_header *hdr;   /* in the mapping, or &copy.h */
+	struct pdata_layout lay;    /* validated once, never re-read from the file */
+	struct pdata_slot *slots;   /* mapped only */
+	struct pdata_frame *frames; /* mapped, or a snapshot read at the first pdata__stack */
+	char *records;		    /* mapped only */
+	union {
+		struct pdata_header h;
+		char page[PDATA_HEADER_SIZE];
+	} copy; /* the header as read at open */
 };
+
+/* ---- overflow-safe arithmetic for untrusted offsets -------------------- */
+
+/* [off, off + len) lies inside [0, size). */
+static int span_inside(uint64_t off, uint64_t len, uint64_t size)
+{
+	return off <= size && len <= size - off;
+}
+
+static int is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
 
 uint64_t pdata__now_ns(void)
 {
@@ -76,76 +93,107 @@ static void plan_layout(struct layout *l, uint64_t slots, uint64_t fslots, uint6
 	l->size = l->records_off + rcap;
 }
 
-static int is_pow2_or_zero(uint64_t v)
+/* [off, off + n * elem) lies inside the file after the header, 8-aligned; its size in *bytes. */
+static int area_inside(uint64_t off, uint64_t n, uint64_t elem, uint64_t size, uint64_t *bytes)
 {
-	return (v & (v - 1)) == 0;
+	return off >= PDATA_HEADER_SIZE && off % 8 == 0 &&
+	       !__builtin_mul_overflow(n, elem, bytes) && span_inside(off, *bytes, size);
 }
 
-/* [off, off + n * elem) lies inside [PDATA_HEADER_SIZE, size), without overflow. */
-static int area_fits(uint64_t off, uint64_t n, uint64_t elem, uint64_t size, uint64_t *end)
+static int apart(uint64_t a, uint64_t a_len, uint64_t b, uint64_t b_len)
 {
-	uint64_t bytes;
-
-	if (off < PDATA_HEADER_SIZE || off % 8 || __builtin_mul_overflow(n, elem, &bytes) ||
-	    __builtin_add_overflow(off, bytes, end))
-		return 0;
-	return *end <= size;
+	/* both inside the file, so the sums cannot overflow */
+	return a + a_len <= b || b + b_len <= a;
 }
 
-static int overlaps(uint64_t a, uint64_t a_end, uint64_t b, uint64_t b_end)
+int pdata__check_header(const struct pdata_header *h, uint64_t file_size, struct pdata_layout *lay,
+			char *why, size_t whylen)
 {
-	return a < b_end && b < a_end;
-}
+	uint64_t table_bytes, frame_bytes = 0;
 
-/* Every offset and size in the header must lie inside the file, the areas apart. */
-static int validate(const struct pdata_header *h, uint64_t size, char *why, size_t whylen)
-{
-	uint64_t table_end, frames_end = 0, records_end;
-
-	if (size < PDATA_HEADER_SIZE || memcmp(h->magic, PDATA_MAGIC, 8))
+	if (file_size < PDATA_HEADER_SIZE || memcmp(h->magic, PDATA_MAGIC, 8))
 		return why_fail(why, whylen, -EBADMSG, "not a profil data file");
 	if (h->version != PDATA_VERSION)
 		return why_fail(
 			why, whylen, -EBADMSG,
 			"written by another version of profil (format %u; this one reads %u)",
 			h->version, PDATA_VERSION);
-	if (h->file_size != size)
+	if (h->file_size != file_size)
 		return why_fail(why, whylen, -EBADMSG,
 				"truncated or damaged: %llu bytes, the header says %llu",
-				(unsigned long long)size, (unsigned long long)h->file_size);
-	if (h->header_size != PDATA_HEADER_SIZE || h->table_slots == 0 ||
-	    !is_pow2_or_zero(h->table_slots) ||
-	    !area_fits(h->table_off, h->table_slots, sizeof(struct pdata_slot), size, &table_end))
-		return why_fail(why, whylen, -EBADMSG, "damaged header (sample table)");
-	if (!is_pow2_or_zero(h->frame_slots) || h->frame_slots > PDATA_FRAME_READY - 1 ||
-	    (h->frame_slots && !area_fits(h->frames_off, h->frame_slots, sizeof(struct pdata_frame),
-					  size, &frames_end)))
-		return why_fail(why, whylen, -EBADMSG, "damaged header (frame table)");
-	if (!area_fits(h->records_off, h->records_cap, 1, size, &records_end) ||
-	    overlaps(h->table_off, table_end, h->records_off, records_end) ||
-	    (h->frame_slots && (overlaps(h->frames_off, frames_end, h->records_off, records_end) ||
-				overlaps(h->frames_off, frames_end, h->table_off, table_end))))
-		return why_fail(why, whylen, -EBADMSG, "damaged header (layout outside the file)");
+				(unsigned long long)file_size, (unsigned long long)h->file_size);
+	if (h->header_size != PDATA_HEADER_SIZE)
+		return why_fail(why, whylen, -EBADMSG, "damaged header (header size %u)",
+				h->header_size);
+	if (!is_pow2(h->table_slots) ||
+	    !area_inside(h->table_off, h->table_slots, sizeof(struct pdata_slot), file_size,
+			 &table_bytes))
+		return why_fail(why, whylen, -EBADMSG,
+				"damaged header (sample table outside the file)");
+	if (h->frame_slots && (!is_pow2(h->frame_slots) || h->frame_slots >= PDATA_FRAME_READY ||
+			       !area_inside(h->frames_off, h->frame_slots,
+					    sizeof(struct pdata_frame), file_size, &frame_bytes) ||
+			       !apart(h->frames_off, frame_bytes, h->table_off, table_bytes)))
+		return why_fail(why, whylen, -EBADMSG,
+				"damaged header (frame table outside the file)");
+	if (!area_inside(h->records_off, h->records_cap, 1, file_size, &(uint64_t){0}) ||
+	    !apart(h->records_off, h->records_cap, h->table_off, table_bytes) ||
+	    (frame_bytes && !apart(h->records_off, h->records_cap, h->frames_off, frame_bytes)))
+		return why_fail(why, whylen, -EBADMSG,
+				"damaged header (records area outside the file)");
 	if (h->state != PDATA_RECORDING && h->state != PDATA_COMPLETE)
 		return why_fail(why, whylen, -EBADMSG, "damaged header (state %u)", h->state);
+	*lay = (struct pdata_layout){
+		.file_size = file_size,
+		.table_off = h->table_off,
+		.table_bytes = table_bytes,
+		.table_slots = h->table_slots,
+		.frames_off = h->frame_slots ? h->frames_off : 0,
+		.frame_bytes = frame_bytes,
+		.frame_slots = h->frame_slots,
+		.records_off = h->records_off,
+		.records_cap = h->records_cap,
+	};
 	return 0;
 }
 
-static int map_file(struct pdata *p, const struct pdata_header *h, int writable)
+/* Map the whole file shared; every pointer comes from the validated layout. */
+static int map_file(struct pdata *p)
 {
-	int prot = PROT_READ | (writable ? PROT_WRITE : 0);
-
-	p->base = mmap(NULL, p->size, prot, MAP_SHARED, p->fd, 0);
-	if (p->base == MAP_FAILED)
+	p->base = mmap(NULL, p->size, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0);
+	if (p->base == MAP_FAILED) {
+		p->base = NULL;
 		return -errno;
+	}
 	p->hdr = (struct pdata_header *)p->base;
-	p->slots = (struct pdata_slot *)(p->base + h->table_off);
-	p->table_slots = h->table_slots;
-	p->frames = h->frame_slots ? (struct pdata_frame *)(p->base + h->frames_off) : NULL;
-	p->frame_slots = h->frame_slots;
-	p->records = p->base + h->records_off;
-	p->records_cap = h->records_cap;
-	p->writable = writable;
+	p->slots = (struct pdata_slot *)(p->base + p->lay.table_off);
+	p->frames = p->lay.frame_slots ? (struct pdata_frame *)(p->base + p->lay.frames_off) : NULL;
+	p->records = p->base + p->lay.records_off;
+	p->writable = 1;
+	return 0;
+}
+
+/*
+ * Read exactly len bytes at off.  Returns 0, -EBADMSG when the file ends
+ * first (it shrank since it was opened), or -errno.
+ */
+static int read_exact(int fd, void *buf, size_t len, uint64_t off)
+{
+	char *at = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, at, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EBADMSG;
+		at += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
 	return 0;
 }
 
@@ -317,7 +365,10 @@ int pdata__create(struct pdata **out, const char *path, const struct pdata_creat
 		rc = why_fail(why, whylen, -EIO, "cannot write %s: %s", path, strerror(errno));
 		goto err_free;
 	}
-	rc = map_file(p, &hdr, 1);
+	rc = pdata__check_header(&hdr, l.size, &p->lay, why, whylen);
+	if (rc < 0)
+		goto err_free;
+	rc = map_file(p);
 	if (rc < 0) {
 		why_fail(why, whylen, rc, "cannot map %s: %s", path, strerror(-rc));
 		goto err_free;
@@ -336,37 +387,45 @@ err_unlink:
 
 int pdata__open_fd(struct pdata **out, int fd, int writable, char *why, size_t whylen)
 {
-	struct pdata_header hdr;
 	struct stat st;
 	struct pdata *p;
-	ssize_t n;
 	int rc;
 
 	if (fstat(fd, &st) < 0)
 		return why_fail(why, whylen, -errno, "cannot stat: %s", strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		return why_fail(why, whylen, -EBADMSG, "not a regular file");
-	n = pread(fd, &hdr, sizeof(hdr), 0);
-	if (n < 0)
-		return why_fail(why, whylen, -errno, "cannot read: %s", strerror(errno));
-	if ((size_t)n < sizeof(hdr))
-		return why_fail(why, whylen, -EBADMSG, "%s",
-				n == 0 ? "empty file" : "truncated: shorter than its header");
-	rc = validate(&hdr, (uint64_t)st.st_size, why, whylen);
-	if (rc < 0)
-		return rc;
+	if (st.st_size == 0)
+		return why_fail(why, whylen, -EBADMSG, "empty file");
+	if ((uint64_t)st.st_size < PDATA_HEADER_SIZE)
+		return why_fail(why, whylen, -EBADMSG, "truncated: shorter than its header");
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return why_fail(why, whylen, -ENOMEM, "out of memory");
 	p->fd = fd;
 	p->size = (size_t)st.st_size;
-	rc = map_file(p, &hdr, writable);
+	rc = read_exact(fd, p->copy.page, sizeof(p->copy.page), 0);
 	if (rc < 0) {
-		free(p);
-		return why_fail(why, whylen, rc, "cannot map: %s", strerror(-rc));
+		rc = why_fail(why, whylen, rc, "cannot read: %s",
+			      rc == -EBADMSG ? "it shrank while being opened" : strerror(-rc));
+		goto fail;
+	}
+	rc = pdata__check_header(&p->copy.h, (uint64_t)st.st_size, &p->lay, why, whylen);
+	if (rc < 0)
+		goto fail;
+	p->hdr = &p->copy.h;
+	if (writable) {
+		rc = map_file(p);
+		if (rc < 0) {
+			why_fail(why, whylen, rc, "cannot map: %s", strerror(-rc));
+			goto fail;
+		}
 	}
 	*out = p;
 	return 0;
+fail:
+	free(p);
+	return rc;
 }
 
 int pdata__open(struct pdata **out, const char *path, int writable, char *why, size_t whylen)
@@ -375,7 +434,7 @@ int pdata__open(struct pdata **out, const char *path, int writable, char *why, s
 	int fd, rc;
 
 	/* O_NONBLOCK: a FIFO named like a profile must not hang the reader */
-	fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_CLOEXEC);
+	fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return why_fail(why, whylen, -errno, "cannot open %s: %s", path, strerror(errno));
 	rc = pdata__open_fd(out, fd, writable, inner, sizeof(inner));
@@ -390,7 +449,10 @@ void pdata__close(struct pdata *p)
 {
 	if (!p)
 		return;
-	munmap(p->base, p->size);
+	if (p->base)
+		munmap(p->base, p->size);
+	else
+		free(p->frames); /* the snapshot */
 	close(p->fd);
 	free(p);
 }
@@ -414,9 +476,14 @@ static struct pdata_rec *reserve(struct pdata *p, size_t size)
 	struct pdata_rec *rec;
 
 	size = (size + 7) & ~(size_t)7;
+	if (!p->base || size > PDATA_REC_MAX)
+		return NULL;
 	at = __atomic_fetch_add(&p->hdr->records_used, size, __ATOMIC_RELAXED);
-	/* records_used past the end stays there: every later append fails too */
-	if (at > p->records_cap || size > p->records_cap - at || at % 8)
+	/*
+	 * records_used is shared (any writer may have damaged it): check without
+	 * overflow; past the end it stays there, so every later append fails too
+	 */
+	if (!span_inside(at, size, p->lay.records_cap) || at % 8)
 		return NULL;
 	rec = (struct pdata_rec *)(p->records + at);
 	rec->size = (uint32_t)size;
@@ -533,7 +600,7 @@ static uint64_t mix(uint64_t a, uint64_t b)
 /* Count n into the slot of (key, pc, stack); no header counters.  0 or -ENOSPC. */
 static int count_slot(struct pdata *p, uint64_t key, uint64_t pc, uint32_t stack, uint64_t n)
 {
-	uint64_t mask = p->table_slots - 1;
+	uint64_t mask = p->lay.table_slots - 1;
 	uint64_t i = mix(key, pc ^ ((uint64_t)stack << 40)) & mask;
 
 	if (pc == 0)
@@ -571,6 +638,8 @@ static uint64_t slot_key(uint32_t proc, int tid)
 
 int pdata__count(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint64_t n)
 {
+	if (!p->base)
+		return -EBADF; /* opened read-only */
 	__atomic_add_fetch(&p->hdr->samples, n, __ATOMIC_RELAXED);
 	if (count_slot(p, slot_key(proc, tid), pc, 0, n) < 0) {
 		__atomic_add_fetch(&p->hdr->dropped, n, __ATOMIC_RELAXED);
@@ -586,7 +655,7 @@ int pdata__count(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint64_t 
  */
 static uint32_t frame_node(struct pdata *p, uint32_t parent, uint64_t pc)
 {
-	uint64_t mask = p->frame_slots - 1;
+	uint64_t mask = p->lay.frame_slots - 1;
 	uint64_t i = mix(parent, pc) & mask;
 	uint32_t want = PDATA_FRAME_READY | parent;
 
@@ -636,9 +705,11 @@ int pdata__count_stack(struct pdata *p, uint32_t proc, int tid, const uint64_t *
 {
 	uint32_t stack = 0;
 
+	if (!p->base)
+		return -EBADF; /* opened read-only */
 	if (n == 0)
 		return pdata__count(p, proc, tid, 0, count);
-	if (p->frame_slots) {
+	if (p->lay.frame_slots) {
 		stack = intern_stack(p, pcs, n, truncated);
 		if (!stack)
 			__atomic_add_fetch(&p->hdr->stacks_dropped, count, __ATOMIC_RELAXED);
@@ -653,15 +724,36 @@ int pdata__count_stack(struct pdata *p, uint32_t proc, int tid, const uint64_t *
 	return 0;
 }
 
+/* The frame table of a read-only file, read once (nodes are only ever added). */
+static int frames_snapshot(struct pdata *p)
+{
+	int rc;
+
+	if (p->frames || !p->lay.frame_slots)
+		return 0;
+	p->frames = malloc(p->lay.frame_bytes);
+	if (!p->frames)
+		return -ENOMEM;
+	rc = read_exact(p->fd, p->frames, p->lay.frame_bytes, p->lay.frames_off);
+	if (rc < 0) {
+		free(p->frames);
+		p->frames = NULL;
+	}
+	return rc;
+}
+
 int pdata__stack(struct pdata *p, uint32_t id, uint64_t *pcs, unsigned int max)
 {
 	unsigned int n = 0;
+	int rc = p->base ? 0 : frames_snapshot(p);
 
+	if (rc < 0)
+		return rc;
 	while (id) {
 		const struct pdata_frame *f;
 		uint32_t parent;
 
-		if (id > p->frame_slots || n >= PDATA_MAX_DEPTH)
+		if (id > p->lay.frame_slots || n >= PDATA_MAX_DEPTH)
 			return -EBADMSG;
 		f = &p->frames[id - 1];
 		parent = __atomic_load_n(&f->parent, __ATOMIC_ACQUIRE);
@@ -679,13 +771,17 @@ uint32_t pdata__frames_used(struct pdata *p)
 {
 	uint32_t n = 0;
 
-	for (uint64_t i = 0; i < p->frame_slots; i++)
+	if (!p->base && frames_snapshot(p) < 0)
+		return 0;
+	for (uint64_t i = 0; i < p->lay.frame_slots; i++)
 		n += __atomic_load_n(&p->frames[i].pc, __ATOMIC_RELAXED) != 0;
 	return n;
 }
 
 int pdata__finish(struct pdata *p)
 {
+	if (!p->base)
+		return -EBADF; /* opened read-only */
 	p->hdr->end_ns = pdata__now_ns();
 	__atomic_store_n(&p->hdr->state, PDATA_COMPLETE, __ATOMIC_RELEASE);
 	if (msync(p->base, p->size, MS_SYNC) < 0)
@@ -705,53 +801,175 @@ int pdata__foreach_rec(struct pdata *p, int (*cb)(void *arg, const struct pdata_
 	return pdata__foreach_rec_from(p, &at, cb, arg);
 }
 
+/*
+ * The private copy a record callback gets: the live record's address,
+ * then the record, then zeros (a string field always ends).
+ */
+struct rec_copy {
+	struct pdata_rec *live;
+	union {
+		struct pdata_rec hdr;
+		char bytes[PDATA_REC_MAX + 8];
+	} rec;
+};
+
+/* A read-only file's records area seen through a window read with pread. */
+#define REC_WINDOW (4 * PDATA_REC_MAX)
+
+struct rec_window {
+	char *buf;
+	uint64_t off, len; /* [off, off + len) of the records area is in buf */
+};
+
+/* Pointer to [at, at + len) of the records area (len <= PDATA_REC_MAX, at + len <= used). */
+static int window_get(struct pdata *p, struct rec_window *w, uint64_t at, uint64_t len,
+		      uint64_t used, const char **ptr)
+{
+	uint64_t n;
+	int rc;
+
+	if (at < w->off || at + len > w->off + w->len) {
+		n = used - at < REC_WINDOW ? used - at : REC_WINDOW;
+		w->len = 0;
+		rc = read_exact(p->fd, w->buf, n, p->lay.records_off + at);
+		if (rc < 0)
+			return rc;
+		w->off = at;
+		w->len = n;
+	}
+	*ptr = w->buf + (at - w->off);
+	return 0;
+}
+
+/* The record at byte at: its validated copy in c, or 1 when the walk ends there. */
+static int next_rec(struct pdata *p, struct rec_window *w, uint64_t at, uint64_t used,
+		    struct rec_copy *c)
+{
+	const struct pdata_rec *rec;
+	const char *ptr;
+	uint32_t type, size;
+	int rc;
+
+	if (p->base) {
+		rec = (const struct pdata_rec *)(p->records + at);
+		type = __atomic_load_n(&rec->type, __ATOMIC_ACQUIRE);
+		size = __atomic_load_n(&rec->size, __ATOMIC_RELAXED);
+	} else {
+		rc = window_get(p, w, at, sizeof(*rec), used, &ptr);
+		if (rc < 0)
+			return rc;
+		rec = (const struct pdata_rec *)ptr;
+		type = rec->type;
+		size = rec->size;
+	}
+	/* unpublished or damaged: stop, everything before it is good */
+	if (type == 0 || size < sizeof(*rec) || size % 8 || size > PDATA_REC_MAX ||
+	    size > used - at)
+		return 1;
+	if (p->base) {
+		c->live = (struct pdata_rec *)(p->records + at);
+		memcpy(c->rec.bytes, p->records + at, size);
+	} else {
+		rc = window_get(p, w, at, size, used, &ptr);
+		if (rc < 0)
+			return rc;
+		c->live = NULL;
+		memcpy(c->rec.bytes, ptr, size);
+	}
+	/* the size and type checked above, whatever the bytes say now */
+	c->rec.hdr.type = type;
+	c->rec.hdr.size = size;
+	memset(c->rec.bytes + size, 0, 8);
+	return 0;
+}
+
 int pdata__foreach_rec_from(struct pdata *p, uint64_t *offset,
 			    int (*cb)(void *arg, const struct pdata_rec *rec), void *arg)
 {
 	uint64_t used = __atomic_load_n(&p->hdr->records_used, __ATOMIC_ACQUIRE);
+	struct rec_window w = {0};
+	struct rec_copy *c;
 	uint64_t at = *offset;
+	int rc = 0;
 
-	if (used > p->records_cap)
-		used = p->records_cap;
-	while (at < used && used - at >= sizeof(struct pdata_rec)) {
-		const struct pdata_rec *rec = (const struct pdata_rec *)(p->records + at);
-		uint32_t type = __atomic_load_n(&rec->type, __ATOMIC_ACQUIRE);
-		uint32_t size = __atomic_load_n(&rec->size, __ATOMIC_RELAXED);
-		int rc;
-
-		/* unpublished or damaged: stop, everything before it is good */
-		if (type == 0 || size < sizeof(*rec) || size % 8 || size > used - at)
-			break;
-		rc = cb(arg, rec);
-		at += size;
-		*offset = at;
-		if (rc)
-			return rc;
+	if (used > p->lay.records_cap)
+		used = p->lay.records_cap;
+	c = malloc(sizeof(*c));
+	if (!p->base)
+		w.buf = malloc(REC_WINDOW);
+	if (!c || (!p->base && !w.buf)) {
+		rc = -ENOMEM;
+		goto out;
 	}
-	return 0;
+	while (at <= used && sizeof(struct pdata_rec) <= used - at) {
+		rc = next_rec(p, &w, at, used, c);
+		if (rc) {
+			rc = rc > 0 ? 0 : rc;
+			break;
+		}
+		at += c->rec.hdr.size;
+		*offset = at;
+		rc = cb(arg, &c->rec.hdr);
+		if (rc)
+			break;
+	}
+out:
+	free(w.buf);
+	free(c);
+	return rc;
+}
+
+struct pdata_rec *pdata__rec_live(const struct pdata_rec *rec)
+{
+	const struct rec_copy *c =
+		(const void *)((const char *)rec - offsetof(struct rec_copy, rec));
+
+	return c->live;
+}
+
+#define SAMPLE_CHUNK 4096 /* slots read at once from a read-only file */
+
+static int visit_slot(const struct pdata_slot *slot,
+		      int (*cb)(void *arg, const struct pdata_sample *s), void *arg)
+{
+	uint64_t key = __atomic_load_n(&slot->key, __ATOMIC_ACQUIRE);
+	struct pdata_sample s;
+
+	s.pc = __atomic_load_n(&slot->pc, __ATOMIC_ACQUIRE);
+	s.stack = __atomic_load_n(&slot->stack, __ATOMIC_RELAXED);
+	s.count = __atomic_load_n(&slot->count, __ATOMIC_RELAXED);
+	if (!key || !s.pc || !s.count)
+		return 0;
+	s.proc = (uint32_t)(key >> 32);
+	s.tid = (int)(uint32_t)key;
+	return cb(arg, &s);
 }
 
 int pdata__foreach_sample(struct pdata *p, int (*cb)(void *arg, const struct pdata_sample *s),
 			  void *arg)
 {
-	for (uint64_t i = 0; i < p->table_slots; i++) {
-		const struct pdata_slot *slot = &p->slots[i];
-		uint64_t key = __atomic_load_n(&slot->key, __ATOMIC_ACQUIRE);
-		struct pdata_sample s;
-		int rc;
+	uint64_t nslots = p->lay.table_slots;
+	struct pdata_slot *chunk;
+	int rc = 0;
 
-		s.pc = __atomic_load_n(&slot->pc, __ATOMIC_ACQUIRE);
-		s.stack = __atomic_load_n(&slot->stack, __ATOMIC_RELAXED);
-		s.count = __atomic_load_n(&slot->count, __ATOMIC_RELAXED);
-		if (!key || !s.pc || !s.count)
-			continue;
-		s.proc = (uint32_t)(key >> 32);
-		s.tid = (int)(uint32_t)key;
-		rc = cb(arg, &s);
-		if (rc)
-			return rc;
+	if (p->base) {
+		for (uint64_t i = 0; i < nslots && !rc; i++)
+			rc = visit_slot(&p->slots[i], cb, arg);
+		return rc;
 	}
-	return 0;
+	chunk = malloc(SAMPLE_CHUNK * sizeof(*chunk));
+	if (!chunk)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < nslots && !rc; i += SAMPLE_CHUNK) {
+		uint64_t n = nslots - i < SAMPLE_CHUNK ? nslots - i : SAMPLE_CHUNK;
+
+		rc = read_exact(p->fd, chunk, n * sizeof(*chunk),
+				p->lay.table_off + i * sizeof(*chunk));
+		for (uint64_t k = 0; k < n && !rc; k++)
+			rc = visit_slot(&chunk[k], cb, arg);
+	}
+	free(chunk);
+	return rc;
 }
 
 /* ---- compaction --------------------------------------------------------------- */
@@ -768,7 +986,7 @@ static int copy_sample(void *arg, const struct pdata_sample *s)
 	uint64_t key = slot_key(s->proc, s->tid);
 	uint32_t stack = 0;
 
-	if (s->stack && c->dst->frame_slots) {
+	if (s->stack && c->dst->lay.frame_slots) {
 		int n = pdata__stack(c->src, s->stack, c->pcs, PDATA_MAX_DEPTH);
 		int truncated = n > 0 && c->pcs[n - 1] == PDATA_PC_TRUNCATED;
 
@@ -839,13 +1057,22 @@ static int write_compact(struct pdata *src, int fd, const struct layout *l, uint
 	memcpy(&hdr, src->hdr, sizeof(hdr));
 	set_layout(&hdr, l);
 	hdr.records_used = records_end;
-	rc = map_file(&dst, &hdr, 1);
+	rc = pdata__check_header(&hdr, l->size, &dst.lay, why, whylen);
+	if (rc < 0)
+		return rc;
+	rc = map_file(&dst);
 	if (rc < 0)
 		return why_fail(why, whylen, rc, "cannot map the compact copy: %s", strerror(-rc));
 	memcpy(dst.base, &hdr, sizeof(hdr));
-	memcpy(dst.records, src->records, records_end);
+	rc = read_exact(src->fd, dst.records, records_end, src->lay.records_off);
 	c.dst = &dst;
-	pdata__foreach_sample(src, copy_sample, &c);
+	if (!rc)
+		rc = pdata__foreach_sample(src, copy_sample, &c);
+	if (rc < 0) {
+		munmap(dst.base, dst.size);
+		return why_fail(why, whylen, rc, "cannot read the profile back: %s",
+				rc == -EBADMSG ? "it shrank" : strerror(-rc));
+	}
 	dst.hdr->dropped += c.lost;
 	rc = msync(dst.base, dst.size, MS_SYNC) < 0 ? -errno : 0;
 	munmap(dst.base, dst.size);
@@ -861,7 +1088,7 @@ int pdata__compact(struct pdata *p, const char *path, char *why, size_t whylen)
 {
 	struct used u = {0};
 	uint64_t records_end = 0;
-	uint32_t fused = p->frame_slots ? pdata__frames_used(p) : 0;
+	uint32_t fused = p->lay.frame_slots ? pdata__frames_used(p) : 0;
 	char tmp[PATH_MAX];
 	struct stat mine, there;
 	struct layout l;
@@ -871,8 +1098,9 @@ int pdata__compact(struct pdata *p, const char *path, char *why, size_t whylen)
 	    mine.st_ino != there.st_ino)
 		return why_fail(why, whylen, -ESTALE,
 				"%s is no longer the profile being written; left as it is", path);
-	pdata__foreach_sample(p, count_used, &u);
-	pdata__foreach_rec_from(p, &records_end, find_records_end, NULL);
+	if (pdata__foreach_sample(p, count_used, &u) < 0 ||
+	    pdata__foreach_rec_from(p, &records_end, find_records_end, NULL) < 0)
+		return why_fail(why, whylen, -EIO, "cannot read %s back to compact it", path);
 	plan_layout(&l, round_pow2(u.samples * 2 > 16 ? (uint32_t)(u.samples * 2) : 16),
 		    fused ? round_pow2(fused * 2 > 16 ? fused * 2 : 16) : 0,
 		    (records_end + 4095) & ~4095ull);

@@ -48,11 +48,18 @@
  * in either table are possible under races and must be merged by readers
  * (pview does).
  *
- * Trust: readers validate every offset, size, id and string against the
- * file; nothing in the file is trusted.  In agent mode every process of the
- * profiled tree holds the file writable: such a process can falsify the
- * counts (and only the counts and records) of this profile, never make a
- * reader crash or hang.
+ * Trust: everything in the file is untrusted, including while it is being
+ * written (in agent mode every process of the tree can write it).  Opening
+ * validates a private copy of the header (pdata__check_header) into a
+ * struct pdata_layout, and the offsets and sizes are never read from the
+ * file again.  Read-only opens do not map the file at all: the header is a
+ * copy taken at open, records, samples and frame nodes are read with pread
+ * at the time of the iteration, so a file that changes or shrinks while it
+ * is read gives a consistent-as-of-then view or an error, never a crash.
+ * Record callbacks get a private copy of each record (pdata__foreach_rec).
+ * A process of the tree can therefore falsify the counts and records of
+ * this profile, never make the recorder, a reader or another process's
+ * agent crash or hang.
  */
 #ifndef PROFIL_PDATA_H
 #define PROFIL_PDATA_H
@@ -69,6 +76,7 @@
 #define PDATA_DEFAULT_RECORDS (8u << 20) /* 8 MiB of records */
 #define PDATA_PROBE_LIMIT 64		 /* slots probed before a sample is dropped */
 #define PDATA_MAX_DEPTH 256		 /* frames of one stack, at most */
+#define PDATA_REC_MAX 65536		 /* largest record (header + payload) */
 
 /* Kernel text is above this address (x86_64 canonical upper half). */
 #define PDATA_KERNEL_START 0xffff800000000000ull
@@ -231,6 +239,32 @@ struct pdata_ksym {
 
 struct pdata;
 
+/*
+ * Where the parts of a file are, from a header that passed
+ * pdata__check_header(): the sample table, the frame table (when
+ * frame_slots != 0) and the records area lie inside file_size, without
+ * overlap.
+ */
+struct pdata_layout {
+	uint64_t file_size;
+	uint64_t table_off;
+	uint64_t table_bytes; /* table_slots * sizeof(struct pdata_slot) */
+	uint32_t table_slots; /* power of two */
+	uint64_t frames_off;
+	uint64_t frame_bytes; /* frame_slots * sizeof(struct pdata_frame) */
+	uint32_t frame_slots; /* power of two, or 0 */
+	uint64_t records_off;
+	uint64_t records_cap;
+};
+
+/*
+ * Validate a copy of a header against the size of its file, with
+ * overflow-safe arithmetic; fill *lay.  Returns 0, or -EBADMSG with one
+ * sentence in why.  Pure: no I/O.  New header fields are checked here.
+ */
+int pdata__check_header(const struct pdata_header *h, uint64_t file_size, struct pdata_layout *lay,
+			char *why, size_t whylen);
+
 struct pdata_create_opts {
 	uint32_t table_slots; /* 0 = PDATA_DEFAULT_SLOTS; rounded up to a power of two */
 	uint32_t frame_slots; /* 0 = a flat profile (no call stacks); rounded up likewise */
@@ -249,10 +283,12 @@ int pdata__create(struct pdata **out, const char *path, const struct pdata_creat
 		  char *why, size_t whylen);
 
 /*
- * Open an existing profile, read-only or for writing (agents, finishing).
- * Validates magic, version and every offset and size against the file size
- * with overflow-safe arithmetic.  On error returns -errno (-EBADMSG for a
- * corrupt or truncated file) and one sentence in why.
+ * Open an existing profile, read-only (readers: read with pread, never
+ * mapped; pdata__header() is the copy taken at open) or for writing
+ * (agents: mapped shared).  Validates the header (pdata__check_header)
+ * once.  Refuses anything but a regular file without blocking (a FIFO).
+ * On error returns -errno (-EBADMSG for a corrupt or truncated file) and
+ * one sentence in why.
  */
 int pdata__open(struct pdata **out, const char *path, int writable, char *why, size_t whylen);
 
@@ -266,7 +302,10 @@ void pdata__close(struct pdata *p);
 struct pdata_header *pdata__header(struct pdata *p);
 int pdata__fd(struct pdata *p);
 
-/* Append records; return the new record (in the mapping) or NULL when the area is full. */
+/*
+ * Append records; return the new record (in the mapping) or NULL when the
+ * area is full (or the record would exceed PDATA_REC_MAX).
+ */
 struct pdata_proc *pdata__add_proc(struct pdata *p, int pid, int ppid, uint32_t parent,
 				   const char *exe, uint64_t start_ns);
 struct pdata_thread *pdata__add_thread(struct pdata *p, uint32_t proc, int tid, const char *comm);
@@ -314,13 +353,29 @@ int pdata__finish(struct pdata *p);
  */
 int pdata__compact(struct pdata *p, const char *path, char *why, size_t whylen);
 
-/* Iterate published records in order; stop early when cb returns non-zero. */
+/*
+ * Iterate published records in order; stop early when cb returns non-zero
+ * (and return that value).  cb gets a private copy of the record: its
+ * type and size are the validated ones (8 <= size <= PDATA_REC_MAX, a
+ * multiple of 8), and at least 8 zero bytes follow it, so a string field
+ * is always terminated somewhere.  The walk stops at the first record
+ * that is unpublished or damaged.  Returns 0, cb's value, -ENOMEM, or
+ * -EBADMSG / -errno when a read-only file could not be read (it shrank).
+ */
 int pdata__foreach_rec(struct pdata *p, int (*cb)(void *arg, const struct pdata_rec *rec),
 		       void *arg);
 
 /* The same from byte *offset of the records area, which is advanced past every record visited. */
 int pdata__foreach_rec_from(struct pdata *p, uint64_t *offset,
 			    int (*cb)(void *arg, const struct pdata_rec *rec), void *arg);
+
+/*
+ * Inside a record callback of a mapped (writable) profile: the record in
+ * the mapping that rec is the copy of, for fields written later (the end
+ * of a process).  NULL for read-only opens.  Only for the rec a callback
+ * was given, and only during the callback.
+ */
+struct pdata_rec *pdata__rec_live(const struct pdata_rec *rec);
 
 /* One non-empty slot of the sample table. */
 struct pdata_sample {
@@ -331,7 +386,11 @@ struct pdata_sample {
 	uint64_t count;
 };
 
-/* Iterate non-empty sample slots (duplicates of a key possible: sum them). */
+/*
+ * Iterate non-empty sample slots (duplicates of a key possible: sum them).
+ * Returns 0, cb's non-zero value, -ENOMEM, or -EBADMSG / -errno when a
+ * read-only file could not be read (it shrank).
+ */
 int pdata__foreach_sample(struct pdata *p, int (*cb)(void *arg, const struct pdata_sample *s),
 			  void *arg);
 
@@ -339,7 +398,8 @@ int pdata__foreach_sample(struct pdata *p, int (*cb)(void *arg, const struct pda
  * The PCs of stack node id, innermost first, into pcs[max].  Returns the
  * number of PCs (0 for id 0), or -EBADMSG for an id outside the table, a
  * node not yet written, or a chain longer than PDATA_MAX_DEPTH (a loop in
- * a damaged file).
+ * a damaged file); -ENOMEM or -errno when a read-only file's frame table
+ * (read once, at the first call) cannot be read.
  */
 int pdata__stack(struct pdata *p, uint32_t id, uint64_t *pcs, unsigned int max);
 

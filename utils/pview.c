@@ -14,7 +14,8 @@
 struct loader {
 	struct pview *v;
 	size_t cap_procs;
-	size_t nrecs; /* records visited in this pass */
+	size_t nrecs; /* records the first pass visited */
+	size_t seen;  /* records the second pass visited */
 	int err;
 };
 
@@ -146,7 +147,7 @@ static int on_thread(struct loader *l, const struct pdata_rec *rec)
 	memcpy(t->comm, r->comm, sizeof(t->comm));
 	t->comm[sizeof(t->comm) - 1] = 0;
 	t->cpu = r->cpu;
-	t->seq = (uint32_t)l->nrecs;
+	t->seq = (uint32_t)l->seen;
 	return 0;
 }
 
@@ -225,6 +226,7 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 	struct loader *l = arg;
 	int rc = 0;
 
+	l->nrecs++;
 	switch (rec->type) {
 	case PDATA_REC_PROC:
 		rc = on_proc(l, rec);
@@ -250,7 +252,9 @@ static int on_rec2(void *arg, const struct pdata_rec *rec)
 	struct loader *l = arg;
 	int rc = 0;
 
-	l->nrecs++;
+	/* the records the first pass saw, not those published since (a live profile) */
+	if (l->seen++ == l->nrecs)
+		return 1;
 	if (rec->type == PDATA_REC_THREAD)
 		rc = on_thread(l, rec);
 	else if (rec->type == PDATA_REC_MAP)
@@ -536,12 +540,15 @@ static int load_samples(struct pview *v, struct pdata *pd)
 	struct sample_loader sl = {.pd = pd};
 	struct stack_set *ss = &sl.stacks;
 	size_t k = 0;
+	int rc;
 
 	/* index 0: the empty stack (not in the hash: no PC list maps to it) */
 	if (reserve_array((void **)&ss->stacks, &ss->cap_stacks, 1, sizeof(*ss->stacks)))
 		return -ENOMEM;
 	ss->stacks[ss->nstacks++] = (struct pv_stack){0};
-	pdata__foreach_sample(pd, load_sample, &sl);
+	rc = pdata__foreach_sample(pd, load_sample, &sl);
+	if (!sl.err && rc < 0)
+		sl.err = rc;
 	free(sl.nodes.slots);
 	free(ss->slots);
 	if (sl.err) {
@@ -679,12 +686,16 @@ int pview__load(struct pview **out, const char *path, char *why, size_t whylen)
 	v->hdr.clock_note[sizeof(v->hdr.clock_note) - 1] = 0;
 	v->hdr.hostname[sizeof(v->hdr.hostname) - 1] = 0;
 
-	pdata__foreach_rec(pd, on_rec, &l);
+	rc = pdata__foreach_rec(pd, on_rec, &l);
+	if (!l.err && rc < 0)
+		l.err = rc;
 	if (!l.err) {
 		if (v->nprocs > 1)
 			qsort(v->procs, v->nprocs, sizeof(*v->procs), cmp_proc);
 		dedupe_procs(v);
-		pdata__foreach_rec(pd, on_rec2, &l);
+		rc = pdata__foreach_rec(pd, on_rec2, &l);
+		if (!l.err && rc < 0)
+			l.err = rc;
 	}
 	if (!l.err)
 		l.err = load_samples(v, pd);
@@ -693,7 +704,13 @@ int pview__load(struct pview **out, const char *path, char *why, size_t whylen)
 	pdata__close(pd);
 	if (l.err) {
 		pview__free(v);
-		return why_fail(why, whylen, l.err, "%s: out of memory", path);
+		if (l.err == -ENOMEM)
+			return why_fail(why, whylen, l.err, "%s: out of memory", path);
+		if (l.err == -EBADMSG)
+			return why_fail(why, whylen, l.err,
+					"%s: the file shrank while it was being read", path);
+		return why_fail(why, whylen, l.err, "%s: cannot read it: %s", path,
+				strerror(-l.err));
 	}
 	for (size_t i = 0; i < v->nprocs; i++) {
 		struct pv_proc *p = &v->procs[i];
