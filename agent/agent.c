@@ -41,6 +41,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,20 +62,20 @@ static struct {
 	struct pdata *pd;
 	int fd;
 	int inherit;
-	int active;          /* this image records */
-	pid_t pid;           /* the process the state belongs to (vfork children differ) */
-	uint32_t proc;       /* atomic: our proc id */
+	int active;    /* this image records */
+	pid_t pid;     /* the process the state belongs to (vfork children differ) */
+	uint32_t proc; /* atomic: our proc id */
 	struct pdata_proc *rec;
-	int forked;          /* a fork child (not the command's own process) */
+	int forked; /* a fork child (not the command's own process) */
 	struct sampler_config cfg;
 	char agent_path[PATH_MAX];
 	char fd_env[96], clock_env[64], hz_env[64], inherit_env[64];
 	struct known_map maps[MAX_MAPS];
-	unsigned int nmaps; /* atomic, entries written before the count */
-	int need_rescan;    /* atomic: a sample fell outside every known mapping */
-	int rescanning;     /* atomic try-lock */
+	unsigned int nmaps;	 /* atomic, entries written before the count */
+	int need_rescan;	 /* atomic: a sample fell outside every known mapping */
+	int rescanning;		 /* atomic try-lock */
 	int32_t tids[TID_SLOTS]; /* threads with a record in this image */
-	uint64_t lost_reported;  /* sampler_lost() already added to the header */
+	uint64_t lost_reported;	 /* sampler_lost() already added to the header */
 } ag;
 
 /* not static: the dlopen trampoline (asm) jumps through it by name */
@@ -168,12 +169,12 @@ static void map_line(const char *p)
 	n = __atomic_load_n(&ag.nmaps, __ATOMIC_RELAXED);
 	if (n >= MAX_MAPS)
 		return;
-	ag.maps[n] = (struct known_map){ start, end, off };
+	ag.maps[n] = (struct known_map){start, end, off};
 	__atomic_store_n(&ag.nmaps, n + 1, __ATOMIC_RELEASE);
 	pdata__add_map(ag.pd, ag.proc, start, end, off,
 		       PROT_EXEC | (perms[0] == 'r' ? PROT_READ : 0) |
 			       (perms[1] == 'w' ? PROT_WRITE : 0),
-		       path);
+		       path, NULL, 0);
 }
 
 /* Read /proc/self/maps and record new executable mappings (plain system calls, no malloc). */
@@ -297,7 +298,7 @@ static int find_latest(void *arg, const struct pdata_rec *rec)
 static uint32_t parent_proc(void)
 {
 	const char *e = getenv(PROFIL_ENV_AGENT_PARENT);
-	struct find_arg a = { getppid(), 0 };
+	struct find_arg a = {getppid(), 0};
 	unsigned long id;
 	long pid;
 
@@ -307,12 +308,25 @@ static uint32_t parent_proc(void)
 	return a.id;
 }
 
-static uint64_t cpu_ns_now(void)
+static uint64_t tv_ns(struct timeval tv)
+{
+	return (uint64_t)tv.tv_sec * 1000000000ull + (uint64_t)tv.tv_usec * 1000ull;
+}
+
+/* This image's CPU time: the total, and the kernel's user/system split. */
+static const struct pdata_cpu *cpu_now(struct pdata_cpu *cpu)
 {
 	struct timespec ts;
+	struct rusage ru;
 
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	memset(cpu, 0, sizeof(*cpu));
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0)
+		cpu->cpu_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		cpu->user_ns = tv_ns(ru.ru_utime);
+		cpu->sys_ns = tv_ns(ru.ru_stime);
+	}
+	return cpu;
 }
 
 /* Timer overruns the clock reported for this image, into the header's lost count (once). */
@@ -484,8 +498,8 @@ static int do_exec(int kind, const char *path, int fd, char *const argv[], char 
 			return real_execvpe(path, argv, envp);
 		return real_fexecve(fd, argv, envp);
 	}
-	if (exec_env(envp, newenv, cap, preload, sizeof(preload), parent, sizeof(parent),
-		     follow) < 0) {
+	if (exec_env(envp, newenv, cap, preload, sizeof(preload), parent, sizeof(parent), follow) <
+	    0) {
 		errno = E2BIG;
 		return -1;
 	}
@@ -494,7 +508,8 @@ static int do_exec(int kind, const char *path, int fd, char *const argv[], char 
 		rescan_if_needed();
 		account_lost();
 		if (ag.rec)
-			pdata__end_proc(ag.rec, PDATA_END_EXEC, 0, pdata__now_ns(), cpu_ns_now());
+			pdata__end_proc(ag.rec, PDATA_END_EXEC, 0, pdata__now_ns(),
+					cpu_now(&(struct pdata_cpu){0}));
 		sampler_stop(); /* disarm: no tick may land mid-exec */
 		stopped = 1;
 	}
@@ -510,7 +525,7 @@ static int do_exec(int kind, const char *path, int fd, char *const argv[], char 
 	if (stopped) {
 		if (ag.rec)
 			__atomic_store_n(&ag.rec->end_kind, PDATA_END_UNKNOWN, __ATOMIC_RELEASE);
-		sampler_start(&ag.cfg, &(struct sampler_info){ 0 });
+		sampler_start(&ag.cfg, &(struct sampler_info){0});
 	}
 	errno = saved;
 	return rc;
@@ -648,7 +663,7 @@ static void note_exit(int code)
 		rescan_if_needed();
 		account_lost();
 		pdata__end_proc(ag.rec, PDATA_END_EXITED, code & 0xff, pdata__now_ns(),
-				cpu_ns_now());
+				cpu_now(&(struct pdata_cpu){0}));
 	}
 	errno = saved;
 }
@@ -679,8 +694,8 @@ EXPORT void _Exit(int code)
  * internally, past our wrapper: wrap main itself (the one way to see it).
  */
 typedef int (*main_fn)(int, char **, char **);
-typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void), void (*)(void),
-			     void (*)(void), void *);
+typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void),
+			     void *);
 static main_fn real_main;
 
 static int main_hook(int argc, char **argv, char **envp)
@@ -719,8 +734,8 @@ static int parse_config(void)
 		return -EBADF;
 	ag.fd = fd;
 	ag.inherit = !inh_s || strcmp(inh_s, "0");
-	ag.cfg.clock = clock_s && !strcmp(clock_s, "itimer") ? PROFIL_CLOCK_ITIMER
-							      : PROFIL_CLOCK_THREAD;
+	ag.cfg.clock =
+		clock_s && !strcmp(clock_s, "itimer") ? PROFIL_CLOCK_ITIMER : PROFIL_CLOCK_THREAD;
 	ag.cfg.hz = hz_s ? (unsigned int)strtoul(hz_s, NULL, 10) : 0;
 	ag.cfg.sink = agent_sink;
 	ag.cfg.flags = SAMPLER_FORK_MANUAL;
@@ -805,7 +820,7 @@ __attribute__((destructor)) static void agent_fini(void)
 		account_lost();
 		/* end time and CPU; the kind stays as exit() recorded it, or unknown */
 		pdata__end_proc(ag.rec, __atomic_load_n(&ag.rec->end_kind, __ATOMIC_ACQUIRE),
-				ag.rec->end_code, pdata__now_ns(), cpu_ns_now());
+				ag.rec->end_code, pdata__now_ns(), cpu_now(&(struct pdata_cpu){0}));
 	}
 	errno = saved;
 }

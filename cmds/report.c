@@ -294,7 +294,7 @@ static struct json_object *json_proc(const struct out *rep, const struct report_
 	rc |= jadd(o, "exit", exit_json(p->end_kind, p->end_code));
 	rc |= jadd(o, "samples", json_object_new_int64((int64_t)p->samples));
 	rc |= jadd(o, "self_seconds", jdouble((double)p->samples * rep->m->period_s));
-	rc |= jadd(o, "cpu_seconds", jdouble((double)p->cpu_ns / 1e9));
+	rc |= jadd(o, "cpu_seconds", jdouble((double)p->cpu.cpu_ns / 1e9));
 	rc |= jadd(o, "functions", json_rows(rep, op->rows, op->nrows, p->samples));
 	threads = json_object_new_array();
 	for (size_t t = 0; threads && t < op->nthreads; t++) {

@@ -1,5 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* Reading a Tracee JSON-lines event stream.  See event_reader.h. */
+/*
+ * Reading a Tracee JSON-lines event stream.  See event_reader.h.
+ *
+ * Limits (the input is untrusted): a line is at most EVENTS_MAX_LINE
+ * bytes and holds no NUL byte, a string field at most EVENTS_MAX_STRING
+ * bytes, args at most EVENTS_MAX_ARGS entries; beyond them the line is
+ * refused like any other malformed line.  Memory stays bounded whatever
+ * the input (`-i /dev/zero` is one sentence, not gigabytes).
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,13 +19,18 @@
 #include "events/event_reader.h"
 #include "utils/why.h"
 
+/* Far above anything a Tracee or profil event needs (a line is < 4 KiB). */
+#define EVENTS_MAX_LINE (64 * 1024)
+#define EVENTS_MAX_STRING 4096
+#define EVENTS_MAX_ARGS 64
+
 struct event_reader {
 	FILE *in;
 	const char *name; /* for messages: the path, or <stdin> */
 	struct json_tokener *tok;
 	struct json_object *obj; /* the last event, freed at the next call */
-	char *line;
-	size_t cap, lineno;
+	char *line;		 /* EVENTS_MAX_LINE + 1 bytes */
+	size_t lineno;
 };
 
 static struct json_object *get(struct json_object *obj, const char *key)
@@ -51,6 +64,16 @@ static const char *tracee_event_problem(struct json_object *obj)
 				 v ? "of the wrong type" : "missing");
 			return why;
 		}
+		if (required[i].type == json_type_string &&
+		    json_object_get_string_len(v) > EVENTS_MAX_STRING) {
+			snprintf(why, sizeof(why), "field \"%s\" is longer than %d bytes",
+				 required[i].key, EVENTS_MAX_STRING);
+			return why;
+		}
+	}
+	if (json_object_array_length(get(obj, "args")) > EVENTS_MAX_ARGS) {
+		snprintf(why, sizeof(why), "more than %d args", EVENTS_MAX_ARGS);
+		return why;
 	}
 	return NULL;
 }
@@ -89,7 +112,8 @@ int event_reader__open(struct event_reader **out, const char *path, char *why, s
 		return why_fail(why, whylen, -err, "cannot open %s: %s", path, strerror(err));
 	}
 	r->tok = json_tokener_new();
-	if (!r->tok) {
+	r->line = malloc(EVENTS_MAX_LINE + 1);
+	if (!r->tok || !r->line) {
 		event_reader__close(r);
 		return why_fail(why, whylen, -ENOMEM, "out of memory");
 	}
@@ -98,18 +122,50 @@ int event_reader__open(struct event_reader **out, const char *path, char *why, s
 	return 0;
 }
 
+enum line_status { LINE_OK, LINE_END, LINE_TOO_LONG, LINE_NUL };
+
+/*
+ * One line, without its newline, into r->line: never more than the limit
+ * in memory, whatever the input.
+ */
+static enum line_status read_line(struct event_reader *r, size_t *len, int *complete)
+{
+	size_t n = 0;
+	int c;
+
+	*complete = 0;
+	while ((c = getc_unlocked(r->in)) != EOF) {
+		if (c == '\n') {
+			*complete = 1;
+			break;
+		}
+		if (c == 0)
+			return LINE_NUL;
+		if (n == EVENTS_MAX_LINE)
+			return LINE_TOO_LONG;
+		r->line[n++] = (char)c;
+	}
+	r->line[n] = 0;
+	*len = n;
+	return n || *complete ? LINE_OK : LINE_END;
+}
+
 int event_reader__next(struct event_reader *r, struct event_line *ev, char *why, size_t whylen)
 {
-	ssize_t n;
+	enum line_status st;
+	int complete;
+	size_t len;
 
 	json_object_put(r->obj);
 	r->obj = NULL;
-	while ((n = getline(&r->line, &r->cap, r->in)) > 0) {
-		int complete = r->line[n - 1] == '\n';
-		size_t len = (size_t)n - complete;
+	while ((st = read_line(r, &len, &complete)) != LINE_END) {
 		const char *problem;
 
 		r->lineno++;
+		if (st != LINE_OK)
+			return why_fail(why, whylen, -EBADMSG,
+					"%s:%zu: not a Tracee JSON event (%s)", r->name, r->lineno,
+					st == LINE_NUL ? "a NUL byte" : "longer than 65536 bytes");
 		if (len == 0)
 			continue; /* an empty line separates nothing and means nothing */
 		r->obj = parse_line(r->tok, r->line, len);

@@ -30,7 +30,9 @@
 #include "events/record_events.h"
 
 struct ev_proc {
-	const struct pdata_proc *rec;
+	struct pdata_proc head;	       /* a copy of the record as published (the image's start) */
+	const struct pdata_proc *live; /* the record in the mapping: its end is written later */
+	char *exe;
 	char comm[PROFIL_COMM_LEN];
 	int ended; /* its DISABLE + exit (or exec) events are out */
 };
@@ -112,15 +114,15 @@ void record_events__start(struct record_events *re, struct pdata *pd, int pdata_
 static void context(struct record_events *re, struct profil_event *ev, uint32_t id,
 		    const struct ev_proc *p, uint64_t when)
 {
-	const char *exe = p->rec->exe, *slash = strrchr(exe, '/');
+	const char *exe = p->exe, *slash = strrchr(exe, '/');
 
 	memset(ev, 0, sizeof(*ev));
 	ev->id = id;
 	ev->timestamp = when ? when : profil_event__now_ns();
-	ev->thread_start_time = p->rec->start_ns;
-	ev->pid = ev->host_pid = (uint32_t)p->rec->pid;
-	ev->tid = ev->host_tid = (uint32_t)p->rec->pid;
-	ev->ppid = ev->host_ppid = (uint32_t)p->rec->ppid;
+	ev->thread_start_time = p->head.start_ns;
+	ev->pid = ev->host_pid = (uint32_t)p->head.pid;
+	ev->tid = ev->host_tid = (uint32_t)p->head.pid;
+	ev->ppid = ev->host_ppid = (uint32_t)p->head.ppid;
 	ev->uid = (uint32_t)getuid();
 	snprintf(ev->comm, sizeof(ev->comm), "%s", p->comm[0] ? p->comm : slash ? slash + 1 : exe);
 	snprintf(ev->executable, sizeof(ev->executable), "%s", exe);
@@ -143,7 +145,7 @@ static void emit_prof(struct record_events *re, const struct ev_proc *p, uint64_
 
 static struct ev_proc *proc_by_id(struct record_events *re, uint32_t id)
 {
-	return id >= 1 && id <= re->nprocs && re->procs[id - 1].rec ? &re->procs[id - 1] : NULL;
+	return id >= 1 && id <= re->nprocs && re->procs[id - 1].exe ? &re->procs[id - 1] : NULL;
 }
 
 static void emit_exit(struct record_events *re, struct ev_proc *p, int kind, int code,
@@ -168,26 +170,26 @@ static void emit_exit(struct record_events *re, struct ev_proc *p, int kind, int
 
 static void on_new_proc(struct record_events *re, struct ev_proc *p)
 {
-	struct ev_proc *parent = proc_by_id(re, p->rec->parent);
+	struct ev_proc *parent = proc_by_id(re, p->head.parent);
 	struct profil_event ev;
 
-	if (parent && parent->rec->pid != p->rec->pid) {
-		context(re, &ev, PEV_SCHED_PROCESS_FORK, parent, p->rec->start_ns);
-		ev.fork.parent_pid = ev.fork.parent_tid = (uint32_t)parent->rec->pid;
-		ev.fork.child_pid = ev.fork.child_tid = (uint32_t)p->rec->pid;
-		ev.fork.start_time = p->rec->start_ns;
+	if (parent && parent->head.pid != p->head.pid) {
+		context(re, &ev, PEV_SCHED_PROCESS_FORK, parent, p->head.start_ns);
+		ev.fork.parent_pid = ev.fork.parent_tid = (uint32_t)parent->head.pid;
+		ev.fork.child_pid = ev.fork.child_tid = (uint32_t)p->head.pid;
+		ev.fork.start_time = p->head.start_ns;
 		event_writer__emit(re->w, &ev);
-		emit_prof(re, p, PROF_FLAG_ENABLE | PROF_FLAG_INHERIT_FORK, p->rec->start_ns);
+		emit_prof(re, p, PROF_FLAG_ENABLE | PROF_FLAG_INHERIT_FORK, p->head.start_ns);
 		return;
 	}
 	if (parent && !parent->ended) {
-		emit_prof(re, parent, PROF_FLAG_DISABLE | PROF_FLAG_ON_EXEC, p->rec->start_ns);
+		emit_prof(re, parent, PROF_FLAG_DISABLE | PROF_FLAG_ON_EXEC, p->head.start_ns);
 		parent->ended = 1;
 	}
-	context(re, &ev, PEV_SCHED_PROCESS_EXEC, p, p->rec->start_ns);
-	snprintf(ev.exec.pathname, sizeof(ev.exec.pathname), "%s", p->rec->exe);
+	context(re, &ev, PEV_SCHED_PROCESS_EXEC, p, p->head.start_ns);
+	snprintf(ev.exec.pathname, sizeof(ev.exec.pathname), "%s", p->exe);
 	event_writer__emit(re->w, &ev);
-	emit_prof(re, p, PROF_FLAG_ENABLE | PROF_FLAG_ON_EXEC, p->rec->start_ns);
+	emit_prof(re, p, PROF_FLAG_ENABLE | PROF_FLAG_ON_EXEC, p->head.start_ns);
 }
 
 static int on_record(void *arg, const struct pdata_rec *rec)
@@ -208,13 +210,19 @@ static int on_record(void *arg, const struct pdata_rec *rec)
 			re->procs = n;
 			re->nprocs = pr->id;
 		}
-		re->procs[pr->id - 1].rec = pr;
+		if (re->procs[pr->id - 1].live)
+			return 0; /* a duplicated id (a damaged file): keep the first */
+		re->procs[pr->id - 1].head = *pr;
+		re->procs[pr->id - 1].live = (const struct pdata_proc *)pdata__rec_live(rec);
+		re->procs[pr->id - 1].exe = strdup(pr->exe);
+		if (!re->procs[pr->id - 1].exe || !re->procs[pr->id - 1].live)
+			return 0;
 		on_new_proc(re, &re->procs[pr->id - 1]);
 	} else if (rec->type == PDATA_REC_THREAD) {
 		const struct pdata_thread *t = (const void *)rec;
 		struct ev_proc *p = proc_by_id(re, t->proc);
 
-		if (p && t->tid == p->rec->pid && t->comm[0])
+		if (p && t->tid == p->head.pid && t->comm[0])
 			snprintf(p->comm, sizeof(p->comm), "%.15s", t->comm);
 	}
 	return 0;
@@ -233,20 +241,20 @@ static void check_ends(struct record_events *re, int final)
 		struct ev_proc *p = &re->procs[i];
 		int kind;
 
-		if (!p->rec || p->ended)
+		if (!p->live || !p->exe || p->ended)
 			continue;
-		kind = __atomic_load_n(&p->rec->end_kind, __ATOMIC_ACQUIRE);
+		kind = __atomic_load_n(&p->live->end_kind, __ATOMIC_ACQUIRE);
 		if (kind == PDATA_END_EXEC)
 			continue; /* its DISABLE|ON_EXEC goes out with the next image */
-		if (final == 1 && p->rec->pid == root)
+		if (final == 1 && p->head.pid == root)
 			continue;
 		if (kind == PDATA_END_EXITED || kind == PDATA_END_SIGNALED) {
-			emit_exit(re, p, kind, p->rec->end_code, p->rec->end_ns);
+			emit_exit(re, p, kind, p->live->end_code, p->live->end_ns);
 			continue;
 		}
 		/* ended with an unknown status: the command's own status comes at the end */
-		if ((p->rec->end_ns && p->rec->pid != root) || final)
-			emit_exit(re, p, kind, 0, p->rec->end_ns);
+		if ((p->live->end_ns && p->head.pid != root) || final)
+			emit_exit(re, p, kind, 0, p->live->end_ns);
 	}
 }
 
@@ -284,15 +292,14 @@ static uint32_t call_clock_event(int clock)
 static struct ev_proc *current_image(struct record_events *re, int32_t pid)
 {
 	for (size_t i = re->nprocs; i > 0; i--)
-		if (re->procs[i - 1].rec && re->procs[i - 1].rec->pid == pid)
+		if (re->procs[i - 1].exe && re->procs[i - 1].head.pid == pid)
 			return &re->procs[i - 1];
 	return NULL;
 }
 
 static void on_call(struct record_events *re, const struct profil_callmsg *m)
 {
-	struct pdata_proc stub = {.pid = m->pid, .ppid = 0};
-	struct ev_proc fallback = {.rec = &stub};
+	struct ev_proc fallback = {.head = {.pid = m->pid}, .exe = ""};
 	struct ev_proc *p = current_image(re, m->pid);
 	struct profil_event ev;
 
@@ -376,6 +383,8 @@ void record_events__close(struct record_events *re)
 	for (int i = 0; i < 2; i++)
 		if (re->sock[i] >= 0)
 			close(re->sock[i]);
+	for (size_t i = 0; i < re->nprocs; i++)
+		free(re->procs[i].exe);
 	free(re->procs);
 	free(re);
 }

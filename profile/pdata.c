@@ -1,12 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * profil.data: create, open, append, count, iterate.  See pdata.h for the
- * format.  Everything on the counting path is plain atomics on the shared
- * mapping, so it is safe in signal handlers and across processes.
+ * profil.data: create, open, append, count, iterate, compact.  See pdata.h
+ * for the format.  Everything on the counting path is plain atomics on the
+ * shared mapping, so it is safe in signal handlers and across processes.
+ * The layout (offsets and slot counts) is validated once at open and kept
+ * in struct pdata: nothing a writer or reader does afterwards depends on
+ * what the shared header says, which any process of the tree may change.
+ * Read-only opens never map the file (pread), so a file that shrinks while
+ * it is read cannot raise SIGBUS in the reader.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +30,30 @@ struct pdata {
 	int fd;
 	int writable;
 	size_t size;
-	char *base;
-	struct pdata_header *hdr;
-	struct pdata_slot *slots;
-	char *records;
+	char *base;		    /* the mapping; NULL for read-only opens (pread) */
+	struct pdata_header *hdr;   /* in the mapping, or &copy.h */
+	struct pdata_layout lay;    /* validated once, never re-read from the file */
+	struct pdata_slot *slots;   /* mapped only */
+	struct pdata_frame *frames; /* mapped, or a snapshot read at the first pdata__stack */
+	char *records;		    /* mapped only */
+	union {
+		struct pdata_header h;
+		char page[PDATA_HEADER_SIZE];
+	} copy; /* the header as read at open */
 };
+
+/* ---- overflow-safe arithmetic for untrusted offsets -------------------- */
+
+/* [off, off + len) lies inside [0, size). */
+static int span_inside(uint64_t off, uint64_t len, uint64_t size)
+{
+	return off <= size && len <= size - off;
+}
+
+static int is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
 
 uint64_t pdata__now_ns(void)
 {
@@ -45,50 +72,260 @@ static uint32_t round_pow2(uint32_t v)
 	return r;
 }
 
-/* Open path for a fresh profile without following links or clobbering others' files. */
-static int open_exclusive(const char *path, char *why, size_t whylen)
+/* ---- layout ---------------------------------------------------------------- */
+
+struct layout {
+	uint64_t table_off, table_slots;
+	uint64_t frames_off, frame_slots;
+	uint64_t records_off, records_cap;
+	uint64_t size;
+};
+
+/* The areas one after another, each 8-aligned (records 4 KiB-aligned). */
+static void plan_layout(struct layout *l, uint64_t slots, uint64_t fslots, uint64_t rcap)
+{
+	l->table_off = PDATA_HEADER_SIZE;
+	l->table_slots = slots;
+	l->frames_off = l->table_off + slots * sizeof(struct pdata_slot);
+	l->frame_slots = fslots;
+	l->records_off = (l->frames_off + fslots * sizeof(struct pdata_frame) + 4095) & ~4095ull;
+	l->records_cap = rcap;
+	l->size = l->records_off + rcap;
+}
+
+/* [off, off + n * elem) lies inside the file after the header, 8-aligned; its size in *bytes. */
+static int area_inside(uint64_t off, uint64_t n, uint64_t elem, uint64_t size, uint64_t *bytes)
+{
+	return off >= PDATA_HEADER_SIZE && off % 8 == 0 &&
+	       !__builtin_mul_overflow(n, elem, bytes) && span_inside(off, *bytes, size);
+}
+
+static int apart(uint64_t a, uint64_t a_len, uint64_t b, uint64_t b_len)
+{
+	/* both inside the file, so the sums cannot overflow */
+	return a + a_len <= b || b + b_len <= a;
+}
+
+int pdata__check_header(const struct pdata_header *h, uint64_t file_size, struct pdata_layout *lay,
+			char *why, size_t whylen)
+{
+	uint64_t table_bytes, frame_bytes = 0;
+
+	if (file_size < PDATA_HEADER_SIZE || memcmp(h->magic, PDATA_MAGIC, 8))
+		return why_fail(why, whylen, -EBADMSG, "not a profil data file");
+	if (h->version != PDATA_VERSION)
+		return why_fail(
+			why, whylen, -EBADMSG,
+			"written by another version of profil (format %u; this one reads %u)",
+			h->version, PDATA_VERSION);
+	if (h->file_size != file_size)
+		return why_fail(why, whylen, -EBADMSG,
+				"truncated or damaged: %llu bytes, the header says %llu",
+				(unsigned long long)file_size, (unsigned long long)h->file_size);
+	if (h->header_size != PDATA_HEADER_SIZE)
+		return why_fail(why, whylen, -EBADMSG, "damaged header (header size %u)",
+				h->header_size);
+	if (!is_pow2(h->table_slots) ||
+	    !area_inside(h->table_off, h->table_slots, sizeof(struct pdata_slot), file_size,
+			 &table_bytes))
+		return why_fail(why, whylen, -EBADMSG,
+				"damaged header (sample table outside the file)");
+	if (h->frame_slots && (!is_pow2(h->frame_slots) || h->frame_slots >= PDATA_FRAME_READY ||
+			       !area_inside(h->frames_off, h->frame_slots,
+					    sizeof(struct pdata_frame), file_size, &frame_bytes) ||
+			       !apart(h->frames_off, frame_bytes, h->table_off, table_bytes)))
+		return why_fail(why, whylen, -EBADMSG,
+				"damaged header (frame table outside the file)");
+	if (!area_inside(h->records_off, h->records_cap, 1, file_size, &(uint64_t){0}) ||
+	    !apart(h->records_off, h->records_cap, h->table_off, table_bytes) ||
+	    (frame_bytes && !apart(h->records_off, h->records_cap, h->frames_off, frame_bytes)))
+		return why_fail(why, whylen, -EBADMSG,
+				"damaged header (records area outside the file)");
+	if (h->state != PDATA_RECORDING && h->state != PDATA_COMPLETE)
+		return why_fail(why, whylen, -EBADMSG, "damaged header (state %u)", h->state);
+	*lay = (struct pdata_layout){
+		.file_size = file_size,
+		.table_off = h->table_off,
+		.table_bytes = table_bytes,
+		.table_slots = h->table_slots,
+		.frames_off = h->frame_slots ? h->frames_off : 0,
+		.frame_bytes = frame_bytes,
+		.frame_slots = h->frame_slots,
+		.records_off = h->records_off,
+		.records_cap = h->records_cap,
+	};
+	return 0;
+}
+
+/* Map the whole file shared; every pointer comes from the validated layout. */
+static int map_file(struct pdata *p)
+{
+	p->base = mmap(NULL, p->size, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0);
+	if (p->base == MAP_FAILED) {
+		p->base = NULL;
+		return -errno;
+	}
+	p->hdr = (struct pdata_header *)p->base;
+	p->slots = (struct pdata_slot *)(p->base + p->lay.table_off);
+	p->frames = p->lay.frame_slots ? (struct pdata_frame *)(p->base + p->lay.frames_off) : NULL;
+	p->records = p->base + p->lay.records_off;
+	p->writable = 1;
+	return 0;
+}
+
+/*
+ * Read exactly len bytes at off.  Returns 0, -EBADMSG when the file ends
+ * first (it shrank since it was opened), or -errno.
+ */
+static int read_exact(int fd, void *buf, size_t len, uint64_t off)
+{
+	char *at = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, at, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EBADMSG;
+		at += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* The layout fields of a header (everything else is left as it is). */
+static void set_layout(struct pdata_header *h, const struct layout *l)
+{
+	h->file_size = l->size;
+	h->table_off = l->table_off;
+	h->table_slots = (uint32_t)l->table_slots;
+	h->frames_off = l->frame_slots ? l->frames_off : 0;
+	h->frame_slots = (uint32_t)l->frame_slots;
+	h->records_off = l->records_off;
+	h->records_cap = l->records_cap;
+}
+
+static void init_header(struct pdata_header *h, const struct layout *l)
+{
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, PDATA_MAGIC, 8);
+	h->version = PDATA_VERSION;
+	h->header_size = PDATA_HEADER_SIZE;
+	h->state = PDATA_RECORDING;
+	set_layout(h, l);
+}
+
+/* ---- creating ---------------------------------------------------------------- */
+
+int pdata__is_profile_fd(int fd)
+{
+	char magic[8];
+
+	return pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+	       !memcmp(magic, PDATA_MAGIC, sizeof(magic));
+}
+
+/*
+ * An existing file at path may be replaced only when it is the caller's
+ * own profile: never through a symbolic link, never another user's file,
+ * never a file that is not a profile (a program, notes, ...).
+ */
+static int check_replaceable(const char *path, char *why, size_t whylen)
 {
 	struct stat st;
-	int fd;
+	int fd, ok;
 
-	for (int attempt = 0; attempt < 2; attempt++) {
-		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (fd >= 0)
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			return why_fail(why, whylen, -ELOOP,
+					"%s is a symbolic link; refusing to follow it", path);
+		return why_fail(why, whylen, -errno, "cannot open %s: %s", path, strerror(errno));
+	}
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return why_fail(why, whylen, -errno, "cannot stat %s: %s", path, strerror(errno));
+	}
+	ok = S_ISREG(st.st_mode) && pdata__is_profile_fd(fd);
+	close(fd);
+	if (!S_ISREG(st.st_mode))
+		return why_fail(why, whylen, -EEXIST, "%s exists and is not a regular file", path);
+	if (st.st_uid != geteuid())
+		return why_fail(why, whylen, -EPERM,
+				"%s belongs to another user; refusing to replace it", path);
+	if (!ok)
+		return why_fail(why, whylen, -EEXIST,
+				"%s exists and is not a profile; refusing to replace it", path);
+	return 0;
+}
+
+/* Move the caller's previous profile at path to path.old. */
+static int keep_old(const char *path, char *why, size_t whylen)
+{
+	char old[PATH_MAX];
+	struct stat st;
+	int rc;
+
+	if (snprintf(old, sizeof(old), "%s.old", path) >= (int)sizeof(old))
+		return why_fail(why, whylen, -ENAMETOOLONG, "%s: name too long", path);
+	rc = check_replaceable(path, why, whylen);
+	if (rc < 0)
+		return rc;
+	if (lstat(old, &st) == 0 && !S_ISLNK(st.st_mode)) {
+		rc = check_replaceable(old, why, whylen);
+		if (rc < 0)
+			return rc;
+	}
+	if (rename(path, old) < 0)
+		return why_fail(why, whylen, -errno, "cannot move %s to %s: %s", path, old,
+				strerror(errno));
+	return 0;
+}
+
+/* Create path exclusively, moving the caller's previous profile aside. */
+static int open_fresh(const char *path, unsigned int mode, char *why, size_t whylen)
+{
+	for (int attempt = 0; attempt < 3; attempt++) {
+		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		int rc;
+
+		if (fd >= 0) {
+			/* the umask may have widened nothing, but make the mode exact */
+			if (fchmod(fd, mode) < 0) {
+				rc = -errno;
+				close(fd);
+				unlink(path);
+				return why_fail(why, whylen, rc, "cannot set the mode of %s: %s",
+						path, strerror(-rc));
+			}
 			return fd;
+		}
 		if (errno != EEXIST)
 			return why_fail(why, whylen, -errno, "cannot create %s: %s", path,
 					strerror(errno));
-		if (lstat(path, &st) < 0)
-			continue; /* vanished meanwhile: try again */
-		if (S_ISLNK(st.st_mode))
-			return why_fail(why, whylen, -ELOOP,
-					"%s is a symbolic link; refusing to follow it", path);
-		if (!S_ISREG(st.st_mode))
-			return why_fail(why, whylen, -EEXIST, "%s exists and is not a regular file",
-					path);
-		if (st.st_uid != geteuid())
-			return why_fail(why, whylen, -EPERM,
-					"%s belongs to another user; refusing to overwrite it",
-					path);
-		if (unlink(path) < 0)
-			return why_fail(why, whylen, -errno, "cannot replace %s: %s", path,
-					strerror(errno));
+		rc = keep_old(path, why, whylen);
+		if (rc < 0 && rc != -ENOENT)
+			return rc;
 	}
 	return why_fail(why, whylen, -EEXIST, "cannot create %s: it keeps reappearing", path);
 }
 
-static int map_file(struct pdata *p, int writable)
+static unsigned int default_mode(void)
 {
-	int prot = PROT_READ | (writable ? PROT_WRITE : 0);
+	return geteuid() == 0 ? 0600 : 0644;
+}
 
-	p->base = mmap(NULL, p->size, prot, MAP_SHARED, p->fd, 0);
-	if (p->base == MAP_FAILED)
-		return -errno;
-	p->hdr = (struct pdata_header *)p->base;
-	p->slots = (struct pdata_slot *)(p->base + p->hdr->table_off);
-	p->records = p->base + p->hdr->records_off;
-	p->writable = writable;
-	return 0;
+static int reserve_space(int fd, uint64_t size)
+{
+	int rc = posix_fallocate(fd, 0, (off_t)size);
+
+	if (rc == EOPNOTSUPP || rc == EINVAL) /* file systems without fallocate */
+		rc = ftruncate(fd, (off_t)size) < 0 ? errno : 0;
+	return -rc;
 }
 
 int pdata__create(struct pdata **out, const char *path, const struct pdata_create_opts *opts,
@@ -96,123 +333,99 @@ int pdata__create(struct pdata **out, const char *path, const struct pdata_creat
 {
 	uint32_t slots =
 		round_pow2(opts && opts->table_slots ? opts->table_slots : PDATA_DEFAULT_SLOTS);
+	uint32_t fslots = opts && opts->frame_slots ? round_pow2(opts->frame_slots) : 0;
 	uint64_t rcap = opts && opts->records_cap ? opts->records_cap : PDATA_DEFAULT_RECORDS;
-	uint64_t table_off = PDATA_HEADER_SIZE;
-	uint64_t records_off = table_off + (uint64_t)slots * sizeof(struct pdata_slot);
+	unsigned int mode = opts && opts->mode ? opts->mode : default_mode();
 	struct pdata_header hdr;
+	struct layout l;
 	struct pdata *p;
 	int rc, fd;
 
-	rcap = (rcap + 4095) & ~4095ull;
-	fd = open_exclusive(path, why, whylen);
+	plan_layout(&l, slots, fslots, (rcap + 4095) & ~4095ull);
+	fd = open_fresh(path, mode, why, whylen);
 	if (fd < 0)
 		return fd;
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		rc = why_fail(why, whylen, -ENOMEM, "out of memory");
-		goto err_close;
-	}
-	p->fd = fd;
-	p->size = records_off + rcap;
-	rc = posix_fallocate(fd, 0, (off_t)p->size);
-	if (rc == EOPNOTSUPP || rc == EINVAL) /* file systems without fallocate */
-		rc = ftruncate(fd, (off_t)p->size) < 0 ? errno : 0;
-	if (rc) {
-		rc = why_fail(why, whylen, -rc, "cannot reserve %zu bytes for %s: %s", p->size,
-			      path, strerror(rc));
 		goto err_unlink;
 	}
-	memset(&hdr, 0, sizeof(hdr));
-	memcpy(hdr.magic, PDATA_MAGIC, 8);
-	hdr.version = PDATA_VERSION;
-	hdr.header_size = PDATA_HEADER_SIZE;
-	hdr.file_size = p->size;
-	hdr.state = PDATA_RECORDING;
+	p->fd = fd;
+	p->size = l.size;
+	rc = reserve_space(fd, l.size);
+	if (rc < 0) {
+		why_fail(why, whylen, rc, "cannot reserve %llu bytes for %s: %s",
+			 (unsigned long long)l.size, path, strerror(-rc));
+		goto err_free;
+	}
+	init_header(&hdr, &l);
 	hdr.start_ns = pdata__now_ns();
-	hdr.table_off = table_off;
-	hdr.table_slots = slots;
-	hdr.records_off = records_off;
-	hdr.records_cap = rcap;
 	gethostname(hdr.hostname, sizeof(hdr.hostname) - 1);
 	if (pwrite(fd, &hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr)) {
 		rc = why_fail(why, whylen, -EIO, "cannot write %s: %s", path, strerror(errno));
-		goto err_unlink;
+		goto err_free;
 	}
-	rc = map_file(p, 1);
+	rc = pdata__check_header(&hdr, l.size, &p->lay, why, whylen);
+	if (rc < 0)
+		goto err_free;
+	rc = map_file(p);
 	if (rc < 0) {
 		why_fail(why, whylen, rc, "cannot map %s: %s", path, strerror(-rc));
-		goto err_unlink;
+		goto err_free;
 	}
 	*out = p;
 	return 0;
+err_free:
+	free(p);
 err_unlink:
 	unlink(path);
-	free(p);
-err_close:
 	close(fd);
 	return rc;
 }
 
-/* Every offset and size in the header must lie inside the file. */
-static int validate(const struct pdata_header *h, size_t size, char *why, size_t whylen)
-{
-	uint64_t table_end;
-
-	if (size < PDATA_HEADER_SIZE || memcmp(h->magic, PDATA_MAGIC, 8))
-		return why_fail(why, whylen, -EBADMSG, "not a profil data file");
-	if (h->version != PDATA_VERSION)
-		return why_fail(why, whylen, -EBADMSG,
-				"unsupported profil data version %u (this is %u)", h->version,
-				PDATA_VERSION);
-	if (h->file_size != size)
-		return why_fail(why, whylen, -EBADMSG,
-				"truncated or damaged: %zu bytes, the header says %llu", size,
-				(unsigned long long)h->file_size);
-	if (h->header_size != PDATA_HEADER_SIZE || h->table_off < PDATA_HEADER_SIZE ||
-	    h->table_slots == 0 || (h->table_slots & (h->table_slots - 1)))
-		return why_fail(why, whylen, -EBADMSG, "damaged header (sample table)");
-	table_end = h->table_off + (uint64_t)h->table_slots * sizeof(struct pdata_slot);
-	if (table_end > size || h->records_off < table_end || h->records_off > size ||
-	    h->records_cap > size - h->records_off)
-		return why_fail(why, whylen, -EBADMSG, "damaged header (layout outside the file)");
-	if (h->state != PDATA_RECORDING && h->state != PDATA_COMPLETE)
-		return why_fail(why, whylen, -EBADMSG, "damaged header (state %u)", h->state);
-	return 0;
-}
+/* ---- opening ---------------------------------------------------------------- */
 
 int pdata__open_fd(struct pdata **out, int fd, int writable, char *why, size_t whylen)
 {
-	struct pdata_header hdr;
 	struct stat st;
 	struct pdata *p;
-	ssize_t n;
 	int rc;
 
 	if (fstat(fd, &st) < 0)
 		return why_fail(why, whylen, -errno, "cannot stat: %s", strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		return why_fail(why, whylen, -EBADMSG, "not a regular file");
-	n = pread(fd, &hdr, sizeof(hdr), 0);
-	if (n < 0)
-		return why_fail(why, whylen, -errno, "cannot read: %s", strerror(errno));
-	if ((size_t)n < sizeof(hdr))
-		return why_fail(why, whylen, -EBADMSG, "%s",
-				n == 0 ? "empty file" : "truncated: shorter than its header");
-	rc = validate(&hdr, (size_t)st.st_size, why, whylen);
-	if (rc < 0)
-		return rc;
+	if (st.st_size == 0)
+		return why_fail(why, whylen, -EBADMSG, "empty file");
+	if ((uint64_t)st.st_size < PDATA_HEADER_SIZE)
+		return why_fail(why, whylen, -EBADMSG, "truncated: shorter than its header");
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return why_fail(why, whylen, -ENOMEM, "out of memory");
 	p->fd = fd;
 	p->size = (size_t)st.st_size;
-	rc = map_file(p, writable);
+	rc = read_exact(fd, p->copy.page, sizeof(p->copy.page), 0);
 	if (rc < 0) {
-		free(p);
-		return why_fail(why, whylen, rc, "cannot map: %s", strerror(-rc));
+		rc = why_fail(why, whylen, rc, "cannot read: %s",
+			      rc == -EBADMSG ? "it shrank while being opened" : strerror(-rc));
+		goto fail;
+	}
+	rc = pdata__check_header(&p->copy.h, (uint64_t)st.st_size, &p->lay, why, whylen);
+	if (rc < 0)
+		goto fail;
+	p->hdr = &p->copy.h;
+	if (writable) {
+		rc = map_file(p);
+		if (rc < 0) {
+			why_fail(why, whylen, rc, "cannot map: %s", strerror(-rc));
+			goto fail;
+		}
 	}
 	*out = p;
 	return 0;
+fail:
+	free(p);
+	return rc;
 }
 
 int pdata__open(struct pdata **out, const char *path, int writable, char *why, size_t whylen)
@@ -220,7 +433,8 @@ int pdata__open(struct pdata **out, const char *path, int writable, char *why, s
 	char inner[200];
 	int fd, rc;
 
-	fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO named like a profile must not hang the reader */
+	fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return why_fail(why, whylen, -errno, "cannot open %s: %s", path, strerror(errno));
 	rc = pdata__open_fd(out, fd, writable, inner, sizeof(inner));
@@ -235,7 +449,10 @@ void pdata__close(struct pdata *p)
 {
 	if (!p)
 		return;
-	munmap(p->base, p->size);
+	if (p->base)
+		munmap(p->base, p->size);
+	else
+		free(p->frames); /* the snapshot */
 	close(p->fd);
 	free(p);
 }
@@ -250,6 +467,8 @@ int pdata__fd(struct pdata *p)
 	return p->fd;
 }
 
+/* ---- records ---------------------------------------------------------------- */
+
 /* Reserve size bytes in the records area; NULL when it is full. */
 static struct pdata_rec *reserve(struct pdata *p, size_t size)
 {
@@ -257,11 +476,15 @@ static struct pdata_rec *reserve(struct pdata *p, size_t size)
 	struct pdata_rec *rec;
 
 	size = (size + 7) & ~(size_t)7;
-	at = __atomic_fetch_add(&p->hdr->records_used, size, __ATOMIC_RELAXED);
-	if (at + size > p->hdr->records_cap) {
-		/* leave records_used past the end: every later append fails too */
+	if (!p->base || size > PDATA_REC_MAX)
 		return NULL;
-	}
+	at = __atomic_fetch_add(&p->hdr->records_used, size, __ATOMIC_RELAXED);
+	/*
+	 * records_used is shared (any writer may have damaged it): check without
+	 * overflow; past the end it stays there, so every later append fails too
+	 */
+	if (!span_inside(at, size, p->lay.records_cap) || at % 8)
+		return NULL;
 	rec = (struct pdata_rec *)(p->records + at);
 	rec->size = (uint32_t)size;
 	return rec;
@@ -305,7 +528,8 @@ struct pdata_thread *pdata__add_thread(struct pdata *p, uint32_t proc, int tid, 
 }
 
 struct pdata_map *pdata__add_map(struct pdata *p, uint32_t proc, uint64_t start, uint64_t end,
-				 uint64_t pgoff, uint32_t prot, const char *path)
+				 uint64_t pgoff, uint32_t prot, const char *path,
+				 const uint8_t *build_id, unsigned int build_id_len)
 {
 	size_t len = strlen(path ? path : "") + 1;
 	struct pdata_map *m = (struct pdata_map *)reserve(p, sizeof(*m) + len);
@@ -317,35 +541,68 @@ struct pdata_map *pdata__add_map(struct pdata *p, uint32_t proc, uint64_t start,
 	m->start = start;
 	m->end = end;
 	m->pgoff = pgoff;
+	if (build_id && build_id_len) {
+		if (build_id_len > sizeof(m->build_id))
+			build_id_len = sizeof(m->build_id);
+		memcpy(m->build_id, build_id, build_id_len);
+		m->build_id_len = build_id_len;
+	}
 	memcpy(m->path, path ? path : "", len);
 	publish(&m->rec, PDATA_REC_MAP);
 	return m;
 }
 
+struct pdata_ksym *pdata__add_ksym(struct pdata *p, uint64_t start, uint64_t size, const char *name)
+{
+	size_t len = strlen(name ? name : "") + 1;
+	struct pdata_ksym *k = (struct pdata_ksym *)reserve(p, sizeof(*k) + len);
+
+	if (!k)
+		return NULL;
+	k->start = start;
+	k->size = size;
+	memcpy(k->name, name ? name : "", len);
+	publish(&k->rec, PDATA_REC_KSYM);
+	return k;
+}
+
+static void store_cpu(struct pdata_cpu *dst, const struct pdata_cpu *src)
+{
+	__atomic_store_n(&dst->cpu_ns, src->cpu_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&dst->user_ns, src->user_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&dst->sys_ns, src->sys_ns, __ATOMIC_RELAXED);
+}
+
 void pdata__end_proc(struct pdata_proc *proc, int end_kind, int end_code, uint64_t end_ns,
-		     uint64_t cpu_ns)
+		     const struct pdata_cpu *cpu)
 {
 	proc->end_code = end_code;
 	proc->end_ns = end_ns;
-	if (cpu_ns)
-		proc->cpu_ns = cpu_ns;
+	if (cpu && cpu->cpu_ns)
+		store_cpu(&proc->cpu, cpu);
 	__atomic_store_n(&proc->end_kind, end_kind, __ATOMIC_RELEASE);
 }
 
-static uint64_t slot_hash(uint64_t key, uint64_t pc)
+void pdata__thread_cpu(struct pdata_thread *t, const struct pdata_cpu *cpu)
 {
-	uint64_t h = (pc ^ (key * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+	store_cpu(&t->cpu, cpu);
+}
+
+/* ---- samples and stacks ---------------------------------------------------- */
+
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+	uint64_t h = (b ^ (a * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
 
 	return h ^ (h >> 32);
 }
 
-int pdata__count(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint64_t n)
+/* Count n into the slot of (key, pc, stack); no header counters.  0 or -ENOSPC. */
+static int count_slot(struct pdata *p, uint64_t key, uint64_t pc, uint32_t stack, uint64_t n)
 {
-	uint64_t key = ((uint64_t)proc << 32) | (uint32_t)tid;
-	uint64_t mask = p->hdr->table_slots - 1;
-	uint64_t i = slot_hash(key, pc) & mask;
+	uint64_t mask = p->lay.table_slots - 1;
+	uint64_t i = mix(key, pc ^ ((uint64_t)stack << 40)) & mask;
 
-	__atomic_add_fetch(&p->hdr->samples, n, __ATOMIC_RELAXED);
 	if (pc == 0)
 		pc = 1; /* 0 marks an unwritten slot */
 	for (int probe = 0; probe < PDATA_PROBE_LIMIT; probe++, i = (i + 1) & mask) {
@@ -358,23 +615,173 @@ int pdata__count(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint64_t 
 			if (__atomic_compare_exchange_n(&s->key, &expected, key, 0,
 							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 				__atomic_add_fetch(&s->count, n, __ATOMIC_RELAXED);
+				__atomic_store_n(&s->stack, stack, __ATOMIC_RELAXED);
 				__atomic_store_n(&s->pc, pc, __ATOMIC_RELEASE);
 				return 0;
 			}
 			k = expected;
 		}
 		/* a slot whose pc is not yet stored does not match: at worst a duplicate key */
-		if (k == key && __atomic_load_n(&s->pc, __ATOMIC_ACQUIRE) == pc) {
+		if (k == key && __atomic_load_n(&s->pc, __ATOMIC_ACQUIRE) == pc &&
+		    __atomic_load_n(&s->stack, __ATOMIC_RELAXED) == stack) {
 			__atomic_add_fetch(&s->count, n, __ATOMIC_RELAXED);
 			return 0;
 		}
 	}
-	__atomic_add_fetch(&p->hdr->dropped, n, __ATOMIC_RELAXED);
 	return -ENOSPC;
+}
+
+static uint64_t slot_key(uint32_t proc, int tid)
+{
+	return ((uint64_t)proc << 32) | (uint32_t)tid;
+}
+
+int pdata__count(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint64_t n)
+{
+	if (!p->base)
+		return -EBADF; /* opened read-only */
+	__atomic_add_fetch(&p->hdr->samples, n, __ATOMIC_RELAXED);
+	if (count_slot(p, slot_key(proc, tid), pc, 0, n) < 0) {
+		__atomic_add_fetch(&p->hdr->dropped, n, __ATOMIC_RELAXED);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/*
+ * The node (parent, pc), added if missing.  Returns its id, or 0 when the
+ * table is full around it.  A node whose parent is not yet stored does not
+ * match: at worst a duplicate node, which readers cannot tell apart.
+ */
+static uint32_t frame_node(struct pdata *p, uint32_t parent, uint64_t pc)
+{
+	uint64_t mask = p->lay.frame_slots - 1;
+	uint64_t i = mix(parent, pc) & mask;
+	uint32_t want = PDATA_FRAME_READY | parent;
+
+	if (pc == 0)
+		pc = 1;
+	for (int probe = 0; probe < PDATA_PROBE_LIMIT; probe++, i = (i + 1) & mask) {
+		struct pdata_frame *f = &p->frames[i];
+		uint64_t cur = __atomic_load_n(&f->pc, __ATOMIC_ACQUIRE);
+
+		if (cur == 0) {
+			uint64_t expected = 0;
+
+			if (__atomic_compare_exchange_n(&f->pc, &expected, pc, 0, __ATOMIC_ACQ_REL,
+							__ATOMIC_ACQUIRE)) {
+				__atomic_store_n(&f->parent, want, __ATOMIC_RELEASE);
+				return (uint32_t)i + 1;
+			}
+			cur = expected;
+		}
+		if (cur == pc && __atomic_load_n(&f->parent, __ATOMIC_ACQUIRE) == want)
+			return (uint32_t)i + 1;
+	}
+	return 0;
+}
+
+/* The innermost node of the stack, outermost frame first; 0 when the table is full. */
+static uint32_t intern_stack(struct pdata *p, const uint64_t *pcs, unsigned int n, int truncated)
+{
+	uint32_t node = 0;
+
+	if (n > PDATA_MAX_DEPTH - 1) {
+		n = PDATA_MAX_DEPTH - 1; /* keep the innermost frames */
+		truncated = 1;
+	}
+	if (truncated && !(node = frame_node(p, 0, PDATA_PC_TRUNCATED)))
+		return 0;
+	while (n--) {
+		node = frame_node(p, node, pcs[n]);
+		if (!node)
+			return 0;
+	}
+	return node;
+}
+
+int pdata__count_stack(struct pdata *p, uint32_t proc, int tid, const uint64_t *pcs, unsigned int n,
+		       int truncated, uint64_t count)
+{
+	uint32_t stack = 0;
+
+	if (!p->base)
+		return -EBADF; /* opened read-only */
+	if (n == 0)
+		return pdata__count(p, proc, tid, 0, count);
+	if (p->lay.frame_slots) {
+		stack = intern_stack(p, pcs, n, truncated);
+		if (!stack)
+			__atomic_add_fetch(&p->hdr->stacks_dropped, count, __ATOMIC_RELAXED);
+		else if (truncated || n > PDATA_MAX_DEPTH - 1)
+			__atomic_add_fetch(&p->hdr->truncated, count, __ATOMIC_RELAXED);
+	}
+	__atomic_add_fetch(&p->hdr->samples, count, __ATOMIC_RELAXED);
+	if (count_slot(p, slot_key(proc, tid), pcs[0], stack, count) < 0) {
+		__atomic_add_fetch(&p->hdr->dropped, count, __ATOMIC_RELAXED);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/* The frame table of a read-only file, read once (nodes are only ever added). */
+static int frames_snapshot(struct pdata *p)
+{
+	int rc;
+
+	if (p->frames || !p->lay.frame_slots)
+		return 0;
+	p->frames = malloc(p->lay.frame_bytes);
+	if (!p->frames)
+		return -ENOMEM;
+	rc = read_exact(p->fd, p->frames, p->lay.frame_bytes, p->lay.frames_off);
+	if (rc < 0) {
+		free(p->frames);
+		p->frames = NULL;
+	}
+	return rc;
+}
+
+int pdata__stack(struct pdata *p, uint32_t id, uint64_t *pcs, unsigned int max)
+{
+	unsigned int n = 0;
+	int rc = p->base ? 0 : frames_snapshot(p);
+
+	if (rc < 0)
+		return rc;
+	while (id) {
+		const struct pdata_frame *f;
+		uint32_t parent;
+
+		if (id > p->lay.frame_slots || n >= PDATA_MAX_DEPTH)
+			return -EBADMSG;
+		f = &p->frames[id - 1];
+		parent = __atomic_load_n(&f->parent, __ATOMIC_ACQUIRE);
+		if (!(parent & PDATA_FRAME_READY))
+			return -EBADMSG;
+		if (n < max)
+			pcs[n] = __atomic_load_n(&f->pc, __ATOMIC_RELAXED);
+		n++;
+		id = parent & ~PDATA_FRAME_READY;
+	}
+	return (int)(n < max ? n : max);
+}
+
+uint32_t pdata__frames_used(struct pdata *p)
+{
+	uint32_t n = 0;
+
+	if (!p->base && frames_snapshot(p) < 0)
+		return 0;
+	for (uint64_t i = 0; i < p->lay.frame_slots; i++)
+		n += __atomic_load_n(&p->frames[i].pc, __ATOMIC_RELAXED) != 0;
+	return n;
 }
 
 int pdata__finish(struct pdata *p)
 {
+	if (!p->base)
+		return -EBADF; /* opened read-only */
 	p->hdr->end_ns = pdata__now_ns();
 	__atomic_store_n(&p->hdr->state, PDATA_COMPLETE, __ATOMIC_RELEASE);
 	if (msync(p->base, p->size, MS_SYNC) < 0)
@@ -384,6 +791,8 @@ int pdata__finish(struct pdata *p)
 	return 0;
 }
 
+/* ---- iterating --------------------------------------------------------------- */
+
 int pdata__foreach_rec(struct pdata *p, int (*cb)(void *arg, const struct pdata_rec *rec),
 		       void *arg)
 {
@@ -392,50 +801,326 @@ int pdata__foreach_rec(struct pdata *p, int (*cb)(void *arg, const struct pdata_
 	return pdata__foreach_rec_from(p, &at, cb, arg);
 }
 
+/*
+ * The private copy a record callback gets: the live record's address,
+ * then the record, then zeros (a string field always ends).
+ */
+struct rec_copy {
+	struct pdata_rec *live;
+	union {
+		struct pdata_rec hdr;
+		char bytes[PDATA_REC_MAX + 8];
+	} rec;
+};
+
+/* A read-only file's records area seen through a window read with pread. */
+#define REC_WINDOW (4 * PDATA_REC_MAX)
+
+struct rec_window {
+	char *buf;
+	uint64_t off, len; /* [off, off + len) of the records area is in buf */
+};
+
+/* Pointer to [at, at + len) of the records area (len <= PDATA_REC_MAX, at + len <= used). */
+static int window_get(struct pdata *p, struct rec_window *w, uint64_t at, uint64_t len,
+		      uint64_t used, const char **ptr)
+{
+	uint64_t n;
+	int rc;
+
+	if (at < w->off || at + len > w->off + w->len) {
+		n = used - at < REC_WINDOW ? used - at : REC_WINDOW;
+		w->len = 0;
+		rc = read_exact(p->fd, w->buf, n, p->lay.records_off + at);
+		if (rc < 0)
+			return rc;
+		w->off = at;
+		w->len = n;
+	}
+	*ptr = w->buf + (at - w->off);
+	return 0;
+}
+
+/* The record at byte at: its validated copy in c, or 1 when the walk ends there. */
+static int next_rec(struct pdata *p, struct rec_window *w, uint64_t at, uint64_t used,
+		    struct rec_copy *c)
+{
+	const struct pdata_rec *rec;
+	const char *ptr;
+	uint32_t type, size;
+	int rc;
+
+	if (p->base) {
+		rec = (const struct pdata_rec *)(p->records + at);
+		type = __atomic_load_n(&rec->type, __ATOMIC_ACQUIRE);
+		size = __atomic_load_n(&rec->size, __ATOMIC_RELAXED);
+	} else {
+		rc = window_get(p, w, at, sizeof(*rec), used, &ptr);
+		if (rc < 0)
+			return rc;
+		rec = (const struct pdata_rec *)ptr;
+		type = rec->type;
+		size = rec->size;
+	}
+	/* unpublished or damaged: stop, everything before it is good */
+	if (type == 0 || size < sizeof(*rec) || size % 8 || size > PDATA_REC_MAX ||
+	    size > used - at)
+		return 1;
+	if (p->base) {
+		c->live = (struct pdata_rec *)(p->records + at);
+		memcpy(c->rec.bytes, p->records + at, size);
+	} else {
+		rc = window_get(p, w, at, size, used, &ptr);
+		if (rc < 0)
+			return rc;
+		c->live = NULL;
+		memcpy(c->rec.bytes, ptr, size);
+	}
+	/* the size and type checked above, whatever the bytes say now */
+	c->rec.hdr.type = type;
+	c->rec.hdr.size = size;
+	memset(c->rec.bytes + size, 0, 8);
+	return 0;
+}
+
 int pdata__foreach_rec_from(struct pdata *p, uint64_t *offset,
 			    int (*cb)(void *arg, const struct pdata_rec *rec), void *arg)
 {
 	uint64_t used = __atomic_load_n(&p->hdr->records_used, __ATOMIC_ACQUIRE);
+	struct rec_window w = {0};
+	struct rec_copy *c;
 	uint64_t at = *offset;
+	int rc = 0;
 
-	if (used > p->hdr->records_cap)
-		used = p->hdr->records_cap;
-	while (at + sizeof(struct pdata_rec) <= used) {
-		const struct pdata_rec *rec = (const struct pdata_rec *)(p->records + at);
-		uint32_t type = __atomic_load_n(&rec->type, __ATOMIC_ACQUIRE);
-		int rc;
-
-		/* unpublished or damaged: stop, everything before it is good */
-		if (type == 0 || rec->size < sizeof(*rec) || rec->size % 8 || rec->size > used - at)
-			break;
-		rc = cb(arg, rec);
-		at += rec->size;
-		*offset = at;
-		if (rc)
-			return rc;
+	if (used > p->lay.records_cap)
+		used = p->lay.records_cap;
+	c = malloc(sizeof(*c));
+	if (!p->base)
+		w.buf = malloc(REC_WINDOW);
+	if (!c || (!p->base && !w.buf)) {
+		rc = -ENOMEM;
+		goto out;
 	}
-	return 0;
+	while (at <= used && sizeof(struct pdata_rec) <= used - at) {
+		rc = next_rec(p, &w, at, used, c);
+		if (rc) {
+			rc = rc > 0 ? 0 : rc;
+			break;
+		}
+		at += c->rec.hdr.size;
+		*offset = at;
+		rc = cb(arg, &c->rec.hdr);
+		if (rc)
+			break;
+	}
+out:
+	free(w.buf);
+	free(c);
+	return rc;
 }
 
-int pdata__foreach_sample(struct pdata *p,
-			  int (*cb)(void *arg, uint32_t proc, int tid, uint64_t pc, uint64_t count),
+struct pdata_rec *pdata__rec_live(const struct pdata_rec *rec)
+{
+	const struct rec_copy *c =
+		(const void *)((const char *)rec - offsetof(struct rec_copy, rec));
+
+	return c->live;
+}
+
+#define SAMPLE_CHUNK 4096 /* slots read at once from a read-only file */
+
+static int visit_slot(const struct pdata_slot *slot,
+		      int (*cb)(void *arg, const struct pdata_sample *s), void *arg)
+{
+	uint64_t key = __atomic_load_n(&slot->key, __ATOMIC_ACQUIRE);
+	struct pdata_sample s;
+
+	s.pc = __atomic_load_n(&slot->pc, __ATOMIC_ACQUIRE);
+	s.stack = __atomic_load_n(&slot->stack, __ATOMIC_RELAXED);
+	s.count = __atomic_load_n(&slot->count, __ATOMIC_RELAXED);
+	if (!key || !s.pc || !s.count)
+		return 0;
+	s.proc = (uint32_t)(key >> 32);
+	s.tid = (int)(uint32_t)key;
+	return cb(arg, &s);
+}
+
+int pdata__foreach_sample(struct pdata *p, int (*cb)(void *arg, const struct pdata_sample *s),
 			  void *arg)
 {
-	for (uint64_t i = 0; i < p->hdr->table_slots; i++) {
-		const struct pdata_slot *s = &p->slots[i];
-		uint64_t key = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
-		uint64_t pc = __atomic_load_n(&s->pc, __ATOMIC_ACQUIRE);
-		uint64_t count = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
-		int rc;
+	uint64_t nslots = p->lay.table_slots;
+	struct pdata_slot *chunk;
+	int rc = 0;
 
-		if (!key || !pc || !count)
-			continue;
-		rc = cb(arg, (uint32_t)(key >> 32), (int)(uint32_t)key, pc, count);
-		if (rc)
-			return rc;
+	if (p->base) {
+		for (uint64_t i = 0; i < nslots && !rc; i++)
+			rc = visit_slot(&p->slots[i], cb, arg);
+		return rc;
 	}
+	chunk = malloc(SAMPLE_CHUNK * sizeof(*chunk));
+	if (!chunk)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < nslots && !rc; i += SAMPLE_CHUNK) {
+		uint64_t n = nslots - i < SAMPLE_CHUNK ? nslots - i : SAMPLE_CHUNK;
+
+		rc = read_exact(p->fd, chunk, n * sizeof(*chunk),
+				p->lay.table_off + i * sizeof(*chunk));
+		for (uint64_t k = 0; k < n && !rc; k++)
+			rc = visit_slot(&chunk[k], cb, arg);
+	}
+	free(chunk);
+	return rc;
+}
+
+/* ---- compaction --------------------------------------------------------------- */
+
+struct compactor {
+	struct pdata *src, *dst;
+	uint64_t pcs[PDATA_MAX_DEPTH];
+	uint64_t lost; /* samples whose stack could not be read back (damaged nodes) */
+};
+
+static int copy_sample(void *arg, const struct pdata_sample *s)
+{
+	struct compactor *c = arg;
+	uint64_t key = slot_key(s->proc, s->tid);
+	uint32_t stack = 0;
+
+	if (s->stack && c->dst->lay.frame_slots) {
+		int n = pdata__stack(c->src, s->stack, c->pcs, PDATA_MAX_DEPTH);
+		int truncated = n > 0 && c->pcs[n - 1] == PDATA_PC_TRUNCATED;
+
+		if (n > 0)
+			stack = intern_stack(c->dst, c->pcs, (unsigned int)(n - truncated),
+					     truncated);
+		if (!stack)
+			c->lost += s->count;
+	}
+	if (count_slot(c->dst, key, s->pc, stack, s->count) < 0)
+		c->lost += s->count;
 	return 0;
 }
+
+struct used {
+	uint64_t samples, records_end;
+};
+
+static int count_used(void *arg, const struct pdata_sample *s)
+{
+	(void)s;
+	((struct used *)arg)->samples++;
+	return 0;
+}
+
+static int find_records_end(void *arg, const struct pdata_rec *rec)
+{
+	(void)arg;
+	(void)rec;
+	return 0;
+}
+
+/* A temporary file beside path, same mode as the original. */
+static int open_temp_beside(const char *path, mode_t mode, char *tmp, size_t len)
+{
+	char dir[PATH_MAX], base[PATH_MAX];
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	snprintf(base, sizeof(base), "%s", path);
+	if (snprintf(tmp, len, "%s/.%s.XXXXXX", dirname(dir), basename(base)) >= (int)len)
+		return -ENAMETOOLONG;
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -errno;
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 || fchmod(fd, mode & 07777) < 0) {
+		int rc = -errno;
+
+		close(fd);
+		unlink(tmp);
+		return rc;
+	}
+	return fd;
+}
+
+static int write_compact(struct pdata *src, int fd, const struct layout *l, uint64_t records_end,
+			 char *why, size_t whylen)
+{
+	struct compactor c = {.src = src};
+	struct pdata dst = {.fd = fd, .size = l->size};
+	struct pdata_header hdr;
+	int rc;
+
+	if (ftruncate(fd, (off_t)l->size) < 0)
+		return why_fail(why, whylen, -errno, "cannot size the compact copy: %s",
+				strerror(errno));
+	/* everything the recorder wrote, with the new layout */
+	memcpy(&hdr, src->hdr, sizeof(hdr));
+	set_layout(&hdr, l);
+	hdr.records_used = records_end;
+	rc = pdata__check_header(&hdr, l->size, &dst.lay, why, whylen);
+	if (rc < 0)
+		return rc;
+	rc = map_file(&dst);
+	if (rc < 0)
+		return why_fail(why, whylen, rc, "cannot map the compact copy: %s", strerror(-rc));
+	memcpy(dst.base, &hdr, sizeof(hdr));
+	rc = read_exact(src->fd, dst.records, records_end, src->lay.records_off);
+	c.dst = &dst;
+	if (!rc)
+		rc = pdata__foreach_sample(src, copy_sample, &c);
+	if (rc < 0) {
+		munmap(dst.base, dst.size);
+		return why_fail(why, whylen, rc, "cannot read the profile back: %s",
+				rc == -EBADMSG ? "it shrank" : strerror(-rc));
+	}
+	dst.hdr->dropped += c.lost;
+	rc = msync(dst.base, dst.size, MS_SYNC) < 0 ? -errno : 0;
+	munmap(dst.base, dst.size);
+	if (!rc && fsync(fd) < 0)
+		rc = -errno;
+	if (rc < 0)
+		return why_fail(why, whylen, rc, "cannot write the compact copy: %s",
+				strerror(-rc));
+	return 0;
+}
+
+int pdata__compact(struct pdata *p, const char *path, char *why, size_t whylen)
+{
+	struct used u = {0};
+	uint64_t records_end = 0;
+	uint32_t fused = p->lay.frame_slots ? pdata__frames_used(p) : 0;
+	char tmp[PATH_MAX];
+	struct stat mine, there;
+	struct layout l;
+	int fd, rc;
+
+	if (fstat(p->fd, &mine) < 0 || lstat(path, &there) < 0 || mine.st_dev != there.st_dev ||
+	    mine.st_ino != there.st_ino)
+		return why_fail(why, whylen, -ESTALE,
+				"%s is no longer the profile being written; left as it is", path);
+	if (pdata__foreach_sample(p, count_used, &u) < 0 ||
+	    pdata__foreach_rec_from(p, &records_end, find_records_end, NULL) < 0)
+		return why_fail(why, whylen, -EIO, "cannot read %s back to compact it", path);
+	plan_layout(&l, round_pow2(u.samples * 2 > 16 ? (uint32_t)(u.samples * 2) : 16),
+		    fused ? round_pow2(fused * 2 > 16 ? fused * 2 : 16) : 0,
+		    (records_end + 4095) & ~4095ull);
+	if (l.size >= p->size)
+		return 0; /* nothing to gain */
+	fd = open_temp_beside(path, mine.st_mode, tmp, sizeof(tmp));
+	if (fd < 0)
+		return why_fail(why, whylen, fd, "cannot create a temporary file beside %s: %s",
+				path, strerror(-fd));
+	rc = write_compact(p, fd, &l, records_end, why, whylen);
+	close(fd);
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = why_fail(why, whylen, -errno, "cannot rename the compact copy to %s: %s", path,
+			      strerror(errno));
+	if (rc < 0)
+		unlink(tmp);
+	return rc;
+}
+
+/* ---- names ------------------------------------------------------------------- */
 
 const char *pdata__clock_name(uint32_t clock)
 {
@@ -450,6 +1135,22 @@ const char *pdata__clock_name(uint32_t clock)
 		return "manual";
 	case PDATA_CLOCK_BPF:
 		return "bpf";
+	default:
+		return "unknown";
+	}
+}
+
+const char *pdata__callgraph_name(uint32_t cg)
+{
+	switch (cg) {
+	case PDATA_CG_NONE:
+		return "none";
+	case PDATA_CG_FP:
+		return "fp";
+	case PDATA_CG_DWARF:
+		return "dwarf";
+	case PDATA_CG_LIBUNWIND:
+		return "libunwind";
 	default:
 		return "unknown";
 	}

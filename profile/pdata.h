@@ -2,30 +2,64 @@
 /*
  * profil.data: the profile file.  ONE source of truth for its format.
  *
- * The file is created at its full size up front (space reserved with
- * fallocate, so a full disk is an error at the start, never a SIGBUS
- * later) and mapped MAP_SHARED by every writer: the recorder, and in the
- * fallback path the LD_PRELOAD agent inside every profiled process.  Every
- * count is therefore in the page cache from the first sample: the profile
- * survives _exit, abort, SIGSEGV and SIGKILL of the program, and a kill of
- * the recorder loses at most the samples it had not yet read.
+ * While recording, the file is created at its full size up front (space
+ * reserved with fallocate, so a full disk is an error at the start, never a
+ * SIGBUS later) and mapped MAP_SHARED by every writer: the recorder, and in
+ * the fallback path the LD_PRELOAD agent inside every profiled process.
+ * Every count is therefore in the page cache from the first sample: the
+ * profile survives _exit, abort, SIGSEGV and SIGKILL of the program, and a
+ * kill of the recorder loses at most the samples it had not yet read.  When
+ * the recorder finishes, it writes a compact copy (every table sized to what
+ * it holds) beside the file and renames it over the original
+ * (pdata__compact): a finished profile is small, and a process that outlives
+ * the recorder keeps writing into the old, unlinked file, never into the
+ * finished one.
  *
- * Layout (native byte order, x86_64 little-endian):
- *   [0, 4096)                struct pdata_header
- *   [table_off, +slots*24)   struct pdata_slot[table_slots]: the sample
- *                            table, an open-addressing hash keyed by
- *                            (proc, tid, pc), lock-free insert and count
- *   [records_off, +cap)      append-only records (struct pdata_rec + payload)
+ * Layout (native byte order, x86_64 little-endian; every area 8-aligned):
+ *   [0, 4096)                 struct pdata_header
+ *   [table_off, +slots*32)    struct pdata_slot[table_slots]: the sample
+ *                             table, an open-addressing hash keyed by
+ *                             (proc, tid, pc, stack), lock-free insert/count
+ *   [frames_off, +fslots*16)  struct pdata_frame[frame_slots]: call-stack
+ *                             nodes, an open-addressing hash keyed by
+ *                             (parent, pc); 0 slots in a flat profile
+ *   [records_off, +cap)       append-only records (struct pdata_rec + payload)
+ *
+ * Call stacks are a tree: a frame node is (pc, parent node), node id =
+ * slot index + 1, 0 = no parent.  A stack is the id of its innermost node;
+ * following the parents gives the PCs from the innermost outwards.  A
+ * repeated stack costs nothing new (its nodes exist), a stack that shares a
+ * prefix with another stores only the differing frames.  The innermost
+ * node's pc equals the sample's pc.  PCs of callers are return addresses
+ * (symbolise pc - 1).  Kernel frames (pc >= PDATA_KERNEL_START) come
+ * innermost, before the user frames.  A stack cut short (unwinding stopped
+ * before the outermost frame) ends with an outermost node whose pc is
+ * PDATA_PC_TRUNCATED.
  *
  * A profile is complete when header.state == PDATA_COMPLETE; a profile
  * left in PDATA_RECORDING was cut short (the recorder itself was killed).
  *
- * Writers: slot and record updates are atomic and async-signal-safe
- * (pdata__count may be called from a signal handler).  A record is
- * published by storing its type last (release); readers stop at the first
- * record whose type is still 0.  Duplicated keys in the table are possible
- * under races and must be summed by readers (pdata__foreach_sample does not
- * merge; the report does).
+ * Writers: slot, frame and record updates are atomic and async-signal-safe
+ * (pdata__count and pdata__count_stack may be called from a signal
+ * handler).  Writers take the layout (offsets, slot counts) from the header
+ * once, when they open the file, and never re-read it from the shared
+ * mapping.  A record is published by storing its type last (release);
+ * readers stop at the first record whose type is still 0.  Duplicated keys
+ * in either table are possible under races and must be merged by readers
+ * (pview does).
+ *
+ * Trust: everything in the file is untrusted, including while it is being
+ * written (in agent mode every process of the tree can write it).  Opening
+ * validates a private copy of the header (pdata__check_header) into a
+ * struct pdata_layout, and the offsets and sizes are never read from the
+ * file again.  Read-only opens do not map the file at all: the header is a
+ * copy taken at open, records, samples and frame nodes are read with pread
+ * at the time of the iteration, so a file that changes or shrinks while it
+ * is read gives a consistent-as-of-then view or an error, never a crash.
+ * Record callbacks get a private copy of each record (pdata__foreach_rec).
+ * A process of the tree can therefore falsify the counts and records of
+ * this profile, never make the recorder, a reader or another process's
+ * agent crash or hang.
  */
 #ifndef PROFIL_PDATA_H
 #define PROFIL_PDATA_H
@@ -35,11 +69,19 @@
 #include <sys/types.h>
 
 #define PDATA_MAGIC "PROFILDT"
-#define PDATA_VERSION 1
+#define PDATA_VERSION 2
 #define PDATA_HEADER_SIZE 4096
-#define PDATA_DEFAULT_SLOTS (1u << 20)        /* 24 MiB of sample table */
-#define PDATA_DEFAULT_RECORDS (8u << 20)      /* 8 MiB of records */
-#define PDATA_PROBE_LIMIT 64                  /* slots probed before a sample is dropped */
+#define PDATA_DEFAULT_SLOTS (1u << 20)	 /* 32 MiB of sample table while recording */
+#define PDATA_DEFAULT_FRAMES (1u << 20)	 /* 16 MiB of call-stack nodes (with stacks only) */
+#define PDATA_DEFAULT_RECORDS (8u << 20) /* 8 MiB of records */
+#define PDATA_PROBE_LIMIT 64		 /* slots probed before a sample is dropped */
+#define PDATA_MAX_DEPTH 256		 /* frames of one stack, at most */
+#define PDATA_REC_MAX 65536		 /* largest record (header + payload) */
+
+/* Kernel text is above this address (x86_64 canonical upper half). */
+#define PDATA_KERNEL_START 0xffff800000000000ull
+/* Pseudo PC of the outermost node of a stack that was cut short. */
+#define PDATA_PC_TRUNCATED 0xfffffffffffffff0ull
 
 enum pdata_state {
 	PDATA_RECORDING = 1, /* being written, or the recorder died */
@@ -48,10 +90,10 @@ enum pdata_state {
 
 /* How a process (or the whole run) ended. */
 enum pdata_end {
-	PDATA_END_UNKNOWN = 0, /* still running, or never seen ending */
-	PDATA_END_EXITED = 1,  /* exit code in exit_code */
+	PDATA_END_UNKNOWN = 0,	/* still running, or never seen ending */
+	PDATA_END_EXITED = 1,	/* exit code in exit_code */
 	PDATA_END_SIGNALED = 2, /* killed by signal exit_code */
-	PDATA_END_EXEC = 3,    /* replaced by exec: the next image has a new proc record */
+	PDATA_END_EXEC = 3,	/* replaced by exec: the next image has a new proc record */
 	PDATA_END_DETACHED = 4, /* attach mode: the recorder stopped before the process */
 };
 
@@ -64,50 +106,79 @@ enum pdata_clock {
 	PDATA_CLOCK_BPF = 5,
 };
 
+/* How call stacks were taken (header.callgraph). */
+enum pdata_callgraph {
+	PDATA_CG_NONE = 0,	/* flat profile */
+	PDATA_CG_FP = 1,	/* frame pointers */
+	PDATA_CG_DWARF = 2,	/* the CFI (.eh_frame/.debug_frame), unwound by the recorder */
+	PDATA_CG_LIBUNWIND = 3, /* the CFI, unwound in the sampled thread (agent clocks) */
+};
+
 struct pdata_header {
-	char magic[8];            /* PDATA_MAGIC, not NUL-terminated */
-	uint32_t version;         /* PDATA_VERSION */
-	uint32_t header_size;     /* PDATA_HEADER_SIZE */
-	uint64_t file_size;       /* total size, fixed at creation */
-	uint32_t state;           /* enum pdata_state */
-	uint32_t clock;           /* enum pdata_clock */
-	uint32_t nominal_hz;      /* rate asked for */
-	uint32_t flags;           /* PDATA_F_* */
-	uint64_t period_ns;       /* CPU time one sample stands for (1e9 / effective clock rate) */
-	uint64_t start_ns;        /* CLOCK_REALTIME at start */
-	uint64_t end_ns;          /* CLOCK_REALTIME at finish, 0 while recording */
-	uint64_t samples;         /* atomic: samples taken (counted or dropped) */
-	uint64_t lost;            /* atomic: samples the kernel/clock reported lost */
-	uint64_t dropped;         /* atomic: samples not stored because the table was full */
+	char magic[8];	      /* PDATA_MAGIC, not NUL-terminated */
+	uint32_t version;     /* PDATA_VERSION */
+	uint32_t header_size; /* PDATA_HEADER_SIZE */
+	uint64_t file_size;   /* total size, fixed at creation */
+	uint32_t state;	      /* enum pdata_state */
+	uint32_t clock;	      /* enum pdata_clock */
+	uint32_t nominal_hz;  /* rate asked for */
+	uint32_t flags;	      /* PDATA_F_* */
+	uint64_t period_ns;   /* CPU time one sample stands for */
+	uint64_t start_ns;    /* CLOCK_REALTIME at start */
+	uint64_t end_ns;      /* CLOCK_REALTIME at finish, 0 while recording */
+	uint64_t samples;     /* atomic: samples taken (counted or dropped) */
+	uint64_t lost;	      /* atomic: samples the kernel/clock reported lost */
+	uint64_t dropped;     /* atomic: samples not stored because the table was full */
 	uint64_t table_off;
-	uint32_t table_slots;     /* power of two */
-	uint32_t next_proc;       /* atomic: last proc id handed out (ids start at 1) */
+	uint32_t table_slots; /* power of two */
+	uint32_t next_proc;   /* atomic: last proc id handed out (ids start at 1) */
 	uint64_t records_off;
 	uint64_t records_cap;
-	uint64_t records_used;    /* atomic: bytes reserved in the records area */
-	int32_t root_pid;         /* the command (or attached process) */
-	int32_t end_kind;         /* enum pdata_end of the root process */
-	int32_t end_code;         /* exit code or signal of the root process */
-	uint32_t processes;       /* number of processes seen (informational) */
-	uint64_t cpu_ns;          /* CPU time of all profiled processes, when known */
-	char command[2048];       /* command line, arguments separated by spaces */
-	char clock_note[128];     /* why this clock was chosen, e.g. "perf refused: EACCES" */
+	uint64_t records_used; /* atomic: bytes reserved in the records area */
+	int32_t root_pid;      /* the command (or attached process) */
+	int32_t end_kind;      /* enum pdata_end of the root process */
+	int32_t end_code;      /* exit code or signal of the root process */
+	uint32_t processes;    /* number of processes seen (informational) */
+	uint64_t cpu_ns;       /* CPU time of all profiled processes, when known */
+	uint64_t user_ns;      /* of which user time (the kernel's accounting), 0 unknown */
+	uint64_t sys_ns;       /* of which system time (the kernel's accounting), 0 unknown */
+	uint64_t frames_off;
+	uint32_t frame_slots; /* power of two, or 0 (flat profile) */
+	uint32_t callgraph;   /* enum pdata_callgraph */
+	uint64_t truncated;   /* atomic: samples whose stack was cut short */
+	uint64_t
+		stacks_dropped; /* atomic: samples counted without their stack (frame table full) */
+	uint64_t throttled;	/* samples the kernel did not take (throttling), when known */
+	uint64_t reserved[16];
+	char command[2048];   /* command line, quoted as a shell needs it */
+	char clock_note[512]; /* how the clock was chosen and what it can see */
 	char hostname[64];
 };
 
 #define PDATA_F_INHERIT 0x1 /* children were followed */
 #define PDATA_F_ATTACH 0x2  /* attached to a running process */
+#define PDATA_F_KERNEL 0x4 /* kernel PCs were sampled (else kernel time is per-thread accounting) */
 
 struct pdata_slot {
-	uint64_t key;   /* (proc << 32) | tid; 0 = empty.  Claimed first by CAS. */
-	uint64_t pc;    /* sampled PC; 0 until the claimer stores it */
+	uint64_t key;	/* (proc << 32) | tid; 0 = empty.  Claimed first by CAS. */
+	uint64_t pc;	/* sampled PC; 0 until the claimer stores it (after stack) */
+	uint32_t stack; /* innermost frame node of the call stack, 0 = none */
+	uint32_t pad;
 	uint64_t count; /* atomic */
 };
+
+struct pdata_frame {
+	uint64_t pc;	 /* claimed by CAS from 0 */
+	uint32_t parent; /* PDATA_FRAME_READY | parent node id (0 = outermost), stored after pc */
+	uint32_t pad;
+};
+#define PDATA_FRAME_READY 0x80000000u
 
 enum pdata_rec_type {
 	PDATA_REC_PROC = 1,   /* struct pdata_proc */
 	PDATA_REC_THREAD = 2, /* struct pdata_thread */
 	PDATA_REC_MAP = 3,    /* struct pdata_map */
+	PDATA_REC_KSYM = 4,   /* struct pdata_ksym */
 };
 
 struct pdata_rec {
@@ -115,19 +186,26 @@ struct pdata_rec {
 	uint32_t size; /* total bytes including this header, multiple of 8 */
 };
 
+/* CPU time of a process image or a thread, as far as it is known (0 = unknown). */
+struct pdata_cpu {
+	uint64_t cpu_ns;  /* total (user + system) */
+	uint64_t user_ns; /* the kernel's accounting of user time */
+	uint64_t sys_ns;  /* the kernel's accounting of system time */
+};
+
 /* One process image: a fork gets a new one, and so does an exec. */
 struct pdata_proc {
 	struct pdata_rec rec;
-	uint32_t id;          /* proc id used in sample keys, >= 1 */
-	uint32_t parent;      /* proc id of the parent image (fork) or previous image (exec), 0 */
+	uint32_t id;	 /* proc id used in sample keys, >= 1 */
+	uint32_t parent; /* proc id of the parent image (fork) or previous image (exec), 0 */
 	int32_t pid;
 	int32_t ppid;
 	uint64_t start_ns;    /* CLOCK_REALTIME */
 	uint64_t end_ns;      /* written when it ends */
-	uint64_t cpu_ns;      /* CPU time of this image when known, else 0 */
-	int32_t end_kind;     /* enum pdata_end, written when it ends */
+	struct pdata_cpu cpu; /* written when it ends (or at finish) */
+	int32_t end_kind;     /* enum pdata_end, written when it ends (last, release) */
 	int32_t end_code;
-	char exe[];           /* NUL-terminated path of the executable */
+	char exe[]; /* NUL-terminated path of the executable */
 };
 
 struct pdata_thread {
@@ -135,60 +213,115 @@ struct pdata_thread {
 	uint32_t proc;
 	int32_t tid;
 	char comm[16];
+	struct pdata_cpu cpu; /* written when the thread ends (or at finish) */
 };
 
 /* An executable mapping of a process image. */
 struct pdata_map {
 	struct pdata_rec rec;
 	uint32_t proc;
-	uint32_t prot;        /* PROT_* */
+	uint32_t prot; /* PROT_* */
 	uint64_t start;
 	uint64_t end;
-	uint64_t pgoff;       /* file offset of start */
-	char path[];          /* NUL-terminated; "[anon]" etc. for non-file mappings */
+	uint64_t pgoff;	       /* file offset of start */
+	uint8_t build_id[20];  /* GNU build id of the file when known */
+	uint32_t build_id_len; /* 0 = unknown */
+	char path[];	       /* NUL-terminated; "[anon]" etc. for non-file mappings */
+};
+
+/* A kernel function that samples hit (names travel with the profile). */
+struct pdata_ksym {
+	struct pdata_rec rec;
+	uint64_t start; /* address of the symbol */
+	uint64_t size;	/* bytes up to the next symbol, 0 unknown */
+	char name[];	/* NUL-terminated; "name [module]" for a module's symbol */
 };
 
 struct pdata;
 
-struct pdata_create_opts {
-	uint32_t table_slots;  /* 0 = PDATA_DEFAULT_SLOTS; rounded up to a power of two */
-	uint64_t records_cap;  /* 0 = PDATA_DEFAULT_RECORDS */
+/*
+ * Where the parts of a file are, from a header that passed
+ * pdata__check_header(): the sample table, the frame table (when
+ * frame_slots != 0) and the records area lie inside file_size, without
+ * overlap.
+ */
+struct pdata_layout {
+	uint64_t file_size;
+	uint64_t table_off;
+	uint64_t table_bytes; /* table_slots * sizeof(struct pdata_slot) */
+	uint32_t table_slots; /* power of two */
+	uint64_t frames_off;
+	uint64_t frame_bytes; /* frame_slots * sizeof(struct pdata_frame) */
+	uint32_t frame_slots; /* power of two, or 0 */
+	uint64_t records_off;
+	uint64_t records_cap;
 };
 
 /*
- * Create path for writing: refuses a symbolic link (never followed) and a
- * file owned by another user; replaces the caller's own regular file.
- * Reserves the whole size on disk (ENOSPC at once, not later).  On error
- * returns -errno and writes one sentence to why.
+ * Validate a copy of a header against the size of its file, with
+ * overflow-safe arithmetic; fill *lay.  Returns 0, or -EBADMSG with one
+ * sentence in why.  Pure: no I/O.  New header fields are checked here.
+ */
+int pdata__check_header(const struct pdata_header *h, uint64_t file_size, struct pdata_layout *lay,
+			char *why, size_t whylen);
+
+struct pdata_create_opts {
+	uint32_t table_slots; /* 0 = PDATA_DEFAULT_SLOTS; rounded up to a power of two */
+	uint32_t frame_slots; /* 0 = a flat profile (no call stacks); rounded up likewise */
+	uint64_t records_cap; /* 0 = PDATA_DEFAULT_RECORDS */
+	unsigned int mode;    /* permission bits of a new file, 0 = 0644 (0600 when root) */
+};
+
+/*
+ * Create path for writing: refuses a symbolic link (never followed), a
+ * file owned by another user, and an existing file that is not a profile;
+ * the caller's own previous profile is kept as "path.old" (as perf keeps
+ * perf.data.old).  Reserves the whole size on disk (ENOSPC at once, not
+ * later).  On error returns -errno and writes one sentence to why.
  */
 int pdata__create(struct pdata **out, const char *path, const struct pdata_create_opts *opts,
 		  char *why, size_t whylen);
 
 /*
- * Open an existing profile, read-only or for writing (agents, finishing).
- * Validates magic, version and every size against the file size.  On
- * error returns -errno (-EBADMSG for a corrupt or truncated file) and one
- * sentence in why.
+ * Open an existing profile, read-only (readers: read with pread, never
+ * mapped; pdata__header() is the copy taken at open) or for writing
+ * (agents: mapped shared).  Validates the header (pdata__check_header)
+ * once.  Refuses anything but a regular file without blocking (a FIFO).
+ * On error returns -errno (-EBADMSG for a corrupt or truncated file) and
+ * one sentence in why.
  */
 int pdata__open(struct pdata **out, const char *path, int writable, char *why, size_t whylen);
 
 /* Map an already open descriptor (agents inherit it); same checks as pdata__open. */
 int pdata__open_fd(struct pdata **out, int fd, int writable, char *why, size_t whylen);
 
+/* 1 when fd holds the first bytes of a profile (any version), else 0. */
+int pdata__is_profile_fd(int fd);
+
 void pdata__close(struct pdata *p);
 struct pdata_header *pdata__header(struct pdata *p);
 int pdata__fd(struct pdata *p);
 
-/* Append records; return the new record (in the mapping) or NULL when the area is full. */
+/*
+ * Append records; return the new record (in the mapping) or NULL when the
+ * area is full (or the record would exceed PDATA_REC_MAX).
+ */
 struct pdata_proc *pdata__add_proc(struct pdata *p, int pid, int ppid, uint32_t parent,
 				   const char *exe, uint64_t start_ns);
 struct pdata_thread *pdata__add_thread(struct pdata *p, uint32_t proc, int tid, const char *comm);
+/* build_id may be NULL (len 0); at most 20 bytes are kept. */
 struct pdata_map *pdata__add_map(struct pdata *p, uint32_t proc, uint64_t start, uint64_t end,
-				 uint64_t pgoff, uint32_t prot, const char *path);
+				 uint64_t pgoff, uint32_t prot, const char *path,
+				 const uint8_t *build_id, unsigned int build_id_len);
+struct pdata_ksym *pdata__add_ksym(struct pdata *p, uint64_t start, uint64_t size,
+				   const char *name);
 
-/* Record the end of a process image. */
+/* Record the end of a process image; cpu may be NULL (unknown). */
 void pdata__end_proc(struct pdata_proc *proc, int end_kind, int end_code, uint64_t end_ns,
-		     uint64_t cpu_ns);
+		     const struct pdata_cpu *cpu);
+
+/* Record a thread's CPU time (when it ends, or at finish). */
+void pdata__thread_cpu(struct pdata_thread *t, const struct pdata_cpu *cpu);
 
 /*
  * Add n samples at (proc, tid, pc).  Lock-free and async-signal-safe.
@@ -196,23 +329,88 @@ void pdata__end_proc(struct pdata_proc *proc, int end_kind, int end_code, uint64
  */
 int pdata__count(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint64_t n);
 
+/*
+ * Add n samples with their call stack: pcs[0] is the sampled PC, pcs[1..]
+ * the return addresses of its callers, outwards (kernel frames first when
+ * the kernel was sampled).  truncated: the unwinding stopped before the
+ * outermost frame.  Without a frame table (a flat profile), or when the
+ * frame table is full, the sample is counted flat (the latter in
+ * header.stacks_dropped).  Lock-free and async-signal-safe.  Returns 0, or
+ * -ENOSPC when the sample table is full.
+ */
+int pdata__count_stack(struct pdata *p, uint32_t proc, int tid, const uint64_t *pcs, unsigned int n,
+		       int truncated, uint64_t count);
+
 /* Mark complete (state, end time) and flush to disk.  Returns 0 or -errno. */
 int pdata__finish(struct pdata *p);
 
-/* Iterate published records in order; stop early when cb returns non-zero. */
-int pdata__foreach_rec(struct pdata *p, int (*cb)(void *arg, const struct pdata_rec *rec), void *arg);
+/*
+ * Replace the finished profile at path (the file p maps) by a compact copy:
+ * the same content, every table sized to what it holds, written to a
+ * temporary file beside path and renamed over it.  p stays usable (it maps
+ * the old file).  Returns 0 or -errno with one sentence in why; on error
+ * path is left as it was.
+ */
+int pdata__compact(struct pdata *p, const char *path, char *why, size_t whylen);
+
+/*
+ * Iterate published records in order; stop early when cb returns non-zero
+ * (and return that value).  cb gets a private copy of the record: its
+ * type and size are the validated ones (8 <= size <= PDATA_REC_MAX, a
+ * multiple of 8), and at least 8 zero bytes follow it, so a string field
+ * is always terminated somewhere.  The walk stops at the first record
+ * that is unpublished or damaged.  Returns 0, cb's value, -ENOMEM, or
+ * -EBADMSG / -errno when a read-only file could not be read (it shrank).
+ */
+int pdata__foreach_rec(struct pdata *p, int (*cb)(void *arg, const struct pdata_rec *rec),
+		       void *arg);
 
 /* The same from byte *offset of the records area, which is advanced past every record visited. */
 int pdata__foreach_rec_from(struct pdata *p, uint64_t *offset,
 			    int (*cb)(void *arg, const struct pdata_rec *rec), void *arg);
 
-/* Iterate non-empty sample slots (duplicates of a key possible: sum them). */
-int pdata__foreach_sample(struct pdata *p,
-			  int (*cb)(void *arg, uint32_t proc, int tid, uint64_t pc, uint64_t count),
+/*
+ * Inside a record callback of a mapped (writable) profile: the record in
+ * the mapping that rec is the copy of, for fields written later (the end
+ * of a process).  NULL for read-only opens.  Only for the rec a callback
+ * was given, and only during the callback.
+ */
+struct pdata_rec *pdata__rec_live(const struct pdata_rec *rec);
+
+/* One non-empty slot of the sample table. */
+struct pdata_sample {
+	uint32_t proc;
+	int tid;
+	uint64_t pc;
+	uint32_t stack; /* innermost frame node, 0 = none */
+	uint64_t count;
+};
+
+/*
+ * Iterate non-empty sample slots (duplicates of a key possible: sum them).
+ * Returns 0, cb's non-zero value, -ENOMEM, or -EBADMSG / -errno when a
+ * read-only file could not be read (it shrank).
+ */
+int pdata__foreach_sample(struct pdata *p, int (*cb)(void *arg, const struct pdata_sample *s),
 			  void *arg);
+
+/*
+ * The PCs of stack node id, innermost first, into pcs[max].  Returns the
+ * number of PCs (0 for id 0), or -EBADMSG for an id outside the table, a
+ * node not yet written, or a chain longer than PDATA_MAX_DEPTH (a loop in
+ * a damaged file); -ENOMEM or -errno when a read-only file's frame table
+ * (read once, at the first call) cannot be read.
+ */
+int pdata__stack(struct pdata *p, uint32_t id, uint64_t *pcs, unsigned int max);
+
+/* Frame nodes in use (for statistics and compaction). */
+uint32_t pdata__frames_used(struct pdata *p);
 
 /* "thread", "itimer", "perf", "manual", "bpf" for an enum pdata_clock, else "unknown". */
 const char *pdata__clock_name(uint32_t clock);
+
+/* "none", "fp", "dwarf", "libunwind" for an enum pdata_callgraph, else "unknown". */
+const char *pdata__callgraph_name(uint32_t cg);
 
 /* Realtime clock in ns (for start/end stamps). */
 uint64_t pdata__now_ns(void);

@@ -16,6 +16,8 @@
 struct loader {
 	struct pview *v;
 	size_t cap_procs;
+	size_t nrecs; /* records the first pass visited */
+	size_t seen;  /* records the second pass visited */
 	int err;
 };
 
@@ -72,7 +74,7 @@ static int on_proc(struct loader *l, const struct pdata_rec *rec)
 	p->exe = exe;
 	p->start_ns = r->start_ns;
 	p->end_ns = r->end_ns;
-	p->cpu_ns = r->cpu_ns;
+	p->cpu = r->cpu;
 	p->end_kind = __atomic_load_n(&r->end_kind, __ATOMIC_ACQUIRE);
 	p->end_code = r->end_code;
 	if (p->end_kind < PDATA_END_UNKNOWN || p->end_kind > PDATA_END_DETACHED)
@@ -146,6 +148,8 @@ static int on_thread(struct loader *l, const struct pdata_rec *rec)
 	t->tid = r->tid;
 	memcpy(t->comm, r->comm, sizeof(t->comm));
 	t->comm[sizeof(t->comm) - 1] = 0;
+	t->cpu = r->cpu;
+	t->seq = (uint32_t)l->seen;
 	return 0;
 }
 
@@ -175,8 +179,33 @@ static int on_map(struct loader *l, const struct pdata_rec *rec)
 	m->end = r->end;
 	m->pgoff = r->pgoff;
 	m->prot = r->prot;
+	m->build_id_len = r->build_id_len <= sizeof(m->build_id) ? r->build_id_len : 0;
+	memcpy(m->build_id, r->build_id, m->build_id_len);
 	m->path = path;
 	m->aux = NULL;
+	return 0;
+}
+
+static int on_ksym(struct loader *l, const struct pdata_rec *rec)
+{
+	const struct pdata_ksym *r = (const struct pdata_ksym *)rec;
+	struct pview *v = l->v;
+	struct pv_ksym *k;
+	char *name;
+
+	if (rec->size <= sizeof(*r) || r->start < PDATA_KERNEL_START)
+		return -EBADMSG;
+	name = copy_str(r->name, rec->size - sizeof(*r));
+	if (!name)
+		return -EBADMSG;
+	if (push((void **)&v->ksyms, &v->nksyms, sizeof(*k)) < 0) {
+		free(name);
+		return -ENOMEM;
+	}
+	k = &v->ksyms[v->nksyms - 1];
+	k->start = r->start;
+	k->size = r->size;
+	k->name = name;
 	return 0;
 }
 
@@ -199,6 +228,7 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 	struct loader *l = arg;
 	int rc = 0;
 
+	l->nrecs++;
 	switch (rec->type) {
 	case PDATA_REC_PROC:
 		rc = on_proc(l, rec);
@@ -208,6 +238,9 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 		break;
 	case PDATA_REC_MAP:
 		rc = 1;
+		break;
+	case PDATA_REC_KSYM:
+		rc = on_ksym(l, rec);
 		break;
 	default:
 		rc = -EBADMSG;
@@ -221,6 +254,9 @@ static int on_rec2(void *arg, const struct pdata_rec *rec)
 	struct loader *l = arg;
 	int rc = 0;
 
+	/* the records the first pass saw, not those published since (a live profile) */
+	if (l->seen++ == l->nrecs)
+		return 1;
 	if (rec->type == PDATA_REC_THREAD)
 		rc = on_thread(l, rec);
 	else if (rec->type == PDATA_REC_MAP)
@@ -228,22 +264,28 @@ static int on_rec2(void *arg, const struct pdata_rec *rec)
 	return settle(l, rc);
 }
 
-/* ---- samples: merge duplicated keys in a hash table ---- */
+/* ---- samples and stacks ------------------------------------------------------
+ *
+ * The sample table is read in one pass into hash tables that grow, so a
+ * profile that gains samples while it is read cannot overflow them.  Each
+ * stack node id met is read back into a PC list once (node ids of a live
+ * file may change meaning only by being added, never rewritten); equal PC
+ * lists (duplicate nodes made by racing writers) share one stack index.
+ */
 
 struct sample_key {
 	uint32_t proc;
 	int tid;
 	uint64_t pc;
+	uint32_t stack;
 };
 
 static uint64_t sample_hash(const void *key)
 {
 	const struct sample_key *k = key;
-	uint64_t h =
-		(k->pc ^ ((((uint64_t)k->proc << 32) | (uint32_t)k->tid) * 0x9e3779b97f4a7c15ull)) *
-		0xff51afd7ed558ccdull;
 
-	return h ^ (h >> 29);
+	return htab_hash_u64(k->pc ^ htab_hash_u64(((uint64_t)k->proc << 32) | (uint32_t)k->tid) ^
+			     ((uint64_t)k->stack << 17));
 }
 
 static bool sample_eq(const void *entry, const void *key)
@@ -251,48 +293,214 @@ static bool sample_eq(const void *entry, const void *key)
 	const struct pv_sample *e = entry;
 	const struct sample_key *k = key;
 
-	return e->proc == k->proc && e->tid == k->tid && e->pc == k->pc;
+	return e->proc == k->proc && e->tid == k->tid && e->pc == k->pc && e->stack == k->stack;
+}
+
+static uint64_t sample_entry_hash(const void *entry)
+{
+	const struct pv_sample *e = entry;
+	struct sample_key k = {e->proc, e->tid, e->pc, e->stack};
+
+	return sample_hash(&k);
 }
 
 static const struct htab_type sample_type = {
 	.entry_size = sizeof(struct pv_sample),
 	.hash = sample_hash,
 	.eq = sample_eq,
+	.entry_hash = sample_entry_hash,
 };
 
-static int count_sample(void *arg, uint32_t proc, int tid, uint64_t pc, uint64_t count)
+/* Distinct PC lists: every stack's PCs one after another in pcs. */
+struct stack_store {
+	uint64_t *pcs;
+	size_t npcs, cap_pcs;
+	struct pv_stack *stacks; /* .pcs holds an offset into pcs until the end */
+	size_t nstacks, cap_stacks;
+	struct htab *index; /* of struct stack_entry */
+};
+
+struct stack_entry {
+	uint64_t hash;	/* of the PC list; never 0 (see stack_key) */
+	uint32_t index; /* into stacks */
+	uint32_t pad;
+};
+
+struct stack_key {
+	const struct stack_store *st;
+	const uint64_t *pcs;
+	uint32_t n;
+	int truncated;
+	uint64_t hash;
+};
+
+static uint64_t stack_key_hash(const void *key)
 {
-	(void)proc;
-	(void)tid;
-	(void)pc;
-	(void)count;
-	(*(size_t *)arg)++;
+	return ((const struct stack_key *)key)->hash;
+}
+
+static bool stack_eq(const void *entry, const void *key)
+{
+	const struct stack_entry *e = entry;
+	const struct stack_key *k = key;
+	const struct pv_stack *s = &k->st->stacks[e->index];
+
+	return e->hash == k->hash && s->n == k->n && s->truncated == k->truncated &&
+	       !memcmp(k->st->pcs + (uintptr_t)s->pcs, k->pcs, k->n * sizeof(*k->pcs));
+}
+
+static uint64_t stack_entry_hash(const void *entry)
+{
+	return ((const struct stack_entry *)entry)->hash;
+}
+
+static const struct htab_type stack_type = {
+	.entry_size = sizeof(struct stack_entry),
+	.hash = stack_key_hash,
+	.eq = stack_eq,
+	.entry_hash = stack_entry_hash,
+};
+
+static uint64_t pcs_hash(const uint64_t *pcs, uint32_t n, int truncated)
+{
+	uint64_t h = htab_hash_u64(n * 2 + (uint64_t)truncated);
+
+	for (uint32_t i = 0; i < n; i++)
+		h = htab_hash_u64(h ^ pcs[i]);
+	return h | 1; /* an entry is never all zero */
+}
+
+static int reserve_array(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap : 64;
+	void *a;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	a = realloc(*arr, ncap * elem);
+	if (!a)
+		return -ENOMEM;
+	*arr = a;
+	*cap = ncap;
 	return 0;
 }
 
-struct merge {
-	struct htab *set;
+/* The stack index of a PC list, added when new; index 0 is the empty stack. */
+static int stack_index(struct stack_store *st, const uint64_t *pcs, uint32_t n, int truncated,
+		       uint32_t *index)
+{
+	struct stack_key k = {st, pcs, n, truncated, 0};
+	struct stack_entry *e;
+	bool fresh;
+
+	k.hash = pcs_hash(pcs, n, truncated);
+	e = htab__insert(st->index, &stack_type, &k, &fresh);
+	if (!e)
+		return -ENOMEM;
+	if (!fresh) {
+		*index = e->index;
+		return 0;
+	}
+	if (reserve_array((void **)&st->stacks, &st->cap_stacks, st->nstacks + 1,
+			  sizeof(*st->stacks)) ||
+	    reserve_array((void **)&st->pcs, &st->cap_pcs, st->npcs + n, sizeof(*st->pcs))) {
+		htab__cancel_fresh(st->index);
+		return -ENOMEM;
+	}
+	memcpy(st->pcs + st->npcs, pcs, n * sizeof(*pcs));
+	st->stacks[st->nstacks] = (struct pv_stack){
+		.pcs = (const uint64_t *)(uintptr_t)st->npcs, .n = n, .truncated = truncated};
+	st->npcs += n;
+	*e = (struct stack_entry){.hash = k.hash, .index = (uint32_t)st->nstacks};
+	*index = (uint32_t)st->nstacks++;
+	return 0;
+}
+
+/* A file's stack node id and the stack index it was read back into. */
+struct node_entry {
+	uint64_t node; /* >= 1 */
+	uint32_t index;
+	uint32_t pad;
+};
+
+static const struct htab_type node_type = {
+	.entry_size = sizeof(struct node_entry),
+	.hash = htab_u64_hash,
+	.eq = htab_u64_eq,
+};
+
+struct sample_loader {
+	struct pdata *pd;
+	struct htab *samples; /* of struct pv_sample */
+	struct htab *nodes;   /* of struct node_entry */
+	struct stack_store st;
+	uint64_t pcs[PDATA_MAX_DEPTH];
 	int err;
 };
 
-static int merge_sample(void *arg, uint32_t proc, int tid, uint64_t pc, uint64_t count)
+/*
+ * The stack index of a file's stack node id, read back once per id.  A
+ * node chain that cannot be read (damaged, or a loop) gives the empty
+ * stack: the sample still counts, flat.
+ */
+static int node_stack(struct sample_loader *sl, uint32_t node, uint32_t *index)
 {
-	struct merge *m = arg;
-	struct sample_key k = {proc, tid, pc};
+	uint64_t key = node;
+	struct node_entry *e;
 	bool fresh;
-	struct pv_sample *e = htab__insert(m->set, &sample_type, &k, &fresh);
+	int n, truncated, rc;
 
+	e = htab__find(sl->nodes, &node_type, &key);
+	if (e) {
+		*index = e->index;
+		return 0;
+	}
+	*index = 0;
+	n = pdata__stack(sl->pd, node, sl->pcs, PDATA_MAX_DEPTH);
+	if (n == -ENOMEM)
+		return n;
+	if (n > 0) {
+		truncated = sl->pcs[n - 1] == PDATA_PC_TRUNCATED;
+		rc = stack_index(&sl->st, sl->pcs, (uint32_t)(n - truncated), truncated, index);
+		if (rc < 0)
+			return rc;
+	}
+	e = htab__insert(sl->nodes, &node_type, &key, &fresh);
+	if (!e)
+		return -ENOMEM;
+	*e = (struct node_entry){.node = node, .index = *index};
+	return 0;
+}
+
+static int load_sample(void *arg, const struct pdata_sample *s)
+{
+	struct sample_loader *sl = arg;
+	struct sample_key k = {s->proc, s->tid, s->pc, 0};
+	struct pv_sample *e;
+	bool fresh;
+	int rc = 0;
+
+	if (s->stack)
+		rc = node_stack(sl, s->stack, &k.stack);
+	if (rc < 0)
+		goto fail;
+	e = htab__insert(sl->samples, &sample_type, &k, &fresh);
 	if (!e) {
-		m->err = -ENOMEM;
-		return 1;
+		rc = -ENOMEM;
+		goto fail;
 	}
 	if (fresh) {
-		*e = (struct pv_sample){proc, tid, pc, count};
+		*e = (struct pv_sample){k.proc, k.tid, k.pc, k.stack, s->count};
 		return 0;
 	}
 	/* saturate rather than wrap on absurd (corrupt) counts */
-	e->count = e->count + count < e->count ? UINT64_MAX : e->count + count;
+	e->count = e->count + s->count < e->count ? UINT64_MAX : e->count + s->count;
 	return 0;
+fail:
+	sl->err = rc;
+	return 1;
 }
 
 static int cmp_sample(const void *a, const void *b)
@@ -303,26 +511,48 @@ static int cmp_sample(const void *a, const void *b)
 		return x->proc < y->proc ? -1 : 1;
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
-	return x->pc < y->pc ? -1 : x->pc > y->pc;
+	if (x->pc != y->pc)
+		return x->pc < y->pc ? -1 : 1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
 static int load_samples(struct pview *v, struct pdata *pd)
 {
-	struct merge m = {0};
-	size_t nonempty = 0;
+	struct sample_loader sl = {.pd = pd};
+	struct stack_store *st = &sl.st;
+	int rc = -ENOMEM;
 
-	pdata__foreach_sample(pd, count_sample, &nonempty);
-	m.set = htab__new(&sample_type, nonempty);
-	if (!m.set)
-		return -ENOMEM;
-	pdata__foreach_sample(pd, merge_sample, &m);
-	v->samples = htab__take(m.set, &v->nsamples);
-	htab__free(m.set);
-	if (m.err)
-		return m.err;
+	sl.samples = htab__new(&sample_type, 1024);
+	sl.nodes = htab__new(&node_type, 1024);
+	st->index = htab__new(&stack_type, 1024);
+	/* index 0: the empty stack (not in the index: no PC list maps to it) */
+	if (!sl.samples || !sl.nodes || !st->index ||
+	    reserve_array((void **)&st->stacks, &st->cap_stacks, 1, sizeof(*st->stacks)))
+		goto out;
+	st->stacks[st->nstacks++] = (struct pv_stack){0};
+	rc = pdata__foreach_sample(pd, load_sample, &sl);
+	if (sl.err < 0)
+		rc = sl.err;
+	if (rc < 0)
+		goto out;
+	v->samples = htab__take(sl.samples, &v->nsamples);
 	if (v->nsamples > 1)
 		qsort(v->samples, v->nsamples, sizeof(*v->samples), cmp_sample);
-	return 0;
+	for (size_t i = 0; i < st->nstacks; i++)
+		st->stacks[i].pcs = st->pcs + (uintptr_t)st->stacks[i].pcs;
+	v->stacks = st->stacks;
+	v->nstacks = st->nstacks;
+	v->stack_pcs = st->pcs;
+	st->stacks = NULL;
+	st->pcs = NULL;
+	rc = 0;
+out:
+	htab__free(sl.samples);
+	htab__free(sl.nodes);
+	htab__free(st->index);
+	free(st->stacks);
+	free(st->pcs);
+	return rc;
 }
 
 static int cmp_map(const void *a, const void *b)
@@ -336,7 +566,37 @@ static int cmp_thread(const void *a, const void *b)
 {
 	const struct pv_thread *x = a, *y = b;
 
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* One entry per tid: the last name it had, the largest CPU time recorded. */
+static void merge_threads(struct pv_proc *p)
+{
+	size_t k = 0;
+
+	if (p->nthreads > 1)
+		qsort(p->threads, p->nthreads, sizeof(*p->threads), cmp_thread);
+	for (size_t i = 0; i < p->nthreads; i++) {
+		struct pv_thread t = p->threads[i];
+
+		if (k && p->threads[k - 1].tid == t.tid) {
+			if (p->threads[k - 1].cpu.cpu_ns > t.cpu.cpu_ns)
+				t.cpu = p->threads[k - 1].cpu;
+			p->threads[k - 1] = t;
+		} else {
+			p->threads[k++] = t;
+		}
+	}
+	p->nthreads = k;
+}
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct pv_ksym *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
 }
 
 /*
@@ -409,12 +669,16 @@ int pview__load(struct pview **out, const char *path, char *why, size_t whylen)
 	v->hdr.clock_note[sizeof(v->hdr.clock_note) - 1] = 0;
 	v->hdr.hostname[sizeof(v->hdr.hostname) - 1] = 0;
 
-	pdata__foreach_rec(pd, on_rec, &l);
+	rc = pdata__foreach_rec(pd, on_rec, &l);
+	if (!l.err && rc < 0)
+		l.err = rc;
 	if (!l.err) {
 		if (v->nprocs > 1)
 			qsort(v->procs, v->nprocs, sizeof(*v->procs), cmp_proc);
 		dedupe_procs(v);
-		pdata__foreach_rec(pd, on_rec2, &l);
+		rc = pdata__foreach_rec(pd, on_rec2, &l);
+		if (!l.err && rc < 0)
+			l.err = rc;
 	}
 	if (!l.err)
 		l.err = load_samples(v, pd);
@@ -423,16 +687,23 @@ int pview__load(struct pview **out, const char *path, char *why, size_t whylen)
 	pdata__close(pd);
 	if (l.err) {
 		pview__free(v);
-		return why_fail(why, whylen, l.err, "%s: out of memory", path);
+		if (l.err == -ENOMEM)
+			return why_fail(why, whylen, l.err, "%s: out of memory", path);
+		if (l.err == -EBADMSG)
+			return why_fail(why, whylen, l.err,
+					"%s: the file shrank while it was being read", path);
+		return why_fail(why, whylen, l.err, "%s: cannot read it: %s", path,
+				strerror(-l.err));
 	}
 	for (size_t i = 0; i < v->nprocs; i++) {
 		struct pv_proc *p = &v->procs[i];
 
 		if (p->nmaps > 1)
 			qsort(p->maps, p->nmaps, sizeof(*p->maps), cmp_map);
-		if (p->nthreads > 1)
-			qsort(p->threads, p->nthreads, sizeof(*p->threads), cmp_thread);
+		merge_threads(p);
 	}
+	if (v->nksyms > 1)
+		qsort(v->ksyms, v->nksyms, sizeof(*v->ksyms), cmp_ksym);
 	*out = v;
 	return 0;
 }
@@ -450,14 +721,19 @@ void pview__free(struct pview *v)
 		free(p->threads);
 		free(p->exe);
 	}
+	for (size_t i = 0; i < v->nksyms; i++)
+		free(v->ksyms[i].name);
+	free(v->ksyms);
 	free(v->procs);
 	free(v->samples);
+	free(v->stacks);
+	free(v->stack_pcs);
 	free(v);
 }
 
 const struct pv_thread *pv_proc__thread(const struct pv_proc *p, int tid)
 {
-	/* several records of one tid (it renamed itself): the last in sorted order */
+	/* one entry per tid (merge_threads) */
 	size_t lo = 0, hi = p->nthreads;
 
 	while (lo < hi) {
@@ -514,4 +790,30 @@ const struct pv_map *pview__map_of(const struct pview *v, const struct pv_proc *
 double pview__rate_hz(const struct pview *v)
 {
 	return v->hdr.period_ns ? 1e9 / (double)v->hdr.period_ns : 0.0;
+}
+
+const struct pv_stack *pview__stack(const struct pview *v, uint32_t stack)
+{
+	static const struct pv_stack empty;
+
+	return stack < v->nstacks ? &v->stacks[stack] : &empty;
+}
+
+const struct pv_ksym *pview__ksym(const struct pview *v, uint64_t pc)
+{
+	size_t lo = 0, hi = v->nksyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v->ksyms[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	if (v->ksyms[lo - 1].size && pc - v->ksyms[lo - 1].start >= v->ksyms[lo - 1].size)
+		return NULL;
+	return &v->ksyms[lo - 1];
 }

@@ -219,6 +219,21 @@ static const struct func *symbolise(struct resolver *r, struct sym_object *obj, 
 	return intern_func(r, &f);
 }
 
+/*
+ * Kernel code: named by the kernel symbols the recorder stored with the
+ * profile, else one "[kernel]" row.  The pseudo PC of a stack cut short
+ * is "[truncated]".
+ */
+static const struct func *kernel_func(struct resolver *r, uint64_t pc)
+{
+	const struct pv_ksym *k = pview__ksym(r->v, pc);
+	struct func f = {k ? k->name : "[kernel]", "[kernel]", "[kernel]", NULL, 0};
+
+	if (pc == PDATA_PC_TRUNCATED)
+		f.name = f.object = f.objpath = "[truncated]";
+	return intern_func(r, &f);
+}
+
 const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uint64_t pc,
 				uint64_t count)
 {
@@ -231,6 +246,8 @@ const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uin
 	int readable;
 	bool fresh;
 
+	if (pc >= PDATA_KERNEL_START)
+		return kernel_func(r, pc);
 	if (!m)
 		return unknown_func(r);
 	if (!mm->aux)

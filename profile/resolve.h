@@ -36,7 +36,12 @@ struct resolver;
 struct resolver *resolver__new(const struct pview *v, int lines);
 void resolver__free(struct resolver *r);
 
-/* The function row of pc in process image p (never NULL except out-of-memory). */
+/*
+ * The function row of pc in process image p (never NULL except
+ * out-of-memory).  Kernel PCs are object "[kernel]", named by the kernel
+ * symbols stored in the profile.  For a caller's frame of a call stack
+ * pass the return address minus one (the call instruction).
+ */
 const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uint64_t pc,
 				uint64_t count);
 

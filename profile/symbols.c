@@ -258,6 +258,43 @@ static int cmp_raw(const void *a, const void *b)
 }
 
 /*
+ * Open path read-only if, and only if, it is a regular file, and without
+ * any side effect otherwise: an O_PATH descriptor opens nothing (no wait
+ * for a FIFO's writer, no device driver's open), and the file is then
+ * reopened through /proc/self/fd, which names that very inode (no window
+ * to swap the path).  Returns the descriptor (*st filled) or -errno
+ * (-EINVAL: not a regular file).
+ */
+static int open_regular(const char *path, struct stat *st)
+{
+	char self[64];
+	struct stat now;
+	int pfd, fd, err;
+
+	pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	if (fstat(pfd, st) < 0 || !S_ISREG(st->st_mode)) {
+		err = S_ISREG(st->st_mode) ? -errno : -EINVAL;
+		close(pfd);
+		return err;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 && errno == ENOENT) /* no /proc: the path again, checked below */
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	err = -errno;
+	close(pfd);
+	if (fd < 0)
+		return err;
+	if (fstat(fd, &now) < 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino) {
+		close(fd);
+		return -ESTALE; /* replaced while being opened */
+	}
+	return fd;
+}
+
+/*
  * The separate debug file of a stripped object, found by build id in
  * /usr/lib/debug/.build-id/xx/rest.debug (Debian's -dbgsym packages).
  * Returns 0 when o->dbg_elf is open.
@@ -266,6 +303,7 @@ static int open_debug_file(struct sym_object *o)
 {
 	const unsigned char *b;
 	const void *id;
+	struct stat st;
 	char path[256];
 	ssize_t len;
 	int n;
@@ -281,7 +319,7 @@ static int open_debug_file(struct sym_object *o)
 	for (ssize_t k = 1; k < len && n < (int)sizeof(path) - 8; k++)
 		n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", b[k]);
 	snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
-	o->dbg_fd = open(path, O_RDONLY | O_CLOEXEC);
+	o->dbg_fd = open_regular(path, &st);
 	if (o->dbg_fd < 0)
 		return -ENOENT;
 	o->dbg_elf = elf_begin(o->dbg_fd, ELF_C_READ_MMAP, NULL);
@@ -426,15 +464,16 @@ static int open_elf(struct sym_object *o)
 {
 	GElf_Ehdr eh;
 
-	o->fd = open(o->path, O_RDONLY | O_CLOEXEC);
-	if (o->fd < 0) {
-		o->flags |= SYMOBJ_MISSING;
-		snprintf(o->why, sizeof(o->why), "cannot open %s: %s", o->path, strerror(errno));
-		return 0;
-	}
-	if (fstat(o->fd, &o->st) < 0 || !S_ISREG(o->st.st_mode)) {
+	o->fd = open_regular(o->path, &o->st);
+	if (o->fd == -EINVAL) {
 		o->flags |= SYMOBJ_NOT_ELF;
 		snprintf(o->why, sizeof(o->why), "%s is not a regular file", o->path);
+		return 0;
+	}
+	if (o->fd < 0) {
+		o->flags |= SYMOBJ_MISSING;
+		snprintf(o->why, sizeof(o->why), "cannot open %s: %s", o->path, strerror(-o->fd));
+		o->fd = -1;
 		return 0;
 	}
 	o->elf = elf_begin(o->fd, ELF_C_READ_MMAP, NULL);
@@ -580,6 +619,9 @@ int symobj__text_range(const struct sym_object *o, uint64_t *lo, uint64_t *hi)
 
 	for (size_t i = 0; i < o->nloads; i++) {
 		if (!(o->loads[i].flags & PF_X))
+			continue;
+		/* a segment whose end wraps is damaged: not text */
+		if (o->loads[i].memsz > UINT64_MAX - o->loads[i].vaddr)
 			continue;
 		if (o->loads[i].vaddr < l)
 			l = o->loads[i].vaddr;

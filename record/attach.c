@@ -214,7 +214,7 @@ int record__attach(const struct record_opts *o, struct record_result *res)
 	latest = record_run__latest_proc(r.pd, pid);
 	root = latest ? latest : root;
 	if (root)
-		pdata__end_proc(root, h->end_kind, h->end_code, pdata__now_ns(), 0);
+		pdata__end_proc(root, h->end_kind, h->end_code, pdata__now_ns(), NULL);
 	record_run__finish_header(&r, perf_session__cpu_ns(r.perf));
 	record_run__finish(&r);
 	res->exit_status = res->flush_err < 0 ? 1 : 0;

@@ -240,7 +240,7 @@ static void finish_command(struct record_run *r, int use_agent)
 	h->end_kind = kind;
 	h->end_code = code;
 	if (root)
-		pdata__end_proc(root, kind, code, pdata__now_ns(), 0);
+		pdata__end_proc(root, kind, code, pdata__now_ns(), NULL);
 	record_run__finish_header(r, cpu_ns);
 	record_events__finish(r->events);
 	record_events__close(r->events);

@@ -458,7 +458,7 @@ static void on_exec(struct perf_session *s, pid_t pid, const char *comm)
 	if (old) {
 		proctree__ensure_rec(s->tree, old);
 		if (old->rec)
-			pdata__end_proc(old->rec, PDATA_END_EXEC, 0, pdata__now_ns(), 0);
+			pdata__end_proc(old->rec, PDATA_END_EXEC, 0, pdata__now_ns(), NULL);
 		observe_end(s, pid);
 	}
 	p = pstate__new(pid, old ? old->ppid : proc_read_ppid(pid), "");
@@ -571,7 +571,7 @@ static void on_exit_rec(struct perf_session *s, const struct perf_event_header *
 
 		if (record_zombie_status(p->pid, &status))
 			record_decode_status(status, &kind, &code);
-		pdata__end_proc(p->rec, kind, code, pdata__now_ns(), 0);
+		pdata__end_proc(p->rec, kind, code, pdata__now_ns(), NULL);
 	}
 }
 

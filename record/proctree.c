@@ -146,7 +146,7 @@ void proctree__add_map(struct proctree *t, struct pstate *p, uint64_t start, uin
 	if (pstate__remember_map(p, start, end, pgoff, prot, path) < 0)
 		return;
 	if (p->rec)
-		pdata__add_map(t->pd, p->rec->id, start, end, pgoff, prot, path);
+		pdata__add_map(t->pd, p->rec->id, start, end, pgoff, prot, path, NULL, 0);
 }
 
 void proctree__ensure_rec(struct proctree *t, struct pstate *p)
@@ -158,7 +158,7 @@ void proctree__ensure_rec(struct proctree *t, struct pstate *p)
 		return;
 	for (size_t i = 0; i < p->nmaps; i++)
 		pdata__add_map(t->pd, p->rec->id, p->maps[i].start, p->maps[i].end,
-			       p->maps[i].pgoff, p->maps[i].prot, p->maps[i].path);
+			       p->maps[i].pgoff, p->maps[i].prot, p->maps[i].path, NULL, 0);
 }
 
 void proctree__read_proc_maps(struct proctree *t, struct pstate *p)

@@ -89,7 +89,7 @@ static int find_proc_cb(void *arg, const struct pdata_rec *rec)
 	struct find_proc_arg *a = arg;
 
 	if (rec->type == PDATA_REC_PROC && ((const struct pdata_proc *)rec)->pid == a->pid)
-		a->found = (struct pdata_proc *)rec;
+		a->found = (struct pdata_proc *)pdata__rec_live(rec);
 	return 0;
 }
 
@@ -134,8 +134,14 @@ void record_run__finish(struct record_run *r)
 {
 	struct pdata_header *h = pdata__header(r->pd);
 	struct record_result *res = r->res;
+	char why[200];
 
 	res->flush_err = pdata__finish(r->pd);
+	/* the compact copy replaces the full-size file; failing that, the latter stays, complete */
+	if (!res->flush_err && pdata__compact(r->pd, r->o->output, why, sizeof(why)) < 0 &&
+	    !res->warning[0])
+		snprintf(res->warning, sizeof(res->warning),
+			 "%s (the profile is complete, at full size)", why);
 	res->samples = h->samples;
 	res->lost = h->lost + h->dropped;
 	res->processes = h->processes;

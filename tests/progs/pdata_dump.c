@@ -57,7 +57,7 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 		       (unsigned long long)m->start, (unsigned long long)m->end,
 		       (unsigned long long)m->pgoff, m->prot, m->path);
 		maps = realloc(maps, (nmaps + 1) * sizeof(*maps));
-		maps[nmaps++] = (struct map){ m->proc, m->start, m->end, m->pgoff, m->path };
+		maps[nmaps++] = (struct map){ m->proc, m->start, m->end, m->pgoff, strdup(m->path) };
 		break;
 	}
 	}
@@ -159,8 +159,11 @@ static void add(const char *kind, uint32_t proc, const char *name, uint64_t n)
 
 static const char TID[] = "tid", OBJ[] = "obj", FUNC[] = "func";
 
-static int on_sample(void *arg, uint32_t proc, int tid, uint64_t pc, uint64_t count)
+static int on_sample(void *arg, const struct pdata_sample *s)
 {
+	uint32_t proc = s->proc;
+	int tid = s->tid;
+	uint64_t pc = s->pc, count = s->count;
 	const struct map *m = NULL;
 	char *sym = NULL;
 

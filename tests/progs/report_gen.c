@@ -105,7 +105,7 @@ static void add_maps(struct pdata *pd, uint32_t proc, uint64_t *libc_pc, uint64_
 		    perms[2] != 'x')
 			continue;
 		pdata__add_map(pd, proc, start, end, off, PROT_READ | PROT_EXEC,
-			       path[0] ? path : "[anon]");
+			       path[0] ? path : "[anon]", NULL, 0);
 		if (strstr(path, "/libc.so")) {
 			*libc_pc = start + 0x40;
 			snprintf(libc_path, len, "%s", path);
@@ -205,17 +205,17 @@ int main(int argc, char **argv)
 	child = pdata__add_proc(pd, kid, me, root->id, exe, pdata__now_ns());
 	pdata__add_thread(pd, child->id, kid, "report_gen");
 	pdata__count(pd, child->id, kid, (uint64_t)hot_b + 4, 40);
-	pdata__end_proc(child, PDATA_END_EXITED, WEXITSTATUS(status), pdata__now_ns(), 0);
+	pdata__end_proc(child, PDATA_END_EXITED, WEXITSTATUS(status), pdata__now_ns(), NULL);
 
 	kid2 = fork();
 	if (kid2 == 0)
 		_exit(0);
 	waitpid(kid2, &status, 0);
 	pre = pdata__add_proc(pd, kid2, me, root->id, exe, pdata__now_ns());
-	pdata__end_proc(pre, PDATA_END_EXEC, 0, pdata__now_ns(), 0);
+	pdata__end_proc(pre, PDATA_END_EXEC, 0, pdata__now_ns(), NULL);
 	post = pdata__add_proc(pd, kid2, me, pre->id, "/bin/true", pdata__now_ns());
 	pdata__count(pd, post->id, kid2, (uint64_t)hot_c, 7);
-	pdata__end_proc(post, PDATA_END_EXITED, 0, pdata__now_ns(), 0);
+	pdata__end_proc(post, PDATA_END_EXITED, 0, pdata__now_ns(), NULL);
 
 	dl_iterate_phdr(find_bias, &bias);
 	printf("pid %d\nchild %d\nexecer %d\ntid %d\nworker %d\nexe %s\n", me, kid, kid2, tid,
@@ -228,13 +228,13 @@ int main(int argc, char **argv)
 	hot_d(1);
 	if (!strcmp(mode, "incomplete")) {
 		/* the program was SIGKILLed and the recorder died: never finished */
-		pdata__end_proc(root, PDATA_END_SIGNALED, 9, pdata__now_ns(), 0);
+		pdata__end_proc(root, PDATA_END_SIGNALED, 9, pdata__now_ns(), NULL);
 		h->end_kind = PDATA_END_SIGNALED;
 		h->end_code = 9;
 		pdata__close(pd);
 		return 0;
 	}
-	pdata__end_proc(root, PDATA_END_EXITED, 0, pdata__now_ns(), 0);
+	pdata__end_proc(root, PDATA_END_EXITED, 0, pdata__now_ns(), NULL);
 	h->end_kind = PDATA_END_EXITED;
 	h->end_code = 0;
 	if (pdata__finish(pd) < 0)

@@ -79,11 +79,11 @@ struct tally {
 	uint64_t a, b, total;
 };
 
-static int tally_sample(void *arg, uint32_t proc, int tid, uint64_t pc, uint64_t count)
+static int tally_sample(void *arg, const struct pdata_sample *s)
 {
 	struct tally *t = arg;
+	uint64_t pc = s->pc, count = s->count;
 
-	(void)proc, (void)tid;
 	t->total += count;
 	if (pc >= a_lo && pc < a_hi)
 		t->a += count;
@@ -181,7 +181,7 @@ int main(void)
 	int tmp = mkstemp(path);
 	close(tmp);
 	unlink(path);
-	rc = pdata__create(&pd, path, &(struct pdata_create_opts){ 1 << 16, 1 << 16 }, why,
+	rc = pdata__create(&pd, path, &(struct pdata_create_opts){ .table_slots = 1 << 16, .records_cap = 1 << 16 }, why,
 			   sizeof(why));
 	CHECKF("pdata", rc == 0, "%s", why);
 	if (rc)

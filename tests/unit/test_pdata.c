@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "profile/pdata.h"
+#include "profile/pview.h"
 
 static char dir[] = "/tmp/pdata-test-XXXXXX";
 static char path[256];
@@ -19,15 +20,13 @@ struct sum {
 	int procs, threads, maps;
 };
 
-static int sum_sample(void *arg, uint32_t proc, int tid, uint64_t pc, uint64_t count)
+static int sum_sample(void *arg, const struct pdata_sample *smp)
 {
 	struct sum *s = arg;
 
-	(void)proc;
-	(void)tid;
-	s->total += count;
-	if (pc >= 0x1000 && pc < 0x1008)
-		s->per_pc[pc - 0x1000] += count;
+	s->total += smp->count;
+	if (smp->pc >= 0x1000 && smp->pc < 0x1008)
+		s->per_pc[smp->pc - 0x1000] += smp->count;
 	return 0;
 }
 
@@ -54,7 +53,7 @@ static void *hammer(void *arg)
 
 static void test_counting(void)
 {
-	struct pdata_create_opts opts = { .table_slots = 1024, .records_cap = 65536 };
+	struct pdata_create_opts opts = {.table_slots = 1024, .records_cap = 65536};
 	char why[256];
 	pthread_t th[4];
 	struct sum s;
@@ -63,7 +62,7 @@ static void test_counting(void)
 	CHECKF("create", pdata__create(&shared, path, &opts, why, sizeof(why)) == 0, "%s", why);
 	pdata__add_proc(shared, getpid(), getppid(), 0, "/bin/test", pdata__now_ns());
 	pdata__add_thread(shared, 1, 42, "worker");
-	pdata__add_map(shared, 1, 0x1000, 0x2000, 0, 5, "/bin/test");
+	pdata__add_map(shared, 1, 0x1000, 0x2000, 0, 5, "/bin/test", NULL, 0);
 	for (long t = 0; t < 4; t++)
 		pthread_create(&th[t], NULL, hammer, (void *)(t + 100));
 	/* two processes write the same shared file at the same time */
@@ -95,7 +94,7 @@ static void test_counting(void)
 
 static void test_table_full(void)
 {
-	struct pdata_create_opts opts = { .table_slots = 16, .records_cap = 4096 };
+	struct pdata_create_opts opts = {.table_slots = 16, .records_cap = 4096};
 	struct pdata *p;
 	char why[256];
 	int full = 0;
@@ -104,9 +103,10 @@ static void test_table_full(void)
 	pdata__create(&p, path, &opts, why, sizeof(why));
 	for (uint64_t pc = 1; pc <= 20; pc++)
 		full += pdata__count(p, 1, 1, pc * 16, 1) == -ENOSPC;
-	CHECK("a full table drops and counts the drop", full == 4 && pdata__header(p)->dropped == 4);
+	CHECK("a full table drops and counts the drop",
+	      full == 4 && pdata__header(p)->dropped == 4);
 	int n = 0;
-	while (pdata__add_map(p, 1, 0, 1, 0, 0, "/a/rather/long/path/to/fill/the/area"))
+	while (pdata__add_map(p, 1, 0, 1, 0, 0, "/a/rather/long/path/to/fill/the/area", NULL, 0))
 		n++;
 	CHECK("a full record area refuses appends", n > 10 && n < 4096 / 40);
 	pdata__close(p);
@@ -126,8 +126,9 @@ static void test_bad_files(void)
 	write(fd, pdata__header(src), 4096);
 	close(fd);
 	pdata__close(src);
-	CHECKF("truncated file is refused", pdata__open(&p, other, 0, why, sizeof(why)) == -EBADMSG &&
-						   strstr(why, "truncated"), "%s", why);
+	CHECKF("truncated file is refused",
+	       pdata__open(&p, other, 0, why, sizeof(why)) == -EBADMSG && strstr(why, "truncated"),
+	       "%s", why);
 	fd = open(other, O_WRONLY | O_TRUNC);
 	write(fd, "hello world, not a profile", 26);
 	close(fd);
@@ -135,19 +136,205 @@ static void test_bad_files(void)
 	       why);
 	fd = open(other, O_WRONLY | O_TRUNC);
 	close(fd);
-	CHECKF("empty file is refused", pdata__open(&p, other, 0, why, sizeof(why)) == -EBADMSG &&
-						strstr(why, "empty"), "%s", why);
-	CHECK("missing file is ENOENT", pdata__open(&p, "/nonexistent/x", 0, why, sizeof(why)) == -ENOENT);
+	CHECKF("empty file is refused",
+	       pdata__open(&p, other, 0, why, sizeof(why)) == -EBADMSG && strstr(why, "empty"),
+	       "%s", why);
+	CHECK("missing file is ENOENT",
+	      pdata__open(&p, "/nonexistent/x", 0, why, sizeof(why)) == -ENOENT);
 
 	/* never follows a symlink */
 	snprintf(other, sizeof(other), "%s/link", dir);
 	symlink("/tmp/somewhere-else", other);
-	CHECKF("a symlink is refused", pdata__create(&p, other, NULL, why, sizeof(why)) == -ELOOP, "%s",
-	       why);
+	CHECKF("a symlink is refused", pdata__create(&p, other, NULL, why, sizeof(why)) == -ELOOP,
+	       "%s", why);
 	struct stat st;
 	CHECK("the symlink target was not created", lstat("/tmp/somewhere-else", &st) < 0);
 	CHECK("unwritable directory is a clear error",
 	      pdata__create(&p, "/proc/profil.data", NULL, why, sizeof(why)) < 0 && why[0]);
+}
+
+/* ---- call stacks ---------------------------------------------------------- */
+
+static struct pdata *stacked;
+
+/* Stack k (0..3) of depth 10+k: frames 0x5000 + 16*i, with a distinct leaf per k. */
+static unsigned make_stack(int k, uint64_t *pcs)
+{
+	unsigned n = 10 + (unsigned)k;
+
+	for (unsigned i = 0; i < n; i++)
+		pcs[n - 1 - i] = 0x5000 + 16 * i; /* shared outer frames */
+	pcs[0] = 0x9000 + (uint64_t)k;		  /* the leaf differs */
+	return n;
+}
+
+static void *stack_hammer(void *arg)
+{
+	int tid = (int)(long)arg;
+	uint64_t pcs[16];
+
+	for (int i = 0; i < 20000; i++) {
+		unsigned n = make_stack(i % 4, pcs);
+
+		pdata__count_stack(stacked, 1, tid, pcs, n, 0, 1);
+	}
+	return NULL;
+}
+
+struct stack_sum {
+	uint64_t per_leaf[4], bad, total;
+};
+
+static int check_stack_sample(void *arg, const struct pdata_sample *smp)
+{
+	struct stack_sum *ss = arg;
+	uint64_t got[PDATA_MAX_DEPTH], want[16];
+	int n = pdata__stack(stacked, smp->stack, got, PDATA_MAX_DEPTH);
+	int k = (int)(smp->pc - 0x9000);
+
+	ss->total += smp->count;
+	if (k < 0 || k > 3 || n != (int)make_stack(k, want) || memcmp(got, want, n * 8)) {
+		ss->bad += smp->count;
+		return 0;
+	}
+	ss->per_leaf[k] += smp->count;
+	return 0;
+}
+
+static void test_stacks(void)
+{
+	struct pdata_create_opts opts = {
+		.table_slots = 1024, .frame_slots = 1024, .records_cap = 65536};
+	struct stack_sum ss = {0};
+	char why[256];
+	pthread_t th[4];
+	int ok = 1;
+
+	unlink(path);
+	CHECKF("create with a frame table",
+	       pdata__create(&stacked, path, &opts, why, sizeof(why)) == 0, "%s", why);
+	pdata__add_proc(stacked, getpid(), getppid(), 0, "/bin/test", pdata__now_ns());
+	for (long t = 0; t < 4; t++)
+		pthread_create(&th[t], NULL, stack_hammer, (void *)(t + 100));
+	pid_t child = fork();
+	if (child == 0) {
+		stack_hammer((void *)200L);
+		_exit(0);
+	}
+	for (int t = 0; t < 4; t++)
+		pthread_join(th[t], NULL);
+	waitpid(child, NULL, 0);
+	pdata__foreach_sample(stacked, check_stack_sample, &ss);
+	for (int k = 0; k < 4; k++)
+		ok &= ss.per_leaf[k] == 5 * 20000 / 4;
+	CHECKF("5 writers x 20000 stacks: every sample with its exact stack", ok && !ss.bad,
+	       "bad %llu, leaf0 %llu", (unsigned long long)ss.bad,
+	       (unsigned long long)ss.per_leaf[0]);
+	/* 4 stacks of 10..13 frames sharing their outer frames: at most 13 + 4 nodes, plus duplicates
+	 * from racing writers (a handful) */
+	uint32_t used = pdata__frames_used(stacked);
+	CHECKF("repeated stacks cost no new nodes", used >= 13 && used <= 40, "%u nodes", used);
+
+	/* a stack deeper than PDATA_MAX_DEPTH keeps its innermost frames and is marked cut */
+	uint64_t deep[300], got[PDATA_MAX_DEPTH];
+	for (int i = 0; i < 300; i++)
+		deep[i] = 0x7000 + 16 * (uint64_t)i;
+	pdata__count_stack(stacked, 1, 7, deep, 300, 0, 3);
+	struct pdata_header *h = pdata__header(stacked);
+	CHECK("a too deep stack counts as truncated", h->truncated == 3);
+
+	/* a full frame table: the sample still counts, flat, and the loss is said */
+	uint64_t many[64];
+	uint64_t before = h->samples;
+	for (int r = 0; r < 40; r++) { /* 40 distinct 64-frame stacks: more than 1024 nodes */
+		for (int i = 0; i < 64; i++)
+			many[i] = 0x100000 + 0x10000 * (uint64_t)r + 16 * (uint64_t)i;
+		pdata__count_stack(stacked, 1, 8, many, 64, 0, 1);
+	}
+	CHECK("samples whose stack did not fit still count",
+	      h->samples == before + 40 && h->stacks_dropped > 0);
+	(void)got;
+	CHECK("finish", pdata__finish(stacked) == 0);
+}
+
+static int count_bytes(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 ? (int)st.st_size : -1;
+}
+
+static void test_compact(void)
+{
+	struct pview *v = NULL;
+	char why[256];
+	int before = count_bytes(path), after;
+
+	CHECKF("compact", pdata__compact(stacked, path, why, sizeof(why)) == 0, "%s", why);
+	after = count_bytes(path);
+	CHECKF("the compact copy is small", after > 0 && after < before / 2, "%d -> %d bytes",
+	       before, after);
+	pdata__close(stacked);
+	CHECKF("the compact copy loads", pview__load(&v, path, why, sizeof(why)) == 0, "%s", why);
+	if (!v)
+		return;
+	uint64_t per_leaf[4] = {0}, deep = 0, total = 0;
+	int ok = 1;
+	for (size_t i = 0; i < v->nsamples; i++) {
+		const struct pv_sample *s = &v->samples[i];
+		const struct pv_stack *st = pview__stack(v, s->stack);
+		uint64_t want[16];
+		int k = (int)(s->pc - 0x9000);
+
+		total += s->count;
+		if (s->tid == 7) {
+			deep += s->count;
+			ok &= st->truncated && st->n == PDATA_MAX_DEPTH - 1 && st->pcs[0] == 0x7000;
+			continue;
+		}
+		if (s->tid == 8)
+			continue;
+		if (k < 0 || k > 3 || st->n != make_stack(k, want) || st->truncated ||
+		    memcmp(st->pcs, want, st->n * 8)) {
+			ok = 0;
+			continue;
+		}
+		per_leaf[k] += s->count;
+	}
+	for (int k = 0; k < 4; k++)
+		ok &= per_leaf[k] == 5 * 20000 / 4;
+	CHECKF("every sample and stack survives compaction", ok && deep == 3 && total == 100043,
+	       "total %llu deep %llu", (unsigned long long)total, (unsigned long long)deep);
+	CHECK("state and counters survive",
+	      v->hdr.state == PDATA_COMPLETE && v->hdr.samples == 100043 && v->hdr.truncated == 3);
+	CHECK("records survive", v->nprocs == 1 && !strcmp(v->procs[0].exe, "/bin/test"));
+	pview__free(v);
+}
+
+static void test_replacing(void)
+{
+	char why[256], old[300], notes[300];
+	struct pdata *p;
+	struct stat st;
+	int fd;
+
+	snprintf(old, sizeof(old), "%s.old", path);
+	unlink(old);
+	CHECKF("a new profile over the previous one",
+	       pdata__create(&p, path, NULL, why, sizeof(why)) == 0, "%s", why);
+	pdata__close(p);
+	CHECK("the previous profile is kept as .old",
+	      stat(old, &st) == 0 && count_bytes(old) < 200000);
+	CHECK("a root's profile is private",
+	      geteuid() != 0 || (stat(path, &st) == 0 && (st.st_mode & 0777) == 0600));
+	snprintf(notes, sizeof(notes), "%s/notes.txt", dir);
+	fd = open(notes, O_CREAT | O_WRONLY, 0644);
+	write(fd, "my notes\n", 9);
+	close(fd);
+	CHECKF("a file that is not a profile is never replaced",
+	       pdata__create(&p, notes, NULL, why, sizeof(why)) == -EEXIST &&
+		       strstr(why, "not a profile") && count_bytes(notes) == 9,
+	       "%s", why);
 }
 
 int main(void)
@@ -158,6 +345,9 @@ int main(void)
 	test_counting();
 	test_table_full();
 	test_bad_files();
+	test_stacks();
+	test_compact();
+	test_replacing();
 	char cmd[300];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	return system(cmd) ? 1 : CHECK_DONE();
