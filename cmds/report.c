@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * profil report: the flat profile of a recorded profile, per process image
- * (and per thread with --threads), as text, JSON (doc/report-json.md) or
- * CSV.  Samples are aggregated with hash tables and every unique
- * (object, address) is symbolised once, so big profiles print in seconds.
+ * (and per thread with --threads), as text, JSON (doc/report-json.md),
+ * CSV or an HTML page (profile/html.h).  Samples are aggregated with hash
+ * tables and every unique (object, address) is symbolised once, so big
+ * profiles print in seconds.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,13 +15,17 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "gmon.h"
+#include "html.h"
 #include "pview.h"
 #include "resolve.h"
+#include "why.h"
 
-enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV };
+enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_HTML };
 
 struct opts {
 	const char *input;
+	const char *output; /* --format html: the page's file, "-" for stdout */
 	enum fmt format;
 	int sort_name;
 	int threads;
@@ -59,8 +64,9 @@ struct report {
 	struct opts o;
 	struct pview *v;
 	struct resolver *r;
-	struct out_proc *procs; /* one per pview proc, same order */
-	double period_s;	/* seconds per sample */
+	struct html_report *html; /* --format html */
+	struct out_proc *procs;	  /* one per pview proc, same order */
+	double period_s;	  /* seconds per sample */
 	char **notes;
 	size_t nnotes;
 };
@@ -70,8 +76,11 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: profil report [-i FILE] [--format text|json|csv] [--sort self|name]\n"
 		"                     [--threads] [--lines] [--top N]\n"
+		"       profil report --format html -o OUT [-i FILE] [--lines]\n"
 		"  -i, --input FILE  profile to read (default profil.data)\n"
-		"  --format FMT      text (default), json (doc/report-json.md) or csv\n"
+		"  --format FMT      text (default), json (doc/report-json.md), csv, or html:\n"
+		"                    one self-contained page (flame graph, sortable table)\n"
+		"  -o, --output OUT  html: the file to write (replaced atomically), - for stdout\n"
 		"  --sort KEY        self: most samples first (default); name: by function name\n"
 		"  --threads         split each process by thread\n"
 		"  --lines           split by source line (file:line from DWARF)\n"
@@ -698,15 +707,42 @@ static void print_csv(const struct report *rep)
 	}
 }
 
+/* ---- html (profile/html.h) -------------------------------------------------- */
+
+static int fill_html(FILE *f, void *arg)
+{
+	const struct report *rep = arg;
+
+	return html__write(rep->html, f, (const char *const *)rep->notes, rep->nnotes, NULL, 0);
+}
+
+static int write_html(const struct report *rep, char *why, size_t whylen)
+{
+	int rc;
+
+	if (strcmp(rep->o.output, "-"))
+		return write_file_atomically(rep->o.output, fill_html, (void *)rep, why, whylen);
+	rc = html__write(rep->html, stdout, (const char *const *)rep->notes, rep->nnotes, why,
+			 whylen);
+	if (!rc && fflush(stdout) == EOF)
+		rc = why_fail(why, whylen, -errno, "cannot write the report: %s", strerror(errno));
+	return rc;
+}
+
 /* ---- command --------------------------------------------------------------- */
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
-		{"input", required_argument, NULL, 'i'}, {"format", required_argument, NULL, 'f'},
-		{"sort", required_argument, NULL, 's'},	 {"threads", no_argument, NULL, 't'},
-		{"lines", no_argument, NULL, 'l'},	 {"top", required_argument, NULL, 'n'},
-		{"help", no_argument, NULL, 'h'},	 {0},
+		{"input", required_argument, NULL, 'i'},
+		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
+		{"sort", required_argument, NULL, 's'},
+		{"threads", no_argument, NULL, 't'},
+		{"lines", no_argument, NULL, 'l'},
+		{"top", required_argument, NULL, 'n'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
 	};
 	char *end;
 	int c;
@@ -714,10 +750,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->input = "profil.data";
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o->input = optarg;
+			break;
+		case 'o':
+			o->output = optarg;
 			break;
 		case 'f':
 			if (!strcmp(optarg, "text"))
@@ -726,9 +765,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				o->format = FMT_JSON;
 			else if (!strcmp(optarg, "csv"))
 				o->format = FMT_CSV;
+			else if (!strcmp(optarg, "html"))
+				o->format = FMT_HTML;
 			else {
 				fprintf(stderr,
-					"profil report: unknown format '%s' (text, json or csv)\n",
+					"profil report: unknown format '%s' (text, json, csv or "
+					"html)\n",
 					optarg);
 				return 2;
 			}
@@ -778,6 +820,16 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			argv[optind]);
 		return 2;
 	}
+	if (o->format == FMT_HTML && !o->output) {
+		fprintf(stderr,
+			"profil report: --format html needs -o FILE (or -o - for stdout)\n");
+		return 2;
+	}
+	if (o->format != FMT_HTML && o->output) {
+		fprintf(stderr, "profil report: -o is for --format html; text, json and csv go to "
+				"stdout\n");
+		return 2;
+	}
 	return 0;
 }
 
@@ -793,6 +845,7 @@ static void report_free(struct report *rep)
 	for (size_t i = 0; i < rep->nnotes; i++)
 		free(rep->notes[i]);
 	free(rep->notes);
+	html__free(rep->html);
 	resolver__free(rep->r);
 	pview__free(rep->v);
 }
@@ -816,13 +869,25 @@ int cmd_report(int argc, char **argv)
 	else if (rep.v->hdr.nominal_hz)
 		rep.period_s = 1.0 / rep.v->hdr.nominal_hz;
 	rep.r = resolver__new(rep.v, rep.o.lines);
-	rc = rep.r ? aggregate(&rep) : -ENOMEM;
+	if (rep.o.format == FMT_HTML) {
+		rep.html = rep.r ? html__new(rep.v, rep.r) : NULL;
+		rc = rep.html ? html__add_flat(rep.html) : -ENOMEM;
+	} else {
+		rc = rep.r ? aggregate(&rep) : -ENOMEM;
+	}
 	if (rc < 0) {
 		fprintf(stderr, "profil report: out of memory\n");
 		report_free(&rep);
 		return 1;
 	}
 	collect_notes(&rep);
+	if (rep.o.format == FMT_HTML) {
+		rc = write_html(&rep, why, sizeof(why));
+		report_free(&rep);
+		if (rc < 0)
+			fprintf(stderr, "profil report: %s\n", why);
+		return rc < 0;
+	}
 	if (rep.o.format == FMT_JSON)
 		rc = print_json(&rep);
 	else if (rep.o.format == FMT_CSV)
