@@ -687,7 +687,9 @@
 
 	/* The name with the search term marked (as text nodes around a <mark>). */
 	function nameCell(td, name) {
-		var i = state.search ? name.toLowerCase().indexOf(state.search) : -1;
+		var low = name.toLowerCase();
+		/* (a name whose lower case has another length is shown unmarked) */
+		var i = state.search && low.length === name.length ? low.indexOf(state.search) : -1;
 
 		if (i < 0) {
 			td.textContent = name;

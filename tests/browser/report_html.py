@@ -332,6 +332,25 @@ def test_main(s, page, report, screenshot):
             f.write(png)
         check("screenshot", png[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG")
 
+    # sorting: by function name (a click: ascending, another: descending), back to self
+    s.click(s.find("#table-head th[data-key=name]"))
+    up = s.wait("var n = Array.from(document.querySelectorAll('#table tbody td.fn'))"
+                ".map(function (td) { return td.textContent; });"
+                "return document.querySelector('#table-head th[data-key=name]')"
+                ".getAttribute('aria-sort') === 'ascending' ? n : null;")
+    check("sort_by_name", up and up == sorted(up, key=str.lower), up)
+    s.click(s.find("#table-head th[data-key=name]"))
+    down = s.wait("var n = Array.from(document.querySelectorAll('#table tbody td.fn'))"
+                  ".map(function (td) { return td.textContent; });"
+                  "return document.querySelector('#table-head th[data-key=name]')"
+                  ".getAttribute('aria-sort') === 'descending' ? n : null;")
+    check("sort_by_name_descending", down and down == sorted(down, key=str.lower, reverse=True),
+          down)
+    s.click(s.find("#table-head th[data-key=self]"))
+    back = s.wait("return document.querySelector('#table-head th[data-key=self]')"
+                  ".getAttribute('aria-sort') === 'descending';")
+    check("sort_by_self", back and first_row(s)["fn"] in hot, first_row(s))
+
     # search: fewer table rows, all matching; matching frames highlighted, others not
     term = hot[0]
     names = table_names(s)

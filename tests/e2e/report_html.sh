@@ -76,6 +76,23 @@ else
 	no html_data_matches_csv_report "$(tail -1 "$T/err")"
 fi
 
+# --lines: frames are function + source line, as in the csv report
+"$PROFIL" report -i "$T/gen.data" --format html --lines -o "$T/lines.html" &&
+	"$PROFIL" report -i "$T/gen.data" --format csv --lines >"$T/lines.csv"
+data "$T/lines.html" >"$T/lines.json"
+if python3 -c '
+import csv, json, sys
+d = json.load(open(sys.argv[1]))
+want = {(r["function"], r["file"], int(r["line"])) for r in csv.DictReader(open(sys.argv[2]))}
+got = {(f["name"], f["file"] or "", f["line"]) for f in d["frames"]}
+assert got == want, sorted(got ^ want)[:5]
+assert any(f["file"] and f["line"] > 0 for f in d["frames"] if f["name"] == "hot_a")
+' "$T/lines.json" "$T/lines.csv" 2>"$T/err"; then
+	ok html_lines
+else
+	no html_lines "$(tail -1 "$T/err")"
+fi
+
 "$PROFIL" report -i "$T/gen.data" --format html -o - >"$T/stdout.html" 2>"$T/err"
 expect html_stdout_status "$?" 0
 expect html_stdout_size "$(wc -c <"$T/stdout.html")" "$(wc -c <"$T/gen.html")"
