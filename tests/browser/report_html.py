@@ -8,7 +8,7 @@ tests/run.sh: "ok NAME", "not ok NAME: why", "skip NAME: why".
 
 usage: report_html.py --page HTML --json REPORT.json
                       [--hostile HTML --hostile-json REPORT.json --hostile-text TEXT]
-                      [--screenshot PNG]
+                      [--screenshot PNG] [--workdir DIR]
 
 REPORT.json is `profil report --format json` of the same profile: the truth
 the page is checked against (hottest function, samples per thread/process).
@@ -38,7 +38,8 @@ CHROME_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
     "--no-first-run", "--no-default-browser-check", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--disable-quic",
-    "--disable-extensions", "--window-size=1280,800", "--force-device-scale-factor=1",
+    "--disable-extensions", "--disable-breakpad", "--disable-crash-reporter",
+    "--window-size=1280,800", "--force-device-scale-factor=1",
 ]
 
 # Installed before any script of the page runs: collects errors, alerts and
@@ -166,10 +167,11 @@ def start_driver(tmp):
     """chromedriver on a free localhost port, in its own process group."""
     driver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
     port = free_port()
-    log = open(os.path.join(tmp, "chromedriver.log"), "wb")
-    proc = subprocess.Popen([driver, "--port=%d" % port, "--allowed-ips=127.0.0.1"],
-                            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            start_new_session=True)
+    # the log path puts tmp on its command line: see --workdir
+    proc = subprocess.Popen([driver, "--port=%d" % port, "--allowed-ips=127.0.0.1",
+                             "--log-path=" + os.path.join(tmp, "chromedriver.log")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
     base = "http://127.0.0.1:%d" % port
     end = time.monotonic() + 20
     while time.monotonic() < end:
@@ -186,7 +188,8 @@ def start_driver(tmp):
 
 
 def stop_processes(proc, profile_dir):
-    """End chromedriver's process group, then any process still using our profile dir."""
+    """End chromedriver's process group, then any process still using our profile dir
+    (a Chromium helper may have left the group); returns the pids of the latter."""
     if proc:
         for sig, grace in ((signal.SIGTERM, 5), (signal.SIGKILL, 5)):
             try:
@@ -558,6 +561,8 @@ def main():
     ap.add_argument("--hostile-json")
     ap.add_argument("--hostile-text")
     ap.add_argument("--screenshot")
+    ap.add_argument("--workdir", help="an empty directory for the browser's files (default: a new "
+                    "temporary one); every process whose command line names it is ours")
     a = ap.parse_args()
 
     def on_signal(sig, frame):
@@ -570,7 +575,8 @@ def main():
                                                 os.access("/usr/bin/chromedriver", os.X_OK)):
         print("skip report_html_browser: chromium or chromedriver is not installed")
         return 0
-    tmp = tempfile.mkdtemp(prefix="profil-browser-")
+    tmp = a.workdir or tempfile.mkdtemp(prefix="profil-browser-")
+    os.makedirs(tmp, exist_ok=True)
     profile_dir = os.path.join(tmp, "chromium-profile")
     proc = s = None
     try:
@@ -606,14 +612,15 @@ def main():
     except (WebDriverError, OSError, ValueError, KeyError, TypeError) as e:
         nok("browser", "%s: %s" % (type(e).__name__, e))
     finally:
+        # a second signal must not cut the cleanup short
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         if s and s.id:
             try:
                 s.call("DELETE", "/session/%s" % s.id)
             except (WebDriverError, OSError, ValueError):
                 pass
-        left = stop_processes(proc, profile_dir)
-        if left:
-            nok("browser_cleanup", "processes %s outlived chromedriver" % left)
+        stop_processes(proc, profile_dir)
         shutil.rmtree(tmp, ignore_errors=True)
     return 1 if failures else 0
 

@@ -131,10 +131,23 @@ else
 fi
 
 # ---- in the browser ---------------------------------------------------------------
+# The driver ends chromedriver and Chromium itself; should it be killed first, whatever
+# still names our browser directory on its command line is ended here, by pid.
+end_browser() {
+	for c in /proc/[0-9]*/cmdline; do
+		if { tr '\0' ' ' <"$c"; } 2>/dev/null | grep -qF "$T/browser"; then
+			p=${c#/proc/}
+			kill -9 "${p%/cmdline}" 2>/dev/null
+		fi
+	done
+}
+trap 'end_browser; rm -rf "$T"' EXIT
 mkdir -p "$(dirname "$SHOT")"
 timeout -k 10 300 python3 "$ROOT/tests/browser/report_html.py" --page "$T/spin.html" \
 	--json "$T/spin.json" --hostile "$T/evil.html" --hostile-json "$T/evil.json" \
-	--hostile-text "$EVIL" --screenshot "$SHOT"
+	--hostile-text "$EVIL" --screenshot "$SHOT" --workdir "$T/browser"
 rc=$?
-[ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && no browser_timeout "the browser test did not finish in 300 s"
+if [ "$rc" -eq 124 ] || [ "$rc" -ge 128 ]; then
+	no browser_finished "the browser test did not finish in 300 s or was killed (status $rc)"
+fi
 exit 0
