@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * profil report: the flat profile of a recorded profile, per process image
- * (and per thread with --threads), as text, JSON (doc/report-json.md) or
- * CSV.  The model (rows, threads, notes) comes from profile/report.h; this
+ * (and per thread with --threads), as text, JSON (doc/report-json.md),
+ * CSV or an HTML page (profile/html.h).  The model (rows, threads, notes) comes from profile/report.h; this
  * file holds the options and the printers.
  */
 #include <errno.h>
@@ -17,10 +17,11 @@
 #include "profile/profile.h"
 #include "utils/opts.h"
 
-enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV };
+enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_HTML };
 
 struct opts {
 	const char *input;
+	const char *output; /* --format html: the page's file, "-" for stdout */
 	enum fmt format;
 	int sort_name;
 	int threads;
@@ -39,8 +40,11 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: profil report [-i FILE] [--format text|json|csv] [--sort self|name]\n"
 		"                     [--threads] [--lines] [--top N]\n"
+		"       profil report --format html -o OUT [-i FILE] [--lines]\n"
 		"  -i, --input FILE  profile to read (default profil.data)\n"
-		"  --format FMT      text (default), json (doc/report-json.md) or csv\n"
+		"  --format FMT      text (default), json (doc/report-json.md), csv, or html:\n"
+		"                    one self-contained page (flame graph, sortable table)\n"
+		"  -o, --output OUT  html: the file to write (replaced atomically), - for stdout\n"
 		"  --sort KEY        self: most samples first (default); name: by function name\n"
 		"  --threads         split each process by thread\n"
 		"  --lines           split by source line (file:line from DWARF)\n"
@@ -431,6 +435,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
 		{"input", required_argument, NULL, 'i'}, {"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
 		{"sort", required_argument, NULL, 's'},	 {"threads", no_argument, NULL, 't'},
 		{"lines", no_argument, NULL, 'l'},	 {"top", required_argument, NULL, 'n'},
 		{"help", no_argument, NULL, 'h'},	 {0},
@@ -439,10 +444,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	int c;
 
 	o->input = "profil.data";
-	while ((c = opts__next("report", argc, argv, "i:h", longopts)) != -1) {
+	while ((c = opts__next("report", argc, argv, "i:o:h", longopts)) != -1) {
 		switch (c) {
 		case 'i':
 			o->input = optarg;
+			break;
+		case 'o':
+			o->output = optarg;
 			break;
 		case 'f':
 			if (!strcmp(optarg, "text"))
@@ -451,9 +459,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				o->format = FMT_JSON;
 			else if (!strcmp(optarg, "csv"))
 				o->format = FMT_CSV;
+			else if (!strcmp(optarg, "html"))
+				o->format = FMT_HTML;
 			else {
 				fprintf(stderr,
-					"profil report: unknown format '%s' (text, json or csv)\n",
+					"profil report: unknown format '%s' (text, json, csv or html)\n",
 					optarg);
 				return 2;
 			}
@@ -496,6 +506,16 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			argv[optind]);
 		return 2;
 	}
+	if (o->format == FMT_HTML && !o->output) {
+		fprintf(stderr,
+			"profil report: --format html needs -o FILE (or -o - for stdout)\n");
+		return 2;
+	}
+	if (o->format != FMT_HTML && o->output) {
+		fprintf(stderr, "profil report: -o is for --format html; text, json and csv go to "
+				"stdout\n");
+		return 2;
+	}
 	return 0;
 }
 
@@ -514,6 +534,13 @@ int cmd_report(int argc, char **argv)
 	if (rc < 0) {
 		fprintf(stderr, "profil report: %s\n", why);
 		return 1;
+	}
+	if (rep.o.format == FMT_HTML) {
+		rc = html__write_report(rep.m, rep.o.output, why, sizeof(why));
+		report__free(rep.m);
+		if (rc < 0)
+			fprintf(stderr, "profil report: %s\n", why);
+		return rc < 0;
 	}
 	if (rep.o.format == FMT_JSON)
 		rc = print_json(&rep);

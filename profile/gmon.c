@@ -222,9 +222,9 @@ static int check_destination(const char *out, char *why, size_t whylen)
 	return 0;
 }
 
-/* Write via a temporary file in out's directory, then rename: never a partial gmon.out. */
-static int write_atomically(const char *out, const struct hist *h, uint32_t rate, uint64_t nrec,
-			    char *why, size_t whylen)
+/* See gmon.h. */
+int write_file_atomically(const char *out, int (*fill)(FILE *f, void *arg), void *arg, char *why,
+			  size_t whylen)
 {
 	const char *slash = strrchr(out, '/');
 	char tmp[PATH_MAX];
@@ -232,10 +232,13 @@ static int write_atomically(const char *out, const struct hist *h, uint32_t rate
 	FILE *f;
 	int fd, rc;
 
+	rc = check_destination(out, why, whylen);
+	if (rc < 0)
+		return rc;
 	if (slash)
-		snprintf(tmp, sizeof(tmp), "%.*s/.gmon.XXXXXX", (int)(slash - out), out);
+		snprintf(tmp, sizeof(tmp), "%.*s/.profil.XXXXXX", (int)(slash - out), out);
 	else
-		snprintf(tmp, sizeof(tmp), ".gmon.XXXXXX");
+		snprintf(tmp, sizeof(tmp), ".profil.XXXXXX");
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return why_fail(why, whylen, -errno, "cannot create a file next to %s: %s", out,
@@ -249,7 +252,7 @@ static int write_atomically(const char *out, const struct hist *h, uint32_t rate
 		close(fd);
 		goto err;
 	}
-	rc = write_gmon(f, h, rate, nrec);
+	rc = fill(f, arg);
 	if (fflush(f) == EOF)
 		rc = -errno;
 	if (!rc && fsync(fd) < 0)
@@ -264,6 +267,19 @@ err:
 	unlink(tmp);
 	return why_fail(why, whylen, rc ? rc : -EIO, "cannot write %s: %s", out,
 			strerror(rc ? -rc : EIO));
+}
+
+struct gmon_fill {
+	const struct hist *h;
+	uint32_t rate;
+	uint64_t nrec;
+};
+
+static int fill_gmon(FILE *f, void *arg)
+{
+	const struct gmon_fill *g = arg;
+
+	return write_gmon(f, g->h, g->rate, g->nrec);
 }
 
 static uint32_t gmon_rate(const struct pdata_header *hdr)
@@ -287,6 +303,7 @@ int gmon_export_summary(const char *data_path, const char *out_path, struct gmon
 	struct symbols *syms = NULL;
 	struct sym_object *obj;
 	struct hist h = {0};
+	struct gmon_fill fill;
 	const char *exe;
 	uint64_t max = 0, nrec, total_outside = 0;
 	uint32_t rate;
@@ -334,7 +351,8 @@ int gmon_export_summary(const char *data_path, const char *out_path, struct gmon
 		fprintf(stderr, "profil: warning: gmon.out bins saturate at %llu samples\n",
 			(unsigned long long)(nrec * BIN_MAX));
 	}
-	rc = write_atomically(out_path, &h, rate, nrec, why, whylen);
+	fill = (struct gmon_fill){&h, rate, nrec};
+	rc = write_file_atomically(out_path, fill_gmon, &fill, why, whylen);
 	if (!rc && sum) {
 		/* everything not in this executable's text: other programs, libraries */
 		total_outside = v->total - h.in_text;

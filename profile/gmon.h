@@ -26,6 +26,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /*
  * Write gmon.out for the profile at data_path to out_path.  Returns 0, or
@@ -46,5 +47,15 @@ struct gmon_summary {
 /* gmon_export, and a summary of what was written (sum may be NULL). */
 int gmon_export_summary(const char *data_path, const char *out_path, struct gmon_summary *sum,
 			char *why, size_t whylen);
+
+/*
+ * The exporters' way to write an output file (gmon.out, the HTML report):
+ * fill(f, arg) writes it into a temporary file in out's directory, which
+ * is synced and renamed to out, so there is never a partial file; a
+ * destination that is a symbolic link or not a regular file is refused.
+ * fill returns 0 or -errno.  Returns 0, or -errno with one sentence in why.
+ */
+int write_file_atomically(const char *out, int (*fill)(FILE *f, void *arg), void *arg, char *why,
+			  size_t whylen);
 
 #endif /* PROFIL_GMON_H */

@@ -12,11 +12,13 @@
  *   profile/resolve.h  runtime PC -> function row (struct func)
  *   profile/report.h   the flat profile as a model: rows per process and thread, notes
  *   profile/gmon.h     export: gmon.out for GNU gprof
+ *   profile/html.h     report --format html: one self-contained page
  */
 #ifndef PROFIL_PROFILE_PROFILE_H
 #define PROFIL_PROFILE_PROFILE_H
 
 #include "profile/gmon.h"
+#include "profile/html.h"
 #include "profile/pdata.h"
 #include "profile/pview.h"
 #include "profile/report.h"

@@ -1,0 +1,825 @@
+/*
+ * profil report: the page's script.  It reads the profile (the JSON in
+ * #profile-data, doc/report-json.md "HTML report data") and draws a flame
+ * graph (SVG, root at the top: all -> process -> outermost frame .. leaf) and
+ * a table of functions (self and total samples).  A process or thread
+ * selector filters both, a search highlights matching frames and filters
+ * the table, a click on a frame zooms to it.
+ *
+ * Every string of the profile is untrusted: it is inserted with textContent
+ * or as an attribute value, never parsed as markup.
+ */
+(function () {
+	'use strict';
+
+	var ROW = 18; /* flame graph row height, px */
+	var MIN_W = 0.4; /* narrower frames (and their callees) are not drawn, px */
+	var MAX_ROWS = 1000; /* table rows rendered at most */
+	var SVGNS = 'http://www.w3.org/2000/svg';
+
+	function $(id) {
+		return document.getElementById(id);
+	}
+
+	/* An element with a class and text (as text, never as markup). */
+	function el(tag, cls, text) {
+		var e = document.createElement(tag);
+
+		if (cls)
+			e.className = cls;
+		if (text !== undefined)
+			e.textContent = text;
+		return e;
+	}
+
+	function clear(e) {
+		while (e.firstChild)
+			e.removeChild(e.firstChild);
+	}
+
+	function basename(p) {
+		var s = String(p || '');
+		var i = s.lastIndexOf('/');
+
+		return i >= 0 && i < s.length - 1 ? s.slice(i + 1) : s;
+	}
+
+	/* ---- the data ---------------------------------------------------------- */
+
+	function isIndex(x, n) {
+		return typeof x === 'number' && x >= 0 && x < n && Math.floor(x) === x;
+	}
+
+	function str(x) {
+		return typeof x === 'string' ? x : '';
+	}
+
+	/* Parse and check the embedded profile; rows that point nowhere are dropped and counted. */
+	function load() {
+		var d = JSON.parse($('profile-data').textContent);
+		var procs, threads, frames, rows = [], bad = 0;
+
+		if (!d || d.version !== 1 || !Array.isArray(d.samples))
+			throw new Error('this page holds no profile data of version 1');
+		procs = (Array.isArray(d.procs) ? d.procs : []).map(function (p) {
+			p = p || {};
+			return { pid: +p.pid || 0, exe: str(p.exe), comm: str(p.comm) };
+		});
+		threads = (Array.isArray(d.threads) ? d.threads : []).map(function (t) {
+			t = t || {};
+			return { proc: t.proc, tid: +t.tid || 0, comm: str(t.comm) };
+		});
+		frames = (Array.isArray(d.frames) ? d.frames : []).map(function (f) {
+			f = f || {};
+			return { name: str(f.name) || '?', object: str(f.object), file: str(f.file),
+				 line: +f.line || 0 };
+		});
+		threads.forEach(function (t) {
+			if (!isIndex(t.proc, procs.length))
+				t.bad = true;
+		});
+		d.samples.forEach(function (r) {
+			var okay = Array.isArray(r) && r.length >= 3 && isIndex(r[0], threads.length) &&
+				   !threads[r[0]].bad && typeof r[1] === 'number' && r[1] > 0 &&
+				   isFinite(r[1]);
+
+			for (var i = 2; okay && i < r.length; i++)
+				okay = isIndex(r[i], frames.length);
+			if (okay)
+				rows.push(r);
+			else
+				bad++;
+		});
+		return { meta: d.meta || {}, procs: procs, threads: threads, frames: frames,
+			 rows: rows, bad: bad };
+	}
+
+	var D;
+
+	try {
+		D = load();
+	} catch (e) {
+		var f = el('div', 'fatal', 'This report cannot be shown: ' + e.message + '.');
+
+		document.body.insertBefore(f, document.body.firstChild);
+		return;
+	}
+
+	var M = D.meta;
+	var PER = +M.seconds_per_sample || 0; /* seconds per sample, 0: unknown */
+	var exes = {};
+
+	D.procs.forEach(function (p) {
+		if (p.exe)
+			exes[p.exe] = true;
+	});
+
+	/* ---- formatting ---------------------------------------------------------- */
+
+	function fmtInt(n) {
+		return Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+	}
+
+	function fmtSec(n) {
+		if (!PER)
+			return '?';
+		var s = n * PER;
+
+		return (s >= 100 ? s.toFixed(1) : s.toFixed(3)) + ' s';
+	}
+
+	function fmtPct(n, of) {
+		return of ? (100 * n / of).toFixed(2) + '%' : '0.00%';
+	}
+
+	function procLabel(i) {
+		var p = D.procs[i];
+
+		/* an image's executable names it best: a thread's comm may predate an exec */
+		return (basename(p.exe) || p.comm || '?') + ' (' + p.pid + ')';
+	}
+
+	function frameLabel(i) {
+		var f = D.frames[i];
+
+		return f.file ? f.name + ':' + f.line : f.name;
+	}
+
+	/* ---- colours: by kind of object, shades by name -------------------------- */
+
+	var KINDS = {
+		exe: { label: 'executable', hue: [16, 44], sat: 82, light: [58, 68] },
+		lib: { label: 'shared library', hue: [88, 128], sat: 45, light: [56, 66] },
+		sys: { label: 'system library', hue: [196, 222], sat: 60, light: [62, 72] },
+		other: { label: '[vdso], [unknown] and other pseudo objects', hue: [210, 220], sat: 8, light: [70, 78] }
+	};
+
+	function kindOf(f) {
+		var o = f.object;
+
+		if (!o || o.charAt(0) === '[')
+			return 'other'; /* [vdso], [unknown], ... */
+		if (exes[o])
+			return 'exe';
+		if (/^\/(usr\/)?(local\/)?lib(32|64|x32)?\//.test(o))
+			return 'sys';
+		return 'lib';
+	}
+
+	function hash(s) {
+		var h = 2166136261;
+
+		for (var i = 0; i < s.length; i++)
+			h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+		return (h >>> 0) / 4294967296;
+	}
+
+	function colour(kind, name) {
+		var k = KINDS[kind], x = hash(name), y = hash(name + '~');
+
+		return 'hsl(' + Math.round(k.hue[0] + x * (k.hue[1] - k.hue[0])) + ',' + k.sat + '%,' +
+		       Math.round(k.light[0] + y * (k.light[1] - k.light[0])) + '%)';
+	}
+
+	D.frames.forEach(function (f) {
+		f.kind = kindOf(f);
+		f.fill = colour(f.kind, f.name);
+	});
+
+	/* ---- state and the derived views ----------------------------------------- */
+
+	var state = {
+		sel: 'all', /* 'all', 'p:<proc>' or 't:<thread>' */
+		search: '',
+		zoom: [], /* child keys from the root to the zoomed node */
+		sortKey: 'self',
+		sortDir: -1
+	};
+	var view; /* for the current selection: rows, total, tree, stats */
+
+	function selectedRows() {
+		var s = state.sel, k = s.charAt(0), i = +s.slice(2);
+
+		return D.rows.filter(function (r) {
+			if (k === 'p')
+				return D.threads[r[0]].proc === i;
+			if (k === 't')
+				return r[0] === i;
+			return true;
+		});
+	}
+
+	function node(parent, key, label, kind, frame) {
+		return { parent: parent, key: key, label: label, kind: kind, frame: frame,
+			 depth: parent ? parent.depth + 1 : 0, total: 0, self: 0, kids: new Map() };
+	}
+
+	function child(n, key, make) {
+		var c = n.kids.get(key);
+
+		if (!c) {
+			c = make();
+			n.kids.set(key, c);
+		}
+		return c;
+	}
+
+	/* all -> process -> outermost frame .. leaf; a row is [thread, count, leaf, .., outermost]. */
+	function buildTree(rows) {
+		var root = node(null, 'all', 'all', 'root', -1);
+
+		rows.forEach(function (r) {
+			var count = r[1], proc = D.threads[r[0]].proc;
+			var n = child(root, 'p' + proc, function () {
+				return node(root, 'p' + proc, procLabel(proc), 'proc', -1);
+			});
+
+			root.total += count;
+			n.total += count;
+			for (var i = r.length - 1; i >= 2; i--) {
+				var f = r[i], parent = n;
+
+				n = child(n, f, function () {
+					return node(parent, f, frameLabel(f), D.frames[f].kind, f);
+				});
+				n.total += count;
+			}
+			n.self += count;
+		});
+		(function sortKids(n) {
+			n.sorted = Array.from(n.kids.values()).sort(function (a, b) {
+				return b.total - a.total || (a.label < b.label ? -1 : a.label > b.label);
+			});
+			n.sorted.forEach(sortKids);
+		})(root);
+		return root;
+	}
+
+	/* Self and total (inclusive: once per sample, however deep the recursion) per frame. */
+	function frameStats(rows) {
+		var by = new Map();
+
+		function get(f) {
+			var s = by.get(f);
+
+			if (!s) {
+				s = { frame: f, self: 0, total: 0 };
+				by.set(f, s);
+			}
+			return s;
+		}
+		rows.forEach(function (r) {
+			var seen = r.length > 3 ? new Set() : null;
+
+			get(r[2]).self += r[1];
+			for (var i = 2; i < r.length; i++) {
+				if (seen) {
+					if (seen.has(r[i]))
+						continue;
+					seen.add(r[i]);
+				}
+				get(r[i]).total += r[1];
+			}
+		});
+		return Array.from(by.values());
+	}
+
+	function recompute() {
+		var rows = selectedRows();
+
+		view = { rows: rows, tree: buildTree(rows), stats: frameStats(rows) };
+		view.total = view.tree.total;
+	}
+
+	function matches(frame) {
+		return state.search !== '' && D.frames[frame].name.toLowerCase().indexOf(state.search) >= 0;
+	}
+
+	/* The zoomed node: follow state.zoom as far as the current tree has it. */
+	function zoomNode() {
+		var n = view.tree;
+
+		for (var i = 0; i < state.zoom.length; i++) {
+			var c = n.kids.get(state.zoom[i]);
+
+			if (!c)
+				break;
+			n = c;
+		}
+		return n;
+	}
+
+	function pathKeys(n) {
+		var keys = [];
+
+		for (; n.parent; n = n.parent)
+			keys.unshift(n.key);
+		return keys;
+	}
+
+	/* ---- header ---------------------------------------------------------------- */
+
+	function fact(parent, label, value) {
+		var s = el('span', null, label + ' ');
+
+		s.appendChild(el('b', null, value));
+		parent.appendChild(s);
+	}
+
+	function drawHeader() {
+		var facts = $('facts'), rate = +M.rate_hz || 0, notes = Array.isArray(M.notes) ? M.notes : [];
+		var cmd = str(M.command) || '(unknown command)';
+
+		$('command').textContent = cmd;
+		$('command').title = cmd;
+		document.title = 'profil: ' + cmd;
+		$('version').textContent = 'profil ' + str(M.profil_version);
+		fact(facts, 'clock', str(M.clock) + (M.clock_note ? ' (' + str(M.clock_note) + ')' : ''));
+		fact(facts, 'rate', rate ? rate.toFixed(1) + ' Hz' : 'unknown');
+		fact(facts, 'samples', fmtInt(+M.total_samples || 0) + (M.lost ? ', lost ' + fmtInt(+M.lost) : ''));
+		fact(facts, 'sampled CPU time', PER ? ((+M.total_samples || 0) * PER).toFixed(3) + ' s' : 'unknown');
+		if (+M.cpu_seconds)
+			fact(facts, 'measured CPU time', (+M.cpu_seconds).toFixed(3) + ' s');
+		fact(facts, 'processes', String(D.procs.length));
+		fact(facts, 'threads', String(D.threads.length));
+		if (M.complete === false)
+			$('warnings').appendChild(el('div', 'warning',
+				'This profile is incomplete: the recorder did not finish (it was killed). The samples up to then are shown.'));
+		if (D.bad)
+			notes = notes.concat([D.bad + ' malformed sample row(s) of this page were ignored']);
+		if (notes.length) {
+			$('notes').hidden = false;
+			$('notes-summary').textContent = 'Notes (' + notes.length + ')';
+			notes.forEach(function (n) {
+				$('notes-list').appendChild(el('li', null, str(n)));
+			});
+		}
+	}
+
+	/* The selector: everything, each process, each of its threads; with samples. */
+	function drawSelector() {
+		var sel = $('selector'), all = 0, byProc = [], byThread = [];
+
+		D.rows.forEach(function (r) {
+			var p = D.threads[r[0]].proc;
+
+			all += r[1];
+			byProc[p] = (byProc[p] || 0) + r[1];
+			byThread[r[0]] = (byThread[r[0]] || 0) + r[1];
+		});
+		function option(parent, value, text) {
+			var o = el('option', null, text);
+
+			o.value = value;
+			parent.appendChild(o);
+		}
+		option(sel, 'all', 'All processes and threads: ' + fmtSec(all) + ' (' + fmtInt(all) + ' samples)');
+		D.procs.forEach(function (p, i) {
+			if (!byProc[i])
+				return;
+			var g = document.createElement('optgroup');
+
+			g.label = procLabel(i) + ' ' + (p.exe || '');
+			option(g, 'p:' + i, 'process ' + p.pid + ', all threads: ' + fmtSec(byProc[i]) + ' (' +
+			       fmtPct(byProc[i], all) + ')');
+			D.threads.forEach(function (t, ti) {
+				if (t.proc === i && byThread[ti])
+					option(g, 't:' + ti, '\u2003thread ' + t.tid + ' ' + (t.comm || '?') + ': ' +
+					       fmtSec(byThread[ti]) + ' (' + fmtPct(byThread[ti], all) + ')');
+			});
+			sel.appendChild(g);
+		});
+		sel.value = state.sel;
+	}
+
+	function drawSelectionTotal() {
+		var t = $('selection-total'), all = 0;
+
+		D.rows.forEach(function (r) {
+			all += r[1];
+		});
+		clear(t);
+		t.appendChild(document.createTextNode('shown: '));
+		t.appendChild(el('b', null, fmtSec(view.total)));
+		t.appendChild(document.createTextNode(', ' + fmtInt(view.total) + ' samples, ' +
+						      fmtPct(view.total, all) + ' of all'));
+	}
+
+	/* ---- flame graph ----------------------------------------------------------- */
+
+	var drawn = []; /* the nodes drawn, by data-i of their <g> */
+	var charW = 7;
+
+	function measureChars() {
+		var ctx = document.createElement('canvas').getContext('2d');
+
+		if (!ctx)
+			return;
+		ctx.font = getComputedStyle($('flame')).font;
+		charW = ctx.measureText('abcdefghijklmnopqrstuvwxyz_ABCDEFGHIJKLMNOP0123456789').width / 53;
+	}
+
+	function fitLabel(label, w) {
+		var n = Math.floor((w - 8) / (charW * 1.05)); /* an average width: leave a margin */
+
+		if (n < 3)
+			return '';
+		return label.length <= n ? label : label.slice(0, n - 1) + '\u2026';
+	}
+
+	function fillOf(n) {
+		if (n.kind === 'root')
+			return '#4b5563';
+		if (n.kind === 'proc')
+			return '#64748b';
+		return D.frames[n.frame].fill;
+	}
+
+	function drawFrame(svg, n, x, w, depth, cls) {
+		var g = document.createElementNS(SVGNS, 'g');
+		var r = document.createElementNS(SVGNS, 'rect');
+		var t = document.createElementNS(SVGNS, 'text');
+
+		g.setAttribute('class', 'frame' + cls + (n.kind === 'root' || n.kind === 'proc' ? ' dark' : '') +
+			       (n.frame >= 0 && matches(n.frame) ? ' match' : ''));
+		g.setAttribute('data-i', String(drawn.length));
+		r.setAttribute('x', x.toFixed(2));
+		r.setAttribute('y', String(depth * ROW));
+		r.setAttribute('width', Math.max(w, 0.5).toFixed(2));
+		r.setAttribute('height', String(ROW - 1));
+		r.setAttribute('rx', '2');
+		r.setAttribute('fill', fillOf(n));
+		t.setAttribute('x', (x + 4).toFixed(2));
+		t.setAttribute('y', String(depth * ROW + (ROW - 1) / 2));
+		t.textContent = fitLabel(n.label, w);
+		g.appendChild(r);
+		g.appendChild(t);
+		svg.appendChild(g);
+		drawn.push(n);
+	}
+
+	function drawFlame() {
+		var svg = $('flame'), W = svg.getBoundingClientRect().width || 1000;
+		var focus = zoomNode(), chain = [], maxDepth = focus.depth;
+
+		clear(svg);
+		drawn = [];
+		svg.setAttribute('class', state.search ? 'searching' : '');
+		for (var a = focus; a; a = a.parent)
+			chain.unshift(a);
+		chain.forEach(function (n) {
+			drawFrame(svg, n, 0, W, n.depth, n === focus ? ' focus' : ' ancestor');
+		});
+		(function walk(n, x0, scale) {
+			var x = x0;
+
+			n.sorted.forEach(function (c) {
+				var w = c.total * scale;
+
+				if (w >= MIN_W) {
+					drawFrame(svg, c, x, w, c.depth, '');
+					if (c.depth > maxDepth)
+						maxDepth = c.depth;
+					walk(c, x, scale);
+				}
+				x += w;
+			});
+		})(focus, 0, focus.total ? W / focus.total : 0);
+		svg.setAttribute('height', String((maxDepth + 1) * ROW));
+		svg.setAttribute('viewBox', '0 0 ' + W + ' ' + (maxDepth + 1) * ROW);
+		drawCrumbs(chain);
+		$('reset').disabled = chain.length < 2;
+	}
+
+	function drawCrumbs(chain) {
+		var nav = $('crumbs');
+
+		clear(nav);
+		chain.forEach(function (n, i) {
+			if (i)
+				nav.appendChild(el('span', 'sep', '\u203a'));
+			if (i === chain.length - 1) {
+				nav.appendChild(el('span', 'here', n.label));
+				return;
+			}
+			var b = el('button', null, n.label);
+
+			b.type = 'button';
+			b.title = n.label;
+			b.addEventListener('click', function () {
+				zoomTo(n);
+			});
+			nav.appendChild(b);
+		});
+	}
+
+	function zoomTo(n) {
+		state.zoom = pathKeys(n);
+		hideTooltip();
+		drawFlame();
+	}
+
+	function drawFlameNote() {
+		var deep = D.rows.some(function (r) {
+			return r.length > 3;
+		});
+
+		if (!D.rows.length)
+			$('flame-note').textContent = 'This profile has no samples.';
+		else
+			$('flame-note').textContent = deep ? '' :
+				'Flat profile: no call stacks were recorded, so each function sits directly under its process. Click a frame to zoom, Esc to zoom out.';
+	}
+
+	function drawLegend() {
+		var lg = $('legend'), used = {};
+
+		clear(lg);
+		D.frames.forEach(function (f) {
+			used[f.kind] = true;
+		});
+		Object.keys(KINDS).forEach(function (k) {
+			if (!used[k])
+				return;
+			var s = el('span'), i = el('i');
+
+			i.style.background = colour(k, 'legend');
+			s.appendChild(i);
+			s.appendChild(document.createTextNode(KINDS[k].label));
+			lg.appendChild(s);
+		});
+		var s = el('span'), i = el('i');
+
+		i.style.background = 'var(--match)';
+		s.appendChild(i);
+		s.appendChild(document.createTextNode('search match'));
+		lg.appendChild(s);
+	}
+
+	/* ---- tooltip --------------------------------------------------------------- */
+
+	var tipNode = null; /* the node the tooltip shows */
+
+	function showTooltip(n, ev) {
+		var tt = $('tooltip'), f = n.frame >= 0 ? D.frames[n.frame] : null;
+		var p = n.kind === 'proc' ? D.procs[+n.key.slice(1)] : null;
+
+		if (n === tipNode && !tt.hidden) {
+			moveTooltip(ev);
+			return;
+		}
+		tipNode = n;
+		clear(tt);
+		tt.appendChild(el('div', 'tt-name', n.label));
+		if (f) {
+			tt.appendChild(el('div', 'tt-sub', f.object));
+			if (f.file)
+				tt.appendChild(el('div', 'tt-sub', f.file + ':' + f.line));
+		} else if (p) {
+			tt.appendChild(el('div', 'tt-sub', p.exe || '(unknown executable)'));
+		}
+		function line(label, count) {
+			var d = el('div', 'tt-num', label + ': ');
+
+			d.appendChild(el('b', null, fmtSec(count)));
+			d.appendChild(document.createTextNode(' \u00b7 ' + fmtInt(count) + ' samples \u00b7 ' +
+							      fmtPct(count, view.total)));
+			tt.appendChild(d);
+		}
+		line('Total', n.total);
+		if (f)
+			line('Self', n.self);
+		tt.hidden = false;
+		moveTooltip(ev);
+	}
+
+	function moveTooltip(ev) {
+		var tt = $('tooltip'), w = tt.offsetWidth, h = tt.offsetHeight;
+		var x = ev.clientX + 14, y = ev.clientY + 16;
+
+		if (x + w > window.innerWidth - 4)
+			x = Math.max(4, ev.clientX - w - 14);
+		if (y + h > window.innerHeight - 4)
+			y = Math.max(4, ev.clientY - h - 12);
+		tt.style.left = x + 'px';
+		tt.style.top = y + 'px';
+	}
+
+	function hideTooltip() {
+		$('tooltip').hidden = true;
+		tipNode = null;
+	}
+
+	function frameOf(ev) {
+		var g = ev.target.closest ? ev.target.closest('g.frame') : null;
+
+		return g ? drawn[+g.getAttribute('data-i')] : null;
+	}
+
+	/* ---- table ----------------------------------------------------------------- */
+
+	var lines = D.frames.some(function (f) {
+		return f.file;
+	});
+	var COLS = [
+		{ key: 'self', label: '%', cls: 'pct', pct: 'self', first: true },
+		{ key: 'self', label: 'seconds', cls: 'num', sec: 'self' },
+		{ key: 'self', label: 'samples', cls: 'num', n: 'self' },
+		{ key: 'total', label: '%', cls: 'pct total', pct: 'total', first: true },
+		{ key: 'total', label: 'seconds', cls: 'num', sec: 'total' },
+		{ key: 'total', label: 'samples', cls: 'num', n: 'total' },
+		{ key: 'name', label: 'Function', cls: 'fn', first: true },
+		{ key: 'object', label: 'Object', cls: 'obj' }
+	];
+
+	if (lines)
+		COLS.push({ key: 'source', label: 'Source', cls: 'src' });
+
+	function sortValue(s, key) {
+		var f = D.frames[s.frame];
+
+		if (key === 'name')
+			return f.name.toLowerCase();
+		if (key === 'object')
+			return basename(f.object).toLowerCase();
+		if (key === 'source')
+			return f.file ? basename(f.file) + ':' + String(f.line).padStart(9, '0') : '';
+		return s[key];
+	}
+
+	function compareStats(a, b) {
+		var va = sortValue(a, state.sortKey), vb = sortValue(b, state.sortKey);
+		var c = va < vb ? -1 : va > vb ? 1 : 0;
+
+		return c * state.sortDir || b.self - a.self || b.total - a.total || a.frame - b.frame;
+	}
+
+	function drawTableHead() {
+		var tr = $('table-head');
+
+		clear(tr);
+		$('name-group').colSpan = lines ? 3 : 2;
+		COLS.forEach(function (c) {
+			var th = el('th', c.cls.split(' ')[0] === 'pct' ? 'num sortable' : c.cls + ' sortable');
+			var on = state.sortKey === c.key && (c.pct || c.key === 'name' || c.key === 'object' ||
+							      c.key === 'source');
+
+			th.appendChild(document.createTextNode(c.label));
+			th.appendChild(el('span', 'arrow', on ? (state.sortDir < 0 ? '\u25bc' : '\u25b2') : ''));
+			if (c.first)
+				th.className += ' first-of-group';
+			th.setAttribute('data-key', c.key);
+			th.setAttribute('aria-sort', state.sortKey === c.key ? (state.sortDir < 0 ? 'descending' : 'ascending') : 'none');
+			th.title = 'sort by ' + (c.key === 'self' || c.key === 'total' ? c.key + ' samples' : c.label.toLowerCase());
+			th.addEventListener('click', function () {
+				if (state.sortKey === c.key)
+					state.sortDir = -state.sortDir;
+				else {
+					state.sortKey = c.key;
+					state.sortDir = c.key === 'self' || c.key === 'total' ? -1 : 1;
+				}
+				drawTableHead();
+				drawTable();
+			});
+			tr.appendChild(th);
+		});
+	}
+
+	/* The name with the search term marked (as text nodes around a <mark>). */
+	function nameCell(td, name) {
+		var low = name.toLowerCase();
+		/* (a name whose lower case has another length is shown unmarked) */
+		var i = state.search && low.length === name.length ? low.indexOf(state.search) : -1;
+
+		if (i < 0) {
+			td.textContent = name;
+			return;
+		}
+		td.appendChild(document.createTextNode(name.slice(0, i)));
+		td.appendChild(el('mark', null, name.slice(i, i + state.search.length)));
+		td.appendChild(document.createTextNode(name.slice(i + state.search.length)));
+	}
+
+	function cell(tr, c, s) {
+		var f = D.frames[s.frame], td = el('td', c.cls + (c.first ? ' first-of-group' : ''));
+
+		if (c.pct) {
+			var bar = el('div', 'bar');
+
+			bar.style.width = (view.total ? 100 * s[c.pct] / view.total : 0).toFixed(2) + '%';
+			td.appendChild(bar);
+			td.appendChild(el('span', null, fmtPct(s[c.pct], view.total)));
+		} else if (c.sec) {
+			td.textContent = fmtSec(s[c.sec]);
+		} else if (c.n) {
+			td.textContent = fmtInt(s[c.n]);
+		} else if (c.key === 'name') {
+			nameCell(td, f.name);
+			td.title = f.name;
+		} else if (c.key === 'object') {
+			td.textContent = basename(f.object);
+			td.title = f.object;
+		} else {
+			td.textContent = f.file ? basename(f.file) + ':' + f.line : '';
+			td.title = f.file ? f.file + ':' + f.line : '';
+		}
+		tr.appendChild(td);
+	}
+
+	function drawTable() {
+		var body = $('table').tBodies[0], frag = document.createDocumentFragment();
+		var rows = view.stats.filter(function (s) {
+			return state.search === '' || matches(s.frame);
+		}).sort(compareStats);
+
+		rows.slice(0, MAX_ROWS).forEach(function (s) {
+			var tr = el('tr');
+
+			COLS.forEach(function (c) {
+				cell(tr, c, s);
+			});
+			frag.appendChild(tr);
+		});
+		clear(body);
+		body.appendChild(frag);
+		$('table-count').textContent = rows.length + (state.search ? ' of ' + view.stats.length : '') +
+					       ' function' + (view.stats.length === 1 ? '' : 's') +
+					       (lines ? ' (by source line)' : '');
+		$('table-more').textContent = rows.length > MAX_ROWS ?
+			(rows.length - MAX_ROWS) + ' more not shown: search to narrow the list.' : '';
+	}
+
+	/* ---- events ---------------------------------------------------------------- */
+
+	function redrawAll() {
+		recompute();
+		drawSelectionTotal();
+		drawFlame();
+		drawTable();
+	}
+
+	$('selector').addEventListener('change', function () {
+		state.sel = $('selector').value;
+		state.zoom = [];
+		redrawAll();
+	});
+	function onSearch() {
+		var term = $('search').value.trim().toLowerCase();
+
+		if (term === state.search)
+			return;
+		state.search = term;
+		drawFlame();
+		drawTable();
+	}
+	/* typing, the search box's clear button, a value set by a script or a driver */
+	['input', 'search', 'change'].forEach(function (ev) {
+		$('search').addEventListener(ev, onSearch);
+	});
+	$('reset').addEventListener('click', function () {
+		zoomTo(view.tree);
+	});
+	$('flame').addEventListener('click', function (ev) {
+		var n = frameOf(ev);
+
+		if (n)
+			zoomTo(n);
+	});
+	$('flame').addEventListener('mousemove', function (ev) {
+		var n = frameOf(ev);
+
+		if (n)
+			showTooltip(n, ev);
+		else
+			hideTooltip();
+	});
+	$('flame').addEventListener('mouseleave', hideTooltip);
+	document.addEventListener('keydown', function (ev) {
+		var inSearch = document.activeElement === $('search');
+
+		if (ev.key === '/' && !inSearch && document.activeElement.tagName !== 'SELECT') {
+			ev.preventDefault();
+			$('search').focus();
+		} else if (ev.key === 'Escape' && !inSearch) {
+			zoomTo(view.tree);
+		}
+	});
+	var pending = 0;
+
+	window.addEventListener('resize', function () {
+		if (!pending)
+			pending = requestAnimationFrame(function () {
+				pending = 0;
+				drawFlame();
+			});
+	});
+
+	drawHeader();
+	drawSelector();
+	drawFlameNote();
+	drawLegend();
+	drawTableHead();
+	measureChars();
+	redrawAll();
+	document.body.setAttribute('data-ready', '1');
+})();

@@ -1,0 +1,153 @@
+#!/bin/sh
+# profil report --format html: the page file (self-contained, atomically
+# written, profile strings never as markup in the file), its options, and the
+# page itself in headless Chromium (tests/browser/report_html.py): a real
+# recorded profile (report_spin: the hottest function first in the table and
+# in the flame graph, search, zoom, thread selection, no console errors) and a
+# hostile one (html_hostile: its command line, thread name and function symbol
+# are markup; they must show as text and run nothing).  The browser part skips
+# only when Chromium cannot be installed or started.
+#
+# HTML_SCREENSHOT=FILE keeps the screenshot there (default: in the build dir;
+# doc/html-report.png is one).
+. "$ROOT/tests/e2e/report/common.sh"
+EVIL='</script><img src=x onerror=alert(1)>'
+SHOT=${HTML_SCREENSHOT:-$B/tests/html-report.png}
+
+# fails NAME CMD...: exit status 2, one line on stderr, nothing on stdout
+fails() {
+	name=$1
+	shift
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ "$rc" -ne 2 ] || [ "$(wc -l <"$T/err")" -ne 1 ] || [ -s "$T/out" ]; then
+		no "$name" "status $rc, stderr: $(cat "$T/err"), stdout: $(head -c 200 "$T/out")"
+	else
+		ok "$name ($(cat "$T/err"))"
+	fi
+}
+
+# ---- the file, without a browser (generated profile: exact) -------------------
+"$P/report_gen_pie" "$T/gen.data" >/dev/null || no gen "report_gen failed"
+fails html_needs_output "$PROFIL" report -i "$T/gen.data" --format html
+fails output_only_for_html "$PROFIL" report -i "$T/gen.data" --format json -o "$T/x.json"
+[ ! -e "$T/x.json" ] && ok output_refused_writes_nothing || no output_refused_writes_nothing "x.json exists"
+
+"$PROFIL" report -i "$T/gen.data" --format html -o "$T/gen.html" 2>"$T/err"
+expect html_status "$?" 0
+expect html_quiet "$(cat "$T/err")" ""
+expect html_doctype "$(head -c 15 "$T/gen.html")" "<!DOCTYPE html>"
+expect html_one_data_element "$(grep -c 'id="profile-data"' "$T/gen.html")" 1
+expect html_ends "$(tail -n 1 "$T/gen.html")" "</html>"
+# self-contained: no URL to fetch anything from (the SVG namespace name is not one)
+FETCH='(src|href)=|https?://|@import|url\('
+if sed 's|http://www.w3.org/2000/svg||g' "$T/gen.html" | grep -Eq "$FETCH"; then
+	no html_self_contained "$(sed 's|http://www.w3.org/2000/svg||g' "$T/gen.html" | grep -Eo ".{0,30}($FETCH).{0,30}" | head -3)"
+else
+	ok html_self_contained
+fi
+# no template marker left, and the data is the profile
+grep -q '@@' "$T/gen.html" && no html_markers_replaced "a @@ marker is left" || ok html_markers_replaced
+data() { sed -n 's/.*<script type="application\/json" id="profile-data">\(.*\)<\/script>.*/\1/p' "$1"; }
+data "$T/gen.html" >"$T/gen.json"
+"$PROFIL" report -i "$T/gen.data" --format csv --threads >"$T/gen.csv"
+# every (pid, tid, function, object) of the csv report has the same samples in the page's data
+if python3 -c '
+import csv, json, sys
+d = json.load(open(sys.argv[1]))
+want = {}
+for r in csv.DictReader(open(sys.argv[2])):
+    k = (int(r["pid"]), int(r["tid"]), r["function"], r["object"])
+    want[k] = want.get(k, 0) + int(r["samples"])
+got = {}
+for r in d["samples"]:
+    t = d["threads"][r[0]]
+    f = d["frames"][r[2]]
+    k = (d["procs"][t["proc"]]["pid"], t["tid"], f["name"], f["object"])
+    got[k] = got.get(k, 0) + r[1]
+assert all(len(r) == 3 for r in d["samples"]), "a flat profile has one frame per row"
+assert got == want, (sorted(set(got.items()) ^ set(want.items())))[:5]
+assert d["version"] == 1 and d["meta"]["total_samples"] == sum(want.values()) == 842
+names = [(f["name"], f["object"], f["file"], f["line"]) for f in d["frames"]]
+assert len(names) == len(set(names)), "frames are not unique"
+' "$T/gen.json" "$T/gen.csv" 2>"$T/err"; then
+	ok html_data_matches_csv_report
+else
+	no html_data_matches_csv_report "$(tail -1 "$T/err")"
+fi
+
+# --lines: frames are function + source line, as in the csv report
+"$PROFIL" report -i "$T/gen.data" --format html --lines -o "$T/lines.html" &&
+	"$PROFIL" report -i "$T/gen.data" --format csv --lines >"$T/lines.csv"
+data "$T/lines.html" >"$T/lines.json"
+if python3 -c '
+import csv, json, sys
+d = json.load(open(sys.argv[1]))
+want = {(r["function"], r["file"], int(r["line"])) for r in csv.DictReader(open(sys.argv[2]))}
+got = {(f["name"], f["file"] or "", f["line"]) for f in d["frames"]}
+assert got == want, sorted(got ^ want)[:5]
+assert any(f["file"] and f["line"] > 0 for f in d["frames"] if f["name"] == "hot_a")
+' "$T/lines.json" "$T/lines.csv" 2>"$T/err"; then
+	ok html_lines
+else
+	no html_lines "$(tail -1 "$T/err")"
+fi
+
+"$PROFIL" report -i "$T/gen.data" --format html -o - >"$T/stdout.html" 2>"$T/err"
+expect html_stdout_status "$?" 0
+expect html_stdout_size "$(wc -c <"$T/stdout.html")" "$(wc -c <"$T/gen.html")"
+ln -s "$T/gen.html" "$T/link.html"
+"$PROFIL" report -i "$T/gen.data" --format html -o "$T/link.html" 2>"$T/err"
+expect html_refuses_symlink "$?:$(wc -l <"$T/err")" "1:1"
+"$PROFIL" report -i "$T/nope.data" --format html -o "$T/nope.html" 2>"$T/err"
+expect html_bad_input "$?:$(wc -l <"$T/err"):$([ -e "$T/nope.html" ] && echo file)" "1:1:"
+"$PROFIL" report -i "$T/gen.data" --format html -o "$T/no/such/dir.html" 2>"$T/err"
+expect html_bad_output "$?:$(wc -l <"$T/err")" "1:1"
+
+# ---- real profiles --------------------------------------------------------------
+if ! "$PROFIL" record --help >/dev/null 2>&1; then
+	echo "skip report_html_browser: profil record is not part of this build"
+	exit 0
+fi
+if ! "$PROFIL" record -q -o "$T/spin.data" -- "$P/report_spin" >/dev/null 2>"$T/err"; then
+	no record_spin "$(cat "$T/err")"
+	exit 0
+fi
+if ! "$PROFIL" record -q -o "$T/evil.data" -- "$P/html_hostile" 0.2 "$EVIL" >/dev/null 2>"$T/err"; then
+	no record_hostile "$(cat "$T/err")"
+	exit 0
+fi
+for p in spin evil; do
+	"$PROFIL" report -i "$T/$p.data" --format json >"$T/$p.json" &&
+		"$PROFIL" report -i "$T/$p.data" --format html -o "$T/$p.html" ||
+		no "report_$p" "profil report failed"
+done
+# the hostile strings are in the profile, and nowhere in the file as markup
+grep -qF "$EVIL" "$T/evil.json" && ok hostile_in_profile || no hostile_in_profile "$(head -c 300 "$T/evil.json")"
+if grep -qiE '<img|</script><|<b>x' "$T/evil.html"; then
+	no hostile_escaped_in_file "$(grep -oiE '.{20}(<img|</script><|<b>x).{20}' "$T/evil.html" | head -3)"
+else
+	ok hostile_escaped_in_file
+fi
+
+# ---- in the browser ---------------------------------------------------------------
+# The driver ends chromedriver and Chromium itself; should it be killed first, whatever
+# still names our browser directory on its command line is ended here, by pid.
+end_browser() {
+	for c in /proc/[0-9]*/cmdline; do
+		if { tr '\0' ' ' <"$c"; } 2>/dev/null | grep -qF "$T/browser"; then
+			p=${c#/proc/}
+			kill -9 "${p%/cmdline}" 2>/dev/null
+		fi
+	done
+}
+trap 'end_browser; rm -rf "$T"' EXIT
+mkdir -p "$(dirname "$SHOT")"
+timeout -k 10 300 python3 "$ROOT/tests/browser/report_html.py" --page "$T/spin.html" \
+	--json "$T/spin.json" --hostile "$T/evil.html" --hostile-json "$T/evil.json" \
+	--hostile-text "$EVIL" --screenshot "$SHOT" --workdir "$T/browser"
+rc=$?
+if [ "$rc" -eq 124 ] || [ "$rc" -ge 128 ]; then
+	no browser_finished "the browser test did not finish in 300 s or was killed (status $rc)"
+fi
+exit 0
