@@ -231,6 +231,14 @@ static const struct func *symbolise(struct resolver *r, struct sym_object *obj, 
 const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uint64_t pc,
 				uint64_t count)
 {
+	struct resolve_loc loc;
+
+	return resolver__locate(r, p, pc, count, &loc) < 0 ? NULL : loc.f;
+}
+
+int resolver__locate(struct resolver *r, const struct pv_proc *p, uint64_t pc, uint64_t count,
+		     struct resolve_loc *loc)
+{
 	const struct pv_map *m = pview__map_of(r->v, p, pc);
 	struct pv_map *mm = (struct pv_map *)m; /* aux is the reader's cache slot */
 	struct sym_object *obj;
@@ -239,16 +247,20 @@ const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uin
 	uint64_t addr;
 	int readable;
 
-	if (!m)
-		return unknown_func(r);
+	memset(loc, 0, sizeof(*loc));
+	if (!m) {
+		loc->addr = pc;
+		loc->f = unknown_func(r);
+		return loc->f ? 0 : -ENOMEM;
+	}
 	if (!mm->aux)
 		mm->aux = symbols__object(r->syms, m->path);
 	obj = mm->aux;
 	if (!obj)
-		return NULL;
+		return -ENOMEM;
 	note = note_of(r, obj);
 	if (!note)
-		return NULL;
+		return -ENOMEM;
 	note->samples += count;
 	if (p->start_ns && p->start_ns < note->first_start_ns)
 		note->first_start_ns = p->start_ns;
@@ -261,9 +273,12 @@ const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uin
 		addr = (symobj__flags(obj) & SYMOBJ_PSEUDO) ?
 			       0 :
 			       symobj__file_offset(m->start, m->pgoff, pc);
+	loc->obj = obj;
+	loc->addr = addr;
+	loc->linktime = readable;
 	slot = cache_slot(r, obj, addr | (readable ? 0 : 1ull << 63));
 	if (!slot)
-		return NULL;
+		return -ENOMEM;
 	if (!slot->f) {
 		const struct func *f;
 
@@ -276,7 +291,7 @@ const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uin
 			f = symbolise(r, obj, addr, readable);
 		}
 		if (!f)
-			return NULL;
+			return -ENOMEM;
 		slot->obj = obj;
 		slot->addr = addr | (readable ? 0 : 1ull << 63);
 		slot->f = f;
@@ -284,5 +299,6 @@ const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uin
 	}
 	if (slot->f->name[0] == '[' && !(symobj__flags(obj) & SYMOBJ_PSEUDO))
 		note->unnamed += count;
-	return slot->f;
+	loc->f = slot->f;
+	return 0;
 }
