@@ -47,4 +47,17 @@ struct gmon_summary {
 int gmon_export_summary(const char *data_path, const char *out_path, struct gmon_summary *sum,
 			char *why, size_t whylen);
 
+/*
+ * The exporters' output file (gmon.out, pprof), until output opening is
+ * unified: a destination that is a symbolic link or not a regular file is
+ * refused; the data goes to a temporary file in the same directory, which
+ * is synced and renamed into place only when fill succeeded, so there is
+ * never a partial file.  fill returns 0 or -errno, with an optional
+ * sentence in why.  Both return 0, or -errno with one sentence in why.
+ */
+typedef int (*export_fill_fn)(int fd, void *arg, char *why, size_t whylen);
+int export_check_destination(const char *out_path, char *why, size_t whylen);
+int export_write_atomically(const char *out_path, export_fill_fn fill, void *arg, char *why,
+			    size_t whylen);
+
 #endif /* PROFIL_GMON_H */
