@@ -363,7 +363,12 @@ static void finish_mappings(struct pprof_ctx *c)
 			lo = hi = 0;
 		m->has_filenames = mi->has_files;
 		m->has_line_numbers = mi->has_lines;
-		if (mi->linktime && symobj__text_range(mi->obj, &tlo, &thi) == 0) {
+		if (mi->linktime) {
+			/* the executable segments, widened to every location */
+			if (symobj__text_range(mi->obj, &tlo, &thi) < 0) {
+				tlo = lo & ~4095ull;
+				thi = (hi | 4095ull) + 1;
+			}
 			m->memory_start = lo < tlo ? lo : tlo;
 			m->memory_limit = hi >= thi ? hi + 1 : thi;
 			if (symobj__vaddr_to_offset(mi->obj, m->memory_start, &off) == 0)

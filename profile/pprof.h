@@ -35,7 +35,10 @@
  *     processes that mapped it, with its path and GNU build id (hex);
  *     the root program's executable first.  has_functions: names came from
  *     the object's own symbols or unwind tables; has_filenames /
- *     has_line_numbers: some location of it has a source file / line.
+ *     has_line_numbers: some location of it has a source file / line.  A
+ *     reader symbolises again only a mapping with none of these: one whose
+ *     file could not be read (go tool pprof then says so, and finds the
+ *     binary with PPROF_BINARY_PATH).
  *
  * Addresses are LINK-TIME addresses (the load bias removed, as in the
  * object's symbol table and gmon.out), not runtime addresses.  pprof's

@@ -3,7 +3,8 @@
 # `go tool pprof`.  On an exact generated profile (report_gen): every
 # function's samples as `profil report`, cpu = samples x period, labels, the
 # mapping's build id (readelf), source lines, and pprof's OWN symbolizer
-# naming the same functions from our link-time addresses.  On real recordings:
+# naming the same functions from our link-time addresses, and from our file
+# offsets once a binary that was gone is found again.  On real recordings:
 # flat % as report's (merged over processes), processes kept apart by label
 # in a program that forks.  Then: an empty profile, and errors (a destination
 # that is not a regular file, a file size limit hit while writing, bad input)
@@ -102,6 +103,24 @@ for v in pie nopie; do
 	got=$(flat "$T/$v.force" | awk '$1 ~ /^(hot_|lib_hot)/ { print $1, $2 }' | sort | tr '\n' ' ')
 	expect "pprof_resymbolizes_$v" "$got" "hot_a 300 hot_b 240 hot_c 80 lib_hot 150 "
 done
+
+# a binary that is gone: addresses are file offsets and its mapping says it has no
+# functions, so pprof warns, and names it right once told where the binary is now
+mkdir "$T/gone" "$T/kept"
+cp "$P/report_gen_pie" "$P/libreport_lib.so" "$T/gone/"
+"$T/gone/report_gen_pie" "$T/gone.data" normal >/dev/null
+mv "$T/gone/report_gen_pie" "$T/kept/"
+"$PROFIL" export --format pprof -i "$T/gone.data" -o "$T/gone.pb.gz" 2>/dev/null
+pp -top -sample_index=samples "$T/gone.pb.gz" >"$T/gone.top"
+grep -q "Local symbolization failed for report_gen_pie" "$T/pp.err" && ok gone_binary_warning ||
+	no gone_binary_warning "$(cat "$T/pp.err")"
+expect gone_binary_range "$(flat "$T/gone.top" | awk '$1 ~ /^\[report_gen_pie\+/ { print $2 }')" 620
+(
+	export PPROF_BINARY_PATH="$T/kept"
+	pp -top -sample_index=samples "$T/gone.pb.gz" >"$T/kept.top"
+)
+got=$(flat "$T/kept.top" | awk '$1 ~ /^hot_/ { print $1, $2 }' | sort | tr '\n' ' ')
+expect gone_binary_found_again "$got" "hot_a 300 hot_b 240 hot_c 80 "
 
 # ---- real recordings -------------------------------------------------------------
 if ! "$PROFIL" record -q -o "$T/s.data" -- "$P/report_spin" >/dev/null 2>"$T/rec.err"; then
