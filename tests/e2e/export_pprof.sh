@@ -5,7 +5,7 @@
 # mapping's build id (readelf), source lines, and pprof's OWN symbolizer
 # naming the same functions from our link-time addresses, and from our file
 # offsets once a binary that was gone is found again.  On real recordings:
-# flat % as report's (merged over processes), processes kept apart by label
+# flat % as report's JSON (merged over processes), processes kept apart by label
 # in a program that forks.  Then: an empty profile, and errors (a destination
 # that is not a regular file, a file size limit hit while writing, bad input)
 # give one sentence, a non-zero exit and no file.
@@ -127,11 +127,14 @@ if ! "$PROFIL" record -q -o "$T/s.data" -- "$P/report_spin" >/dev/null 2>"$T/rec
 	echo "skip export_pprof_recorded: profil record cannot run here: $(cat "$T/rec.err")"
 	exit 0
 fi
-"$PROFIL" report -i "$T/s.data" --format csv >"$T/s.csv"
+"$PROFIL" report -i "$T/s.data" --format json >"$T/s.json"
+"$P/report_jsoncheck" "$T/s.json" >"$T/s.flat" || no report_json "$(tail -1 "$T/s.flat")"
 "$PROFIL" export --format pprof -i "$T/s.data" -o "$T/s.pb.gz" 2>/dev/null
 pp -top -nodecount=20 -sample_index=samples "$T/s.pb.gz" >"$T/s.top"
 expect recorded_no_warnings "$(cat "$T/pp.err")" ""
-merged "$T/s.csv" >"$T/s.want"
+# report's functions merged over processes: "NAME SAMPLES PERCENT-OF-ALL"
+awk '$1 == "func" { s[$6] += $3; t += $3 } END { for (n in s) printf "%s %d %.2f\n", n, s[n], 100 * s[n] / t }' \
+	"$T/s.flat" | sort >"$T/s.want"
 flat "$T/s.top" >"$T/s.got"
 # each of pprof's top functions: the same samples, and flat % within 0.5 points of report's
 bad=$(awk 'NR == FNR { n[$1] = $2; p[$1] = $3; next }
@@ -143,8 +146,8 @@ if [ -z "$bad" ] && [ "$rows" -ge 3 ] && grep -q '^hot_a ' "$T/s.got" && grep -q
 else
 	no recorded_flat "differ: '$bad'; pprof: $(tr '\n' ',' <"$T/s.got") report: $(tr '\n' ',' <"$T/s.want")"
 fi
-period=$("$PROFIL" report -i "$T/s.data" --format json | sed -n 's/^ *"period_ns":\([0-9]*\),*$/\1/p')
-samples=$(awk -F, 'NR > 1 { s += $(NF - 2) } END { print s }' "$T/s.csv")
+period=$(sed -n 's/^ *"period_ns":\([0-9]*\),*$/\1/p' "$T/s.json")
+samples=$(sed -n 's/^ *"total_samples":\([0-9]*\),*$/\1/p' "$T/s.json")
 pp -top -sample_index=cpu -unit=ns "$T/s.pb.gz" >"$T/s.cpu"
 expect recorded_cpu "$(total "$T/s.cpu")" "$((samples * period))ns"
 pp -tags -sample_index=samples "$T/s.pb.gz" >"$T/s.tags"
