@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* profil export --format gmon [-i FILE] [-o OUT]: gmon.out for GNU gprof (profile/gmon.h). */
+/*
+ * profil export --format gmon|pprof [-i FILE] [-o OUT]: gmon.out for GNU gprof
+ * (profile/gmon.h), or a pprof profile (profile/pprof.h).
+ */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,13 +14,35 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: profil export --format gmon [-i FILE] [-o OUT]\n"
+		"usage: profil export [--format gmon|pprof] [-i FILE] [-o OUT]\n"
 		"  --format gmon     GNU gmon.out, read by 'gprof PROGRAM OUT' (the default)\n"
+		"  --format pprof    gzipped pprof profile.proto, read by 'go tool pprof OUT',\n"
+		"                    speedscope, Pyroscope, Parca, Grafana\n"
 		"  -i, --input FILE  profile to read (default profil.data)\n"
-		"  -o, --output OUT  file to write (default gmon.out; replaced atomically)\n"
+		"  -o, --output OUT  file to write (default gmon.out, or profil.pb.gz for pprof;\n"
+		"                    replaced atomically)\n"
 		"\ngprof reads one executable: the histogram is for the executable with the most\n"
 		"samples in its own code (all its processes summed); time in shared libraries\n"
-		"and other programs is left out (profil report shows it).\n");
+		"and other programs is left out (profil report shows it).\n"
+		"pprof holds the whole run: every process and thread (labels pid, tid,\n"
+		"process_comm, thread_comm), every object, with source lines where known.\n");
+}
+
+static int export_pprof(const char *input, const char *output)
+{
+	struct pprof_summary sum = {0};
+	char why[512];
+
+	if (pprof__export(input, output, &sum, why, sizeof(why)) < 0) {
+		fprintf(stderr, "profil export: %s\n", why);
+		return 1;
+	}
+	fprintf(stderr,
+		"profil export: %s: %llu samples, %zu locations in %zu functions and %zu objects; "
+		"read it with: go tool pprof -top %s\n",
+		output, (unsigned long long)sum.samples, sum.nlocations, sum.nfunctions,
+		sum.nmappings, output);
+	return 0;
 }
 
 int cmd_export(int argc, char **argv)
@@ -29,7 +54,8 @@ int cmd_export(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	const char *input = "profil.data", *output = "gmon.out";
+	const char *input = "profil.data", *output = NULL;
+	int pprof = 0;
 	struct gmon_summary sum;
 	char why[512];
 	int c;
@@ -37,11 +63,13 @@ int cmd_export(int argc, char **argv)
 	while ((c = opts__next("export", argc, argv, "f:i:o:h", longopts)) != -1) {
 		switch (c) {
 		case 'f':
-			if (strcmp(optarg, "gmon")) {
-				fprintf(stderr, "profil export: unknown format '%s' (only gmon)\n",
+			if (strcmp(optarg, "gmon") && strcmp(optarg, "pprof")) {
+				fprintf(stderr,
+					"profil export: unknown format '%s' (gmon or pprof)\n",
 					optarg);
 				return 2;
 			}
+			pprof = !strcmp(optarg, "pprof");
 			break;
 		case 'i':
 			input = optarg;
@@ -60,6 +88,10 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr, "profil export: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
+	if (pprof)
+		return export_pprof(input, output ? output : "profil.pb.gz");
+	if (!output)
+		output = "gmon.out";
 	if (gmon_export_summary(input, output, &sum, why, sizeof(why)) < 0) {
 		fprintf(stderr, "profil export: %s\n", why);
 		return 1;

@@ -434,11 +434,15 @@ static void print_csv(const struct out *rep)
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
-		{"input", required_argument, NULL, 'i'}, {"format", required_argument, NULL, 'f'},
+		{"input", required_argument, NULL, 'i'},
+		{"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'},
-		{"sort", required_argument, NULL, 's'},	 {"threads", no_argument, NULL, 't'},
-		{"lines", no_argument, NULL, 'l'},	 {"top", required_argument, NULL, 'n'},
-		{"help", no_argument, NULL, 'h'},	 {0},
+		{"sort", required_argument, NULL, 's'},
+		{"threads", no_argument, NULL, 't'},
+		{"lines", no_argument, NULL, 'l'},
+		{"top", required_argument, NULL, 'n'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
 	};
 	char *end;
 	int c;
@@ -463,7 +467,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				o->format = FMT_HTML;
 			else {
 				fprintf(stderr,
-					"profil report: unknown format '%s' (text, json, csv or html)\n",
+					"profil report: unknown format '%s' (text, json, csv or "
+					"html)\n",
 					optarg);
 				return 2;
 			}

@@ -206,7 +206,7 @@ static int write_gmon(FILE *f, const struct hist *h, uint32_t rate, uint64_t nre
 }
 
 /* Refuse a symbolic link (never followed, as glibc's O_NOFOLLOW) or a non-regular file. */
-static int check_destination(const char *out, char *why, size_t whylen)
+int export_check_destination(const char *out, char *why, size_t whylen)
 {
 	struct stat st;
 
@@ -222,23 +222,27 @@ static int check_destination(const char *out, char *why, size_t whylen)
 	return 0;
 }
 
-/* See gmon.h. */
-int write_file_atomically(const char *out, int (*fill)(FILE *f, void *arg), void *arg, char *why,
-			  size_t whylen)
+/* Write via a temporary file in out's directory, then rename: never a partial file. */
+int export_write_atomically(const char *out, export_fill_fn fill, void *arg, char *why,
+			    size_t whylen)
 {
 	const char *slash = strrchr(out, '/');
-	char tmp[PATH_MAX];
+	char tmp[PATH_MAX], fill_why[256] = "";
 	mode_t mask;
-	FILE *f;
-	int fd, rc;
+	int fd, rc, n;
 
-	rc = check_destination(out, why, whylen);
+	rc = export_check_destination(out, why, whylen);
 	if (rc < 0)
 		return rc;
+	/* ".NAME.XXXXXX" beside out */
 	if (slash)
-		snprintf(tmp, sizeof(tmp), "%.*s/.profil.XXXXXX", (int)(slash - out), out);
+		n = snprintf(tmp, sizeof(tmp), "%.*s/.%s.XXXXXX", (int)(slash - out), out,
+			     slash + 1);
 	else
-		snprintf(tmp, sizeof(tmp), ".profil.XXXXXX");
+		n = snprintf(tmp, sizeof(tmp), ".%s.XXXXXX", out);
+	if (n < 0 || (size_t)n >= sizeof(tmp))
+		return why_fail(why, whylen, -ENAMETOOLONG, "cannot write %s: %s", out,
+				strerror(ENAMETOOLONG));
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return why_fail(why, whylen, -errno, "cannot create a file next to %s: %s", out,
@@ -246,40 +250,47 @@ int write_file_atomically(const char *out, int (*fill)(FILE *f, void *arg), void
 	mask = umask(0);
 	umask(mask);
 	fchmod(fd, 0666 & ~mask);
-	f = fdopen(fd, "wb");
-	if (!f) {
-		rc = -errno;
-		close(fd);
-		goto err;
-	}
-	rc = fill(f, arg);
-	if (fflush(f) == EOF)
-		rc = -errno;
+	rc = fill(fd, arg, fill_why, sizeof(fill_why));
 	if (!rc && fsync(fd) < 0)
 		rc = -errno;
-	if (fclose(f) == EOF && !rc)
+	if (close(fd) < 0 && !rc)
 		rc = -errno;
 	if (!rc && rename(tmp, out) < 0)
 		rc = -errno;
 	if (!rc)
 		return 0;
-err:
 	unlink(tmp);
-	return why_fail(why, whylen, rc ? rc : -EIO, "cannot write %s: %s", out,
-			strerror(rc ? -rc : EIO));
+	if (rc > 0)
+		rc = -EIO;
+	return why_fail(why, whylen, rc, "cannot write %s: %s", out,
+			fill_why[0] ? fill_why : strerror(-rc));
 }
 
-struct gmon_fill {
+struct gmon_out {
 	const struct hist *h;
 	uint32_t rate;
 	uint64_t nrec;
 };
 
-static int fill_gmon(FILE *f, void *arg)
+static int fill_gmon(int fd, void *arg, char *why, size_t whylen)
 {
-	const struct gmon_fill *g = arg;
+	const struct gmon_out *g = arg;
+	int dfd = dup(fd), rc;
+	FILE *f = dfd < 0 ? NULL : fdopen(dfd, "wb");
 
-	return write_gmon(f, g->h, g->rate, g->nrec);
+	(void)why, (void)whylen;
+	if (!f) {
+		rc = -errno;
+		if (dfd >= 0)
+			close(dfd);
+		return rc;
+	}
+	rc = write_gmon(f, g->h, g->rate, g->nrec);
+	if (fflush(f) == EOF && !rc)
+		rc = -errno;
+	if (fclose(f) == EOF && !rc)
+		rc = -errno;
+	return rc;
 }
 
 static uint32_t gmon_rate(const struct pdata_header *hdr)
@@ -303,13 +314,12 @@ int gmon_export_summary(const char *data_path, const char *out_path, struct gmon
 	struct symbols *syms = NULL;
 	struct sym_object *obj;
 	struct hist h = {0};
-	struct gmon_fill fill;
 	const char *exe;
 	uint64_t max = 0, nrec, total_outside = 0;
 	uint32_t rate;
 	int rc;
 
-	rc = check_destination(out_path, why, whylen);
+	rc = export_check_destination(out_path, why, whylen);
 	if (rc < 0)
 		return rc;
 	rc = pview__load(&v, data_path, why, whylen);
@@ -351,8 +361,8 @@ int gmon_export_summary(const char *data_path, const char *out_path, struct gmon
 		fprintf(stderr, "profil: warning: gmon.out bins saturate at %llu samples\n",
 			(unsigned long long)(nrec * BIN_MAX));
 	}
-	fill = (struct gmon_fill){&h, rate, nrec};
-	rc = write_file_atomically(out_path, fill_gmon, &fill, why, whylen);
+	rc = export_write_atomically(out_path, fill_gmon, &(struct gmon_out){&h, rate, nrec}, why,
+				     whylen);
 	if (!rc && sum) {
 		/* everything not in this executable's text: other programs, libraries */
 		total_outside = v->total - h.in_text;

@@ -49,13 +49,16 @@ int gmon_export_summary(const char *data_path, const char *out_path, struct gmon
 			char *why, size_t whylen);
 
 /*
- * The exporters' way to write an output file (gmon.out, the HTML report):
- * fill(f, arg) writes it into a temporary file in out's directory, which
- * is synced and renamed to out, so there is never a partial file; a
- * destination that is a symbolic link or not a regular file is refused.
- * fill returns 0 or -errno.  Returns 0, or -errno with one sentence in why.
+ * The exporters' output file (gmon.out, pprof), until output opening is
+ * unified: a destination that is a symbolic link or not a regular file is
+ * refused; the data goes to a temporary file in the same directory, which
+ * is synced and renamed into place only when fill succeeded, so there is
+ * never a partial file.  fill returns 0 or -errno, with an optional
+ * sentence in why.  Both return 0, or -errno with one sentence in why.
  */
-int write_file_atomically(const char *out, int (*fill)(FILE *f, void *arg), void *arg, char *why,
-			  size_t whylen);
+typedef int (*export_fill_fn)(int fd, void *arg, char *why, size_t whylen);
+int export_check_destination(const char *out_path, char *why, size_t whylen);
+int export_write_atomically(const char *out_path, export_fill_fn fill, void *arg, char *why,
+			    size_t whylen);
 
 #endif /* PROFIL_GMON_H */

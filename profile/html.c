@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "profile/gmon.h"
 #include "profile/html.h"
@@ -639,11 +640,26 @@ struct page {
 	const struct report *m;
 };
 
-static int fill_page(FILE *f, void *arg)
+static int write_page(const struct page *pg, FILE *f, char *why, size_t whylen)
 {
-	const struct page *pg = arg;
+	return html__write(pg->h, f, (const char *const *)pg->m->notes, pg->m->nnotes, why, whylen);
+}
 
-	return html__write(pg->h, f, (const char *const *)pg->m->notes, pg->m->nnotes, NULL, 0);
+static int fill_page(int fd, void *arg, char *why, size_t whylen)
+{
+	int dfd = dup(fd), rc;
+	FILE *f = dfd < 0 ? NULL : fdopen(dfd, "wb");
+
+	if (!f) {
+		rc = -errno;
+		if (dfd >= 0)
+			close(dfd);
+		return rc;
+	}
+	rc = write_page(arg, f, why, whylen);
+	if (fclose(f) == EOF && !rc)
+		rc = -errno;
+	return rc;
 }
 
 int html__write_report(const struct report *m, const char *path, char *why, size_t whylen)
@@ -656,12 +672,10 @@ int html__write_report(const struct report *m, const char *path, char *why, size
 		return why_fail(why, whylen, rc, "out of memory");
 	}
 	if (strcmp(path, "-")) {
-		rc = write_file_atomically(path, fill_page, &pg, why, whylen);
+		rc = export_write_atomically(path, fill_page, &pg, why, whylen);
 	} else {
-		rc = fill_page(stdout, &pg);
-		if (rc < 0)
-			why_fail(why, whylen, rc, "cannot write the report: %s", strerror(-rc));
-		else if (fflush(stdout) == EOF)
+		rc = write_page(&pg, stdout, why, whylen);
+		if (!rc && fflush(stdout) == EOF)
 			rc = why_fail(why, whylen, -errno, "cannot write the report: %s",
 				      strerror(errno));
 	}

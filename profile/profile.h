@@ -13,6 +13,7 @@
  *   profile/report.h   the flat profile as a model: rows per process and thread, notes
  *   profile/gmon.h     export: gmon.out for GNU gprof
  *   profile/html.h     report --format html: one self-contained page
+ *   profile/pprof.h    export: pprof's profile.proto, gzipped
  */
 #ifndef PROFIL_PROFILE_PROFILE_H
 #define PROFIL_PROFILE_PROFILE_H
@@ -20,6 +21,7 @@
 #include "profile/gmon.h"
 #include "profile/html.h"
 #include "profile/pdata.h"
+#include "profile/pprof.h"
 #include "profile/pview.h"
 #include "profile/report.h"
 #include "profile/resolve.h"

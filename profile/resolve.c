@@ -237,6 +237,14 @@ static const struct func *kernel_func(struct resolver *r, uint64_t pc)
 const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uint64_t pc,
 				uint64_t count)
 {
+	struct resolve_loc loc;
+
+	return resolver__locate(r, p, pc, count, &loc) < 0 ? NULL : loc.f;
+}
+
+int resolver__locate(struct resolver *r, const struct pv_proc *p, uint64_t pc, uint64_t count,
+		     struct resolve_loc *loc)
+{
 	const struct pv_map *m = pview__map_of(r->v, p, pc);
 	struct pv_map *mm = (struct pv_map *)m; /* aux is the reader's cache slot */
 	struct sym_object *obj;
@@ -246,18 +254,20 @@ const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uin
 	int readable;
 	bool fresh;
 
-	if (pc >= PDATA_KERNEL_START)
-		return kernel_func(r, pc);
-	if (!m)
-		return unknown_func(r);
+	memset(loc, 0, sizeof(*loc));
+	if (pc >= PDATA_KERNEL_START || !m) {
+		loc->addr = pc;
+		loc->f = pc >= PDATA_KERNEL_START ? kernel_func(r, pc) : unknown_func(r);
+		return loc->f ? 0 : -ENOMEM;
+	}
 	if (!mm->aux)
 		mm->aux = symbols__object(r->syms, m->path);
 	obj = mm->aux;
 	if (!obj)
-		return NULL;
+		return -ENOMEM;
 	note = note_of(r, obj);
 	if (!note)
-		return NULL;
+		return -ENOMEM;
 	note->samples += count;
 	if (p->start_ns && p->start_ns < note->first_start_ns)
 		note->first_start_ns = p->start_ns;
@@ -270,10 +280,13 @@ const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uin
 		addr = (symobj__flags(obj) & SYMOBJ_PSEUDO) ?
 			       0 :
 			       symobj__file_offset(m->start, m->pgoff, pc);
+	loc->obj = obj;
+	loc->addr = addr;
+	loc->linktime = readable;
 	key = (struct cache_ent){obj, addr | (readable ? 0 : 1ull << 63), NULL};
 	slot = htab__insert(r->cache, &cache_type, &key, &fresh);
 	if (!slot)
-		return NULL;
+		return -ENOMEM;
 	if (fresh)
 		*slot = key;
 	if (!slot->f) { /* first time (or it failed before): symbolise, into another table */
@@ -288,10 +301,11 @@ const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uin
 			f = symbolise(r, obj, addr, readable);
 		}
 		if (!f)
-			return NULL;
+			return -ENOMEM;
 		slot->f = f;
 	}
 	if (slot->f->name[0] == '[' && !(symobj__flags(obj) & SYMOBJ_PSEUDO))
 		note->unnamed += count;
-	return slot->f;
+	loc->f = slot->f;
+	return 0;
 }

@@ -45,6 +45,19 @@ void resolver__free(struct resolver *r);
 const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uint64_t pc,
 				uint64_t count);
 
+/* Where a PC landed: its row, and the object and address it is known by there. */
+struct resolve_loc {
+	const struct func *f;
+	struct sym_object *obj; /* NULL: no recorded mapping holds the pc */
+	uint64_t addr; /* link-time address; a file offset when !linktime; 0 in a pseudo object;
+			  the pc itself without a mapping */
+	int linktime;  /* addr is a link-time address (the object was read) */
+};
+
+/* resolver__pc, and where it landed.  Returns 0, or -ENOMEM. */
+int resolver__locate(struct resolver *r, const struct pv_proc *p, uint64_t pc, uint64_t count,
+		     struct resolve_loc *loc);
+
 /* Objects seen so far (for notes). */
 size_t resolver__notes(struct resolver *r, const struct resolve_note **notes);
 

@@ -613,6 +613,33 @@ int symobj__to_vaddr(const struct sym_object *o, uint64_t map_start, uint64_t ma
 	return 0;
 }
 
+size_t symobj__build_id(const struct sym_object *o, const unsigned char **id)
+{
+	const void *p;
+	ssize_t len;
+
+	if (!o->elf)
+		return 0;
+	len = dwelf_elf_gnu_build_id(o->elf, &p);
+	if (len <= 0)
+		return 0;
+	*id = p;
+	return (size_t)len;
+}
+
+int symobj__vaddr_to_offset(const struct sym_object *o, uint64_t vaddr, uint64_t *off)
+{
+	for (size_t i = 0; i < o->nloads; i++) {
+		const struct load_seg *l = &o->loads[i];
+
+		if (vaddr >= l->vaddr && vaddr - l->vaddr < l->filesz) {
+			*off = vaddr - l->vaddr + l->offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 int symobj__text_range(const struct sym_object *o, uint64_t *lo, uint64_t *hi)
 {
 	uint64_t l = UINT64_MAX, h = 0;
@@ -715,6 +742,7 @@ int symobj__lookup(struct sym_object *o, uint64_t vaddr, struct sym_result *res)
 	for (long k = i; k >= 0 && k > i - 4; k--) {
 		if (vaddr < o->syms[k].end) {
 			res->name = demangled(o->owner, o->syms[k].name);
+			res->system_name = o->syms[k].name;
 			res->start = o->syms[k].start;
 			res->from_symbol = 1;
 			return 0;
@@ -722,7 +750,7 @@ int symobj__lookup(struct sym_object *o, uint64_t vaddr, struct sym_result *res)
 	}
 	res->from_symbol = 0;
 	if (o->flags & SYMOBJ_PSEUDO) {
-		res->name = o->path;
+		res->name = res->system_name = o->path;
 		res->start = 0;
 		return 0;
 	}
@@ -739,6 +767,7 @@ int symobj__lookup(struct sym_object *o, uint64_t vaddr, struct sym_result *res)
 	res->name = symbols__intern(o->owner, buf);
 	if (!res->name)
 		res->name = "[?]";
+	res->system_name = res->name;
 	res->start = start;
 	return 0;
 }

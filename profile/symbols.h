@@ -42,10 +42,11 @@ struct symbols;
 
 /* The result of one lookup.  Strings live as long as the symbols cache. */
 struct sym_result {
-	const char *name; /* function name or "[obj+0x...]" range name */
-	uint64_t start;	  /* link-time start of the function or range */
-	uint64_t vaddr;	  /* link-time address of the PC */
-	int from_symbol;  /* 1 when a symbol covered the address */
+	const char *name;	 /* function name or "[obj+0x...]" range name */
+	const char *system_name; /* the symbol as in its table (mangled); name when not mangled */
+	uint64_t start;		 /* link-time start of the function or range */
+	uint64_t vaddr;		 /* link-time address of the PC */
+	int from_symbol;	 /* 1 when a symbol covered the address */
 };
 
 struct symbols *symbols__new(void);
@@ -98,6 +99,16 @@ int symobj__lookup(struct sym_object *o, uint64_t vaddr, struct sym_result *res)
  * *file lives as long as the symbols cache.
  */
 int symobj__srcline(struct sym_object *o, uint64_t vaddr, const char **file, int *line);
+
+/*
+ * The GNU build id of the object (the bytes of its NT_GNU_BUILD_ID note):
+ * returns its length, 0 when it has none or cannot be read.  *id lives as
+ * long as the symbols cache.
+ */
+size_t symobj__build_id(const struct sym_object *o, const unsigned char **id);
+
+/* File offset of a link-time address, by the PT_LOAD segment holding it.  Returns 0 or -ENOENT. */
+int symobj__vaddr_to_offset(const struct sym_object *o, uint64_t vaddr, uint64_t *off);
 
 /*
  * The span of the executable PT_LOAD segments in link-time addresses

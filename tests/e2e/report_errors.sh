@@ -54,7 +54,7 @@ fails report_bad_format "$PROFIL" report -i "$T/good.data" --format xml
 fails report_bad_sort "$PROFIL" report -i "$T/good.data" --sort size
 fails report_bad_top "$PROFIL" report -i "$T/good.data" --top 0
 fails report_bad_top2 "$PROFIL" report -i "$T/good.data" --top 3x
-fails export_bad_format "$PROFIL" export --format pprof -i "$T/good.data"
+fails export_bad_format "$PROFIL" export --format svg -i "$T/good.data"
 fails export_no_dir "$PROFIL" export -i "$T/good.data" -o "$T/no/such/dir/gmon.out"
 ln -s "$T/target" "$T/link.out"
 fails export_symlink "$PROFIL" export -i "$T/good.data" -o "$T/link.out"
