@@ -33,3 +33,18 @@ $(B)/tests/unit/test_unwind_real: tests/unit/test_unwind_real.c $$(UNWIND_TEST_O
 		$(UNWIND_TEST_OBJS) $(LIB_A) $(BASE_LDFLAGS) $(UNIT_EXTRA_LIBS) $(LIB_LIBS) -lm
 
 tests: $(UNWIND_PROG)
+
+# `make unwind-bench`: the figures of tests/progs/unwind_bench.c (timing:
+# not part of make check).  UNWIND_BENCH_ARGS adds options, e.g.
+# UNWIND_BENCH_ARGS='-F 10000 -O 300 -o /usr/lib/x86_64-linux-gnu/libLLVM-14.so.1'.
+UNWIND_BENCH := $(B)/tests/progs/unwind_bench
+$(UNWIND_BENCH): tests/progs/unwind_bench.c $(UNWIND_CORPUS_OBJ) $$(UNWIND_TEST_OBJS) $(LIB_A) \
+		$(UNWIND_PROG) | $(SETUP_STAMP)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/progs -o $@ $< $(UNWIND_CORPUS_OBJ) \
+		$(UNWIND_TEST_OBJS) $(LIB_A) $(BASE_LDFLAGS) $(UNIT_EXTRA_LIBS) $(LIB_LIBS) -lm
+
+tests: $(UNWIND_BENCH)
+
+.PHONY: unwind-bench
+unwind-bench: $(UNWIND_BENCH)
+	PROFIL_BUILD=$(B) $(UNWIND_BENCH) $(UNWIND_BENCH_ARGS)

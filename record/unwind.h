@@ -19,7 +19,7 @@
  *
  *     attr.sample_type      |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
  *     attr.sample_regs_user  = UNWIND_REGS_MASK;       IP, SP, BP
- *     attr.sample_stack_user = UNWIND_STACK_BYTES;     8 KiB (multiple of 8; <= ~60000)
+ *     attr.sample_stack_user = UNWIND_STACK_BYTES;     16 KiB (multiple of 8; <= ~60000)
  *     (exclude_kernel = 1 and mmap2 = 1, as now)
  *
  * Each sample then ends (after IP, TID, TIME) with
@@ -76,7 +76,7 @@
 
 /* PERF_REG_X86_BP, _SP and _IP of <asm/perf_regs.h>. */
 #define UNWIND_REGS_MASK ((1ull << 6) | (1ull << 7) | (1ull << 8))
-#define UNWIND_STACK_BYTES 8192
+#define UNWIND_STACK_BYTES 16384
 #define UNWIND_MAX_FRAMES 127
 
 /* Result flags: UNWIND_COMPLETE or one UNWIND_TRUNC_* reason, plus the notes. */

@@ -105,11 +105,12 @@ int unw_table_add_row(struct unw_table *t, struct unw_fde *fde, const struct unw
 const struct unw_row *unw_table_fde_row(const struct unw_table *t, const struct unw_fde *fde,
 					uint64_t addr)
 {
-	const struct unw_row *rows = t->rows + fde->first;
+	const struct unw_row *rows;
 	size_t lo = 0, hi = fde->n;
 
-	if (fde->state != UNW_FDE_READY)
+	if (fde->state != UNW_FDE_READY || !fde->n)
 		return NULL;
+	rows = t->rows + fde->first;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 

@@ -21,7 +21,9 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "unwind_corpus.h"
@@ -181,9 +183,11 @@ static int drain(struct corpus *c, struct ring *r)
 			memcpy(rec, r->data + at, r->size - at);
 			memcpy(rec + (r->size - at), r->data, h.size - (r->size - at));
 		}
-		if (h.type == PERF_RECORD_SAMPLE)
-			rc = add_sample(c, rec, h.size);
-		else if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 16)
+		if (h.type == PERF_RECORD_SAMPLE) {
+			c->record_bytes += h.size;
+			if (c->regs_mask)
+				rc = add_sample(c, rec, h.size);
+		} else if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 16)
 			c->lost += ((const uint64_t *)(rec + sizeof(h)))[1];
 		tail += h.size;
 	}
@@ -252,18 +256,46 @@ static int read_maps(struct corpus *c, pid_t pid)
 	return rc;
 }
 
+/* The maps of every process sampled since the last call (children included). */
+static int read_sampled_maps(struct corpus *c, size_t *done)
+{
+	pid_t seen[64];
+	int nseen = 0, rc = 0;
+
+	for (size_t i = *done; i < c->n && rc == 0; i++) {
+		int known = 0;
+
+		for (int k = 0; k < nseen && !known; k++)
+			known = seen[k] == c->s[i].pid;
+		if (known || nseen == 64)
+			continue;
+		seen[nseen++] = c->s[i].pid;
+		rc = read_maps(c, c->s[i].pid);
+	}
+	if (rc == 0 && !nseen)
+		rc = read_maps(c, c->pid);
+	*done = c->n;
+	return rc;
+}
+
 int corpus_collect(struct corpus *c, char *const argv[], int hz, uint32_t stack_bytes, char *why,
 		   size_t whylen)
 {
+	size_t maps_read = 0;
 	int cpus[MAX_CPUS], ncpus = online_cpus(cpus), go[2], rc = 0, done = 0;
 	struct ring rings[MAX_CPUS];
 	pid_t pid;
+
+	struct timespec t0, t1;
+	struct rusage ru;
 
 	memset(c, 0, sizeof(*c));
 	memset(rings, 0, sizeof(rings));
 	for (int i = 0; i < MAX_CPUS; i++)
 		rings[i].fd = -1;
-	c->regs_mask = CORPUS_REGS;
+	c->regs_mask = stack_bytes ? CORPUS_REGS : 0;
+	if (!hz)
+		ncpus = 0;
 	if (pipe2(go, O_CLOEXEC) < 0)
 		return -errno;
 	pid = fork();
@@ -290,6 +322,7 @@ int corpus_collect(struct corpus *c, char *const argv[], int hz, uint32_t stack_
 			snprintf(why, whylen, "perf_event_open(task-clock, cpu %d): %s", cpus[i],
 				 strerror(-rc));
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (rc == 0 && write(go[1], "g", 1) != 1)
 		rc = -errno;
 	close(go[1]);
@@ -306,12 +339,19 @@ int corpus_collect(struct corpus *c, char *const argv[], int hz, uint32_t stack_
 			pfd[i].events = POLLIN;
 		}
 		poll(pfd, (nfds_t)ncpus, 10);
-		done = waitpid(pid, &c->status, WNOHANG) == pid;
+		done = wait4(pid, &c->status, WNOHANG, &ru) == pid;
+		if (done) {
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			c->wall_s = (double)(t1.tv_sec - t0.tv_sec) +
+				    (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+			c->cpu_s = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+				   (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+		}
 		for (int i = 0; i < ncpus && rc == 0; i++)
 			rc = drain(c, &rings[i]);
 		/* samples come only after the exec (enable_on_exec): the maps are the program's */
 		if (rc == 0 && !done && c->n)
-			rc = read_maps(c, pid);
+			rc = read_sampled_maps(c, &maps_read);
 		if (rc < 0) {
 			snprintf(why, whylen, "out of memory");
 			kill(pid, SIGKILL);

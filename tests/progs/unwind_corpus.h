@@ -32,16 +32,20 @@ struct corpus {
 	size_t n, cap;
 	struct corpus_map *maps;
 	size_t nmaps, mapcap;
-	uint64_t lost; /* samples the rings dropped */
-	pid_t pid;     /* the program */
-	int status;    /* its wait status */
+	uint64_t lost;	     /* samples the rings dropped */
+	pid_t pid;	     /* the program */
+	int status;	     /* its wait status */
+	double cpu_s;	     /* its user + system CPU time (rusage) */
+	double wall_s;	     /* from its start to its exit (10 ms resolution) */
+	size_t record_bytes; /* bytes of sample records read */
 	uint64_t regs_mask;
 };
 
 /*
  * Run argv[0] with argv and sample it at hz with stack_bytes of stack per
- * sample until it exits.  Returns 0, or -errno with a sentence in why
- * (-EACCES / -EPERM: perf_event_open refused).
+ * sample until it exits.  stack_bytes 0: flat samples (IP, TID only, not
+ * kept); hz 0: no sampling at all (a baseline).  Returns 0, or -errno with
+ * a sentence in why (-EACCES / -EPERM: perf_event_open refused).
  */
 int corpus_collect(struct corpus *c, char *const argv[], int hz, uint32_t stack_bytes, char *why,
 		   size_t whylen);

@@ -6,13 +6,16 @@
  * same way.  The main thread compresses through Debian's zlib (compress2)
  * from two distinct callers, alternately; a worker thread spins in its own
  * functions.  Each thread runs until it has used SECONDS of its own CPU
- * time (CLOCK_THREAD_CPUTIME_ID).
+ * time (CLOCK_THREAD_CPUTIME_ID), or, with -n, a fixed amount of work (for
+ * measuring the overhead of sampling it: tests/progs/unwind_bench.c).
  *
  *   unwind_zlib [SECONDS]        default 0.4
+ *   unwind_zlib -n ROUNDS        ROUNDS compress2 pairs and ROUNDS spins
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <zlib.h>
 
@@ -88,12 +91,23 @@ __attribute__((noinline)) unsigned long unwind_zlib_spin_outer(unsigned long see
 	return unwind_zlib_spin_inner(x ^ 0x9e3779b97f4a7c15ul) + 1;
 }
 
+/* How long each thread runs: CPU seconds, or a number of rounds when rounds > 0. */
+struct budget {
+	double seconds;
+	long rounds;
+};
+
+static int more(const struct budget *b, long done)
+{
+	return b->rounds > 0 ? done < b->rounds : thread_cpu_seconds() < b->seconds;
+}
+
 void *unwind_zlib_worker(void *arg)
 {
-	double seconds = *(const double *)arg;
+	const struct budget *b = arg;
 	unsigned long x = 1;
 
-	while (thread_cpu_seconds() < seconds)
+	for (long i = 0; more(b, i); i++)
 		x = unwind_zlib_spin_outer(x);
 	sink += x;
 	return NULL;
@@ -101,19 +115,23 @@ void *unwind_zlib_worker(void *arg)
 
 int main(int argc, char **argv)
 {
-	double seconds = argc > 1 ? atof(argv[1]) : 0.4;
+	struct budget b = {0.4, 0};
 	pthread_t worker;
 
-	if (seconds <= 0 || seconds > 60) {
-		fprintf(stderr, "usage: %s [SECONDS]  (0 < SECONDS <= 60)\n", argv[0]);
+	if (argc > 2 && !strcmp(argv[1], "-n"))
+		b.rounds = atol(argv[2]);
+	else if (argc > 1)
+		b.seconds = atof(argv[1]);
+	if ((argc > 2 && b.rounds <= 0) || b.seconds <= 0 || b.seconds > 60) {
+		fprintf(stderr, "usage: %s [SECONDS] | -n ROUNDS  (0 < SECONDS <= 60)\n", argv[0]);
 		return 2;
 	}
 	fill_input();
-	if (pthread_create(&worker, NULL, unwind_zlib_worker, &seconds)) {
+	if (pthread_create(&worker, NULL, unwind_zlib_worker, &b)) {
 		fprintf(stderr, "%s: cannot create a thread\n", argv[0]);
 		return 1;
 	}
-	while (thread_cpu_seconds() < seconds) {
+	for (long i = 0; more(&b, i); i++) {
 		if (unwind_zlib_caller_a() != Z_OK || unwind_zlib_caller_b() != Z_OK) {
 			fprintf(stderr, "%s: compress2 failed\n", argv[0]);
 			return 1;

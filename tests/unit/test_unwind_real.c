@@ -25,6 +25,7 @@
 
 #define MAX_FRAMES 64
 #define HZ 4000
+#define STACK_BYTES 8192 /* the program's stacks are shallow */
 
 static double now(void)
 {
@@ -177,7 +178,7 @@ int main(void)
 	int rc;
 
 	snprintf(prog, sizeof(prog), "%s/tests/progs/unwind_zlib", b);
-	rc = corpus_collect(&c, argv, HZ, UNWIND_STACK_BYTES, why, sizeof(why));
+	rc = corpus_collect(&c, argv, HZ, STACK_BYTES, why, sizeof(why));
 	if (rc == -EACCES || rc == -EPERM || rc == -ENOSYS || rc == -ENOENT) {
 		SKIP("unwind_real", why);
 		return 0;

@@ -346,7 +346,7 @@ static void test_walk_complete(void)
 	       "lookups %d", f.nlookups);
 
 	/* a call that ends its function: the return address is the next FDE's first byte */
-	memset(&f, 0, sizeof(f));
+	unw_table_free(&f.t);
 	three_functions(&f);
 	mem[1] = TEXT + 0x240; /* one past g's end */
 	r = regs3(TEXT + 0x110, BASE, 0, 0);
