@@ -52,6 +52,26 @@
  * PERF_SAMPLE_CALLCHAIN (with exclude_callchain_kernel = 1), which walks
  * the frame-pointer chain itself.
  *
+ * ---- What it costs (measured here: `make unwind-bench`, 2-core VM, busy) --
+ *
+ *  - Unwinding: 300-800 ns per sample warm (40-65 ns per frame, 7-18
+ *    frames), libdwfl over the same copies: 3-11 us with one cached Dwfl
+ *    per process, 150-270 us with a Dwfl per sample (perf's way).  The
+ *    first sample in an FDE compiles its rows: a few us, once.
+ *  - Opening an object (first sample in it): listing its FDEs, libz 0.01
+ *    ms, libc 0.3 ms, libstdc++ 0.3 ms, libLLVM-14 19.5 ms (compiling all
+ *    of libLLVM's rows at once would be 219 ms and 23 MiB: rows are
+ *    compiled per FDE on first use instead).
+ *  - Records: 16456 bytes per sample with 16 KiB stacks (8264 with 8 KiB):
+ *    at 10 kHz that is ~165 MB/s per busy CPU to drain, so a 1 MiB ring
+ *    holds ~6 ms of samples; give the rings 8-16 MiB (or drain faster).
+ *  - The profiled program: with 8 KiB stacks its CPU time grew 1.06x the
+ *    flat sampling overhead at 10 kHz (0.97x at 1 kHz); with 16 KiB, 1.17x
+ *    at 10 kHz (1 kHz: within noise).
+ *  - Completeness with 16 KiB stacks: unwind_zlib, bash, sh+gzip, python3
+ *    100 %, perl 99.8 %; python3 with 8 KiB: 98.4 % (deep interpreter
+ *    frames), hence 16 KiB by default.
+ *
  * ---- The PCs -------------------------------------------------------------
  *
  * pcs[0] is the sampled PC; pcs[1..] are return addresses, leaf first.
