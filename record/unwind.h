@@ -112,6 +112,7 @@
 #define UNWIND_TRUNC_NO_REGS 0x400     /* the sample has no IP or SP */
 #define UNWIND_TRUNCATED 0x7f0
 
+/* One unwinder serves one thread (the recorder's): it is not locked. */
 struct unwinder;
 
 struct unwinder_stats {

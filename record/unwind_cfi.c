@@ -299,15 +299,24 @@ static void compile_row(Dwarf_Frame *fr, int ra_regno, bool signal, struct unw_r
 
 /* ---- tables ----------------------------------------------------------- */
 
+/*
+ * Rows compiled per FDE at most: libdw replays the FDE's program up to each
+ * row, so the cost grows with the square of its rows; real FDEs have tens
+ * to a few thousand.  Past the cap (a hostile file) the rest of the FDE has
+ * no CFI for us.
+ */
+#define MAX_ROWS_PER_FDE 8192
+
 /* Walk one FDE row by row; libdw must confirm that the FDE starts at fde->start. */
 int unw_cfi_compile_fde(struct unw_cfi *c, struct unw_table *t, struct unw_fde *fde)
 {
 	uint64_t pc = fde->start;
+	int rows = 0;
 
 	if (fde->state != UNW_FDE_NEW)
 		return 0;
 	fde->state = UNW_FDE_FAILED;
-	while (pc < fde->end) {
+	while (pc < fde->end && rows++ < MAX_ROWS_PER_FDE) {
 		struct unw_row row = {.start = pc};
 		Dwarf_Frame *fr = NULL;
 		Dwarf_Addr s, e;
@@ -334,7 +343,7 @@ int unw_cfi_compile_fde(struct unw_cfi *c, struct unw_table *t, struct unw_fde *
 	if (fde->n) {
 		fde->state = UNW_FDE_READY;
 		if (pc < fde->end)
-			fde->end = pc; /* libdw had rules for part of it only */
+			fde->end = pc; /* rules for part of it only (libdw stopped, or the cap) */
 	} else {
 		c->st.fdes_failed++;
 	}
