@@ -74,7 +74,7 @@ static struct {
 	int need_rescan;    /* atomic: a sample fell outside every known mapping */
 	int rescanning;     /* atomic try-lock */
 	int32_t tids[TID_SLOTS]; /* threads with a record in this image */
-	uint64_t lost_reported;  /* sampler_lost() already added to the header */
+	uint64_t lost_reported;  /* atomic: sampler_lost() already added to the header */
 } ag;
 
 /* not static: the dlopen trampoline (asm) jumps through it by name */
@@ -263,6 +263,28 @@ static void note_thread(pid_t tid)
 	}
 }
 
+/*
+ * Timer overruns the clock reported for this image (ticks that were due but
+ * merged by the kernel), into the header's lost count.  Called at every
+ * sample, not only on the exit paths: a death by a signal runs none of them,
+ * and the count must already be in the file then.  Lock-free and
+ * async-signal-safe: each overrun is added once, whoever gets there first.
+ */
+static void account_lost(void)
+{
+	uint64_t lost = sampler_lost();
+	uint64_t done = __atomic_load_n(&ag.lost_reported, __ATOMIC_RELAXED);
+
+	while (lost > done) {
+		if (__atomic_compare_exchange_n(&ag.lost_reported, &done, lost, 0, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED)) {
+			__atomic_add_fetch(&pdata__header(ag.pd)->lost, lost - done,
+					   __ATOMIC_RELAXED);
+			break;
+		}
+	}
+}
+
 /* The sink: in the clock's signal handler.  Atomics on the shared mapping only. */
 static void agent_sink(void *arg, uintptr_t pc, pid_t tid)
 {
@@ -273,6 +295,7 @@ static void agent_sink(void *arg, uintptr_t pc, pid_t tid)
 		tid = my_tid();
 	note_thread(tid);
 	pdata__count(ag.pd, __atomic_load_n(&ag.proc, __ATOMIC_RELAXED), tid, pc, 1);
+	account_lost();
 	if (!pc_known(pc))
 		__atomic_store_n(&ag.need_rescan, 1, __ATOMIC_RELAXED);
 }
@@ -315,18 +338,6 @@ static uint64_t cpu_ns_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Timer overruns the clock reported for this image, into the header's lost count (once). */
-static void account_lost(void)
-{
-	uint64_t lost = sampler_lost();
-
-	if (lost > ag.lost_reported) {
-		__atomic_add_fetch(&pdata__header(ag.pd)->lost, lost - ag.lost_reported,
-				   __ATOMIC_RELAXED);
-		ag.lost_reported = lost;
-	}
-}
-
 /* A new image or a new process: its record and main thread (mappings: scan_maps). */
 static int begin_image(uint32_t parent)
 {
@@ -341,7 +352,8 @@ static int begin_image(uint32_t parent)
 	__atomic_store_n(&ag.proc, ag.rec->id, __ATOMIC_RELEASE);
 	memset(ag.tids, 0, sizeof(ag.tids));
 	__atomic_store_n(&ag.nmaps, 0, __ATOMIC_RELEASE);
-	ag.lost_reported = 0; /* a new sampler session counts from zero */
+	/* a new sampler session counts from zero (no sink runs before it starts) */
+	__atomic_store_n(&ag.lost_reported, 0, __ATOMIC_RELAXED);
 	note_thread(my_tid());
 	return 0;
 }
@@ -510,7 +522,9 @@ static int do_exec(int kind, const char *path, int fd, char *const argv[], char 
 	if (stopped) {
 		if (ag.rec)
 			__atomic_store_n(&ag.rec->end_kind, PDATA_END_UNKNOWN, __ATOMIC_RELEASE);
-		sampler_start(&ag.cfg, &(struct sampler_info){ 0 });
+		/* the restarted sampler counts its overruns from zero */
+		__atomic_store_n(&ag.lost_reported, 0, __ATOMIC_RELAXED);
+		sampler_start(&ag.cfg, &(struct sampler_info){0});
 	}
 	errno = saved;
 	return rc;

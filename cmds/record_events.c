@@ -30,7 +30,8 @@
 #include "record_events.h"
 
 struct ev_proc {
-	const struct pdata_proc *rec;
+	const struct pdata_proc *rec; /* in the mapping: only its numbers are read */
+	char *exe;		      /* copied once: the mapping's bytes can change */
 	char comm[PROFIL_COMM_LEN];
 	int ended; /* its DISABLE + exit (or exec) events are out */
 };
@@ -112,7 +113,7 @@ void record_events__start(struct record_events *re, struct pdata *pd, int pdata_
 static void context(struct record_events *re, struct profil_event *ev, uint32_t id,
 		    const struct ev_proc *p, uint64_t when)
 {
-	const char *exe = p->rec->exe, *slash = strrchr(exe, '/');
+	const char *exe = p->exe ? p->exe : "", *slash = strrchr(exe, '/');
 
 	memset(ev, 0, sizeof(*ev));
 	ev->id = id;
@@ -185,7 +186,7 @@ static void on_new_proc(struct record_events *re, struct ev_proc *p)
 		parent->ended = 1;
 	}
 	context(re, &ev, PEV_SCHED_PROCESS_EXEC, p, p->rec->start_ns);
-	snprintf(ev.exec.pathname, sizeof(ev.exec.pathname), "%s", p->rec->exe);
+	snprintf(ev.exec.pathname, sizeof(ev.exec.pathname), "%s", p->exe ? p->exe : "");
 	event_writer__emit(re->w, &ev);
 	emit_prof(re, p, PROF_FLAG_ENABLE | PROF_FLAG_ON_EXEC, p->rec->start_ns);
 }
@@ -196,10 +197,11 @@ static int on_record(void *arg, const struct pdata_rec *rec)
 
 	if (rec->type == PDATA_REC_PROC) {
 		const struct pdata_proc *pr = (const void *)rec;
+		const struct pdata_rec *live = pdata__rec_live(rec);
 		struct ev_proc *n;
 
-		if (pr->id == 0 || pr->id > (1u << 24))
-			return 0;
+		if (rec->size <= sizeof(*pr) || !live || pr->id == 0 || pr->id > (1u << 24))
+			return 0; /* damaged (any process of the tree can write the file) */
 		if (pr->id > re->nprocs) {
 			n = realloc(re->procs, sizeof(*n) * pr->id);
 			if (!n)
@@ -208,11 +210,14 @@ static int on_record(void *arg, const struct pdata_rec *rec)
 			re->procs = n;
 			re->nprocs = pr->id;
 		}
-		re->procs[pr->id - 1].rec = pr;
+		n = &re->procs[pr->id - 1];
+		free(n->exe);
+		n->exe = strndup(pr->exe, rec->size - sizeof(*pr));
+		n->rec = (const struct pdata_proc *)live;
 		on_new_proc(re, &re->procs[pr->id - 1]);
 	} else if (rec->type == PDATA_REC_THREAD) {
 		const struct pdata_thread *t = (const void *)rec;
-		struct ev_proc *p = proc_by_id(re, t->proc);
+		struct ev_proc *p = rec->size >= sizeof(*t) ? proc_by_id(re, t->proc) : NULL;
 
 		if (p && t->tid == p->rec->pid && t->comm[0])
 			snprintf(p->comm, sizeof(p->comm), "%.15s", t->comm);
@@ -376,6 +381,8 @@ void record_events__close(struct record_events *re)
 	for (int i = 0; i < 2; i++)
 		if (re->sock[i] >= 0)
 			close(re->sock[i]);
+	for (size_t i = 0; i < re->nprocs; i++)
+		free(re->procs[i].exe);
 	free(re->procs);
 	free(re);
 }

@@ -454,6 +454,15 @@ int pdata__finish(struct pdata *p)
 {
 	if (!p->base)
 		return -EBADF; /* opened read-only */
+	/* the layout as created: any process of the tree could have overwritten it */
+	memcpy(p->hdr->magic, PDATA_MAGIC, 8);
+	p->hdr->version = PDATA_VERSION;
+	p->hdr->header_size = PDATA_HEADER_SIZE;
+	p->hdr->file_size = p->lay.file_size;
+	p->hdr->table_off = p->lay.table_off;
+	p->hdr->table_slots = p->lay.table_slots;
+	p->hdr->records_off = p->lay.records_off;
+	p->hdr->records_cap = p->lay.records_cap;
 	p->hdr->end_ns = pdata__now_ns();
 	__atomic_store_n(&p->hdr->state, PDATA_COMPLETE, __ATOMIC_RELEASE);
 	if (msync(p->base, p->size, MS_SYNC) < 0)

@@ -47,10 +47,10 @@
 #define PDATA_MAGIC "PROFILDT"
 #define PDATA_VERSION 1
 #define PDATA_HEADER_SIZE 4096
-#define PDATA_DEFAULT_SLOTS (1u << 20)	 /* 24 MiB of sample table */
-#define PDATA_DEFAULT_RECORDS (8u << 20) /* 8 MiB of records */
-#define PDATA_PROBE_LIMIT 64		 /* slots probed before a sample is dropped */
-#define PDATA_REC_MAX 65536		 /* largest record (header + payload) */
+#define PDATA_DEFAULT_SLOTS (1u << 20)        /* 24 MiB of sample table */
+#define PDATA_DEFAULT_RECORDS (8u << 20)      /* 8 MiB of records */
+#define PDATA_PROBE_LIMIT 64                  /* slots probed before a sample is dropped */
+#define PDATA_REC_MAX 65536                   /* largest record (header + payload) */
 
 enum pdata_state {
 	PDATA_RECORDING = 1, /* being written, or the recorder died */
@@ -59,10 +59,10 @@ enum pdata_state {
 
 /* How a process (or the whole run) ended. */
 enum pdata_end {
-	PDATA_END_UNKNOWN = 0,	/* still running, or never seen ending */
-	PDATA_END_EXITED = 1,	/* exit code in exit_code */
+	PDATA_END_UNKNOWN = 0, /* still running, or never seen ending */
+	PDATA_END_EXITED = 1,  /* exit code in exit_code */
 	PDATA_END_SIGNALED = 2, /* killed by signal exit_code */
-	PDATA_END_EXEC = 3,	/* replaced by exec: the next image has a new proc record */
+	PDATA_END_EXEC = 3,    /* replaced by exec: the next image has a new proc record */
 	PDATA_END_DETACHED = 4, /* attach mode: the recorder stopped before the process */
 };
 
@@ -76,33 +76,33 @@ enum pdata_clock {
 };
 
 struct pdata_header {
-	char magic[8];	      /* PDATA_MAGIC, not NUL-terminated */
-	uint32_t version;     /* PDATA_VERSION */
-	uint32_t header_size; /* PDATA_HEADER_SIZE */
-	uint64_t file_size;   /* total size, fixed at creation */
-	uint32_t state;	      /* enum pdata_state */
-	uint32_t clock;	      /* enum pdata_clock */
-	uint32_t nominal_hz;  /* rate asked for */
-	uint32_t flags;	      /* PDATA_F_* */
-	uint64_t period_ns;   /* CPU time one sample stands for (1e9 / effective clock rate) */
-	uint64_t start_ns;    /* CLOCK_REALTIME at start */
-	uint64_t end_ns;      /* CLOCK_REALTIME at finish, 0 while recording */
-	uint64_t samples;     /* atomic: samples taken (counted or dropped) */
-	uint64_t lost;	      /* atomic: samples the kernel/clock reported lost */
-	uint64_t dropped;     /* atomic: samples not stored because the table was full */
+	char magic[8];            /* PDATA_MAGIC, not NUL-terminated */
+	uint32_t version;         /* PDATA_VERSION */
+	uint32_t header_size;     /* PDATA_HEADER_SIZE */
+	uint64_t file_size;       /* total size, fixed at creation */
+	uint32_t state;           /* enum pdata_state */
+	uint32_t clock;           /* enum pdata_clock */
+	uint32_t nominal_hz;      /* rate asked for */
+	uint32_t flags;           /* PDATA_F_* */
+	uint64_t period_ns;       /* CPU time one sample stands for (1e9 / effective clock rate) */
+	uint64_t start_ns;        /* CLOCK_REALTIME at start */
+	uint64_t end_ns;          /* CLOCK_REALTIME at finish, 0 while recording */
+	uint64_t samples;         /* atomic: samples taken (counted or dropped) */
+	uint64_t lost;            /* atomic: samples the kernel/clock reported lost */
+	uint64_t dropped;         /* atomic: samples not stored because the table was full */
 	uint64_t table_off;
-	uint32_t table_slots; /* power of two */
-	uint32_t next_proc;   /* atomic: last proc id handed out (ids start at 1) */
+	uint32_t table_slots;     /* power of two */
+	uint32_t next_proc;       /* atomic: last proc id handed out (ids start at 1) */
 	uint64_t records_off;
 	uint64_t records_cap;
-	uint64_t records_used; /* atomic: bytes reserved in the records area */
-	int32_t root_pid;      /* the command (or attached process) */
-	int32_t end_kind;      /* enum pdata_end of the root process */
-	int32_t end_code;      /* exit code or signal of the root process */
-	uint32_t processes;    /* number of processes seen (informational) */
-	uint64_t cpu_ns;       /* CPU time of all profiled processes, when known */
-	char command[2048];    /* command line, arguments separated by spaces */
-	char clock_note[128];  /* why this clock was chosen, e.g. "perf refused: EACCES" */
+	uint64_t records_used;    /* atomic: bytes reserved in the records area */
+	int32_t root_pid;         /* the command (or attached process) */
+	int32_t end_kind;         /* enum pdata_end of the root process */
+	int32_t end_code;         /* exit code or signal of the root process */
+	uint32_t processes;       /* number of processes seen (informational) */
+	uint64_t cpu_ns;          /* CPU time of all profiled processes, when known */
+	char command[2048];       /* command line, arguments separated by spaces */
+	char clock_note[128];     /* why this clock was chosen, e.g. "perf refused: EACCES" */
 	char hostname[64];
 };
 
@@ -110,8 +110,8 @@ struct pdata_header {
 #define PDATA_F_ATTACH 0x2  /* attached to a running process */
 
 struct pdata_slot {
-	uint64_t key;	/* (proc << 32) | tid; 0 = empty.  Claimed first by CAS. */
-	uint64_t pc;	/* sampled PC; 0 until the claimer stores it */
+	uint64_t key;   /* (proc << 32) | tid; 0 = empty.  Claimed first by CAS. */
+	uint64_t pc;    /* sampled PC; 0 until the claimer stores it */
 	uint64_t count; /* atomic */
 };
 
@@ -129,16 +129,16 @@ struct pdata_rec {
 /* One process image: a fork gets a new one, and so does an exec. */
 struct pdata_proc {
 	struct pdata_rec rec;
-	uint32_t id;	 /* proc id used in sample keys, >= 1 */
-	uint32_t parent; /* proc id of the parent image (fork) or previous image (exec), 0 */
+	uint32_t id;          /* proc id used in sample keys, >= 1 */
+	uint32_t parent;      /* proc id of the parent image (fork) or previous image (exec), 0 */
 	int32_t pid;
 	int32_t ppid;
-	uint64_t start_ns; /* CLOCK_REALTIME */
-	uint64_t end_ns;   /* written when it ends */
-	uint64_t cpu_ns;   /* CPU time of this image when known, else 0 */
-	int32_t end_kind;  /* enum pdata_end, written when it ends */
+	uint64_t start_ns;    /* CLOCK_REALTIME */
+	uint64_t end_ns;      /* written when it ends */
+	uint64_t cpu_ns;      /* CPU time of this image when known, else 0 */
+	int32_t end_kind;     /* enum pdata_end, written when it ends */
 	int32_t end_code;
-	char exe[]; /* NUL-terminated path of the executable */
+	char exe[];           /* NUL-terminated path of the executable */
 };
 
 struct pdata_thread {
@@ -152,11 +152,11 @@ struct pdata_thread {
 struct pdata_map {
 	struct pdata_rec rec;
 	uint32_t proc;
-	uint32_t prot; /* PROT_* */
+	uint32_t prot;        /* PROT_* */
 	uint64_t start;
 	uint64_t end;
-	uint64_t pgoff; /* file offset of start */
-	char path[];	/* NUL-terminated; "[anon]" etc. for non-file mappings */
+	uint64_t pgoff;       /* file offset of start */
+	char path[];          /* NUL-terminated; "[anon]" etc. for non-file mappings */
 };
 
 struct pdata;
@@ -184,8 +184,8 @@ int pdata__check_header(const struct pdata_header *h, uint64_t file_size, struct
 			char *why, size_t whylen);
 
 struct pdata_create_opts {
-	uint32_t table_slots; /* 0 = PDATA_DEFAULT_SLOTS; rounded up to a power of two */
-	uint64_t records_cap; /* 0 = PDATA_DEFAULT_RECORDS */
+	uint32_t table_slots;  /* 0 = PDATA_DEFAULT_SLOTS; rounded up to a power of two */
+	uint64_t records_cap;  /* 0 = PDATA_DEFAULT_RECORDS */
 };
 
 /*
