@@ -7,6 +7,7 @@
 #   make format     clang-format every C source
 #   make ci-extra   -Wall -Wextra -Werror under gcc and clang, tests under ASan+UBSan
 #   make bench      the benchmark (bench/), QUICK=1 for a short run
+#   make fuzz       libFuzzer targets (tests/fuzz/), FUZZ_SECONDS each (default 60)
 #
 # Components add themselves through mk/*.mk fragments; sources are found by
 # wildcard so that a new file needs no Makefile edit.

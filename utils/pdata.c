@@ -486,11 +486,14 @@ int pdata__foreach_rec(struct pdata *p, int (*cb)(void *arg, const struct pdata_
  */
 struct rec_copy {
 	struct pdata_rec *live;
-	union {
-		struct pdata_rec hdr;
-		char bytes[PDATA_REC_MAX + 8];
-	} rec;
+	struct pdata_rec rec; /* then the rest of the record, then 8 zero bytes */
 };
+
+/* A copy buffer for records of up to max bytes (allocated to size: small files, small buffers). */
+static struct rec_copy *rec_copy_new(uint64_t max)
+{
+	return malloc(offsetof(struct rec_copy, rec) + max + 8);
+}
 
 /* A read-only file's records area seen through a window read with pread. */
 #define REC_WINDOW (4 * PDATA_REC_MAX)
@@ -547,18 +550,18 @@ static int next_rec(struct pdata *p, struct rec_window *w, uint64_t at, uint64_t
 		return 1;
 	if (p->base) {
 		c->live = (struct pdata_rec *)(p->records + at);
-		memcpy(c->rec.bytes, p->records + at, size);
+		memcpy(&c->rec, p->records + at, size);
 	} else {
 		rc = window_get(p, w, at, size, used, &ptr);
 		if (rc < 0)
 			return rc;
 		c->live = NULL;
-		memcpy(c->rec.bytes, ptr, size);
+		memcpy(&c->rec, ptr, size);
 	}
 	/* the size and type checked above, whatever the bytes say now */
-	c->rec.hdr.type = type;
-	c->rec.hdr.size = size;
-	memset(c->rec.bytes + size, 0, 8);
+	c->rec.type = type;
+	c->rec.size = size;
+	memset((char *)&c->rec + size, 0, 8);
 	return 0;
 }
 
@@ -567,15 +570,18 @@ int pdata__foreach_rec_from(struct pdata *p, uint64_t *offset,
 {
 	uint64_t used = __atomic_load_n(&p->hdr->records_used, __ATOMIC_ACQUIRE);
 	struct rec_window w = {0};
-	struct rec_copy *c;
-	uint64_t at = *offset;
+	struct rec_copy *c = NULL;
+	uint64_t at = *offset, left;
 	int rc = 0;
 
 	if (used > p->lay.records_cap)
 		used = p->lay.records_cap;
-	c = malloc(sizeof(*c));
+	if (at > used || used - at < sizeof(struct pdata_rec))
+		return 0;
+	left = used - at; /* no record, no window needs more */
+	c = rec_copy_new(left < PDATA_REC_MAX ? left : PDATA_REC_MAX);
 	if (!p->base)
-		w.buf = malloc(REC_WINDOW);
+		w.buf = malloc(left < REC_WINDOW ? left : REC_WINDOW);
 	if (!c || (!p->base && !w.buf)) {
 		rc = -ENOMEM;
 		goto out;
@@ -586,9 +592,9 @@ int pdata__foreach_rec_from(struct pdata *p, uint64_t *offset,
 			rc = rc > 0 ? 0 : rc;
 			break;
 		}
-		at += c->rec.hdr.size;
+		at += c->rec.size;
 		*offset = at;
-		rc = cb(arg, &c->rec.hdr);
+		rc = cb(arg, &c->rec);
 		if (rc)
 			break;
 	}
@@ -634,7 +640,7 @@ int pdata__foreach_sample(struct pdata *p,
 			rc = visit_slot(&p->slots[i], cb, arg);
 		return rc;
 	}
-	chunk = malloc(SAMPLE_CHUNK * sizeof(*chunk));
+	chunk = malloc((nslots < SAMPLE_CHUNK ? nslots : SAMPLE_CHUNK) * sizeof(*chunk));
 	if (!chunk)
 		return -ENOMEM;
 	for (uint64_t i = 0; i < nslots && !rc; i += SAMPLE_CHUNK) {
