@@ -715,6 +715,7 @@ static int record_command(struct record_opts *o)
 		fprintf(stderr, "profil record: %s\n", why);
 		return 1;
 	}
+	pdata__exit_on_truncation(r.pd, "profil record", o->output);
 	if (o->events) {
 		rc = record_events__open(&r.events, o->events, why, sizeof(why));
 		if (rc < 0) {
@@ -1007,6 +1008,7 @@ static int record_attach(struct record_opts *o)
 		close(pidfd);
 		return 1;
 	}
+	pdata__exit_on_truncation(r.pd, "profil record", o->output);
 	if (setup_signals(&r) < 0) {
 		fprintf(stderr, "profil record: cannot watch signals: %s\n", strerror(errno));
 		goto fail;

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -448,6 +449,49 @@ int pdata__count(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint64_t 
 	}
 	__atomic_add_fetch(&p->hdr->dropped, n, __ATOMIC_RELAXED);
 	return -ENOSPC;
+}
+
+static struct {
+	const char *lo, *hi; /* the watched mapping */
+	char msg[512];
+	size_t len;
+} truncation;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	const char *at = si->si_addr;
+
+	(void)uc;
+	if (at >= truncation.lo && at < truncation.hi) {
+		ssize_t n = write(STDERR_FILENO, truncation.msg, truncation.len);
+
+		(void)n;
+		_exit(1);
+	}
+	/* not the profile: the default action when the access faults again */
+	signal(sig, SIG_DFL);
+}
+
+int pdata__exit_on_truncation(struct pdata *p, const char *prefix, const char *path)
+{
+	struct sigaction sa;
+	int n;
+
+	if (!p->base)
+		return -EINVAL;
+	n = snprintf(truncation.msg, sizeof(truncation.msg),
+		     "%s: %s was truncated while it was being written (by a process of the "
+		     "profiled tree?); the profile is lost\n",
+		     prefix, path);
+	truncation.len = n < 0 ? 0 : (size_t)n < sizeof(truncation.msg) ? (size_t)n :
+									  sizeof(truncation.msg) - 1;
+	truncation.lo = p->base;
+	truncation.hi = p->base + p->size;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	return sigaction(SIGBUS, &sa, NULL) < 0 ? -errno : 0;
 }
 
 int pdata__finish(struct pdata *p)
