@@ -483,8 +483,9 @@ int pdata__exit_on_truncation(struct pdata *p, const char *prefix, const char *p
 		     "%s: %s was truncated while it was being written (by a process of the "
 		     "profiled tree?); the profile is lost\n",
 		     prefix, path);
-	truncation.len = n < 0 ? 0 : (size_t)n < sizeof(truncation.msg) ? (size_t)n :
-									  sizeof(truncation.msg) - 1;
+	truncation.len = n < 0				    ? 0 :
+			 (size_t)n < sizeof(truncation.msg) ? (size_t)n :
+							      sizeof(truncation.msg) - 1;
 	truncation.lo = p->base;
 	truncation.hi = p->base + p->size;
 	memset(&sa, 0, sizeof(sa));

@@ -44,8 +44,8 @@ static void maps(struct pdata *p, uint32_t proc)
 {
 	pdata__add_map(p, proc, EXE_AT + 0x2000, EXE_AT + 0x6000, 0x2000, PROT_READ | PROT_EXEC,
 		       TRUE_BIN);
-	pdata__add_map(p, proc, ENV_AT + 0x2000, ENV_AT + 0x6000, 0x2000,
-		       PROT_READ | PROT_EXEC, ENV_BIN);
+	pdata__add_map(p, proc, ENV_AT + 0x2000, ENV_AT + 0x6000, 0x2000, PROT_READ | PROT_EXEC,
+		       ENV_BIN);
 	pdata__add_map(p, proc, 0x7ffff7fc1000ull, 0x7ffff7fc3000ull, 0, PROT_READ | PROT_EXEC,
 		       "[vdso]");
 	pdata__add_map(p, proc, 0x7ffff7000000ull, 0x7ffff7010000ull, 0, PROT_READ | PROT_EXEC,
@@ -87,7 +87,8 @@ int main(int argc, char **argv)
 	p = start(argv[1], "tree", 64);
 	a = pdata__add_proc(p, 200, 1, 0, TRUE_BIN, pdata__now_ns());
 	maps(p, a->id);
-	b = pdata__add_proc(p, 201, 200, a->id, TRUE_BIN, pdata__now_ns()); /* fork: inherits a's maps */
+	b = pdata__add_proc(p, 201, 200, a->id, TRUE_BIN,
+			    pdata__now_ns()); /* fork: inherits a's maps */
 	pdata__add_thread(p, b->id, 201, "child");
 	c = pdata__add_proc(p, 201, 200, b->id, ENV_BIN, pdata__now_ns()); /* exec of b */
 	pdata__end_proc(b, PDATA_END_EXEC, 0, 3, 1000);
