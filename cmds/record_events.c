@@ -200,8 +200,14 @@ static int on_record(void *arg, const struct pdata_rec *rec)
 		const struct pdata_rec *live = pdata__rec_live(rec);
 		struct ev_proc *n;
 
-		if (rec->size <= sizeof(*pr) || !live || pr->id == 0 || pr->id > (1u << 24))
-			return 0; /* damaged (any process of the tree can write the file) */
+		/*
+		 * Damaged (any process of the tree can write the file).  Ids are handed out
+		 * in order, one per record: more than the default records area can hold
+		 * (8 MiB / 64 bytes) is a lie that would only cost memory (procs[] by id).
+		 */
+		if (rec->size <= sizeof(*pr) || !live || pr->id == 0 ||
+		    pr->id > PDATA_DEFAULT_RECORDS / 64)
+			return 0;
 		if (pr->id > re->nprocs) {
 			n = realloc(re->procs, sizeof(*n) * pr->id);
 			if (!n)
