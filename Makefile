@@ -7,6 +7,7 @@
 #   make format     clang-format every C source
 #   make ci-extra   -Wall -Wextra -Werror under gcc and clang, tests under ASan+UBSan
 #   make bench      the benchmark (bench/), QUICK=1 for a short run
+#   make fuzz       libFuzzer targets (tests/fuzz/), FUZZ_SECONDS each (default 60)
 #
 # Components add themselves through mk/*.mk fragments, one per component
 # (mk/record.mk, mk/profile.mk, mk/events.mk, mk/utils.mk, mk/bpf.mk, mk/agent.mk,

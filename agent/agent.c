@@ -47,8 +47,9 @@
 #include <unistd.h>
 
 #include "agent/agent_env.h"
-#include "profile/pdata.h"
+#include "lib/guard.h"
 #include "lib/sampler.h"
+#include "profile/pdata.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_MAPS 1024
@@ -75,7 +76,7 @@ static struct {
 	int need_rescan;	 /* atomic: a sample fell outside every known mapping */
 	int rescanning;		 /* atomic try-lock */
 	int32_t tids[TID_SLOTS]; /* threads with a record in this image */
-	uint64_t lost_reported;	 /* sampler_lost() already added to the header */
+	uint64_t lost_reported;	 /* atomic: sampler_lost() already added to the header */
 } ag;
 
 /* not static: the dlopen trampoline (asm) jumps through it by name */
@@ -101,6 +102,21 @@ static void resolve_reals(void)
 static pid_t my_tid(void)
 {
 	return gettid();
+}
+
+/*
+ * Every access to the shared file runs under the fault guard (lib/guard.h):
+ * each process of the tree holds it writable and may truncate it, and the
+ * SIGBUS that follows must not kill this one.  A fault stops recording in
+ * this image.  Async-signal-safe.
+ */
+static int on_file(void (*fn)(void *), void *arg)
+{
+	if (guard_call(fn, arg) == 0)
+		return 0;
+	__atomic_store_n(&ag.active, 0, __ATOMIC_RELEASE);
+	sampler_fault_stop();
+	return -EFAULT;
 }
 
 /* ---- mappings ------------------------------------------------------------ */
@@ -147,6 +163,19 @@ static const char *skip_field(const char *p)
 	return p;
 }
 
+struct map_args {
+	uint64_t start, end, off;
+	uint32_t prot;
+	const char *path;
+};
+
+static void add_map(void *arg)
+{
+	const struct map_args *m = arg;
+
+	pdata__add_map(ag.pd, ag.proc, m->start, m->end, m->off, m->prot, m->path, NULL, 0);
+}
+
 /* One /proc/self/maps line, without stdio: "start-end perms offset dev inode   path". */
 static void map_line(const char *p)
 {
@@ -171,10 +200,10 @@ static void map_line(const char *p)
 		return;
 	ag.maps[n] = (struct known_map){start, end, off};
 	__atomic_store_n(&ag.nmaps, n + 1, __ATOMIC_RELEASE);
-	pdata__add_map(ag.pd, ag.proc, start, end, off,
-		       PROT_EXEC | (perms[0] == 'r' ? PROT_READ : 0) |
-			       (perms[1] == 'w' ? PROT_WRITE : 0),
-		       path, NULL, 0);
+	on_file(add_map, &(struct map_args){start, end, off,
+					    PROT_EXEC | (perms[0] == 'r' ? PROT_READ : 0) |
+						    (perms[1] == 'w' ? PROT_WRITE : 0),
+					    path});
 }
 
 /* Read /proc/self/maps and record new executable mappings (plain system calls, no malloc). */
@@ -264,16 +293,50 @@ static void note_thread(pid_t tid)
 	}
 }
 
+/*
+ * Timer overruns the clock reported for this image (ticks that were due but
+ * merged by the kernel), into the header's lost count.  Called at every
+ * sample, not only on the exit paths: a death by a signal runs none of them,
+ * and the count must already be in the file then.  Lock-free and
+ * async-signal-safe: each overrun is added once, whoever gets there first.
+ */
+static void account_lost(void)
+{
+	uint64_t lost = sampler_lost();
+	uint64_t done = __atomic_load_n(&ag.lost_reported, __ATOMIC_RELAXED);
+
+	while (lost > done) {
+		if (__atomic_compare_exchange_n(&ag.lost_reported, &done, lost, 0, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED)) {
+			__atomic_add_fetch(&pdata__header(ag.pd)->lost, lost - done,
+					   __ATOMIC_RELAXED);
+			break;
+		}
+	}
+}
+
+struct sample_args {
+	uintptr_t pc;
+	pid_t tid;
+};
+
+static void count_sample(void *arg)
+{
+	const struct sample_args *a = arg;
+
+	note_thread(a->tid);
+	pdata__count(ag.pd, __atomic_load_n(&ag.proc, __ATOMIC_RELAXED), a->tid, a->pc, 1);
+	account_lost();
+}
+
 /* The sink: in the clock's signal handler.  Atomics on the shared mapping only. */
 static void agent_sink(void *arg, uintptr_t pc, pid_t tid)
 {
 	(void)arg;
 	if (!__atomic_load_n(&ag.active, __ATOMIC_ACQUIRE))
 		return;
-	if (!tid)
-		tid = my_tid();
-	note_thread(tid);
-	pdata__count(ag.pd, __atomic_load_n(&ag.proc, __ATOMIC_RELAXED), tid, pc, 1);
+	if (on_file(count_sample, &(struct sample_args){pc, tid ? tid : my_tid()}) < 0)
+		return;
 	if (!pc_known(pc))
 		__atomic_store_n(&ag.need_rescan, 1, __ATOMIC_RELAXED);
 }
@@ -294,6 +357,11 @@ static int find_latest(void *arg, const struct pdata_rec *rec)
 	return 0;
 }
 
+static void find_parent(void *arg)
+{
+	pdata__foreach_rec(ag.pd, find_latest, arg);
+}
+
 /* Parent link: the image that exec'd us ("id:pid" with our pid), else the parent process. */
 static uint32_t parent_proc(void)
 {
@@ -304,7 +372,7 @@ static uint32_t parent_proc(void)
 
 	if (e && sscanf(e, "%lu:%ld", &id, &pid) == 2 && pid == getpid())
 		return (uint32_t)id;
-	pdata__foreach_rec(ag.pd, find_latest, &a);
+	on_file(find_parent, &a);
 	return a.id;
 }
 
@@ -329,16 +397,24 @@ static const struct pdata_cpu *cpu_now(struct pdata_cpu *cpu)
 	return cpu;
 }
 
-/* Timer overruns the clock reported for this image, into the header's lost count (once). */
-static void account_lost(void)
-{
-	uint64_t lost = sampler_lost();
+struct begin_args {
+	uint32_t parent;
+	const char *exe;
+};
 
-	if (lost > ag.lost_reported) {
-		__atomic_add_fetch(&pdata__header(ag.pd)->lost, lost - ag.lost_reported,
-				   __ATOMIC_RELAXED);
-		ag.lost_reported = lost;
-	}
+static void add_image(void *arg)
+{
+	const struct begin_args *b = arg;
+
+	ag.rec = pdata__add_proc(ag.pd, ag.pid, getppid(), b->parent, b->exe, pdata__now_ns());
+	if (!ag.rec)
+		return;
+	__atomic_store_n(&ag.proc, ag.rec->id, __ATOMIC_RELEASE);
+	memset(ag.tids, 0, sizeof(ag.tids));
+	__atomic_store_n(&ag.nmaps, 0, __ATOMIC_RELEASE);
+	/* a new sampler session counts from zero (no sink runs before it starts) */
+	__atomic_store_n(&ag.lost_reported, 0, __ATOMIC_RELAXED);
+	note_thread(my_tid());
 }
 
 /* A new image or a new process: its record and main thread (mappings: scan_maps). */
@@ -349,15 +425,40 @@ static int begin_image(uint32_t parent)
 
 	exe[n > 0 ? n : 0] = 0;
 	ag.pid = getpid();
-	ag.rec = pdata__add_proc(ag.pd, ag.pid, getppid(), parent, exe, pdata__now_ns());
-	if (!ag.rec)
-		return -ENOSPC;
-	__atomic_store_n(&ag.proc, ag.rec->id, __ATOMIC_RELEASE);
-	memset(ag.tids, 0, sizeof(ag.tids));
-	__atomic_store_n(&ag.nmaps, 0, __ATOMIC_RELEASE);
-	ag.lost_reported = 0; /* a new sampler session counts from zero */
-	note_thread(my_tid());
-	return 0;
+	ag.rec = NULL;
+	if (on_file(add_image, &(struct begin_args){parent, exe}) < 0)
+		return -EFAULT;
+	return ag.rec ? 0 : -ENOSPC;
+}
+
+struct end_args {
+	int kind, code; /* kind < 0: keep what the record says (exit() may have filled it) */
+};
+
+static void write_end(void *arg)
+{
+	const struct end_args *e = arg;
+	int kind = e->kind, code = e->code;
+
+	account_lost();
+	if (kind < 0) {
+		kind = __atomic_load_n(&ag.rec->end_kind, __ATOMIC_ACQUIRE);
+		code = ag.rec->end_code;
+	}
+	pdata__end_proc(ag.rec, kind, code, pdata__now_ns(), cpu_now(&(struct pdata_cpu){0}));
+}
+
+/* The end of this image into its record, with its last overruns into lost. */
+static void end_image(int kind, int code)
+{
+	if (ag.rec)
+		on_file(write_end, &(struct end_args){kind, code});
+}
+
+static void unend_image(void *arg)
+{
+	(void)arg;
+	__atomic_store_n(&ag.rec->end_kind, PDATA_END_UNKNOWN, __ATOMIC_RELEASE);
 }
 
 /* ---- fork ------------------------------------------------------------------ */
@@ -506,10 +607,7 @@ static int do_exec(int kind, const char *path, int fd, char *const argv[], char 
 	fcntl(ag.fd, F_SETFD, follow ? 0 : FD_CLOEXEC);
 	if (!in_vfork && ag.active) {
 		rescan_if_needed();
-		account_lost();
-		if (ag.rec)
-			pdata__end_proc(ag.rec, PDATA_END_EXEC, 0, pdata__now_ns(),
-					cpu_now(&(struct pdata_cpu){0}));
+		end_image(PDATA_END_EXEC, 0);
 		sampler_stop(); /* disarm: no tick may land mid-exec */
 		stopped = 1;
 	}
@@ -524,7 +622,9 @@ static int do_exec(int kind, const char *path, int fd, char *const argv[], char 
 	fcntl(ag.fd, F_SETFD, ag.inherit ? 0 : FD_CLOEXEC);
 	if (stopped) {
 		if (ag.rec)
-			__atomic_store_n(&ag.rec->end_kind, PDATA_END_UNKNOWN, __ATOMIC_RELEASE);
+			on_file(unend_image, NULL);
+		/* the restarted sampler counts its overruns from zero */
+		__atomic_store_n(&ag.lost_reported, 0, __ATOMIC_RELAXED);
 		sampler_start(&ag.cfg, &(struct sampler_info){0});
 	}
 	errno = saved;
@@ -661,9 +761,7 @@ static void note_exit(int code)
 
 	if (ag.active && getpid() == ag.pid && ag.rec) {
 		rescan_if_needed();
-		account_lost();
-		pdata__end_proc(ag.rec, PDATA_END_EXITED, code & 0xff, pdata__now_ns(),
-				cpu_now(&(struct pdata_cpu){0}));
+		end_image(PDATA_END_EXITED, code & 0xff);
 	}
 	errno = saved;
 }
@@ -793,6 +891,9 @@ __attribute__((constructor)) static void agent_init(void)
 		ag.pd = NULL;
 		goto out;
 	}
+	/* SIGSEGV/SIGBUS in our accesses to the file only; the program's own go where they went */
+	if (guard_install() < 0)
+		goto out;
 	fcntl(ag.fd, F_SETFD, ag.inherit ? 0 : FD_CLOEXEC);
 	parent = parent_proc();
 	if (begin_image(parent) < 0)
@@ -817,10 +918,8 @@ __attribute__((destructor)) static void agent_fini(void)
 
 	if (ag.active && getpid() == ag.pid && ag.rec) {
 		rescan_if_needed();
-		account_lost();
 		/* end time and CPU; the kind stays as exit() recorded it, or unknown */
-		pdata__end_proc(ag.rec, __atomic_load_n(&ag.rec->end_kind, __ATOMIC_ACQUIRE),
-				ag.rec->end_code, pdata__now_ns(), cpu_now(&(struct pdata_cpu){0}));
+		end_image(-1, 0);
 	}
 	errno = saved;
 }

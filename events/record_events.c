@@ -198,9 +198,16 @@ static int on_record(void *arg, const struct pdata_rec *rec)
 
 	if (rec->type == PDATA_REC_PROC) {
 		const struct pdata_proc *pr = (const void *)rec;
+		const struct pdata_rec *live = pdata__rec_live(rec);
 		struct ev_proc *n;
 
-		if (pr->id == 0 || pr->id > (1u << 24))
+		/*
+		 * Damaged (any process of the tree can write the file).  Ids are handed out
+		 * in order, one per record: more than the default records area can hold
+		 * (8 MiB / 64 bytes) is a lie that would only cost memory (procs[] by id).
+		 */
+		if (rec->size <= sizeof(*pr) || !live || pr->id == 0 ||
+		    pr->id > PDATA_DEFAULT_RECORDS / 64)
 			return 0;
 		if (pr->id > re->nprocs) {
 			n = realloc(re->procs, sizeof(*n) * pr->id);
@@ -213,14 +220,14 @@ static int on_record(void *arg, const struct pdata_rec *rec)
 		if (re->procs[pr->id - 1].live)
 			return 0; /* a duplicated id (a damaged file): keep the first */
 		re->procs[pr->id - 1].head = *pr;
-		re->procs[pr->id - 1].live = (const struct pdata_proc *)pdata__rec_live(rec);
+		re->procs[pr->id - 1].live = (const struct pdata_proc *)live;
 		re->procs[pr->id - 1].exe = strdup(pr->exe);
-		if (!re->procs[pr->id - 1].exe || !re->procs[pr->id - 1].live)
+		if (!re->procs[pr->id - 1].exe)
 			return 0;
 		on_new_proc(re, &re->procs[pr->id - 1]);
 	} else if (rec->type == PDATA_REC_THREAD) {
 		const struct pdata_thread *t = (const void *)rec;
-		struct ev_proc *p = proc_by_id(re, t->proc);
+		struct ev_proc *p = rec->size >= sizeof(*t) ? proc_by_id(re, t->proc) : NULL;
 
 		if (p && t->tid == p->head.pid && t->comm[0])
 			snprintf(p->comm, sizeof(p->comm), "%.15s", t->comm);

@@ -13,41 +13,46 @@
 
 #include "addrcheck.h"
 
-static char *read_maps(size_t *len)
-{
-	size_t cap = 16384, n = 0;
-	char *buf = malloc(cap + 1), *bigger;
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	ssize_t r;
+/*
+ * /proc/self/maps is parsed as it is read, one line head at a time, in
+ * buffers on the stack: no allocation (the API may be called from a
+ * signal handler), and no mapping of our own that could land in, and
+ * hide, a hole the caller's range has.
+ */
+struct maps_reader {
+	int fd;
+	char chunk[4096];
+	size_t at, len;
+};
 
-	if (!buf || fd < 0)
-		goto fail;
-	for (;;) {
-		if (n == cap) {
-			cap *= 2;
-			bigger = realloc(buf, cap + 1);
-			if (!bigger)
-				goto fail;
-			buf = bigger;
-		}
-		r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			goto fail;
-		if (r == 0)
-			break;
-		n += (size_t)r;
+/* The next byte of the file, or -1 at its end (or on an error). */
+static int next_byte(struct maps_reader *r)
+{
+	ssize_t n;
+
+	if (r->at == r->len) {
+		do
+			n = read(r->fd, r->chunk, sizeof(r->chunk));
+		while (n < 0 && errno == EINTR);
+		if (n <= 0)
+			return -1;
+		r->at = 0;
+		r->len = (size_t)n;
 	}
-	close(fd);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-fail:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return NULL;
+	return (unsigned char)r->chunk[r->at++];
+}
+
+/* The first len - 1 bytes of the next line into head; 0, or -1 at the end. */
+static int next_line_head(struct maps_reader *r, char *head, size_t len)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = next_byte(r)) >= 0 && c != '\n')
+		if (n + 1 < len)
+			head[n++] = (char)c;
+	head[n] = '\0';
+	return c < 0 && n == 0 ? -1 : 0;
 }
 
 /* Parse "start-end perms" at the head of one line. */
@@ -68,8 +73,8 @@ static int parse_line(const char *line, uintptr_t *lo, uintptr_t *hi, int *writa
 int addr_range_writable(const void *p, size_t len)
 {
 	uintptr_t cur = (uintptr_t)p, last, lo, hi;
-	size_t n;
-	char *maps, *line, *next;
+	struct maps_reader r = {.fd = -1};
+	char head[96];
 	int writable, ret = -EFAULT;
 
 	if (len == 0)
@@ -77,14 +82,12 @@ int addr_range_writable(const void *p, size_t len)
 	if (!p || cur > UINTPTR_MAX - len)
 		return -EFAULT;
 	last = cur + len;
-	maps = read_maps(&n);
-	if (!maps)
+	r.fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (r.fd < 0)
 		return -EFAULT; /* cannot tell: refuse rather than risk it */
 	/* Mappings are listed in increasing address order, without overlap. */
-	for (line = maps; line < maps + n && *line; line = next) {
-		next = strchr(line, '\n');
-		next = next ? next + 1 : maps + n;
-		if (parse_line(line, &lo, &hi, &writable) < 0)
+	while (next_line_head(&r, head, sizeof(head)) == 0) {
+		if (parse_line(head, &lo, &hi, &writable) < 0)
 			continue;
 		if (hi <= cur)
 			continue;
@@ -96,6 +99,6 @@ int addr_range_writable(const void *p, size_t len)
 			break;
 		}
 	}
-	free(maps);
+	close(r.fd);
 	return ret;
 }

@@ -3,15 +3,27 @@
  * The public API: profil(), sprofil() and the profil_* extensions.  A
  * session is one set of buffers (a struct hist) counted by the histogram
  * sink; the sampler (sampler.c) runs the clock.  Every public call is
- * serialised by one mutex, which pthread_atfork() keeps consistent.
+ * serialised by one lock, which pthread_atfork() keeps consistent.
+ *
+ * Signal handlers may call the API (BSD's profil() is a system call):
+ * the lock knows its owner, so a call from a handler that interrupted a
+ * call of the same thread fails with EBUSY instead of waiting for itself;
+ * a handler on another thread waits like any caller.  Sessions are
+ * allocated with mmap, not malloc, so that a handler that interrupted
+ * malloc does not deadlock in it either.
  */
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "addrcheck.h"
 #include "core/hist.h"
@@ -32,9 +44,12 @@ struct session {
 	uint64_t cpu_start_ns, cpu_accum_ns, cpu_fault_ns;
 };
 
-static pthread_mutex_t api_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct session *cur;	 /* the session, on or turned off by a fault */
-static struct profil_stats last; /* the last session's statistics, once it is gone */
+/* tid of the holder (0: free) | API_LOCK_WAITERS when someone sleeps on it */
+static uint32_t api_lock;
+#define API_LOCK_WAITERS 0x80000000u /* above every tid (pid_max <= 2^22) */
+static int fork_took_lock;	     /* atfork_prepare took it (written by the holder) */
+static struct session *cur;	     /* the session, on or turned off by a fault */
+static struct profil_stats last;     /* the last session's statistics, once it is gone */
 static enum profil_clock next_clock = PROFIL_CLOCK_AUTO;
 static unsigned int next_hz;
 static int next_signo;
@@ -46,6 +61,82 @@ static uint64_t process_cpu_ns(void)
 
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- the API lock ------------------------------------------------------- */
+
+static void futex(uint32_t *word, int op, uint32_t val)
+{
+	syscall(SYS_futex, word, op | FUTEX_PRIVATE_FLAG, val, NULL, NULL, 0);
+}
+
+/*
+ * Take the API lock: 0, or -EBUSY when this thread holds it already (a
+ * signal handler that interrupted an API call of its own thread).
+ * Async-signal-safe: atomics, gettid and futex.
+ */
+static int api_lock_take(void)
+{
+	uint32_t me = (uint32_t)gettid(), cur_word = 0;
+
+	while (!__atomic_compare_exchange_n(&api_lock, &cur_word, me, 0, __ATOMIC_ACQUIRE,
+					    __ATOMIC_RELAXED)) {
+		if ((cur_word & ~API_LOCK_WAITERS) == me)
+			return -EBUSY;
+		if (!(cur_word & API_LOCK_WAITERS) &&
+		    !__atomic_compare_exchange_n(&api_lock, &cur_word, cur_word | API_LOCK_WAITERS,
+						 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			continue; /* it changed: look again */
+		futex(&api_lock, FUTEX_WAIT, cur_word | API_LOCK_WAITERS);
+		cur_word = 0;
+	}
+	return 0;
+}
+
+static void api_lock_release(void)
+{
+	if (__atomic_exchange_n(&api_lock, 0, __ATOMIC_RELEASE) & API_LOCK_WAITERS)
+		futex(&api_lock, FUTEX_WAKE, INT_MAX);
+}
+
+/* Zeroed memory from the kernel: a handler that interrupted malloc may call the API. */
+static void *page_zalloc(size_t n)
+{
+	size_t *p;
+
+	if (n > SIZE_MAX - 16)
+		return NULL;
+	p = mmap(NULL, n + 16, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	p[0] = n + 16;
+	return p + 2;
+}
+
+static void page_free(void *ptr)
+{
+	size_t *p = ptr;
+
+	if (p)
+		munmap(p - 2, p[-2]);
+}
+
+static void *page_calloc(size_t n, size_t size)
+{
+	return size && n > SIZE_MAX / size ? NULL : page_zalloc(n * size);
+}
+
+/* [p, p + len) meets the mapping of a page_zalloc() block. */
+static int page_overlaps(const void *block, const void *p, size_t len)
+{
+	const size_t *b = block;
+	uintptr_t lo, hi, start = (uintptr_t)p;
+
+	if (!b)
+		return 0;
+	lo = (uintptr_t)(b - 2);
+	hi = lo + b[-2];
+	return start < hi && start + len > lo;
 }
 
 /* ---- the histogram sink (signal handler or perf helper context) ------- */
@@ -92,6 +183,18 @@ static void hist_sink(void *arg, uintptr_t pc, pid_t tid)
 
 /* ---- sessions (under api_lock) ---------------------------------------- */
 
+/*
+ * The caller's buffer must be writable memory that is not ours: our pages
+ * come from mmap and may fill a hole the caller left (a buffer it
+ * unmapped), which must stay EFAULT.
+ */
+static int buffer_writable(const void *p, size_t len)
+{
+	if (len && cur && (page_overlaps(cur, p, len) || page_overlaps(cur->regions, p, len)))
+		return -EFAULT;
+	return addr_range_writable(p, len);
+}
+
 static void fill_stats(const struct session *s, struct profil_stats *st)
 {
 	int fault = __atomic_load_n(&s->fault, __ATOMIC_SEQ_CST);
@@ -121,8 +224,8 @@ static void session_end(void)
 	last.active = 0;
 	last.threads = 0;
 	guard_remove();
-	free(cur->regions);
-	free(cur);
+	page_free(cur->regions);
+	page_free(cur);
 	cur = NULL;
 }
 
@@ -154,8 +257,8 @@ static int session_begin(struct session *s)
 	cur = NULL;
 	guard_remove();
 fail:
-	free(s->regions);
-	free(s);
+	page_free(s->regions);
+	page_free(s);
 	return ret;
 }
 
@@ -181,20 +284,19 @@ static int profil_locked(unsigned short *buf, size_t bufsiz, size_t offset, unsi
 	}
 	if (scale > 65536)
 		return -EINVAL;
-	if (addr_range_writable(buf, bufsiz) < 0)
+	if (buffer_writable(buf, bufsiz) < 0)
 		return -EFAULT;
-	s = calloc(1, sizeof(*s));
+	s = page_calloc(1, sizeof(*s));
 	if (s)
-		s->regions = calloc(1, sizeof(*s->regions));
+		s->regions = page_calloc(1, sizeof(*s->regions));
 	if (!s || !s->regions) {
-		if (s)
-			free(s);
+		page_free(s);
 		return -ENOMEM;
 	}
 	ret = hist_build_single(&s->hist, s->regions, &spec);
 	if (ret < 0) {
-		free(s->regions);
-		free(s);
+		page_free(s->regions);
+		page_free(s);
 		return ret;
 	}
 	session_end(); /* re-enabling replaces the old session */
@@ -208,26 +310,26 @@ API int profil(unsigned short *buf, size_t bufsiz, size_t offset, unsigned int s
 	/* glibc's <unistd.h> declares buf nonnull: hide the value from the optimiser so that the
 	 * documented buf == NULL (turn off) is not compiled away. */
 	__asm__("" : "+r"(buf));
-	pthread_mutex_lock(&api_lock);
+	ret = api_lock_take();
+	if (ret < 0)
+		return set_errno(ret);
 	ret = profil_locked(buf, bufsiz, offset, scale);
 	callreport_profil(buf, bufsiz, offset, scale, (uintptr_t)__builtin_return_address(0), ret,
 			  cur ? (int)cur->info.clock : -1);
-	pthread_mutex_unlock(&api_lock);
+	api_lock_release();
 	return set_errno(ret);
 }
 
-/* The struct prof entries turned into specs; checks scale and writability of used buffers. */
-static int read_regions(const struct prof *profp, int profcnt, unsigned int width,
-			struct hist_spec *specs)
+/*
+ * Scales and writability of the buffers that would be written, before
+ * anything is allocated (memory we map must not fill a hole of the
+ * caller's and pass the check).
+ */
+static int check_regions(const struct prof *profp, int profcnt, unsigned int width)
 {
-	for (int i = 0; i < profcnt; i++) {
-		const struct prof *p = &profp[i];
-
-		if (p->pr_scale > 65536)
+	for (int i = 0; i < profcnt; i++)
+		if (profp[i].pr_scale > 65536)
 			return -EINVAL;
-		specs[i] = (struct hist_spec){p->pr_base, p->pr_size, p->pr_off,
-					      (uint32_t)p->pr_scale, (uint8_t)width};
-	}
 	for (int i = 0; i < profcnt; i++) {
 		const struct prof *p = &profp[i];
 		size_t need = p->pr_size;
@@ -236,10 +338,22 @@ static int read_regions(const struct prof *profp, int profcnt, unsigned int widt
 			continue; /* ignored: never written */
 		if (p->pr_off == 0 && p->pr_scale == 2)
 			need = width; /* the overflow bin */
-		if (addr_range_writable(p->pr_base, need) < 0)
+		if (buffer_writable(p->pr_base, need) < 0)
 			return -EFAULT;
 	}
 	return 0;
+}
+
+/* The struct prof entries turned into specs (checked by check_regions). */
+static void read_regions(const struct prof *profp, int profcnt, unsigned int width,
+			 struct hist_spec *specs)
+{
+	for (int i = 0; i < profcnt; i++) {
+		const struct prof *p = &profp[i];
+
+		specs[i] = (struct hist_spec){p->pr_base, p->pr_size, p->pr_off,
+					      (uint32_t)p->pr_scale, (uint8_t)width};
+	}
 }
 
 static void period_to_timeval(unsigned int period_us, struct timeval *tvp)
@@ -266,17 +380,18 @@ static int sprofil_locked(struct prof *profp, int profcnt, struct timeval *tvp, 
 	}
 	if (profcnt < 0 || (profcnt > 0 && !profp))
 		return -EINVAL;
-	specs = calloc((size_t)profcnt + 1, sizeof(*specs));
-	order = calloc((size_t)profcnt + 1, sizeof(*order));
-	s = calloc(1, sizeof(*s));
+	ret = check_regions(profp, profcnt, width);
+	if (ret < 0)
+		return ret;
+	specs = page_calloc((size_t)profcnt + 1, sizeof(*specs));
+	order = page_calloc((size_t)profcnt + 1, sizeof(*order));
+	s = page_calloc(1, sizeof(*s));
 	if (s)
-		s->regions = calloc(2 * (size_t)profcnt + 1, sizeof(*s->regions));
+		s->regions = page_calloc(2 * (size_t)profcnt + 1, sizeof(*s->regions));
 	ret = -ENOMEM;
 	if (!specs || !order || !s || !s->regions)
 		goto cleanup;
-	ret = read_regions(profp, profcnt, width, specs);
-	if (ret < 0)
-		goto cleanup;
+	read_regions(profp, profcnt, width, specs);
 	ret = hist_build_multi(&s->hist, s->regions, order, specs, (size_t)profcnt);
 	if (ret < 0)
 		goto cleanup;
@@ -296,10 +411,10 @@ static int sprofil_locked(struct prof *profp, int profcnt, struct timeval *tvp, 
 		period_to_timeval(cur->info.period_us, tvp);
 cleanup:
 	if (s)
-		free(s->regions);
-	free(s);
-	free(specs);
-	free(order);
+		page_free(s->regions);
+	page_free(s);
+	page_free(specs);
+	page_free(order);
 	return ret;
 }
 
@@ -307,11 +422,13 @@ API int sprofil(struct prof *profp, int profcnt, struct timeval *tvp, unsigned i
 {
 	int ret;
 
-	pthread_mutex_lock(&api_lock);
+	ret = api_lock_take();
+	if (ret < 0)
+		return set_errno(ret);
 	ret = sprofil_locked(profp, profcnt, tvp, flags);
 	callreport_sprofil(profp, profcnt, tvp, flags, (uintptr_t)__builtin_return_address(0), ret,
 			   cur ? (int)cur->info.clock : -1);
-	pthread_mutex_unlock(&api_lock);
+	api_lock_release();
 	return set_errno(ret);
 }
 
@@ -323,10 +440,13 @@ API int profil_set_clock(enum profil_clock clock, unsigned int hz)
 		errno = EINVAL;
 		return -1;
 	}
-	pthread_mutex_lock(&api_lock);
+	if (api_lock_take() < 0) {
+		errno = EBUSY;
+		return -1;
+	}
 	next_clock = clock;
 	next_hz = hz;
-	pthread_mutex_unlock(&api_lock);
+	api_lock_release();
 	return 0;
 }
 
@@ -335,9 +455,11 @@ API int profil_set_signal(int signo)
 	int ret = sampler_check_signal(signo);
 
 	if (ret == 0) {
-		pthread_mutex_lock(&api_lock);
-		next_signo = signo;
-		pthread_mutex_unlock(&api_lock);
+		ret = api_lock_take();
+		if (ret == 0) {
+			next_signo = signo;
+			api_lock_release();
+		}
 	}
 	return set_errno(ret);
 }
@@ -355,7 +477,10 @@ API int profil_get_stats(struct profil_stats *st, size_t size)
 		errno = EINVAL;
 		return -1;
 	}
-	pthread_mutex_lock(&api_lock);
+	if (api_lock_take() < 0) {
+		errno = EBUSY;
+		return -1;
+	}
 	if (cur) {
 		fill_stats(cur, &full);
 	} else {
@@ -363,7 +488,7 @@ API int profil_get_stats(struct profil_stats *st, size_t size)
 		if (!full.samples && !full.nominal_hz && !full.cpu_ns)
 			full.clock = next_clock;
 	}
-	pthread_mutex_unlock(&api_lock);
+	api_lock_release();
 	memcpy(st, &full, size);
 	return 0;
 }
@@ -395,21 +520,28 @@ API int profil_clock_from_name(const char *name, enum profil_clock *clock)
 
 /* ---- fork and the environment ----------------------------------------- */
 
+/*
+ * fork from a signal handler that interrupted an API call of the same
+ * thread: the lock is that call's; the fork goes on without taking it.
+ */
 static void atfork_prepare(void)
 {
-	pthread_mutex_lock(&api_lock);
+	int took = api_lock_take() == 0;
+
+	fork_took_lock = took;
 	fork_cpu_ns = process_cpu_ns();
 }
 
 static void atfork_parent(void)
 {
-	pthread_mutex_unlock(&api_lock);
+	if (fork_took_lock)
+		api_lock_release();
 }
 
 /* The child counts into its own copy of the buffers; the sampler re-arms the clock. */
 static void atfork_child(void)
 {
-	pthread_mutex_init(&api_lock, NULL);
+	__atomic_store_n(&api_lock, 0, __ATOMIC_RELAXED); /* the child's only thread has no call */
 	if (cur && !__atomic_load_n(&cur->fault, __ATOMIC_SEQ_CST)) {
 		cur->cpu_accum_ns += fork_cpu_ns - cur->cpu_start_ns;
 		cur->cpu_start_ns = process_cpu_ns();

@@ -12,6 +12,12 @@ $(RT_DIR)/pdata_dump: tests/progs/pdata_dump.c $(B)/profile/pdata.o $(B)/utils/w
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(B)/profile/pdata.o $(B)/utils/why.o $(BASE_LDFLAGS) -lelf
 
+# overwrites header fields in place (the hardening tests: damaged or hostile files)
+tests: $(RT_DIR)/pdata_tamper
+$(RT_DIR)/pdata_tamper: tests/progs/pdata_tamper.c profile/pdata.h
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(BASE_LDFLAGS)
+
 $(RT_DIR)/record_prog: tests/progs/record_prog.c
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_CFLAGS) -fPIE -pie -pthread -o $@ $< -ldl

@@ -160,7 +160,8 @@ static void hist_fill(struct hist *h, const struct pview *v, const char *exe,
 
 static int put(FILE *f, const void *p, size_t n)
 {
-	return fwrite(p, 1, n, f) == n ? 0 : -EIO;
+	errno = 0;
+	return fwrite(p, 1, n, f) == n ? 0 : errno ? -errno : -EIO;
 }
 
 /* One histogram record carrying min(65535, count - base) of every bin. */
@@ -353,8 +354,9 @@ int gmon_export_summary(const char *data_path, const char *out_path, struct gmon
 	for (uint32_t i = 0; i < h.nbins; i++)
 		if (h.counts[i] > max)
 			max = h.counts[i];
-	nrec = max ? (max + BIN_MAX - 1) / BIN_MAX : 1;
-	if (nrec * (h.nbins * 2ull + 40) > GMON_MAX_BYTES) {
+	/* without overflow: a damaged count can be close to 2^64 */
+	nrec = max ? max / BIN_MAX + (max % BIN_MAX != 0) : 1;
+	if (nrec > GMON_MAX_BYTES / (h.nbins * 2ull + 40)) {
 		nrec = GMON_MAX_BYTES / (h.nbins * 2ull + 40);
 		if (!nrec)
 			nrec = 1;

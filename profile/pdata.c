@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -778,10 +779,67 @@ uint32_t pdata__frames_used(struct pdata *p)
 	return n;
 }
 
+static struct {
+	const char *lo, *hi; /* the watched mapping */
+	char msg[512];
+	size_t len;
+} truncation;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	const char *at = si->si_addr;
+
+	(void)uc;
+	if (at >= truncation.lo && at < truncation.hi) {
+		ssize_t n = write(STDERR_FILENO, truncation.msg, truncation.len);
+
+		(void)n;
+		_exit(1);
+	}
+	/* not the profile: the default action when the access faults again */
+	signal(sig, SIG_DFL);
+}
+
+int pdata__exit_on_truncation(struct pdata *p, const char *prefix, const char *path)
+{
+	struct sigaction sa;
+	int n;
+
+	if (!p->base)
+		return -EINVAL;
+	n = snprintf(truncation.msg, sizeof(truncation.msg),
+		     "%s: %s was truncated while it was being written (by a process of the "
+		     "profiled tree?); the profile is lost\n",
+		     prefix, path);
+	truncation.len = n < 0				    ? 0 :
+			 (size_t)n < sizeof(truncation.msg) ? (size_t)n :
+							      sizeof(truncation.msg) - 1;
+	truncation.lo = p->base;
+	truncation.hi = p->base + p->size;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	return sigaction(SIGBUS, &sa, NULL) < 0 ? -errno : 0;
+}
+
 int pdata__finish(struct pdata *p)
 {
+	struct layout l = {.table_off = p->lay.table_off,
+			   .table_slots = p->lay.table_slots,
+			   .frames_off = p->lay.frames_off,
+			   .frame_slots = p->lay.frame_slots,
+			   .records_off = p->lay.records_off,
+			   .records_cap = p->lay.records_cap,
+			   .size = p->lay.file_size};
+
 	if (!p->base)
 		return -EBADF; /* opened read-only */
+	/* the layout as created: any process of the tree could have overwritten it */
+	memcpy(p->hdr->magic, PDATA_MAGIC, 8);
+	p->hdr->version = PDATA_VERSION;
+	p->hdr->header_size = PDATA_HEADER_SIZE;
+	set_layout(p->hdr, &l);
 	p->hdr->end_ns = pdata__now_ns();
 	__atomic_store_n(&p->hdr->state, PDATA_COMPLETE, __ATOMIC_RELEASE);
 	if (msync(p->base, p->size, MS_SYNC) < 0)
@@ -807,11 +865,14 @@ int pdata__foreach_rec(struct pdata *p, int (*cb)(void *arg, const struct pdata_
  */
 struct rec_copy {
 	struct pdata_rec *live;
-	union {
-		struct pdata_rec hdr;
-		char bytes[PDATA_REC_MAX + 8];
-	} rec;
+	struct pdata_rec rec; /* then the rest of the record, then 8 zero bytes */
 };
+
+/* A copy buffer for records of up to max bytes (allocated to size: small files, small buffers). */
+static struct rec_copy *rec_copy_new(uint64_t max)
+{
+	return malloc(offsetof(struct rec_copy, rec) + max + 8);
+}
 
 /* A read-only file's records area seen through a window read with pread. */
 #define REC_WINDOW (4 * PDATA_REC_MAX)
@@ -868,18 +929,18 @@ static int next_rec(struct pdata *p, struct rec_window *w, uint64_t at, uint64_t
 		return 1;
 	if (p->base) {
 		c->live = (struct pdata_rec *)(p->records + at);
-		memcpy(c->rec.bytes, p->records + at, size);
+		memcpy(&c->rec, p->records + at, size);
 	} else {
 		rc = window_get(p, w, at, size, used, &ptr);
 		if (rc < 0)
 			return rc;
 		c->live = NULL;
-		memcpy(c->rec.bytes, ptr, size);
+		memcpy(&c->rec, ptr, size);
 	}
 	/* the size and type checked above, whatever the bytes say now */
-	c->rec.hdr.type = type;
-	c->rec.hdr.size = size;
-	memset(c->rec.bytes + size, 0, 8);
+	c->rec.type = type;
+	c->rec.size = size;
+	memset((char *)&c->rec + size, 0, 8);
 	return 0;
 }
 
@@ -888,15 +949,18 @@ int pdata__foreach_rec_from(struct pdata *p, uint64_t *offset,
 {
 	uint64_t used = __atomic_load_n(&p->hdr->records_used, __ATOMIC_ACQUIRE);
 	struct rec_window w = {0};
-	struct rec_copy *c;
-	uint64_t at = *offset;
+	struct rec_copy *c = NULL;
+	uint64_t at = *offset, left;
 	int rc = 0;
 
 	if (used > p->lay.records_cap)
 		used = p->lay.records_cap;
-	c = malloc(sizeof(*c));
+	if (at > used || used - at < sizeof(struct pdata_rec))
+		return 0;
+	left = used - at; /* no record, no window needs more */
+	c = rec_copy_new(left < PDATA_REC_MAX ? left : PDATA_REC_MAX);
 	if (!p->base)
-		w.buf = malloc(REC_WINDOW);
+		w.buf = malloc(left < REC_WINDOW ? left : REC_WINDOW);
 	if (!c || (!p->base && !w.buf)) {
 		rc = -ENOMEM;
 		goto out;
@@ -907,9 +971,9 @@ int pdata__foreach_rec_from(struct pdata *p, uint64_t *offset,
 			rc = rc > 0 ? 0 : rc;
 			break;
 		}
-		at += c->rec.hdr.size;
+		at += c->rec.size;
 		*offset = at;
-		rc = cb(arg, &c->rec.hdr);
+		rc = cb(arg, &c->rec);
 		if (rc)
 			break;
 	}
@@ -957,7 +1021,7 @@ int pdata__foreach_sample(struct pdata *p, int (*cb)(void *arg, const struct pda
 			rc = visit_slot(&p->slots[i], cb, arg);
 		return rc;
 	}
-	chunk = malloc(SAMPLE_CHUNK * sizeof(*chunk));
+	chunk = malloc((nslots < SAMPLE_CHUNK ? nslots : SAMPLE_CHUNK) * sizeof(*chunk));
 	if (!chunk)
 		return -ENOMEM;
 	for (uint64_t i = 0; i < nslots && !rc; i += SAMPLE_CHUNK) {

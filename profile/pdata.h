@@ -341,7 +341,20 @@ int pdata__count(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint64_t 
 int pdata__count_stack(struct pdata *p, uint32_t proc, int tid, const uint64_t *pcs, unsigned int n,
 		       int truncated, uint64_t count);
 
-/* Mark complete (state, end time) and flush to disk.  Returns 0 or -errno. */
+/*
+ * For the recorder, whose mapping any process of the tree may cut short
+ * (ftruncate of the inherited descriptor): from now on a SIGBUS in p's
+ * mapping prints "PREFIX: PATH was truncated while it was being written
+ * (by a process of the profiled tree?); the profile is lost" and exits
+ * with status 1, instead of a crash.  Other SIGBUS keep their default.
+ * One profile per process.  Returns 0 or -errno.
+ */
+int pdata__exit_on_truncation(struct pdata *p, const char *prefix, const char *path);
+
+/*
+ * Mark complete (state, end time, the layout as created: a process of the
+ * tree may have overwritten it) and flush to disk.  Returns 0 or -errno.
+ */
 int pdata__finish(struct pdata *p);
 
 /*

@@ -180,6 +180,7 @@ int record__attach(const struct record_opts *o, struct record_result *res)
 		close(pidfd);
 		return rc;
 	}
+	pdata__exit_on_truncation(r.pd, "profil record", o->output);
 	rc = record_run__setup_signals(&r);
 	if (rc < 0) {
 		why_fail(res->why, sizeof(res->why), rc, "cannot watch signals: %s", strerror(-rc));

@@ -268,6 +268,7 @@ int record__command(const struct record_opts *o, struct record_result *res)
 	rc = pdata__create(&r.pd, o->output, NULL, res->why, sizeof(res->why));
 	if (rc < 0)
 		return rc;
+	pdata__exit_on_truncation(r.pd, "profil record", o->output);
 	if (o->events) {
 		rc = record_events__open(&r.events, o->events, res->why, sizeof(res->why));
 		if (rc < 0)

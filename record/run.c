@@ -88,7 +88,9 @@ static int find_proc_cb(void *arg, const struct pdata_rec *rec)
 {
 	struct find_proc_arg *a = arg;
 
-	if (rec->type == PDATA_REC_PROC && ((const struct pdata_proc *)rec)->pid == a->pid)
+	/* the record in the mapping (rec is a copy): its end is written later */
+	if (rec->type == PDATA_REC_PROC && rec->size >= sizeof(struct pdata_proc) &&
+	    ((const struct pdata_proc *)rec)->pid == a->pid)
 		a->found = (struct pdata_proc *)pdata__rec_live(rec);
 	return 0;
 }

@@ -57,7 +57,8 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 		       (unsigned long long)m->start, (unsigned long long)m->end,
 		       (unsigned long long)m->pgoff, m->prot, m->path);
 		maps = realloc(maps, (nmaps + 1) * sizeof(*maps));
-		maps[nmaps++] = (struct map){ m->proc, m->start, m->end, m->pgoff, strdup(m->path) };
+		/* the record is a copy that lives only during the callback */
+		maps[nmaps++] = (struct map){m->proc, m->start, m->end, m->pgoff, strdup(m->path)};
 		break;
 	}
 	}

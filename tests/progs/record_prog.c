@@ -17,6 +17,8 @@
  *   exec PROG       hot_a 1 unit, then execv(PROG, {PROG, "hot", NULL})
  *   execfail        hot_a 1 unit, execv of a missing file (exit 3 unless errno is
  *                   ENOENT), then hot_b 2 units in the same image
+ *   die SIG MS      hot_b until the process has used MS ms of CPU, print
+ *                   "cpu_ns=N" (its own CPU time) and die by SIG (KILL or SEGV)
  */
 #ifndef NO_DLOPEN
 #include <dlfcn.h>
@@ -29,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define UNIT 60000000ul /* ~0.1 s of CPU here */
@@ -90,6 +93,28 @@ static void run_threads(int wait_for_usr1, const char *pidfile)
 		pthread_join(t[i], NULL);
 }
 
+static unsigned long long process_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+/* Spin until ms of CPU are used, print the CPU time, die by the signal: no exit path runs. */
+static void die_after(const char *sig, unsigned long ms)
+{
+	unsigned long long cpu;
+
+	while ((cpu = process_cpu_ns()) < ms * 1000000ull)
+		hot_b(1); /* ~0.1 s of CPU per call */
+	printf("cpu_ns=%llu\n", cpu);
+	fflush(stdout);
+	if (!strcmp(sig, "SEGV"))
+		*(volatile int *)null_address = 1;
+	raise(SIGKILL);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "hot";
@@ -149,6 +174,8 @@ int main(int argc, char **argv)
 		execv(argv[2], args);
 		perror("execv");
 		return 2;
+	} else if (!strcmp(mode, "die") && argc > 3) {
+		die_after(argv[2], strtoul(argv[3], NULL, 10));
 	} else if (!strcmp(mode, "execfail")) {
 		char *args[] = { "/nonexistent/record_prog", NULL };
 

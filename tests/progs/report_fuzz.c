@@ -3,6 +3,9 @@
  * report_fuzz IN OUT SEED FLIPS: copy a profile with FLIPS random bytes
  * changed, aimed at the parts a reader interprets (header, sample slots in
  * use, records in use), so that `profil report` can be fed damaged files.
+ * Deterministic (seeded), fast: tests/e2e/report_errors.sh runs it in `make
+ * check`.  The coverage-guided fuzzer is tests/fuzz/fuzz_profile.c (`make
+ * fuzz`).
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -337,6 +337,127 @@ static void test_replacing(void)
 	       "%s", why);
 }
 
+/* A valid header for a file of size bytes: 64 slots, 4096 bytes of records. */
+static struct pdata_header good_header(uint64_t *size)
+{
+	struct pdata_header h;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, PDATA_MAGIC, 8);
+	h.version = PDATA_VERSION;
+	h.header_size = PDATA_HEADER_SIZE;
+	h.state = PDATA_RECORDING;
+	h.table_off = PDATA_HEADER_SIZE;
+	h.table_slots = 64;
+	h.records_off = h.table_off + 64 * sizeof(struct pdata_slot);
+	h.records_cap = 4096;
+	*size = h.file_size = h.records_off + h.records_cap;
+	return h;
+}
+
+/* pdata__check_header: offsets that wrap around or leave the file, with overflow-safe checks. */
+static void test_check_header(void)
+{
+	struct pdata_layout lay;
+	struct pdata_header h;
+	uint64_t size;
+	char why[256];
+
+	h = good_header(&size);
+	CHECKF("a valid header passes", pdata__check_header(&h, size, &lay, why, sizeof(why)) == 0,
+	       "%s", why);
+	CHECK("the layout is the header's",
+	      lay.table_off == h.table_off && lay.table_slots == 64 &&
+		      lay.table_bytes == 64 * sizeof(struct pdata_slot) &&
+		      lay.records_off == h.records_off && lay.records_cap == 4096 &&
+		      lay.file_size == size);
+#define REFUSED(name, field, value)                                                                \
+	do {                                                                                       \
+		h = good_header(&size);                                                            \
+		h.field = value;                                                                   \
+		CHECKF(name, pdata__check_header(&h, size, &lay, why, sizeof(why)) == -EBADMSG,    \
+		       "accepted");                                                                \
+	} while (0)
+	/* table_off + 64 * 24 wraps around to 512: an end inside the file, before the records */
+	REFUSED("table offset whose end wraps around", table_off, (uint64_t)-1024);
+	REFUSED("table offset just below 2^64", table_off, (uint64_t)-8);
+	REFUSED("table beyond the file", table_slots, 1u << 31);
+	REFUSED("table size not a power of two", table_slots, 48);
+	REFUSED("no table", table_slots, 0);
+	REFUSED("table inside the header", table_off, 8);
+	REFUSED("misaligned table", table_off, PDATA_HEADER_SIZE + 4);
+	REFUSED("records offset that wraps around", records_off, (uint64_t)-4096);
+	REFUSED("records capacity that wraps around", records_cap, (uint64_t)-1);
+	REFUSED("records over the table", records_off, PDATA_HEADER_SIZE);
+	REFUSED("misaligned records", records_off, PDATA_HEADER_SIZE + 64 * 24 + 4);
+	REFUSED("header size", header_size, 0xffffffffu);
+	REFUSED("file size", file_size, 1);
+	REFUSED("state", state, 7);
+	REFUSED("version", version, PDATA_VERSION + 1);
+#undef REFUSED
+	h = good_header(&size);
+	CHECK("a file smaller than the header",
+	      pdata__check_header(&h, 100, &lay, why, sizeof(why)) == -EBADMSG);
+	h.records_used = (uint64_t)-8;
+	CHECK("a damaged records_used is not a damaged layout (readers bound it)",
+	      pdata__check_header(&h, size, &lay, why, sizeof(why)) == 0);
+}
+
+static int count_rec(void *arg, const struct pdata_rec *rec)
+{
+	int *n = arg;
+
+	(*n)++;
+	/* the callback's copy: the live record only for a mapped (writable) file */
+	if (n[1] >= 0)
+		n[1] = pdata__rec_live(rec) != NULL;
+	return 0;
+}
+
+static int count_slot(void *arg, const struct pdata_sample *s)
+{
+	*(uint64_t *)arg += s->count;
+	return 0;
+}
+
+/* Readers read with pread: a file that shrinks under them is an error, never a SIGBUS. */
+static void test_shrinks_while_read(void)
+{
+	struct pdata_create_opts opts = {.table_slots = 8192, .records_cap = 65536};
+	struct pdata *w, *r;
+	char why[256], file[300];
+	int n[2] = {0, 0};
+	uint64_t total = 0;
+
+	snprintf(file, sizeof(file), "%s/shrink.data", dir);
+	if (pdata__create(&w, file, &opts, why, sizeof(why)) < 0) {
+		CHECKF("create", 0, "%s", why);
+		return;
+	}
+	for (int i = 0; i < 200; i++)
+		pdata__add_map(w, 1, 0x1000, 0x2000, 0, 5, "/a/path/long/enough/for/many/bytes",
+			       NULL, 0);
+	pdata__count(w, 1, 1, 0x1234, 5);
+	n[1] = 0;
+	pdata__foreach_rec(w, count_rec, n);
+	CHECK("mapped: callbacks can reach the live record", n[0] == 200 && n[1] == 1);
+	pdata__close(w);
+	CHECKF("open read-only", pdata__open(&r, file, 0, why, sizeof(why)) == 0, "%s", why);
+	n[0] = 0;
+	n[1] = 1;
+	CHECK("read-only: every record, no live record",
+	      pdata__foreach_rec(r, count_rec, n) == 0 && n[0] == 200 && n[1] == 0);
+	CHECK("read-only: the samples",
+	      pdata__foreach_sample(r, count_slot, &total) == 0 && total == 5);
+	CHECK("truncate it under the reader", truncate(file, PDATA_HEADER_SIZE) == 0);
+	n[0] = 0;
+	CHECK("records of a file that shrank: -EBADMSG",
+	      pdata__foreach_rec(r, count_rec, n) == -EBADMSG);
+	CHECK("samples of a file that shrank: -EBADMSG",
+	      pdata__foreach_sample(r, count_slot, &total) == -EBADMSG);
+	pdata__close(r);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -348,6 +469,8 @@ int main(void)
 	test_stacks();
 	test_compact();
 	test_replacing();
+	test_check_header();
+	test_shrinks_while_read();
 	char cmd[300];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	return system(cmd) ? 1 : CHECK_DONE();
