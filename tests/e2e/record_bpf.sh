@@ -61,6 +61,6 @@ cpid=$("$DUMP" fork.data | awk '$1=="proc" && $3=="parent=1" { split($2,a,"="); 
 c_in_child=$(fsamples fork.data child_spin "${cpid:-0}")
 c_in_parent=$(fsamples fork.data child_spin 1)
 p_in_parent=$(fsamples fork.data parent_spin 1)
-[ -n "$cpid" ] && [ "$c_in_child" -ge 500 ] && [ "$c_in_parent" -eq 0 ] && [ "$p_in_parent" -ge 500 ]
+[ -n "$cpid" ] && [ "$c_in_child" -ge 200 ] && [ "$c_in_parent" -eq 0 ] && [ "$p_in_parent" -ge 200 ]
 expect bpf_forked_child_histogram "child proc ${cpid:-none}: child_spin $c_in_child (in parent $c_in_parent), parent_spin $p_in_parent"
 exit 0
