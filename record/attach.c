@@ -58,7 +58,11 @@ static int list_tids(pid_t pid, pid_t **out)
 /* Open events for every thread, again until no new thread appeared meanwhile. */
 static int attach_threads(struct record_run *r, pid_t pid, char *why, size_t whylen)
 {
-	struct perf_session_opts po = {.hz = r->hz, .follow_children = r->o->inherit, .attach = 1};
+	struct perf_session_opts po = {.hz = r->hz,
+				       .follow_children = r->o->inherit,
+				       .attach = 1,
+				       .callgraph = r->callgraph,
+				       .stack_bytes = r->o->stack_bytes};
 	pid_t *done = NULL;
 	int ndone = 0, rc = 0;
 
@@ -175,7 +179,8 @@ int record__attach(const struct record_opts *o, struct record_result *res)
 				"cannot attach to process %d: %s", pid, strerror(errno));
 	r.hz = cap && o->hz > cap ? cap : o->hz;
 	r.clock = PDATA_CLOCK_PERF;
-	rc = pdata__create(&r.pd, o->output, NULL, res->why, sizeof(res->why));
+	r.callgraph = record_run__perf_callgraph(o);
+	rc = record_run__create(&r, res->why, sizeof(res->why));
 	if (rc < 0) {
 		close(pidfd);
 		return rc;
@@ -204,11 +209,10 @@ int record__attach(const struct record_opts *o, struct record_result *res)
 	h = pdata__header(r.pd);
 	read_cmdline(pid, h->command, sizeof(h->command));
 	h->root_pid = pid;
-	h->clock = PDATA_CLOCK_PERF;
-	h->nominal_hz = r.hz;
 	h->flags = PDATA_F_ATTACH | (o->inherit ? PDATA_F_INHERIT : 0);
 	record_run__set_note(&r, "perf_event task-clock, attached to running threads%s%s",
 			     r.hz < o->hz ? ", rate capped by perf_event_max_sample_rate" : "", "");
+	record_run__start_header(&r);
 	root = perf_session__add_root(r.perf, pid, 0, exe, 1);
 
 	attach_loop(&r, pid, pidfd);

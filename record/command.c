@@ -126,25 +126,77 @@ static int spawn_stopped(struct record_run *r, int *go_w, int *err_r, const char
 	return 0;
 }
 
+/* The agent's clocks take no call stacks (yet): a -g recording is flat, and says so. */
+static void agent_without_stacks(struct record_run *r)
+{
+	r->callgraph = PDATA_CG_NONE;
+	if (r->o->callgraph != RECORD_CG_NONE && !r->res->warning[0])
+		snprintf(r->res->warning, sizeof(r->res->warning),
+			 "call stacks need perf events, which the %s clock does not use: the "
+			 "profile is flat",
+			 pdata__clock_name((uint32_t)r->clock));
+}
+
+/* The clock note of a perf-event clock. */
+static void perf_note(struct record_run *r)
+{
+	const char *rings =
+		r->o->inherit ? "per-CPU rings, inherit" : "per-CPU rings, threads only";
+	const char *capped = r->hz < r->o->hz ? ", rate capped by perf_event_max_sample_rate" : "";
+
+	if (r->bpf && r->callgraph != PDATA_CG_NONE)
+		snprintf(r->note, sizeof(r->note),
+			 "BPF program on task-clock, every tick through the ring (a call stack "
+			 "cannot be counted in the kernel), %s%s",
+			 rings, capped);
+	else if (r->bpf)
+		snprintf(r->note, sizeof(r->note), "BPF histogram on task-clock, %s%s", rings,
+			 capped);
+	else if (r->o->clock == RECORD_CLOCK_AUTO && r->callgraph != PDATA_CG_NONE)
+		snprintf(r->note, sizeof(r->note),
+			 "perf_event task-clock (auto with call stacks: the bpf clock would send "
+			 "every tick through the ring too, at a higher cost), %s%s",
+			 rings, capped);
+	else
+		snprintf(r->note, sizeof(r->note), "perf_event task-clock, %s%s", rings, capped);
+}
+
 /* Returns 0 with perf on, 1 to use the agent, or -errno (why filled). */
 static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen)
 {
-	struct perf_session_opts po = {.hz = r->hz, .follow_children = r->o->inherit};
+	struct perf_session_opts po = {.hz = r->hz,
+				       .follow_children = r->o->inherit,
+				       .callgraph = record_run__perf_callgraph(r->o),
+				       .stack_bytes = r->o->stack_bytes};
 	const char *simulated = getenv(PROFIL_ENV_SIMULATE_PERF_ERRNO);
 	int rc;
 
 	if (r->o->clock == RECORD_CLOCK_THREAD || r->o->clock == RECORD_CLOCK_ITIMER) {
+		if (r->o->callgraph == RECORD_CG_FP || r->o->callgraph == RECORD_CG_DWARF) {
+			snprintf(why, whylen,
+				 "--call-graph %s needs perf events (--clock perf or bpf)",
+				 r->o->callgraph == RECORD_CG_FP ? "fp" : "dwarf");
+			return -EINVAL;
+		}
 		r->clock = r->o->clock == RECORD_CLOCK_ITIMER ? PDATA_CLOCK_ITIMER :
 								PDATA_CLOCK_THREAD;
 		record_run__set_note(r, "%s clock asked for (--clock)%s",
 				     r->o->clock == RECORD_CLOCK_ITIMER ? "itimer" : "thread", "");
+		agent_without_stacks(r);
 		return 1;
 	}
-	/* auto: the kernel-side histogram where permitted (root, CAP_BPF+CAP_PERFMON) */
-	if (r->o->clock == RECORD_CLOCK_BPF || r->o->clock == RECORD_CLOCK_AUTO) {
+	/*
+	 * auto: the kernel-side histogram where permitted (root,
+	 * CAP_BPF+CAP_PERFMON), except with call stacks: a stack cannot be
+	 * counted in the kernel, so every tick would go through the ring as
+	 * with perf, plus the BPF program's cost (bench/results/stacks.md).
+	 */
+	if (r->o->clock == RECORD_CLOCK_BPF ||
+	    (r->o->clock == RECORD_CLOCK_AUTO && po.callgraph == PDATA_CG_NONE)) {
 		char bwhy[256];
 
-		rc = record_bpf__open(&r->bpf, r->pd, bwhy, sizeof(bwhy));
+		rc = record_bpf__open(&r->bpf, r->pd, po.callgraph != PDATA_CG_NONE, bwhy,
+				      sizeof(bwhy));
 		if (rc < 0 && r->o->clock == RECORD_CLOCK_BPF) {
 			snprintf(why, whylen, "%s", bwhy);
 			return rc;
@@ -154,12 +206,8 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 	rc = perf_session__open(&r->perf, r->pd, &po, &r->child, 1, why, whylen);
 	if (rc == 0) {
 		r->clock = r->bpf ? PDATA_CLOCK_BPF : PDATA_CLOCK_PERF;
-		record_run__set_note(
-			r,
-			r->bpf ? "BPF histogram on task-clock, %s%s" :
-				 "perf_event task-clock, %s%s",
-			r->o->inherit ? "per-CPU rings, inherit" : "per-CPU rings, threads only",
-			r->hz < r->o->hz ? ", rate capped by perf_event_max_sample_rate" : "");
+		r->callgraph = po.callgraph;
+		perf_note(r);
 		return 0;
 	}
 	record_bpf__close(r->bpf);
@@ -172,6 +220,7 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 		 perf_errno_is_refusal(-rc) ? "refused" : "failed",
 		 strerrorname_np(-rc) ? strerrorname_np(-rc) : "error",
 		 simulated && *simulated ? " (simulated)" : "");
+	agent_without_stacks(r);
 	return 1;
 }
 
@@ -265,7 +314,7 @@ int record__command(const struct record_opts *o, struct record_result *res)
 	cap = record_run__max_perf_rate();
 	if (o->clock != RECORD_CLOCK_THREAD && o->clock != RECORD_CLOCK_ITIMER && cap && r.hz > cap)
 		r.hz = cap;
-	rc = pdata__create(&r.pd, o->output, NULL, res->why, sizeof(res->why));
+	rc = record_run__create(&r, res->why, sizeof(res->why));
 	if (rc < 0)
 		return rc;
 	pdata__exit_on_truncation(r.pd, "profil record", o->output);
@@ -302,10 +351,8 @@ int record__command(const struct record_opts *o, struct record_result *res)
 	join_command(cmdline, sizeof(cmdline), o->argv);
 	snprintf(h->command, sizeof(h->command), "%s", cmdline);
 	h->root_pid = r.child;
-	h->clock = (uint32_t)r.clock;
-	h->nominal_hz = r.hz;
 	h->flags = o->inherit ? PDATA_F_INHERIT : 0;
-	snprintf(h->clock_note, sizeof(h->clock_note), "%s", r.note);
+	record_run__start_header(&r);
 	if (!use_agent)
 		perf_session__add_root(r.perf, r.child, getpid(), r.exe, 0);
 	if (r.events)

@@ -26,11 +26,14 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "record/perf_sample.h"
 #include "record/perf_session.h"
 #include "record/proctree.h"
+#include "record/stacks.h"
 
 struct ring {
 	int fd;
@@ -65,6 +68,8 @@ struct perf_session {
 	uint64_t seq;
 	uint64_t max_ts_prev, max_ts;
 	uint64_t throttled;
+	struct stacks *stacks;		  /* call stacks, NULL: a flat profile */
+	struct perf_sample_layout layout; /* what the samples hold */
 };
 
 int perf_errno_is_refusal(int err)
@@ -139,7 +144,7 @@ static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-static void fill_attr(const struct perf_session *s, struct perf_event_attr *a)
+static void fill_attr(struct perf_session *s, struct perf_event_attr *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -164,6 +169,10 @@ static void fill_attr(const struct perf_session *s, struct perf_event_attr *a)
 	a->clockid = CLOCK_MONOTONIC; /* one time base for every CPU's ring */
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(s->ring_pages * (uint64_t)getpagesize() / 2);
+	if (s->stacks)
+		stacks__fill_attr(s->stacks, a);
+	s->layout.sample_type = a->sample_type;
+	s->layout.regs_mask = a->sample_regs_user;
 }
 
 static int push_fd(struct perf_session *s, int fd)
@@ -269,6 +278,14 @@ int perf_session__add_tids(struct perf_session *s, const pid_t *tids, int ntids,
 	return 0;
 }
 
+/* A process's mappings were read from /proc: the unwinder reads them too. */
+static void on_proc_maps(void *arg, pid_t pid)
+{
+	struct perf_session *s = arg;
+
+	stacks__proc_maps(s->stacks, pid);
+}
+
 int perf_session__open(struct perf_session **out, struct pdata *pd,
 		       const struct perf_session_opts *opts, const pid_t *tids, int ntids,
 		       char *why, size_t whylen)
@@ -284,6 +301,22 @@ int perf_session__open(struct perf_session **out, struct pdata *pd,
 	s->opts = *opts;
 	/* 256 pages = 1 MiB per CPU: ~0.3 s of samples at 100 kHz; less if mlock is limited */
 	s->ring_pages = 256;
+	if (opts->callgraph != PDATA_CG_NONE) {
+		rc = stacks__new(&s->stacks, opts->callgraph, opts->stack_bytes);
+		if (rc < 0) {
+			snprintf(why, whylen, "%s",
+				 rc == -EINVAL ? "bad call-graph mode or stack size" :
+						 "out of memory");
+			free(s);
+			return rc;
+		}
+		/*
+		 * A dwarf sample is ~16.5 KiB: at 10 kHz ~165 MB/s per busy CPU,
+		 * which 16 MiB holds for ~0.1 s (the poll loop drains every 50 ms).
+		 */
+		if (opts->callgraph == PDATA_CG_DWARF)
+			s->ring_pages = 4096;
+	}
 	rc = read_online_cpus(&s->cpus);
 	if (rc <= 0) {
 		snprintf(why, whylen, "cannot list the online CPUs");
@@ -298,6 +331,8 @@ int perf_session__open(struct perf_session **out, struct pdata *pd,
 		perf_session__close(s);
 		return -ENOMEM;
 	}
+	if (s->stacks)
+		proctree__on_proc_maps(s->tree, on_proc_maps, s);
 	rc = perf_session__add_tids(s, tids, ntids, why, whylen);
 	if (rc < 0) {
 		perf_session__close(s);
@@ -316,6 +351,11 @@ const int *perf_session__fds(struct perf_session *s, int *n)
 uint32_t perf_session__ring_pages(struct perf_session *s)
 {
 	return s->ring_pages;
+}
+
+struct stacks *perf_session__stacks(struct perf_session *s)
+{
+	return s->stacks;
 }
 
 uint64_t perf_session__throttled(struct perf_session *s)
@@ -380,10 +420,11 @@ static void observe_sample(struct perf_session *s, const struct pstate *p, pid_t
 
 static void on_sample(struct perf_session *s, const struct perf_event_header *h)
 {
-	const struct sample_body *b = (const void *)(h + 1);
+	struct perf_sample smp;
+	const struct perf_sample *b = &smp;
 	struct pstate *p;
 
-	if (h->size < sizeof(*h) + sizeof(*b))
+	if (perf_sample__parse(&s->layout, h, h->size, &smp) < 0)
 		return;
 	p = proctree__lazy(s->tree, (pid_t)b->pid);
 	if (!p) {
@@ -402,7 +443,10 @@ static void on_sample(struct perf_session *s, const struct perf_event_header *h)
 		if (!t || t->proc != p->rec->id || !t->rec)
 			proctree__note_thread(s->tree, p, (pid_t)b->tid, NULL);
 	}
-	pdata__count(s->pd, p->rec->id, (int)b->tid, b->ip, 1);
+	if (s->stacks)
+		stacks__count(s->stacks, s->pd, p->rec->id, b);
+	else
+		pdata__count(s->pd, p->rec->id, (int)b->tid, b->ip, 1);
 	if (s->opts.observer && s->opts.observer->sample)
 		observe_sample(s, p, (pid_t)b->tid, b->ip);
 }
@@ -442,6 +486,13 @@ static void on_mmap2(struct perf_session *s, const struct perf_event_header *h)
 	if (!path[0] || !strncmp(path, "//anon", 6))
 		snprintf(path, sizeof(path), "[anon]");
 	proctree__add_map(s->tree, p, b->addr, b->addr + b->len, b->pgoff, b->prot, path);
+	if (s->stacks) {
+		/* a record with a build id has no device and inode: the file is then known by path */
+		int by_id = (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) != 0;
+
+		stacks__map(s->stacks, (pid_t)b->pid, b->addr, b->addr + b->len, b->pgoff,
+			    by_id ? 0 : makedev(b->maj, b->min), by_id ? 0 : b->ino, path);
+	}
 }
 
 static void on_exec(struct perf_session *s, pid_t pid, const char *comm)
@@ -461,6 +512,8 @@ static void on_exec(struct perf_session *s, pid_t pid, const char *comm)
 			pdata__end_proc(old->rec, PDATA_END_EXEC, 0, pdata__now_ns(), NULL);
 		observe_end(s, pid);
 	}
+	if (s->stacks)
+		stacks__forget(s->stacks, pid); /* the new image's mappings follow */
 	p = pstate__new(pid, old ? old->ppid : proc_read_ppid(pid), "");
 	if (!p)
 		return;
@@ -537,6 +590,8 @@ static void on_fork(struct perf_session *s, const struct perf_event_header *h)
 					     parent->maps[i].pgoff, parent->maps[i].prot,
 					     parent->maps[i].path);
 	}
+	if (s->stacks)
+		stacks__fork(s->stacks, (pid_t)b->ppid, (pid_t)b->pid);
 	child = proctree__set(s->tree, child);
 	if (!child)
 		return;
@@ -556,6 +611,8 @@ static void on_exit_rec(struct perf_session *s, const struct perf_event_header *
 			s->opts.observer->thread_end(s->opts.observer->arg, (pid_t)b->tid);
 		return;
 	}
+	if (s->stacks)
+		stacks__forget(s->stacks, (pid_t)b->pid);
 	p = proctree__find(s->tree, (pid_t)b->pid);
 	if (!p || p->ended)
 		return;
@@ -767,6 +824,7 @@ void perf_session__close(struct perf_session *s)
 	for (int i = 0; i < s->nfds; i++)
 		close(s->fds[i]);
 	proctree__free(s->tree);
+	stacks__free(s->stacks);
 	free(s->fds);
 	free(s->rings);
 	free(s->ring_fds);

@@ -42,12 +42,15 @@ struct perf_session_opts {
 	int follow_children; /* inherit into fork()ed processes (threads always) */
 	int attach;	     /* events on running threads, enabled at once */
 	const struct perf_session_observer *observer; /* NULL: none */
+	uint32_t callgraph;   /* enum pdata_callgraph: PDATA_CG_NONE, _FP or _DWARF */
+	uint32_t stack_bytes; /* dwarf: user stack copied per sample, 0 = the default */
 };
 
 /*
  * Open one task-clock sampling event per online CPU for each tid (inherit,
  * so that new threads, and children when asked, are followed), sharing
- * one ring buffer per CPU.  For a command (!attach) the events start
+ * one ring buffer per CPU (1 MiB; 16 MiB with call stacks, less when the
+ * mlock limit says so).  For a command (!attach) the events start
  * disabled and turn on at the task's exec.  On error returns -errno and
  * one sentence in why; the errno of perf_event_open itself is kept so that
  * the caller can tell a refusal (EACCES, EPERM, ENOSYS) from a failure.
@@ -76,6 +79,9 @@ void perf_session__drain(struct perf_session *s, int final);
 
 /* Task-clock time counted by the events (CPU time of the profiled tree since enable). */
 uint64_t perf_session__cpu_ns(struct perf_session *s);
+
+/* The call stacks of the samples (record/stacks.h), NULL in a flat profile. */
+struct stacks *perf_session__stacks(struct perf_session *s);
 
 /* Counters: throttle records seen, processes that ended (EXIT records). */
 uint64_t perf_session__throttled(struct perf_session *s);

@@ -33,6 +33,8 @@ struct proctree {
 	struct pdata *pd;
 	struct htab *procs;   /* pid -> its current image */
 	struct htab *threads; /* tid -> thread */
+	void (*on_proc_maps)(void *arg, pid_t pid);
+	void *on_proc_maps_arg;
 };
 
 static void free_pstate(struct pstate *p)
@@ -161,11 +163,19 @@ void proctree__ensure_rec(struct proctree *t, struct pstate *p)
 			       p->maps[i].pgoff, p->maps[i].prot, p->maps[i].path, NULL, 0);
 }
 
+void proctree__on_proc_maps(struct proctree *t, void (*fn)(void *arg, pid_t pid), void *arg)
+{
+	t->on_proc_maps = fn;
+	t->on_proc_maps_arg = arg;
+}
+
 void proctree__read_proc_maps(struct proctree *t, struct pstate *p)
 {
 	char path[64], line[PATH_MAX + 128];
 	FILE *f;
 
+	if (t->on_proc_maps)
+		t->on_proc_maps(t->on_proc_maps_arg, p->pid);
 	snprintf(path, sizeof(path), "/proc/%d/maps", p->pid);
 	f = fopen(path, "re");
 	if (!f)

@@ -31,7 +31,14 @@
  *    cpu_ns (perf: task-clock of the whole tree, user and kernel; agent:
  *    wait4 rusage of the command and its waited-for descendants), period_ns
  *    = cpu_ns / samples (the effective period), nominal_hz (after capping),
- *    clock and clock_note (why this clock, capping, throttling).
+ *    clock and clock_note (why this clock, capping, throttling);
+ *  - with call stacks (opts->callgraph): every sample's stack, unwound
+ *    while recording and deduplicated in the frame table; header.callgraph
+ *    says how (fp, dwarf), header.truncated how many were cut short, and
+ *    the clock note how they were taken and what went through the rings.
+ *    -g picks dwarf on the perf clock: the bpf clock cannot count a stack
+ *    in the kernel (every sample would go through the ring, and the BPF
+ *    program would only add its cost), so auto takes perf for stacks.
  */
 #ifndef PROFIL_RECORD_RECORD_H
 #define PROFIL_RECORD_RECORD_H
@@ -41,12 +48,25 @@
 
 #define RECORD_DEFAULT_HZ 997 /* near 1 kHz, prime: cannot run in lock-step with the program */
 
+/* --call-graph dwarf,SIZE: user stack bytes copied per sample (a multiple of 8). */
+#define RECORD_STACK_BYTES_DEFAULT 16384
+#define RECORD_STACK_BYTES_MIN 512
+#define RECORD_STACK_BYTES_MAX 65528 /* the kernel's limit: a sample record is at most 64 KiB */
+
 enum record_clock {
 	RECORD_CLOCK_AUTO,   /* bpf where permitted, else perf, else thread (the agent) */
 	RECORD_CLOCK_PERF,   /* perf_event task-clock sampling into ring buffers */
 	RECORD_CLOCK_THREAD, /* the agent: per-thread CPU-time timers */
 	RECORD_CLOCK_ITIMER, /* the agent: a process-wide CPU timer */
 	RECORD_CLOCK_BPF,    /* the kernel-side histogram on the perf events */
+};
+
+/* Call stacks (`-g`, `--call-graph MODE`), perf's names. */
+enum record_callgraph {
+	RECORD_CG_NONE,	 /* a flat profile */
+	RECORD_CG_AUTO,	 /* -g: the best this machine permits (dwarf on perf events) */
+	RECORD_CG_FP,	 /* the kernel's frame-pointer walk: cheap, broken by code without them */
+	RECORD_CG_DWARF, /* user stack copies unwound through the CFI by the recorder */
 };
 
 struct record_opts {
@@ -56,7 +76,9 @@ struct record_opts {
 	pid_t attach_pid;	 /* attach to this running process, 0: run argv */
 	int inherit;		 /* follow child processes */
 	const char *events;	 /* the prof/profil event stream ("-" = stdout), NULL: none */
-	char **argv;		 /* COMMAND [ARGS...] (NULL-terminated) when not attaching */
+	enum record_callgraph callgraph;
+	unsigned int stack_bytes; /* dwarf: user stack bytes copied per sample, 0 = 16 KiB */
+	char **argv;		  /* COMMAND [ARGS...] (NULL-terminated) when not attaching */
 };
 
 struct record_result {
@@ -78,6 +100,9 @@ struct record_result {
 	double effective_hz;	/* samples per CPU second achieved, 0 when unknown */
 	unsigned int hz;    /* the nominal rate in effect: below opts->hz when the kernel caps it */
 	uint64_t throttled; /* times the kernel throttled the perf events */
+	const char *callgraph_name; /* "none", "fp", "dwarf" (header.callgraph) */
+	uint64_t stacks_truncated;  /* samples whose stack was cut short (header.truncated) */
+	uint64_t stacks_dropped;    /* samples stored without their stack (frame table full) */
 };
 
 /*

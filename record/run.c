@@ -15,6 +15,7 @@
 #include "record/perf_session.h"
 #include "record/record_bpf.h"
 #include "record/run.h"
+#include "record/stacks.h"
 
 /*
  * The signals stay blocked when the recording is over: one that arrives at
@@ -60,6 +61,29 @@ static void drain_signals(struct record_run *r)
 		on_signal(r, &si);
 }
 
+uint32_t record_run__perf_callgraph(const struct record_opts *o)
+{
+	switch (o->callgraph) {
+	case RECORD_CG_AUTO:
+	case RECORD_CG_DWARF:
+		return PDATA_CG_DWARF;
+	case RECORD_CG_FP:
+		return PDATA_CG_FP;
+	default:
+		return PDATA_CG_NONE;
+	}
+}
+
+int record_run__create(struct record_run *r, char *why, size_t whylen)
+{
+	struct pdata_create_opts co = {0};
+
+	/* 1M frame nodes (16 MiB while recording): a few thousand distinct stacks use ~1 % */
+	if (r->o->callgraph != RECORD_CG_NONE)
+		co.frame_slots = PDATA_DEFAULT_FRAMES;
+	return pdata__create(&r->pd, r->o->output, &co, why, whylen);
+}
+
 void record_run__set_note(struct record_run *r, const char *fmt, const char *a, const char *b)
 {
 	snprintf(r->note, sizeof(r->note), fmt, a, b);
@@ -103,6 +127,29 @@ struct pdata_proc *record_run__latest_proc(struct pdata *pd, pid_t pid)
 	return a.found;
 }
 
+/* "; call stacks: ..." after the note, when the samples carry stacks. */
+static void append_stacks(struct record_run *r, char *note, size_t len)
+{
+	size_t at = strlen(note);
+
+	if (!r->perf || !perf_session__stacks(r->perf) || at + 2 >= len)
+		return;
+	snprintf(note + at, len - at, "; ");
+	at += 2;
+	stacks__describe(perf_session__stacks(r->perf), note + at, len - at);
+}
+
+void record_run__start_header(struct record_run *r)
+{
+	struct pdata_header *h = pdata__header(r->pd);
+
+	h->clock = (uint32_t)r->clock;
+	h->nominal_hz = r->hz;
+	h->callgraph = r->callgraph;
+	snprintf(h->clock_note, sizeof(h->clock_note), "%s", r->note);
+	append_stacks(r, h->clock_note, sizeof(h->clock_note));
+}
+
 void record_run__finish_header(struct record_run *r, uint64_t cpu_ns)
 {
 	struct pdata_header *h = pdata__header(r->pd);
@@ -129,6 +176,8 @@ void record_run__finish_header(struct record_run *r, uint64_t cpu_ns)
 		at = strlen(r->note);
 		record_bpf__describe(r->bpf, r->note + at, sizeof(r->note) - at);
 	}
+	append_stacks(r, r->note, sizeof(r->note));
+	h->callgraph = r->callgraph;
 	snprintf(h->clock_note, sizeof(h->clock_note), "%s", r->note);
 }
 
@@ -151,6 +200,9 @@ void record_run__finish(struct record_run *r)
 	res->effective_hz = h->cpu_ns ? (double)h->samples * 1e9 / (double)h->cpu_ns : 0;
 	res->hz = r->hz;
 	res->throttled = r->perf ? perf_session__throttled(r->perf) : 0;
+	res->callgraph_name = pdata__callgraph_name(h->callgraph);
+	res->stacks_truncated = h->truncated;
+	res->stacks_dropped = h->stacks_dropped;
 }
 
 /*
