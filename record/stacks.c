@@ -231,9 +231,11 @@ void stacks__describe(const struct stacks *st, char *buf, size_t len)
 
 	if (st->callgraph == PDATA_CG_DWARF)
 		snprintf(buf, len,
-			 "call stacks: dwarf (%u KiB user stack copies unwound by the "
+			 "call stacks: dwarf (%u %s user stack copies unwound by the "
 			 "recorder through the CFI%s)",
-			 st->stack_bytes / 1024, st->kernel ? "; kernel frames by the kernel" : "");
+			 st->stack_bytes % 1024 ? st->stack_bytes : st->stack_bytes / 1024,
+			 st->stack_bytes % 1024 ? "byte" : "KiB",
+			 st->kernel ? "; kernel frames by the kernel" : "");
 	else
 		snprintf(buf, len, "call stacks: fp (the kernel's frame-pointer walk%s)",
 			 st->kernel ? ", kernel frames included" : "");

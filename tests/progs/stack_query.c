@@ -5,8 +5,9 @@
  * reports of stacks).
  *
  *   stack_query FILE header
- *       callgraph=NAME samples=N truncated=N stacks_dropped=N stacked=N
- *       (stacked: samples that carry a stack)
+ *       callgraph=NAME state=N samples=N truncated=N stacks_dropped=N stacked=N frames=N
+ *       note TEXT
+ *       (stacked: samples that carry a stack; frames: frame nodes in use)
  *   stack_query FILE count [FILTER...]
  *       the samples that pass every filter:
  *         --tid-of FUNC   the sample's thread has samples whose stack holds FUNC
@@ -149,17 +150,26 @@ static int folded(struct query *q)
 	return 0;
 }
 
-static int header(const struct pview *v)
+static int header(const struct pview *v, const char *path)
 {
 	uint64_t stacked = 0;
+	struct pdata *p;
+	uint32_t frames = 0;
+	char why[256];
 
+	if (pdata__open(&p, path, 0, why, sizeof(why)) == 0) {
+		frames = pdata__frames_used(p);
+		pdata__close(p);
+	}
 	for (size_t i = 0; i < v->nsamples; i++)
 		if (v->samples[i].stack)
 			stacked += v->samples[i].count;
-	printf("callgraph=%s samples=%llu truncated=%llu stacks_dropped=%llu stacked=%llu\n",
-	       pdata__callgraph_name(v->hdr.callgraph), (unsigned long long)v->hdr.samples,
-	       (unsigned long long)v->hdr.truncated, (unsigned long long)v->hdr.stacks_dropped,
-	       (unsigned long long)stacked);
+	printf("callgraph=%s state=%u samples=%llu truncated=%llu stacks_dropped=%llu "
+	       "stacked=%llu frames=%u\n",
+	       pdata__callgraph_name(v->hdr.callgraph), v->hdr.state,
+	       (unsigned long long)v->hdr.samples, (unsigned long long)v->hdr.truncated,
+	       (unsigned long long)v->hdr.stacks_dropped, (unsigned long long)stacked, frames);
+	printf("note %s\n", v->hdr.clock_note);
 	return 0;
 }
 
@@ -199,7 +209,7 @@ int main(int argc, char **argv)
 	if (!q.r)
 		rc = 1;
 	else if (!strcmp(argv[2], "header"))
-		rc = header(v);
+		rc = header(v, argv[1]);
 	else if (!strcmp(argv[2], "count"))
 		rc = count(&q);
 	else if (!strcmp(argv[2], "folded"))
