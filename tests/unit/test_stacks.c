@@ -323,9 +323,100 @@ static void test_bad_modes(void)
 	CHECK("new_refuses_huge_size", stacks__new(&st, PDATA_CG_DWARF, 65536) == -EINVAL);
 }
 
+/* One PC under thousands of stacks (a leaf called from everywhere) fills the table evenly. */
+static int sum_counts(void *arg, const struct pdata_sample *s)
+{
+	*(uint64_t *)arg += s->count;
+	return 0;
+}
+
+static void test_one_pc_many_stacks(void)
+{
+	struct pdata_create_opts o = {
+		.table_slots = 4096, .frame_slots = 8192, .records_cap = 65536};
+	char path[256], why[256];
+	struct pdata *p = NULL;
+	uint64_t total = 0;
+
+	snprintf(path, sizeof(path), "%s/many", dir);
+	if (pdata__create(&p, path, &o, why, sizeof(why)) < 0) {
+		CHECKF("many_stacks_setup", 0, "%s", why);
+		return;
+	}
+	for (uint64_t i = 0; i < 2000; i++) {
+		uint64_t pcs[3] = {0x401000, 0x500000 + i * 16, 0x600000};
+
+		pdata__count_stack(p, 1, 1, pcs, 3, 0, 1);
+	}
+	pdata__foreach_sample(p, sum_counts, &total);
+	CHECKF("one_pc_many_stacks_all_counted",
+	       total == 2000 && pdata__header(p)->dropped == 0 &&
+		       pdata__header(p)->stacks_dropped == 0,
+	       "counted %llu of 2000, dropped %llu, stacks dropped %llu", (unsigned long long)total,
+	       (unsigned long long)pdata__header(p)->dropped,
+	       (unsigned long long)pdata__header(p)->stacks_dropped);
+	pdata__close(p);
+}
+
+static struct pdata *shared;
+
+/* Every sample's stack reads back: its PC, then its caller. */
+static int check_two_frames(void *arg, const struct pdata_sample *s)
+{
+	uint64_t pcs[4];
+	int n = pdata__stack(shared, s->stack, pcs, 4);
+
+	*(int *)arg += n != 2 || pcs[0] != s->pc || pcs[1] < 0x500000;
+	return 0;
+}
+
+/* Compaction packs the tables densely (to the next power of two above 1.125x) and loses nothing. */
+static void test_compact_dense(void)
+{
+	struct pdata_create_opts o = {
+		.table_slots = 16384, .frame_slots = 16384, .records_cap = 65536};
+	char path[256], why[256];
+	struct pdata *p = NULL;
+	uint64_t total = 0;
+	int bad = 0;
+
+	snprintf(path, sizeof(path), "%s/dense", dir);
+	if (pdata__create(&p, path, &o, why, sizeof(why)) < 0) {
+		CHECKF("dense_setup", 0, "%s", why);
+		return;
+	}
+	/* 3600 distinct stacks of 2 frames: 3600 slots (of 4096), 3601 frame nodes */
+	for (uint64_t i = 0; i < 3600; i++) {
+		uint64_t st[2] = {0x401000 + (i % 7) * 4, 0x500000 + i * 16};
+
+		pdata__count_stack(p, 1, 1, st, 2, 0, 1);
+	}
+	if (pdata__finish(p) < 0 || pdata__compact(p, path, why, sizeof(why)) < 0) {
+		CHECKF("dense_compact", 0, "%s", why);
+		pdata__close(p);
+		return;
+	}
+	pdata__close(p);
+	if (pdata__open(&p, path, 0, why, sizeof(why)) < 0) {
+		CHECKF("dense_reopen", 0, "%s", why);
+		return;
+	}
+	pdata__foreach_sample(p, sum_counts, &total);
+	shared = p;
+	pdata__foreach_sample(p, check_two_frames, &bad);
+	CHECKF("compact_dense_and_complete",
+	       total == 3600 && pdata__header(p)->dropped == 0 &&
+		       pdata__header(p)->table_slots == 4096 &&
+		       pdata__header(p)->frame_slots == 8192 && !bad,
+	       "counted %llu of 3600, dropped %llu, %u slots, %u frame slots, %d bad stacks",
+	       (unsigned long long)total, (unsigned long long)pdata__header(p)->dropped,
+	       pdata__header(p)->table_slots, pdata__header(p)->frame_slots, bad);
+	pdata__close(p);
+}
+
 static void remove_dir(void)
 {
-	const char *names[] = {"fpk", "fpd", "dw1", "dw2", "dw3"};
+	const char *names[] = {"fpk", "fpd", "dw1", "dw2", "dw3", "many", "dense", "dense.old"};
 	char path[256];
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -348,6 +439,8 @@ int main(void)
 	test_fp_with_kernel();
 	test_fp_depth_limit();
 	test_dwarf_without_regs();
+	test_one_pc_many_stacks();
+	test_compact_dense();
 	remove_dir();
 	return CHECK_DONE();
 }
