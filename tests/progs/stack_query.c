@@ -5,9 +5,11 @@
  * reports of stacks).
  *
  *   stack_query FILE header
- *       callgraph=NAME state=N samples=N truncated=N stacks_dropped=N stacked=N frames=N
+ *       callgraph=NAME state=N samples=N lost=N dropped=N truncated=N stacks_dropped=N
+ *       stacked=N frames=N stacks=N
  *       note TEXT
- *       (stacked: samples that carry a stack; frames: frame nodes in use)
+ *       (stacked: samples that carry a stack; frames: frame nodes in use; stacks:
+ *       distinct call stacks)
  *   stack_query FILE count [FILTER...]
  *       the samples that pass every filter:
  *         --tid-of FUNC   the sample's thread has samples whose stack holds FUNC
@@ -164,11 +166,13 @@ static int header(const struct pview *v, const char *path)
 	for (size_t i = 0; i < v->nsamples; i++)
 		if (v->samples[i].stack)
 			stacked += v->samples[i].count;
-	printf("callgraph=%s state=%u samples=%llu truncated=%llu stacks_dropped=%llu "
-	       "stacked=%llu frames=%u\n",
+	printf("callgraph=%s state=%u samples=%llu lost=%llu dropped=%llu truncated=%llu "
+	       "stacks_dropped=%llu stacked=%llu frames=%u stacks=%zu\n",
 	       pdata__callgraph_name(v->hdr.callgraph), v->hdr.state,
-	       (unsigned long long)v->hdr.samples, (unsigned long long)v->hdr.truncated,
-	       (unsigned long long)v->hdr.stacks_dropped, (unsigned long long)stacked, frames);
+	       (unsigned long long)v->hdr.samples, (unsigned long long)v->hdr.lost,
+	       (unsigned long long)v->hdr.dropped, (unsigned long long)v->hdr.truncated,
+	       (unsigned long long)v->hdr.stacks_dropped, (unsigned long long)stacked, frames,
+	       v->nstacks ? v->nstacks - 1 : 0);
 	printf("note %s\n", v->hdr.clock_note);
 	return 0;
 }
