@@ -33,6 +33,7 @@
 #include "record/perf_sample.h"
 #include "record/perf_session.h"
 #include "record/proctree.h"
+#include "record/record.h"
 #include "record/stacks.h"
 
 struct ring {
@@ -74,7 +75,8 @@ struct perf_session {
 	int *fds; /* every event */
 	int nfds, fdcap;
 	uint32_t ring_pages;
-	struct proctree *tree; /* the processes and threads the records describe */
+	uint32_t ring_pages_asked; /* before the mlock limit had its say */
+	struct proctree *tree;	   /* the processes and threads the records describe */
 	/* reorder queue */
 	struct chunk *chunks;
 	uint32_t nchunks, cur; /* records are appended to chunks[cur] */
@@ -231,6 +233,58 @@ static int map_ring(struct perf_session *s, struct ring *r, int fd)
 	return -EPERM;
 }
 
+/*
+ * The ring size the locked-memory limit allows for every CPU at once
+ * (perf_event_mlock_kb per CPU, then RLIMIT_MEMLOCK), found on dummy events
+ * of the recorder itself before the real ones are opened: their wakeup
+ * watermark is half the ring, and a watermark set for a larger ring than
+ * the one mapped would wake the recorder only when the ring is full.
+ */
+static void fit_ring_pages(struct perf_session *s)
+{
+	struct perf_event_attr a = {.size = sizeof(a),
+				    .type = PERF_TYPE_SOFTWARE,
+				    .config = PERF_COUNT_SW_DUMMY,
+				    .disabled = 1,
+				    .exclude_kernel = 1,
+				    .exclude_hv = 1};
+	size_t page = (size_t)getpagesize();
+	int *fds = malloc(sizeof(int) * (size_t)s->ncpus);
+	void **maps = calloc((size_t)s->ncpus, sizeof(void *));
+	int n = 0;
+
+	for (; fds && maps && n < s->ncpus; n++) {
+		fds[n] = sys_perf_event_open(&a, 0, s->cpus[n]);
+		if (fds[n] < 0)
+			break;
+	}
+	/* every CPU at the same size: the first must not take what the last needs */
+	for (uint32_t pages = s->ring_pages; n == s->ncpus && pages >= 4; pages /= 2) {
+		size_t len = (pages + 1) * page;
+		int ok = 1;
+
+		for (int i = 0; i < n && ok; i++) {
+			maps[i] = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fds[i], 0);
+			ok = maps[i] != MAP_FAILED;
+			if (!ok)
+				maps[i] = NULL;
+		}
+		for (int i = 0; i < n; i++) {
+			if (maps[i])
+				munmap(maps[i], len);
+			maps[i] = NULL;
+		}
+		if (ok) {
+			s->ring_pages = pages;
+			break;
+		}
+	}
+	for (int i = 0; fds && i < n; i++)
+		close(fds[i]);
+	free(fds);
+	free(maps);
+}
+
 static int open_tid(struct perf_session *s, pid_t tid, char *why, size_t whylen)
 {
 	struct perf_event_attr attr;
@@ -293,6 +347,32 @@ int perf_session__add_tids(struct perf_session *s, const pid_t *tids, int ntids,
 	return 0;
 }
 
+/*
+ * Pages of each CPU's ring.  Flat: 1 MiB, ~0.3 s of samples at 100 kHz.
+ * With stacks, 0.2 s of samples at the rate asked (a dwarf sample is the
+ * stack copy plus ~300 bytes: at 10 kHz ~165 MB/s per busy CPU; the poll
+ * loop drains every 50 ms at the latest), between 1 and 16 MiB, and at
+ * most 256 MiB for all CPUs together.  Less when the mlock limit says so.
+ */
+static uint32_t ring_pages_for(const struct perf_session_opts *o, int ncpus)
+{
+	uint64_t record =
+		o->callgraph == PDATA_CG_DWARF ?
+			(o->stack_bytes ? o->stack_bytes : RECORD_STACK_BYTES_DEFAULT) + 512 :
+			1024;
+	uint64_t want = (uint64_t)o->hz * record / 5, cap = (256ull << 20) / (uint64_t)ncpus;
+	uint64_t page = (uint64_t)getpagesize();
+	uint32_t pages = 256;
+
+	if (o->callgraph == PDATA_CG_NONE)
+		return 256;
+	if (cap > 16ull << 20)
+		cap = 16ull << 20;
+	while ((uint64_t)pages * page < want && (uint64_t)pages * 2 * page <= cap)
+		pages *= 2;
+	return pages;
+}
+
 /* A process's mappings were read from /proc: the unwinder reads them too. */
 static void on_proc_maps(void *arg, pid_t pid)
 {
@@ -314,8 +394,6 @@ int perf_session__open(struct perf_session **out, struct pdata *pd,
 	}
 	s->pd = pd;
 	s->opts = *opts;
-	/* 256 pages = 1 MiB per CPU: ~0.3 s of samples at 100 kHz; less if mlock is limited */
-	s->ring_pages = 256;
 	if (opts->callgraph != PDATA_CG_NONE) {
 		rc = stacks__new(&s->stacks, opts->callgraph, opts->stack_bytes);
 		if (rc < 0) {
@@ -325,20 +403,16 @@ int perf_session__open(struct perf_session **out, struct pdata *pd,
 			free(s);
 			return rc;
 		}
-		/*
-		 * A dwarf sample is ~16.5 KiB: at 10 kHz ~165 MB/s per busy CPU,
-		 * which 16 MiB holds for ~0.1 s (the poll loop drains every 50 ms).
-		 */
-		if (opts->callgraph == PDATA_CG_DWARF)
-			s->ring_pages = 4096;
 	}
 	rc = read_online_cpus(&s->cpus);
 	if (rc <= 0) {
 		snprintf(why, whylen, "cannot list the online CPUs");
+		stacks__free(s->stacks);
 		free(s);
 		return rc < 0 ? rc : -ENODEV;
 	}
 	s->ncpus = rc;
+	s->ring_pages = s->ring_pages_asked = ring_pages_for(opts, s->ncpus);
 	s->rings = calloc(s->ncpus, sizeof(*s->rings));
 	s->ring_fds = calloc(s->ncpus, sizeof(int));
 	if (!s->rings || !s->ring_fds || proctree__new(&s->tree, pd) < 0) {
@@ -348,6 +422,8 @@ int perf_session__open(struct perf_session **out, struct pdata *pd,
 	}
 	if (s->stacks)
 		proctree__on_proc_maps(s->tree, on_proc_maps, s);
+	if (geteuid() != 0) /* root locks what it needs */
+		fit_ring_pages(s);
 	rc = perf_session__add_tids(s, tids, ntids, why, whylen);
 	if (rc < 0) {
 		perf_session__close(s);
@@ -371,6 +447,11 @@ uint32_t perf_session__ring_pages(struct perf_session *s)
 struct stacks *perf_session__stacks(struct perf_session *s)
 {
 	return s->stacks;
+}
+
+int perf_session__ring_limited(struct perf_session *s)
+{
+	return s->ring_pages < s->ring_pages_asked;
 }
 
 uint64_t perf_session__throttled(struct perf_session *s)

@@ -86,6 +86,8 @@ struct stacks *perf_session__stacks(struct perf_session *s);
 /* Counters: throttle records seen, processes that ended (EXIT records). */
 uint64_t perf_session__throttled(struct perf_session *s);
 uint32_t perf_session__ring_pages(struct perf_session *s);
+/* 1 when the rings are smaller than asked for (the locked-memory limit). */
+int perf_session__ring_limited(struct perf_session *s);
 
 void perf_session__close(struct perf_session *s);
 

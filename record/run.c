@@ -137,6 +137,34 @@ static void append_stacks(struct record_run *r, char *note, size_t len)
 	snprintf(note + at, len - at, "; ");
 	at += 2;
 	stacks__describe(perf_session__stacks(r->perf), note + at, len - at);
+	at = strlen(note);
+	snprintf(note + at, len - at, "; rings of %llu KiB per CPU%s",
+		 (unsigned long long)perf_session__ring_pages(r->perf) * (uint64_t)getpagesize() /
+			 1024,
+		 perf_session__ring_limited(r->perf) ? " (the locked-memory limit)" : "");
+}
+
+/*
+ * Lost samples are said in the summary; with stacks (16 KiB a sample) a
+ * share worth acting on gets a sentence why.
+ */
+static void warn_lost(struct record_run *r, const struct pdata_header *h)
+{
+	uint64_t lost = h->lost, all = h->samples + h->lost;
+
+	if (!r->perf || !perf_session__stacks(r->perf) || r->res->warning[0] || !all ||
+	    lost * 100 < all)
+		return;
+	snprintf(r->res->warning, sizeof(r->res->warning),
+		 "%.1f%% of the samples were lost: the recorder did not read its rings (%llu KiB "
+		 "per CPU) in time%s",
+		 100.0 * (double)lost / (double)all,
+		 (unsigned long long)perf_session__ring_pages(r->perf) * (uint64_t)getpagesize() /
+			 1024,
+		 perf_session__ring_limited(r->perf) ?
+			 "; the locked-memory limit kept them small (ulimit -l, "
+			 "kernel.perf_event_mlock_kb)" :
+			 "; a lower -F helps");
 }
 
 void record_run__start_header(struct record_run *r)
@@ -200,6 +228,7 @@ void record_run__finish(struct record_run *r)
 	res->effective_hz = h->cpu_ns ? (double)h->samples * 1e9 / (double)h->cpu_ns : 0;
 	res->hz = r->hz;
 	res->throttled = r->perf ? perf_session__throttled(r->perf) : 0;
+	warn_lost(r, h);
 	res->callgraph_name = pdata__callgraph_name(h->callgraph);
 	res->stacks_truncated = h->truncated;
 	res->stacks_dropped = h->stacks_dropped;
