@@ -1027,8 +1027,8 @@ def write_index(ctx, wls, profs, all_summ):
              '[doc/bench.md](../../doc/bench.md).  Per workload: ' +
              ', '.join('[%s](%s.md)' % (w.name, w.name) for w in wls) +
              '; in-process overhead: [ab](ab.md)' +
-             ('; call stacks (-g beside perf --call-graph): [stacks](stacks.md)'
-              if os.path.exists(os.path.join(ctx.out, 'stacks.md')) else '') + '.', '',
+             ('; call stacks (-g beside perf --call-graph): [callgraph](callgraph.md)'
+              if os.path.exists(os.path.join(ctx.out, 'callgraph.md')) else '') + '.', '',
              'Median TVD (accuracy, lower is better) per profiler and workload:', '',
              '| profiler | ' + ' | '.join(w.name for w in wls) + ' |',
              '| --- |' + ' ---: |' * len(wls)]
@@ -1072,7 +1072,7 @@ def main():
     ap.add_argument('--profilers', help='comma-separated subset of profiler names')
     ap.add_argument('--no-ab', action='store_true', help='skip the in-process A/B harness')
     ap.add_argument('--no-stacks', action='store_true',
-                    help='skip the call-stack section (bench/stacks.py)')
+                    help='skip the call-stack section (bench/callgraph.py)')
     args = ap.parse_args()
 
     ctx = Context()
@@ -1148,10 +1148,11 @@ def main():
         raw['ab'] = ab
         write_ab_md(ctx, ab, notes)
     if (not ctx.smoke and not args.no_stacks and not args.profilers and
-            (not args.workloads or 'stacks' in args.workloads.split(','))):
-        log('bench: call stacks (bench/stacks.py)')
-        import stacks as stacks_bench  # bench/, beside this file
-        raw['stacks'] = stacks_bench.bench_stacks(ctx.build, ctx.out, ctx.quick, reps=args.reps)
+            (not args.workloads or 'callgraph' in args.workloads.split(','))):
+        log('bench: call stacks (bench/callgraph.py)')
+        import callgraph  # bench/, beside this file
+        raw['callgraph'] = callgraph.bench_callgraph(ctx.build, ctx.out, ctx.quick,
+                                                     reps=args.reps)
     write_index(ctx, wls, [p for p in runnable], all_summ)
     with open(os.path.join(ctx.out, 'results.json'), 'w') as f:
         json.dump({'summary': all_summ, 'raw': raw, 'skipped': skipped,

@@ -154,8 +154,8 @@ static void perf_note(struct record_run *r)
 			 capped);
 	else if (r->o->clock == RECORD_CLOCK_AUTO && r->callgraph != PDATA_CG_NONE)
 		snprintf(r->note, sizeof(r->note),
-			 "perf_event task-clock (auto with call stacks: the bpf clock would send "
-			 "every tick through the ring too, at a higher cost), %s%s",
+			 "perf_event task-clock (auto with call stacks: the bpf clock cannot "
+			 "count a stack in the kernel, it would gain nothing), %s%s",
 			 rings, capped);
 	else
 		snprintf(r->note, sizeof(r->note), "perf_event task-clock, %s%s", rings, capped);
@@ -189,7 +189,8 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 	 * auto: the kernel-side histogram where permitted (root,
 	 * CAP_BPF+CAP_PERFMON), except with call stacks: a stack cannot be
 	 * counted in the kernel, so every tick would go through the ring as
-	 * with perf, plus the BPF program's cost (bench/results/stacks.md).
+	 * with perf, plus the BPF program's run: no gain, measured
+	 * (bench/results/callgraph.md: the same overhead and recorder CPU).
 	 */
 	if (r->o->clock == RECORD_CLOCK_BPF ||
 	    (r->o->clock == RECORD_CLOCK_AUTO && po.callgraph == PDATA_CG_NONE)) {

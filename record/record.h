@@ -37,8 +37,8 @@
  *    says how (fp, dwarf), header.truncated how many were cut short, and
  *    the clock note how they were taken and what went through the rings.
  *    -g picks dwarf on the perf clock: the bpf clock cannot count a stack
- *    in the kernel (every sample would go through the ring, and the BPF
- *    program would only add its cost), so auto takes perf for stacks.
+ *    in the kernel (every sample goes through the ring, as with perf, plus
+ *    the BPF program's run: no gain measured), so auto takes perf for stacks.
  */
 #ifndef PROFIL_RECORD_RECORD_H
 #define PROFIL_RECORD_RECORD_H

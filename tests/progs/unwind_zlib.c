@@ -15,7 +15,7 @@
  * -t FILE: write the truth there at the end, the CPU time (this thread's,
  * CLOCK_THREAD_CPUTIME_ID) spent in each caller's calls and the worker's:
  *     caller_a SECONDS\ncaller_b SECONDS\nworker SECONDS\n
- * -k: then SIGKILL itself (tests/e2e/record_stacks.sh: a killed program's stacks).
+ * -k: then SIGKILL itself (tests/e2e/record_callgraph.sh: a killed program's stacks).
  */
 #include <malloc.h>
 #include <pthread.h>

@@ -6,7 +6,7 @@
  * sample's stack (kernel frames innermost, the kernel's frame-pointer walk,
  * samples without user registers, the depth limit) into a real profile.
  * The CFI unwinding of real samples is tested by test_unwind_real and
- * tests/e2e/record_stacks.sh.
+ * tests/e2e/record_callgraph.sh.
  */
 #include <errno.h>
 #include <linux/perf_event.h>

@@ -9,7 +9,7 @@ Q="$PROGS/stack_query"
 ZLIB="$PROGS/unwind_zlib"
 
 if ! perf_usable; then
-	skip record_stacks "perf_event_open is refused here (the agent takes no stacks yet)"
+	skip record_callgraph "perf_event_open is refused here (the agent takes no stacks yet)"
 	exit 0
 fi
 

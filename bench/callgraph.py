@@ -3,10 +3,10 @@
 """Call stacks: what `profil record -g` costs and gives, side by side with
 `perf record --call-graph dwarf` and `--call-graph fp`.
 
-    stacks.py --build build --out bench/results [--quick] [--smoke] [--reps N]
+    callgraph.py --build build --out bench/results [--quick] [--smoke] [--reps N]
 
 Part of `make bench` (bench.py runs it after the flat workloads; results in
-stacks.md and results.json).  The workload is build/bench/wl_stacks
+callgraph.md and results.json).  The workload is build/bench/wl_stacks
 (bench/workloads/wl_stacks.c): built without frame pointers, a 1296-path
 call tree, compress2 from two callers through Debian's zlib, and a worker
 thread; a fixed amount of work, so that its own CPU time (getrusage,
@@ -223,7 +223,7 @@ def run_all(ctx):
                 r['overhead'] = r['inproc'] / b['inproc'] - 1
             r['base_inproc'] = b.get('inproc')
             runs.setdefault((v.name, hz), []).append(r)
-        log('stacks: repetition %d of %d done (%.0f s)' % (rep + 1, ctx.reps,
+        log('callgraph: repetition %d of %d done (%.0f s)' % (rep + 1, ctx.reps,
                                                           time.monotonic() - t0))
     big = {}
     for v in ctx.variants:
@@ -275,7 +275,7 @@ def write_md(ctx, summ, path):
              'a 1296-path call tree, `compress2` through Debian\'s zlib from two callers, and a '
              'worker thread; %.1f CPU seconds of fixed work (scale %g), %d repetitions; each run '
              'paired with an unprofiled run just before it.  Method: '
-             '[doc/bench.md](../../doc/bench.md#call-stacks).' % (
+             '[doc/bench.md](../../doc/bench.md#call-stacks-benchcallgraphpy).' % (
                  ctx.base_cpu or 0, ctx.scale, ctx.reps), '']
     for hz in ctx.rates:
         lines += ['## ~%d Hz (%d Hz asked)' % (round(hz, -3), hz), '',
@@ -330,7 +330,7 @@ class Ctx:
     pass
 
 
-def bench_stacks(build, out, quick=False, smoke=False, reps=None, variants=None):
+def bench_callgraph(build, out, quick=False, smoke=False, reps=None, variants=None):
     """Run the section; returns the raw runs and the summary (for results.json)."""
     ctx = Ctx()
     ctx.build = os.path.abspath(build)
@@ -354,7 +354,7 @@ def bench_stacks(build, out, quick=False, smoke=False, reps=None, variants=None)
     if reps:
         ctx.reps = reps
     os.makedirs(out, exist_ok=True)
-    ctx.tmp = tempfile.mkdtemp(prefix='stacks-', dir=out)
+    ctx.tmp = tempfile.mkdtemp(prefix='callgraph-', dir=out)
     probe = os.path.join(ctx.tmp, 'probe.data')
     if subprocess.run([ctx.profil, 'record', '-q', '--clock', 'bpf', '-o', probe, '--', 'true'],
                       capture_output=True).returncode != 0:
@@ -364,7 +364,7 @@ def bench_stacks(build, out, quick=False, smoke=False, reps=None, variants=None)
         bases = [r['base_inproc'] for rs in runs.values() for r in rs if r.get('base_inproc')]
         ctx.base_cpu = statistics.median(bases) if bases else None
         summ = summarise(ctx, runs, big)
-        write_md(ctx, summ, os.path.join(out, 'stacks.md'))
+        write_md(ctx, summ, os.path.join(out, 'callgraph.md'))
     finally:
         shutil.rmtree(ctx.tmp, ignore_errors=True)
     return {'summary': summ, 'raw': {'%s@%d' % k: v for k, v in runs.items()}, 'long': big,
@@ -380,12 +380,12 @@ def main():
     ap.add_argument('--reps', type=int)
     ap.add_argument('--variants', help='comma-separated subset of the variants')
     args = ap.parse_args()
-    res = bench_stacks(args.build, args.out, args.quick, args.smoke, args.reps,
+    res = bench_callgraph(args.build, args.out, args.quick, args.smoke, args.reps,
                        args.variants.split(',') if args.variants else None)
-    with open(os.path.join(args.out, 'stacks.json'), 'w') as f:
+    with open(os.path.join(args.out, 'callgraph.json'), 'w') as f:
         json.dump(res, f, indent=1, default=str)
     if 'skipped' in res:
-        log('stacks: skipped: %s' % res['skipped'])
+        log('callgraph: skipped: %s' % res['skipped'])
         return 1
     return 0
 

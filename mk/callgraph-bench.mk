@@ -1,4 +1,4 @@
-# The call-stack section of the benchmark (bench/stacks.py, doc/bench.md):
+# The call-stack section of the benchmark (bench/callgraph.py, doc/bench.md):
 # its workload, built as Debian builds its libraries (-O2 -fomit-frame-pointer,
 # after BENCH_CFLAGS' -fno-omit-frame-pointer), with Debian's zlib; profil's
 # stacks are read with the tests' stack_query.
@@ -8,5 +8,5 @@ $(BENCH_STACKS): bench/workloads/wl_stacks.c $(BENCH_TRUTH_SRC) | $(SETUP_STAMP)
 	$(BENCH_CC) $(BENCH_CFLAGS) -fomit-frame-pointer -o $@ $< bench/workloads/truth.c -lz -lpthread
 
 bench-build: $(BENCH_STACKS) $(B)/tests/progs/stack_query
-# the smoke test of the section (tests/e2e/bench_stacks_smoke.sh)
+# the smoke test of the section (tests/e2e/bench_callgraph_smoke.sh)
 tests: $(BENCH_STACKS)

@@ -1,4 +1,4 @@
-# Call stacks of `profil record -g` (tests/e2e/record_stacks.sh): the test's
+# Call stacks of `profil record -g` (tests/e2e/record_callgraph.sh): the test's
 # reader of stacks, built against the profile component (pview, resolve),
 # like the unit tests (it runs under ASan in make ci-extra).
 STACK_QUERY := $(B)/tests/progs/stack_query
