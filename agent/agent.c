@@ -679,14 +679,22 @@ __asm__(".text\n"
 	".globl dlopen\n"
 	".type dlopen, @function\n"
 	"dlopen:\n"
+	"	.cfi_startproc\n" /* unwind info: call stacks cross this frame */
 	"	push %rdi\n"
+	"	.cfi_adjust_cfa_offset 8\n"
 	"	push %rsi\n"
+	"	.cfi_adjust_cfa_offset 8\n"
 	"	sub $8, %rsp\n"
+	"	.cfi_adjust_cfa_offset 8\n"
 	"	call profil_agent_before_dl\n"
 	"	add $8, %rsp\n"
+	"	.cfi_adjust_cfa_offset -8\n"
 	"	pop %rsi\n"
+	"	.cfi_adjust_cfa_offset -8\n"
 	"	pop %rdi\n"
+	"	.cfi_adjust_cfa_offset -8\n"
 	"	jmp *real_dlopen(%rip)\n"
+	"	.cfi_endproc\n"
 	".size dlopen, .-dlopen\n");
 
 EXPORT int dlclose(void *handle)

@@ -5,17 +5,18 @@
  * A rule is what libunwind computed for one code address: its register
  * state blob (unw_reg_states_iterate), to be applied with
  * unw_apply_reg_state, plus whether the procedure is a signal trampoline.
- * Computing one costs libunwind's lock-protected memory pool (two
- * sigprocmask system calls each way, ~1 us apiece here); applying a cached
- * one costs no system call at all.
+ * Computing one goes through libunwind's lock-protected memory pools (with
+ * sigprocmask() system calls around each use); applying a cached one costs
+ * no system call at all.
  *
  * Lock-free, async-signal-safe, shared by every thread: 2-way set
  * associative, each entry guarded by a sequence counter (odd while a writer
  * fills it; a reader copies the entry and keeps the copy only if the counter
  * did not move).  A writer that finds an entry being written gives up (the
- * rule is simply not cached this time).  Entries carry the generation of the
- * unwind tables they were computed from: bumping it (an object was unloaded)
- * invalidates them all at once.  Zeroed memory is an empty cache.
+ * rule is simply not cached this time).  A rule carries an owner tag (the
+ * unwinder's: which loaded object it came from), which the reader checks is
+ * still valid, so that unloading one object invalidates its rules only.
+ * Zeroed memory is an empty cache.
  */
 #ifndef PROFIL_AGENT_FRAME_CACHE_H
 #define PROFIL_AGENT_FRAME_CACHE_H
@@ -27,14 +28,15 @@
 #define FRAME_CACHE_WAYS 2
 
 struct frame_rule {
-	uint32_t signal; /* the procedure is a signal trampoline: the next PC is exact */
-	uint32_t size;	 /* bytes used in rs */
+	uint32_t owner;	 /* the caller's tag, != 0 */
+	uint16_t signal; /* the procedure is a signal trampoline: the next PC is exact */
+	uint16_t size;	 /* bytes used in rs */
 	uint64_t rs[FRAME_RULE_MAX / 8];
 };
 
 struct frame_cache_entry {
 	uint32_t seq; /* atomic; odd while being written */
-	uint32_t gen;
+	uint32_t pad;
 	uint64_t addr; /* the code address looked up (a return address minus 1) */
 	struct frame_rule rule;
 };
@@ -44,11 +46,10 @@ struct frame_cache {
 	uint32_t victim; /* atomic, round robin */
 };
 
-/* 1 and *out filled if a rule for (addr, gen) is cached, else 0. */
-int frame_cache_get(struct frame_cache *c, uint64_t addr, uint32_t gen, struct frame_rule *out);
+/* 1 and *out filled if a rule for addr is cached, else 0.  The caller checks out->owner. */
+int frame_cache_get(struct frame_cache *c, uint64_t addr, struct frame_rule *out);
 
 /* Cache a rule (best effort: skipped if the entry is being written by another thread). */
-void frame_cache_put(struct frame_cache *c, uint64_t addr, uint32_t gen,
-		     const struct frame_rule *rule);
+void frame_cache_put(struct frame_cache *c, uint64_t addr, const struct frame_rule *rule);
 
 #endif

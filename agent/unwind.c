@@ -26,16 +26,17 @@
  *    .eh_frame_hdr search table and publishing its range last.  A miss is
  *    only computed for an address inside an active entry, so libunwind never
  *    reaches dl_iterate_phdr() from the handler.  dlclose() (the agent's
- *    wrapper) deactivates the entries of objects that are gone and bumps the
- *    generation that cached rules carry.
+ *    wrapper) deactivates the entries of objects that are gone; the cached
+ *    rules of such an object carry its (slot, generation) tag and die too.
  *  - Memory: the hit path allocates nothing; the miss path uses libunwind's
  *    own pools (mmap-backed; their mutex is only ever held with every signal
  *    blocked, so the handler cannot interrupt its holder).  No malloc, no TLS
  *    of libunwind (its only TLS, the unw_backtrace() trace cache, reached
  *    through __tls_get_addr(), is never used).
  *  - Fork: a child must not inherit a pool mutex held by a thread that does
- *    not exist there, so a fork waits until no walk is in flight (walks take
- *    microseconds) and walks started meanwhile record the leaf only.
+ *    not exist there, so a fork waits until no miss is being computed (a few
+ *    microseconds); meanwhile walks go on with cached rules and stop at the
+ *    first uncached frame (UNWIND_FORKING).
  *  - First use: tdep_init, the pools and the tables of the objects on the
  *    start-up path are initialised by a walk from unwind_init().
  *  - A bad stack: every read is inside guard_call(); a fault cuts the walk
@@ -85,14 +86,14 @@ struct object {
 	uintptr_t start, end; /* atomic: our copy of the range, 0..0 unless live */
 	const void *eh_frame; /* its PT_GNU_EH_FRAME, to recognise it after a dlclose */
 	int state;	      /* atomic, enum object_state */
+	uint32_t gen;	      /* atomic: times the slot was retired; in the tag of its rules */
 };
 
 static struct object objects[MAX_OBJECTS];
 static struct frame_cache cache;
-static uint32_t generation = 1; /* atomic: bumped when objects go away */
-static int ready;		/* atomic */
-static int fork_pending;	/* atomic */
-static int inflight;		/* atomic: walks running */
+static int ready;	    /* atomic */
+static int fork_pending;    /* atomic */
+static int misses_inflight; /* atomic: rules being computed (libunwind's pools in use) */
 static __thread int in_walk TLS_IE;
 static struct unwind_stats stats; /* atomic counters */
 
@@ -130,7 +131,22 @@ static int eh_table_parse(const unsigned char *hdr, struct eh_table *t)
 	return 0;
 }
 
-static int object_live_at(uint64_t addr)
+/* The tag of the rules computed from a live object: its slot and generation (never 0). */
+static uint32_t owner_of(struct object *o)
+{
+	uint32_t gen = __atomic_load_n(&o->gen, __ATOMIC_ACQUIRE);
+
+	return (((gen + 1) & 0xffffff) << 8) | (uint32_t)(o - objects);
+}
+
+static int owner_live(uint32_t owner)
+{
+	struct object *o = &objects[owner & 0xff];
+
+	return __atomic_load_n(&o->state, __ATOMIC_ACQUIRE) == OBJ_LIVE && owner_of(o) == owner;
+}
+
+static uint32_t object_live_at(uint64_t addr)
 {
 	for (int i = 0; i < MAX_OBJECTS; i++) {
 		struct object *o = &objects[i];
@@ -138,7 +154,7 @@ static int object_live_at(uint64_t addr)
 		if (__atomic_load_n(&o->state, __ATOMIC_ACQUIRE) == OBJ_LIVE &&
 		    addr >= __atomic_load_n(&o->start, __ATOMIC_RELAXED) &&
 		    addr < __atomic_load_n(&o->end, __ATOMIC_RELAXED))
-			return 1;
+			return owner_of(o);
 	}
 	return 0;
 }
@@ -157,8 +173,8 @@ static struct object *claim_object(void)
 	return NULL;
 }
 
-/* Async-signal-safe: make libunwind's entry for the object holding addr live. */
-static int activate_object(uint64_t addr)
+/* Async-signal-safe: make libunwind's entry for the object holding addr live; its tag. */
+static uint32_t activate_object(uint64_t addr)
 {
 	struct dl_find_object found;
 	struct eh_table t;
@@ -185,12 +201,15 @@ static int activate_object(uint64_t addr)
 	__atomic_store_n(&o->di.end_ip, (unw_word_t)found.dlfo_map_end, __ATOMIC_RELEASE);
 	__atomic_store_n(&o->state, OBJ_LIVE, __ATOMIC_RELEASE);
 	count(&stats.activations, 1);
-	return 1;
+	return owner_of(o);
 }
 
-static int object_ready(uint64_t addr)
+/* The tag of the live object holding addr (activated if need be), or 0. */
+static uint32_t object_ready(uint64_t addr)
 {
-	return object_live_at(addr) || activate_object(addr);
+	uint32_t owner = object_live_at(addr);
+
+	return owner ? owner : activate_object(addr);
 }
 
 static int object_still_loaded(const struct object *o)
@@ -219,15 +238,12 @@ void unwind_objects_changed(void)
 		__atomic_store_n(&o->di.start_ip, 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&o->end, 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&o->start, 0, __ATOMIC_RELEASE);
+		__atomic_fetch_add(&o->gen, 1, __ATOMIC_ACQ_REL); /* its cached rules die */
 		gone++;
 		__atomic_compare_exchange_n(&o->state, &live, OBJ_DEAD, 0, __ATOMIC_RELEASE,
 					    __ATOMIC_RELAXED);
 	}
-	if (!gone)
-		return;
 	count(&stats.retired, (uint64_t)gone);
-	if (__atomic_add_fetch(&generation, 1, __ATOMIC_ACQ_REL) == 0)
-		__atomic_store_n(&generation, 1, __ATOMIC_RELEASE);
 }
 
 /* ---- rules --------------------------------------------------------------- */
@@ -250,7 +266,7 @@ static int pick_row(void *token, void *rs, size_t size, unw_word_t start, unw_wo
 	if (size > FRAME_RULE_MAX)
 		return -UNW_ENOMEM;
 	memcpy(p->rule->rs, rs, size);
-	p->rule->size = (uint32_t)size;
+	p->rule->size = (uint16_t)size;
 	p->found = 1;
 	return PICK_DONE;
 }
@@ -267,7 +283,8 @@ static __attribute__((noinline)) int compute_rule(uint64_t ip, int exact, struct
 	unw_cursor_t t;
 	int ret;
 
-	if (!object_ready(p.addr))
+	rule->owner = object_ready(p.addr);
+	if (!rule->owner)
 		return -ENOENT;
 	memset(&at, 0, sizeof(at));
 	at.uc_mcontext.gregs[REG_RIP] = (greg_t)ip;
@@ -287,28 +304,57 @@ struct walk {
 	uint64_t *pcs;
 	int max, n;
 	unsigned int flags;
-	uint32_t gen;
+	int in_miss; /* counted in misses_inflight (a fault may jump out of the miss) */
 	uint64_t hits, misses;
 };
-
-static int get_rule(struct walk *w, uint64_t ip, int exact, struct frame_rule *rule)
-{
-	uint64_t addr = exact ? ip : ip - 1;
-
-	if (frame_cache_get(&cache, addr, w->gen, rule)) {
-		w->hits++;
-		return 0;
-	}
-	w->misses++;
-	if (compute_rule(ip, exact, rule) < 0)
-		return -ENOENT;
-	frame_cache_put(&cache, addr, w->gen, rule);
-	return 0;
-}
 
 static void stop(struct walk *w, unsigned int why)
 {
 	w->flags |= UNWIND_TRUNCATED | why;
+}
+
+/* Count a miss in flight, unless a fork is in progress (Dekker with fork_prepare). */
+static int enter_miss(struct walk *w)
+{
+	__atomic_fetch_add(&misses_inflight, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&fork_pending, __ATOMIC_SEQ_CST)) {
+		__atomic_fetch_sub(&misses_inflight, 1, __ATOMIC_SEQ_CST);
+		return 0;
+	}
+	w->in_miss = 1;
+	return 1;
+}
+
+static void leave_miss(struct walk *w)
+{
+	if (w->in_miss) {
+		w->in_miss = 0;
+		__atomic_fetch_sub(&misses_inflight, 1, __ATOMIC_SEQ_CST);
+	}
+}
+
+static int get_rule(struct walk *w, uint64_t ip, int exact, struct frame_rule *rule)
+{
+	uint64_t addr = exact ? ip : ip - 1;
+	int ret;
+
+	if (frame_cache_get(&cache, addr, rule) && owner_live(rule->owner)) {
+		w->hits++;
+		return 0;
+	}
+	if (!enter_miss(w)) {
+		stop(w, UNWIND_FORKING);
+		return -EAGAIN;
+	}
+	w->misses++;
+	ret = compute_rule(ip, exact, rule);
+	leave_miss(w);
+	if (ret < 0) {
+		stop(w, UNWIND_NO_INFO);
+		return ret;
+	}
+	frame_cache_put(&cache, addr, rule);
+	return 0;
 }
 
 /* Under guard_call(): step from the interrupted frame to the outermost one. */
@@ -339,10 +385,8 @@ static void walk_frames(void *arg)
 			stop(w, UNWIND_DEPTH);
 			return;
 		}
-		if (get_rule(w, ip, exact, &rule) < 0) {
-			stop(w, UNWIND_NO_INFO);
+		if (get_rule(w, ip, exact, &rule) < 0)
 			return;
-		}
 		ret = lu.apply_reg_state(&c, rule.rs);
 		if (ret == 0)
 			return; /* return address undefined in the CFI: the outermost frame */
@@ -374,8 +418,8 @@ static int walk_context(const void *uc, uint64_t *pcs, int max, unsigned int *fl
 {
 	struct walk w = {.uc = uc, .pcs = pcs, .max = max};
 
-	w.gen = __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
 	if (guard_call(walk_frames, &w) < 0) {
+		leave_miss(&w);
 		stop(&w, UNWIND_FAULT);
 		count(&stats.faults, 1);
 	}
@@ -397,12 +441,7 @@ int unwind_from_signal(const void *uc, uint64_t *pcs, int max, unsigned int *fla
 	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE) || in_walk || max < 1)
 		return leaf_only(uc, pcs, flags);
 	in_walk = 1;
-	__atomic_fetch_add(&inflight, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&fork_pending, __ATOMIC_SEQ_CST))
-		n = leaf_only(uc, pcs, flags);
-	else
-		n = walk_context(uc, pcs, max, flags);
-	__atomic_fetch_sub(&inflight, 1, __ATOMIC_SEQ_CST);
+	n = walk_context(uc, pcs, max, flags);
 	in_walk = 0;
 	return n;
 }
@@ -412,7 +451,7 @@ int unwind_from_signal(const void *uc, uint64_t *pcs, int max, unsigned int *fla
 static void fork_prepare(void)
 {
 	__atomic_store_n(&fork_pending, 1, __ATOMIC_SEQ_CST);
-	while (__atomic_load_n(&inflight, __ATOMIC_SEQ_CST))
+	while (__atomic_load_n(&misses_inflight, __ATOMIC_SEQ_CST))
 		sched_yield();
 }
 
@@ -423,7 +462,7 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
-	__atomic_store_n(&inflight, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&misses_inflight, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&fork_pending, 0, __ATOMIC_SEQ_CST);
 }
 

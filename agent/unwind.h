@@ -31,7 +31,8 @@ enum unwind_flags {
 	UNWIND_FAULT = 1 << 2,	   /* a read faulted (the guard cut the walk short) */
 	UNWIND_DEPTH = 1 << 3,	   /* the depth limit */
 	UNWIND_BAD_FRAME = 1 << 4, /* libunwind refused a frame (loop, bad register) */
-	UNWIND_LEAF_ONLY = 1 << 5, /* not attempted: unwinder off, nested call, fork in progress */
+	UNWIND_LEAF_ONLY = 1 << 5, /* not attempted: unwinder off, or a nested call */
+	UNWIND_FORKING = 1 << 6,   /* an uncached frame while a fork was in progress */
 };
 
 /*

@@ -39,7 +39,7 @@
 #include "stack_dump.h"
 
 #define NOINLINE __attribute__((noinline))
-#define BLOCK (256u << 10)
+#define BLOCK (2u << 20) /* long calls: fewer call boundaries, less sampling noise */
 
 struct range {
 	uintptr_t start, end;
