@@ -17,14 +17,23 @@
  * unwinder's: which loaded object it came from), which the reader checks is
  * still valid, so that unloading one object invalidates its rules only.
  * Zeroed memory is an empty cache.
+ *
+ * Size: at 250 Hz the cache is cold at every sample (the program ran 4 ms
+ * since), so every cache line an entry spans costs a memory access per
+ * frame.  An entry is two lines: the blob's non-zero 8-byte words only (a
+ * bitmap says which), at most FRAME_CACHE_WORDS of them.  That is what
+ * every ordinary frame needs on x86-64 (at most 13 in libc and zlib: the
+ * CFA rule, the return address and the six callee-saved registers); a rule
+ * with more (a signal trampoline's) is not cached.
  */
 #ifndef PROFIL_AGENT_FRAME_CACHE_H
 #define PROFIL_AGENT_FRAME_CACHE_H
 
 #include <stdint.h>
 
-#define FRAME_RULE_MAX 192 /* bytes of register state; libunwind 1.6's is 184 */
-#define FRAME_CACHE_SETS 1024
+#define FRAME_RULE_MAX 192   /* bytes of register state; libunwind 1.6's is 184 */
+#define FRAME_CACHE_WORDS 13 /* non-zero words kept per entry */
+#define FRAME_CACHE_SETS 2048
 #define FRAME_CACHE_WAYS 2
 
 struct frame_rule {
@@ -34,12 +43,18 @@ struct frame_rule {
 	uint64_t rs[FRAME_RULE_MAX / 8];
 };
 
+/* 128 bytes: two cache lines */
 struct frame_cache_entry {
 	uint32_t seq; /* atomic; odd while being written */
-	uint32_t pad;
+	uint32_t owner;
 	uint64_t addr; /* the code address looked up (a return address minus 1) */
-	struct frame_rule rule;
-};
+	uint32_t mask; /* bit i: word i of the blob is non-zero and stored */
+	uint16_t signal;
+	uint16_t size;
+	uint64_t words[FRAME_CACHE_WORDS];
+} __attribute__((aligned(64)));
+
+_Static_assert(sizeof(struct frame_cache_entry) == 128, "an entry is two cache lines");
 
 struct frame_cache {
 	struct frame_cache_entry e[FRAME_CACHE_SETS][FRAME_CACHE_WAYS];
@@ -49,7 +64,7 @@ struct frame_cache {
 /* 1 and *out filled if a rule for addr is cached, else 0.  The caller checks out->owner. */
 int frame_cache_get(struct frame_cache *c, uint64_t addr, struct frame_rule *out);
 
-/* Cache a rule (best effort: skipped if the entry is being written by another thread). */
+/* Cache a rule (best effort: skipped if it is too big or the entry is being written). */
 void frame_cache_put(struct frame_cache *c, uint64_t addr, const struct frame_rule *rule);
 
 #endif

@@ -3,7 +3,8 @@
 # unwinds them (and Debian's zlib).
 ST_DIR    := $(B)/tests/progs
 ST_CFLAGS := -O2 -g -fomit-frame-pointer -Wall -Iagent
-ST_PROGS  := $(ST_DIR)/stack_prog $(ST_DIR)/stack_stress $(ST_DIR)/libstack_stress.so
+ST_PROGS  := $(ST_DIR)/stack_prog $(ST_DIR)/stack_stress $(ST_DIR)/libstack_stress.so \
+	     $(ST_DIR)/stack_dump_flags
 
 tests: $(ST_PROGS)
 
@@ -14,6 +15,11 @@ $(ST_DIR)/stack_prog: tests/progs/stack_prog.c agent/stack_dump.h | $(SETUP_STAM
 $(ST_DIR)/stack_stress: tests/progs/stack_stress.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ST_CFLAGS) -pthread -o $@ $< -ldl
+
+$(ST_DIR)/stack_dump_flags: tests/progs/stack_dump_flags.c agent/stack_dump.h agent/unwind.h \
+		| $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ST_CFLAGS) -o $@ $<
 
 $(ST_DIR)/libstack_stress.so: tests/progs/stack_stress_lib.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
