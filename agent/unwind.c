@@ -76,6 +76,10 @@ static struct {
 	int (*reg_states_iterate)(unw_cursor_t *, unw_reg_states_callback, void *);
 	int (*is_signal_frame)(unw_cursor_t *);
 	void (*dyn_register)(unw_dyn_info_t *);
+	/* exported, not in the headers: the FDE lookup in one registered table */
+	int (*search_table)(unw_addr_space_t, unw_word_t, unw_dyn_info_t *, unw_proc_info_t *, int,
+			    void *);
+	unw_addr_space_t *local_as;
 } lu;
 
 enum object_state { OBJ_FREE, OBJ_CLAIMED, OBJ_LIVE, OBJ_DEAD };
@@ -146,7 +150,7 @@ static int owner_live(uint32_t owner)
 	return __atomic_load_n(&o->state, __ATOMIC_ACQUIRE) == OBJ_LIVE && owner_of(o) == owner;
 }
 
-static uint32_t object_live_at(uint64_t addr)
+static struct object *object_live_at(uint64_t addr)
 {
 	for (int i = 0; i < MAX_OBJECTS; i++) {
 		struct object *o = &objects[i];
@@ -154,9 +158,9 @@ static uint32_t object_live_at(uint64_t addr)
 		if (__atomic_load_n(&o->state, __ATOMIC_ACQUIRE) == OBJ_LIVE &&
 		    addr >= __atomic_load_n(&o->start, __ATOMIC_RELAXED) &&
 		    addr < __atomic_load_n(&o->end, __ATOMIC_RELAXED))
-			return owner_of(o);
+			return o;
 	}
-	return 0;
+	return NULL;
 }
 
 static struct object *claim_object(void)
@@ -173,8 +177,8 @@ static struct object *claim_object(void)
 	return NULL;
 }
 
-/* Async-signal-safe: make libunwind's entry for the object holding addr live; its tag. */
-static uint32_t activate_object(uint64_t addr)
+/* Async-signal-safe: make libunwind's entry for the object holding addr live. */
+static struct object *activate_object(uint64_t addr)
 {
 	struct dl_find_object found;
 	struct eh_table t;
@@ -182,10 +186,10 @@ static uint32_t activate_object(uint64_t addr)
 
 	if (_dl_find_object((void *)addr, &found) != 0 || !found.dlfo_eh_frame ||
 	    eh_table_parse(found.dlfo_eh_frame, &t) < 0)
-		return 0;
+		return NULL;
 	o = claim_object();
 	if (!o)
-		return 0;
+		return NULL;
 	o->di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
 	o->di.gp = 0;
 	o->di.load_offset = 0;
@@ -201,15 +205,15 @@ static uint32_t activate_object(uint64_t addr)
 	__atomic_store_n(&o->di.end_ip, (unw_word_t)found.dlfo_map_end, __ATOMIC_RELEASE);
 	__atomic_store_n(&o->state, OBJ_LIVE, __ATOMIC_RELEASE);
 	count(&stats.activations, 1);
-	return owner_of(o);
+	return o;
 }
 
-/* The tag of the live object holding addr (activated if need be), or 0. */
-static uint32_t object_ready(uint64_t addr)
+/* The live object holding addr (activated if need be), or NULL. */
+static struct object *object_ready(uint64_t addr)
 {
-	uint32_t owner = object_live_at(addr);
+	struct object *o = object_live_at(addr);
 
-	return owner ? owner : activate_object(addr);
+	return o ? o : activate_object(addr);
 }
 
 static int object_still_loaded(const struct object *o)
@@ -279,13 +283,22 @@ static int pick_row(void *token, void *rs, size_t size, unw_word_t start, unw_wo
 static __attribute__((noinline)) int compute_rule(uint64_t ip, int exact, struct frame_rule *rule)
 {
 	struct pick p = {.addr = exact ? ip : ip - 1, .rule = rule};
+	struct object *o = object_ready(p.addr);
+	unw_dyn_info_t di; /* a snapshot: a dlclose in another thread may retire the slot */
+	unw_proc_info_t pi;
 	ucontext_t at;
 	unw_cursor_t t;
 	int ret;
 
-	rule->owner = object_ready(p.addr);
-	if (!rule->owner)
+	if (!o)
 		return -ENOENT;
+	di = o->di;
+	/* No FDE covers it (code without CFI: crt's _init, asm): libunwind would fall back on
+	 * dl_iterate_phdr().  Its own search of the table says so first, allocating nothing. */
+	if (p.addr < di.start_ip || p.addr >= di.end_ip ||
+	    lu.search_table(*lu.local_as, p.addr, &di, &pi, 0, NULL) < 0)
+		return -ENOENT;
+	rule->owner = owner_of(o);
 	memset(&at, 0, sizeof(at));
 	at.uc_mcontext.gregs[REG_RIP] = (greg_t)ip;
 	if (lu.init_local2(&t, (unw_context_t *)&at, exact ? UNW_INIT_SIGNAL_FRAME : 0) < 0)
@@ -487,8 +500,11 @@ static int load_libunwind(char *why, size_t len)
 	*(void **)&lu.reg_states_iterate = dlsym(h, STR(unw_reg_states_iterate));
 	*(void **)&lu.is_signal_frame = dlsym(h, STR(unw_is_signal_frame));
 	*(void **)&lu.dyn_register = dlsym(h, "_U_dyn_register");
+	*(void **)&lu.search_table = dlsym(h, "_ULx86_64_dwarf_search_unwind_table");
+	lu.local_as = dlsym(h, STR(unw_local_addr_space));
 	if (!lu.init_local2 || !lu.get_reg || !lu.get_save_loc || !lu.apply_reg_state ||
-	    !lu.reg_states_iterate || !lu.is_signal_frame || !lu.dyn_register)
+	    !lu.reg_states_iterate || !lu.is_signal_frame || !lu.dyn_register || !lu.search_table ||
+	    !lu.local_as)
 		return why_fail(
 			why, len, -ENOSYS,
 			"libunwind.so.8 lacks a function the unwinder needs (1.6 or later).");

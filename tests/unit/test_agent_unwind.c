@@ -450,6 +450,44 @@ static void test_dlclose(void)
 	       walks1, second, walks2, rec.mismatches);
 }
 
+/* A frame without CFI (hand-written asm): libunwind has no FDE for it. */
+__asm__(".text\n"
+	".globl nocfi_call\n"
+	".type nocfi_call, @function\n"
+	"nocfi_call:\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	call *%rdi\n"
+	"	pop %rbp\n"
+	"	ret\n"
+	".size nocfi_call, .-nocfi_call\n");
+void nocfi_call(void (*fn)(void));
+
+NOINLINE void raise_under_nocfi(void)
+{
+	raise(test_signo);
+	sink++;
+}
+
+static void test_frame_without_cfi(void)
+{
+	memset(&rec, 0, sizeof(rec));
+	__atomic_store_n(&cfg.count_calls, 1, __ATOMIC_RELAXED);
+	nocfi_call(raise_under_nocfi);
+	__atomic_store_n(&cfg.count_calls, 0, __ATOMIC_RELAXED);
+	CHECKF("a frame without CFI ends the stack (NO_INFO)",
+	       cfg.n >= 2 && (cfg.flags & UNWIND_NO_INFO) &&
+		       cfg.pcs[cfg.n - 1] - (uintptr_t)nocfi_call < 16,
+	       "n=%d flags=%#x last=%#lx nocfi_call=%p", cfg.n, cfg.flags,
+	       (unsigned long)cfg.pcs[cfg.n - 1], (void *)nocfi_call);
+	if (UNDER_ASAN)
+		SKIP("... without libunwind falling back on dl_iterate_phdr",
+		     "no interposition under ASan");
+	else
+		CHECKF("... without libunwind falling back on dl_iterate_phdr", rec.phdr_calls == 0,
+		       "dl_iterate_phdr calls: %ld", rec.phdr_calls);
+}
+
 static void test_hit_path_is_quiet(void)
 {
 	double seconds = 0.4;
@@ -540,6 +578,7 @@ int main(void)
 	test_depth_limit();
 	test_bad_stack();
 	test_dlclose();
+	test_frame_without_cfi();
 	test_hit_path_is_quiet();
 	test_fork_while_walking();
 	return CHECK_DONE();
