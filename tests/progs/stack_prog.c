@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * stack_prog SECONDS: the program tests/e2e/record_stacks.sh profiles with
+ * stack_prog SECONDS [SAMPLES]: the program tests/e2e/record_stacks.sh profiles with
  * the agent's call stacks on (built -O2 -fomit-frame-pointer; zlib is
  * Debian's, without frame pointers either, so only DWARF CFI unwinds it).
  *
  *  - main thread: caller_a() and caller_b() call zlib's compress2() on the
  *    same data (levels 6 and 1) until SECONDS of CPU were spent inside
- *    compress2; each caller measures its own calls with
+ *    compress2 and the main thread has SAMPLES stacks (at most 4 x SECONDS); each caller measures its own calls with
  *    CLOCK_THREAD_CPUTIME_ID (the ground truth of the split);
  *  - worker thread: worker_main() -> spin_leaf(), spinning meanwhile.
  *
@@ -208,19 +208,53 @@ static void tally_worker(struct tally *t, const struct fns *f, const uint64_t *p
 	}
 }
 
-static int read_dump(const char *path, const struct fns *f, pid_t main_tid, struct tally *t,
-		     uint64_t *full)
+static const struct stack_dump_header *map_dump(const char *path)
 {
 	const struct stack_dump_header *h;
-	const char *p, *end;
 	struct stat st;
-	int fd = open(path, O_RDONLY);
+	int fd = path ? open(path, O_RDONLY) : -1;
 
-	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size < (off_t)STACK_DUMP_SIZE)
-		return -1;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || st.st_size < (off_t)STACK_DUMP_SIZE) {
+		close(fd);
+		return NULL;
+	}
 	h = mmap(NULL, STACK_DUMP_SIZE, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (h == MAP_FAILED || memcmp(h->magic, STACK_DUMP_MAGIC, 8))
+		return NULL;
+	return h;
+}
+
+/* Stacks of thread tid in the dump so far. */
+static long count_stacks(const struct stack_dump_header *h, pid_t tid)
+{
+	const char *p = (const char *)(h + 1);
+	const char *end = p + __atomic_load_n(&h->used, __ATOMIC_ACQUIRE);
+	long n = 0;
+
+	if (end > (const char *)h + STACK_DUMP_SIZE)
+		end = (const char *)h + STACK_DUMP_SIZE;
+	while (p + sizeof(struct stack_dump_rec) <= end) {
+		const struct stack_dump_rec *r = (const void *)p;
+		uint32_t words = __atomic_load_n(&r->words, __ATOMIC_ACQUIRE);
+
+		if (!words)
+			break;
+		n += r->tid == tid;
+		p += (size_t)words * 8;
+	}
+	return n;
+}
+
+static int read_dump(const char *path, const struct fns *f, pid_t main_tid, struct tally *t,
+		     uint64_t *full)
+{
+	const struct stack_dump_header *h = map_dump(path);
+	const char *p, *end;
+
+	if (!h)
 		return -1;
 	p = (const char *)(h + 1);
 	end = p + __atomic_load_n(&h->used, __ATOMIC_ACQUIRE);
@@ -270,16 +304,28 @@ static int report(pid_t main_tid)
 	return 0;
 }
 
+/*
+ * At least SECONDS of compress2 CPU, then on until the main thread has SAMPLES
+ * stacks in the dump (the effective rate drops when the machine is busy), or
+ * 4 x SECONDS.
+ */
 int main(int argc, char **argv)
 {
 	double seconds = argc > 1 ? atof(argv[1]) : 2.0;
+	long samples = argc > 2 ? atol(argv[2]) : 0;
+	const struct stack_dump_header *dump = map_dump(getenv("PROFIL_TEST_STACK_DUMP"));
 	pid_t main_tid = gettid();
 	pthread_t worker;
 
 	fill_source();
 	if (pthread_create(&worker, NULL, worker_main, NULL))
 		return 2;
-	while ((double)(ns_a + ns_b) < seconds * 1e9) {
+	for (;;) {
+		double spent = (double)(ns_a + ns_b) / 1e9;
+
+		if (spent >= 4 * seconds ||
+		    (spent >= seconds && (!dump || count_stacks(dump, main_tid) >= samples)))
+			break;
 		caller_a();
 		caller_b();
 	}

