@@ -168,6 +168,7 @@ def quality(ctx, v, data, truth, tmp):
                         if a + b and truth_share is not None else None)
     q['zlib_attributed'] = (a + b)
     q['read_s_per_100k'] = read_cpu / samples * 1e5 if samples else None
+    q['read_cpu'] = read_cpu
     return q
 
 
@@ -233,6 +234,17 @@ def run_all(ctx):
     return runs, big
 
 
+def marginal(points):
+    """(per-sample slope, fixed part) of a cost measured at two sample counts."""
+    if len(points) < 2:
+        return None, None
+    (n0, c0), (n1, c1) = min(points), max(points)
+    if n1 <= n0:
+        return None, None
+    slope = (c1 - c0) / (n1 - n0)
+    return slope, c0 - slope * n0
+
+
 def summarise(ctx, runs, big):
     out = {}
     for (name, hz), rs in runs.items():
@@ -240,17 +252,36 @@ def summarise(ctx, runs, big):
         first = rs[0]
         s = {
             'overhead': summary([r.get('overhead') for r in ok]),
-            'recorder_ms_per_1k': summary([r['recorder_cpu'] / r['samples'] * 1e3
-                                           for r in ok if r.get('samples')]),
-            'size_per_100k': summary([r['size'] / r['samples'] * 1e5
-                                      for r in ok if r.get('samples') and r.get('size')]),
+            'recorder_cpu': summary([r.get('recorder_cpu') for r in ok]),
+            'size': summary([r.get('size') for r in ok]),
             'samples': summary([r.get('samples') for r in ok]),
             'lost': summary([r.get('lost') for r in ok]),
             'errors': len(rs) - len(ok),
         }
-        for k in ('reach', 'split_error', 'read_s_per_100k', 'complete', 'stacks', 'callgraph'):
+        for k in ('reach', 'split_error', 'complete', 'stacks', 'callgraph'):
             s[k] = first.get(k)
+        if s['callgraph'] == 'fp':
+            s['complete'] = None  # a frame-pointer chain's end cannot be told from the outermost
+        if first.get('read_s_per_100k') is not None and first.get('samples'):
+            s['read_cpu'] = first['read_s_per_100k'] * first['samples'] / 1e5
         out['%s@%d' % (name, hz)] = s
+    # per-sample costs: the slope between the two rates (the fixed costs cancel)
+    for v in ctx.variants:
+        per = [out.get('%s@%d' % (v.name, hz)) for hz in ctx.rates]
+        if None in per or len(per) < 2:
+            continue
+        rec = [(p['samples']['median'], p['recorder_cpu']['median']) for p in per
+               if p['samples'] and p['recorder_cpu']]
+        rd = [(p['samples']['median'], p['read_cpu']) for p in per
+              if p['samples'] and p.get('read_cpu') is not None]
+        sz = [(p['samples']['median'], p['size']['median']) for p in per
+              if p['samples'] and p['size']]
+        slope, fixed = marginal(rec)
+        out['%s@per-sample' % v.name] = {
+            'recorder_us': None if slope is None else slope * 1e6,
+            'recorder_fixed_ms': None if fixed is None else fixed * 1e3,
+            'read_us': None if marginal(rd)[0] is None else marginal(rd)[0] * 1e6,
+            'bytes': marginal(sz)[0]}
     for name, r in big.items():
         if r.get('samples') and r.get('size'):
             out['%s@long' % name] = {'samples': r['samples'], 'size': r['size'],
@@ -269,6 +300,10 @@ def fmt_num(x, f='%.2f'):
     return '-' if x is None else f % x
 
 
+def med(s, scale=1.0, f='%.0f'):
+    return '-' if not s else f % (s['median'] * scale)
+
+
 def write_md(ctx, summ, path):
     lines = ['# Call stacks', '',
              'Workload `wl_stacks` (bench/workloads/wl_stacks.c): built `-O2 -fomit-frame-pointer`, '
@@ -279,51 +314,77 @@ def write_md(ctx, summ, path):
                  ctx.base_cpu or 0, ctx.scale, ctx.reps), '']
     for hz in ctx.rates:
         lines += ['## ~%d Hz (%d Hz asked)' % (round(hz, -3), hz), '',
-                  '| variant | overhead % | recorder ms / 1k samples | read s / 100k samples '
-                  '| size / 100k samples | reach main/start | split error (points) | lost |',
-                  '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |']
+                  '| variant | overhead % | samples | recorder CPU ms | read CPU ms | file KB '
+                  '| complete | reach main/start | split error (points) | lost |',
+                  '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |']
         for v in ctx.variants:
             s = summ.get('%s@%d' % (v.name, hz))
             if not s:
                 continue
-            size = s['size_per_100k']['median'] if s['size_per_100k'] else None
-            rec = s['recorder_ms_per_1k']['median'] if s['recorder_ms_per_1k'] else None
-            lost = s['lost']['median'] if s['lost'] else None
-            lines.append('| %s | %s | %s | %s | %s | %s | %s | %s |' % (
-                v.name, fmt_pct(s['overhead']), fmt_num(rec), fmt_num(s['read_s_per_100k']),
-                '-' if size is None else '%.2f MB' % (size / 1e6),
+            lines.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+                v.name, fmt_pct(s['overhead']), med(s['samples']),
+                med(s['recorder_cpu'], 1e3), fmt_num(s.get('read_cpu'), '%.0f')
+                if s.get('read_cpu') is None else '%.0f' % (s['read_cpu'] * 1e3),
+                med(s['size'], 1e-3),
+                '-' if s.get('complete') is None or s.get('reach') is None else
+                '%.2f %%' % (100 * s['complete']),
                 '-' if s['reach'] is None else '%.1f %%' % (100 * s['reach']),
-                fmt_num(s['split_error'], '%.1f'), fmt_num(lost, '%d')))
+                fmt_num(s['split_error'], '%.1f'), med(s['lost'])))
         lines.append('')
-    longs = [(k, s) for k, s in summ.items() if k.endswith('@long')]
-    if longs:
-        lines += ['Long runs at %d Hz (the size of a profile of ~100k samples):' % RATES[-1], '']
-        for k, s in longs:
-            lines.append('- %s: %d samples, %d bytes: %.2f MB per 100k samples, %d lost' % (
-                k[:-5], s['samples'], s['size'], s['size_per_100k'] / 1e6, s['lost'] or 0))
+    per_rows = [v for v in ctx.variants if summ.get('%s@per-sample' % v.name)]
+    lines += [] if not per_rows else ['Per sample (the slope between the two rates, so that fixed costs cancel; size per '
+              '100k samples: profil from one long run of ~100k samples at %d Hz, perf from the '
+              'slope, its files grow linearly):' % RATES[-1], '',
+              '| variant | recorder µs / sample | recorder fixed ms | read µs / sample '
+              '| size / 100k samples |', '| --- | ---: | ---: | ---: | ---: |']
+    for v in per_rows:
+        p = summ['%s@per-sample' % v.name]
+        long_ = summ.get('%s@long' % v.name)
+        size = long_['size_per_100k'] if long_ else (p['bytes'] * 1e5 if p['bytes'] and
+                                                     v.kind == 'perf' else None)
+        lines.append('| %s | %s | %s | %s | %s |' % (
+            v.name, fmt_num(p['recorder_us'], '%.1f'), fmt_num(p['recorder_fixed_ms'], '%.0f'),
+            fmt_num(p['read_us'], '%.1f'),
+            '-' if size is None else '%.2f MB%s' % (size / 1e6, ' (long run)' if long_ else '')))
+    if per_rows:
         lines.append('')
     lines += ['Variants:', '']
     lines += ['- `%s`: %s' % (v.name, v.desc) for v in ctx.variants]
-    lines += ['', 'Ratios (median overheads; the target for -g is at most 1.5x the flat one):', '']
+    lines += ['', 'Ratios of median overheads (the target for -g: at most 1.5x the flat one):', '']
     for hz in ctx.rates:
-        def med(name):
+        def ovh(name):
             s = summ.get('%s@%d' % (name, hz))
             return s['overhead']['median'] if s and s['overhead'] else None
-        g, fp_, fb, bpf = med('profil-g'), med('profil-flat-perf'), med('profil-flat'), \
-            med('profil-g-bpf')
+        g, fp_, fb, bpf = ovh('profil-g'), ovh('profil-flat-perf'), ovh('profil-flat'), \
+            ovh('profil-g-bpf')
         parts = []
-        if g is not None and fp_:
-            parts.append('profil-g / profil-flat-perf = %.2f' % (g / fp_) if fp_ > 0 else
-                         'profil-flat-perf overhead <= 0')
-        if g is not None and fb:
-            parts.append('profil-g / profil-flat = %.2f' % (g / fb) if fb > 0 else
-                         'profil-flat overhead <= 0')
+        for flat, name in ((fp_, 'profil-flat-perf'), (fb, 'profil-flat')):
+            if g is not None and flat is not None:
+                parts.append('profil-g / %s = %.2f' % (name, g / flat) if flat > 0 else
+                             '%s overhead <= 0' % name)
         if g is not None and bpf is not None:
             parts.append('profil-g-bpf - profil-g = %+.1f points' % (100 * (bpf - g)))
         lines.append('- %d Hz: %s' % (hz, '; '.join(parts) if parts else '-'))
     lines.append('')
     with open(path, 'w') as f:
         f.write('\n'.join(lines))
+
+
+def from_json(path, out):
+    """Write callgraph.md again from a saved callgraph.json (after a change of the tables)."""
+    with open(path) as f:
+        d = json.load(f)
+    ctx = Ctx()
+    names = {k.rsplit('@', 1)[0] for k in d['raw']}
+    ctx.variants = [v for v in VARIANTS if v.name in names]
+    ctx.rates = tuple(sorted({int(k.rsplit('@', 1)[1]) for k in d['raw']}))
+    ctx.scale, ctx.reps = d['scale'], d['reps']
+    runs = {(k.rsplit('@', 1)[0], int(k.rsplit('@', 1)[1])): v for k, v in d['raw'].items()}
+    bases = [r['base_inproc'] for rs in runs.values() for r in rs if r.get('base_inproc')]
+    ctx.base_cpu = statistics.median(bases) if bases else None
+    summ = summarise(ctx, runs, d.get('long', {}))
+    write_md(ctx, summ, os.path.join(out, 'callgraph.md'))
+    return summ
 
 
 class Ctx:
@@ -379,7 +440,12 @@ def main():
     ap.add_argument('--smoke', action='store_true', help='structure only: tiny, one rate, once')
     ap.add_argument('--reps', type=int)
     ap.add_argument('--variants', help='comma-separated subset of the variants')
+    ap.add_argument('--from-json', metavar='FILE',
+                    help='only write callgraph.md again from a callgraph.json of an earlier run')
     args = ap.parse_args()
+    if args.from_json:
+        from_json(args.from_json, args.out)
+        return 0
     res = bench_callgraph(args.build, args.out, args.quick, args.smoke, args.reps,
                        args.variants.split(',') if args.variants else None)
     with open(os.path.join(args.out, 'callgraph.json'), 'w') as f:

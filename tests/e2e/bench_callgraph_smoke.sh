@@ -17,7 +17,7 @@ if ! "$B/profil" record -q --clock perf -o "$tmp/probe.data" -- true 2>/dev/null
 fi
 if "$PY" "$ROOT/bench/callgraph.py" --build "$B" --out "$tmp" --smoke --variants profil-flat,profil-g \
 	>"$tmp/log" 2>&1; then
-	if grep -q '^| variant | overhead % | recorder' "$tmp/callgraph.md" &&
+	if grep -q '^| variant | overhead % | samples | recorder CPU ms' "$tmp/callgraph.md" &&
 		grep -q '^| profil-g | ' "$tmp/callgraph.md" && grep -q '^| profil-flat | ' "$tmp/callgraph.md" &&
 		"$PY" - "$tmp/callgraph.json" <<'PYEOF'
 import json, sys
