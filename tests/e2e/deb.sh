@@ -24,7 +24,8 @@ multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 version=$(sed -n 's/^VERSION *:= *//p' "$ROOT/Makefile")
 deb=$tmp/build/profil_${version}_$arch.deb
 
-if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$ROOT" B="$tmp/build" NO_SETUP=1 deb \
+if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE -u CFLAGS -u CC -u WERROR -u PREFIX -u DESTDIR \
+	-u BINDIR -u LIBDIR -u INCDIR -u MANDIR -u BASHCOMPDIR -u INSTALL_RECORD make -s -C "$ROOT" B="$tmp/build" NO_SETUP=1 deb \
 	>"$tmp/log" 2>&1 && [ -f "$deb" ]; then
 	ok make_deb
 else

@@ -11,8 +11,10 @@ ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 MULTIARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || cc -print-multiarch)
-# a plain build (not the caller's sanitizers, nor its make's variables), packages already there
-mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$ROOT" B="$tmp/build" NO_SETUP=1 "$@"; }
+# a plain build (not the sanitizers or compiler of the make that runs the tests: make exports
+# its command-line variables), the packages already there
+mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE -u CFLAGS -u CC -u WERROR -u PREFIX -u DESTDIR \
+	-u BINDIR -u LIBDIR -u INCDIR -u MANDIR -u BASHCOMPDIR -u INSTALL_RECORD make -s -C "$ROOT" B="$tmp/build" NO_SETUP=1 "$@"; }
 
 if mk PREFIX=/opt/profil DESTDIR="$tmp/root" install >"$tmp/log" 2>&1; then
 	echo "ok make install with PREFIX and DESTDIR"
