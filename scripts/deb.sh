@@ -64,6 +64,9 @@ if [ -z "$depends" ]; then
 	exit 1
 fi
 
+# Recommends, by hand: the agent dlopen()s libunwind.so.8 for call stacks with the thread
+# and itimer clocks and records flat profiles without it (dpkg-shlibdeps cannot see a dlopen)
+
 size=$(du -sk --apparent-size "$stage" | cut -f1)
 rm -rf "$stage/DEBIAN"
 install -d -m 755 "$stage/DEBIAN"
@@ -74,6 +77,7 @@ Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $size
 Depends: $depends
+Recommends: libunwind8
 Section: devel
 Priority: optional
 Description: PC-sampling profiler for Linux programs, and the libprofil library

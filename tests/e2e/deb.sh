@@ -48,6 +48,7 @@ for pkg in libc6 libelf1 libdw1 libbpf1 libjson-c5 libprotobuf-c1 zlib1g; do
 	case ", $deps" in *", $pkg "*) ;; *) missing="$missing $pkg" ;; esac
 done
 [ -z "$missing" ] && ok depends || no depends "missing$missing in: $deps"
+[ "$(field Recommends)" = libunwind8 ] && ok recommends_libunwind || no recommends_libunwind "$(field Recommends)"
 dpkg-deb --ctrl-tarfile "$deb" | tar -t | grep -q '^./triggers$' && ok ldconfig_trigger || no ldconfig_trigger "no triggers file"
 
 # contents
