@@ -3,7 +3,7 @@
 #   make            build libprofil.so, libprofil.a, the profil command and the demo
 #   make check      build and run every test; ends with "N passed, N failed"
 #   make demo       profile the bundled demo program and print its hottest functions
-#   make install    PREFIX=/usr/local DESTDIR= (and BINDIR, LIBDIR, INCDIR, MANDIR, BASHCOMPDIR)
+#   make install    PREFIX=/usr/local DESTDIR= (and BINDIR, LIBDIR, INCDIR, MANDIR, DOCDIR, BASHCOMPDIR)
 #   make uninstall  the same variables: removes exactly what install put
 #   make deb        a Debian package of the tree (mk/deb.mk)
 #   make format     clang-format every C source
@@ -29,6 +29,7 @@ LIBDIR    ?= $(PREFIX)/lib
 INCDIR    ?= $(PREFIX)/include
 BINDIR    ?= $(PREFIX)/bin
 MANDIR    ?= $(PREFIX)/share/man
+DOCDIR    ?= $(PREFIX)/share/doc/profil
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 
 CC        ?= cc

@@ -58,7 +58,9 @@ for f in ./usr/bin/profil ./usr/lib/$multiarch/profil/libprofil-agent.so \
 	./usr/lib/$multiarch/libprofil.a ./usr/lib/$multiarch/pkgconfig/profil.pc ./usr/include/profil.h \
 	./usr/share/man/man1/profil.1.gz ./usr/share/man/man1/profil-record.1.gz \
 	./usr/share/man/man1/profil-diff.1.gz ./usr/share/man/man3/libprofil.3.gz \
-	./usr/share/bash-completion/completions/profil ./usr/share/doc/profil/copyright; do
+	./usr/share/bash-completion/completions/profil ./usr/share/doc/profil/copyright \
+	./usr/share/doc/profil/report-json.md ./usr/share/doc/profil/events.md \
+	./usr/share/doc/profil/libprofil.md; do
 	grep -q " $f\( ->.*\)\?$" "$tmp/contents" && ok "contains $f" || no "contains $f" "not in the package"
 done
 grep -q 'install-dirs' "$tmp/contents" && no no_install_record "the package holds make install's record" || ok no_install_record

@@ -89,13 +89,16 @@ if mk $V install >"$tmp/log" 2>&1; then ok "install multiarch LIBDIR into DESTDI
 for f in usr/bin/profil usr/lib/$MULTIARCH/profil/libprofil-agent.so usr/lib/$MULTIARCH/libprofil.so.0 \
 	usr/lib/$MULTIARCH/pkgconfig/profil.pc usr/include/profil.h usr/share/man/man1/profil.1 \
 	usr/share/man/man1/profil-diff.1 usr/share/man/man3/libprofil.3 \
-	usr/share/bash-completion/completions/profil; do
+	usr/share/bash-completion/completions/profil usr/share/doc/profil/report-json.md \
+	usr/share/doc/profil/events.md usr/share/doc/profil/libprofil.md; do
 	[ -e "$D/$f" ] && ok "multiarch installed $f" || no "multiarch installed $f" "missing"
 done
 # the agent's installed path, recorded at build time from LIBDIR
 if grep -q "/usr/lib/$MULTIARCH/profil" "$D/usr/bin/profil"; then ok agent_path_built_in; else no agent_path_built_in "not in the binary"; fi
 grep -q "/usr/lib/$MULTIARCH/profil/libprofil" "$D/usr/share/man/man1/profil-record.1" &&
 	ok man_page_names_agent_path || no man_page_names_agent_path "$(grep -n agent "$D/usr/share/man/man1/profil-record.1" | head -2)"
+grep -q "/usr/share/doc/profil/report" "$D/usr/share/man/man1/profil-diff.1" &&
+	ok man_page_names_doc_path || no man_page_names_doc_path "$(grep -n json "$D/usr/share/man/man1/profil-diff.1" | head -2)"
 thread_clock thread_clock_from_destdir "$D/usr/bin/profil"
 if command -v man >/dev/null; then
 	"$D/usr/bin/profil" help diff >"$tmp/help" 2>&1
