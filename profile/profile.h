@@ -14,10 +14,12 @@
  *   profile/gmon.h     export: gmon.out for GNU gprof
  *   profile/html.h     report --format html: one self-contained page
  *   profile/pprof.h    export: pprof's profile.proto, gzipped
+ *   profile/diff.h     two profiles compared per function, object and command
  */
 #ifndef PROFIL_PROFILE_PROFILE_H
 #define PROFIL_PROFILE_PROFILE_H
 
+#include "profile/diff.h"
 #include "profile/gmon.h"
 #include "profile/html.h"
 #include "profile/pdata.h"
