@@ -53,26 +53,32 @@
 #define NOINLINE __attribute__((noinline, used))
 #define KTEXT 0xffffffff81000000ull
 
-/* Functions with bodies of some size: +2 and +9 are inside each. */
-#define BODY(k)                                                                                    \
+static struct pdata *pd;
+static uint32_t root_id;
+static char exe_path[4096];
+static int main_tid;
+
+/* Functions with bodies of some size (+2 and +9 are inside each), one per line. */
+#define WORK(name, k)                                                                              \
+	NOINLINE int name(int n)                                                                   \
 	{                                                                                          \
 		volatile int acc = (k);                                                            \
 		for (int i = 0; i < n; i++)                                                        \
 			acc = acc * 3 + i;                                                         \
 		return acc;                                                                        \
-	}
+	}                                                                                          \
+	extern int name##_defined /* so that the use takes a ';' */
 
-NOINLINE int cg_main(int n) BODY(1) NOINLINE int cg_run(int n) BODY(2) NOINLINE int cg_hot_a(int n)
-	BODY(3) NOINLINE int cg_hot_b(int n) BODY(4) NOINLINE int cg_rec(int n) BODY(5) NOINLINE
-	int cg_worker(int n) BODY(6) NOINLINE int cg_leaf(int n) BODY(7)
+WORK(cg_main, 1);
+WORK(cg_run, 2);
+WORK(cg_hot_a, 3);
+WORK(cg_hot_b, 4);
+WORK(cg_rec, 5);
+WORK(cg_worker, 6);
+WORK(cg_leaf, 7);
 
 #define LEAF(f) ((uint64_t)(uintptr_t)(f) + 2)
 #define RET(f) ((uint64_t)(uintptr_t)(f) + 9)
-
-		static struct pdata *pd;
-static uint32_t root_id;
-static char exe_path[4096];
-static int main_tid;
 
 /* ---- mappings ------------------------------------------------------------------ */
 
@@ -230,16 +236,28 @@ static void deep(void)
 
 /* ---- big ------------------------------------------------------------------------- */
 
-#define BIGF(k) NOINLINE int bigf_##k(int n) BODY(k)
 #define BIGF8(k)                                                                                   \
-	BIGF(k##0) BIGF(k##1) BIGF(k##2) BIGF(k##3) BIGF(k##4) BIGF(k##5) BIGF(k##6) BIGF(k##7)
-BIGF8(1)
-BIGF8(2) BIGF8(3) BIGF8(4) BIGF8(5) BIGF8(6) BIGF8(7) BIGF8(8)
+	WORK(bigf_##k##0, k##0);                                                                   \
+	WORK(bigf_##k##1, k##1);                                                                   \
+	WORK(bigf_##k##2, k##2);                                                                   \
+	WORK(bigf_##k##3, k##3);                                                                   \
+	WORK(bigf_##k##4, k##4);                                                                   \
+	WORK(bigf_##k##5, k##5);                                                                   \
+	WORK(bigf_##k##6, k##6);                                                                   \
+	WORK(bigf_##k##7, k##7)
+BIGF8(1);
+BIGF8(2);
+BIGF8(3);
+BIGF8(4);
+BIGF8(5);
+BIGF8(6);
+BIGF8(7);
+BIGF8(8);
 #define BIGP8(k)                                                                                   \
 	bigf_##k##0, bigf_##k##1, bigf_##k##2, bigf_##k##3, bigf_##k##4, bigf_##k##5, bigf_##k##6, \
 		bigf_##k##7
-	static int (*const bigfs[64])(int) = {BIGP8(1), BIGP8(2), BIGP8(3), BIGP8(4),
-					      BIGP8(5), BIGP8(6), BIGP8(7), BIGP8(8)};
+static int (*const bigfs[64])(int) = {BIGP8(1), BIGP8(2), BIGP8(3), BIGP8(4),
+				      BIGP8(5), BIGP8(6), BIGP8(7), BIGP8(8)};
 
 static void *idle(void *arg)
 {
