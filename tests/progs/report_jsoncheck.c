@@ -216,10 +216,6 @@ int main(int argc, char **argv)
 	       (long long)json_object_get_int64(need(top, "lost", json_type_int)),
 	       json_object_get_boolean(need(top, "complete", json_type_boolean)));
 	need(top, "command", json_type_string);
-	printf("stacks %s %lld %lld\n",
-	       json_object_get_string(need(top, "callgraph", json_type_string)),
-	       (long long)json_object_get_int64(need(top, "truncated_samples", json_type_int)),
-	       (long long)json_object_get_int64(need(top, "stacks_dropped", json_type_int)));
 	procs = need(top, "processes", json_type_array);
 	for (size_t i = 0; i < json_object_array_length(procs); i++) {
 		struct json_object *p = json_object_array_get_idx(procs, i);
@@ -257,6 +253,11 @@ int main(int argc, char **argv)
 		}
 		free(names);
 	}
+	/* last: the listing's first lines stay as they were before stacks */
+	printf("stacks %s %lld %lld\n",
+	       json_object_get_string(need(top, "callgraph", json_type_string)),
+	       (long long)json_object_get_int64(need(top, "truncated_samples", json_type_int)),
+	       (long long)json_object_get_int64(need(top, "stacks_dropped", json_type_int)));
 	json_object_put(top);
 	return 0;
 }
