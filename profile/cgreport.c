@@ -130,7 +130,9 @@ static int fill_proc(const struct cgreport *cr, const struct report_proc *op, st
 		if (n < 0)
 			return n;
 		rc = callgraph__add(pp->all.cg, s->tid, frames, (uint32_t)n, truncated, s->count);
-		if (rc < 0 || !pp->threads)
+		if (rc < 0)
+			return rc;
+		if (!pp->threads)
 			continue;
 		while (t < pp->nthreads && op->threads[t].tid != s->tid)
 			t++; /* both in tid order */
