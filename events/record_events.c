@@ -30,7 +30,11 @@
 #include "events/record_events.h"
 
 struct ev_proc {
-	struct pdata_proc head;	       /* a copy of the record as published (the image's start) */
+	struct {
+		uint32_t parent;
+		int32_t pid, ppid;
+		uint64_t start_ns;
+	} head;			       /* copied from the record as published (the image's start) */
 	const struct pdata_proc *live; /* the record in the mapping: its end is written later */
 	char *exe;
 	char comm[PROFIL_COMM_LEN];
@@ -219,7 +223,10 @@ static int on_record(void *arg, const struct pdata_rec *rec)
 		}
 		if (re->procs[pr->id - 1].live)
 			return 0; /* a duplicated id (a damaged file): keep the first */
-		re->procs[pr->id - 1].head = *pr;
+		re->procs[pr->id - 1].head.parent = pr->parent;
+		re->procs[pr->id - 1].head.pid = pr->pid;
+		re->procs[pr->id - 1].head.ppid = pr->ppid;
+		re->procs[pr->id - 1].head.start_ns = pr->start_ns;
 		re->procs[pr->id - 1].live = (const struct pdata_proc *)live;
 		re->procs[pr->id - 1].exe = strdup(pr->exe);
 		if (!re->procs[pr->id - 1].exe)
