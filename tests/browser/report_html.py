@@ -303,7 +303,21 @@ def hottest(report):
             k = (f["name"], f["object"])
             by[k] = by.get(k, 0) + f["samples"]
     top = max(by.values())
-    return sorted({k[0] for k, v in by.items() if v == top}), top, len(by)
+    # with call stacks the table also lists the callers: every frame of a stack
+    frames = {(f["name"], f["object"]) for p in report["processes"] for f in p.get("frames", [])}
+    return sorted({k[0] for k, v in by.items() if v == top}), top, len(set(by) | frames)
+
+
+def below(report, names):
+    """The functions some stack has under (called by) one of names."""
+    out = set()
+    for p in report["processes"]:
+        for st in p.get("stacks", []):
+            fr = [p["frames"][i]["name"] for i in st["frames"]]
+            at = [i for i, n in enumerate(fr) if n in names]
+            if at:
+                out.update(fr[:max(at)])
+    return out
 
 
 def test_main(s, page, report, screenshot):
@@ -396,7 +410,11 @@ def test_main(s, page, report, screenshot):
         check("zoom_breadcrumb", here == hot[0], "breadcrumb ends with %r" % here)
         others = s.js("return Array.from(document.querySelectorAll('#flame g.frame text'))"
                       ".map(function (t) { return t.textContent; });")
-        check("zoom_hides_siblings", all(o in hot or o in ("all", "") or "(" in o for o in others),
+        crumbs = s.js("return Array.from(document.querySelectorAll('#crumbs button, #crumbs .here'))"
+                      ".map(function (e) { return e.textContent; });") or []
+        # shown: the frame, its ancestors (with stacks) and its callees
+        keep = set(hot) | set(crumbs) | below(report, set(hot))
+        check("zoom_hides_siblings", all(o in keep or o in ("all", "") or "(" in o for o in others),
               others)
         s.click(s.find("#reset"))
         out = s.wait("var h = document.querySelector('#crumbs .here');"
@@ -586,11 +604,19 @@ def test_profile_stacks(s, page, report, name):
     # (samples, pid, names root first) of every stack
     stacks = [(st["samples"], p["pid"], [p["frames"][i]["name"] for i in st["frames"]][::-1])
               for p in report["processes"] for st in p.get("stacks", [])]
-    deepest = max(len(names) for _, _, names in stacks)
+    # the deepest path drawn: frames narrower than the page's MIN_W (0.4 px) are not
+    paths = {}
+    for c, pid, names in stacks:
+        for k in range(1, len(names) + 1):
+            key = (pid, tuple(names[:k]))
+            paths[key] = paths.get(key, 0) + c
+    width = s.js("return document.getElementById('flame').getBoundingClientRect().width;")
+    total = sum(c for c, _, _ in stacks)
+    deepest = max(len(k[1]) for k, c in paths.items() if c * width / total >= 0.4)
     depth = s.js("return Math.max.apply(null, Array.from(document.querySelectorAll('#flame rect'))"
                  ".map(function (r) { return +r.getAttribute('y'); })) / 18 + 1;")
     check(name + "_flame_depth", depth == deepest + 2,
-          "%s rows, the deepest stack has %d frames (+ all + process)" % (depth, deepest))
+          "%s rows, the deepest stack drawn has %d frames (+ all + process)" % (depth, deepest))
     kernel = any(f["object"] == "[kernel]" for p in report["processes"] for f in p["frames"])
     legend = s.js("return document.getElementById('legend').textContent;") or ""
     check(name + "_kernel_legend", ("kernel" in legend) == kernel,
@@ -601,17 +627,22 @@ def test_profile_stacks(s, page, report, name):
         paths = {(pid, tuple(ns[:ns.index(fn)])) for _, pid, ns in stacks if fn in ns}
         return len(paths) == 1 and all(ns.count(fn) <= 1 for _, _, ns in stacks)
 
-    # zoom on the grandparent of the leaf of the hottest stack where both it and the leaf's
-    # parent are drawn once: the parent takes its share of the width
-    cands = [x for x in sorted(stacks, key=lambda x: -x[0])
-             if len(x[2]) >= 3 and one_node(x[2][-3]) and one_node(x[2][-2])]
+    # zoom on a frame drawn once whose child (drawn once too) has a good share of it: the widest
+    # such frame, so that its label is whole; the child then takes its share of the width
+    cands = []
+    for c, pid, names in stacks:
+        for k in range(len(names) - 1):
+            target, kid = names[k], names[k + 1]
+            if one_node(target) and one_node(kid):
+                under = paths[(pid, tuple(names[:k + 1]))]
+                through = paths[(pid, tuple(names[:k + 2]))]
+                if through * 10 >= under:
+                    cands.append((under, through, pid, names[:k + 2]))
     if not cands:
-        nok(name + "_zoom", "no stack has frames drawn once to zoom on")
+        nok(name + "_zoom", "no frame is drawn once with a child drawn once")
     else:
-        count, pid, names = cands[0]
-        target, kid = names[-3], names[-2]
-        under = sum(c for c, p, ns in stacks if p == pid and ns[:len(names) - 2] == names[:-2])
-        through = sum(c for c, p, ns in stacks if p == pid and ns[:len(names) - 1] == names[:-1])
+        under, through, pid, names = max(cands, key=lambda x: (x[0], x[1]))
+        target, kid = names[-2], names[-1]
         fr = s.js(FRAME_JS, target)
         if check(name + "_zoom_target", fr, "no frame %r" % target):
             s.click(fr["el"])
@@ -619,8 +650,8 @@ def test_profile_stacks(s, page, report, name):
                             ".map(function (e) { return e.textContent; });"
                             "return c[c.length - 1] === arguments[0] ? c : null;", target)
             check(name + "_zoom_breadcrumb", crumbs and crumbs[0] == "all" and
-                  crumbs[1].endswith("(%d)" % pid) and crumbs[2:] == names[:-2],
-                  "%r, want all, the process %d, %r" % (crumbs, pid, names[:-2]))
+                  crumbs[1].endswith("(%d)" % pid) and crumbs[2:] == names[:-1],
+                  "%r, want all, the process %d, %r" % (crumbs, pid, names[:-1]))
             z, k = s.js(FRAME_JS, target), s.js(FRAME_JS, kid)
             check(name + "_zoom_child_share", z and k and abs(z["w"] - z["svg"]) < 1 and
                   abs(k["w"] / z["w"] - through / under) < 0.01,
