@@ -59,6 +59,7 @@ struct sym_object {
 	GElf_Addr bias;
 	struct load_seg *loads;
 	size_t nloads;
+	int debug_only; /* the file read is a debug file: its segments have no file offsets */
 	struct sym *syms;
 	size_t nsyms;
 	/* the separate debug file (find_debuginfo) and the dwz file its DWARF may refer to */
@@ -553,9 +554,10 @@ static int open_by_id(struct sym_object *o)
 		return -ENOENT;
 	}
 	o->file = found;
+	o->debug_only = is_debug;
 	o->flags |= SYMOBJ_BY_BUILD_ID | SYMOBJ_BUILD_ID_MATCH;
-	snprintf(o->why, sizeof(o->why), "read %s, found by build id (%s)", found,
-		 symfile__how_name(how));
+	snprintf(o->why, sizeof(o->why), "read %s, found by its build id%s", found,
+		 how == SYMFILE_DEBUGINFOD ? " through debuginfod" : "");
 	return fd;
 }
 
@@ -756,11 +758,40 @@ time_t symobj__mtime(const struct sym_object *o)
 	return (o->flags & (SYMOBJ_MISSING | SYMOBJ_PSEUDO)) ? 0 : o->st.st_mtime;
 }
 
+#define PAGE_MASK_4K (~(uint64_t)4095)
+
+/*
+ * A debug file's segments keep their addresses but not their file offsets
+ * (objcopy --only-keep-debug).  The loader maps a segment from the page
+ * holding its start, so an executable mapping starts at the page of the
+ * executable segment's first address: vaddr = pc - start + that page.
+ */
+static int debug_only_vaddr(const struct sym_object *o, uint64_t map_start, uint64_t pc,
+			    uint64_t *vaddr)
+{
+	for (size_t i = 0; i < o->nloads; i++) {
+		const struct load_seg *l = &o->loads[i];
+		uint64_t page = l->vaddr & PAGE_MASK_4K, v;
+
+		if (!(l->flags & PF_X) || pc < map_start)
+			continue;
+		v = pc - map_start + page;
+		if (v < page || v >= l->vaddr + l->memsz)
+			return -ENOENT;
+		*vaddr = v;
+		return 0;
+	}
+	return -ENOENT;
+}
+
 int symobj__to_vaddr(const struct sym_object *o, uint64_t map_start, uint64_t map_pgoff,
 		     uint64_t pc, uint64_t *vaddr)
 {
 	uint64_t off = symobj__file_offset(map_start, map_pgoff, pc);
 	const struct load_seg *best = NULL;
+
+	if (o->debug_only)
+		return debug_only_vaddr(o, map_start, pc, vaddr);
 
 	for (size_t i = 0; i < o->nloads; i++) {
 		const struct load_seg *l = &o->loads[i];
