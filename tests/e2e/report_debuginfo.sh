@@ -64,7 +64,22 @@ DEBUGINFOD_CACHE_PATH="$T/cache0" report -i "$T/p.data" --format csv >"$T/none.c
 expect no_debuginfo_no_name "$(hot_b "$pid" "$T/none.csv")" 0
 [ ! -e "$T/cache0" ] && ok debuginfod_unset_untouched || no debuginfod_unset_untouched "cache made"
 
-# 3. a debuginfod server on localhost serving the debug file's directory
+# 3. profil record stores the build ids the kernel reports (MMAP2); a rebuilt binary is noted
+mkdir "$T/r"
+cp "$P/report_spin" "$P/libreport_lib.so" "$T/r/"
+rid=$(readelf -n "$T/r/report_spin" | awk '/Build ID/ { print $3 }')
+if "$PROFIL" record --clock perf -o "$T/r.data" -- "$T/r/report_spin" >/dev/null 2>"$T/rec.err"; then
+	got=$("$P/pdata_dump" "$T/r.data" | awk -v p="$T/r/report_spin" '$1 == "map" && $NF == "path=" p { print $7 }' | head -n 1)
+	expect record_build_id "$got" "build_id=$rid"
+	cp "$P/report_gen_nopie" "$T/r/report_spin"
+	"$PROFIL" report -i "$T/r.data" >"$T/rrebuilt.txt"
+	grep -q "^# note: $T/r/report_spin: rebuilt after it was recorded (its build id differs)" \
+		"$T/rrebuilt.txt" && ok record_rebuilt_note || no record_rebuilt_note "$(grep note "$T/rrebuilt.txt")"
+else
+	echo "skip record_build_id: perf clock refused: $(cat "$T/rec.err")"
+fi
+
+# 4. a debuginfod server on localhost serving the debug file's directory
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 start_server() {
 	port=$(free_port) || return 1
@@ -101,7 +116,7 @@ awk -F, -v p="$pid" '$1 == p && $3 == "hot_a" && $5 ~ /report_gen\.c$/ && $6 > 0
 [ -n "$(find "$T/cache" -type f -name 'debuginfo' 2>/dev/null)" ] && ok debuginfod_cached ||
 	no debuginfod_cached "nothing in $T/cache"
 
-# 4. build ids recorded in the profile (as the perf session records them)
+# 5. build ids recorded in the profile (as the perf session records them)
 cp "$P/report_gen_pie" "$T/a/report_gen_pie"
 REPORT_GEN_BUILD_IDS=1 "$T/a/report_gen_pie" "$T/q.data" >"$T/qinfo"
 qpid=$(awk '$1 == "pid" { print $2 }' "$T/qinfo")

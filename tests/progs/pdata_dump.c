@@ -7,7 +7,7 @@
  *   note TEXT / command TEXT
  *   proc id=N parent=N pid=N ppid=N end_kind=N end_code=N exe=PATH
  *   thread proc=N tid=N comm=NAME
- *   map proc=N start=0x.. end=0x.. pgoff=0x.. prot=N path=PATH
+ *   map proc=N start=0x.. end=0x.. pgoff=0x.. prot=N build_id=HEX|- path=PATH
  *   tid proc=N tid=N samples=N            samples per thread
  *   obj proc=N samples=N path=PATH        samples per mapped object ("?" = no mapping)
  *   func proc=N samples=N name=SYMBOL     samples per function (ELF .symtab or .dynsym)
@@ -40,8 +40,8 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 	case PDATA_REC_PROC: {
 		const struct pdata_proc *p = (const void *)rec;
 
-		printf("proc id=%u parent=%u pid=%d ppid=%d end_kind=%d end_code=%d exe=%s\n", p->id,
-		       p->parent, p->pid, p->ppid, p->end_kind, p->end_code, p->exe);
+		printf("proc id=%u parent=%u pid=%d ppid=%d end_kind=%d end_code=%d exe=%s\n",
+		       p->id, p->parent, p->pid, p->ppid, p->end_kind, p->end_code, p->exe);
 		break;
 	}
 	case PDATA_REC_THREAD: {
@@ -53,9 +53,14 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 	case PDATA_REC_MAP: {
 		const struct pdata_map *m = (const void *)rec;
 
-		printf("map proc=%u start=%#llx end=%#llx pgoff=%#llx prot=%u path=%s\n", m->proc,
-		       (unsigned long long)m->start, (unsigned long long)m->end,
-		       (unsigned long long)m->pgoff, m->prot, m->path);
+		char id[2 * sizeof(m->build_id) + 1] = "-";
+
+		for (unsigned k = 0; k < m->build_id_len && k < sizeof(m->build_id); k++)
+			sprintf(id + 2 * k, "%02x", m->build_id[k]);
+		printf("map proc=%u start=%#llx end=%#llx pgoff=%#llx prot=%u build_id=%s "
+		       "path=%s\n",
+		       m->proc, (unsigned long long)m->start, (unsigned long long)m->end,
+		       (unsigned long long)m->pgoff, m->prot, id, m->path);
 		maps = realloc(maps, (nmaps + 1) * sizeof(*maps));
 		/* the record is a copy that lives only during the callback */
 		maps[nmaps++] = (struct map){m->proc, m->start, m->end, m->pgoff, strdup(m->path)};
@@ -155,7 +160,7 @@ static void add(const char *kind, uint32_t proc, const char *name, uint64_t n)
 			return;
 		}
 	aggs = realloc(aggs, (naggs + 1) * sizeof(*aggs));
-	aggs[naggs++] = (struct named){ kind, proc, strdup(name), n };
+	aggs[naggs++] = (struct named){kind, proc, strdup(name), n};
 }
 
 static const char TID[] = "tid", OBJ[] = "obj", FUNC[] = "func";
@@ -205,8 +210,8 @@ int main(int argc, char **argv)
 	       "flags=%u\n",
 	       h->state, h->clock, h->nominal_hz, (unsigned long long)h->period_ns,
 	       (unsigned long long)h->samples, (unsigned long long)h->lost,
-	       (unsigned long long)h->dropped, h->processes, h->root_pid, h->end_kind,
-	       h->end_code, (unsigned long long)h->cpu_ns, h->flags);
+	       (unsigned long long)h->dropped, h->processes, h->root_pid, h->end_kind, h->end_code,
+	       (unsigned long long)h->cpu_ns, h->flags);
 	printf("note %.128s\n", h->clock_note);
 	printf("command %.2048s\n", h->command);
 	pdata__foreach_rec(p, on_rec, NULL);
