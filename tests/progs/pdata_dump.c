@@ -40,8 +40,8 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 	case PDATA_REC_PROC: {
 		const struct pdata_proc *p = (const void *)rec;
 
-		printf("proc id=%u parent=%u pid=%d ppid=%d end_kind=%d end_code=%d exe=%s\n",
-		       p->id, p->parent, p->pid, p->ppid, p->end_kind, p->end_code, p->exe);
+		printf("proc id=%u parent=%u pid=%d ppid=%d end_kind=%d end_code=%d exe=%s\n", p->id,
+		       p->parent, p->pid, p->ppid, p->end_kind, p->end_code, p->exe);
 		break;
 	}
 	case PDATA_REC_THREAD: {
@@ -160,7 +160,7 @@ static void add(const char *kind, uint32_t proc, const char *name, uint64_t n)
 			return;
 		}
 	aggs = realloc(aggs, (naggs + 1) * sizeof(*aggs));
-	aggs[naggs++] = (struct named){kind, proc, strdup(name), n};
+	aggs[naggs++] = (struct named){ kind, proc, strdup(name), n };
 }
 
 static const char TID[] = "tid", OBJ[] = "obj", FUNC[] = "func";
@@ -210,8 +210,8 @@ int main(int argc, char **argv)
 	       "flags=%u\n",
 	       h->state, h->clock, h->nominal_hz, (unsigned long long)h->period_ns,
 	       (unsigned long long)h->samples, (unsigned long long)h->lost,
-	       (unsigned long long)h->dropped, h->processes, h->root_pid, h->end_kind, h->end_code,
-	       (unsigned long long)h->cpu_ns, h->flags);
+	       (unsigned long long)h->dropped, h->processes, h->root_pid, h->end_kind,
+	       h->end_code, (unsigned long long)h->cpu_ns, h->flags);
 	printf("note %.128s\n", h->clock_note);
 	printf("command %.2048s\n", h->command);
 	pdata__foreach_rec(p, on_rec, NULL);
