@@ -260,8 +260,8 @@ static void test_build_id(struct symbols *s)
 	       other && (symobj__flags(other) & SYMOBJ_BUILD_ID_DIFFERS) &&
 		       !(symobj__flags(other) & SYMOBJ_BUILD_ID_MATCH),
 	       "flags %#x", other ? symobj__flags(other) : 0);
-	CHECK("rebuilt file still read", other && symobj__nsyms(other) > 0 &&
-					 !strcmp(symobj__file(other), m.path));
+	CHECK("rebuilt file still read",
+	      other && symobj__nsyms(other) > 0 && !strcmp(symobj__file(other), m.path));
 }
 
 int main(void)
