@@ -64,7 +64,6 @@ struct sym_object {
 	size_t nsyms;
 	/* the separate debug file (find_debuginfo) and the dwz file its DWARF may refer to */
 	int dbg_searched;
-	enum symfile_how dbg_how;
 	char alt_name[256];
 	unsigned char alt_id[64];
 	size_t alt_len;
@@ -473,7 +472,6 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	if (!alt) {
 		Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 
-		o->dbg_how = how;
 		o->flags |= SYMOBJ_DEBUG_FILE;
 		o->alt_len = 0;
 		if (elf)
@@ -729,18 +727,6 @@ const char *symobj__why(const struct sym_object *o)
 const char *symobj__file(const struct sym_object *o)
 {
 	return o->file;
-}
-
-const char *symobj__debug_file(const struct sym_object *o, const char **how)
-{
-	const char *dbg = NULL;
-
-	if (!o->mod || !(o->flags & SYMOBJ_DEBUG_FILE))
-		return NULL;
-	dwfl_module_info(o->mod, NULL, NULL, NULL, NULL, NULL, NULL, &dbg);
-	if (dbg && how)
-		*how = symfile__how_name(o->dbg_how);
-	return dbg;
 }
 
 size_t symobj__nsyms(const struct sym_object *o)

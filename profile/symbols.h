@@ -92,12 +92,6 @@ unsigned symobj__flags(const struct sym_object *o);
 const char *symobj__why(const struct sym_object *o);
 /* The file actually read: the path, or the copy found by build id (SYMOBJ_BY_BUILD_ID). */
 const char *symobj__file(const struct sym_object *o);
-/*
- * The separate debug file in use, NULL when none was needed or found (yet):
- * it is looked for when the object has no .symtab, or on the first source
- * line.  *how (may be NULL): "build id", "debuglink" or "debuginfod".
- */
-const char *symobj__debug_file(const struct sym_object *o, const char **how);
 size_t symobj__nsyms(const struct sym_object *o);
 /* One pointer-sized slot for the caller's own data about the object (NULL at first). */
 void **symobj__user(struct sym_object *o);

@@ -43,20 +43,6 @@ void symfile_finder__free(struct symfile_finder *f)
 	free(f);
 }
 
-const char *symfile__how_name(enum symfile_how how)
-{
-	switch (how) {
-	case SYMFILE_BUILD_ID:
-		return "build id";
-	case SYMFILE_DEBUGLINK:
-		return "debuglink";
-	case SYMFILE_DEBUGINFOD:
-		return "debuginfod";
-	default:
-		return "path";
-	}
-}
-
 /*
  * An O_PATH descriptor opens nothing (no wait for a FIFO's writer, no
  * device driver's open); the file is then reopened through /proc/self/fd,

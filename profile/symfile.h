@@ -81,7 +81,4 @@ int symfile__find_debug(struct symfile_finder *f, const struct symfile_want *w, 
 int symfile__find_by_id(struct symfile_finder *f, const unsigned char *id, size_t len, char **path,
 			enum symfile_how *how, int *is_debug);
 
-/* "build id", "debuglink", "debuginfod" (for notes). */
-const char *symfile__how_name(enum symfile_how how);
-
 #endif /* PROFIL_SYMFILE_H */
