@@ -663,7 +663,8 @@ static struct sym_object *object_new(struct symbols *s, const char *path, const 
 	if (have_st)
 		o->pst = *st;
 	o->want_len = len;
-	memcpy(o->want_id, id, len);
+	if (len)
+		memcpy(o->want_id, id, len);
 	if (is_pseudo(path))
 		o->flags |= SYMOBJ_PSEUDO;
 	else if (open_object(o) < 0) {
