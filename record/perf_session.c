@@ -543,9 +543,7 @@ static void on_fork(struct perf_session *s, const struct perf_event_header *h)
 		child->parent = parent->rec ? parent->rec->id : 0;
 		/* a fork copies the address space; the kernel reports no mappings for it */
 		for (size_t i = 0; i < parent->nmaps; i++)
-			pstate__remember_map(child, parent->maps[i].start, parent->maps[i].end,
-					     parent->maps[i].pgoff, parent->maps[i].prot,
-					     parent->maps[i].path);
+			pstate__copy_map(child, &parent->maps[i]);
 	}
 	child = proctree__set(s->tree, child);
 	if (!child)

@@ -141,6 +141,17 @@ int pstate__remember_map(struct pstate *p, uint64_t start, uint64_t end, uint64_
 	return 0;
 }
 
+int pstate__copy_map(struct pstate *p, const struct pmap *m)
+{
+	int rc = pstate__remember_map(p, m->start, m->end, m->pgoff, m->prot, m->path);
+
+	if (rc == 0 && m->build_id_len <= sizeof(m->build_id)) {
+		memcpy(p->maps[p->nmaps - 1].build_id, m->build_id, m->build_id_len);
+		p->maps[p->nmaps - 1].build_id_len = m->build_id_len;
+	}
+	return rc;
+}
+
 void proctree__add_map_id(struct proctree *t, struct pstate *p, uint64_t start, uint64_t end,
 			  uint64_t pgoff, uint32_t prot, const char *path, const uint8_t *id,
 			  unsigned len)

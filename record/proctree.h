@@ -55,6 +55,8 @@ struct pstate *pstate__new(pid_t pid, pid_t ppid, const char *exe);
 /* Remember a mapping of an image (without writing its record). */
 int pstate__remember_map(struct pstate *p, uint64_t start, uint64_t end, uint64_t pgoff,
 			 uint32_t prot, const char *path);
+/* Remember a copy of m (a forked child's copy of its parent's mapping, build id included). */
+int pstate__copy_map(struct pstate *p, const struct pmap *m);
 
 /* The current image of pid, or NULL. */
 struct pstate *proctree__find(struct proctree *t, pid_t pid);
