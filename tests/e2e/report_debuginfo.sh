@@ -4,7 +4,8 @@
 #   - its .gnu_debuglink (the debug file beside it), checked by build id;
 #   - a real debuginfod server on localhost (DEBUGINFOD_URLS), the debug file
 #     being nowhere on the local paths;
-# and never through the network when DEBUGINFOD_URLS is unset.  A FIFO at the
+# and never through the network when DEBUGINFOD_URLS is unset; and through
+# MiniDebugInfo (.gnu_debugdata) when that is all there is.  A FIFO at the
 # debuglink path does not hang the report.  With the build ids recorded in the
 # profile, a rebuilt binary is noted as such, an identical one touched later is
 # not, and a binary gone since recording is read from its debug file found by
@@ -13,7 +14,7 @@
 SRV=
 cleanup() {
 	[ -n "$SRV" ] && kill "$SRV" 2>/dev/null && wait "$SRV" 2>/dev/null
-	[ -n "$KEEP" ] || rm -rf "$T"
+	rm -rf "$T"
 }
 trap cleanup EXIT
 unset DEBUGINFOD_URLS DEBUGINFOD_CACHE_PATH DEBUGINFOD_TIMEOUT
@@ -63,6 +64,27 @@ rm "$T/a/gen.debug"
 DEBUGINFOD_CACHE_PATH="$T/cache0" report -i "$T/p.data" --format csv >"$T/none.csv"
 expect no_debuginfo_no_name "$(hot_b "$pid" "$T/none.csv")" 0
 [ ! -e "$T/cache0" ] && ok debuginfod_unset_untouched || no debuginfod_unset_untouched "cache made"
+
+# MiniDebugInfo: the function symbols .dynsym lacks, xz-compressed in .gnu_debugdata
+if command -v xz >/dev/null; then
+	mkdir "$T/m"
+	cp "$P/report_gen_pie" "$P/libreport_lib.so" "$T/m/"
+	cd "$T/m" &&
+		nm -D report_gen_pie --format=posix --defined-only | awk '{ print $1 }' | sort >dyn &&
+		nm report_gen_pie --format=posix --defined-only | awk '$2 ~ /^[Tt]$/ { print $1 }' | sort >funcs &&
+		comm -13 dyn funcs >keep &&
+		objcopy --only-keep-debug report_gen_pie full.debug &&
+		objcopy -S --keep-symbols=keep full.debug mini.debug && xz mini.debug &&
+		strip --strip-all report_gen_pie &&
+		objcopy --add-section .gnu_debugdata=mini.debug.xz report_gen_pie && rm full.debug &&
+		cd - >/dev/null || no minidebuginfo_setup "objcopy/xz failed"
+	"$T/m/report_gen_pie" "$T/m.data" >"$T/minfo"
+	mpid=$(awk '$1 == "pid" { print $2 }' "$T/minfo")
+	report -i "$T/m.data" --format csv >"$T/mini.csv"
+	expect minidebuginfo_static_function "$(hot_b "$mpid" "$T/mini.csv")" 200
+else
+	echo "skip minidebuginfo: xz is not installed"
+fi
 
 # 3. profil record stores the build ids the kernel reports (MMAP2); a rebuilt binary is noted
 mkdir "$T/r"
