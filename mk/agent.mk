@@ -13,5 +13,5 @@ $(AGENT_SO): $(AGENT_OBJS) agent/agent.map
 	$(CC) -shared -Wl,--version-script=agent/agent.map $(if $(SANITIZE),,-Wl,-z,defs) $(BASE_LDFLAGS) $(LDFLAGS) \
 		-o $@ $(AGENT_OBJS) -lpthread -ldl
 
-INSTALL_EXTRA += install -d $(DESTDIR)$(LIBDIR)/profil && \
-	install -m 755 $(AGENT_SO) $(DESTDIR)$(LIBDIR)/profil/libprofil-agent.so;
+# installed into LIBDIR/profil, where the installed profil looks (utils/install_dirs.h)
+INSTALL_FILES += 755:$(AGENT_SO):$(LIBDIR)/profil/libprofil-agent.so

@@ -15,7 +15,20 @@
  * 2 bytes, gprof's resolution, so no bin straddles two functions (wider
  * bins for texts over 16 MiB, so that a histogram has at most 2^23 bins); prof_rate is the true effective rate round(1e9 / period_ns).
  * Bins above 65535 are carried without loss in extra histogram records
- * with exactly the same range, which gprof sums.  The file is written to a
+ * with exactly the same range, which gprof sums.
+ *
+ * Call graph: when the profile has call stacks, every caller -> callee
+ * edge of a stack whose two functions are both in the executable's text
+ * becomes a call-graph arc (tag 1 record: from_pc, self_pc, count), so that
+ * `gprof -q` prints a call graph for a program never built with -pg.
+ * from_pc is the call site (the caller's return address - 1, link-time),
+ * self_pc the start of the callee's function.  An arc's count is the
+ * number of SAMPLES whose stack held that edge (once per sample, however
+ * often recursion repeats it), not a number of calls: gprof's "called"
+ * column then reads "samples under this call", and its propagation of time
+ * from callees to callers in proportion to these counts approximates the
+ * inclusive time.  Counts above 2^31 - 1 are split into several records,
+ * which gprof sums.  The file is written to a
  * temporary file in the destination directory and renamed into place, so
  * there is never a partial gmon.out; a destination that is a symbolic link
  * is refused.
@@ -41,6 +54,7 @@ struct gmon_summary {
 	uint64_t in_text;   /* samples in the histogram */
 	uint64_t outside;   /* samples left out: other programs, shared libraries */
 	uint64_t records;   /* histogram records (more than one: bins beyond 65535) */
+	size_t arcs;	    /* distinct call-graph arcs (0 without call stacks) */
 	int saturated;	    /* bins too large even for the extra records */
 };
 

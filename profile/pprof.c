@@ -537,7 +537,10 @@ static int new_location(struct pprof_ctx *c, const struct resolve_loc *rl)
 	return 0;
 }
 
-/* Id of the location of pc in process image p; callers (!leaf) are looked up at pc - 1. */
+/*
+ * Id of the location of pc in process image p; callers (!leaf) are looked up
+ * at pc - 1, except the pseudo PC of a cut-short stack (and a damaged 0).
+ */
 static int64_t location_id(struct pprof_ctx *c, const struct pv_proc *p, uint64_t pc, int leaf,
 			   uint64_t count)
 {
@@ -545,7 +548,8 @@ static int64_t location_id(struct pprof_ctx *c, const struct pv_proc *p, uint64_
 	struct loc_key key;
 	struct islot *slot;
 
-	if (resolver__locate(c->r, p, leaf ? pc : pc - 1, leaf ? count : 0, &rl) < 0)
+	if (resolver__locate(c->r, p, leaf || pc == PDATA_PC_TRUNCATED || !pc ? pc : pc - 1,
+			     leaf ? count : 0, &rl) < 0)
 		return -ENOMEM;
 	key = (struct loc_key){rl.obj, rl.addr, rl.linktime};
 	slot = itab_slot(&c->loc_idx,
@@ -671,10 +675,11 @@ static int add_sample(struct pprof_ctx *c, const struct pv_proc *p, int tid, con
 	return 0;
 }
 
-/* Every sample of the view: today one PC each (flat profiles). */
+/* Every sample of the view, with its call stack (one PC for a flat sample). */
 static int add_samples(struct pprof_ctx *c)
 {
 	const struct pview *v = c->v;
+	uint64_t pcs[PDATA_MAX_DEPTH + 1];
 	size_t at = 0;
 
 	for (size_t i = 0; i < v->nprocs; i++) {
@@ -684,10 +689,18 @@ static int add_samples(struct pprof_ctx *c)
 			at++;
 		for (; at < v->nsamples && v->samples[at].proc == p->id; at++) {
 			const struct pv_sample *s = &v->samples[at];
+			const struct pv_stack *st = pview__stack(v, s->stack);
+			unsigned n = 1;
 
 			if (!s->count)
 				continue;
-			if (add_sample(c, p, s->tid, &s->pc, 1, s->count) < 0)
+			/* the leaf is the sample's PC, then the callers' return addresses */
+			pcs[0] = s->pc;
+			for (uint32_t k = 1; k < st->n && n < PDATA_MAX_DEPTH; k++)
+				pcs[n++] = st->pcs[k];
+			if (st->truncated)
+				pcs[n++] = PDATA_PC_TRUNCATED;
+			if (add_sample(c, p, s->tid, pcs, n, s->count) < 0)
 				return -ENOMEM;
 		}
 	}

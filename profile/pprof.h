@@ -22,7 +22,9 @@
  *   - Sample.location_id: the stack, leaf first.  A stack's callers are
  *     return addresses; they are looked up (and located) at pc - 1, inside
  *     the call instruction, so their function and line are the caller's.
- *     Profiles are flat today: one location per sample.
+ *     Kernel frames come first (innermost); a stack the unwinder cut short
+ *     ends with a location of function "[truncated]" (no mapping).  A flat
+ *     profile has one location per sample.
  *   - Location: one per distinct (object, address), with one Line: the
  *     function (the same name `profil report` shows) and, when the object
  *     has DWARF line information, the source line.  No inline frames.

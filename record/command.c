@@ -22,6 +22,7 @@
 #include "record/record.h"
 #include "record/record_bpf.h"
 #include "record/run.h"
+#include "utils/install_dirs.h"
 #include "utils/why.h"
 
 /*
@@ -343,8 +344,10 @@ int record__command(const struct record_opts *o, struct record_result *res)
 		r.hz = o->hz;
 		if (!have_agent) {
 			rc = why_fail(res->why, sizeof(res->why), -ENOENT,
-				      "%s%sthe fallback agent %s is not installed next to profil",
-				      r.note, "; ", PROFIL_AGENT_SO_NAME);
+				      "%s%sthe fallback agent %s is not installed (neither next to "
+				      "profil nor in %s)",
+				      r.note, "; ", PROFIL_AGENT_SO_NAME,
+				      install_dirs__configured(INSTALL_DIR_AGENT));
 			goto fail_kill;
 		}
 	}

@@ -178,6 +178,7 @@ static void fill_attr(struct perf_session *s, struct perf_event_attr *a)
 	a->exclude_hv = 1;
 	a->mmap = 1;
 	a->mmap2 = 1;
+	a->build_id = 1; /* MMAP2 records carry the file's build id (Linux >= 5.12) */
 	a->comm = 1;
 	a->comm_exec = 1;
 	a->task = 1;
@@ -294,6 +295,10 @@ static int open_tid(struct perf_session *s, pid_t tid, char *why, size_t whylen)
 
 		fill_attr(s, &attr);
 		fd = sys_perf_event_open(&attr, tid, s->cpus[i]);
+		if (fd < 0 && errno == EINVAL) { /* a kernel without build ids in MMAP2 */
+			attr.build_id = 0;
+			fd = sys_perf_event_open(&attr, tid, s->cpus[i]);
+		}
 		if (fd < 0) {
 			rc = -errno;
 			if (rc == -ESRCH && s->opts.attach)
@@ -581,7 +586,12 @@ static void on_mmap2(struct perf_session *s, const struct perf_event_header *h)
 	/* the kernel names anonymous executable memory (JIT code) "//anon" */
 	if (!path[0] || !strncmp(path, "//anon", 6))
 		snprintf(path, sizeof(path), "[anon]");
-	proctree__add_map(s->tree, p, b->addr, b->addr + b->len, b->pgoff, b->prot, path);
+	/* with attr.build_id the kernel puts {u8 size, 3 reserved, id[20]} where maj.. were */
+	if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)
+		proctree__add_map_id(s->tree, p, b->addr, b->addr + b->len, b->pgoff, b->prot, path,
+				     (const uint8_t *)&b->maj + 4, *(const uint8_t *)&b->maj);
+	else
+		proctree__add_map(s->tree, p, b->addr, b->addr + b->len, b->pgoff, b->prot, path);
 	if (s->stacks) {
 		/* a record with a build id has no device and inode: the file is then known by path */
 		int by_id = (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) != 0;
@@ -682,9 +692,7 @@ static void on_fork(struct perf_session *s, const struct perf_event_header *h)
 		child->parent = parent->rec ? parent->rec->id : 0;
 		/* a fork copies the address space; the kernel reports no mappings for it */
 		for (size_t i = 0; i < parent->nmaps; i++)
-			pstate__remember_map(child, parent->maps[i].start, parent->maps[i].end,
-					     parent->maps[i].pgoff, parent->maps[i].prot,
-					     parent->maps[i].path);
+			pstate__copy_map(child, &parent->maps[i]);
 	}
 	if (s->stacks)
 		stacks__fork(s->stacks, (pid_t)b->ppid, (pid_t)b->pid);

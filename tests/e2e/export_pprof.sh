@@ -205,7 +205,7 @@ expect missing_input_status "$?" 1
 expect missing_input_one_line "$(wc -l <"$T/err")" 1
 [ ! -e "$T/m.pb.gz" ] && ok missing_input_no_file || no missing_input_no_file "file written"
 "$PROFIL" export --format svg -i "$T/g.data" 2>"$T/err"
-expect bad_format "$?:$(cat "$T/err")" "2:profil export: unknown format 'svg' (gmon or pprof)"
+expect bad_format "$?:$(cat "$T/err")" "2:profil export: unknown format 'svg' (gmon, pprof or folded)"
 
 # default output name
 abs=$(cd "$(dirname "$PROFIL")" && pwd)/profil
