@@ -240,7 +240,8 @@ static int check_outputs(const struct cmd_record_opts *co)
 	for (int i = 0; i < 3; i++)
 		for (int j = i + 1; j < 3; j++)
 			if (names[i] && names[j] && outfile__same(names[i], names[j])) {
-				fprintf(stderr, "profil record: %s %s and %s %s name the same file\n",
+				fprintf(stderr,
+					"profil record: %s %s and %s %s name the same file\n",
 					opts[i], names[i], opts[j], names[j]);
 				return 2;
 			}

@@ -455,6 +455,11 @@ static int finished(const struct pdata *p)
 	return __atomic_load_n(&p->hdr->state, __ATOMIC_ACQUIRE) == PDATA_COMPLETE;
 }
 
+int pdata__finished(const struct pdata *p)
+{
+	return finished(p);
+}
+
 /* Reserve size bytes in the records area; NULL when it is full. */
 static struct pdata_rec *reserve(struct pdata *p, size_t size)
 {

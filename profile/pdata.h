@@ -272,7 +272,7 @@ struct pdata_create_opts {
 	uint32_t table_slots; /* 0 = PDATA_DEFAULT_SLOTS; rounded up to a power of two */
 	uint32_t frame_slots; /* 0 = a flat profile (no call stacks); rounded up likewise */
 	uint64_t records_cap; /* 0 = PDATA_DEFAULT_RECORDS */
-	unsigned int mode;    /* permission bits of a new file, 0 = outfile__mode() (0600 for root) */
+	unsigned int mode; /* permission bits of a new file, 0 = outfile__mode() (0600 for root) */
 };
 
 /*
@@ -372,6 +372,13 @@ int pdata__exit_on_truncation(struct pdata *p, const char *prefix, const char *p
  * tree may have overwritten it) and flush to disk.  Returns 0 or -errno.
  */
 int pdata__finish(struct pdata *p);
+
+/*
+ * 1 when the profile is marked complete (nothing more goes in), else 0.
+ * Reads the shared header: a writer calls it where it may fault (the agent:
+ * under its fault guard).  Async-signal-safe.
+ */
+int pdata__finished(const struct pdata *p);
 
 /*
  * Replace the finished profile at path (the file p maps) by a compact copy:

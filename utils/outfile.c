@@ -194,7 +194,8 @@ static uint64_t random_bits(void)
 
 	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) == (ssize_t)sizeof(r))
 		return r;
-	return ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^ (++counter * 0x9e3779b97f4a7c15ull);
+	return ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^
+	       (++counter * 0x9e3779b97f4a7c15ull);
 }
 
 /* SIGXFSZ held while writing: a file size limit makes write fail with EFBIG instead of killing. */
@@ -260,8 +261,8 @@ static int check_directories(const char *path, size_t dirlen, char *why, size_t 
 	return 0;
 }
 
-static int dest_open(struct dest *d, const char *path, const struct outfile_rules *rules,
-		     char *why, size_t whylen)
+static int dest_open(struct dest *d, const char *path, const struct outfile_rules *rules, char *why,
+		     size_t whylen)
 {
 	char dir[PATH_MAX];
 	int rc;
@@ -513,8 +514,7 @@ static int write_in_place(const struct dest *d, const struct stat *st, outfile_f
 		return fd;
 	rc = run_fill(d, fd, fill, arg, why, whylen);
 	if (close(fd) < 0 && !rc)
-		rc = why_fail(why, whylen, -errno, "cannot write %s: %s", d->path,
-			      strerror(errno));
+		rc = why_fail(why, whylen, -errno, "cannot write %s: %s", d->path, strerror(errno));
 	return rc;
 }
 
@@ -553,11 +553,9 @@ static int write_atomically(const struct dest *d, const struct outfile_rules *ru
 		return fd;
 	rc = run_fill(d, fd, fill, arg, why, whylen);
 	if (!rc && fsync(fd) < 0)
-		rc = why_fail(why, whylen, -errno, "cannot write %s: %s", d->path,
-			      strerror(errno));
+		rc = why_fail(why, whylen, -errno, "cannot write %s: %s", d->path, strerror(errno));
 	if (close(fd) < 0 && !rc)
-		rc = why_fail(why, whylen, -errno, "cannot write %s: %s", d->path,
-			      strerror(errno));
+		rc = why_fail(why, whylen, -errno, "cannot write %s: %s", d->path, strerror(errno));
 	/* what appeared at the name meanwhile obeys the same rules */
 	if (!rc && (k = classify(d, rules, &st, why, whylen)) != OUTFILE_NEW &&
 	    k != OUTFILE_REPLACE)
@@ -565,8 +563,7 @@ static int write_atomically(const struct dest *d, const struct outfile_rules *ru
 			     why_fail(why, whylen, -EEXIST,
 				      "%s changed while it was written; left as it is", d->path);
 	if (!rc && renameat(d->dfd, tmp, d->dfd, d->base) < 0)
-		rc = why_fail(why, whylen, -errno, "cannot write %s: %s", d->path,
-			      strerror(errno));
+		rc = why_fail(why, whylen, -errno, "cannot write %s: %s", d->path, strerror(errno));
 	if (!rc)
 		fsync(d->dfd); /* the new name on disk too; the file is in place either way */
 	else

@@ -104,8 +104,7 @@ static void test_whole_files(void)
 	struct stat st, before;
 	mode_t want = outfile__mode();
 
-	CHECKF("a new file", write_text(at("new"), &any, "one", why, sizeof(why)) == 0,
-	       "%s", why);
+	CHECKF("a new file", write_text(at("new"), &any, "one", why, sizeof(why)) == 0, "%s", why);
 	CHECK("its content", !strcmp(content(at("new")), "one"));
 	CHECKF("its mode: 0600 for root, else 0666 & ~umask",
 	       stat(at("new"), &st) == 0 && (st.st_mode & 0777) == want &&
@@ -131,8 +130,8 @@ static void test_whole_files(void)
 	       write_text(at("no/such/x"), &any, "x", why, sizeof(why)) == -ENOENT &&
 		       strstr(why, "No such file"),
 	       "%s", why);
-	CHECKF("a directory is no name",
-	       write_text(at(""), &any, "x", why, sizeof(why)) == -EISDIR, "%s", why);
+	CHECKF("a directory is no name", write_text(at(""), &any, "x", why, sizeof(why)) == -EISDIR,
+	       "%s", why);
 }
 
 static void test_refusals(void)
@@ -155,7 +154,8 @@ static void test_refusals(void)
 	put(at("prog"), "#!/bin/sh\n", 0755);
 	CHECKF("a program is not replaced where the rules say so",
 	       write_text(at("prog"), &no_programs, "x", why, sizeof(why)) == -EEXIST &&
-		       strstr(why, "an executable file") && !strcmp(content(at("prog")), "#!/bin/sh\n"),
+		       strstr(why, "an executable file") &&
+		       !strcmp(content(at("prog")), "#!/bin/sh\n"),
 	       "%s", why);
 	put(at("elf"), "\177ELF....", 0644);
 	CHECKF("nor an ELF file",
@@ -177,8 +177,7 @@ static void test_refusals(void)
 	       "%s", why);
 
 	CHECKF("a device where only a regular file goes",
-	       outfile__check("/dev/null", &regular_only, why, sizeof(why)) == -EEXIST, "%s",
-	       why);
+	       outfile__check("/dev/null", &regular_only, why, sizeof(why)) == -EEXIST, "%s", why);
 	CHECKF("a descriptor name is a plain name there",
 	       outfile__check("-", &regular_only, why, sizeof(why)) == OUTFILE_NEW, "%s", why);
 	mkdir(at("adir"), 0755);
@@ -275,8 +274,8 @@ static void test_streams(void)
 	put(at("stream"), "old events", 0664);
 	fd = outfile__open_stream(at("stream"), &any, &kind, why, sizeof(why));
 	CHECKF("an existing file of ours is truncated in place",
-	       fd >= 0 && kind == OUTFILE_REPLACE && fstat(fd, &st) == 0 && st.st_size == 0,
-	       "%s", why);
+	       fd >= 0 && kind == OUTFILE_REPLACE && fstat(fd, &st) == 0 && st.st_size == 0, "%s",
+	       why);
 	CHECKF("its mode never wider than a new file's",
 	       fd >= 0 && (st.st_mode & 0777) == (0664 & outfile__mode()), "mode %o",
 	       st.st_mode & 0777);
@@ -321,7 +320,8 @@ static void test_signal_cleanup(void)
 	waitpid(pid, &status, 0);
 	CHECKF("SIGTERM while writing: the process dies of it",
 	       WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "status %#x", status);
-	CHECK("and leaves no temporary file", hidden_files() == 0 && access(at("killed"), F_OK) < 0);
+	CHECK("and leaves no temporary file",
+	      hidden_files() == 0 && access(at("killed"), F_OK) < 0);
 }
 
 int main(void)
