@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* Opening the files profil writes: see outfile.h for the rules. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* O_TMPFILE, AT_EMPTY_PATH; some test programs build it without -D */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -518,43 +521,102 @@ static int write_in_place(const struct dest *d, const struct stat *st, outfile_f
 	return rc;
 }
 
-/* A new temporary file beside the name, registered for the signal handler (*slot). */
-static int make_temp(const struct dest *d, char *name, size_t len, int *slot, char *why,
-		     size_t whylen)
+static int no_tmpfile; /* outfile__named_temporaries() */
+
+void outfile__named_temporaries(int on)
+{
+	no_tmpfile = on;
+}
+
+/* The temporary file of a whole output. */
+struct temp {
+	int fd;
+	int anonymous; /* O_TMPFILE: it has no name until it is complete */
+	int slot;      /* its name registered for the signal handler, -1: none */
+	char name[NAME_MAX + 1];
+};
+
+/*
+ * A named temporary file beside the name (name filled in), registered for
+ * the signal handler before it exists.  0 or -errno.
+ */
+static int temp_named(const struct dest *d, struct temp *t,
+		      int (*make)(const struct dest *, struct temp *))
 {
 	for (int attempt = 0; attempt < 100; attempt++) {
-		int fd;
-
-		temp_name(name, len, d->base, random_bits());
-		*slot = register_temp(d->dfd, name);
-		fd = openat(d->dfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			    outfile__mode());
-		if (fd >= 0)
-			return fd;
-		unregister_temp(*slot);
-		*slot = -1;
+		temp_name(t->name, sizeof(t->name), d->base, random_bits());
+		t->slot = register_temp(d->dfd, t->name);
+		if (make(d, t) == 0)
+			return 0;
+		unregister_temp(t->slot);
+		t->slot = -1;
+		t->name[0] = 0; /* not ours */
 		if (errno != EEXIST)
-			break;
+			return -errno;
 	}
-	return why_fail(why, whylen, -errno, "cannot create a file next to %s: %s", d->path,
-			strerror(errno));
+	return -EEXIST;
+}
+
+static int create_named(const struct dest *d, struct temp *t)
+{
+	t->fd = openat(d->dfd, t->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		       outfile__mode());
+	return t->fd < 0 ? -1 : 0;
+}
+
+/* Link the complete anonymous file to t->name (through /proc, else AT_EMPTY_PATH: root). */
+static int link_anonymous(const struct dest *d, struct temp *t)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", t->fd);
+	if (linkat(AT_FDCWD, proc, d->dfd, t->name, AT_SYMLINK_FOLLOW) == 0)
+		return 0;
+	if (errno != ENOENT)
+		return -1;
+	return linkat(t->fd, "", d->dfd, t->name, AT_EMPTY_PATH);
+}
+
+/*
+ * The temporary file: unnamed in the destination's directory (O_TMPFILE),
+ * so that nothing is left behind however profil dies, SIGKILL included;
+ * where the file system cannot, a named ".NAME.XXXXXX" that the signal
+ * handler removes.  0 or -errno with one sentence.
+ */
+static int temp_open(const struct dest *d, struct temp *t, char *why, size_t whylen)
+{
+	int rc;
+
+	*t = (struct temp){.slot = -1};
+	t->fd = no_tmpfile ? -1 :
+			     openat(d->dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, outfile__mode());
+	t->anonymous = t->fd >= 0;
+	if (t->anonymous)
+		return 0;
+	rc = temp_named(d, t, create_named);
+	if (rc < 0)
+		return why_fail(why, whylen, rc, "cannot create a file next to %s: %s", d->path,
+				strerror(-rc));
+	return 0;
 }
 
 /* Into a temporary file beside the name, synced, then renamed over it. */
 static int write_atomically(const struct dest *d, const struct outfile_rules *rules,
 			    outfile_fill_fn fill, void *arg, char *why, size_t whylen)
 {
-	char tmp[NAME_MAX + 1];
+	struct temp t;
 	struct stat st;
-	int slot, rc, k = 0;
-	int fd = make_temp(d, tmp, sizeof(tmp), &slot, why, whylen);
+	int rc = temp_open(d, &t, why, whylen), k = 0;
 
-	if (fd < 0)
-		return fd;
-	rc = run_fill(d, fd, fill, arg, why, whylen);
-	if (!rc && fsync(fd) < 0)
+	if (rc < 0)
+		return rc;
+	rc = run_fill(d, t.fd, fill, arg, why, whylen);
+	if (!rc && fsync(t.fd) < 0)
 		rc = why_fail(why, whylen, -errno, "cannot write %s: %s", d->path, strerror(errno));
-	if (close(fd) < 0 && !rc)
+	/* complete: it gets a name for the moment before the rename */
+	if (!rc && t.anonymous && (rc = temp_named(d, &t, link_anonymous)) < 0)
+		why_fail(why, whylen, rc, "cannot write %s: %s", d->path, strerror(-rc));
+	if (close(t.fd) < 0 && !rc)
 		rc = why_fail(why, whylen, -errno, "cannot write %s: %s", d->path, strerror(errno));
 	/* what appeared at the name meanwhile obeys the same rules */
 	if (!rc && (k = classify(d, rules, &st, why, whylen)) != OUTFILE_NEW &&
@@ -562,13 +624,13 @@ static int write_atomically(const struct dest *d, const struct outfile_rules *ru
 		rc = k < 0 ? k :
 			     why_fail(why, whylen, -EEXIST,
 				      "%s changed while it was written; left as it is", d->path);
-	if (!rc && renameat(d->dfd, tmp, d->dfd, d->base) < 0)
+	if (!rc && renameat(d->dfd, t.name, d->dfd, d->base) < 0)
 		rc = why_fail(why, whylen, -errno, "cannot write %s: %s", d->path, strerror(errno));
 	if (!rc)
 		fsync(d->dfd); /* the new name on disk too; the file is in place either way */
-	else
-		unlinkat(d->dfd, tmp, 0);
-	unregister_temp(slot);
+	else if (t.name[0])
+		unlinkat(d->dfd, t.name, 0);
+	unregister_temp(t.slot);
 	return rc;
 }
 

@@ -29,13 +29,16 @@
  * New files get mode 0600 when profil runs as root (the data of root's
  * processes), else 0666 & ~umask.
  *
- * Whole outputs (outfile__write) go to a temporary file beside the name,
- * ".NAME.XXXXXX", which is synced and renamed over the name only when all
- * of it was written: never a partial file.  The temporary file is removed on
- * any error, and on SIGINT, SIGTERM or SIGHUP (a handler, installed where
- * the signal's action is the default, removes the temporaries and re-raises
- * the signal).  SIGXFSZ is held while writing: a file size limit is an
- * error (EFBIG), not a death.
+ * Whole outputs (outfile__write) go to a temporary file in the name's
+ * directory, which is synced and renamed over the name only when all of it
+ * was written: never a partial file.  The temporary file is unnamed
+ * (O_TMPFILE) until it is complete, then linked as ".NAME.XXXXXX" and
+ * renamed: however profil dies, SIGKILL included, nothing is left behind.
+ * Where the file system has no O_TMPFILE, it is named from the start.  A
+ * named temporary is removed on any error, and on SIGINT, SIGTERM or SIGHUP
+ * (a handler, installed where the signal's action is the default, removes
+ * the temporaries and re-raises the signal).  SIGXFSZ is held while
+ * writing: a file size limit is an error (EFBIG), not a death.
  *
  * Streams appended to while a program runs (outfile__open_stream) cannot
  * be renamed into place at the end without losing what a crash leaves: a
@@ -99,6 +102,9 @@ int outfile__same(const char *a, const char *b);
 typedef int (*outfile_fill_fn)(int fd, void *arg, char *why, size_t whylen);
 int outfile__write(const char *path, const struct outfile_rules *rules, outfile_fill_fn fill,
 		   void *arg, char *why, size_t whylen);
+
+/* For tests: named temporary files from the start, as where there is no O_TMPFILE. */
+void outfile__named_temporaries(int on);
 
 /*
  * Open path as a stream written while a program runs.  Returns a

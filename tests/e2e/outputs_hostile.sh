@@ -5,7 +5,7 @@
 #  - symbolic links another user planted in a shared sticky directory, for --events, watch -o,
 #    export -o, --gmon and report -o (html); another user's files there;
 #  - -o X --gmon X; the program being recorded as an output;
-#  - an interrupted export leaves no temporary file;
+#  - an interrupted export leaves no temporary file (SIGINT, SIGTERM, SIGHUP, SIGKILL);
 #  - write errors of the event stream (/dev/full, a full file system): one sentence, status 1;
 #  - a killed recorder takes its command with it, and the profile stays readable;
 #  - root's outputs are 0600.
@@ -134,22 +134,26 @@ run arg_events record -q --events in.txt -o m.data -- cat in.txt
 expect events_over_an_argument_refused "rc=$rc $(cat arg_events.err)"
 
 # ---- an interrupted export: no temporary file ---------------------------------------------
-# an 80 MB gmon.out (4096 histogram records) takes a while: interrupted once its temporary
-# file exists
+# an 80 MB gmon.out (4096 histogram records) takes a while: interrupted while its temporary
+# file is open (unnamed, O_TMPFILE, in out/; or .huge.gmon.XXXXXX where there is none), by
+# the signals a handler cleans up after, and by SIGKILL, which nothing can catch
 "$GEN" huge.data huge >/dev/null
 mkdir out
-for sig in INT:130 TERM:143; do
+for sig in INT:130 TERM:143 HUP:129 KILL:137; do
 	want=${sig#*:} sig=${sig%:*}
-	env --default-signal=INT,TERM "$P" export -i huge.data -o out/huge.gmon 2>/dev/null &
+	env --default-signal=INT,TERM,HUP "$P" export -i huge.data -o out/huge.gmon 2>/dev/null &
 	pid=$!
 	n=0
-	while [ -z "$(ls -A out)" ] && [ $n -lt 2000 ]; do sleep 0.01; n=$((n + 1)); done
-	seen=$(ls -A out)
+	while ! ls -l /proc/$pid/fd 2>/dev/null | grep -q " $T/out/" && [ $n -lt 2000 ]; do
+		sleep 0.01
+		n=$((n + 1))
+	done
+	seen=$(ls -l /proc/$pid/fd 2>/dev/null | grep -o " $T/out/.*" | head -1)
 	kill -$sig $pid
 	wait $pid 2>/dev/null
 	rc=$?
 	[ $rc -eq $want ] && [ -n "$seen" ] && [ -z "$(ls -A out)" ]
-	expect "sig${sig}_during_export_leaves_nothing" "rc=$rc (want $want), seen '$seen', left '$(ls -A out)'"
+	expect "sig${sig}_during_export_leaves_nothing" "rc=$rc (want $want), writing '$seen', left '$(ls -A out)'"
 done
 
 # ---- write errors: one sentence and a non-zero status --------------------------------------

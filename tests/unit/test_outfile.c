@@ -305,23 +305,49 @@ static void test_same(void)
 	CHECK("two files", !outfile__same(at("same"), at("notyet")));
 }
 
-/* SIGTERM while the temporary file is written: it is removed, and the process dies of it. */
-static void test_signal_cleanup(void)
+/*
+ * A signal while the temporary file is written: the process dies of it and
+ * leaves nothing.  named: temporaries named from the start (no O_TMPFILE),
+ * which the signal handler removes; else unnamed ones, even under SIGKILL.
+ */
+static void die_while_writing(int sig, int named)
 {
+	char name[120];
 	int status = 0;
 	pid_t pid = fork();
 
 	if (pid == 0) {
 		signal(SIGTERM, SIG_DFL);
-		outfile__write(at("killed"), &any, fill_text, &(struct text){"partial", 0, SIGTERM},
+		signal(SIGINT, SIG_DFL);
+		outfile__named_temporaries(named);
+		outfile__write(at("killed"), &any, fill_text, &(struct text){"partial", 0, sig},
 			       NULL, 0);
 		_exit(0);
 	}
 	waitpid(pid, &status, 0);
-	CHECKF("SIGTERM while writing: the process dies of it",
-	       WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "status %#x", status);
-	CHECK("and leaves no temporary file",
-	      hidden_files() == 0 && access(at("killed"), F_OK) < 0);
+	snprintf(name, sizeof(name), "%s while writing (%s temporary): dies of it", strsignal(sig),
+		 named ? "a named" : "an unnamed");
+	CHECKF(name, WIFSIGNALED(status) && WTERMSIG(status) == sig, "status %#x", status);
+	snprintf(name, sizeof(name), "%s while writing (%s temporary): nothing left",
+		 strsignal(sig), named ? "a named" : "an unnamed");
+	CHECKF(name, hidden_files() == 0 && access(at("killed"), F_OK) < 0, "%d hidden",
+	       hidden_files());
+}
+
+static void test_signal_cleanup(void)
+{
+	char why[512] = "";
+
+	die_while_writing(SIGTERM, 1);
+	die_while_writing(SIGINT, 1);
+	die_while_writing(SIGTERM, 0);
+	die_while_writing(SIGKILL, 0);
+	outfile__named_temporaries(1);
+	CHECKF("a named temporary file is renamed into place",
+	       write_text(at("named"), &any, "named", why, sizeof(why)) == 0 &&
+		       !strcmp(content(at("named")), "named") && hidden_files() == 0,
+	       "%s", why);
+	outfile__named_temporaries(0);
 }
 
 int main(void)
