@@ -222,6 +222,34 @@ for clock in $clocks; do
 	expect "killed_recorder_${clock}_takes_its_command" "gone=$gone report=$rrc state=$(hdr k.data state) $(head -2 k.err)"
 done
 
+# ... and its descendants live on (the kernel clears PR_SET_PDEATHSIG on fork): under the agent
+# a grandchild keeps counting into the unfinished profile, which stays readable
+if ! is_asan; then
+	rm -f pid g.data shpid
+	"$P" record -q --clock thread -o g.data -- \
+		sh -c 'echo $$ >shpid; "$1" forever pid & wait' sh "$PROGS/record_prog" >/dev/null 2>&1 &
+	REC=$!
+	watchdog $REC
+	wait_file pid
+	sleep 0.3
+	kill -KILL $REC
+	wait $REC 2>/dev/null
+	unwatch
+	n=0
+	while kill -0 "$(cat shpid)" 2>/dev/null && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+	s1=$(hdr g.data samples)
+	sleep 0.5
+	timeout 20 "$P" report -i g.data >g.out 2>g.err
+	rrc=$?
+	s2=$(hdr g.data samples)
+	kill -0 "$(cat pid)" 2>/dev/null && alive=yes || alive=no
+	kill -KILL "$(cat pid)" 2>/dev/null
+	! kill -0 "$(cat shpid)" 2>/dev/null && [ $alive = yes ] && [ $rrc -eq 0 ] &&
+		[ "$(hdr g.data state)" = 1 ] && [ "$s2" -gt "$s1" ]
+	expect orphan_grandchild_counts_into_a_readable_unfinished_profile \
+		"command alive=$(kill -0 "$(cat shpid)" 2>/dev/null && echo yes || echo no) grandchild=$alive samples $s1 -> $s2 report=$rrc $(head -2 g.err)"
+fi
+
 # a process the command leaves behind outlives the recorder, with the agent: the finished
 # profile does not change under it
 if ! is_asan; then
