@@ -328,6 +328,8 @@ static void count_sample(void *arg)
 {
 	const struct sample_args *a = arg;
 
+	if (pdata__finished(ag.pd))
+		return; /* the recorder is done: we outlived it (a daemon of the command) */
 	note_thread(a->tid);
 	pdata__count(ag.pd, __atomic_load_n(&ag.proc, __ATOMIC_RELAXED), a->tid, a->pc, 1);
 	account_lost();
@@ -509,6 +511,8 @@ static void write_end(void *arg)
 	const struct end_args *e = arg;
 	int kind = e->kind, code = e->code;
 
+	if (pdata__finished(ag.pd))
+		return; /* a finished profile does not change */
 	account_lost();
 	if (kind < 0) {
 		kind = __atomic_load_n(&ag.rec->end_kind, __ATOMIC_ACQUIRE);

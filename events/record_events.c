@@ -57,25 +57,22 @@ struct record_events {
 int record_events__open(struct record_events **out, const char *path, char *why, size_t whylen)
 {
 	struct record_events *re = calloc(1, sizeof(*re));
+	int err;
 
 	if (!re)
 		return -ENOMEM;
 	re->sock[0] = re->sock[1] = -1;
-	re->w = event_writer__open(path);
-	if (!re->w) {
-		int err = errno;
-
-		snprintf(why, whylen, "cannot write events to %s: %s", path, strerror(err));
+	err = event_writer__create(&re->w, path, EVENT_FORMAT_JSON, why, whylen);
+	if (err < 0) {
 		free(re);
-		return -err;
+		return err;
 	}
 	/* the inherited end is not close-on-exec: the whole tree reports through it */
 	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, re->sock) < 0 ||
 	    fcntl(re->sock[1], F_SETFD, 0) < 0 || fcntl(re->sock[0], F_SETFL, O_NONBLOCK) < 0) {
-		int err = errno;
-
+		err = errno;
 		snprintf(why, whylen, "cannot create the event socket: %s", strerror(err));
-		record_events__close(re);
+		record_events__close(re, NULL, 0);
 		return -err;
 	}
 	gethostname(re->hostname, sizeof(re->hostname) - 1);
@@ -388,12 +385,14 @@ void record_events__finish(struct record_events *re)
 	check_ends(re, 2);
 }
 
-void record_events__close(struct record_events *re)
+int record_events__close(struct record_events *re, char *why, size_t whylen)
 {
+	int err = 0;
+
 	if (!re)
-		return;
+		return 0;
 	if (re->w)
-		event_writer__close(re->w);
+		err = event_writer__close(re->w, why, whylen);
 	for (int i = 0; i < 2; i++)
 		if (re->sock[i] >= 0)
 			close(re->sock[i]);
@@ -401,4 +400,5 @@ void record_events__close(struct record_events *re)
 		free(re->procs[i].exe);
 	free(re->procs);
 	free(re);
+	return err;
 }

@@ -7,8 +7,8 @@
 STACKGEN := $(B)/tests/progs/report_stackgen
 tests: $(STACKGEN)
 
-$(STACKGEN): tests/progs/report_stackgen.c profile/pdata.c utils/why.c profile/pdata.h utils/why.h | $(SETUP_STAMP)
+$(STACKGEN): tests/progs/report_stackgen.c profile/pdata.c utils/outfile.c utils/why.c profile/pdata.h utils/why.h | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O1 -g -I. -Wall -fno-omit-frame-pointer -fno-optimize-sibling-calls \
-		-fno-inline -fPIE -pie -o $@ tests/progs/report_stackgen.c profile/pdata.c utils/why.c \
+		-fno-inline -fPIE -pie -o $@ tests/progs/report_stackgen.c profile/pdata.c utils/outfile.c utils/why.c \
 		-lpthread

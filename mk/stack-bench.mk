@@ -2,7 +2,7 @@
 # `make bench-stacks` (QUICK=1: fewer rounds).  Not part of `make check`.
 STACK_BENCH := $(B)/bench/stackcost
 STACK_BENCH_OBJS := $(B)/agent/unwind.o $(B)/agent/frame_cache.o \
-		    $(B)/profile/pdata.o $(B)/utils/why.o
+		    $(B)/profile/pdata.o $(B)/utils/outfile.o $(B)/utils/why.o
 
 $(STACK_BENCH): bench/stacks/stackcost.c $(STACK_BENCH_OBJS) $(LIB_A) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)

@@ -8,8 +8,8 @@
 
 #include "profile/callgraph.h"
 #include "profile/folded.h"
-#include "profile/gmon.h" /* export_write_atomically */
 #include "utils/htab.h"
+#include "utils/outfile.h"
 #include "utils/why.h"
 
 /* One line: its text (the key) and its samples. */
@@ -234,30 +234,21 @@ int folded__export(const char *data_path, const char *out_path, struct folded_su
 	struct folded_summary local;
 	struct pview *v = NULL;
 	struct resolver *r = NULL;
-	int to_stdout = !strcmp(out_path, "-");
 	int rc;
 
-	if (!to_stdout) {
-		rc = export_check_destination(out_path, why, whylen);
-		if (rc < 0)
-			return rc;
-	}
+	/* refused before any work ("-" is stdout, written in place; outfile__write checks again) */
+	rc = outfile__check(out_path, &pdata__output_rules, why, whylen);
+	if (rc < 0)
+		return rc;
 	rc = pview__load(&v, data_path, why, whylen);
 	if (rc < 0)
 		return rc;
 	r = resolver__new(v, 0);
-	if (!r) {
+	if (!r)
 		rc = why_fail(why, whylen, -ENOMEM, "out of memory");
-	} else if (to_stdout) {
-		rc = folded__write(stdout, v, r, sum ? sum : &local, why, whylen);
-		if (!rc && fflush(stdout) == EOF)
-			rc = why_fail(why, whylen, -errno, "cannot write the stacks: %s",
-				      strerror(errno));
-	} else {
-		rc = export_write_atomically(out_path, fill_folded,
-					     &(struct folded_job){v, r, sum ? sum : &local}, why,
-					     whylen);
-	}
+	else
+		rc = outfile__write(out_path, &pdata__output_rules, fill_folded,
+				    &(struct folded_job){v, r, sum ? sum : &local}, why, whylen);
 	resolver__free(r);
 	pview__free(v);
 	return rc;

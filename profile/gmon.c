@@ -12,9 +12,11 @@
 #include <unistd.h>
 
 #include "utils/htab.h"
+#include "utils/outfile.h"
 #include "utils/why.h"
 #include "profile/callgraph.h"
 #include "profile/gmon.h"
+#include "profile/pdata.h"
 #include "profile/pview.h"
 #include "profile/symbols.h"
 
@@ -403,67 +405,6 @@ static int write_gmon(FILE *f, const struct hist *h, uint32_t rate, uint64_t nre
 	return rc;
 }
 
-/* Refuse a symbolic link (never followed, as glibc's O_NOFOLLOW) or a non-regular file. */
-int export_check_destination(const char *out, char *why, size_t whylen)
-{
-	struct stat st;
-
-	if (lstat(out, &st) < 0)
-		return errno == ENOENT ? 0 :
-					 why_fail(why, whylen, -errno, "cannot write %s: %s", out,
-						  strerror(errno));
-	if (S_ISLNK(st.st_mode))
-		return why_fail(why, whylen, -ELOOP, "%s is a symbolic link; refusing to follow it",
-				out);
-	if (!S_ISREG(st.st_mode))
-		return why_fail(why, whylen, -EEXIST, "%s exists and is not a regular file", out);
-	return 0;
-}
-
-/* Write via a temporary file in out's directory, then rename: never a partial file. */
-int export_write_atomically(const char *out, export_fill_fn fill, void *arg, char *why,
-			    size_t whylen)
-{
-	const char *slash = strrchr(out, '/');
-	char tmp[PATH_MAX], fill_why[256] = "";
-	mode_t mask;
-	int fd, rc, n;
-
-	rc = export_check_destination(out, why, whylen);
-	if (rc < 0)
-		return rc;
-	/* ".NAME.XXXXXX" beside out */
-	if (slash)
-		n = snprintf(tmp, sizeof(tmp), "%.*s/.%s.XXXXXX", (int)(slash - out), out,
-			     slash + 1);
-	else
-		n = snprintf(tmp, sizeof(tmp), ".%s.XXXXXX", out);
-	if (n < 0 || (size_t)n >= sizeof(tmp))
-		return why_fail(why, whylen, -ENAMETOOLONG, "cannot write %s: %s", out,
-				strerror(ENAMETOOLONG));
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return why_fail(why, whylen, -errno, "cannot create a file next to %s: %s", out,
-				strerror(errno));
-	mask = umask(0);
-	umask(mask);
-	fchmod(fd, 0666 & ~mask);
-	rc = fill(fd, arg, fill_why, sizeof(fill_why));
-	if (!rc && fsync(fd) < 0)
-		rc = -errno;
-	if (close(fd) < 0 && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, out) < 0)
-		rc = -errno;
-	if (!rc)
-		return 0;
-	unlink(tmp);
-	if (rc > 0)
-		rc = -EIO;
-	return why_fail(why, whylen, rc, "cannot write %s: %s", out,
-			fill_why[0] ? fill_why : strerror(-rc));
-}
-
 struct gmon_out {
 	const struct hist *h;
 	uint32_t rate;
@@ -523,7 +464,8 @@ int gmon_export_summary(const char *data_path, const char *out_path, struct gmon
 	uint32_t rate;
 	int rc;
 
-	rc = export_check_destination(out_path, why, whylen);
+	/* refused before any work (outfile__write checks again) */
+	rc = outfile__check(out_path, &pdata__output_rules, why, whylen);
 	if (rc < 0)
 		return rc;
 	rc = pview__load(&v, data_path, why, whylen);
@@ -580,9 +522,8 @@ int gmon_export_summary(const char *data_path, const char *out_path, struct gmon
 		fprintf(stderr, "profil: warning: gmon.out bins saturate at %llu samples\n",
 			(unsigned long long)(nrec * BIN_MAX));
 	}
-	rc = export_write_atomically(out_path, fill_gmon,
-				     &(struct gmon_out){&h, rate, nrec, arc_list, narcs}, why,
-				     whylen);
+	rc = outfile__write(out_path, &pdata__output_rules, fill_gmon,
+			    &(struct gmon_out){&h, rate, nrec, arc_list, narcs}, why, whylen);
 	if (!rc && sum) {
 		/* everything not in this executable's text: other programs, libraries */
 		total_outside = v->total - h.in_text;

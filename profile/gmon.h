@@ -28,10 +28,12 @@
  * column then reads "samples under this call", and its propagation of time
  * from callees to callers in proportion to these counts approximates the
  * inclusive time.  Counts above 2^31 - 1 are split into several records,
- * which gprof sums.  The file is written to a
- * temporary file in the destination directory and renamed into place, so
- * there is never a partial gmon.out; a destination that is a symbolic link
- * is refused.
+ * which gprof sums.
+ *
+ * The file is written through utils/outfile.h with pdata__output_rules: to
+ * a temporary file in the destination directory, renamed into place, so
+ * there is never a partial gmon.out; never through a symbolic link, never
+ * over another user's file, a profile or a program.
  */
 #ifndef PROFIL_GMON_H
 #define PROFIL_GMON_H
@@ -61,18 +63,5 @@ struct gmon_summary {
 /* gmon_export, and a summary of what was written (sum may be NULL). */
 int gmon_export_summary(const char *data_path, const char *out_path, struct gmon_summary *sum,
 			char *why, size_t whylen);
-
-/*
- * The exporters' output file (gmon.out, pprof), until output opening is
- * unified: a destination that is a symbolic link or not a regular file is
- * refused; the data goes to a temporary file in the same directory, which
- * is synced and renamed into place only when fill succeeded, so there is
- * never a partial file.  fill returns 0 or -errno, with an optional
- * sentence in why.  Both return 0, or -errno with one sentence in why.
- */
-typedef int (*export_fill_fn)(int fd, void *arg, char *why, size_t whylen);
-int export_check_destination(const char *out_path, char *why, size_t whylen);
-int export_write_atomically(const char *out_path, export_fill_fn fill, void *arg, char *why,
-			    size_t whylen);
 
 #endif /* PROFIL_GMON_H */

@@ -14,8 +14,9 @@
 #include <unistd.h>
 
 #include "profile/callgraph.h"
-#include "profile/gmon.h"
 #include "profile/html.h"
+#include "profile/pdata.h"
+#include "utils/outfile.h"
 #include "utils/why.h"
 
 /* The page sources, embedded by profile/html_assets.S. */
@@ -695,14 +696,8 @@ int html__write_report(const struct report *m, const char *path, char *why, size
 		html__free(pg.h);
 		return why_fail(why, whylen, rc, "out of memory");
 	}
-	if (strcmp(path, "-")) {
-		rc = export_write_atomically(path, fill_page, &pg, why, whylen);
-	} else {
-		rc = write_page(&pg, stdout, why, whylen);
-		if (!rc && fflush(stdout) == EOF)
-			rc = why_fail(why, whylen, -errno, "cannot write the report: %s",
-				      strerror(errno));
-	}
+	/* "-" is stdout, written in place, like any descriptor name */
+	rc = outfile__write(path, &pdata__output_rules, fill_page, &pg, why, whylen);
 	html__free(pg.h);
 	return rc;
 }

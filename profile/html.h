@@ -57,8 +57,10 @@ int html__write(struct html_report *h, FILE *out, const char *const *notes, size
 
 /*
  * The whole page of a report's model (its profile, resolver and notes) to
- * path, "-" for stdout; a file is written to a temporary beside it and
- * renamed.  Returns 0 or -errno with one sentence in why.
+ * path, "-" for stdout, through utils/outfile.h with pdata__output_rules: a
+ * file is written to a temporary beside it and renamed; never through a
+ * symbolic link, never over another user's file, a profile or a program.
+ * Returns 0 or -errno with one sentence in why.
  */
 int html__write_report(const struct report *m, const char *path, char *why, size_t whylen);
 

@@ -8,10 +8,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "profile/gmon.h" /* export_write_atomically */
+#include "profile/pdata.h"
 #include "profile/pprof.h"
 #include "profile/profile.pb-c.h"
 #include "profile/symbols.h"
+#include "utils/outfile.h"
 #include "utils/why.h"
 
 #ifndef PROFIL_VERSION
@@ -1031,7 +1032,8 @@ int pprof__export(const char *data_path, const char *out_path, struct pprof_summ
 	struct resolver *r = NULL;
 	int rc;
 
-	rc = export_check_destination(out_path, why, whylen);
+	/* refused before any work (outfile__write checks again) */
+	rc = outfile__check(out_path, &pdata__output_rules, why, whylen);
 	if (rc < 0)
 		return rc;
 	rc = pview__load(&v, data_path, why, whylen);
@@ -1041,9 +1043,8 @@ int pprof__export(const char *data_path, const char *out_path, struct pprof_summ
 	if (!r)
 		rc = why_fail(why, whylen, -ENOMEM, "out of memory");
 	else
-		rc = export_write_atomically(out_path, fill_pprof,
-					     &(struct pprof_job){v, r, sum ? sum : &local}, why,
-					     whylen);
+		rc = outfile__write(out_path, &pdata__output_rules, fill_pprof,
+				    &(struct pprof_job){v, r, sum ? sum : &local}, why, whylen);
 	resolver__free(r);
 	pview__free(v);
 	return rc;

@@ -93,8 +93,9 @@ int pprof__write(int fd, const struct pview *v, struct resolver *r, struct pprof
 		 char *why, size_t whylen);
 
 /*
- * Write the profile at data_path to out_path as pprof (through a temporary
- * file renamed into place: never a partial file).  sum may be NULL.
+ * Write the profile at data_path to out_path as pprof (utils/outfile.h with
+ * pdata__output_rules: through a temporary file renamed into place, never a
+ * partial file; "-" is stdout).  sum may be NULL.
  * Returns 0, or -errno with one sentence in why.
  */
 int pprof__export(const char *data_path, const char *out_path, struct pprof_summary *sum, char *why,

@@ -19,6 +19,7 @@
 #include "record/proctree.h"
 #include "record/record.h"
 #include "record/run.h"
+#include "utils/outfile.h"
 #include "utils/why.h"
 
 static int list_tids(pid_t pid, pid_t **out)
@@ -180,6 +181,8 @@ int record__attach(const struct record_opts *o, struct record_result *res)
 	r.hz = cap && o->hz > cap ? cap : o->hz;
 	r.clock = PDATA_CLOCK_PERF;
 	r.callgraph = record_run__perf_callgraph(o);
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	outfile__protect(path, "the program being recorded");
 	rc = record_run__create(&r, res->why, sizeof(res->why));
 	if (rc < 0) {
 		close(pidfd);

@@ -6,9 +6,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,6 +25,7 @@
 #include "record/record_bpf.h"
 #include "record/run.h"
 #include "utils/install_dirs.h"
+#include "utils/outfile.h"
 #include "utils/why.h"
 
 /*
@@ -67,6 +70,14 @@ static int resolve_command(const char *cmd, char *out, size_t outlen)
 	return seen_eacces ? -EACCES : -ENOENT;
 }
 
+/* No output of the recording may replace the program or a file its arguments name. */
+static void protect_command(char **argv, const char *exe)
+{
+	outfile__protect(exe, "the program being recorded");
+	for (int i = 1; argv[i]; i++)
+		outfile__protect(argv[i], "a file the recorded command names");
+}
+
 static void join_command(char *dst, size_t len, char **argv)
 {
 	size_t at = 0;
@@ -106,6 +117,12 @@ static int spawn_stopped(struct record_run *r, int *go_w, int *err_r, const char
 		close(go[1]);
 		close(err[0]);
 		close(r->sfd);
+		/*
+		 * The recorder's death takes the command with it (record.h).  Set
+		 * before the go message is read: a recorder that dies before this
+		 * closes the pipe, and the child gives up without running anything.
+		 */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
 		if (read(go[0], &m, sizeof(m)) != (ssize_t)sizeof(m) || m.mode == 'x')
 			_exit(127);
@@ -294,7 +311,7 @@ static void finish_command(struct record_run *r, int use_agent)
 		pdata__end_proc(root, kind, code, pdata__now_ns(), NULL);
 	record_run__finish_header(r, cpu_ns);
 	record_events__finish(r->events);
-	record_events__close(r->events);
+	record_events__close(r->events, r->res->events_error, sizeof(r->res->events_error));
 	r->events = NULL;
 	record_run__finish(r);
 	r->res->exit_status = exit_status_of(r->status);
@@ -312,6 +329,7 @@ int record__command(const struct record_opts *o, struct record_result *res)
 	rc = resolve_command(o->argv[0], r.exe, sizeof(r.exe));
 	if (rc < 0)
 		return cannot_run(res, o->argv[0], -rc);
+	protect_command(o->argv, r.exe);
 	r.hz = o->hz;
 	cap = record_run__max_perf_rate();
 	if (o->clock != RECORD_CLOCK_THREAD && o->clock != RECORD_CLOCK_ITIMER && cap && r.hz > cap)
@@ -380,7 +398,7 @@ int record__command(const struct record_opts *o, struct record_result *res)
 		waitpid(r.child, NULL, 0);
 		perf_session__close(r.perf);
 		record_bpf__close(r.bpf);
-		record_events__close(r.events);
+		record_events__close(r.events, NULL, 0);
 		pdata__close(r.pd);
 		unlink(o->output);
 		close(r.sfd);
@@ -409,7 +427,7 @@ fail_kill:
 	perf_session__close(r.perf);
 	record_bpf__close(r.bpf);
 fail_unlink:
-	record_events__close(r.events);
+	record_events__close(r.events, NULL, 0);
 	pdata__close(r.pd);
 	unlink(o->output);
 	if (r.sfd >= 0)

@@ -6,8 +6,8 @@
 # naming the same functions from our link-time addresses, and from our file
 # offsets once a binary that was gone is found again.  On real recordings:
 # flat % as report's JSON (merged over processes), processes kept apart by label
-# in a program that forks.  Then: an empty profile, and errors (a destination
-# that is not a regular file, a file size limit hit while writing, bad input)
+# in a program that forks.  Then: an empty profile, and errors (a device that
+# fails the write, a file size limit hit while writing, bad input)
 # give one sentence, a non-zero exit and no file.
 . "$ROOT/tests/e2e/report/common.sh"
 
@@ -183,7 +183,8 @@ fi
 # ---- errors: one sentence, non-zero exit, no file ------------------------------------
 "$PROFIL" export --format pprof -i "$T/g.data" -o /dev/full 2>"$T/err"
 expect full_status "$?" 1
-expect full_message "$(cat "$T/err")" "profil export: /dev/full exists and is not a regular file"
+# a device is written in place (never replaced): its write error is the sentence
+expect full_message "$(cat "$T/err")" "profil export: cannot write /dev/full: No space left on device"
 
 # a file size limit (RLIMIT_FSIZE, SIGXFSZ ignored: EFBIG) hit while writing: the
 # previous file stays as it was, no temporary file is left
