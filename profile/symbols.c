@@ -438,8 +438,10 @@ static int load_symbols(struct sym_object *o)
 
 	if (!scn && open_debug_file(o) == 0) {
 		scn = find_symtab(o->dbg_elf, SHT_SYMTAB);
-		if (scn)
+		if (scn) {
 			elf = o->dbg_elf;
+			o->flags |= SYMOBJ_DEBUG_SYMS;
+		}
 	}
 	if (!scn) {
 		scn = find_symtab(elf, SHT_DYNSYM);

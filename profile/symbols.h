@@ -36,6 +36,7 @@
 #define SYMOBJ_PSEUDO 0x20    /* not a file: [vdso], [anon], [heap], ... */
 #define SYMOBJ_EXEC 0x40      /* ET_EXEC (non-PIE executable) */
 #define SYMOBJ_HAS_DWARF 0x80 /* has DWARF line information */
+#define SYMOBJ_DEBUG_SYMS 0x100 /* no .symtab of its own: symbols from its separate debug file */
 
 struct sym_object;
 struct symbols;
