@@ -33,8 +33,8 @@ static uint64_t row_key_hash(const struct report_row *r)
 {
 	uint64_t h = htab_hash_u64((uint64_t)r->kind + 1);
 
-	h = mix(h, (uintptr_t)r->f);
-	h = mix(h, str_hash(r->objpath));
+	/* an interned function determines its object: hash the path only without one */
+	h = mix(h, r->f ? (uintptr_t)r->f : str_hash(r->objpath));
 	h = mix(h, str_hash(r->comm));
 	h = mix(h, ((uint64_t)(uint32_t)r->pid << 32) | (uint32_t)r->tid);
 	return h | 1; /* never 0: an entry is never all zero bytes */
@@ -55,7 +55,7 @@ static bool ent_eq(const void *entry, const void *key)
 	const struct report_row *a = &((const struct row_ent *)entry)->row, *b = key;
 
 	return a->f == b->f && a->kind == b->kind && a->pid == b->pid && a->tid == b->tid &&
-	       str_eq(a->objpath, b->objpath) && str_eq(a->comm, b->comm);
+	       (a->f || str_eq(a->objpath, b->objpath)) && str_eq(a->comm, b->comm);
 }
 
 static uint64_t ent_hash(const void *entry)
