@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Fuzz target: a profil.data file through every reader: `profil report` in
- * each format (text, json with --threads --lines, csv --sort name --top 3)
+ * each format (text, json with --threads --lines, csv --sort name --top 3,
+ * text by perf's keys per image and thread, filtered)
  * and `profil export --format gmon`.  Seeds: tests/fuzz/corpus/profile/
  * (made by tests/fuzz/mkseeds.c: small tables, real system binaries).
  */
@@ -45,6 +46,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				   "--lines", NULL});
 	run(cmd_report, (char *[]){"report", "-i", (char *)in, "--format", "csv", "--sort", "name",
 				   "--top", "3", NULL});
+	run(cmd_report, (char *[]){"report", "-i", (char *)in, "--sort", "pid,tid,comm,dso",
+				   "--images", "--threads", "--percent-limit", "1", "--dso",
+				   "[kernel],[unsampled],libc.so.6", NULL});
 	run(cmd_export, (char *[]){"export", "-i", (char *)in, "-o", out, NULL});
 	unlink(out);
 	return 0;
