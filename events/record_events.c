@@ -30,11 +30,12 @@
 #include "events/record_events.h"
 
 struct ev_proc {
-	struct pdata_proc head;	       /* a copy of the record as published (the image's start) */
 	const struct pdata_proc *live; /* the record in the mapping: its end is written later */
 	char *exe;
 	char comm[PROFIL_COMM_LEN];
 	int ended; /* its DISABLE + exit (or exec) events are out */
+	/* last: it ends in a flexible array (not at the end is a GNU extension clang refuses) */
+	struct pdata_proc head; /* a copy of the record as published (the image's start) */
 };
 
 struct record_events {
