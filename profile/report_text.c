@@ -158,8 +158,9 @@ static void header_kernel(const struct report *rep, FILE *out)
 				"is its system time as the kernel accounted it (\"accounted\", "
 				"not samples)\n");
 		else
-			fprintf(out, "# kernel: not sampled (no privilege), and the profile has no "
-				     "accounting of it: time in the kernel is missing\n");
+			fprintf(out,
+				"# kernel: not sampled (no privilege), and the profile holds no "
+				"accounting of it: no [kernel] rows\n");
 		break;
 	case REPORT_KERNEL_INVISIBLE:
 		fprintf(out,
