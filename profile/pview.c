@@ -538,8 +538,9 @@ static int load_samples(struct pview *v, struct pdata *pd)
 	v->samples = htab__take(sl.samples, &v->nsamples);
 	if (v->nsamples > 1)
 		qsort(v->samples, v->nsamples, sizeof(*v->samples), cmp_sample);
+	/* offsets into pcs become pointers; a flat profile has no PCs at all (pcs is NULL) */
 	for (size_t i = 0; i < st->nstacks; i++)
-		st->stacks[i].pcs = st->pcs + (uintptr_t)st->stacks[i].pcs;
+		st->stacks[i].pcs = st->pcs ? st->pcs + (uintptr_t)st->stacks[i].pcs : NULL;
 	v->stacks = st->stacks;
 	v->nstacks = st->nstacks;
 	v->stack_pcs = st->pcs;
