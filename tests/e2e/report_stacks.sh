@@ -93,13 +93,14 @@ stack K K 20 - cg_main;cg_hot_b
 EOF
 same "json: the stacks of every thread, root first" "$T/got" "$T/want"
 
-# text: the --children table
-"$PROFIL" report -i "$T/s.data" --children >"$T/children.txt"
+# text: the --children table of each image (--images: the whole run's comes first, its
+# last column is the function, an image's the object)
+"$PROFIL" report -i "$T/s.data" --children --images >"$T/children.txt"
 expect text_children_row "$(awk '$NF == "report_stackgen" && $7 == "cg_run" { print $1, $2, $3, $4, $5, $6 }' "$T/children.txt" | head -1)" \
 	"63.16 5.26 0.120 0.010 120 10"
 expect text_call_stacks_line "$(grep '^# call stacks' "$T/children.txt")" \
 	"# call stacks: dwarf; 8 sample(s) cut short (their outer callers are [truncated]), 0 counted without their stack (frame table full)"
-"$PROFIL" report -i "$T/s.data" --children --top 3 >"$T/top.txt"
+"$PROFIL" report -i "$T/s.data" --children --images --top 3 >"$T/top.txt"
 expect children_top "$(awk '$NF == "report_stackgen" { print $7 }' "$T/top.txt" | tr '\n' ' ')" \
 	"cg_main cg_run cg_hot_a cg_hot_b cg_main "
 
@@ -159,7 +160,8 @@ expect default_threshold "$(json -g caller | grep '^graph P')" "graph P caller 0
 
 # callers and callees of one function; cg_rec's recursion counts each sample once
 json --callers cg_hot_b --callees cg_rec >"$T/focus"
-grep -vE '^(run|stacks|proc|func|thread|stack) ' "$T/focus" | grep -v '/' >"$T/got"
+grep -vE '^(run|time|whole|row|stacks|proc|image|func|thread|stack) |^[a-z]+ run ' "$T/focus" |
+	grep -v '/' >"$T/got"
 cat >"$T/want" <<'EOF'
 callers P cg_hot_b 43 43 22.63
 node P 1 38 0 cg_run
@@ -175,7 +177,7 @@ node K 1 20 20 cg_main
 callees K cg_rec 0 0 0.00
 EOF
 same "callers and callees of a function (recursive cg_rec)" "$T/got" "$T/want"
-"$PROFIL" report -i "$T/s.data" --callers cg_hot_b >"$T/callers.txt"
+"$PROFIL" report -i "$T/s.data" --callers cg_hot_b --images >"$T/callers.txt"
 sed -n "/^process $pid:/,/^process /p" "$T/callers.txt" | sed '1d;$d' >"$T/got"
 cat >"$T/want" <<'EOF'
 
@@ -190,7 +192,7 @@ cat >"$T/want" <<'EOF'
 
 EOF
 same "text: the callers tree" "$T/got" "$T/want"
-expect text_focus_absent "$("$PROFIL" report -i "$T/s.data" --callees cg_worker | grep -c 'cg_worker is on no stack here')" 1
+expect text_focus_absent "$("$PROFIL" report -i "$T/s.data" --callees cg_worker --images | grep -c 'cg_worker is on no stack here')" 1
 
 # --threads: per thread, percent of the process
 json --children --threads -g caller,0 >"$T/threads"
@@ -311,8 +313,9 @@ cat >"$T/want" <<'EOF'
 0 600 real_top
 EOF
 same "real stacks: totals and self" "$T/got" "$T/want"
-expect real_path "$(awk '$1 == "node" && $6 ~ /^(main|real_)/ { print $3 ":" $6 }' "$T/real.list" | tr '\n' ' ')" \
-	"$(awk '$1 == "node" && $6 == "main" { print $3 ":main" }' "$T/real.list") $(awk '$1 == "node" && $6 == "main" { d = $3 + 1; print d ":real_top " d + 1 ":real_mid " d + 2 ":real_leaf_a " d + 1 ":real_leaf_b " d + 1 ":real_rec " d + 2 ":real_rec " d + 3 ":real_rec" }' "$T/real.list") "
+# (the process's tree: the whole run's, "node run", comes before it)
+expect real_path "$(awk '$1 == "node" && $2 != "run" && $6 ~ /^(main|real_)/ { print $3 ":" $6 }' "$T/real.list" | tr '\n' ' ')" \
+	"$(awk '$1 == "node" && $2 != "run" && $6 == "main" { print $3 ":main" }' "$T/real.list") $(awk '$1 == "node" && $2 != "run" && $6 == "main" { d = $3 + 1; print d ":real_top " d + 1 ":real_mid " d + 2 ":real_leaf_a " d + 1 ":real_leaf_b " d + 1 ":real_rec " d + 2 ":real_rec " d + 3 ":real_rec" }' "$T/real.list") "
 
 if command -v gprof >/dev/null; then
 	"$PROFIL" export -i "$T/r.data" -o "$T/r.gmon" 2>"$T/err"

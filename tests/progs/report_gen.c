@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * report_gen OUT [normal|big|incomplete]: writes a profile of ITSELF with
+ * report_gen OUT [normal|big|lib|incomplete]: writes a profile of ITSELF with
  * the pdata API: its real executable mappings (from /proc/self/maps), a
  * real worker thread, a real forked child, and samples at the real
  * addresses of known functions with known counts, so report and export
@@ -18,6 +18,7 @@
  *   the new image has no maps recorded, so its 7 samples at hot_c's address
  *   must NOT be named through the previous image's maps ([unknown])
  *   "big": hot_d 70000 at one pc (one gmon bin beyond 65535)
+ *   "lib": lib_hot 5000 more (the library has the most samples)
  */
 #define _GNU_SOURCE
 #include <link.h>
@@ -209,7 +210,7 @@ int main(int argc, char **argv)
 	pid_t kid, kid2;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: report_gen OUT [normal|big|incomplete]\n");
+		fprintf(stderr, "usage: report_gen OUT [normal|big|lib|incomplete]\n");
 		return 2;
 	}
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -248,6 +249,8 @@ int main(int argc, char **argv)
 	pdata__count(pd, root->id, worker_tid, (uint64_t)hot_c + 1, 80);
 	if (!strcmp(mode, "big"))
 		pdata__count(pd, root->id, tid, (uint64_t)hot_d, 70000);
+	if (!strcmp(mode, "lib"))
+		pdata__count(pd, root->id, tid, (uint64_t)lib_hot_addr() + 3, 5000);
 
 	kid = fork();
 	if (kid == 0) {
