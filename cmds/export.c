@@ -15,8 +15,8 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: profil export [--format gmon|pprof|folded] [-i FILE] [-o OUT]\n"
-		"  --format gmon     GNU gmon.out, read by 'gprof PROGRAM OUT' (the default)\n"
+		"usage: profil export [--format gmon|pprof|folded] [-i FILE] [-o OUT] [--object PATH]\n"
+		"  --format gmon     GNU gmon.out, read by 'gprof OBJECT OUT' (the default)\n"
 		"  --format pprof    gzipped pprof profile.proto, read by 'go tool pprof OUT',\n"
 		"                    speedscope, Pyroscope, Parca, Grafana\n"
 		"  --format folded   collapsed stacks, 'command;caller;...;leaf COUNT' per line,\n"
@@ -27,11 +27,14 @@ static void usage(FILE *out)
 		"                    temporary file beside it and renamed, never through a\n"
 		"                    symbolic link, over another user's file, a profile or a\n"
 		"                    program\n"
-		"\ngprof reads one executable: the histogram is for the executable with the most\n"
-		"samples in its own code (all its processes summed); time in shared libraries\n"
-		"and other programs is left out (profil report shows it).  With call stacks,\n"
-		"gmon.out also holds the call graph ('gprof -q'): an arc's count is the number\n"
-		"of samples whose stack held that call, not a number of calls.\n"
+		"  --object PATH     gmon: the executable or library to export (a path, or the\n"
+		"                    base name of an object of the profile)\n"
+		"\ngprof reads one object: the histogram is for --object, else for the object\n"
+		"(executable or library) with the most samples, all its processes summed; time\n"
+		"elsewhere is left out (profil report shows it).  A stripped object is exported\n"
+		"with a warning: gprof finds no symbols in it.  With call stacks, gmon.out also\n"
+		"holds the call graph ('gprof -q'): an arc's count is the number of samples\n"
+		"whose stack held that call, not a number of calls.\n"
 		"pprof holds the whole run: every process and thread (labels pid, tid,\n"
 		"process_comm, thread_comm), every object, with source lines where known,\n"
 		"and the call stacks.\n");
@@ -77,13 +80,15 @@ int cmd_export(int argc, char **argv)
 		{"format", required_argument, NULL, 'f'},
 		{"input", required_argument, NULL, 'i'},
 		{"output", required_argument, NULL, 'o'},
+		{"object", required_argument, NULL, 'O'}, /* gmon: the object to export */
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	const char *input = "profil.data", *output = NULL;
+	struct gmon_opts go = {0};
 	int pprof = 0, folded = 0;
 	struct gmon_summary sum;
-	char why[512], arcs[64] = "";
+	char why[512];
 	int c;
 
 	while ((c = opts__next("export", argc, argv, "f:i:o:h", longopts)) != -1) {
@@ -106,6 +111,9 @@ int cmd_export(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
+		case 'O':
+			go.object = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -117,23 +125,22 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr, "profil export: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
+	if ((pprof || folded) && go.object) {
+		fprintf(stderr, "profil export: --object is for --format gmon (%s holds every "
+				"object)\n",
+			pprof ? "pprof" : "folded");
+		return 2;
+	}
 	if (pprof)
 		return export_pprof(input, output ? output : "profil.pb.gz");
 	if (folded)
 		return export_folded(input, output ? output : "profil.folded");
 	if (!output)
 		output = "gmon.out";
-	if (gmon_export_summary(input, output, &sum, why, sizeof(why)) < 0) {
+	if (gmon_export_opts(input, output, &go, &sum, why, sizeof(why)) < 0) {
 		fprintf(stderr, "profil export: %s\n", why);
 		return 1;
 	}
-	if (sum.arcs)
-		snprintf(arcs, sizeof(arcs), ", %zu call-graph arcs", sum.arcs);
-	fprintf(stderr,
-		"profil export: %s: %llu samples of %s at %u Hz (%llu elsewhere left out)%s%s; "
-		"read it with: gprof %s %s\n",
-		output, (unsigned long long)sum.in_text, sum.exe, sum.rate,
-		(unsigned long long)sum.outside, sum.saturated ? ", some bins saturated" : "", arcs,
-		sum.exe, output);
+	gmon_print_summary(stderr, "profil export", output, &sum);
 	return 0;
 }

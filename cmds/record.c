@@ -284,15 +284,23 @@ static void summary(const struct cmd_record_opts *co, const struct record_result
 		why_incomplete ? ": " : "", why_incomplete ? why_incomplete : "");
 }
 
-/* Returns 0, or -1 after one sentence. */
+/*
+ * The same export as `profil export --format gmon`: the object it chose and
+ * why, stripped or not.  Returns 0, or -1 after one sentence.
+ */
 static int export_gmon(const struct cmd_record_opts *co)
 {
+	struct gmon_summary sum;
 	char why[512] = "";
 
-	if (gmon_export(co->rec.output, co->gmon, why, sizeof(why)) < 0) {
+	if (gmon_export_summary(co->rec.output, co->gmon, &sum, why, sizeof(why)) < 0) {
 		fprintf(stderr, "profil record: %s\n", why[0] ? why : "gmon export failed");
 		return -1;
 	}
+	if (!co->quiet)
+		gmon_print_summary(stderr, "profil record", co->gmon, &sum);
+	else if (sum.warning[0])
+		fprintf(stderr, "profil record: warning: %s\n", sum.warning);
 	return 0;
 }
 

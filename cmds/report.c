@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * profil report: the flat profile of a recorded profile, per process image
- * (and per thread with --threads), as text, JSON (doc/report-json.md),
- * CSV or an HTML page (profile/html.h).  The model (rows, threads, notes) comes from profile/report.h; this
- * file holds the options and the printers.
+ * profil report: where the CPU time of a recorded run went: the whole run
+ * merged (perf report's --sort keys and filters), and each process image
+ * (and thread), as text, JSON (doc/report-json.md), CSV or an HTML page
+ * (profile/html.h); with call stacks, total time beside self (--children),
+ * the call trees (-g) and the trees around one function (--callers,
+ * --callees).  The model and its writers are profile/report.h, the
+ * call-stack parts profile/cgreport.h; this file holds the options.
  */
 #include <errno.h>
 #include <getopt.h>
-#include <json-c/json.h>
-#include <signal.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,448 +21,301 @@
 
 enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_HTML };
 
+/* The filters' lists, as parsed (the report points into them). */
+struct lists {
+	int *pids, *tids;
+	char **comms, **dsos;
+	char *comm_buf, *dso_buf; /* the strings of comms and dsos */
+};
+
 struct opts {
 	const char *input;
 	const char *output; /* --format html: the page's file, "-" for stdout */
 	enum fmt format;
-	int sort_name;
-	int threads;
-	int lines;
-	long top;		 /* 0 = all */
+	int images;  /* text: each image's rows after the whole run */
+	int run_csv; /* csv: the whole run's table (--sort with a key) */
+	struct report_opts ro;
 	struct cgreport_opts cg; /* --children, --call-graph, --callers, --callees */
-};
-
-/* What the printers work from: the options and the model. */
-struct out {
-	struct opts o;
-	struct report *m;
-	struct cgreport *cr; /* the call-stack parts (profile/cgreport.h) */
+	struct lists l;
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: profil report [-i FILE] [--format text|json|csv] [--sort self|name]\n"
-		"                     [--threads] [--lines] [--top N] [--children]\n"
-		"                     [-g|--call-graph caller|callee[,PERCENT]]\n"
+		"usage: profil report [-i FILE] [--format text|json|csv] [--sort KEYS]\n"
+		"                     [--pid LIST] [--tid LIST] [--comm LIST] [--dso LIST]\n"
+		"                     [--percent-limit P] [--top N] [--images] [--threads] "
+		"[--lines]\n"
+		"                     [--children] [-g|--call-graph caller|callee[,PERCENT]]\n"
 		"                     [--callers FUNC] [--callees FUNC]\n"
 		"       profil report --format html -o OUT [-i FILE] [--lines]\n"
-		"  -i, --input FILE  profile to read (default profil.data)\n"
-		"  --format FMT      text (default), json (doc/report-json.md), csv, or html:\n"
-		"                    one self-contained page (flame graph, sortable table)\n"
-		"  -o, --output OUT  html: the file to write (replaced atomically; never through\n"
-		"                    a symbolic link, over another user's file, a profile or\n"
-		"                    a program), - for stdout\n"
-		"  --sort KEY        self: most samples first (default); name: by function name\n"
-		"  --threads         split each process by thread\n"
-		"  --lines           split by source line (file:line from DWARF)\n"
-		"  --top N           at most N functions per process (or thread)\n"
+		"  -i, --input FILE    profile to read (default profil.data)\n"
+		"  --format FMT        text (default), json (doc/report-json.md), csv, or html:\n"
+		"                      one self-contained page (flame graph, sortable table)\n"
+		"  -o, --output OUT    html: the file to write (replaced atomically; never\n"
+		"                      through a symbolic link, over another user's file, a\n"
+		"                      profile or a program), - for stdout\n"
+		"  --sort KEYS         the whole run's columns and grouping, comma-separated, as\n"
+		"                      perf report's: comm, dso, sym, pid, tid (default "
+		"comm,dso,sym);\n"
+		"                      with self (most time first, the default) or name (by name)\n"
+		"  --pid, --tid LIST   only these processes, threads (comma-separated ids)\n"
+		"  --comm LIST         only these commands (thread names)\n"
+		"  --dso LIST          only these objects (full path or base name, [kernel], ...)\n"
+		"  --percent-limit P   leave out rows below P %% of the run (of the image, per "
+		"image)\n"
+		"  --top N             at most N rows per table (0: all, the default)\n"
+		"  --images            text: each process image's own rows after the whole run\n"
+		"  --threads           each image split by thread (text: implies --images)\n"
+		"  --lines             split by source line (file:line from DWARF)\n"
 		"call stacks (profiles recorded with -g; a flat profile has its leaves only):\n"
-		"  --children        total (inclusive: the function and its callees) beside\n"
-		"                    self, every function on a stack, most total first\n"
+		"  --children          total (inclusive: the row and its callees) beside self,\n"
+		"                      every row on a stack, most total first, as perf's\n"
 		"  -g, --call-graph ORDER[,PERCENT]\n"
-		"                    after each table, the tree of the stacks: caller (top-down,\n"
-		"                    from the outermost callers) or callee (bottom-up, from where\n"
-		"                    the samples hit); nodes of at least PERCENT of the process's\n"
-		"                    samples (default 0.5)\n"
-		"  --callers FUNC    the tree of FUNC's callers instead of the table\n"
-		"  --callees FUNC    the tree of FUNC's callees instead of the table\n"
-		"  (text and json; csv with --children)\n");
+		"                      after each table, the tree of its stacks: caller "
+		"(top-down,\n"
+		"                      from the outermost callers) or callee (bottom-up, from\n"
+		"                      where the samples hit); nodes of at least PERCENT of the\n"
+		"                      run's (the image's) samples (default: --percent-limit,\n"
+		"                      else 0.5)\n"
+		"  --callers FUNC      the tree of FUNC's callers instead of the table\n"
+		"  --callees FUNC      the tree of FUNC's callees instead of the table\n"
+		"  (text and json; csv with --children)\n"
+		"The text report starts with the whole run merged; %%time is a share of the whole\n"
+		"run (per image: of the image).  [kernel] rows marked \"accounted\" are each\n"
+		"thread's system time as the kernel accounted it, where the kernel could not be\n"
+		"sampled; [unsampled] rows are CPU time of a process image that no sample covers\n"
+		"(short processes).  CSV: per image as before; with --sort KEYS, the whole run.\n");
 }
 
-/* ---- shared formatting helpers -------------------------------------------- */
+/* ---- option values ---------------------------------------------------------------- */
 
-static const char *end_kind_name(int kind)
+static int bad_value(const char *opt, const char *what, const char *arg)
 {
-	switch (kind) {
-	case PDATA_END_EXITED:
-		return "exited";
-	case PDATA_END_SIGNALED:
-		return "signaled";
-	case PDATA_END_EXEC:
-		return "exec";
-	case PDATA_END_DETACHED:
-		return "detached";
-	default:
-		return "unknown";
+	fprintf(stderr, "profil report: %s needs %s, not '%s'\n", opt, what, arg);
+	return OPTS_EXIT_USAGE;
+}
+
+/* Split a comma-separated list in place (buf is a copy of arg); no empty items. */
+static int split(const char *opt, const char *arg, char **buf, char ***items, size_t *n)
+{
+	char *save = NULL, *tok;
+
+	free(*buf);
+	free(*items);
+	*items = NULL;
+	*n = 0;
+	*buf = strdup(arg);
+	*items = calloc(strlen(arg) / 2 + 2, sizeof(**items));
+	if (!*buf || !*items) {
+		fprintf(stderr, "profil report: out of memory\n");
+		return 1;
 	}
+	for (tok = strtok_r(*buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		(*items)[(*n)++] = tok;
+	return *n ? 0 : bad_value(opt, "a comma-separated list", arg);
 }
 
-static void describe_end(char *buf, size_t len, int kind, int code)
+static int parse_ids(const char *opt, const char *what, const char *arg, int **ids, size_t *n)
 {
-	const char *sig;
+	char *buf = NULL, **items = NULL;
+	int rc = split(opt, arg, &buf, &items, n);
 
-	switch (kind) {
-	case PDATA_END_EXITED:
-		snprintf(buf, len, "exited with code %d", code);
-		break;
-	case PDATA_END_SIGNALED:
-		sig = code > 0 && code < 65 ? sigabbrev_np(code) : NULL;
-		if (sig)
-			snprintf(buf, len, "killed by signal %d (SIG%s)", code, sig);
+	free(*ids);
+	*ids = rc ? NULL : calloc(*n, sizeof(**ids));
+	if (!rc && !*ids)
+		rc = 1;
+	for (size_t i = 0; !rc && i < *n; i++) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(items[i], &end, 10);
+		if (errno || end == items[i] || *end || v < 0 || v > INT32_MAX)
+			rc = bad_value(opt, what, arg);
 		else
-			snprintf(buf, len, "killed by signal %d", code);
-		break;
-	case PDATA_END_EXEC:
-		snprintf(buf, len, "replaced by exec");
-		break;
-	case PDATA_END_DETACHED:
-		snprintf(buf, len, "still running when the profiler detached");
-		break;
-	default:
-		snprintf(buf, len, "end not seen");
+			(*ids)[i] = (int)v;
 	}
+	free(buf);
+	free(items);
+	return rc;
 }
 
-static double pct(uint64_t n, uint64_t of)
+static int parse_sort(const char *arg, struct opts *o)
 {
-	return of ? 100.0 * (double)n / (double)of : 0.0;
-}
-
-static size_t shown(const struct out *rep, size_t n)
-{
-	return rep->o.top > 0 && (size_t)rep->o.top < n ? (size_t)rep->o.top : n;
-}
-
-static size_t procs_with_samples(const struct out *rep)
-{
+	char *buf = NULL, **items = NULL;
 	size_t n = 0;
+	int rc = split("--sort", arg, &buf, &items, &n);
 
-	for (size_t i = 0; i < rep->m->v->nprocs; i++)
-		n += rep->m->v->procs[i].samples > 0;
-	return n;
-}
+	o->ro.nkeys = 0;
+	o->ro.sort_name = 0;
+	for (size_t i = 0; !rc && i < n; i++) {
+		int key = report__key_parse(items[i]);
 
-/* ---- text ------------------------------------------------------------------ */
-
-static void text_rows(const struct out *rep, const struct report_row *rows, size_t n, uint64_t of)
-{
-	int w = 8;
-
-	n = shown(rep, n);
-	for (size_t i = 0; i < n; i++) {
-		int l = (int)strlen(rows[i].f->name);
-
-		if (l > w)
-			w = l > 60 ? 60 : l;
-	}
-	printf("   %%time   seconds    samples  %-*s  object%s\n", w, "function",
-	       rep->o.lines ? "  source" : "");
-	for (size_t i = 0; i < n; i++) {
-		const struct func *f = rows[i].f;
-
-		printf("  %6.2f %9.3f %10llu  %-*s  %s", pct(rows[i].count, of),
-		       (double)rows[i].count * rep->m->period_s, (unsigned long long)rows[i].count,
-		       w, f->name, f->object);
-		if (rep->o.lines) {
-			if (f->file)
-				printf("  %s:%d", f->file, f->line);
-			else
-				printf("  ??");
-		}
-		putchar('\n');
-	}
-}
-
-static void text_header(const struct out *rep)
-{
-	const struct pdata_header *h = &rep->m->v->hdr;
-	char end[96];
-
-	printf("# profile: %s\n", rep->o.input);
-	printf("# command: %s\n", h->command[0] ? h->command : "(unknown)");
-	printf("# clock: %s%s%s%s, nominal %u Hz, ", pdata__clock_name(h->clock),
-	       h->clock_note[0] ? " (" : "", h->clock_note, h->clock_note[0] ? ")" : "",
-	       h->nominal_hz);
-	if (h->period_ns)
-		printf("effective %.1f Hz (%.3f ms of CPU time per sample)\n",
-		       pview__rate_hz(rep->m->v), (double)h->period_ns / 1e6);
-	else if (h->nominal_hz)
-		printf("effective rate unknown (seconds use the nominal rate)\n");
-	else
-		printf("effective rate unknown (seconds are unknown)\n");
-	printf("# samples: %llu, lost %llu, dropped %llu\n", (unsigned long long)h->samples,
-	       (unsigned long long)h->lost, (unsigned long long)h->dropped);
-	describe_end(end, sizeof(end), h->end_kind, h->end_code);
-	if (h->state != PDATA_COMPLETE)
-		printf("# ended: profile incomplete: the recorder did not finish (program: %s)\n",
-		       end);
-	else
-		printf("# ended: %s\n", end);
-	printf("# total: %llu samples, %.3f s of CPU time, %zu process image(s) with samples",
-	       (unsigned long long)rep->m->v->total, (double)rep->m->v->total * rep->m->period_s,
-	       procs_with_samples(rep));
-	if (h->cpu_ns)
-		printf(" (CPU time measured by the recorder: %.3f s)", (double)h->cpu_ns / 1e9);
-	putchar('\n');
-	for (size_t i = 0; i < rep->m->nnotes; i++)
-		printf("# note: %s\n", rep->m->notes[i]);
-	cgreport__text_header(rep->cr, stdout);
-	printf("# %%time is the share of each process's own samples\n");
-}
-
-static void print_text(const struct out *rep)
-{
-	size_t quiet = 0;
-
-	text_header(rep);
-	for (size_t i = 0; i < rep->m->v->nprocs; i++) {
-		const struct report_proc *op = &rep->m->procs[i];
-		const struct pv_proc *p = op->p;
-		const struct pv_proc *parent = p->parent ? pview__proc(rep->m->v, p->parent) : NULL;
-		char end[96];
-
-		if (!p->samples) {
-			quiet++;
-			continue;
-		}
-		describe_end(end, sizeof(end), p->end_kind, p->end_code);
-		printf("\nprocess %d", p->pid);
-		if (parent && parent->pid == p->pid)
-			printf(" (after exec from %s)", parent->exe[0] ? parent->exe : "?");
-		else if (parent)
-			printf(" (parent %d)", parent->pid);
-		printf(": %s: %s: %llu samples, %.3f s\n",
-		       p->exe[0] ? p->exe : "(unknown executable)", end,
-		       (unsigned long long)p->samples, (double)p->samples * rep->m->period_s);
-		if (!rep->o.threads) {
-			if (!cgreport__text_table(rep->cr, i, CGREPORT_PROCESS, stdout))
-				text_rows(rep, op->rows, op->nrows, p->samples);
-			cgreport__text_trees(rep->cr, i, CGREPORT_PROCESS, stdout);
-			continue;
-		}
-		for (size_t t = 0; t < op->nthreads; t++) {
-			const struct report_thread *th = &op->threads[t];
-
-			printf("\n thread %d (%s): %llu samples, %.3f s\n", th->tid,
-			       th->comm[0] ? th->comm : "?", (unsigned long long)th->samples,
-			       (double)th->samples * rep->m->period_s);
-			if (!cgreport__text_table(rep->cr, i, t, stdout))
-				text_rows(rep, th->rows, th->nrows, p->samples);
-			cgreport__text_trees(rep->cr, i, t, stdout);
+		if (!strcmp(items[i], "self") || !strcmp(items[i], "name")) {
+			o->ro.sort_name = !strcmp(items[i], "name");
+		} else if (!key) {
+			fprintf(stderr,
+				"profil report: unknown sort key '%s' (comm, dso, sym, pid, tid, "
+				"self "
+				"or name)\n",
+				items[i]);
+			rc = OPTS_EXIT_USAGE;
+		} else if (o->ro.nkeys < REPORT_MAX_KEYS) {
+			o->ro.keys[o->ro.nkeys++] = key;
 		}
 	}
-	if (quiet)
-		printf("\n%zu process image(s) without samples (see --format json)\n", quiet);
+	o->run_csv = o->ro.nkeys > 0;
+	free(buf);
+	free(items);
+	return rc;
 }
 
-/* ---- json ------------------------------------------------------------------ */
-
-/* A double printed with 9 significant digits, not 17 (0.835, not 0.83499999999999996). */
-static struct json_object *jdouble(double d)
+static int parse_percent(const char *opt, const char *arg, double *v)
 {
-	char buf[64];
+	char *end;
 
-	snprintf(buf, sizeof(buf), "%.9g", d);
-	if (!strpbrk(buf, ".en")) /* keep it a JSON number with a fraction: 1000.0 */
-		strcat(buf, ".0");
-	return json_object_new_double_s(d, buf);
+	errno = 0;
+	*v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(*v) || *v < 0 || *v > 100)
+		return bad_value(opt, "a percentage from 0 to 100", arg);
+	return 0;
 }
 
-static int jadd(struct json_object *o, const char *k, struct json_object *v)
+static int parse_format(const char *arg, enum fmt *f)
 {
-	if (!v)
-		return -ENOMEM;
-	return json_object_object_add(o, k, v) ? -ENOMEM : 0;
-}
+	static const char *const names[] = {"text", "json", "csv", "html"};
 
-static struct json_object *json_rows(const struct out *rep, const struct report_row *rows, size_t n,
-				     uint64_t of)
-{
-	struct json_object *arr = json_object_new_array();
-	int rc = 0;
-
-	n = shown(rep, n);
-	for (size_t i = 0; arr && !rc && i < n; i++) {
-		struct json_object *f = json_object_new_object();
-		const struct func *fn = rows[i].f;
-
-		if (!f)
-			break;
-		rc |= jadd(f, "name", json_object_new_string(fn->name));
-		rc |= jadd(f, "object", json_object_new_string(fn->objpath));
-		rc |= jadd(f, "samples", json_object_new_int64((int64_t)rows[i].count));
-		rc |= jadd(f, "percent", jdouble(pct(rows[i].count, of)));
-		rc |= jadd(f, "self_seconds", jdouble((double)rows[i].count * rep->m->period_s));
-		if (rep->o.lines) {
-			if (fn->file)
-				rc |= jadd(f, "file", json_object_new_string(fn->file));
-			else
-				json_object_object_add(f, "file", NULL); /* JSON null */
-			rc |= jadd(f, "line", json_object_new_int(fn->line));
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(arg, names[i])) {
+			*f = (enum fmt)i;
+			return 0;
 		}
-		json_object_array_add(arr, f);
-	}
-	return arr;
+	fprintf(stderr, "profil report: unknown format '%s' (text, json, csv or html)\n", arg);
+	return OPTS_EXIT_USAGE;
 }
 
-static struct json_object *exit_json(int kind, int code)
+static void free_lists(struct lists *l)
 {
-	struct json_object *e = json_object_new_object();
-
-	if (!e)
-		return NULL;
-	json_object_object_add(e, "kind", json_object_new_string(end_kind_name(kind)));
-	json_object_object_add(e, "code", json_object_new_int(code));
-	return e;
+	free(l->pids);
+	free(l->tids);
+	free(l->comms);
+	free(l->dsos);
+	free(l->comm_buf);
+	free(l->dso_buf);
 }
 
-static struct json_object *json_proc(const struct out *rep, const struct report_proc *op,
-				     size_t index)
+/* ---- command --------------------------------------------------------------------- */
+
+static int parse_opt(int c, struct opts *o)
 {
-	const struct pv_proc *p = op->p;
-	const struct pv_proc *parent = p->parent ? pview__proc(rep->m->v, p->parent) : NULL;
-	struct json_object *o = json_object_new_object(), *threads;
-	int rc = 0;
+	struct report_filter *f = &o->ro.filter;
+	char *end, why[256];
+	int rc;
 
-	if (!o)
-		return NULL;
-	rc |= jadd(o, "pid", json_object_new_int(p->pid));
-	rc |= jadd(o, "parent_pid", json_object_new_int(parent ? parent->pid : p->ppid));
-	rc |= jadd(o, "exe", json_object_new_string(p->exe));
-	rc |= jadd(o, "exit", exit_json(p->end_kind, p->end_code));
-	rc |= jadd(o, "samples", json_object_new_int64((int64_t)p->samples));
-	rc |= jadd(o, "self_seconds", jdouble((double)p->samples * rep->m->period_s));
-	rc |= jadd(o, "cpu_seconds", jdouble((double)p->cpu.cpu_ns / 1e9));
-	rc |= jadd(o, "functions", json_rows(rep, op->rows, op->nrows, p->samples));
-	threads = json_object_new_array();
-	for (size_t t = 0; threads && t < op->nthreads; t++) {
-		const struct report_thread *th = &op->threads[t];
-		struct json_object *to = json_object_new_object();
-
-		if (!to)
-			break;
-		rc |= jadd(to, "tid", json_object_new_int(th->tid));
-		rc |= jadd(to, "comm", json_object_new_string(th->comm));
-		rc |= jadd(to, "samples", json_object_new_int64((int64_t)th->samples));
-		if (rep->o.threads)
-			rc |= jadd(to, "functions",
-				   json_rows(rep, th->rows, th->nrows, p->samples));
-		json_object_array_add(threads, to);
-	}
-	rc |= jadd(o, "threads", threads);
-	if (!rc)
-		rc = cgreport__json_proc(rep->cr, index, o);
-	if (rc) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
-}
-
-static int print_json(const struct out *rep)
-{
-	const struct pdata_header *h = &rep->m->v->hdr;
-	struct json_object *top = json_object_new_object(), *procs, *notes;
-	int rc = 0;
-
-	if (!top)
-		return -ENOMEM;
-	rc |= jadd(top, "command", json_object_new_string(h->command));
-	rc |= jadd(top, "clock", json_object_new_string(pdata__clock_name(h->clock)));
-	rc |= jadd(top, "clock_note", json_object_new_string(h->clock_note));
-	rc |= jadd(top, "rate_hz", jdouble(pview__rate_hz(rep->m->v)));
-	rc |= jadd(top, "nominal_hz", json_object_new_int64(h->nominal_hz));
-	rc |= jadd(top, "period_ns", json_object_new_int64((int64_t)h->period_ns));
-	rc |= jadd(top, "samples", json_object_new_int64((int64_t)h->samples));
-	rc |= jadd(top, "lost", json_object_new_int64((int64_t)h->lost));
-	rc |= jadd(top, "dropped", json_object_new_int64((int64_t)h->dropped));
-	rc |= jadd(top, "complete", json_object_new_boolean(h->state == PDATA_COMPLETE));
-	rc |= jadd(top, "exit", exit_json(h->end_kind, h->end_code));
-	rc |= jadd(top, "total_samples", json_object_new_int64((int64_t)rep->m->v->total));
-	rc |= jadd(top, "total_seconds", jdouble((double)rep->m->v->total * rep->m->period_s));
-	rc |= jadd(top, "cpu_seconds", jdouble((double)h->cpu_ns / 1e9));
-	rc |= jadd(top, "percent_of", json_object_new_string("process"));
-	if (!rc)
-		rc = cgreport__json_top(rep->cr, top);
-	notes = json_object_new_array();
-	for (size_t i = 0; notes && i < rep->m->nnotes; i++)
-		json_object_array_add(notes, json_object_new_string(rep->m->notes[i]));
-	rc |= jadd(top, "notes", notes);
-	procs = json_object_new_array();
-	for (size_t i = 0; procs && !rc && i < rep->m->v->nprocs; i++) {
-		struct json_object *po = json_proc(rep, &rep->m->procs[i], i);
-
-		if (!po)
-			rc = -ENOMEM;
-		else
-			json_object_array_add(procs, po);
-	}
-	rc |= jadd(top, "processes", procs);
-	if (!rc)
-		printf("%s\n",
-		       json_object_to_json_string_ext(top, JSON_C_TO_STRING_PRETTY |
-								   JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(top);
-	return rc ? -ENOMEM : 0;
-}
-
-/* ---- csv ------------------------------------------------------------------- */
-
-static void csv_str(const char *s)
-{
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, stdout);
-		return;
-	}
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
-	putchar('"');
-}
-
-static void csv_rows(const struct out *rep, const struct pv_proc *p, const struct report_thread *th,
-		     const struct report_row *rows, size_t n)
-{
-	n = shown(rep, n);
-	for (size_t i = 0; i < n; i++) {
-		const struct func *f = rows[i].f;
-
-		printf("%d,", p->pid);
-		csv_str(p->exe);
-		if (th) {
-			printf(",%d,", th->tid);
-			csv_str(th->comm);
+	switch (c) {
+	case 'i':
+		o->input = optarg;
+		return 0;
+	case 'o':
+		o->output = optarg;
+		return 0;
+	case 'f':
+		return parse_format(optarg, &o->format);
+	case 's':
+		return parse_sort(optarg, o);
+	case 't':
+		o->ro.threads = 1;
+		return 0;
+	case 'l':
+		o->ro.lines = 1;
+		return 0;
+	case 'I':
+		o->images = 1;
+		return 0;
+	case 'n':
+		errno = 0;
+		o->ro.top = strtol(optarg, &end, 10);
+		if (errno || end == optarg || *end || o->ro.top < 0)
+			return bad_value("--top", "a whole number, 0 (all) or more", optarg);
+		return 0;
+	case 'P':
+		return parse_percent("--percent-limit", optarg, &o->ro.percent_limit);
+	case 'p':
+		rc = parse_ids("--pid", "process ids separated by commas", optarg, &o->l.pids,
+			       &f->npids);
+		f->pids = o->l.pids;
+		return rc;
+	case 'T':
+		rc = parse_ids("--tid", "thread ids separated by commas", optarg, &o->l.tids,
+			       &f->ntids);
+		f->tids = o->l.tids;
+		return rc;
+	case 'c':
+		rc = split("--comm", optarg, &o->l.comm_buf, &o->l.comms, &f->ncomms);
+		f->comms = (const char *const *)o->l.comms;
+		return rc;
+	case 'd':
+		rc = split("--dso", optarg, &o->l.dso_buf, &o->l.dsos, &f->ndsos);
+		f->dsos = (const char *const *)o->l.dsos;
+		return rc;
+	case 'C':
+		o->cg.children = 1;
+		o->ro.children = 1;
+		return 0;
+	case 'g':
+		if (cgreport__parse_call_graph(optarg, &o->cg, why, sizeof(why)) < 0) {
+			fprintf(stderr, "profil report: %s\n", why);
+			return OPTS_EXIT_USAGE;
 		}
-		putchar(',');
-		csv_str(f->name);
-		putchar(',');
-		csv_str(f->objpath);
-		if (rep->o.lines) {
-			putchar(',');
-			csv_str(f->file ? f->file : "");
-			printf(",%d", f->line);
-		}
-		printf(",%llu,%.4f,%.6f\n", (unsigned long long)rows[i].count,
-		       pct(rows[i].count, p->samples), (double)rows[i].count * rep->m->period_s);
+		return 0;
+	case 'R':
+		o->cg.callers = optarg;
+		return 0;
+	case 'E':
+		o->cg.callees = optarg;
+		return 0;
+	case 'h':
+		usage(stdout);
+		return -1;
+	default: /* opts__next said what is wrong */
+		return OPTS_EXIT_USAGE;
 	}
 }
 
-static void print_csv(const struct out *rep)
+static int check_opts(int argc, char **argv, const struct opts *o)
 {
-	if (cgreport__csv_wanted(rep->cr)) {
-		cgreport__csv(rep->cr, stdout);
-		return;
+	if (optind < argc) {
+		fprintf(stderr,
+			"profil report: unexpected argument '%s' (the profile is given with -i)\n",
+			argv[optind]);
+		return OPTS_EXIT_USAGE;
 	}
-	printf("pid,exe,%sfunction,object,%ssamples,percent,self_seconds\n",
-	       rep->o.threads ? "tid,comm," : "", rep->o.lines ? "file,line," : "");
-	for (size_t i = 0; i < rep->m->v->nprocs; i++) {
-		const struct report_proc *op = &rep->m->procs[i];
-
-		if (!rep->o.threads) {
-			csv_rows(rep, op->p, NULL, op->rows, op->nrows);
-			continue;
-		}
-		for (size_t t = 0; t < op->nthreads; t++)
-			csv_rows(rep, op->p, &op->threads[t], op->threads[t].rows,
-				 op->threads[t].nrows);
+	if (o->format == FMT_HTML && !o->output) {
+		fprintf(stderr,
+			"profil report: --format html needs -o FILE (or -o - for stdout)\n");
+		return OPTS_EXIT_USAGE;
 	}
+	if (o->format != FMT_HTML && o->output) {
+		fprintf(stderr, "profil report: -o is for --format html; text, json and csv go to "
+				"stdout\n");
+		return OPTS_EXIT_USAGE;
+	}
+	if ((o->format == FMT_HTML && cgreport__wanted(&o->cg)) ||
+	    (o->format == FMT_CSV && (o->cg.call_graph || o->cg.callers || o->cg.callees))) {
+		fprintf(stderr,
+			"profil report: --children, --call-graph, --callers and --callees are "
+			"for text and json (csv: --children); the html page shows totals and "
+			"stacks itself\n");
+		return OPTS_EXIT_USAGE;
+	}
+	if (o->format == FMT_CSV && o->run_csv && o->ro.threads) {
+		fprintf(stderr, "profil report: csv: --threads splits the per-image table, --sort "
+				"KEYS makes the whole run's table (add the tid key to split it)\n");
+		return OPTS_EXIT_USAGE;
+	}
+	return 0;
 }
-
-/* ---- command --------------------------------------------------------------- */
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
@@ -471,7 +326,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"sort", required_argument, NULL, 's'},
 		{"threads", no_argument, NULL, 't'},
 		{"lines", no_argument, NULL, 'l'},
+		{"images", no_argument, NULL, 'I'},
 		{"top", required_argument, NULL, 'n'},
+		{"percent-limit", required_argument, NULL, 'P'},
+		{"pid", required_argument, NULL, 'p'},
+		{"tid", required_argument, NULL, 'T'},
+		{"comm", required_argument, NULL, 'c'},
+		{"dso", required_argument, NULL, 'd'},
 		{"children", no_argument, NULL, 'C'},
 		{"call-graph", required_argument, NULL, 'g'},
 		{"callers", required_argument, NULL, 'R'},
@@ -479,152 +340,65 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	char *end, why[256];
-	int c;
+	int c, rc = 0;
 
 	o->input = "profil.data";
 	o->cg.threshold = CGREPORT_DEFAULT_THRESHOLD; /* of every tree; --call-graph may set it */
-	while ((c = opts__next("report", argc, argv, "i:o:g:h", longopts)) != -1) {
-		switch (c) {
-		case 'i':
-			o->input = optarg;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'f':
-			if (!strcmp(optarg, "text"))
-				o->format = FMT_TEXT;
-			else if (!strcmp(optarg, "json"))
-				o->format = FMT_JSON;
-			else if (!strcmp(optarg, "csv"))
-				o->format = FMT_CSV;
-			else if (!strcmp(optarg, "html"))
-				o->format = FMT_HTML;
-			else {
-				fprintf(stderr,
-					"profil report: unknown format '%s' (text, json, csv or "
-					"html)\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 's':
-			if (strcmp(optarg, "self") && strcmp(optarg, "name")) {
-				fprintf(stderr,
-					"profil report: unknown sort key '%s' (self or name)\n",
-					optarg);
-				return 2;
-			}
-			o->sort_name = !strcmp(optarg, "name");
-			break;
-		case 't':
-			o->threads = 1;
-			break;
-		case 'l':
-			o->lines = 1;
-			break;
-		case 'n':
-			errno = 0;
-			o->top = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || o->top < 1) {
-				fprintf(stderr,
-					"profil report: --top needs a positive number, not '%s'\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'C':
-			o->cg.children = 1;
-			break;
-		case 'g':
-			if (cgreport__parse_call_graph(optarg, &o->cg, why, sizeof(why)) < 0) {
-				fprintf(stderr, "profil report: %s\n", why);
-				return 2;
-			}
-			break;
-		case 'R':
-			o->cg.callers = optarg;
-			break;
-		case 'E':
-			o->cg.callees = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return -1;
-		default: /* opts__next said what is wrong */
-			return OPTS_EXIT_USAGE;
-		}
+	while (!rc && (c = opts__next("report", argc, argv, "i:o:g:h", longopts)) != -1)
+		rc = parse_opt(c, o);
+	return rc ? rc : check_opts(argc, argv, o);
+}
+
+static int write_report(struct report *m, const struct cgreport *cr, const struct opts *o,
+			char *why, size_t whylen)
+{
+	switch (o->format) {
+	case FMT_HTML:
+		return html__write_report(m, o->output, why, whylen);
+	case FMT_JSON:
+		return report__write_json(m, cr, stdout);
+	case FMT_CSV:
+		return report__write_csv(m, stdout, o->run_csv);
+	default:
+		return report__write_text(m, cr, stdout, o->input, o->images);
 	}
-	if (optind < argc) {
-		fprintf(stderr,
-			"profil report: unexpected argument '%s' (the profile is given with -i)\n",
-			argv[optind]);
-		return 2;
-	}
-	if (o->format == FMT_HTML && !o->output) {
-		fprintf(stderr,
-			"profil report: --format html needs -o FILE (or -o - for stdout)\n");
-		return 2;
-	}
-	if ((o->format == FMT_HTML && cgreport__wanted(&o->cg)) ||
-	    (o->format == FMT_CSV && (o->cg.call_graph || o->cg.callers || o->cg.callees))) {
-		fprintf(stderr,
-			"profil report: --children, --call-graph, --callers and --callees are "
-			"for text and json (csv: --children); the html page shows totals and "
-			"stacks itself\n");
-		return 2;
-	}
-	o->cg.top = o->top;
-	o->cg.json = o->format == FMT_JSON;
-	if (o->format != FMT_HTML && o->output) {
-		fprintf(stderr, "profil report: -o is for --format html; text, json and csv go to "
-				"stdout\n");
-		return 2;
-	}
-	return 0;
 }
 
 int cmd_report(int argc, char **argv)
 {
-	struct out rep = {0};
-	struct report_opts ro;
-	char why[512];
-	int rc;
+	struct opts o = {0};
+	struct report *m = NULL;
+	struct cgreport *cr = NULL;
+	char why[512] = "";
+	int rc = parse_opts(argc, argv, &o);
 
-	rc = parse_opts(argc, argv, &rep.o);
-	if (rc)
+	if (rc) {
+		free_lists(&o.l);
 		return rc < 0 ? 0 : rc;
-	ro = (struct report_opts){rep.o.threads, rep.o.lines, rep.o.sort_name};
-	rc = report__load(&rep.m, rep.o.input, &ro, why, sizeof(why));
+	}
+	rc = report__load(&m, o.input, &o.ro, why, sizeof(why));
 	if (rc < 0) {
+		fprintf(stderr, "profil report: %s\n", why);
+		free_lists(&o.l);
+		return 1;
+	}
+	rc = cgreport__new(&cr, m, &o.cg, why, sizeof(why));
+	if (rc < 0) {
+		fprintf(stderr, "profil report: %s: %s\n", o.input, why);
+		report__free(m);
+		free_lists(&o.l);
+		return 1;
+	}
+	rc = write_report(m, cr, &o, why, sizeof(why));
+	cgreport__free(cr);
+	report__free(m);
+	free_lists(&o.l);
+	if (rc < 0 && o.format == FMT_HTML) {
 		fprintf(stderr, "profil report: %s\n", why);
 		return 1;
 	}
-	if (rep.o.format == FMT_HTML) {
-		rc = html__write_report(rep.m, rep.o.output, why, sizeof(why));
-		report__free(rep.m);
-		if (rc < 0)
-			fprintf(stderr, "profil report: %s\n", why);
-		return rc < 0;
-	}
-	rc = cgreport__new(&rep.cr, rep.m, &rep.o.cg, why, sizeof(why));
 	if (rc < 0) {
-		fprintf(stderr, "profil report: %s: %s\n", rep.o.input, why);
-		report__free(rep.m);
-		return 1;
-	}
-	if (rep.o.format == FMT_JSON)
-		rc = print_json(&rep);
-	else if (rep.o.format == FMT_CSV)
-		print_csv(&rep);
-	else
-		print_text(&rep);
-	cgreport__free(rep.cr);
-	report__free(rep.m);
-	if (rc < 0 || fflush(stdout) == EOF || ferror(stdout)) {
-		fprintf(stderr, "profil report: cannot write the report: %s\n",
-			rc < 0 ? "out of memory" : strerror(errno));
+		fprintf(stderr, "profil report: cannot write the report: %s\n", strerror(-rc));
 		return 1;
 	}
 	return 0;

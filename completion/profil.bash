@@ -17,8 +17,9 @@ _profil_values()
 	record:--clock) echo "auto bpf perf thread itimer" ;;
 	record:--call-graph) echo "dwarf fp none" ;;
 	report:--format) echo "text json csv html" ;;
-	report:--sort) echo "self name" ;;
-	export:--format) echo "gmon pprof" ;;
+	report:--sort) echo "comm dso sym pid tid self name" ;;
+	report:--call-graph | report:-g) echo "caller callee" ;;
+	export:--format) echo "gmon pprof folded" ;;
 	events:--format | watch:--format) echo "json table" ;;
 	events:--event | watch:--event)
 		echo "prof profil sprofil setitimer timer_create perf_event_open" \

@@ -37,8 +37,10 @@ $(REPORT_PROGS_DIR)/report_gen_stripped: $(REPORT_GEN_SRCS) $(REPORT_PROGS_DIR)/
 		profile/pdata.c utils/outfile.c utils/why.c $(REPORT_GEN_LINK)
 	strip --strip-all $@
 
-# Helpers of the e2e tests: a JSON schema checker (json-c) and a profile byte-flipper.
-REPORT_HELPERS := $(REPORT_PROGS_DIR)/report_jsoncheck $(REPORT_PROGS_DIR)/report_fuzz
+# Helpers of the e2e tests: a JSON schema checker (json-c), a profile byte-flipper,
+# and a peak-memory meter.
+REPORT_HELPERS := $(REPORT_PROGS_DIR)/report_jsoncheck $(REPORT_PROGS_DIR)/report_fuzz \
+	$(REPORT_PROGS_DIR)/report_maxrss
 tests: $(REPORT_HELPERS)
 
 $(REPORT_PROGS_DIR)/report_jsoncheck: tests/progs/report_jsoncheck.c | $(SETUP_STAMP)
@@ -49,8 +51,20 @@ $(REPORT_PROGS_DIR)/report_fuzz: tests/progs/report_fuzz.c profile/pdata.h | $(S
 	@mkdir -p $(dir $@)
 	$(CC) $(REPORT_PROG_CFLAGS) -o $@ $<
 
+$(REPORT_PROGS_DIR)/report_maxrss: tests/progs/report_maxrss.c | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(REPORT_PROG_CFLAGS) -o $@ $<
+
 # A real CPU-bound program for the record -> report -> gprof test.
 REPORT_SPIN := $(REPORT_PROGS_DIR)/report_spin
 tests: $(REPORT_SPIN)
 $(REPORT_SPIN): tests/progs/report_spin.c $(REPORT_PROGS_DIR)/libreport_lib.so
 	$(CC) $(REPORT_PROG_CFLAGS) -fPIE -pie -o $@ $< $(REPORT_GEN_LINK)
+
+# Profiles with known numbers for the whole run's view, the kernel's and the
+# short processes' time (tests/e2e/report_view.sh).
+REPORT_SYNTH := $(REPORT_PROGS_DIR)/report_synth
+tests: $(REPORT_SYNTH)
+$(REPORT_SYNTH): tests/progs/report_synth.c profile/pdata.c utils/outfile.c utils/why.c profile/pdata.h utils/why.h | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(REPORT_PROG_CFLAGS) -fPIE -pie -o $@ tests/progs/report_synth.c profile/pdata.c utils/outfile.c utils/why.c -lpthread

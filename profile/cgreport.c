@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * cgreport: --children, --call-graph, --callers, --callees and the JSON
- * stacks of `profil report` (see cgreport.h).  One pass over each process's
- * samples names every frame once and feeds the process's call graph and,
- * with --threads, its thread's.
+ * cgreport: --call-graph, --callers, --callees and the JSON stacks of
+ * `profil report` (see cgreport.h).  The whole run's graph is built once,
+ * from every image's samples the filters keep; an image's (and its
+ * threads') while a writer shows it, from the same samples.
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -15,27 +15,28 @@
 #include "utils/htab.h"
 #include "utils/why.h"
 
-/* What is shown of one scope: a process image or one of its threads. */
+/* What is shown of one scope: the whole run, a process image or one of its threads. */
 struct cg_scope {
 	struct callgraph *cg;
-	struct cg_total *totals; /* --children */
-	size_t ntotals;
 	struct cg_tree *tree;	 /* --call-graph */
 	struct cg_tree *callers; /* --callers */
 	struct cg_tree *callees; /* --callees */
 };
 
-struct proc_part {
+struct cgreport_image {
+	const struct report_proc *pr;
+	uint64_t of; /* the image's samples: what percentages are a share of */
 	struct cg_scope all;
-	struct cg_scope *threads; /* with --threads: parallel to report_proc.threads */
+	struct cg_scope *threads; /* with --threads and trees: parallel to pr->threads */
 	size_t nthreads;
 };
 
 struct cgreport {
-	const struct report *m;
+	struct report *m;
 	struct cgreport_opts o;
 	int has_stacks;
-	struct proc_part *procs; /* parallel to m->procs, NULL when nothing is built */
+	int trees;	      /* o asks for trees */
+	struct cg_scope *run; /* the whole run's, when o asks for trees */
 };
 
 static double pct(uint64_t n, uint64_t of)
@@ -72,12 +73,18 @@ int cgreport__parse_call_graph(const char *arg, struct cgreport_opts *o, char *w
 	}
 	o->call_graph = 1;
 	o->threshold = t;
+	o->threshold_given = comma != NULL;
 	return 0;
 }
 
 int cgreport__wanted(const struct cgreport_opts *o)
 {
 	return o->children || o->call_graph || o->callers || o->callees;
+}
+
+static int trees_wanted(const struct cgreport_opts *o)
+{
+	return o->call_graph || o->callers || o->callees;
 }
 
 int cgreport__has_stacks(const struct report *m)
@@ -90,10 +97,10 @@ int cgreport__has_stacks(const struct report *m)
 static void scope_free(struct cg_scope *sc)
 {
 	callgraph__free(sc->cg);
-	free(sc->totals);
 	cg_tree__free(sc->tree);
 	cg_tree__free(sc->callers);
 	cg_tree__free(sc->callees);
+	memset(sc, 0, sizeof(*sc));
 }
 
 static int scope_finish(const struct cgreport *cr, struct cg_scope *sc)
@@ -101,9 +108,7 @@ static int scope_finish(const struct cgreport *cr, struct cg_scope *sc)
 	const struct cgreport_opts *o = &cr->o;
 	int rc = 0;
 
-	if (o->children)
-		rc = callgraph__totals(sc->cg, cr->m->o.sort_name, &sc->totals, &sc->ntotals);
-	if (!rc && o->call_graph)
+	if (o->call_graph)
 		rc = callgraph__tree(sc->cg, o->order, NULL, &sc->tree);
 	if (!rc && o->callers)
 		rc = callgraph__tree(sc->cg, CG_CALLEE, o->callers, &sc->callers);
@@ -112,83 +117,78 @@ static int scope_finish(const struct cgreport *cr, struct cg_scope *sc)
 	return rc;
 }
 
-/* The process's samples, once: into its call graph, and its thread's with --threads. */
-static int fill_proc(const struct cgreport *cr, const struct report_proc *op, struct proc_part *pp)
+/* Where a sample item goes: a graph (the run's merges the threads: tid 0), and a thread's. */
+struct fill {
+	const struct cgreport *cr;
+	struct callgraph *cg;
+	int keep_tid;
+	struct cgreport_image *ci; /* an image's threads, or NULL */
+};
+
+/* The index of thread tid in pr->threads (in tid order), or pr->nthreads. */
+static size_t thread_index(const struct report_proc *pr, int tid)
 {
-	const struct pview *v = cr->m->v;
+	size_t lo = 0, hi = pr->nthreads;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pr->threads[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < pr->nthreads && pr->threads[lo].tid == tid ? lo : pr->nthreads;
+}
+
+static int fill_item(void *arg, const struct report_item *it)
+{
+	struct fill *fl = arg;
+	const struct report *m = fl->cr->m;
 	const struct func *frames[CALLGRAPH_MAX_FRAMES];
-	size_t t = 0;
+	int truncated, n, rc;
+	size_t t;
 
-	for (size_t i = callgraph__first_sample(v, op->p->id);
-	     i < v->nsamples && v->samples[i].proc == op->p->id; i++) {
-		const struct pv_sample *s = &v->samples[i];
-		int truncated, n, rc;
-
-		if (!s->count)
-			continue;
-		n = callgraph__sample_frames(v, cr->m->r, op->p, s, frames, &truncated);
-		if (n < 0)
-			return n;
-		rc = callgraph__add(pp->all.cg, s->tid, frames, (uint32_t)n, truncated, s->count);
-		if (rc < 0)
-			return rc;
-		if (!pp->threads)
-			continue;
-		while (t < pp->nthreads && op->threads[t].tid != s->tid)
-			t++; /* both in tid order */
-		if (t == pp->nthreads)
-			return -EINVAL; /* cannot happen: the report has every thread */
-		rc = callgraph__add(pp->threads[t].cg, s->tid, frames, (uint32_t)n, truncated,
-				    s->count);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	n = callgraph__sample_frames(m->v, m->r, it->p, it->s, frames, &truncated);
+	if (n < 0)
+		return n;
+	rc = callgraph__add(fl->cg, fl->keep_tid ? it->tid : 0, frames, (uint32_t)n, truncated,
+			    it->count);
+	if (rc < 0 || !fl->ci || !fl->ci->threads)
+		return rc;
+	t = thread_index(fl->ci->pr, it->tid);
+	if (t == fl->ci->nthreads)
+		return 0; /* cannot happen: the image's rows have the thread of every item */
+	return callgraph__add(fl->ci->threads[t].cg, it->tid, frames, (uint32_t)n, truncated,
+			      it->count);
 }
 
-static int build_proc(struct cgreport *cr, size_t i)
+static int build_run(struct cgreport *cr)
 {
-	const struct report_proc *op = &cr->m->procs[i];
-	struct proc_part *pp = &cr->procs[i];
-	int rc;
+	struct fill fl = {cr, NULL, 0, NULL};
+	int rc = 0;
 
-	pp->all.cg = callgraph__new();
-	if (!pp->all.cg)
+	cr->run = calloc(1, sizeof(*cr->run));
+	if (!cr->run || !(cr->run->cg = callgraph__new()))
 		return -ENOMEM;
-	if (cr->m->o.threads && op->nthreads) {
-		pp->threads = calloc(op->nthreads, sizeof(*pp->threads));
-		if (!pp->threads)
-			return -ENOMEM;
-		pp->nthreads = op->nthreads;
-		for (size_t t = 0; t < pp->nthreads; t++)
-			if (!(pp->threads[t].cg = callgraph__new()))
-				return -ENOMEM;
-	}
-	rc = fill_proc(cr, op, pp);
-	if (!rc)
-		rc = scope_finish(cr, &pp->all);
-	for (size_t t = 0; !rc && t < pp->nthreads; t++)
-		rc = scope_finish(cr, &pp->threads[t]);
-	return rc;
+	fl.cg = cr->run->cg;
+	for (size_t i = 0; !rc && i < cr->m->v->nprocs; i++)
+		rc = report__sampled_items(cr->m, i, fill_item, &fl);
+	return rc ? rc : scope_finish(cr, cr->run);
 }
 
-/* Is the function of a --callers/--callees tree on a stack of some process? */
-static int focus_found(const struct cgreport *cr, int callers)
+static int filtered(const struct report *m)
 {
-	for (size_t i = 0; i < cr->m->v->nprocs; i++) {
-		const struct cg_tree *t =
-			callers ? cr->procs[i].all.callers : cr->procs[i].all.callees;
+	const struct report_filter *f = &m->o.filter;
 
-		if (t && cg_tree__root(t)->total)
-			return 1;
-	}
-	return 0;
+	return f->npids || f->ntids || f->ncomms || f->ndsos;
 }
 
-int cgreport__new(struct cgreport **out, const struct report *m, const struct cgreport_opts *o,
-		  char *why, size_t whylen)
+int cgreport__new(struct cgreport **out, struct report *m, const struct cgreport_opts *o, char *why,
+		  size_t whylen)
 {
 	struct cgreport *cr = calloc(1, sizeof(*cr));
+	const char *missing = NULL;
 	int rc = 0;
 
 	*out = NULL;
@@ -196,22 +196,25 @@ int cgreport__new(struct cgreport **out, const struct report *m, const struct cg
 		return why_fail(why, whylen, -ENOMEM, "out of memory");
 	cr->m = m;
 	cr->o = *o;
+	/* --percent-limit is the trees' threshold too, unless --call-graph gave one (perf) */
+	if (!o->threshold_given && m->o.percent_limit > 0)
+		cr->o.threshold = m->o.percent_limit;
 	cr->has_stacks = cgreport__has_stacks(m);
-	if (cgreport__wanted(o) || (o->json && cr->has_stacks)) {
-		cr->procs = calloc(m->v->nprocs ? m->v->nprocs : 1, sizeof(*cr->procs));
-		rc = cr->procs ? 0 : -ENOMEM;
-		for (size_t i = 0; !rc && i < m->v->nprocs; i++)
-			rc = build_proc(cr, i);
-	}
+	cr->trees = trees_wanted(o);
+	if (cr->trees)
+		rc = build_run(cr);
 	if (rc < 0) {
 		cgreport__free(cr);
 		return why_fail(why, whylen, rc, "out of memory");
 	}
-	if ((o->callers && !focus_found(cr, 1)) || (o->callees && !focus_found(cr, 0))) {
-		const char *f = o->callers && !focus_found(cr, 1) ? o->callers : o->callees;
-
+	if (o->callers && !cg_tree__root(cr->run->callers)->total)
+		missing = o->callers;
+	else if (o->callees && !cg_tree__root(cr->run->callees)->total)
+		missing = o->callees;
+	if (missing) {
 		cgreport__free(cr);
-		return why_fail(why, whylen, -ENOENT, "no function named '%s' in the profile", f);
+		return why_fail(why, whylen, -ENOENT, "no function named '%s' in the %s", missing,
+				filtered(m) ? "samples the filters keep" : "profile");
 	}
 	*out = cr;
 	return 0;
@@ -221,35 +224,86 @@ void cgreport__free(struct cgreport *cr)
 {
 	if (!cr)
 		return;
-	for (size_t i = 0; cr->procs && i < cr->m->v->nprocs; i++) {
-		scope_free(&cr->procs[i].all);
-		for (size_t t = 0; t < cr->procs[i].nthreads; t++)
-			scope_free(&cr->procs[i].threads[t]);
-		free(cr->procs[i].threads);
-	}
-	free(cr->procs);
+	if (cr->run)
+		scope_free(cr->run);
+	free(cr->run);
 	free(cr);
 }
 
-/* The scope of (proc, thread), or NULL when nothing was built for it. */
-static const struct cg_scope *scope_of(const struct cgreport *cr, size_t proc, size_t thread)
+int cgreport__image(const struct cgreport *cr, const struct report_proc *pr, int json,
+		    struct cgreport_image **out)
 {
-	const struct proc_part *pp;
+	struct cgreport_image *ci;
+	struct fill fl = {cr, NULL, 1, NULL};
+	size_t i;
+	int rc = 0;
 
-	if (!cr->procs || proc >= cr->m->v->nprocs)
-		return NULL;
-	pp = &cr->procs[proc];
+	*out = NULL;
+	if (!cr || !(cr->trees || (json && cr->has_stacks)))
+		return 0;
+	ci = calloc(1, sizeof(*ci));
+	if (!ci || !(ci->all.cg = callgraph__new())) {
+		free(ci);
+		return -ENOMEM;
+	}
+	ci->pr = pr;
+	ci->of = pr->img->p->samples;
+	if (cr->trees && cr->m->o.threads && pr->nthreads) {
+		ci->threads = calloc(pr->nthreads, sizeof(*ci->threads));
+		rc = ci->threads ? 0 : -ENOMEM;
+		ci->nthreads = ci->threads ? pr->nthreads : 0;
+		for (size_t t = 0; !rc && t < ci->nthreads; t++)
+			if (!(ci->threads[t].cg = callgraph__new()))
+				rc = -ENOMEM;
+	}
+	fl.cg = ci->all.cg;
+	fl.ci = ci;
+	i = (size_t)(pr->img - cr->m->images);
+	if (!rc)
+		rc = report__sampled_items(cr->m, i, fill_item, &fl);
+	if (!rc && cr->trees)
+		rc = scope_finish(cr, &ci->all);
+	for (size_t t = 0; !rc && t < ci->nthreads; t++)
+		rc = scope_finish(cr, &ci->threads[t]);
+	if (rc) {
+		cgreport_image__free(ci);
+		return rc;
+	}
+	*out = ci;
+	return 0;
+}
+
+void cgreport_image__free(struct cgreport_image *ci)
+{
+	if (!ci)
+		return;
+	scope_free(&ci->all);
+	for (size_t t = 0; t < ci->nthreads; t++)
+		scope_free(&ci->threads[t]);
+	free(ci->threads);
+	free(ci);
+}
+
+/* The scope of (ci, thread): the run's when ci is NULL; NULL when nothing was built. */
+static const struct cg_scope *scope_of(const struct cgreport *cr, const struct cgreport_image *ci,
+				       size_t thread)
+{
+	if (!ci)
+		return cr->run;
 	if (thread == CGREPORT_PROCESS)
-		return &pp->all;
-	return thread < pp->nthreads ? &pp->threads[thread] : NULL;
+		return &ci->all;
+	return thread < ci->nthreads ? &ci->threads[thread] : NULL;
 }
 
 /* ---- text ------------------------------------------------------------------------- */
 
 void cgreport__text_header(const struct cgreport *cr, FILE *out)
 {
-	const struct pdata_header *h = &cr->m->v->hdr;
+	const struct pdata_header *h;
 
+	if (!cr)
+		return;
+	h = &cr->m->v->hdr;
 	if (!cr->has_stacks) {
 		if (cgreport__wanted(&cr->o))
 			fprintf(out, "# call stacks: none (a flat profile: each sample is its leaf "
@@ -263,9 +317,9 @@ void cgreport__text_header(const struct cgreport *cr, FILE *out)
 		(unsigned long long)h->stacks_dropped);
 }
 
-static size_t shown(const struct cgreport *cr, size_t n)
+int cgreport__replaces_table(const struct cgreport *cr)
 {
-	return cr->o.top > 0 && (size_t)cr->o.top < n ? (size_t)cr->o.top : n;
+	return cr && (cr->o.callers || cr->o.callees);
 }
 
 static void text_source(const struct cgreport *cr, const struct func *f, FILE *out)
@@ -278,47 +332,11 @@ static void text_source(const struct cgreport *cr, const struct func *f, FILE *o
 		fputs("  ??", out);
 }
 
-static void text_totals(const struct cgreport *cr, const struct cg_scope *sc, uint64_t of,
-			FILE *out)
-{
-	size_t n = shown(cr, sc->ntotals);
-	double per = cr->m->period_s;
-	int w = 8;
-
-	for (size_t i = 0; i < n; i++) {
-		int l = (int)strlen(sc->totals[i].f->name);
-
-		if (l > w)
-			w = l > 60 ? 60 : l;
-	}
-	fprintf(out,
-		"  %%total   %%self    total s     self s      total       self  %-*s  object%s\n",
-		w, "function", cr->m->o.lines ? "  source" : "");
-	for (size_t i = 0; i < n; i++) {
-		const struct cg_total *t = &sc->totals[i];
-
-		fprintf(out, "  %6.2f  %6.2f  %9.3f  %9.3f  %9llu  %9llu  %-*s  %s",
-			pct(t->total, of), pct(t->self, of), (double)t->total * per,
-			(double)t->self * per, (unsigned long long)t->total,
-			(unsigned long long)t->self, w, t->f->name, t->f->object);
-		text_source(cr, t->f, out);
-		fputc('\n', out);
-	}
-}
-
-int cgreport__text_table(const struct cgreport *cr, size_t proc, size_t thread, FILE *out)
-{
-	const struct cg_scope *sc = scope_of(cr, proc, thread);
-
-	if (!sc)
-		return 0;
-	if (cr->o.callers || cr->o.callees)
-		return 1; /* only the trees */
-	if (!cr->o.children)
-		return 0;
-	text_totals(cr, sc, cr->m->procs[proc].p->samples, out);
-	return 1;
-}
+/* What a tree's percentages are of, for its title. */
+struct tree_scope {
+	uint64_t of;
+	const char *whole; /* "run's", "process's" */
+};
 
 /* A node and, most samples first, its children down to the threshold. */
 static void text_node(const struct cgreport *cr, const struct cg_node *nd, int depth, uint64_t of,
@@ -336,14 +354,15 @@ static void text_node(const struct cgreport *cr, const struct cg_node *nd, int d
 }
 
 static void text_tree(const struct cgreport *cr, const struct cg_tree *t, const char *focus,
-		      const char *title, uint64_t of, FILE *out)
+		      const char *title, const struct tree_scope *ts, FILE *out)
 {
 	const struct cg_node *root = cg_tree__root(t);
+	uint64_t of = ts->of;
 
 	fprintf(out, "\n %s", title);
 	if (focus)
 		fprintf(out, " %s", focus);
-	fprintf(out, ", nodes of at least %g%% of the process's samples:\n", cr->o.threshold);
+	fprintf(out, ", nodes of at least %g%% of the %s samples:\n", cr->o.threshold, ts->whole);
 	if (focus && !root->total) {
 		fprintf(out, "  (%s is on no stack here)\n", focus);
 		return;
@@ -362,14 +381,16 @@ static void text_tree(const struct cgreport *cr, const struct cg_tree *t, const 
 			text_node(cr, root->kids[k], 0, of, out);
 }
 
-void cgreport__text_trees(const struct cgreport *cr, size_t proc, size_t thread, FILE *out)
+void cgreport__text_trees(const struct cgreport *cr, const struct cgreport_image *ci, size_t thread,
+			  FILE *out)
 {
-	const struct cg_scope *sc = scope_of(cr, proc, thread);
-	uint64_t of;
+	const struct cg_scope *sc = cr ? scope_of(cr, ci, thread) : NULL;
+	struct tree_scope ts;
 
 	if (!sc)
 		return;
-	of = cr->m->procs[proc].p->samples;
+	ts = ci ? (struct tree_scope){ci->of, "process's"} :
+		  (struct tree_scope){cr->m->totals.samples, "run's"};
 	if (sc->tree)
 		text_tree(cr, sc->tree, NULL,
 			  cr->o.order == CG_CALLER ?
@@ -377,11 +398,11 @@ void cgreport__text_trees(const struct cgreport *cr, size_t proc, size_t thread,
 				  "inwards)" :
 				  "call graph, callee order (bottom-up: from where the samples hit "
 				  "outwards, through the callers)",
-			  of, out);
+			  &ts, out);
 	if (sc->callers)
-		text_tree(cr, sc->callers, cr->o.callers, "callers (outwards) of", of, out);
+		text_tree(cr, sc->callers, cr->o.callers, "callers (outwards) of", &ts, out);
 	if (sc->callees)
-		text_tree(cr, sc->callees, cr->o.callees, "callees (inwards) of", of, out);
+		text_tree(cr, sc->callees, cr->o.callees, "callees (inwards) of", &ts, out);
 }
 
 /* ---- JSON -------------------------------------------------------------------------- */
@@ -424,9 +445,9 @@ static int jpush(struct json_object *arr, struct json_object *v)
 	return 0;
 }
 
-int cgreport__json_top(const struct cgreport *cr, struct json_object *top)
+int cgreport__json_top(const struct report *m, struct json_object *top)
 {
-	const struct pdata_header *h = &cr->m->v->hdr;
+	const struct pdata_header *h = &m->v->hdr;
 	int rc =
 		jadd(top, "callgraph", json_object_new_string(pdata__callgraph_name(h->callgraph)));
 
@@ -660,59 +681,13 @@ static struct json_object *json_focus(const struct jtree *jt, const struct cg_tr
 	return o;
 }
 
-/* The --children table as function objects: the flat fields and the totals. */
-static struct json_object *json_totals(const struct cgreport *cr, const struct cg_scope *sc,
-				       uint64_t of)
-{
-	struct json_object *arr = json_object_new_array();
-	size_t n = shown(cr, sc->ntotals);
-	double per = cr->m->period_s;
-	int rc = arr ? 0 : -ENOMEM;
-
-	for (size_t i = 0; !rc && i < n; i++) {
-		const struct cg_total *t = &sc->totals[i];
-		struct json_object *f = json_object_new_object();
-
-		rc = f ? 0 : -ENOMEM;
-		if (!rc) {
-			rc |= jadd(f, "name", json_object_new_string(t->f->name));
-			rc |= jadd(f, "object", json_object_new_string(t->f->objpath));
-			rc |= jadd(f, "samples", jint(t->self));
-			rc |= jadd(f, "percent", jdouble(pct(t->self, of)));
-			rc |= jadd(f, "self_seconds", jdouble((double)t->self * per));
-			rc |= jadd(f, "total_samples", jint(t->total));
-			rc |= jadd(f, "total_percent", jdouble(pct(t->total, of)));
-			rc |= jadd(f, "total_seconds", jdouble((double)t->total * per));
-			if (cr->m->o.lines) {
-				if (t->f->file)
-					rc |= jadd(f, "file", json_object_new_string(t->f->file));
-				else
-					json_object_object_add(f, "file", NULL);
-				rc |= jadd(f, "line", json_object_new_int(t->f->line));
-			}
-		}
-		if (rc || jpush(arr, f)) {
-			if (rc)
-				json_object_put(f);
-			rc = -ENOMEM;
-		}
-	}
-	if (rc) {
-		json_object_put(arr);
-		return NULL;
-	}
-	return arr;
-}
-
-/* What one scope adds to its object o: totals as "functions", and the trees. */
+/* What one scope adds to its object o: the trees. */
 static int json_scope(const struct jtree *jt, const struct cg_scope *sc, struct json_object *o)
 {
 	const struct cgreport_opts *op = &jt->cr->o;
 	int rc = 0;
 
-	if (op->children)
-		rc = jadd(o, "functions", json_totals(jt->cr, sc, jt->of));
-	if (!rc && sc->tree)
+	if (sc->tree)
 		rc = jadd(o, "call_graph", json_graph(jt, sc->tree));
 	if (!rc && sc->callers)
 		rc = jadd(o, "callers", json_focus(jt, sc->callers, op->callers));
@@ -721,115 +696,66 @@ static int json_scope(const struct jtree *jt, const struct cg_scope *sc, struct 
 	return rc;
 }
 
-int cgreport__json_proc(const struct cgreport *cr, size_t proc, struct json_object *o)
+static int frames_init(const struct cgreport *cr, struct frames *fr)
 {
-	const struct proc_part *pp;
+	fr->ids = htab__new(&frame_type, 255);
+	fr->arr = json_object_new_array();
+	fr->lines = cr->m->o.lines;
+	return fr->ids && fr->arr ? 0 : -ENOMEM;
+}
+
+/* Last: every frame a tree or stack refers to is numbered by now. */
+static int frames_finish(struct frames *fr, struct json_object *o, int rc)
+{
+	if (!rc) {
+		rc = jadd(o, "frames", fr->arr);
+		fr->arr = NULL;
+	}
+	json_object_put(fr->arr);
+	htab__free(fr->ids);
+	return rc;
+}
+
+int cgreport__json_run(const struct cgreport *cr, struct json_object *o)
+{
 	struct frames fr = {0};
-	struct jtree jt;
+	struct jtree jt = {cr, &fr, 0};
+	int rc;
+
+	if (!cr || !cr->run)
+		return 0;
+	jt.of = cr->m->totals.samples;
+	rc = frames_init(cr, &fr);
+	if (!rc)
+		rc = json_scope(&jt, cr->run, o);
+	return frames_finish(&fr, o, rc);
+}
+
+int cgreport__json_image(const struct cgreport *cr, const struct cgreport_image *ci,
+			 struct json_object *o)
+{
+	struct frames fr = {0};
+	struct jtree jt = {cr, &fr, 0};
 	struct json_object *threads = NULL;
 	int rc;
 
-	if (!cr->procs || proc >= cr->m->v->nprocs)
+	if (!cr || !ci)
 		return 0;
-	pp = &cr->procs[proc];
-	fr.ids = htab__new(&frame_type, 255);
-	fr.arr = json_object_new_array();
-	fr.lines = cr->m->o.lines;
-	jt = (struct jtree){cr, &fr, cr->m->procs[proc].p->samples};
-	rc = fr.ids && fr.arr ? 0 : -ENOMEM;
+	jt.of = ci->of;
+	rc = frames_init(cr, &fr);
 	if (!rc)
-		rc = jadd(o, "stacks", json_stacks(pp->all.cg, &fr));
+		rc = jadd(o, "stacks", json_stacks(ci->all.cg, &fr));
 	if (!rc)
-		rc = json_scope(&jt, &pp->all, o);
+		rc = json_scope(&jt, &ci->all, o);
 	json_object_object_get_ex(o, "threads", &threads);
-	for (size_t t = 0; !rc && t < pp->nthreads; t++) {
+	for (size_t t = 0; !rc && t < ci->nthreads; t++) {
 		struct json_object *to = json_object_array_get_idx(threads, t), *tid;
 
 		/* the report's thread objects are in the same (tid) order */
 		if (!to || !json_object_object_get_ex(to, "tid", &tid) ||
-		    json_object_get_int(tid) != cr->m->procs[proc].threads[t].tid)
+		    json_object_get_int(tid) != ci->pr->threads[t].tid)
 			continue;
-		rc = json_scope(&jt, &pp->threads[t], to);
+		rc = json_scope(&jt, &ci->threads[t], to);
 	}
-	/* last: every frame a tree or stack refers to is numbered by now */
-	if (!rc) {
-		rc = jadd(o, "frames", fr.arr);
-		fr.arr = NULL;
-	}
-	json_object_put(fr.arr);
-	htab__free(fr.ids);
-	return rc;
-}
-
-/* ---- CSV ---------------------------------------------------------------------------- */
-
-int cgreport__csv_wanted(const struct cgreport *cr)
-{
-	return cr->o.children && cr->procs;
-}
-
-static void csv_str(const char *s, FILE *out)
-{
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
-static void csv_scope(const struct cgreport *cr, const struct pv_proc *p,
-		      const struct report_thread *th, const struct cg_scope *sc, FILE *out)
-{
-	size_t n = shown(cr, sc->ntotals);
-	double per = cr->m->period_s;
-
-	for (size_t i = 0; i < n; i++) {
-		const struct cg_total *t = &sc->totals[i];
-
-		fprintf(out, "%d,", p->pid);
-		csv_str(p->exe, out);
-		if (th) {
-			fprintf(out, ",%d,", th->tid);
-			csv_str(th->comm, out);
-		}
-		fputc(',', out);
-		csv_str(t->f->name, out);
-		fputc(',', out);
-		csv_str(t->f->objpath, out);
-		if (cr->m->o.lines) {
-			fputc(',', out);
-			csv_str(t->f->file ? t->f->file : "", out);
-			fprintf(out, ",%d", t->f->line);
-		}
-		fprintf(out, ",%llu,%.4f,%.6f,%llu,%.4f,%.6f\n", (unsigned long long)t->self,
-			pct(t->self, p->samples), (double)t->self * per,
-			(unsigned long long)t->total, pct(t->total, p->samples),
-			(double)t->total * per);
-	}
-}
-
-void cgreport__csv(const struct cgreport *cr, FILE *out)
-{
-	const struct report *m = cr->m;
-
-	fprintf(out,
-		"pid,exe,%sfunction,object,%ssamples,percent,self_seconds,total_samples,"
-		"total_percent,total_seconds\n",
-		m->o.threads ? "tid,comm," : "", m->o.lines ? "file,line," : "");
-	for (size_t i = 0; i < m->v->nprocs; i++) {
-		const struct proc_part *pp = &cr->procs[i];
-
-		if (!m->o.threads) {
-			csv_scope(cr, m->procs[i].p, NULL, &pp->all, out);
-			continue;
-		}
-		for (size_t t = 0; t < pp->nthreads; t++)
-			csv_scope(cr, m->procs[i].p, &m->procs[i].threads[t], &pp->threads[t], out);
-	}
+	return frames_finish(&fr, o, rc);
 }

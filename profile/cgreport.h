@@ -1,22 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cgreport: the call-stack parts of `profil report`, on top of the flat
- * report's model (profile/report.h) and the call graph (profile/callgraph.h):
+ * cgreport: the call-stack parts of `profil report` beside its rows (the
+ * report's model, profile/report.h, which with report_opts.children gives
+ * every row its total, as `perf report --children`), on the call graph
+ * (profile/callgraph.h):
  *
- *   --children         the table with a total (inclusive) column beside self,
- *                      every function on a stack, as `perf report --children`
  *   --call-graph ORDER[,PERCENT]
- *                      after each table, the tree of the stacks: caller
+ *                      after each table, the tree of its stacks: caller
  *                      (top-down) or callee (bottom-up), nodes of at least
- *                      PERCENT of the process's samples (default 0.5, as perf)
+ *                      PERCENT of the scope's samples (default: the
+ *                      --percent-limit when given, else 0.5, as perf)
  *   --callers FUNC     the tree of FUNC's callers, outwards
  *   --callees FUNC     the tree of FUNC's callees, inwards
- *                      (both with the threshold of --call-graph, default 0.5)
+ *                      (both instead of the table, with the same threshold)
  *
- * and the stacks themselves in the JSON report (doc/report-json.md).  Per
- * process image, and per thread with --threads; percentages are of the
- * process's samples, as in the flat report.  Frames are the flat report's
- * rows (so --lines splits them by source line).
+ * and the stacks themselves in the JSON report (doc/report-json.md).  The
+ * scopes are the merged view's: the whole run (every image's samples, so a
+ * function's node sums the images; percentages of the run's samples), each
+ * process image (text --images, and every process object of the JSON;
+ * percentages of the image's samples), each thread with --threads (of its
+ * image's samples).  The samples are those the report's filters keep
+ * (--pid, --tid, --comm, and --dso on the sample's own function).  Frames
+ * are the report's function rows (so --lines splits them by source line).
  */
 #ifndef PROFIL_CGREPORT_H
 #define PROFIL_CGREPORT_H
@@ -31,21 +36,21 @@
 struct json_object;
 
 #define CGREPORT_DEFAULT_THRESHOLD 0.5 /* percent, as perf's -g */
-#define CGREPORT_PROCESS SIZE_MAX      /* thread argument: the whole process */
+#define CGREPORT_PROCESS SIZE_MAX      /* thread argument: the whole image */
 
 struct cgreport_opts {
-	int children;	     /* --children */
+	int children;	     /* --children (the totals are the model's: report_opts.children) */
 	int call_graph;	     /* --call-graph given */
 	enum cg_order order; /* its order */
-	double threshold;    /* percent of the process's samples: the smallest node of every
+	double threshold;    /* percent of the scope's samples: the smallest node of every
 				tree shown (--call-graph's, else CGREPORT_DEFAULT_THRESHOLD) */
+	int threshold_given; /* --call-graph gave the threshold (else --percent-limit sets it) */
 	const char *callers; /* --callers FUNC, or NULL */
 	const char *callees; /* --callees FUNC, or NULL */
-	long top;	     /* at most this many rows in a --children table, 0 = all */
-	int json;	     /* JSON output: the stacks are listed when the profile has them */
 };
 
 struct cgreport;
+struct cgreport_image;
 
 /*
  * Parse the value of --call-graph: "caller" or "callee", optionally
@@ -53,56 +58,62 @@ struct cgreport;
  */
 int cgreport__parse_call_graph(const char *arg, struct cgreport_opts *o, char *why, size_t whylen);
 
-/* Whether o asks for anything of this file (besides the JSON stacks). */
+/* Whether o asks for anything of call stacks (besides the JSON stacks). */
 int cgreport__wanted(const struct cgreport_opts *o);
 
 /*
- * The call-stack parts of the report m for o (m outlives it).  Builds the
- * call graphs only when o needs them.  Returns 0, -ENOMEM, or -ENOENT when
- * the function of --callers/--callees is on no stack of the profile; one
- * sentence in why.
+ * The call-stack parts of the report m for o (m outlives it): the whole
+ * run's trees when o asks for trees.  Returns 0, -ENOMEM, or -ENOENT when
+ * the function of --callers/--callees is on no stack the report keeps;
+ * one sentence in why.
  */
-int cgreport__new(struct cgreport **out, const struct report *m, const struct cgreport_opts *o,
-		  char *why, size_t whylen);
+int cgreport__new(struct cgreport **out, struct report *m, const struct cgreport_opts *o, char *why,
+		  size_t whylen);
 void cgreport__free(struct cgreport *cr);
 
 /* 1 when the profile has call stacks (it was recorded with them). */
 int cgreport__has_stacks(const struct report *m);
 
+/*
+ * The call graphs of one image's rows pr (report__proc), and of its threads
+ * with --threads, for as long as a writer shows it: built when o asks for
+ * trees, or for json when the profile has stacks (its "stacks").  *out is
+ * NULL when nothing is asked.  0 or -ENOMEM.
+ */
+int cgreport__image(const struct cgreport *cr, const struct report_proc *pr, int json,
+		    struct cgreport_image **out);
+void cgreport_image__free(struct cgreport_image *ci);
+
 /* ---- text ---- */
 
-/* "# call stacks: ..." header line(s), when the profile has stacks or o asks for them. */
+/* "# call stacks: ..." header line, when the profile has stacks or o asks for them. */
 void cgreport__text_header(const struct cgreport *cr, FILE *out);
 
-/*
- * The table of process image proc (index into m->procs), or of its thread
- * index thread (CGREPORT_PROCESS: the whole process), when o replaces the
- * flat one: the --children table, or nothing with --callers/--callees
- * (only their trees are shown).  Returns 1 when the flat table is not to be
- * printed, 0 when it is.
- */
-int cgreport__text_table(const struct cgreport *cr, size_t proc, size_t thread, FILE *out);
-
-/* The trees o asks for, of the same scope; after the table. */
-void cgreport__text_trees(const struct cgreport *cr, size_t proc, size_t thread, FILE *out);
-
-/* ---- JSON (json-c objects of cmds/report.c's document) ---- */
-
-/* Top level: callgraph, truncated_samples, stacks_dropped.  0 or -ENOMEM. */
-int cgreport__json_top(const struct cgreport *cr, struct json_object *top);
+/* 1 when the tables give way to the trees (--callers, --callees). */
+int cgreport__replaces_table(const struct cgreport *cr);
 
 /*
- * The process object o of process image proc (as the report prints it,
- * with its "functions" and "threads"): with --children its functions
- * arrays become the total tables; frames, stacks and the trees are added.
- * 0 or -ENOMEM.
+ * The trees o asks for, after their table: of the whole run (ci NULL), of
+ * image ci (thread CGREPORT_PROCESS) or of its thread index thread (an
+ * index into its report_proc.threads).
  */
-int cgreport__json_proc(const struct cgreport *cr, size_t proc, struct json_object *o);
+void cgreport__text_trees(const struct cgreport *cr, const struct cgreport_image *ci, size_t thread,
+			  FILE *out);
 
-/* ---- CSV ---- */
+/* ---- JSON: fields for the writer's stream (report_json.c) ---- */
 
-/* 1 when the CSV report is this file's (--children): then cgreport__csv prints it. */
-int cgreport__csv_wanted(const struct cgreport *cr);
-void cgreport__csv(const struct cgreport *cr, FILE *out);
+/* Top level, of m's profile: callgraph, truncated_samples, stacks_dropped, into o.  0 or -ENOMEM. */
+int cgreport__json_top(const struct report *m, struct json_object *o);
+
+/* The whole run's call_graph, callers, callees and their frames, into o.  0 or -ENOMEM. */
+int cgreport__json_run(const struct cgreport *cr, struct json_object *o);
+
+/*
+ * The process object o of image ci (as the report writes it, with its
+ * "threads"): its stacks, its trees and its threads' trees, and the frames
+ * they refer to.  0 or -ENOMEM.
+ */
+int cgreport__json_image(const struct cgreport *cr, const struct cgreport_image *ci,
+			 struct json_object *o);
 
 #endif /* PROFIL_CGREPORT_H */

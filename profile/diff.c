@@ -79,31 +79,37 @@ static const char *base_name(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
-static int add_proc(struct htab **t, const struct report_proc *op, int side)
+/* The whole run's rows by function (load_side's key): samples per function and object. */
+static int add_functions(struct htab **t, const struct report *rep, int side)
 {
-	const struct pv_proc *p = op->p;
-	const char *exe = p->exe[0] ? p->exe : "[unknown]";
 	int rc = 0;
 
-	for (size_t i = 0; !rc && i < op->nrows; i++) {
-		const struct func *f = op->rows[i].f;
-		uint64_t n = op->rows[i].count;
+	for (size_t i = 0; !rc && i < rep->run.nrows; i++) {
+		const struct report_row *r = &rep->run.rows[i];
+		const struct func *f = r->f;
 
-		rc = table_add(t[DIFF_FUNCTIONS], f->name, f->object, f->objpath, side, n);
+		if (r->kind != REPORT_SAMPLED || !f)
+			continue; /* samples only: kernel accounting and unsampled time are not */
+		rc = table_add(t[DIFF_FUNCTIONS], f->name, f->object, f->objpath, side, r->count);
 		if (!rc)
-			rc = table_add(t[DIFF_OBJECTS], f->object, NULL, f->objpath, side, n);
+			rc = table_add(t[DIFF_OBJECTS], f->object, NULL, f->objpath, side,
+				       r->count);
 	}
-	if (!rc && p->samples)
-		rc = table_add(t[DIFF_COMMANDS], base_name(exe), NULL, exe, side, p->samples);
 	return rc;
 }
 
 static int add_report(struct htab **t, const struct report *rep, int side)
 {
-	int rc = 0;
+	int rc = add_functions(t, rep, side);
 
-	for (size_t i = 0; !rc && i < rep->v->nprocs; i++)
-		rc = add_proc(t, &rep->procs[i], side);
+	for (size_t i = 0; !rc && i < rep->v->nprocs; i++) {
+		const struct pv_proc *p = &rep->v->procs[i];
+		const char *exe = p->exe[0] ? p->exe : "[unknown]";
+
+		if (p->samples)
+			rc = table_add(t[DIFF_COMMANDS], base_name(exe), NULL, exe, side,
+				       p->samples);
+	}
 	return rc;
 }
 
@@ -214,7 +220,8 @@ static int compare(struct diff *d)
 static int load_side(struct report **out, const char *which, const char *path, char *why,
 		     size_t whylen)
 {
-	struct report_opts ro = {0};
+	/* the whole run merged by function: every process's samples of it */
+	struct report_opts ro = {.keys = {REPORT_KEY_SYM}, .nkeys = 1};
 	char inner[400];
 	int rc = report__load(out, path, &ro, inner, sizeof(inner));
 

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,11 +36,6 @@
 #define GMON_MAX_BYTES (512ull << 20) /* beyond this, saturate instead of adding records */
 #define BIN_MAX 65535u
 
-struct exe_total {
-	const char *path; /* a proc's exe (owned by the pview) */
-	uint64_t samples;
-};
-
 struct hist {
 	uint64_t lo, hi, bin_bytes;
 	uint32_t nbins;
@@ -47,66 +43,240 @@ struct hist {
 	uint64_t in_text, outside;
 };
 
-/* Does path name the executable exe (whose canonical path is exe_real, or NULL)? */
-static int same_file(const char *path, const char *exe, const char *exe_real)
-{
-	char real[PATH_MAX];
+/*
+ * The objects of the profile's mappings, one per file (canonical path: the
+ * same library under /lib and /usr/lib is one object), with their samples.
+ * Each mapping's aux holds its object's index + 1 (0: not a file).
+ */
+struct gobj {
+	const char *path; /* as the first mapping names it (owned by the pview) */
+	char *real;	  /* canonical path */
+	uint64_t samples;
+};
 
-	if (!path[0])
-		return 0;
-	if (!strcmp(path, exe))
-		return 1;
-	return exe_real && realpath(path, real) && !strcmp(real, exe_real);
+struct objects {
+	struct gobj *o;
+	size_t n;
+	struct htab *by_path; /* struct str_ent: a mapping's path -> index */
+	struct htab *by_real; /* struct str_ent: a canonical path -> index */
+};
+
+struct str_ent {
+	uint64_t hash; /* never 0 */
+	const char *s;
+	size_t idx;
+};
+
+static uint64_t str_key_hash(const void *key)
+{
+	return htab_hash_str(*(const char *const *)key) | 1;
 }
 
-/* Samples that land in each proc's own executable, summed per executable path. */
-static const char *choose_exe(const struct pview *v)
+static bool str_ent_eq(const void *entry, const void *key)
 {
-	struct exe_total *tot = calloc(v->nprocs ? v->nprocs : 1, sizeof(*tot));
-	const char *best = NULL;
-	uint64_t best_n = 0;
-	size_t ntot = 0, at = 0;
+	return !strcmp(((const struct str_ent *)entry)->s, *(const char *const *)key);
+}
 
-	if (!tot)
-		return NULL;
+static uint64_t str_ent_hash(const void *entry)
+{
+	return ((const struct str_ent *)entry)->hash;
+}
+
+static const struct htab_type str_type = {
+	.entry_size = sizeof(struct str_ent),
+	.hash = str_key_hash,
+	.eq = str_ent_eq,
+	.entry_hash = str_ent_hash,
+};
+
+/* The index of s in t, added as idx when new; *fresh says which. NULL: out of memory. */
+static struct str_ent *str_find_or_add(struct htab *t, const char *s, size_t idx, bool *fresh)
+{
+	struct str_ent *e = htab__insert(t, &str_type, &s, fresh);
+
+	if (e && *fresh)
+		*e = (struct str_ent){str_key_hash(&s), s, idx};
+	return e;
+}
+
+static int object_of_real(struct objects *os, const char *path, char *real, size_t *idx)
+{
+	struct str_ent *e;
+	bool fresh;
+
+	if ((os->n & (os->n + 1)) == 0 || !os->n) { /* grow at 2^k - 1 */
+		struct gobj *n = realloc(os->o, (os->n ? (os->n + 1) * 2 : 8) * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		os->o = n;
+	}
+	e = str_find_or_add(os->by_real, real, os->n, &fresh);
+	if (!e)
+		return -ENOMEM;
+	*idx = e->idx;
+	if (!fresh) {
+		free(real);
+		return 0;
+	}
+	os->o[os->n++] = (struct gobj){path, real, 0};
+	return 0;
+}
+
+/* The object index of a file mapping, + 1 (0: not a file). */
+static int map_object(struct objects *os, struct pv_map *m)
+{
+	char buf[PATH_MAX], *real;
+	struct str_ent *e;
+	bool fresh;
+	size_t idx;
+	int rc;
+
+	if (m->aux || m->path[0] != '/')
+		return 0;
+	e = str_find_or_add(os->by_path, m->path, 0, &fresh);
+	if (!e)
+		return -ENOMEM;
+	if (!fresh) {
+		m->aux = (void *)(uintptr_t)(e->idx + 1);
+		return 0;
+	}
+	/* realpath costs syscalls: once per distinct path */
+	real = strdup(realpath(m->path, buf) ? buf : m->path);
+	rc = real ? object_of_real(os, m->path, real, &idx) : -ENOMEM;
+	if (rc < 0) {
+		htab__cancel_fresh(os->by_path);
+		free(real);
+		return rc;
+	}
+	e = htab__find(os->by_path, &str_type, &(const char *){m->path});
+	e->idx = idx;
+	m->aux = (void *)(uintptr_t)(idx + 1);
+	return 0;
+}
+
+static void objects_free(struct objects *os)
+{
+	for (size_t i = 0; i < os->n; i++)
+		free(os->o[i].real);
+	free(os->o);
+	htab__free(os->by_path);
+	htab__free(os->by_real);
+}
+
+/* Every mapping's object, and every sample counted in the object it hit. */
+static int objects_load(struct objects *os, struct pview *v)
+{
+	const struct pv_proc *p = NULL;
+	int rc = 0;
+
+	os->by_path = htab__new(&str_type, 64);
+	os->by_real = htab__new(&str_type, 64);
+	if (!os->by_path || !os->by_real)
+		return -ENOMEM;
+	for (size_t i = 0; !rc && i < v->nprocs; i++)
+		for (size_t k = 0; !rc && k < v->procs[i].nmaps; k++)
+			rc = map_object(os, &v->procs[i].maps[k]);
+	for (size_t i = 0; !rc && i < v->nsamples; i++) {
+		const struct pv_sample *s = &v->samples[i];
+		const struct pv_map *m;
+
+		if (!p || p->id != s->proc) /* samples are sorted by proc */
+			p = pview__proc(v, s->proc);
+		m = p ? pview__map_of(v, p, s->pc) : NULL;
+		if (m && m->aux) {
+			struct gobj *o = &os->o[(uintptr_t)m->aux - 1];
+
+			o->samples = o->samples + s->count < o->samples ? UINT64_MAX :
+									  o->samples + s->count;
+		}
+	}
+	return rc;
+}
+
+/* The index of the root process's executable, or -1. */
+static long root_exe(const struct objects *os, const struct pview *v)
+{
+	char buf[PATH_MAX];
+
 	for (size_t i = 0; i < v->nprocs; i++) {
 		const struct pv_proc *p = &v->procs[i];
-		uint64_t n = 0;
-		size_t k;
+		const char *real;
 
-		while (at < v->nsamples && v->samples[at].proc < p->id)
-			at++;
-		for (; at < v->nsamples && v->samples[at].proc == p->id; at++) {
-			const struct pv_map *m = pview__map_of(v, p, v->samples[at].pc);
-
-			if (m && !strcmp(m->path, p->exe))
-				n += v->samples[at].count;
-		}
-		if (!p->exe[0])
+		if (p->pid != v->hdr.root_pid || !p->exe[0])
 			continue;
-		for (k = 0; k < ntot && strcmp(tot[k].path, p->exe); k++)
-			;
-		if (k == ntot)
-			tot[ntot++].path = p->exe;
-		tot[k].samples += n;
+		real = realpath(p->exe, buf) ? buf : p->exe;
+		for (size_t k = 0; k < os->n; k++)
+			if (!strcmp(os->o[k].real, real))
+				return (long)k;
 	}
-	for (size_t k = 0; k < ntot; k++) {
-		if (tot[k].samples > best_n) {
-			best_n = tot[k].samples;
-			best = tot[k].path;
-		}
+	return -1;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* The object asked for: a path (any name of the file), or a base name. */
+static int find_object(const struct objects *os, const char *want, size_t *idx, char *why,
+		       size_t whylen)
+{
+	char buf[PATH_MAX];
+	const char *real = realpath(want, buf) ? buf : want;
+	long found = -1;
+
+	for (size_t k = 0; k < os->n; k++) {
+		const struct gobj *o = &os->o[k];
+		int match = strchr(want, '/') ? !strcmp(o->real, real) || !strcmp(o->path, want) :
+						!strcmp(base_name(o->real), want) ||
+							!strcmp(base_name(o->path), want);
+
+		if (!match)
+			continue;
+		if (found >= 0)
+			return why_fail(why, whylen, -EINVAL,
+					"--object %s is ambiguous: %s and %s; give the path", want,
+					os->o[found].path, o->path);
+		found = (long)k;
 	}
-	free(tot);
-	if (best)
-		return best;
-	/* nothing sampled in an executable: the root process's, else the first */
-	for (size_t i = 0; i < v->nprocs; i++)
-		if (v->procs[i].pid == v->hdr.root_pid && v->procs[i].exe[0])
-			return v->procs[i].exe;
-	for (size_t i = 0; i < v->nprocs; i++)
-		if (v->procs[i].exe[0])
-			return v->procs[i].exe;
-	return NULL;
+	if (found < 0)
+		return why_fail(why, whylen, -ENOENT,
+				"--object %s: no process of the profile mapped such an object",
+				want);
+	*idx = (size_t)found;
+	return 0;
+}
+
+static uint64_t total_in_objects(const struct objects *os)
+{
+	uint64_t t = 0;
+
+	for (size_t k = 0; k < os->n; k++)
+		t += os->o[k].samples;
+	return t;
+}
+
+/* The object with the most samples (ties: the root's executable, then the first). */
+static long choose_object(const struct objects *os, const struct pview *v)
+{
+	long best = root_exe(os, v);
+
+	for (size_t k = 0; k < os->n; k++)
+		if (best < 0 || os->o[k].samples > os->o[best].samples)
+			best = (long)k;
+	return best;
+}
+
+static size_t objects_with_samples(const struct objects *os)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < os->n; k++)
+		n += os->o[k].samples > 0;
+	return n;
 }
 
 static int hist_init(struct hist *h, const struct sym_object *obj)
@@ -125,42 +295,27 @@ static int hist_init(struct hist *h, const struct sym_object *obj)
 	return h->counts ? 0 : -ENOMEM;
 }
 
-#define AUX_MAIN ((void *)1)
-#define AUX_OTHER ((void *)2)
-
-/* Add every sample of every image of exe that falls in exe's text. */
-static void hist_fill(struct hist *h, const struct pview *v, const char *exe,
-		      struct sym_object *obj)
+/* Add every sample of every image that falls in the text of object idx. */
+static void hist_fill(struct hist *h, const struct pview *v, size_t idx, struct sym_object *obj)
 {
-	char exe_real[PATH_MAX];
-	const char *real = realpath(exe, exe_real) ? exe_real : NULL;
-	size_t at = 0;
+	const struct pv_proc *p = NULL;
 
-	for (size_t i = 0; i < v->nprocs; i++) {
-		const struct pv_proc *p = &v->procs[i];
-		int same = same_file(p->exe, exe, real);
+	for (size_t i = 0; i < v->nsamples; i++) {
+		const struct pv_sample *s = &v->samples[i];
+		const struct pv_map *m;
+		uint64_t vaddr;
 
-		while (at < v->nsamples && v->samples[at].proc < p->id)
-			at++;
-		for (; at < v->nsamples && v->samples[at].proc == p->id; at++) {
-			const struct pv_sample *s = &v->samples[at];
-			struct pv_map *m;
-			uint64_t vaddr;
-
-			if (!same)
-				continue;
-			m = (struct pv_map *)pview__map_of(v, p, s->pc);
-			if (m && !m->aux) /* remember per mapping: realpath costs syscalls */
-				m->aux = same_file(m->path, exe, real) ? AUX_MAIN : AUX_OTHER;
-			if (!m || m->aux != AUX_MAIN ||
-			    symobj__to_vaddr(obj, m->start, m->pgoff, s->pc, &vaddr) < 0 ||
-			    vaddr < h->lo || vaddr >= h->hi) {
-				h->outside += s->count;
-				continue;
-			}
-			h->counts[(vaddr - h->lo) / h->bin_bytes] += s->count;
-			h->in_text += s->count;
+		if (!p || p->id != s->proc)
+			p = pview__proc(v, s->proc);
+		m = p ? pview__map_of(v, p, s->pc) : NULL;
+		if (!m || (uintptr_t)m->aux != idx + 1 ||
+		    symobj__to_vaddr(obj, m->start, m->pgoff, s->pc, &vaddr) < 0 || vaddr < h->lo ||
+		    vaddr >= h->hi) {
+			h->outside += s->count;
+			continue;
 		}
+		h->counts[(vaddr - h->lo) / h->bin_bytes] += s->count;
+		h->in_text += s->count;
 	}
 }
 
@@ -208,7 +363,7 @@ static const struct htab_type fstart_type = {
 struct arcs {
 	struct htab *arcs;   /* struct arc */
 	struct htab *starts; /* struct fstart */
-	const char *exe, *exe_real;
+	size_t idx;	     /* the object's index: its mappings' aux is idx + 1 */
 	struct sym_object *obj;
 	const struct hist *h;
 };
@@ -245,9 +400,7 @@ static int text_pc(struct arcs *a, const struct pview *v, const struct pv_proc *
 	t->in = 0;
 	if (pc >= PDATA_KERNEL_START || !m)
 		return 0;
-	if (!m->aux) /* as hist_fill: per mapping, realpath costs syscalls */
-		m->aux = same_file(m->path, a->exe, a->exe_real) ? AUX_MAIN : AUX_OTHER;
-	if (m->aux != AUX_MAIN || symobj__to_vaddr(a->obj, m->start, m->pgoff, pc, &t->vaddr) < 0 ||
+	if ((uintptr_t)m->aux != a->idx + 1 || symobj__to_vaddr(a->obj, m->start, m->pgoff, pc, &t->vaddr) < 0 ||
 	    t->vaddr < a->h->lo || t->vaddr >= a->h->hi)
 		return 0;
 	t->in = 1;
@@ -312,21 +465,17 @@ static int cmp_arc(const void *x, const void *y)
 	return (a->self > b->self) - (a->self < b->self);
 }
 
-/* The arcs of every sample of every image of the executable. */
+/* The arcs of every sample of every image: edges whose two frames are in the object. */
 static int arcs_fill(struct arcs *a, const struct pview *v)
 {
-	size_t at = 0;
+	const struct pv_proc *p = NULL;
 	int rc = 0;
 
-	for (size_t i = 0; !rc && i < v->nprocs; i++) {
-		const struct pv_proc *p = &v->procs[i];
-		int same = same_file(p->exe, a->exe, a->exe_real);
-
-		while (at < v->nsamples && v->samples[at].proc < p->id)
-			at++;
-		for (; !rc && at < v->nsamples && v->samples[at].proc == p->id; at++)
-			if (same)
-				rc = sample_arcs(a, v, p, &v->samples[at]);
+	for (size_t i = 0; !rc && i < v->nsamples; i++) {
+		if (!p || p->id != v->samples[i].proc)
+			p = pview__proc(v, v->samples[i].proc);
+		if (p)
+			rc = sample_arcs(a, v, p, &v->samples[i]);
 	}
 	return rc;
 }
@@ -445,25 +594,101 @@ static uint32_t gmon_rate(const struct pdata_header *hdr)
 
 int gmon_export(const char *data_path, const char *out_path, char *why, size_t whylen)
 {
-	return gmon_export_summary(data_path, out_path, NULL, why, whylen);
+	return gmon_export_opts(data_path, out_path, NULL, NULL, why, whylen);
 }
 
 int gmon_export_summary(const char *data_path, const char *out_path, struct gmon_summary *sum,
 			char *why, size_t whylen)
 {
+	return gmon_export_opts(data_path, out_path, NULL, sum, why, whylen);
+}
+
+/* Why this object, and what gprof will make of its symbols. */
+static void explain(struct gmon_summary *sum, const struct objects *os, size_t idx,
+		    const struct sym_object *obj, int asked)
+{
+	unsigned fl = symobj__flags(obj);
+	uint64_t total = total_in_objects(os);
+
+	sum->chosen = !asked;
+	sum->objects = objects_with_samples(os);
+	if (asked)
+		snprintf(sum->why, sizeof(sum->why), "the object asked for (--object)");
+	else if (os->o[idx].samples)
+		snprintf(sum->why, sizeof(sum->why),
+			 "chosen as the object with the most samples (%llu of %llu in %zu "
+			 "object%s; --object PATH picks another)",
+			 (unsigned long long)os->o[idx].samples, (unsigned long long)total,
+			 sum->objects, sum->objects == 1 ? "" : "s");
+	else
+		snprintf(sum->why, sizeof(sum->why),
+			 "chosen as the root process's executable: no sample is in any object "
+			 "(--object PATH picks another)");
+	sum->warning[0] = 0;
+	if (fl & (SYMOBJ_DYNSYM | SYMOBJ_NOSYMS))
+		snprintf(sum->warning, sizeof(sum->warning),
+			 "%s has no symbol table (stripped): gprof will say it has no symbols; "
+			 "use an unstripped build of it (profil report names what it can)",
+			 os->o[idx].path);
+	else if (fl & SYMOBJ_DEBUG_SYMS)
+		snprintf(sum->warning, sizeof(sum->warning),
+			 "%s is stripped: its symbols are in a separate debug file, which gprof "
+			 "does not read",
+			 os->o[idx].path);
+}
+
+void gmon_print_summary(FILE *out, const char *prefix, const char *out_path,
+			const struct gmon_summary *sum)
+{
+	char arcs[64] = "";
+
+	if (sum->arcs)
+		snprintf(arcs, sizeof(arcs), ", %zu call-graph arc%s", sum->arcs,
+			 sum->arcs == 1 ? "" : "s");
+	fprintf(out,
+		"%s: %s: %llu samples of %s at %u Hz (%llu elsewhere left out)%s%s; %s; "
+		"read it with: gprof %s %s\n",
+		prefix, out_path, (unsigned long long)sum->in_text, sum->exe, sum->rate,
+		(unsigned long long)sum->outside, sum->saturated ? ", some bins saturated" : "",
+		arcs, sum->why, sum->exe, out_path);
+	if (sum->warning[0])
+		fprintf(out, "%s: warning: %s\n", prefix, sum->warning);
+}
+
+/* The object to export: asked for, else chosen.  0, or -errno with why. */
+static int pick(const struct objects *os, const struct pview *v, const struct gmon_opts *o,
+		const char *data_path, size_t *idx, char *why, size_t whylen)
+{
+	long best;
+
+	if (o && o->object)
+		return find_object(os, o->object, idx, why, whylen);
+	best = choose_object(os, v);
+	if (best < 0)
+		return why_fail(why, whylen, -ENOENT, "%s: no object recorded", data_path);
+	*idx = (size_t)best;
+	return 0;
+}
+
+int gmon_export_opts(const char *data_path, const char *out_path, const struct gmon_opts *o,
+		     struct gmon_summary *sum, char *why, size_t whylen)
+{
+	struct objects os = {0};
 	struct pview *v = NULL;
 	struct symbols *syms = NULL;
 	struct sym_object *obj;
+	struct gmon_summary local;
 	struct hist h = {0};
 	struct arcs arcs = {0};
 	struct arc *arc_list = NULL;
 	size_t narcs = 0;
-	char exe_real[PATH_MAX];
-	const char *exe;
-	uint64_t max = 0, nrec, total_outside = 0;
+	uint64_t max = 0, nrec;
 	uint32_t rate;
+	size_t idx = 0;
 	int rc;
 
+	if (!sum)
+		sum = &local;
 	/* refused before any work (outfile__write checks again) */
 	rc = outfile__check(out_path, &pdata__output_rules, why, whylen);
 	if (rc < 0)
@@ -472,36 +697,33 @@ int gmon_export_summary(const char *data_path, const char *out_path, struct gmon
 	if (rc < 0)
 		return rc;
 	rate = gmon_rate(&v->hdr);
-	exe = choose_exe(v);
 	syms = symbols__new();
 	if (!rate) {
 		rc = why_fail(why, whylen, -EINVAL, "%s: the sampling rate is unknown", data_path);
 		goto out;
 	}
-	if (!exe || !syms) {
-		rc = why_fail(why, whylen, -ENOENT, "%s: %s", data_path,
-			      syms ? "no executable recorded" : "out of memory");
+	rc = syms ? objects_load(&os, v) : -ENOMEM;
+	if (rc < 0) {
+		rc = why_fail(why, whylen, rc, "%s: out of memory", data_path);
 		goto out;
 	}
-	obj = symbols__object(syms, exe);
+	rc = pick(&os, v, o, data_path, &idx, why, whylen);
+	if (rc < 0)
+		goto out;
+	obj = symbols__object(syms, os.o[idx].real);
 	if (!obj || (symobj__flags(obj) & (SYMOBJ_MISSING | SYMOBJ_NOT_ELF))) {
-		rc = why_fail(why, whylen, -ENOENT, "cannot read the executable: %s",
+		rc = why_fail(why, whylen, -ENOENT, "cannot read %s: %s", os.o[idx].path,
 			      obj ? symobj__why(obj) : "out of memory");
 		goto out;
 	}
 	rc = hist_init(&h, obj);
 	if (rc < 0) {
-		rc = why_fail(why, whylen, rc, "%s: %s", exe,
+		rc = why_fail(why, whylen, rc, "%s: %s", os.o[idx].path,
 			      rc == -ENOMEM ? "out of memory" : "no executable segment");
 		goto out;
 	}
-	hist_fill(&h, v, exe, obj);
-	arcs = (struct arcs){htab__new(&arc_type, 255),
-			     htab__new(&fstart_type, 255),
-			     exe,
-			     realpath(exe, exe_real) ? exe_real : NULL,
-			     obj,
-			     &h};
+	hist_fill(&h, v, idx, obj);
+	arcs = (struct arcs){htab__new(&arc_type, 255), htab__new(&fstart_type, 255), idx, obj, &h};
 	rc = arcs.arcs && arcs.starts ? arcs_fill(&arcs, v) : -ENOMEM;
 	if (rc < 0) {
 		rc = why_fail(why, whylen, rc, "out of memory");
@@ -524,22 +746,23 @@ int gmon_export_summary(const char *data_path, const char *out_path, struct gmon
 	}
 	rc = outfile__write(out_path, &pdata__output_rules, fill_gmon,
 			    &(struct gmon_out){&h, rate, nrec, arc_list, narcs}, why, whylen);
-	if (!rc && sum) {
-		/* everything not in this executable's text: other programs, libraries */
-		total_outside = v->total - h.in_text;
-		snprintf(sum->exe, sizeof(sum->exe), "%s", exe);
+	if (!rc) {
+		snprintf(sum->exe, sizeof(sum->exe), "%s", os.o[idx].path);
 		sum->rate = rate;
 		sum->in_text = h.in_text;
-		sum->outside = total_outside;
+		/* everything not in this object's text: other objects, the kernel */
+		sum->outside = v->total - h.in_text;
 		sum->records = nrec;
 		sum->saturated = max > nrec * BIN_MAX;
 		sum->arcs = narcs;
+		explain(sum, &os, idx, obj, o && o->object);
 	}
 out:
 	free(arc_list);
 	htab__free(arcs.arcs);
 	htab__free(arcs.starts);
 	free(h.counts);
+	objects_free(&os);
 	symbols__free(syms);
 	pview__free(v);
 	return rc;

@@ -3,12 +3,16 @@
  * gmon.out writer (GNU format, as binutils gprof reads it; facts in
  * shared/reference/semantics.md section 4).
  *
- * gprof symbolises against ONE executable, so the histogram covers the
- * text of one main executable: of all the executables the profile's
- * process images ran, the one with the most samples in its own code (the
- * samples of every image of it are summed: forks of one program add up);
- * on a tie, or when no sample is in any executable, the root process's.
- * Time in shared libraries cannot be shown by gprof and is left out.
+ * gprof symbolises against ONE object, so the histogram covers the text
+ * of one object: an executable or a shared library (gmon.out addresses are
+ * link-time addresses of one object; `gprof LIBRARY gmon.out` reads a
+ * library's).  It is the object asked for (gmon_opts.object), else the
+ * object with the most samples, every process image's samples in it
+ * summed (forks of one program add up); on a tie, or when no sample is in
+ * any object, the root process's executable.  Samples elsewhere (other
+ * objects, the kernel) cannot be shown by gprof and are left out.  An
+ * object without a symbol table of its own (stripped) is exported, with a
+ * warning: gprof will say it has no symbols.
  *
  * Addresses are link-time (load bias removed: a PIE matches its symbols);
  * the histogram spans the executable PT_LOAD segments at one u16 bin per
@@ -18,7 +22,7 @@
  * with exactly the same range, which gprof sums.
  *
  * Call graph: when the profile has call stacks, every caller -> callee
- * edge of a stack whose two functions are both in the executable's text
+ * edge of a stack whose two functions are both in the chosen object's text
  * becomes a call-graph arc (tag 1 record: from_pc, self_pc, count), so that
  * `gprof -q` prints a call graph for a program never built with -pg.
  * from_pc is the call site (the caller's return address - 1, link-time),
@@ -43,25 +47,45 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/*
- * Write gmon.out for the profile at data_path to out_path.  Returns 0, or
- * -errno with one sentence in why.
- */
-int gmon_export(const char *data_path, const char *out_path, char *why, size_t whylen);
-
-/* What gmon_export_summary wrote. */
-struct gmon_summary {
-	char exe[PATH_MAX]; /* the executable the histogram is for */
-	uint32_t rate;	    /* prof_rate written */
-	uint64_t in_text;   /* samples in the histogram */
-	uint64_t outside;   /* samples left out: other programs, shared libraries */
-	uint64_t records;   /* histogram records (more than one: bins beyond 65535) */
-	size_t arcs;	    /* distinct call-graph arcs (0 without call stacks) */
-	int saturated;	    /* bins too large even for the extra records */
+/* Which object. */
+struct gmon_opts {
+	const char *object; /* a path, or a base name of an object of the profile; NULL: choose */
 };
 
-/* gmon_export, and a summary of what was written (sum may be NULL). */
+/* What gmon_export_opts wrote. */
+struct gmon_summary {
+	char exe[PATH_MAX];	  /* the object the histogram is for (as the profile names it) */
+	uint32_t rate;		  /* prof_rate written */
+	uint64_t in_text;	  /* samples in the histogram */
+	uint64_t outside;	  /* samples left out: other objects, the kernel */
+	uint64_t records;	  /* histogram records (more than one: bins beyond 65535) */
+	int saturated;		  /* bins too large even for the extra records */
+	size_t arcs;		  /* distinct call-graph arcs (0 without call stacks) */
+	int chosen;		  /* 1: chosen (no gmon_opts.object), 0: asked for */
+	size_t objects;		  /* objects with samples */
+	char why[PATH_MAX + 160]; /* why this object, one clause ("the object with the most ...") */
+	char warning[PATH_MAX + 200]; /* "" or one sentence: stripped, no symbols */
+};
+
+/*
+ * Write gmon.out for the profile at data_path to out_path, for the object
+ * o says (o may be NULL).  Returns 0, or -errno with one sentence in why;
+ * fills sum (may be NULL).
+ */
+int gmon_export_opts(const char *data_path, const char *out_path, const struct gmon_opts *o,
+		     struct gmon_summary *sum, char *why, size_t whylen);
+
+/* gmon_export_opts choosing the object. */
+int gmon_export(const char *data_path, const char *out_path, char *why, size_t whylen);
 int gmon_export_summary(const char *data_path, const char *out_path, struct gmon_summary *sum,
 			char *why, size_t whylen);
+
+/*
+ * What was written, for the user, on out: "PREFIX: OUT: N samples of OBJ at
+ * R Hz (M elsewhere left out); WHY; read it with: gprof OBJ OUT", and the
+ * warning when there is one ("PREFIX: warning: ...").
+ */
+void gmon_print_summary(FILE *out, const char *prefix, const char *out_path,
+			const struct gmon_summary *sum);
 
 #endif /* PROFIL_GMON_H */

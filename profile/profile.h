@@ -10,7 +10,8 @@
  *   profile/pview.h    a validated, in-memory view of a profile (the reader)
  *   profile/symbols.h  symbolisation with elfutils (inside the component)
  *   profile/resolve.h  runtime PC -> function row (struct func)
- *   profile/report.h   the flat profile as a model: rows per process and thread, notes
+ *   profile/report.h   the report as a model (the whole run merged by keys, each image's
+ *                      rows, notes) and its writers: text, JSON, CSV
  *   profile/callgraph.h call stacks as stacks of function rows: totals, trees
  *   profile/cgreport.h the report's call-stack parts (--children, --call-graph, ...)
  *   profile/folded.h   export: collapsed stacks (flamegraph.pl, speedscope)

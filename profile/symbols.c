@@ -377,8 +377,12 @@ static int load_symbols(struct sym_object *o)
 			if (take_symbol(o, i, &raw[n], &other_file) == 0)
 				n++;
 	}
-	if (!other_file && !find_symtab(o->elf, SHT_SYMTAB) && find_symtab(o->elf, SHT_DYNSYM))
-		o->flags |= SYMOBJ_DYNSYM;
+	if (!find_symtab(o->elf, SHT_SYMTAB)) {
+		if (other_file)
+			o->flags |= SYMOBJ_DEBUG_SYMS; /* a debug file or MiniDebugInfo named them */
+		else if (find_symtab(o->elf, SHT_DYNSYM))
+			o->flags |= SYMOBJ_DYNSYM;
+	}
 	rc = build_syms(o, raw, n);
 	free(raw);
 	if (rc < 0)

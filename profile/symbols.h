@@ -49,6 +49,7 @@
 #define SYMOBJ_BUILD_ID_DIFFERS 0x200 /* the file at the path has another build id (rebuilt) */
 #define SYMOBJ_BY_BUILD_ID 0x400 /* the path is gone or rebuilt: read a copy found by build id */
 #define SYMOBJ_DEBUG_FILE 0x800	 /* symbols or lines from a separate debug file */
+#define SYMOBJ_DEBUG_SYMS 0x1000 /* no .symtab of its own: its symbols come from another file */
 
 struct sym_object;
 struct symbols;

@@ -6,7 +6,11 @@
 # non-zero without printing "not ok" counts as one failure; one that prints
 # nothing and exits 0 counts as one pass.  Unit tests are build/tests/unit/*,
 # shell tests are tests/e2e/*.sh (run with B, ROOT and PATH set).
+# Each line of the summary gives the test's wall time; a test that runs
+# past TEST_TIMEOUT seconds (default 600) is killed and counts as a failure,
+# so one hang cannot eat CI's whole budget.
 B=${B:-build}
+TEST_TIMEOUT=${TEST_TIMEOUT:-600}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export B ROOT
 case "$B" in /*) ;; *) B="$ROOT/$B" ;; esac
@@ -18,8 +22,11 @@ trap 'rm -f "$log"' EXIT
 run_one() {
 	name=$1
 	shift
-	"$@" >"$log" 2>&1
+	t0=$(date +%s)
+	timeout -k 10 "$TEST_TIMEOUT" "$@" >"$log" 2>&1
 	rc=$?
+	secs=$(($(date +%s) - t0))
+	[ "$rc" -eq 124 ] && echo "not ok $name: killed after ${TEST_TIMEOUT} s" >>"$log"
 	np=$(grep -c '^ok ' "$log")
 	nf=$(grep -c '^not ok ' "$log")
 	ns=$(grep -c '^skip ' "$log")
@@ -32,10 +39,10 @@ run_one() {
 	fail=$((fail + nf))
 	skip=$((skip + ns))
 	if [ "$nf" -ne 0 ]; then
-		echo "FAIL $name"
+		echo "FAIL $name (${secs} s)"
 		sed 's/^/    /' "$log" | tail -n 60
 	else
-		if [ "$ns" -ne 0 ]; then echo "ok   $name ($np passed, $ns skipped)"; else echo "ok   $name ($np passed)"; fi
+		if [ "$ns" -ne 0 ]; then echo "ok   $name ($np passed, $ns skipped, ${secs} s)"; else echo "ok   $name ($np passed, ${secs} s)"; fi
 		grep '^skip ' "$log" | sed 's/^/    /'
 	fi
 }

@@ -52,8 +52,18 @@ done
 [ -e "$T/g.out" ] && no export_no_output "a failed export left $T/g.out" || ok export_no_output
 fails report_bad_format "$PROFIL" report -i "$T/good.data" --format xml
 fails report_bad_sort "$PROFIL" report -i "$T/good.data" --sort size
-fails report_bad_top "$PROFIL" report -i "$T/good.data" --top 0
+fails report_bad_sort_key "$PROFIL" report -i "$T/good.data" --sort comm,bogus
+fails report_bad_top "$PROFIL" report -i "$T/good.data" --top -1
 fails report_bad_top2 "$PROFIL" report -i "$T/good.data" --top 3x
+fails report_bad_top3 "$PROFIL" report -i "$T/good.data" --top 2.5
+fails report_bad_percent "$PROFIL" report -i "$T/good.data" --percent-limit 101
+fails report_bad_percent2 "$PROFIL" report -i "$T/good.data" --percent-limit x
+fails report_bad_pid "$PROFIL" report -i "$T/good.data" --pid 12,x
+fails report_bad_tid "$PROFIL" report -i "$T/good.data" --tid -3
+fails report_empty_comm "$PROFIL" report -i "$T/good.data" --comm ,
+fails report_csv_threads_keys "$PROFIL" report -i "$T/good.data" --format csv --threads --sort pid
+fails export_object_unknown "$PROFIL" export -i "$T/good.data" -o "$T/g.out" --object no_such_object
+fails export_object_pprof "$PROFIL" export -i "$T/good.data" --format pprof --object x
 fails export_bad_format "$PROFIL" export --format svg -i "$T/good.data"
 fails export_no_dir "$PROFIL" export -i "$T/good.data" -o "$T/no/such/dir/gmon.out"
 ln -s "$T/target" "$T/link.out"
@@ -68,7 +78,8 @@ crashes=0
 i=0
 while [ "$i" -lt "$n" ]; do
 	"$P/report_fuzz" "$T/good.data" "$T/f.data" "$i" $((1 + i % 24)) || { no fuzz_gen "seed $i"; break; }
-	for args in "" "--format json --threads --lines" "--format csv --sort name --top 3"; do
+	for args in "" "--format json --threads --lines" "--format csv --sort name --top 3" \
+		"--sort pid,tid,comm,dso --images --threads --percent-limit 1" "--format csv --sort sym --comm report_gen"; do
 		# shellcheck disable=SC2086
 		"$PROFIL" report -i "$T/f.data" $args >/dev/null 2>"$T/ferr"
 		rc=$?

@@ -1,7 +1,7 @@
 #!/bin/sh
 # profil report on exact generated profiles (tests/progs/report_gen.c): function
 # and object names for PIE, non-PIE, static and stripped executables, a shared
-# library, libc, [vdso], unmapped PCs, a forked child; --threads, --lines (checked
+# library, libc, [vdso], unmapped PCs, a forked child; the whole run merged; --images, --threads, --lines (checked
 # against binutils addr2line), json (schema-checked with json-c), csv, --top, --sort.
 . "$ROOT/tests/e2e/report/common.sh"
 # csv column values: col FILE PID FUNCTION COLUMN (pid,exe,function,object,samples,percent,self_seconds)
@@ -56,19 +56,29 @@ for v in pie nopie static stripped; do
 	fi
 done
 
-# the text report: header lines and the per-process table
+# the text report: header lines, the whole run merged, and with --images the per-image tables
 "$PROFIL" report -i "$T/pie.data" >"$T/pie.txt"
-for pat in '^# command: report_gen ' '^# clock: perf .*nominal 997 Hz, effective 1000.0 Hz' \
+"$PROFIL" report -i "$T/pie.data" --images >"$T/pie_images.txt"
+for pat in '^# command: "report_gen ' '^# clock: perf (test generator)$' \
+	'^# rate: 1000.0 Hz effective (one sample is 1.000 ms of CPU time), 997 Hz asked$' \
 	'^# samples: 842, lost 0, dropped 0' '^# ended: exited with code 0' \
-	'^# total: 842 samples, 0.842 s' "^process [0-9]*: .*report_gen_pie: exited with code 0: 795 samples" \
-	'exited with code 3: 40 samples' ' 37.74     0.300        300  hot_a '; do
+	'^# run: 0.842 s of CPU time in 4 process images (3 with time): 842 samples (0.842 s)$' \
+	'^whole run: 0.842 s; %time is the share of the whole run' \
+	'^   35.63     0.300        300  report_gen  report_gen_pie    hot_a$' \
+	'^    9.50     0.080         80  worker      report_gen_pie    hot_c$' \
+	'^    0.83     0.007          7  true        \[unknown\]         \[unknown\]$'; do
 	grep -q "$pat" "$T/pie.txt" && ok "text: $pat" || no "text: $pat" "missing in: $(cat "$T/pie.txt")"
+done
+grep -q '^process ' "$T/pie.txt" && no text_no_images "per-image tables without --images" || ok text_no_images
+for pat in "^process [0-9]*: .*report_gen_pie: exited with code 0: 795 samples, 0.795 s$" \
+	'exited with code 3: 40 samples' ' 37.74     0.300        300  hot_a '; do
+	grep -q "$pat" "$T/pie_images.txt" && ok "images: $pat" || no "images: $pat" "missing in: $(cat "$T/pie_images.txt")"
 done
 
 # exec: the image before exec ends "exec"; the new image does not inherit its maps
 execer=$(info "$T/pie.info" execer)
 expect exec_after_image "$(col "$T/pie.csv" "$execer" '[unknown]' 5)" 7
-grep -q "^process $execer (after exec from .*report_gen_pie): /bin/true: exited with code 0: 7 samples" "$T/pie.txt" &&
+grep -q "^process $execer (after exec from .*report_gen_pie): /bin/true: exited with code 0: 7 samples" "$T/pie_images.txt" &&
 	ok exec_text || no exec_text "$(grep "^process $execer" "$T/pie.txt")"
 
 # --threads: the worker thread by its tid and comm
@@ -131,4 +141,4 @@ grep -q '^# ended: profile incomplete: the recorder did not finish (program: kil
 	ok incomplete_text || no incomplete_text "$(grep '^# ended' "$T/inc.txt")"
 "$PROFIL" report -i "$T/inc.data" --format json >"$T/inc.json"
 "$P/report_jsoncheck" "$T/inc.json" >"$T/inc.flat"
-expect incomplete_json "$(awk '$1 == "run" { print $7 }' "$T/inc.flat") $(awk '$1 == "proc" && NR == 2 { print $4, $5 }' "$T/inc.flat")" "0 signaled 9"
+expect incomplete_json "$(awk '$1 == "run" { print $7 }' "$T/inc.flat") $(awk '$1 == "proc" { print $4, $5; exit }' "$T/inc.flat")" "0 signaled 9"

@@ -7,6 +7,10 @@
 #    and callee trees with thresholds, --callers/--callees, --threads, --lines,
 #    CSV, the JSON stacks (schema: report_jsoncheck), export --format folded
 #    byte-exact, the HTML page's stack rows; errors in one sentence;
+#  - the merged view: the whole run's --children table (per command, by
+#    function over the images, by object), its trees, filters, --percent-limit
+#    as the trees' threshold, text and CSV (per image, under --images, the
+#    numbers are the same as before the whole run came first);
 #  - deep: a stack of 300 frames is its innermost 255 under [truncated];
 #  - real: stacks taken by the program itself with backtrace(): report
 #    --children, and `gprof -q` printing a call graph from the exported gmon.out
@@ -93,13 +97,14 @@ stack K K 20 - cg_main;cg_hot_b
 EOF
 same "json: the stacks of every thread, root first" "$T/got" "$T/want"
 
-# text: the --children table
-"$PROFIL" report -i "$T/s.data" --children >"$T/children.txt"
+# text: the --children table of each image (--images: the whole run's comes first, its
+# last column is the function, an image's the object)
+"$PROFIL" report -i "$T/s.data" --children --images >"$T/children.txt"
 expect text_children_row "$(awk '$NF == "report_stackgen" && $7 == "cg_run" { print $1, $2, $3, $4, $5, $6 }' "$T/children.txt" | head -1)" \
 	"63.16 5.26 0.120 0.010 120 10"
 expect text_call_stacks_line "$(grep '^# call stacks' "$T/children.txt")" \
 	"# call stacks: dwarf; 8 sample(s) cut short (their outer callers are [truncated]), 0 counted without their stack (frame table full)"
-"$PROFIL" report -i "$T/s.data" --children --top 3 >"$T/top.txt"
+"$PROFIL" report -i "$T/s.data" --children --images --top 3 >"$T/top.txt"
 expect children_top "$(awk '$NF == "report_stackgen" { print $7 }' "$T/top.txt" | tr '\n' ' ')" \
 	"cg_main cg_run cg_hot_a cg_hot_b cg_main "
 
@@ -159,7 +164,8 @@ expect default_threshold "$(json -g caller | grep '^graph P')" "graph P caller 0
 
 # callers and callees of one function; cg_rec's recursion counts each sample once
 json --callers cg_hot_b --callees cg_rec >"$T/focus"
-grep -vE '^(run|stacks|proc|func|thread|stack) ' "$T/focus" | grep -v '/' >"$T/got"
+grep -vE '^(run|time|whole|row|stacks|proc|image|func|thread|stack) |^[a-z]+ run ' "$T/focus" |
+	grep -v '/' >"$T/got"
 cat >"$T/want" <<'EOF'
 callers P cg_hot_b 43 43 22.63
 node P 1 38 0 cg_run
@@ -175,7 +181,7 @@ node K 1 20 20 cg_main
 callees K cg_rec 0 0 0.00
 EOF
 same "callers and callees of a function (recursive cg_rec)" "$T/got" "$T/want"
-"$PROFIL" report -i "$T/s.data" --callers cg_hot_b >"$T/callers.txt"
+"$PROFIL" report -i "$T/s.data" --callers cg_hot_b --images >"$T/callers.txt"
 sed -n "/^process $pid:/,/^process /p" "$T/callers.txt" | sed '1d;$d' >"$T/got"
 cat >"$T/want" <<'EOF'
 
@@ -190,7 +196,7 @@ cat >"$T/want" <<'EOF'
 
 EOF
 same "text: the callers tree" "$T/got" "$T/want"
-expect text_focus_absent "$("$PROFIL" report -i "$T/s.data" --callees cg_worker | grep -c 'cg_worker is on no stack here')" 1
+expect text_focus_absent "$("$PROFIL" report -i "$T/s.data" --callees cg_worker --images | grep -c 'cg_worker is on no stack here')" 1
 
 # --threads: per thread, percent of the process
 json --children --threads -g caller,0 >"$T/threads"
@@ -199,6 +205,153 @@ expect thread_worker_totals "$(grep '^ttotal P W' "$T/threads" | tr '\n' '|')" \
 expect thread_worker_graph "$(grep -E '^(graph|node) P/W ' "$T/threads" | tr '\n' '|')" \
 	"graph P/W caller 0 40|node P/W 0 40 0 cg_worker|node P/W 1 40 40 cg_leaf|"
 expect thread_main_total "$(grep '^ttotal P P .* cg_main$' "$T/threads")" "ttotal P P 0 142 cg_main"
+
+# ---- the merged view: the whole run's --children table and trees -----------------------
+# The whole run merges every image's samples by the report's keys (default comm, dso,
+# sym; perf report's): a row's total is the samples whose stack holds it, once per
+# sample, summed over the images the row covers.  Listing: rows with "total=", trees
+# of the whole run as "graph run" / "node run" / "callers run"; objects as base names.
+runrows() { "$J" "$T/r.json" | grep -E "^(whole|row) " | sed 's|object=[^ ]*/|object=|' | norm; }
+json --children >/dev/null
+runrows >"$T/got"
+cat >"$T/want" <<'EOF2'
+whole comm,dso,sym total 0.2100 0.2100 0 0.0000
+row sampled 0 0.00 0.0000 comm=stackgen object=report_stackgen name=cg_main total=142
+row sampled 10 4.76 0.0100 comm=stackgen object=report_stackgen name=cg_run total=120
+row sampled 50 23.81 0.0500 comm=stackgen object=report_stackgen name=cg_hot_a total=72
+row sampled 43 20.48 0.0430 comm=stackgen object=report_stackgen name=cg_hot_b total=43
+row sampled 40 19.05 0.0400 comm=worker object=report_stackgen name=cg_leaf total=40
+row sampled 0 0.00 0.0000 comm=worker object=report_stackgen name=cg_worker total=40
+row sampled 25 11.90 0.0250 comm=stackgen object=report_stackgen name=cg_rec total=25
+row sampled 20 9.52 0.0200 comm=stackgen-kid object=report_stackgen name=cg_hot_b total=20
+row sampled 0 0.00 0.0000 comm=stackgen-kid object=report_stackgen name=cg_main total=20
+row sampled 12 5.71 0.0120 comm=stackgen object=[kernel] name=k_write total=12
+row sampled 0 0.00 0.0000 comm=stackgen object=[kernel] name=k_entry total=12
+row sampled 10 4.76 0.0100 comm=stackgen object=report_stackgen name=cg_leaf total=10
+row sampled 0 0.00 0.0000 comm=stackgen object=[truncated] name=[truncated] total=8
+row sampled 0 0.00 0.0000 comm=stackgen object=[unknown] name=[unknown] total=5
+EOF2
+same "merged --children: totals per command, object and function, most total first" "$T/got" "$T/want"
+# by function alone: cg_main of both images (142 + 20), cg_hot_b's self of both (43 + 20),
+# cg_leaf of both threads (10 + 40)
+json --children --sort sym >/dev/null
+runrows >"$T/got"
+cat >"$T/want" <<'EOF2'
+whole sym total 0.2100 0.2100 0 0.0000
+row sampled 0 0.00 0.0000 object=report_stackgen name=cg_main total=162
+row sampled 10 4.76 0.0100 object=report_stackgen name=cg_run total=120
+row sampled 50 23.81 0.0500 object=report_stackgen name=cg_hot_a total=72
+row sampled 63 30.00 0.0630 object=report_stackgen name=cg_hot_b total=63
+row sampled 50 23.81 0.0500 object=report_stackgen name=cg_leaf total=50
+row sampled 0 0.00 0.0000 object=report_stackgen name=cg_worker total=40
+row sampled 25 11.90 0.0250 object=report_stackgen name=cg_rec total=25
+row sampled 12 5.71 0.0120 object=[kernel] name=k_write total=12
+row sampled 0 0.00 0.0000 object=[kernel] name=k_entry total=12
+row sampled 0 0.00 0.0000 object=[truncated] name=[truncated] total=8
+row sampled 0 0.00 0.0000 object=[unknown] name=[unknown] total=5
+EOF2
+same "merged --children --sort sym: totals summed over the images" "$T/got" "$T/want"
+# by object: every sample has a frame of the executable (210), 12 pass through the kernel
+json --children --sort dso >/dev/null
+expect merged_children_dso "$(runrows | grep '^row' | tr '\n' '|')" \
+	"row sampled 198 94.29 0.1980 object=report_stackgen total=210|row sampled 12 5.71 0.0120 object=[kernel] total=12|row sampled 0 0.00 0.0000 object=[truncated] total=8|row sampled 0 0.00 0.0000 object=[unknown] total=5|"
+# filters: --pid and --comm keep samples; --dso keeps rows (the frames in the object)
+json --children --pid "$child" >/dev/null
+expect merged_children_pid "$(runrows | tr '\n' '|')" \
+	"whole comm,dso,sym total 0.2100 0.0200 0 0.0000|row sampled 20 9.52 0.0200 comm=stackgen-kid object=report_stackgen name=cg_hot_b total=20|row sampled 0 0.00 0.0000 comm=stackgen-kid object=report_stackgen name=cg_main total=20|"
+json --children --dso '[kernel]' >/dev/null
+expect merged_children_dso_filter "$(runrows | grep '^row' | tr '\n' '|')" \
+	"row sampled 12 5.71 0.0120 comm=stackgen object=[kernel] name=k_write total=12|row sampled 0 0.00 0.0000 comm=stackgen object=[kernel] name=k_entry total=12|"
+expect merged_tree_comm "$(json -g caller,0 --comm worker | grep -E '^(graph|node) run' | tr '\n' '|')" \
+	"graph run caller 0 40|node run 0 40 0 cg_worker|node run 1 40 40 cg_leaf|"
+
+# the whole run's caller tree: cg_main of both images is one node (142 + 20)
+json -g caller,0 | grep -E '^(graph|node) run' >"$T/got"
+cat >"$T/want" <<'EOF2'
+graph run caller 0 210
+node run 0 162 0 cg_main
+node run 1 112 10 cg_run
+node run 2 72 50 cg_hot_a
+node run 3 12 0 k_entry
+node run 4 12 12 k_write
+node run 3 10 10 cg_leaf
+node run 2 30 30 cg_hot_b
+node run 1 25 0 cg_rec
+node run 2 25 0 cg_rec
+node run 3 25 25 cg_rec
+node run 1 20 20 cg_hot_b
+node run 1 5 0 [unknown]
+node run 2 5 5 cg_hot_b
+node run 0 40 0 cg_worker
+node run 1 40 40 cg_leaf
+node run 0 8 0 [truncated]
+node run 1 8 0 cg_run
+node run 2 8 8 cg_hot_b
+EOF2
+same "merged caller tree of the whole run, all nodes" "$T/got" "$T/want"
+# the callee tree at 5% of the run's 210 samples: nodes under 10.5 are left out
+json -g callee,5 | grep -E '^(graph|node) run' >"$T/got"
+cat >"$T/want" <<'EOF2'
+graph run callee 5 210
+node run 0 63 0 cg_hot_b
+node run 1 38 0 cg_run
+node run 2 30 30 cg_main
+node run 1 20 20 cg_main
+node run 0 50 0 cg_hot_a
+node run 1 50 0 cg_run
+node run 2 50 50 cg_main
+node run 0 50 0 cg_leaf
+node run 1 40 40 cg_worker
+node run 0 25 0 cg_rec
+node run 1 25 0 cg_rec
+node run 2 25 0 cg_rec
+node run 3 25 25 cg_main
+node run 0 12 0 k_write
+node run 1 12 0 k_entry
+node run 2 12 0 cg_hot_a
+node run 3 12 0 cg_run
+node run 4 12 12 cg_main
+EOF2
+same "merged callee tree of the whole run at 5%" "$T/got" "$T/want"
+grep -E '^[a-z]+ run ' "$T/focus" >"$T/got"
+cat >"$T/want" <<'EOF2'
+callers run cg_hot_b 63 63 30.00
+node run 1 38 0 cg_run
+node run 2 30 30 cg_main
+node run 2 8 8 [truncated]
+node run 1 20 20 cg_main
+node run 1 5 0 [unknown]
+node run 2 5 5 cg_main
+callees run cg_rec 25 25 11.90
+node run 1 25 0 cg_rec
+node run 2 25 25 cg_rec
+EOF2
+same "merged callers and callees of the whole run" "$T/got" "$T/want"
+# --percent-limit: rows under 10% of the run (by total) are left out, and it is the trees'
+# threshold when -g gives none (as perf's): nodes under 21 of 210 samples
+json --children -g caller --percent-limit 10 >"$T/limit"
+expect merged_limit_rows "$(grep -E '^whole' "$T/limit") $(grep -c '^row' "$T/limit")" \
+	"whole comm,dso,sym total 0.2100 0.2100 7 0.0420 7"
+expect merged_limit_tree "$(grep -E '^(graph|node) run' "$T/limit" | awk '{ print $3 ":" $4 ":" $NF }' | tr '\n' ' ')" \
+	"caller:10:210 0:162:cg_main 1:112:cg_run 2:72:cg_hot_a 2:30:cg_hot_b 1:25:cg_rec 2:25:cg_rec 3:25:cg_rec 0:40:cg_worker 1:40:cg_leaf "
+expect merged_limit_given "$(json -g caller,0 --percent-limit 10 | grep '^graph run')" "graph run caller 0 210"
+# text: the whole run's table with total beside self, then its tree
+"$PROFIL" report -i "$T/s.data" --children -g caller >"$T/merged.txt"
+expect text_merged_header "$(grep -A1 '^whole run' "$T/merged.txt" | tr -s ' ' | tr '\n' '|')" \
+	"whole run: 0.210 s; %time is the share of the whole run (rows by comm,dso,sym, most total first)| %total %self total s self s total self command object function|"
+expect text_merged_rows "$(awk '$7 == "stackgen-kid" || ($7 == "worker" && $NF == "cg_worker") { print $1, $2, $3, $4, $5, $6, $7, $NF }' "$T/merged.txt" | tr '\n' '|')" \
+	"19.05 0.00 0.040 0.000 40 0 worker cg_worker|9.52 9.52 0.020 0.020 20 20 stackgen-kid cg_hot_b|9.52 0.00 0.020 0.000 20 0 stackgen-kid cg_main|"
+expect text_merged_tree "$(sed -n '/^ call graph, caller order/,/^$/p' "$T/merged.txt" | head -4 | tr -s ' ' | tr '\n' '|')" \
+	" call graph, caller order (top-down: from the outermost callers inwards), nodes of at least 0.5% of the run's samples:| %total samples function| 77.14% 162 cg_main| 53.33% 112 cg_run|"
+# a filter keeps samples; the percentages stay shares of the whole run (40 of 210)
+expect text_merged_tree_filtered "$("$PROFIL" report -i "$T/s.data" -g caller --comm worker | sed -n '/^ call graph/,$p' | tail -2 | tr -s ' ' | tr '\n' '|')" \
+	" 19.05% 40 cg_worker| 19.05% 40 cg_leaf|"
+expect text_merged_no_images "$(grep -c '^process ' "$T/merged.txt")" 0
+# CSV of the whole run (--sort KEYS): the totals after the kind
+"$PROFIL" report -i "$T/s.data" --format csv --sort sym --children >"$T/run.csv"
+expect csv_run_header "$(head -1 "$T/run.csv")" \
+	"function,object,samples,percent,self_seconds,kind,total_samples,total_percent,total_seconds"
+expect csv_run_row "$(grep '^cg_main,' "$T/run.csv" | cut -d, -f1,3-)" "cg_main,0,0.0000,0.000000,sampled,162,77.1429,0.162000"
 
 # --lines: the frames are the flat report's rows, split by source line
 json --children --lines >"$T/lines"
@@ -311,8 +464,11 @@ cat >"$T/want" <<'EOF'
 0 600 real_top
 EOF
 same "real stacks: totals and self" "$T/got" "$T/want"
-expect real_path "$(awk '$1 == "node" && $6 ~ /^(main|real_)/ { print $3 ":" $6 }' "$T/real.list" | tr '\n' ' ')" \
-	"$(awk '$1 == "node" && $6 == "main" { print $3 ":main" }' "$T/real.list") $(awk '$1 == "node" && $6 == "main" { d = $3 + 1; print d ":real_top " d + 1 ":real_mid " d + 2 ":real_leaf_a " d + 1 ":real_leaf_b " d + 1 ":real_rec " d + 2 ":real_rec " d + 3 ":real_rec" }' "$T/real.list") "
+# (the process's tree; the whole run's, "node run", is the same here: one process)
+expect real_path "$(awk '$1 == "node" && $2 != "run" && $6 ~ /^(main|real_)/ { print $3 ":" $6 }' "$T/real.list" | tr '\n' ' ')" \
+	"$(awk '$1 == "node" && $2 != "run" && $6 == "main" { print $3 ":main" }' "$T/real.list") $(awk '$1 == "node" && $2 != "run" && $6 == "main" { d = $3 + 1; print d ":real_top " d + 1 ":real_mid " d + 2 ":real_leaf_a " d + 1 ":real_leaf_b " d + 1 ":real_rec " d + 2 ":real_rec " d + 3 ":real_rec" }' "$T/real.list") "
+expect real_run_tree "$(awk '$1 == "node" && $2 == "run" { print $3, $4, $6 }' "$T/real.list" | md5sum)" \
+	"$(awk '$1 == "node" && $2 != "run" { print $3, $4, $6 }' "$T/real.list" | md5sum)"
 
 if command -v gprof >/dev/null; then
 	"$PROFIL" export -i "$T/r.data" -o "$T/r.gmon" 2>"$T/err"

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * Fuzz target: a profil.data file through every reader: `profil report` in
- * each format (text, json with --threads --lines, csv --sort name --top 3),
- * its call-stack parts (--children, both trees, --callers/--callees), and
- * `profil export --format gmon` and `--format folded`.  Seeds: tests/fuzz/corpus/profile/
+ * each format (text, json with --threads --lines, csv --sort name --top 3,
+ * text by perf's keys per image and thread, filtered), its call-stack parts
+ * (--children, both trees, --callers/--callees; the whole run's and per
+ * image, merged by other keys and filtered), and `profil export --format
+ * gmon` and `--format folded`.  Seeds: tests/fuzz/corpus/profile/
  * (made by tests/fuzz/mkseeds.c: small tables, real system binaries).
  */
 #include <signal.h>
@@ -50,6 +52,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				   "callee,0", "--callers", "main", "--callees", "main", NULL});
 	run(cmd_report, (char *[]){"report", "-i", (char *)in, "--format", "json", "--children",
 				   "-g", "caller,0", "--lines", NULL});
+	run(cmd_report, (char *[]){"report", "-i", (char *)in, "--sort", "pid,tid,comm,dso",
+				   "--images", "--threads", "--percent-limit", "1", "--dso",
+				   "[kernel],[unsampled],libc.so.6", NULL});
+	run(cmd_report,
+	    (char *[]){"report", "-i", (char *)in, "--format", "json", "--children", "--sort",
+		       "dso,sym", "--threads", "-g", "callee", "--percent-limit", "1", "--dso",
+		       "[kernel],[unknown],libc.so.6", "--top", "5", NULL});
+	run(cmd_report, (char *[]){"report", "-i", (char *)in, "--format", "csv", "--children",
+				   "--sort", "pid,comm,sym", NULL});
 	run(cmd_export, (char *[]){"export", "-i", (char *)in, "-o", out, NULL});
 	unlink(out);
 	run(cmd_export,

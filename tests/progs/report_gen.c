@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * report_gen OUT [normal|big|huge|incomplete]: writes a profile of ITSELF with
+ * report_gen OUT [normal|big|huge|lib|incomplete]: writes a profile of ITSELF with
  * the pdata API: its real executable mappings (from /proc/self/maps), a
  * real worker thread, a real forked child, and samples at the real
  * addresses of known functions with known counts, so report and export
@@ -20,6 +20,7 @@
  *   "big": hot_d 70000 at one pc (one gmon bin beyond 65535)
  *   "huge": hot_d 65535 x 4096 at one pc: a gmon.out of 4096 histogram
  *   records, some 80 MB, that takes a while to write (the interrupted export)
+ *   "lib": lib_hot 5000 more (the library has the most samples)
  */
 #define _GNU_SOURCE
 #include <link.h>
@@ -211,7 +212,7 @@ int main(int argc, char **argv)
 	pid_t kid, kid2;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: report_gen OUT [normal|big|huge|incomplete]\n");
+		fprintf(stderr, "usage: report_gen OUT [normal|big|huge|lib|incomplete]\n");
 		return 2;
 	}
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -252,6 +253,8 @@ int main(int argc, char **argv)
 		pdata__count(pd, root->id, tid, (uint64_t)hot_d, 70000);
 	if (!strcmp(mode, "huge"))
 		pdata__count(pd, root->id, tid, (uint64_t)hot_d, 65535ull * 4096);
+	if (!strcmp(mode, "lib"))
+		pdata__count(pd, root->id, tid, (uint64_t)lib_hot_addr() + 3, 5000);
 
 	kid = fork();
 	if (kid == 0) {
