@@ -178,26 +178,35 @@ static double mib(uint64_t bytes)
 	return (double)bytes / (1024.0 * 1024.0);
 }
 
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/* One line: the rate is the one every reader of the profile states (1e9 / its period). */
 static void summary(const struct cmd_record_opts *co, const struct record_result *res)
 {
 	struct stat st;
-	char thr[64] = "", cap[64] = "";
+	char thr[96] = "", cap[64] = "";
 	const char *why_incomplete = res->flush_err < 0 ? strerror(-res->flush_err) : NULL;
 
 	if (res->throttled)
-		snprintf(thr, sizeof(thr), ", throttled %llu times",
-			 (unsigned long long)res->throttled);
+		snprintf(thr, sizeof(thr), ", the kernel throttled it: %llu %s not taken",
+			 (unsigned long long)res->throttled,
+			 plural(res->throttled, "sample", "samples"));
 	if (stat(co->rec.output, &st) < 0)
 		st.st_size = 0;
 	if (res->hz < co->rec.hz)
 		snprintf(cap, sizeof(cap), ", capped at %u by the kernel", res->hz);
 	fprintf(stderr,
-		"profil record: %llu samples, %llu lost, %u process%s, clock %s at %.1f Hz "
-		"effective "
-		"(%u Hz asked%s%s), %s (%.1f MiB)%s%s\n",
-		(unsigned long long)res->samples, (unsigned long long)res->lost, res->processes,
-		res->processes == 1 ? "" : "es", res->clock_name, res->effective_hz, co->rec.hz,
-		cap, thr, co->rec.output, mib((uint64_t)st.st_size), why_incomplete ? ": " : "",
+		"profil record: %llu %s, %llu lost, %u %s, clock %s at %.1f Hz (%u Hz "
+		"asked%s%s)%s, "
+		"%s (%.1f MiB)%s%s\n",
+		(unsigned long long)res->samples, plural(res->samples, "sample", "samples"),
+		(unsigned long long)res->lost, res->processes,
+		plural(res->processes, "process", "processes"), res->clock_name, res->effective_hz,
+		co->rec.hz, cap, thr, res->kernel ? ", kernel sampled" : "", co->rec.output,
+		mib((uint64_t)st.st_size), why_incomplete ? ": " : "",
 		why_incomplete ? why_incomplete : "");
 }
 

@@ -323,6 +323,9 @@ void pdata__end_proc(struct pdata_proc *proc, int end_kind, int end_code, uint64
 /* Record a thread's CPU time (when it ends, or at finish). */
 void pdata__thread_cpu(struct pdata_thread *t, const struct pdata_cpu *cpu);
 
+/* Record a process image's CPU time (its threads' accounting may come after its end). */
+void pdata__proc_cpu(struct pdata_proc *proc, const struct pdata_cpu *cpu);
+
 /*
  * Add n samples at (proc, tid, pc).  Lock-free and async-signal-safe.
  * Returns 0, or -ENOSPC when the table is full (counted in header.dropped).

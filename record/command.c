@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,10 +19,12 @@
 #include "profile/pdata.h"
 #include "record/agent_launch.h"
 #include "record/perf_session.h"
+#include "record/procacct.h"
 #include "record/proctree.h"
 #include "record/record.h"
 #include "record/record_bpf.h"
 #include "record/run.h"
+#include "record/shquote.h"
 #include "utils/why.h"
 
 /*
@@ -64,17 +67,6 @@ static int resolve_command(const char *cmd, char *out, size_t outlen)
 		path = *colon ? colon + 1 : colon;
 	}
 	return seen_eacces ? -EACCES : -ENOENT;
-}
-
-static void join_command(char *dst, size_t len, char **argv)
-{
-	size_t at = 0;
-
-	dst[0] = 0;
-	for (int i = 0; argv[i] && at + 1 < len; i++)
-		at += snprintf(dst + at, len - at, "%s%s", i ? " " : "", argv[i]);
-	if (at >= len && len > 4)
-		memcpy(dst + len - 4, "...", 4);
 }
 
 /* What the recorder tells the stopped child: how to exec. */
@@ -126,18 +118,58 @@ static int spawn_stopped(struct record_run *r, int *go_w, int *err_r, const char
 	return 0;
 }
 
+/* What the agent's clocks count, for the clock note. */
+#define AGENT_CLOCK_NOTE                                                                           \
+	"; CPU-time timers count user and system time: a tick lands at the user PC where the "     \
+	"kernel returns (system time shows in the code that called the kernel); the kernel "       \
+	"checks them at its own tick, so above CONFIG_HZ a tick carries the periods it merged; "   \
+	"per-image and per-thread CPU time from getrusage"
+
+/*
+ * The kernel's accounting of the tree where BPF is permitted: every
+ * thread's CPU time and every process's exit status.  Else the task clock
+ * of each thread (perf_session_opts.thread_cpu).
+ */
+static void open_accounting(struct record_run *r, struct perf_session_opts *po)
+{
+	char why[256];
+
+	if (procacct__open(&r->acct, r->o->inherit, why, sizeof(why)) == 0 &&
+	    procacct__track(r->acct, r->child) < 0) {
+		procacct__close(r->acct);
+		r->acct = NULL;
+	}
+	po->thread_cpu = !r->acct;
+	po->thread_cpu_split = !r->bpf; /* the histogram's ticks do not pass the recorder */
+}
+
+/* The clock note of the perf-event clocks, once the events are open. */
+static void perf_note(struct record_run *r)
+{
+	snprintf(r->note, sizeof(r->note), "%s, %s%s; per-thread CPU time: %s",
+		 r->bpf ? "BPF histogram on task-clock" : "perf_event task-clock",
+		 r->o->inherit ? "per-CPU rings, inherit" : "per-CPU rings, threads only",
+		 r->hz < r->o->hz ? ", rate capped by perf_event_max_sample_rate" : "",
+		 r->acct ? "the kernel's accounting (BPF: runtime, utime/stime split), exit "
+			   "status of every process" :
+			   "the task clock at each thread's exit, split into user and system "
+			   "time by the samples; exit status of the command and of the orphans "
+			   "it adopts");
+}
+
 /* Returns 0 with perf on, 1 to use the agent, or -errno (why filled). */
 static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen)
 {
-	struct perf_session_opts po = {.hz = r->hz, .follow_children = r->o->inherit};
+	struct perf_session_opts po = {.hz = r->hz, .follow_children = r->o->inherit, .kernel = 1};
 	const char *simulated = getenv(PROFIL_ENV_SIMULATE_PERF_ERRNO);
 	int rc;
 
 	if (r->o->clock == RECORD_CLOCK_THREAD || r->o->clock == RECORD_CLOCK_ITIMER) {
 		r->clock = r->o->clock == RECORD_CLOCK_ITIMER ? PDATA_CLOCK_ITIMER :
 								PDATA_CLOCK_THREAD;
-		record_run__set_note(r, "%s clock asked for (--clock)%s",
-				     r->o->clock == RECORD_CLOCK_ITIMER ? "itimer" : "thread", "");
+		snprintf(r->note, sizeof(r->note), "%s clock asked for (--clock)%s",
+			 r->o->clock == RECORD_CLOCK_ITIMER ? "itimer" : "thread",
+			 AGENT_CLOCK_NOTE);
 		return 1;
 	}
 	/* auto: the kernel-side histogram where permitted (root, CAP_BPF+CAP_PERFMON) */
@@ -151,27 +183,25 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 		}
 		po.observer = record_bpf__observer(r->bpf);
 	}
+	open_accounting(r, &po);
 	rc = perf_session__open(&r->perf, r->pd, &po, &r->child, 1, why, whylen);
 	if (rc == 0) {
 		r->clock = r->bpf ? PDATA_CLOCK_BPF : PDATA_CLOCK_PERF;
-		record_run__set_note(
-			r,
-			r->bpf ? "BPF histogram on task-clock, %s%s" :
-				 "perf_event task-clock, %s%s",
-			r->o->inherit ? "per-CPU rings, inherit" : "per-CPU rings, threads only",
-			r->hz < r->o->hz ? ", rate capped by perf_event_max_sample_rate" : "");
+		perf_note(r);
 		return 0;
 	}
 	record_bpf__close(r->bpf);
 	r->bpf = NULL;
+	procacct__close(r->acct);
+	r->acct = NULL;
 	if (r->o->clock == RECORD_CLOCK_PERF || r->o->clock == RECORD_CLOCK_BPF)
 		return rc;
 	/* auto: anything perf cannot do here (refused, or e.g. no ring memory) falls back */
 	r->clock = PDATA_CLOCK_THREAD;
-	snprintf(r->note, sizeof(r->note), "perf %s: %s%s; LD_PRELOAD agent, thread clock",
+	snprintf(r->note, sizeof(r->note), "perf %s: %s%s; LD_PRELOAD agent, thread clock%s",
 		 perf_errno_is_refusal(-rc) ? "refused" : "failed",
 		 strerrorname_np(-rc) ? strerrorname_np(-rc) : "error",
-		 simulated && *simulated ? " (simulated)" : "");
+		 simulated && *simulated ? " (simulated)" : "", AGENT_CLOCK_NOTE);
 	return 1;
 }
 
@@ -182,23 +212,83 @@ static int exit_status_of(int status)
 	return WEXITSTATUS(status);
 }
 
-static void reap_child(struct record_run *r)
+/* The scheduler's runtime of thread tid (ns) from /proc/PID/task/TID/schedstat, 0 unknown. */
+static uint64_t schedstat_ns(pid_t pid, pid_t tid)
 {
-	if (r->exited || r->child <= 0)
-		return;
-	if (wait4(r->child, &r->status, WNOHANG, &r->ru) == r->child)
+	char path[64];
+	unsigned long long ns = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &ns) != 1)
+		ns = 0;
+	fclose(f);
+	return ns;
+}
+
+/*
+ * The command ended.  While it is a zombie, its thread's runtime: the one
+ * thread whose task clock no READ record reports (its events are ours, not
+ * inherited).  Then reap it.
+ */
+static void root_ended(struct record_run *r)
+{
+	if (r->perf && !r->acct)
+		r->root_runtime_ns = schedstat_ns(r->child, r->child);
+	if (wait4(r->child, &r->status, 0, &r->ru) == r->child)
 		r->exited = 1;
+}
+
+/*
+ * Every child that ended: the command, and the orphans of its tree that the
+ * recorder adopted as their subreaper (their status is theirs to know
+ * only: perf reports no exit status).
+ */
+static void reap_children(struct record_run *r)
+{
+	for (;;) {
+		siginfo_t si = {0};
+		int status;
+
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid <= 0)
+			return;
+		if (si.si_pid == r->child) {
+			if (r->exited)
+				return;
+			root_ended(r);
+			continue;
+		}
+		if (waitpid(si.si_pid, &status, 0) == si.si_pid && r->perf)
+			perf_session__set_status(r->perf, si.si_pid, status);
+	}
 }
 
 static void run_loop(struct record_run *r)
 {
 	while (!r->exited) {
 		record_run__poll_once(r, -1);
-		reap_child(r);
+		reap_children(r);
 		if (r->perf)
 			perf_session__drain(r->perf, 0);
+		record_run__account(r, 0);
 		record_bpf__flush(r->bpf);
 		record_events__poll(r->events);
+	}
+}
+
+/*
+ * The kernel's accounting of the command's last thread comes at its last
+ * switch, which may follow the wait that reaped it by a few microseconds.
+ */
+static void await_root_accounting(struct record_run *r)
+{
+	for (int i = 0; r->acct && i < 40 && !procacct__root_ended(r->acct); i++) {
+		procacct__read(r->acct);
+		if (!procacct__root_ended(r->acct))
+			usleep(5000);
 	}
 }
 
@@ -215,17 +305,18 @@ static void finish_command(struct record_run *r, int use_agent)
 {
 	struct pdata_header *h = pdata__header(r->pd);
 	struct pdata_proc *root;
-	uint64_t cpu_ns;
+	struct pdata_cpu tree;
 	int kind, code;
 
-	if (r->perf) {
+	reap_children(r); /* orphans that ended meanwhile: their CPU time and status */
+	await_root_accounting(r);
+	if (r->perf)
 		perf_session__drain(r->perf, 1);
-		cpu_ns = perf_session__cpu_ns(r->perf);
-	} else {
-		cpu_ns = (uint64_t)(r->ru.ru_utime.tv_sec + r->ru.ru_stime.tv_sec) * 1000000000ull +
-			 (uint64_t)(r->ru.ru_utime.tv_usec + r->ru.ru_stime.tv_usec) * 1000ull;
-	}
+	record_run__account(r, 1);
+	if (r->perf && r->root_runtime_ns) /* after every sample of it is counted: its split */
+		perf_session__thread_total(r->perf, r->child, r->root_runtime_ns);
 	record_bpf__flush(r->bpf);
+	record_run__kernel(r);
 	root = record_run__latest_proc(r->pd, r->child);
 	if (!root) {
 		/* the agent never ran (a static program cannot LD_PRELOAD) */
@@ -241,7 +332,9 @@ static void finish_command(struct record_run *r, int use_agent)
 	h->end_code = code;
 	if (root)
 		pdata__end_proc(root, kind, code, pdata__now_ns(), NULL);
-	record_run__finish_header(r, cpu_ns);
+	/* the tree's CPU time as the kernel accounts it for the recorder's children */
+	record_run__children_cpu(r, &tree);
+	record_run__finish_header(r, &tree);
 	record_events__finish(r->events);
 	record_events__close(r->events);
 	r->events = NULL;
@@ -258,6 +351,13 @@ int record__command(const struct record_opts *o, struct record_result *res)
 	struct pdata_header *h;
 	unsigned int cap;
 
+	/*
+	 * The tree's orphans become the recorder's children: their exit status
+	 * and CPU time are then known (getppid() in an orphan says the recorder,
+	 * where it said a subreaper above or init).
+	 */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	getrusage(RUSAGE_CHILDREN, &r.children0);
 	rc = resolve_command(o->argv[0], r.exe, sizeof(r.exe));
 	if (rc < 0)
 		return cannot_run(res, o->argv[0], -rc);
@@ -299,7 +399,7 @@ int record__command(const struct record_opts *o, struct record_result *res)
 		}
 	}
 	h = pdata__header(r.pd);
-	join_command(cmdline, sizeof(cmdline), o->argv);
+	shquote__argv(cmdline, sizeof(cmdline), o->argv, -1);
 	snprintf(h->command, sizeof(h->command), "%s", cmdline);
 	h->root_pid = r.child;
 	h->clock = (uint32_t)r.clock;
@@ -329,6 +429,7 @@ int record__command(const struct record_opts *o, struct record_result *res)
 		waitpid(r.child, NULL, 0);
 		perf_session__close(r.perf);
 		record_bpf__close(r.bpf);
+		procacct__close(r.acct);
 		record_events__close(r.events);
 		pdata__close(r.pd);
 		unlink(o->output);
@@ -340,6 +441,7 @@ int record__command(const struct record_opts *o, struct record_result *res)
 	finish_command(&r, use_agent);
 	perf_session__close(r.perf);
 	record_bpf__close(r.bpf);
+	procacct__close(r.acct);
 	pdata__close(r.pd);
 	close(r.sfd);
 	return 0;
@@ -357,6 +459,7 @@ fail_kill:
 		waitpid(r.child, NULL, 0);
 	perf_session__close(r.perf);
 	record_bpf__close(r.bpf);
+	procacct__close(r.acct);
 fail_unlink:
 	record_events__close(r.events);
 	pdata__close(r.pd);

@@ -75,9 +75,10 @@ struct record_result {
 	uint64_t lost; /* lost by the clock, or dropped: the sample table was full */
 	uint32_t processes;
 	const char *clock_name; /* "perf", "bpf", "thread", "itimer" */
-	double effective_hz;	/* samples per CPU second achieved, 0 when unknown */
+	double effective_hz;	/* the rate stated: 1e9 / header.period_ns (as every reader says) */
 	unsigned int hz;    /* the nominal rate in effect: below opts->hz when the kernel caps it */
-	uint64_t throttled; /* times the kernel throttled the perf events */
+	uint64_t throttled; /* samples the kernel did not take while it throttled the events */
+	int kernel;	    /* the kernel's PCs were sampled (PDATA_F_KERNEL) */
 };
 
 /*
