@@ -525,6 +525,7 @@ static void on_exec(struct perf_session *s, pid_t pid, const char *comm)
 {
 	struct pstate *old = proctree__find(s->tree, pid);
 	struct pstate *p;
+	struct tstate *t;
 
 	if (old && old->await_first_exec) {
 		old->await_first_exec = 0; /* the command's own exec: its image is registered */
@@ -547,6 +548,10 @@ static void on_exec(struct perf_session *s, pid_t pid, const char *comm)
 		return;
 	p->parent = old && old->rec ? old->rec->id : 0;
 	snprintf(p->comm, sizeof(p->comm), "%s", comm);
+	/* the thread is renamed by the exec: its record in the new image must not take the old name */
+	t = proctree__get_thread(s->tree, pid, pid);
+	if (t)
+		snprintf(t->comm, sizeof(t->comm), "%s", comm);
 	/* the record waits for the first mapping, which names the executable */
 	proctree__set(s->tree, p);
 }
