@@ -71,6 +71,7 @@ struct perf_session {
 	struct htab *throttles; /* event id -> time it was throttled */
 	uint64_t handled_until; /* records up to this time have been handled */
 	int kernel;		/* the events sample kernel PCs */
+	int sample_read;	/* the samples carry the count (see fill_attr) */
 };
 
 struct throttle_ent {
@@ -173,6 +174,14 @@ static void fill_attr(const struct perf_session *s, struct perf_event_attr *a)
 	a->exclude_hv = 1;
 	/* each inherited thread's count at its exit: a PERF_RECORD_READ */
 	a->inherit_stat = s->opts.thread_cpu ? 1 : 0;
+	/*
+	 * With the count in the samples (and inherit), the kernel (6.12 on) never
+	 * swaps two threads' contexts at a switch: every inherited thread then
+	 * exits holding its own, and its READ record comes (a swap leaves one
+	 * thread with the parent's events, whose exit reports nothing).
+	 */
+	if (s->sample_read)
+		a->sample_type |= PERF_SAMPLE_READ;
 	a->mmap = 1;
 	a->mmap2 = 1;
 	a->comm = 1;
@@ -237,6 +246,11 @@ static int open_tid(struct perf_session *s, pid_t tid, char *why, size_t whylen)
 		fd = sys_perf_event_open(&attr, tid, s->cpus[i]);
 		if (fd < 0 && s->kernel && (errno == EACCES || errno == EPERM)) {
 			s->kernel = 0; /* kernel profiling is not permitted here: user PCs only */
+			fill_attr(s, &attr);
+			fd = sys_perf_event_open(&attr, tid, s->cpus[i]);
+		}
+		if (fd < 0 && s->sample_read && errno == EINVAL) {
+			s->sample_read = 0; /* a kernel before 6.12: no inherit with SAMPLE_READ */
 			fill_attr(s, &attr);
 			fd = sys_perf_event_open(&attr, tid, s->cpus[i]);
 		}
@@ -307,6 +321,7 @@ int perf_session__open(struct perf_session **out, struct pdata *pd,
 	s->pd = pd;
 	s->opts = *opts;
 	s->kernel = opts->kernel;
+	s->sample_read = opts->thread_cpu;
 	/* 256 pages = 1 MiB per CPU: ~0.3 s of samples at 100 kHz; less if mlock is limited */
 	s->ring_pages = 256;
 	rc = read_online_cpus(&s->cpus);
