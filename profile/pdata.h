@@ -186,11 +186,17 @@ struct pdata_rec {
 	uint32_t size; /* total bytes including this header, multiple of 8 */
 };
 
-/* CPU time of a process image or a thread, as far as it is known (0 = unknown). */
+/*
+ * CPU time of a process image or a thread, as far as it is known (0 =
+ * unknown).  Sources (the clock note says which): the kernel's accounting
+ * (getrusage; BPF: the scheduler's runtime split by utime/stime), or, for
+ * an unprivileged perf clock, the task clock split by the samples (user:
+ * user samples times the period; system: the rest).
+ */
 struct pdata_cpu {
 	uint64_t cpu_ns;  /* total (user + system) */
-	uint64_t user_ns; /* the kernel's accounting of user time */
-	uint64_t sys_ns;  /* the kernel's accounting of system time */
+	uint64_t user_ns; /* user time */
+	uint64_t sys_ns;  /* system time */
 };
 
 /* One process image: a fork gets a new one, and so does an exec. */

@@ -15,7 +15,8 @@ CLOCKS=""
 # nobody reaches its own directory through ours
 mkdir -p u && chmod 777 u && chmod 711 "$T"
 if perf_usable; then
-	CLOCKS="default perf"
+	CLOCKS="default"
+	"$P" record -q --clock bpf -o bpf-probe.data -- true 2>/dev/null && CLOCKS="$CLOCKS bpf"
 	# unprivileged: as nobody, when root may switch to it and nobody may run the build
 	if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
 		setpriv --reuid=65534 --regid=65534 --clear-groups "$P" record -q --clock perf \
@@ -111,7 +112,7 @@ done
 
 # ---- exit statuses and per-thread CPU time (one perf-event clock, unprivileged, the agent) ------
 for c in $CLOCKS; do
-	case $c in perf | itimer) continue ;; esac
+	case $c in bpf | itimer) continue ;; esac
 	RECORD_TRUTH=$T/fk-$c.truth
 	rm -f "$RECORD_TRUTH"
 	rec $c fk-$c.data "$ACCT" forks 100
