@@ -3,11 +3,18 @@
 #   make            build libprofil.so, libprofil.a, the profil command and the demo
 #   make check      build and run every test; ends with "N passed, N failed"
 #   make demo       profile the bundled demo program and print its hottest functions
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (and BINDIR, LIBDIR, INCDIR, MANDIR, DOCDIR, BASHCOMPDIR)
+#   make uninstall  the same variables: removes exactly what install put
+#   make deb        a Debian package of the tree (mk/deb.mk)
 #   make format     clang-format every C source
 #   make ci-extra   -Wall -Wextra -Werror under gcc and clang, tests under ASan+UBSan
 #   make bench      the benchmark (bench/), QUICK=1 for a short run
 #   make fuzz       libFuzzer targets (tests/fuzz/), FUZZ_SECONDS each (default 60)
+#
+# Debian packages: every target first installs the missing packages of the
+# lists it needs (scripts/setup.sh; scripts/packages-build.txt always,
+# -test.txt for check/tests/ci-extra/fuzz, -bench.txt for bench, -deb.txt for
+# deb).  NO_SETUP=1: install nothing, only say what is missing.
 #
 # Components add themselves through mk/*.mk fragments, one per component
 # (mk/record.mk, mk/profile.mk, mk/events.mk, mk/utils.mk, mk/bpf.mk, mk/agent.mk,
@@ -21,6 +28,9 @@ DESTDIR   ?=
 LIBDIR    ?= $(PREFIX)/lib
 INCDIR    ?= $(PREFIX)/include
 BINDIR    ?= $(PREFIX)/bin
+MANDIR    ?= $(PREFIX)/share/man
+DOCDIR    ?= $(PREFIX)/share/doc/profil
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 
 CC        ?= cc
 B         ?= build
@@ -32,6 +42,9 @@ BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -fPIC -fvisibility=hidden -Iinclude -Ili
 BASE_LDFLAGS := $(SANITIZE)
 
 SETUP_STAMP := $(B)/.setup-done
+# the install directories the build was configured with (mk/install.mk)
+INSTALL_DIRS_STAMP := $(B)/.install-dirs
+comma := ,
 
 LIB_SRCS  := $(wildcard lib/core/*.c) $(wildcard lib/*.c)
 LIB_OBJS  := $(LIB_SRCS:%.c=$(B)/%.o)
@@ -40,16 +53,21 @@ LIB_A     := $(B)/libprofil.a
 LIB_LIBS  := -lpthread -ldl
 
 .SECONDEXPANSION:
-.PHONY: all setup check demo install uninstall format clean ci-extra bench tests
+.PHONY: all setup check demo install uninstall format clean ci-extra bench tests deb
 all: $(LIB_SO) $(LIB_A)
 
 # ---- setup: Debian packages the build needs -------------------------------
 # Runs while the Makefile is read, before anything else: feature detection in
 # mk/*.mk (BPF tools, kernel BTF) must see the installed packages on a fresh
-# machine.  Fast when nothing is missing.
-ifeq ($(filter clean format,$(MAKECMDGOALS)),)
-ifneq ($(shell sh scripts/setup.sh >&2 && echo ok),ok)
-$(error setup failed: could not install the packages listed in scripts/packages.txt)
+# machine.  Fast when nothing is missing (one dpkg-query).  The lists follow
+# the goals; goals that build nothing (clean, format, uninstall) need none.
+SETUP_LISTS := build \
+	$(if $(filter check tests ci-extra fuzz,$(MAKECMDGOALS)),test) \
+	$(if $(filter bench bench-build,$(MAKECMDGOALS)),bench) \
+	$(if $(filter deb,$(MAKECMDGOALS)),deb)
+ifneq ($(filter-out clean format uninstall,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(shell sh scripts/setup.sh $(if $(NO_SETUP),--check) $(SETUP_LISTS) >&2 && echo ok),ok)
+$(error setup failed: could not install the packages of scripts/packages-{$(subst $() ,$(comma),$(strip $(SETUP_LISTS)))}.txt (NO_SETUP=1 skips this))
 endif
 endif
 $(SETUP_STAMP):
@@ -71,7 +89,7 @@ $(LIB_A): $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $(LIB_OBJS)
 
-$(B)/profil.pc: mk/profil.pc.in
+$(B)/profil.pc: mk/profil.pc.in $(INSTALL_DIRS_STAMP)
 	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCDIR@|$(INCDIR)|; s|@VERSION@|$(VERSION)|' $< > $@
 
 # ---- tests -----------------------------------------------------------------
@@ -101,15 +119,15 @@ ci-extra: $(SETUP_STAMP)
 		check
 
 # ---- install ---------------------------------------------------------------
-install: all $(B)/profil.pc
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig
-	install -m 644 include/profil.h $(DESTDIR)$(INCDIR)/profil.h
-	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libprofil.so.$(VERSION)
-	ln -sf libprofil.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libprofil.so.0
-	ln -sf libprofil.so.0 $(DESTDIR)$(LIBDIR)/libprofil.so
-	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libprofil.a
-	install -m 644 $(B)/profil.pc $(DESTDIR)$(LIBDIR)/pkgconfig/profil.pc
-	$(INSTALL_EXTRA)
+# What install puts where: INSTALL_FILES (mk/install.mk runs install and
+# uninstall from it); the components add their own (mk/agent.mk, mk/cmds.mk, ...).
+INSTALL_FILES += 644:include/profil.h:$(INCDIR)/profil.h \
+	755:$(LIB_SO):$(LIBDIR)/libprofil.so.$(VERSION) \
+	link:libprofil.so.$(VERSION):$(LIBDIR)/libprofil.so.0 \
+	link:libprofil.so.0:$(LIBDIR)/libprofil.so \
+	644:$(LIB_A):$(LIBDIR)/libprofil.a \
+	644:$(B)/profil.pc:$(LIBDIR)/pkgconfig/profil.pc
+INSTALL_DEPS += all $(B)/profil.pc
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

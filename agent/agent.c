@@ -53,6 +53,8 @@
 #include <unistd.h>
 
 #include "agent/agent_env.h"
+#include "agent/stack_dump.h"
+#include "agent/unwind.h"
 #include "lib/guard.h"
 #include "lib/sampler.h"
 #include "profile/pdata.h"
@@ -76,7 +78,9 @@ static struct {
 	int forked; /* a fork child (not the command's own process) */
 	struct sampler_config cfg;
 	char agent_path[PATH_MAX];
-	char fd_env[96], clock_env[64], hz_env[64], inherit_env[64];
+	char fd_env[96], clock_env[64], hz_env[64], inherit_env[64], stacks_env[64];
+	int stacks;		 /* call stacks asked for (PROFIL_AGENT_STACKS=1) */
+	uint64_t unwind_objects; /* unwinder activations already followed by a rescan */
 	struct known_map maps[MAX_MAPS];
 	unsigned int nmaps;	 /* atomic, entries written before the count */
 	int need_rescan;	 /* atomic: a sample fell outside every known mapping */
@@ -350,6 +354,8 @@ static void count_sample(void *arg)
 {
 	const struct sample_args *a = arg;
 
+	if (pdata__finished(ag.pd))
+		return; /* the recorder is done: we outlived it (a daemon of the command) */
 	note_thread(a->tid);
 	pdata__count(ag.pd, __atomic_load_n(&ag.proc, __ATOMIC_RELAXED), a->tid, a->pc,
 		     1 + take_overruns());
@@ -365,6 +371,71 @@ static void agent_sink(void *arg, uintptr_t pc, pid_t tid)
 		return;
 	if (!pc_known(pc))
 		__atomic_store_n(&ag.need_rescan, 1, __ATOMIC_RELAXED);
+}
+
+struct stack_args {
+	const uint64_t *pcs;
+	int n;
+	pid_t tid;
+	int truncated;
+};
+
+static void count_stack(void *arg)
+{
+	const struct stack_args *a = arg;
+
+	note_thread(a->tid);
+	/* with the ticks the kernel merged into this one, as count_sample */
+	pdata__count_stack(ag.pd, __atomic_load_n(&ag.proc, __ATOMIC_RELAXED), a->tid, a->pcs,
+			   (unsigned int)a->n, a->truncated, 1 + take_overruns());
+}
+
+/*
+ * The sink with call stacks (PROFIL_AGENT_STACKS=1), in the clock's signal
+ * handler: unwind from the interrupted context (agent/unwind.c), then count
+ * the stack into the profile's frame table (under the fault guard, as
+ * every access to the shared file).
+ */
+static void agent_sink_stack(void *arg, uintptr_t pc, pid_t tid, void *uc)
+{
+	uint64_t pcs[UNWIND_MAX_DEPTH], seen;
+	unsigned int flags = UNWIND_TRUNCATED | UNWIND_LEAF_ONLY;
+	int n = 1;
+
+	(void)arg;
+	if (!__atomic_load_n(&ag.active, __ATOMIC_ACQUIRE))
+		return;
+	if (!tid)
+		tid = my_tid();
+	pcs[0] = pc;
+	if (uc)
+		n = unwind_from_signal(uc, pcs, UNWIND_MAX_DEPTH, &flags);
+	/* TEST-ONLY: a no-op without PROFIL_TEST_STACK_DUMP */
+	stack_dump_append(__atomic_load_n(&ag.proc, __ATOMIC_RELAXED), tid, pcs, n, flags);
+	if (on_file(count_stack, &(struct stack_args){pcs, n, tid, !!(flags & UNWIND_TRUNCATED)}) <
+	    0)
+		return;
+	/* a caller in an object the unwinder had not seen yet may lack its mapping record */
+	seen = unwind_objects_seen();
+	if (!pc_known(pc) || seen != __atomic_load_n(&ag.unwind_objects, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&ag.unwind_objects, seen, __ATOMIC_RELAXED);
+		__atomic_store_n(&ag.need_rescan, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* Outside signal context, before the clock starts; on failure the agent stays flat. */
+static void enable_stacks(void)
+{
+	const char *dump = getenv(PROFIL_ENV_TEST_STACK_DUMP);
+	char why[160];
+
+	if (unwind_init(why, sizeof(why)) < 0) {
+		ag.stacks = 0;
+		return;
+	}
+	if (dump && *dump)
+		stack_dump_open(dump);
+	ag.cfg.sink_ctx = agent_sink_stack;
 }
 
 /* ---- this image's record ------------------------------------------------- */
@@ -534,6 +605,8 @@ static void write_end(void *arg)
 	const struct end_args *e = arg;
 	int kind = e->kind, code = e->code;
 
+	if (pdata__finished(ag.pd))
+		return; /* a finished profile does not change */
 	account_lost();
 	if (kind < 0) {
 		kind = __atomic_load_n(&ag.rec->end_kind, __ATOMIC_ACQUIRE);
@@ -647,7 +720,7 @@ static int exec_env(char *const envp[], char **out, size_t cap, char *preload, s
 			old_preload = envp[i] + 11;
 		if (is_our_var(envp[i]))
 			continue;
-		if (n + 8 >= cap)
+		if (n + 9 >= cap)
 			return -E2BIG;
 		out[n++] = envp[i];
 	}
@@ -666,6 +739,8 @@ static int exec_env(char *const envp[], char **out, size_t cap, char *preload, s
 		out[n++] = ag.hz_env;
 		out[n++] = ag.inherit_env;
 		out[n++] = parent_buf;
+		if (ag.stacks)
+			out[n++] = ag.stacks_env;
 	} else if (rest[0]) {
 		snprintf(preload, plen, "LD_PRELOAD=%s", rest);
 		out[n++] = preload;
@@ -848,20 +923,35 @@ __asm__(".text\n"
 	".globl dlopen\n"
 	".type dlopen, @function\n"
 	"dlopen:\n"
+	"	.cfi_startproc\n" /* unwind info: call stacks cross this frame */
 	"	push %rdi\n"
+	"	.cfi_adjust_cfa_offset 8\n"
 	"	push %rsi\n"
+	"	.cfi_adjust_cfa_offset 8\n"
 	"	sub $8, %rsp\n"
+	"	.cfi_adjust_cfa_offset 8\n"
 	"	call profil_agent_before_dl\n"
 	"	add $8, %rsp\n"
+	"	.cfi_adjust_cfa_offset -8\n"
 	"	pop %rsi\n"
+	"	.cfi_adjust_cfa_offset -8\n"
 	"	pop %rdi\n"
+	"	.cfi_adjust_cfa_offset -8\n"
 	"	jmp *real_dlopen(%rip)\n"
+	"	.cfi_endproc\n"
 	".size dlopen, .-dlopen\n");
 
 EXPORT int dlclose(void *handle)
 {
+	int rc, saved;
+
 	profil_agent_before_dl(); /* record the library's mapping before it goes */
-	return real_dlclose(handle);
+	rc = real_dlclose(handle);
+	saved = errno;
+	if (ag.stacks)
+		unwind_objects_changed(); /* its unwind table and cached frames go too */
+	errno = saved;
+	return rc;
 }
 
 /* ---- threads ------------------------------------------------------------------- */
@@ -978,6 +1068,7 @@ static int parse_config(void)
 	const char *clock_s = getenv(PROFIL_ENV_AGENT_CLOCK);
 	const char *hz_s = getenv(PROFIL_ENV_AGENT_HZ);
 	const char *inh_s = getenv(PROFIL_ENV_AGENT_INHERIT);
+	const char *stacks_s = getenv(PROFIL_ENV_AGENT_STACKS);
 	unsigned long long dev, ino;
 	struct stat st;
 	int fd;
@@ -994,6 +1085,8 @@ static int parse_config(void)
 	ag.cfg.hz = hz_s ? (unsigned int)strtoul(hz_s, NULL, 10) : 0;
 	ag.cfg.sink = agent_sink;
 	ag.cfg.flags = SAMPLER_FORK_MANUAL;
+	ag.stacks = stacks_s && !strcmp(stacks_s, "1");
+	snprintf(ag.stacks_env, sizeof(ag.stacks_env), "%s=1", PROFIL_ENV_AGENT_STACKS);
 	snprintf(ag.fd_env, sizeof(ag.fd_env), "%s=%s", PROFIL_ENV_AGENT_FD, fd_s);
 	snprintf(ag.clock_env, sizeof(ag.clock_env), "%s=%s", PROFIL_ENV_AGENT_CLOCK,
 		 clock_s ? clock_s : "thread");
@@ -1031,6 +1124,7 @@ static void hide_from_children(void)
 	unsetenv(PROFIL_ENV_AGENT_HZ);
 	unsetenv(PROFIL_ENV_AGENT_INHERIT);
 	unsetenv(PROFIL_ENV_AGENT_PARENT);
+	unsetenv(PROFIL_ENV_AGENT_STACKS);
 }
 
 __attribute__((constructor)) static void agent_init(void)
@@ -1057,6 +1151,8 @@ __attribute__((constructor)) static void agent_init(void)
 		goto out;
 	__atomic_store_n(&ag.active, 1, __ATOMIC_RELEASE);
 	scan_maps();
+	if (ag.stacks)
+		enable_stacks();
 	if (sampler_start(&ag.cfg, &info) < 0) {
 		__atomic_store_n(&ag.active, 0, __ATOMIC_RELEASE);
 		goto out;

@@ -20,6 +20,14 @@
  *                        image's CPU time starts at 0
  *   PROFIL_AGENT_SO      absolute path of the agent, the recorder's override
  *                        of where to find it (default: next to the profil binary)
+ *   PROFIL_AGENT_STACKS  "1": record the call stack of every sample (unwound in
+ *                        the signal handler, agent/unwind.c) into the profile's
+ *                        frame table; passed on across exec like the others.
+ *
+ * Test hook, read by the agent (with PROFIL_AGENT_STACKS=1) only:
+ *   PROFIL_TEST_STACK_DUMP  a file to which every recorded stack is appended
+ *                        (agent/stack_dump.h), for tests to check stacks
+ *                        as the handler saw them.
  */
 #ifndef PROFIL_AGENT_ENV_H
 #define PROFIL_AGENT_ENV_H
@@ -30,6 +38,8 @@
 #define PROFIL_ENV_AGENT_INHERIT "PROFIL_AGENT_INHERIT"
 #define PROFIL_ENV_AGENT_PARENT "PROFIL_AGENT_PARENT"
 #define PROFIL_ENV_AGENT_SO "PROFIL_AGENT_SO"
+#define PROFIL_ENV_AGENT_STACKS "PROFIL_AGENT_STACKS"
+#define PROFIL_ENV_TEST_STACK_DUMP "PROFIL_TEST_STACK_DUMP"
 
 /* File name of the agent, looked for next to the profil binary. */
 #define PROFIL_AGENT_SO_NAME "libprofil-agent.so"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * profil export --format gmon|pprof [-i FILE] [-o OUT]: gmon.out for GNU gprof
- * (profile/gmon.h), or a pprof profile (profile/pprof.h).
+ * profil export --format gmon|pprof|folded [-i FILE] [-o OUT]: gmon.out for GNU
+ * gprof (profile/gmon.h), a pprof profile (profile/pprof.h), or collapsed
+ * stacks for flame graphs (profile/folded.h).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -14,18 +15,26 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: profil export [--format gmon|pprof] [-i FILE] [-o OUT]\n"
+		"usage: profil export [--format gmon|pprof|folded] [-i FILE] [-o OUT]\n"
 		"  --format gmon     GNU gmon.out, read by 'gprof PROGRAM OUT' (the default)\n"
 		"  --format pprof    gzipped pprof profile.proto, read by 'go tool pprof OUT',\n"
 		"                    speedscope, Pyroscope, Parca, Grafana\n"
+		"  --format folded   collapsed stacks, 'command;caller;...;leaf COUNT' per line,\n"
+		"                    read by flamegraph.pl, speedscope, Pyroscope, inferno\n"
 		"  -i, --input FILE  profile to read (default profil.data)\n"
-		"  -o, --output OUT  file to write (default gmon.out, or profil.pb.gz for pprof;\n"
-		"                    replaced atomically)\n"
+		"  -o, --output OUT  file to write (default gmon.out, profil.pb.gz for pprof,\n"
+		"                    profil.folded for folded; - for stdout); written to a\n"
+		"                    temporary file beside it and renamed, never through a\n"
+		"                    symbolic link, over another user's file, a profile or a\n"
+		"                    program\n"
 		"\ngprof reads one executable: the histogram is for the executable with the most\n"
 		"samples in its own code (all its processes summed); time in shared libraries\n"
-		"and other programs is left out (profil report shows it).\n"
+		"and other programs is left out (profil report shows it).  With call stacks,\n"
+		"gmon.out also holds the call graph ('gprof -q'): an arc's count is the number\n"
+		"of samples whose stack held that call, not a number of calls.\n"
 		"pprof holds the whole run: every process and thread (labels pid, tid,\n"
-		"process_comm, thread_comm), every object, with source lines where known.\n");
+		"process_comm, thread_comm), every object, with source lines where known,\n"
+		"and the call stacks.\n");
 }
 
 static int export_pprof(const char *input, const char *output)
@@ -45,6 +54,23 @@ static int export_pprof(const char *input, const char *output)
 	return 0;
 }
 
+static int export_folded(const char *input, const char *output)
+{
+	struct folded_summary sum = {0};
+	char why[512];
+
+	if (folded__export(input, output, &sum, why, sizeof(why)) < 0) {
+		fprintf(stderr, "profil export: %s\n", why);
+		return 1;
+	}
+	if (strcmp(output, "-"))
+		fprintf(stderr,
+			"profil export: %s: %llu samples in %zu distinct stacks; "
+			"read it with: flamegraph.pl %s > flame.svg\n",
+			output, (unsigned long long)sum.samples, sum.lines, output);
+	return 0;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -55,21 +81,24 @@ int cmd_export(int argc, char **argv)
 		{0},
 	};
 	const char *input = "profil.data", *output = NULL;
-	int pprof = 0;
+	int pprof = 0, folded = 0;
 	struct gmon_summary sum;
-	char why[512];
+	char why[512], arcs[64] = "";
 	int c;
 
 	while ((c = opts__next("export", argc, argv, "f:i:o:h", longopts)) != -1) {
 		switch (c) {
 		case 'f':
-			if (strcmp(optarg, "gmon") && strcmp(optarg, "pprof")) {
+			if (strcmp(optarg, "gmon") && strcmp(optarg, "pprof") &&
+			    strcmp(optarg, "folded")) {
 				fprintf(stderr,
-					"profil export: unknown format '%s' (gmon or pprof)\n",
+					"profil export: unknown format '%s' (gmon, pprof or "
+					"folded)\n",
 					optarg);
 				return 2;
 			}
 			pprof = !strcmp(optarg, "pprof");
+			folded = !strcmp(optarg, "folded");
 			break;
 		case 'i':
 			input = optarg;
@@ -90,17 +119,21 @@ int cmd_export(int argc, char **argv)
 	}
 	if (pprof)
 		return export_pprof(input, output ? output : "profil.pb.gz");
+	if (folded)
+		return export_folded(input, output ? output : "profil.folded");
 	if (!output)
 		output = "gmon.out";
 	if (gmon_export_summary(input, output, &sum, why, sizeof(why)) < 0) {
 		fprintf(stderr, "profil export: %s\n", why);
 		return 1;
 	}
+	if (sum.arcs)
+		snprintf(arcs, sizeof(arcs), ", %zu call-graph arcs", sum.arcs);
 	fprintf(stderr,
-		"profil export: %s: %llu samples of %s at %u Hz (%llu elsewhere left out)%s; "
+		"profil export: %s: %llu samples of %s at %u Hz (%llu elsewhere left out)%s%s; "
 		"read it with: gprof %s %s\n",
 		output, (unsigned long long)sum.in_text, sum.exe, sum.rate,
-		(unsigned long long)sum.outside, sum.saturated ? ", some bins saturated" : "",
+		(unsigned long long)sum.outside, sum.saturated ? ", some bins saturated" : "", arcs,
 		sum.exe, output);
 	return 0;
 }

@@ -5,7 +5,9 @@
  *
  * The command: options, one call into the recording engine (record/record.h,
  * which runs COMMAND or attaches to PID and writes the profil.data), the
- * summary line, and --gmon (profile/gmon.h).  Exits with COMMAND's status.
+ * summary line, and --gmon (profile/gmon.h).  Exits with COMMAND's status,
+ * or 1 when COMMAND succeeded but an output was not written whole (the
+ * profile, --events, --gmon; one sentence each).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,6 +21,7 @@
 #include "profile/profile.h"
 #include "record/record.h"
 #include "utils/opts.h"
+#include "utils/outfile.h"
 
 #define DEFAULT_OUTPUT "profil.data"
 #define DEFAULT_GMON "gmon.out"
@@ -46,7 +49,13 @@ static void usage(FILE *out)
 		"                      (\"-\" = stdout; see doc/events.md)\n"
 		"  -q, --quiet         no summary line\n"
 		"\n"
-		"Exits with COMMAND's exit status (128+N when a signal N ended it).\n",
+		"Outputs are never written through a symbolic link, over another user's file,\n"
+		"over the program or a file its arguments name; -o replaces only a profile\n"
+		"(the previous one is kept as FILE.old), --gmon and --events never a profile\n"
+		"or a program; /dev/stdout, /dev/null and your FIFOs are written in place.\n"
+		"Exits with COMMAND's exit status (128+N when a signal N ended it), or 1 when\n"
+		"COMMAND succeeded but an output could not be written whole (said in one line).\n"
+		"If profil record is killed, COMMAND gets SIGTERM (not its own children).\n",
 		RECORD_DEFAULT_HZ);
 }
 
@@ -165,6 +174,10 @@ static int parse_args(int argc, char **argv, struct cmd_record_opts *co)
 				"-- COMMAND [ARGS...])\n");
 		return 2;
 	}
+	if (o->attach_pid && o->events) {
+		fprintf(stderr, "profil record: --events is for a COMMAND, not -p PID\n");
+		return 2;
+	}
 	if (o->attach_pid && o->clock != RECORD_CLOCK_AUTO && o->clock != RECORD_CLOCK_PERF) {
 		fprintf(stderr,
 			"profil record: attaching to a running process needs --clock perf\n");
@@ -210,20 +223,53 @@ static void summary(const struct cmd_record_opts *co, const struct record_result
 		why_incomplete ? why_incomplete : "");
 }
 
-static void export_gmon(const struct cmd_record_opts *co)
+/* Returns 0, or -1 after one sentence. */
+static int export_gmon(const struct cmd_record_opts *co)
 {
-	char why[256] = "";
+	char why[512] = "";
 
-	if (gmon_export(co->rec.output, co->gmon, why, sizeof(why)) < 0)
+	if (gmon_export(co->rec.output, co->gmon, why, sizeof(why)) < 0) {
 		fprintf(stderr, "profil record: %s\n", why[0] ? why : "gmon export failed");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Before anything runs: no two outputs may be one file, and --gmon must be
+ * writable where it is going (-o and --events are checked as they are
+ * opened, before the command starts).  Returns -1 to go on, else the status.
+ */
+static int check_outputs(const struct cmd_record_opts *co)
+{
+	const char *names[] = {co->rec.output, co->rec.events, co->gmon};
+	const char *opts[] = {"-o", "--events", "--gmon"};
+	char why[512];
+
+	for (int i = 0; i < 3; i++)
+		for (int j = i + 1; j < 3; j++)
+			if (names[i] && names[j] && outfile__same(names[i], names[j])) {
+				fprintf(stderr,
+					"profil record: %s %s and %s %s name the same file\n",
+					opts[i], names[i], opts[j], names[j]);
+				return 2;
+			}
+	if (co->gmon && outfile__check(co->gmon, &pdata__output_rules, why, sizeof(why)) < 0) {
+		fprintf(stderr, "profil record: --gmon: %s\n", why);
+		return 1;
+	}
+	return -1;
 }
 
 int cmd_record(int argc, char **argv)
 {
 	struct cmd_record_opts co = {0};
 	struct record_result res;
-	int rc = parse_args(argc, argv, &co);
+	int rc = parse_args(argc, argv, &co), failed = 0;
 
+	if (rc >= 0)
+		return rc;
+	rc = check_outputs(&co);
 	if (rc >= 0)
 		return rc;
 	if (record__run(&co.rec, &res) < 0) {
@@ -236,10 +282,17 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "profil record: %s\n", res.warning);
 	if (!co.quiet)
 		summary(&co, &res);
-	if (res.flush_err < 0)
+	if (res.events_error[0]) {
+		fprintf(stderr, "profil record: %s\n", res.events_error);
+		failed = 1;
+	}
+	if (res.flush_err < 0) {
 		fprintf(stderr, "profil record: cannot flush %s: %s\n", co.rec.output,
 			strerror(-res.flush_err));
-	else if (co.gmon)
-		export_gmon(&co);
-	return res.exit_status;
+		failed = 1;
+	} else if (co.gmon && export_gmon(&co) < 0) {
+		failed = 1;
+	}
+	/* the command's status is its own; a failed output turns only a success into 1 */
+	return failed && res.exit_status == 0 ? 1 : res.exit_status;
 }

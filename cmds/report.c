@@ -26,29 +26,46 @@ struct opts {
 	int sort_name;
 	int threads;
 	int lines;
-	long top; /* 0 = all */
+	long top;		 /* 0 = all */
+	struct cgreport_opts cg; /* --children, --call-graph, --callers, --callees */
 };
 
 /* What the printers work from: the options and the model. */
 struct out {
 	struct opts o;
 	struct report *m;
+	struct cgreport *cr; /* the call-stack parts (profile/cgreport.h) */
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: profil report [-i FILE] [--format text|json|csv] [--sort self|name]\n"
-		"                     [--threads] [--lines] [--top N]\n"
+		"                     [--threads] [--lines] [--top N] [--children]\n"
+		"                     [-g|--call-graph caller|callee[,PERCENT]]\n"
+		"                     [--callers FUNC] [--callees FUNC]\n"
 		"       profil report --format html -o OUT [-i FILE] [--lines]\n"
 		"  -i, --input FILE  profile to read (default profil.data)\n"
 		"  --format FMT      text (default), json (doc/report-json.md), csv, or html:\n"
 		"                    one self-contained page (flame graph, sortable table)\n"
-		"  -o, --output OUT  html: the file to write (replaced atomically), - for stdout\n"
+		"  -o, --output OUT  html: the file to write (replaced atomically; never through\n"
+		"                    a symbolic link, over another user's file, a profile or\n"
+		"                    a program), - for stdout\n"
 		"  --sort KEY        self: most samples first (default); name: by function name\n"
 		"  --threads         split each process by thread\n"
 		"  --lines           split by source line (file:line from DWARF)\n"
-		"  --top N           at most N functions per process (or thread)\n");
+		"  --top N           at most N functions per process (or thread)\n"
+		"call stacks (profiles recorded with -g; a flat profile has its leaves only):\n"
+		"  --children        total (inclusive: the function and its callees) beside\n"
+		"                    self, every function on a stack, most total first\n"
+		"  -g, --call-graph ORDER[,PERCENT]\n"
+		"                    after each table, the tree of the stacks: caller (top-down,\n"
+		"                    from the outermost callers) or callee (bottom-up, from where\n"
+		"                    the samples hit); nodes of at least PERCENT of the process's\n"
+		"                    samples (default 0.5)\n"
+		"  --callers FUNC    the tree of FUNC's callers instead of the table\n"
+		"  --callees FUNC    the tree of FUNC's callees instead of the table\n"
+		"  (text and json; csv with --children)\n");
 }
 
 /* ---- shared formatting helpers -------------------------------------------- */
@@ -178,6 +195,7 @@ static void text_header(const struct out *rep)
 	putchar('\n');
 	for (size_t i = 0; i < rep->m->nnotes; i++)
 		printf("# note: %s\n", rep->m->notes[i]);
+	cgreport__text_header(rep->cr, stdout);
 	printf("# %%time is the share of each process's own samples\n");
 }
 
@@ -206,7 +224,9 @@ static void print_text(const struct out *rep)
 		       p->exe[0] ? p->exe : "(unknown executable)", end,
 		       (unsigned long long)p->samples, (double)p->samples * rep->m->period_s);
 		if (!rep->o.threads) {
-			text_rows(rep, op->rows, op->nrows, p->samples);
+			if (!cgreport__text_table(rep->cr, i, CGREPORT_PROCESS, stdout))
+				text_rows(rep, op->rows, op->nrows, p->samples);
+			cgreport__text_trees(rep->cr, i, CGREPORT_PROCESS, stdout);
 			continue;
 		}
 		for (size_t t = 0; t < op->nthreads; t++) {
@@ -215,7 +235,9 @@ static void print_text(const struct out *rep)
 			printf("\n thread %d (%s): %llu samples, %.3f s\n", th->tid,
 			       th->comm[0] ? th->comm : "?", (unsigned long long)th->samples,
 			       (double)th->samples * rep->m->period_s);
-			text_rows(rep, th->rows, th->nrows, p->samples);
+			if (!cgreport__text_table(rep->cr, i, t, stdout))
+				text_rows(rep, th->rows, th->nrows, p->samples);
+			cgreport__text_trees(rep->cr, i, t, stdout);
 		}
 	}
 	if (quiet)
@@ -283,7 +305,8 @@ static struct json_object *exit_json(int kind, int code)
 	return e;
 }
 
-static struct json_object *json_proc(const struct out *rep, const struct report_proc *op)
+static struct json_object *json_proc(const struct out *rep, const struct report_proc *op,
+				     size_t index)
 {
 	const struct pv_proc *p = op->p;
 	const struct pv_proc *parent = p->parent ? pview__proc(rep->m->v, p->parent) : NULL;
@@ -316,6 +339,8 @@ static struct json_object *json_proc(const struct out *rep, const struct report_
 		json_object_array_add(threads, to);
 	}
 	rc |= jadd(o, "threads", threads);
+	if (!rc)
+		rc = cgreport__json_proc(rep->cr, index, o);
 	if (rc) {
 		json_object_put(o);
 		return NULL;
@@ -346,13 +371,15 @@ static int print_json(const struct out *rep)
 	rc |= jadd(top, "total_seconds", jdouble((double)rep->m->v->total * rep->m->period_s));
 	rc |= jadd(top, "cpu_seconds", jdouble((double)h->cpu_ns / 1e9));
 	rc |= jadd(top, "percent_of", json_object_new_string("process"));
+	if (!rc)
+		rc = cgreport__json_top(rep->cr, top);
 	notes = json_object_new_array();
 	for (size_t i = 0; notes && i < rep->m->nnotes; i++)
 		json_object_array_add(notes, json_object_new_string(rep->m->notes[i]));
 	rc |= jadd(top, "notes", notes);
 	procs = json_object_new_array();
 	for (size_t i = 0; procs && !rc && i < rep->m->v->nprocs; i++) {
-		struct json_object *po = json_proc(rep, &rep->m->procs[i]);
+		struct json_object *po = json_proc(rep, &rep->m->procs[i], i);
 
 		if (!po)
 			rc = -ENOMEM;
@@ -414,6 +441,10 @@ static void csv_rows(const struct out *rep, const struct pv_proc *p, const struc
 
 static void print_csv(const struct out *rep)
 {
+	if (cgreport__csv_wanted(rep->cr)) {
+		cgreport__csv(rep->cr, stdout);
+		return;
+	}
 	printf("pid,exe,%sfunction,object,%ssamples,percent,self_seconds\n",
 	       rep->o.threads ? "tid,comm," : "", rep->o.lines ? "file,line," : "");
 	for (size_t i = 0; i < rep->m->v->nprocs; i++) {
@@ -441,14 +472,19 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"threads", no_argument, NULL, 't'},
 		{"lines", no_argument, NULL, 'l'},
 		{"top", required_argument, NULL, 'n'},
+		{"children", no_argument, NULL, 'C'},
+		{"call-graph", required_argument, NULL, 'g'},
+		{"callers", required_argument, NULL, 'R'},
+		{"callees", required_argument, NULL, 'E'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	char *end;
+	char *end, why[256];
 	int c;
 
 	o->input = "profil.data";
-	while ((c = opts__next("report", argc, argv, "i:o:h", longopts)) != -1) {
+	o->cg.threshold = CGREPORT_DEFAULT_THRESHOLD; /* of every tree; --call-graph may set it */
+	while ((c = opts__next("report", argc, argv, "i:o:g:h", longopts)) != -1) {
 		switch (c) {
 		case 'i':
 			o->input = optarg;
@@ -498,6 +534,21 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return 2;
 			}
 			break;
+		case 'C':
+			o->cg.children = 1;
+			break;
+		case 'g':
+			if (cgreport__parse_call_graph(optarg, &o->cg, why, sizeof(why)) < 0) {
+				fprintf(stderr, "profil report: %s\n", why);
+				return 2;
+			}
+			break;
+		case 'R':
+			o->cg.callers = optarg;
+			break;
+		case 'E':
+			o->cg.callees = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return -1;
@@ -516,6 +567,16 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			"profil report: --format html needs -o FILE (or -o - for stdout)\n");
 		return 2;
 	}
+	if ((o->format == FMT_HTML && cgreport__wanted(&o->cg)) ||
+	    (o->format == FMT_CSV && (o->cg.call_graph || o->cg.callers || o->cg.callees))) {
+		fprintf(stderr,
+			"profil report: --children, --call-graph, --callers and --callees are "
+			"for text and json (csv: --children); the html page shows totals and "
+			"stacks itself\n");
+		return 2;
+	}
+	o->cg.top = o->top;
+	o->cg.json = o->format == FMT_JSON;
 	if (o->format != FMT_HTML && o->output) {
 		fprintf(stderr, "profil report: -o is for --format html; text, json and csv go to "
 				"stdout\n");
@@ -547,12 +608,19 @@ int cmd_report(int argc, char **argv)
 			fprintf(stderr, "profil report: %s\n", why);
 		return rc < 0;
 	}
+	rc = cgreport__new(&rep.cr, rep.m, &rep.o.cg, why, sizeof(why));
+	if (rc < 0) {
+		fprintf(stderr, "profil report: %s: %s\n", rep.o.input, why);
+		report__free(rep.m);
+		return 1;
+	}
 	if (rep.o.format == FMT_JSON)
 		rc = print_json(&rep);
 	else if (rep.o.format == FMT_CSV)
 		print_csv(&rep);
 	else
 		print_text(&rep);
+	cgreport__free(rep.cr);
 	report__free(rep.m);
 	if (rc < 0 || fflush(stdout) == EOF || ferror(stdout)) {
 		fprintf(stderr, "profil report: cannot write the report: %s\n",

@@ -52,7 +52,9 @@ static void watch_usage(FILE *out)
 		     "  --pid P          only events of process P (processId or hostProcessId)\n"
 		     "  --comm NAME      only events of processes named NAME\n"
 		     "  --event NAME     only events NAME (prof, profil, sprofil, setitimer, ...)\n"
-		     "  -o, --output F   write events to F (default: stdout)\n"
+		     "  -o, --output F   write events to F (default: stdout; never through a\n"
+		     "                   symbolic link, over another user's file, a profile or\n"
+		     "                   a program; an existing file of yours is truncated)\n"
 		     "  --format FMT     json (Tracee JSON lines, default) or table\n"
 		     "  --duration SEC   stop after SEC seconds (default: at Ctrl-C / SIGTERM)\n"
 		     "  --lib PATH       also probe profil()/sprofil() in this library or program\n"
@@ -148,28 +150,32 @@ static int watch_parse_args(int argc, char **argv, struct cmd_watch_opts *o)
 	return 0;
 }
 
+/* Write one event; the first write error is said once and stops the watch. */
+static void emit(struct output *out, const struct profil_event *ev)
+{
+	int err = event_writer__emit(out->w, ev);
+
+	if (err && !out->write_err) {
+		out->write_err = err;
+		fprintf(stderr, "profil watch: %s\n",
+			event_writer__why(out->w) ? event_writer__why(out->w) : strerror(-err));
+		stop_requested = 1;
+	}
+}
+
 static void on_event(void *arg, const struct profil_event *ev)
 {
 	struct output *out = arg;
-	int err;
 
 	if (ev->id == PEV_EVENTS_LOST) {
 		/* never filtered: a filtered stream must still say it is incomplete */
-		err = event_writer__emit(out->w, ev);
-		if (err && !out->write_err)
-			out->write_err = err;
+		emit(out, ev);
 		fprintf(stderr, "profil watch: %llu events lost (ring buffer full)\n",
 			(unsigned long long)ev->events_lost.count);
 		return;
 	}
-	if (!event_filter__match(&out->o->filter, ev->pid, ev->host_pid, ev->comm, ev->id))
-		return;
-	err = event_writer__emit(out->w, ev);
-	if (err && !out->write_err) {
-		out->write_err = err;
-		fprintf(stderr, "profil watch: writing an event failed: %s\n", strerror(-err));
-		stop_requested = 1;
-	}
+	if (event_filter__match(&out->o->filter, ev->pid, ev->host_pid, ev->comm, ev->id))
+		emit(out, ev);
 }
 
 static void on_warning(void *arg, const char *sentence)
@@ -194,9 +200,8 @@ int cmd_watch(int argc, char **argv)
 		fprintf(stderr, "profil watch: %s\n", why);
 		return 2;
 	}
-	out.w = event_writer__open_format(o.output, o.fmt);
-	if (!out.w) {
-		fprintf(stderr, "profil watch: cannot write %s: %s\n", o.output, strerror(errno));
+	if (event_writer__create(&out.w, o.output, o.fmt, why, sizeof(why)) < 0) {
+		fprintf(stderr, "profil watch: %s\n", why);
 		return 1;
 	}
 	rc = 1;
@@ -215,8 +220,9 @@ int cmd_watch(int argc, char **argv)
 		rc = out.write_err ? 1 : 0;
 cleanup:
 	watch__close(w);
-	if (event_writer__close(out.w) && !rc) {
-		fprintf(stderr, "profil watch: closing %s failed\n", o.output);
+	/* a write error was said when it happened; a failed sync at the end is said here */
+	if (event_writer__close(out.w, why, sizeof(why)) < 0 && !out.write_err) {
+		fprintf(stderr, "profil watch: %s\n", why);
 		rc = 1;
 	}
 	return rc;

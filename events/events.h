@@ -225,17 +225,32 @@ enum event_format {
 struct event_writer;
 
 /*
- * Open a writer on path ("-" = stdout; otherwise created/truncated, mode
- * 0644).  Each event is written with one write(2) of a whole line, so a
- * crash never leaves a half line behind an emitted event.  Returns NULL
- * with errno set on failure.
+ * Open a writer on path, a stream written while a program runs, through
+ * utils/outfile.h with pdata__output_rules ("-" and /dev/stdout: stdout;
+ * never through a symbolic link, never another user's file, a profile or a
+ * program; a new file is created O_EXCL, mode 0600 for root; an existing
+ * regular file of the caller's is truncated).  Each event is written with
+ * one write(2) of a whole line, so a crash never leaves a half line behind
+ * an emitted event.  Returns 0, or -errno with one sentence in why.
  */
+int event_writer__create(struct event_writer **out, const char *path, enum event_format fmt,
+			 char *why, size_t whylen);
+/* event_writer__create in JSON; NULL with errno set on failure. */
 struct event_writer *event_writer__open(const char *path);
-struct event_writer *event_writer__open_format(const char *path, enum event_format fmt);
-/* Write one event.  Returns 0 or -errno (-EINVAL for an unknown id). */
+/*
+ * Write one event.  Returns 0 or -errno (-EINVAL for an unknown id).  The
+ * first write error stops the stream: every later call returns it, a file
+ * of the caller's is cut back to its last whole event, and
+ * event_writer__why() says so in one sentence.
+ */
 int event_writer__emit(struct event_writer *w, const struct profil_event *ev);
-/* Flush and close (stdout is flushed, not closed).  Returns 0 or -errno. */
-int event_writer__close(struct event_writer *w);
+/* The sentence of the write error that stopped the stream, or NULL. */
+const char *event_writer__why(const struct event_writer *w);
+/*
+ * Sync (a file of the caller's) and close.  Returns 0, or the error that
+ * stopped the stream (or the sync's) as -errno with one sentence in why.
+ */
+int event_writer__close(struct event_writer *w, char *why, size_t whylen);
 
 /*
  * Render one event as a JSON object (no newline) into a malloc'ed string.

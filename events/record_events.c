@@ -30,7 +30,11 @@
 #include "events/record_events.h"
 
 struct ev_proc {
-	struct pdata_proc head;	       /* a copy of the record as published (the image's start) */
+	struct {
+		uint32_t parent;
+		int32_t pid, ppid;
+		uint64_t start_ns;
+	} head;			       /* copied from the record as published (the image's start) */
 	const struct pdata_proc *live; /* the record in the mapping: its end is written later */
 	char *exe;
 	char comm[PROFIL_COMM_LEN];
@@ -53,25 +57,22 @@ struct record_events {
 int record_events__open(struct record_events **out, const char *path, char *why, size_t whylen)
 {
 	struct record_events *re = calloc(1, sizeof(*re));
+	int err;
 
 	if (!re)
 		return -ENOMEM;
 	re->sock[0] = re->sock[1] = -1;
-	re->w = event_writer__open(path);
-	if (!re->w) {
-		int err = errno;
-
-		snprintf(why, whylen, "cannot write events to %s: %s", path, strerror(err));
+	err = event_writer__create(&re->w, path, EVENT_FORMAT_JSON, why, whylen);
+	if (err < 0) {
 		free(re);
-		return -err;
+		return err;
 	}
 	/* the inherited end is not close-on-exec: the whole tree reports through it */
 	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, re->sock) < 0 ||
 	    fcntl(re->sock[1], F_SETFD, 0) < 0 || fcntl(re->sock[0], F_SETFL, O_NONBLOCK) < 0) {
-		int err = errno;
-
+		err = errno;
 		snprintf(why, whylen, "cannot create the event socket: %s", strerror(err));
-		record_events__close(re);
+		record_events__close(re, NULL, 0);
 		return -err;
 	}
 	gethostname(re->hostname, sizeof(re->hostname) - 1);
@@ -219,7 +220,10 @@ static int on_record(void *arg, const struct pdata_rec *rec)
 		}
 		if (re->procs[pr->id - 1].live)
 			return 0; /* a duplicated id (a damaged file): keep the first */
-		re->procs[pr->id - 1].head = *pr;
+		re->procs[pr->id - 1].head.parent = pr->parent;
+		re->procs[pr->id - 1].head.pid = pr->pid;
+		re->procs[pr->id - 1].head.ppid = pr->ppid;
+		re->procs[pr->id - 1].head.start_ns = pr->start_ns;
 		re->procs[pr->id - 1].live = (const struct pdata_proc *)live;
 		re->procs[pr->id - 1].exe = strdup(pr->exe);
 		if (!re->procs[pr->id - 1].exe)
@@ -381,12 +385,14 @@ void record_events__finish(struct record_events *re)
 	check_ends(re, 2);
 }
 
-void record_events__close(struct record_events *re)
+int record_events__close(struct record_events *re, char *why, size_t whylen)
 {
+	int err = 0;
+
 	if (!re)
-		return;
+		return 0;
 	if (re->w)
-		event_writer__close(re->w);
+		err = event_writer__close(re->w, why, whylen);
 	for (int i = 0; i < 2; i++)
 		if (re->sock[i] >= 0)
 			close(re->sock[i]);
@@ -394,4 +400,5 @@ void record_events__close(struct record_events *re)
 		free(re->procs[i].exe);
 	free(re->procs);
 	free(re);
+	return err;
 }

@@ -8,7 +8,10 @@
 struct record_events;
 struct pdata;
 
-/* Open the stream ("-" = stdout) and the socket libprofil reports calls on. */
+/*
+ * Open the stream ("-" = stdout; event_writer__create says how it is
+ * opened) and the socket libprofil reports calls on.
+ */
 int record_events__open(struct record_events **out, const char *path, char *why, size_t whylen);
 
 /* Put the socket in PROFIL_EVENTS_FD of the environment the command will inherit. */
@@ -23,6 +26,11 @@ void record_events__poll(struct record_events *re);
 /* The last events: after the recorder has written every process's end. */
 void record_events__finish(struct record_events *re);
 
-void record_events__close(struct record_events *re);
+/*
+ * Close the stream.  Returns 0, or -errno with one sentence in why when it
+ * could not be written whole (the first write error stopped it: a file of
+ * the caller's ends at its last whole event).
+ */
+int record_events__close(struct record_events *re, char *why, size_t whylen);
 
 #endif

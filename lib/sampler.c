@@ -34,12 +34,21 @@ static uint32_t generation;
 static int deliver_on; /* atomic */
 static int inflight;   /* atomic */
 
-void sampler_deliver(uintptr_t pc, pid_t tid)
+void sampler_deliver_ctx(uintptr_t pc, pid_t tid, void *uc)
 {
 	__atomic_fetch_add(&inflight, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&deliver_on, __ATOMIC_SEQ_CST))
-		cfg.sink(cfg.sink_arg, pc, tid);
+	if (__atomic_load_n(&deliver_on, __ATOMIC_SEQ_CST)) {
+		if (cfg.sink_ctx)
+			cfg.sink_ctx(cfg.sink_arg, pc, tid, uc);
+		else
+			cfg.sink(cfg.sink_arg, pc, tid);
+	}
 	__atomic_fetch_sub(&inflight, 1, __ATOMIC_SEQ_CST);
+}
+
+void sampler_deliver(uintptr_t pc, pid_t tid)
+{
+	sampler_deliver_ctx(pc, tid, NULL);
 }
 
 int sampler_default_signal(void)
@@ -77,7 +86,7 @@ int sampler_resolve(const struct sampler_config *c, struct sampler_info *info)
 	enum profil_clock id = c->clock;
 	int ret;
 
-	if ((unsigned int)id > PROFIL_CLOCK_MANUAL || c->hz > 100000 || !c->sink)
+	if ((unsigned int)id > PROFIL_CLOCK_MANUAL || c->hz > 100000 || (!c->sink && !c->sink_ctx))
 		return -EINVAL;
 	ret = sampler_check_signal(c->signo);
 	if (ret < 0)
@@ -224,7 +233,7 @@ int sampler_child_restart(void)
 {
 	struct sampler_config c = cfg;
 
-	if (!c.sink)
+	if (!c.sink && !c.sink_ctx)
 		return -EINVAL;
 	return sampler_start(&c, NULL);
 }

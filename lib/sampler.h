@@ -19,6 +19,13 @@
  *  - The sink runs in a signal handler (thread, itimer clocks; every signal
  *    blocked) or in the perf helper thread: it must be async-signal-safe and
  *    lock-free.  tid is the sampled thread (0 when unknown: profil_tick).
+ *  - A sink that needs the interrupted context (an unwinder) sets sink_ctx
+ *    instead of sink: it is then called for every sample with uc, the
+ *    ucontext_t * the signal handler received (the interrupted registers),
+ *    or NULL when the clock has no such context (perf: samples come from
+ *    the kernel's ring buffer; profil_tick).  uc is valid only during the
+ *    call.  A config with sink only (profil()/sprofil()) costs one
+ *    predictable branch more per sample, nothing else.
  *  - A sink that writes to memory that may vanish wraps the write in
  *    guard_call() (guard.h) and calls sampler_fault_stop() if it faulted.
  *  - Fork: by default the child re-arms the same clock with the same sink
@@ -40,6 +47,8 @@
 #include "profil.h"
 
 typedef void (*sampler_sink_fn)(void *arg, uintptr_t pc, pid_t tid);
+/* uc: the signal's ucontext_t * (NULL if the clock has none); see the rules above. */
+typedef void (*sampler_sink_ctx_fn)(void *arg, uintptr_t pc, pid_t tid, void *uc);
 
 enum sampler_flags {
 	SAMPLER_FORK_MANUAL = 1 << 0, /* do not re-arm in a fork child */
@@ -52,6 +61,7 @@ struct sampler_config {
 	sampler_sink_fn sink;
 	void *sink_arg;
 	unsigned int flags;
+	sampler_sink_ctx_fn sink_ctx; /* optional: called instead of sink, with the context */
 };
 
 struct sampler_info {
@@ -73,6 +83,9 @@ void sampler_fault_stop(void);
 
 /* Give one sample to the sink (clocks and profil_tick call this).  Lock-free. */
 void sampler_deliver(uintptr_t pc, pid_t tid);
+
+/* The same with the interrupted context (the signal clocks' handler): uc goes to sink_ctx. */
+void sampler_deliver_ctx(uintptr_t pc, pid_t tid, void *uc);
 
 /* In a fork child with SAMPLER_FORK_MANUAL: start again with the last config. */
 int sampler_child_restart(void);

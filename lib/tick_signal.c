@@ -61,7 +61,7 @@ static void on_tick(int sig, siginfo_t *si, void *uc)
 	} else if ((tag & 0xff) == CLOCK_TAG_SAMPLE) {
 		if (si->si_overrun > 0)
 			__atomic_fetch_add(&overruns, (uint64_t)si->si_overrun, __ATOMIC_RELAXED);
-		sampler_deliver(interrupted_pc(uc), (pid_t)syscall(SYS_gettid));
+		sampler_deliver_ctx(interrupted_pc(uc), (pid_t)syscall(SYS_gettid), uc);
 	} else if ((tag & 0xff) == CLOCK_TAG_DISCOVER) {
 		threads_discover();
 	}

@@ -13,7 +13,7 @@ tests: $(CLI_BIN)
 $(CLI_BIN): $(CMDS_OBJS) $$(COMPONENT_OBJS) $(LIB_A)
 	$(CC) $(BASE_LDFLAGS) $(LDFLAGS) -o $@ $(CMDS_OBJS) $(COMPONENT_OBJS) $(LIB_A) $(CLI_LIBS) $(LIB_LIBS)
 
-INSTALL_EXTRA += install -d $(DESTDIR)$(BINDIR) && install -m 755 $(CLI_BIN) $(DESTDIR)$(BINDIR)/profil;
+INSTALL_FILES += 755:$(CLI_BIN):$(BINDIR)/profil
 
 # Unit tests link every component (not the commands); evaluated when used.
 UNIT_EXTRA_OBJS = $(COMPONENT_OBJS)

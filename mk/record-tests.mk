@@ -8,9 +8,11 @@ RT_CFLAGS := -O1 -g -fno-inline -fno-omit-frame-pointer
 
 tests: $(RT_PROGS)
 
-$(RT_DIR)/pdata_dump: tests/progs/pdata_dump.c $(B)/profile/pdata.o $(B)/utils/why.o profile/pdata.h
+$(RT_DIR)/pdata_dump: tests/progs/pdata_dump.c $(B)/profile/pdata.o $(B)/utils/outfile.o $(B)/utils/why.o \
+		      profile/pdata.h
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(B)/profile/pdata.o $(B)/utils/why.o $(BASE_LDFLAGS) -lelf
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(B)/profile/pdata.o $(B)/utils/outfile.o $(B)/utils/why.o \
+		$(BASE_LDFLAGS) -lelf
 
 # overwrites header fields in place (the hardening tests: damaged or hostile files)
 tests: $(RT_DIR)/pdata_tamper

@@ -4,7 +4,8 @@
 # (and -static cannot be combined with ASan).
 REPORT_PROGS_DIR := $(B)/tests/progs
 REPORT_PROG_CFLAGS := -std=gnu11 -O1 -g -I. -Wall
-REPORT_GEN_SRCS := tests/progs/report_gen.c profile/pdata.c utils/why.c profile/pdata.h utils/why.h
+REPORT_GEN_SRCS := tests/progs/report_gen.c profile/pdata.c utils/outfile.c utils/why.c profile/pdata.h \
+	utils/outfile.h utils/why.h
 REPORT_PROGS := $(REPORT_PROGS_DIR)/libreport_lib.so $(REPORT_PROGS_DIR)/report_gen_pie \
 	$(REPORT_PROGS_DIR)/report_gen_nopie $(REPORT_PROGS_DIR)/report_gen_static \
 	$(REPORT_PROGS_DIR)/report_gen_stripped
@@ -17,23 +18,23 @@ $(REPORT_PROGS_DIR)/libreport_lib.so: tests/progs/report_lib.c | $(SETUP_STAMP)
 	$(CC) $(REPORT_PROG_CFLAGS) -fPIC -shared -o $@ $<
 
 $(REPORT_PROGS_DIR)/report_gen_pie: $(REPORT_GEN_SRCS) $(REPORT_PROGS_DIR)/libreport_lib.so
-	$(CC) $(REPORT_PROG_CFLAGS) -fPIE -pie -o $@ tests/progs/report_gen.c profile/pdata.c utils/why.c \
-		$(REPORT_GEN_LINK)
+	$(CC) $(REPORT_PROG_CFLAGS) -fPIE -pie -o $@ tests/progs/report_gen.c profile/pdata.c \
+		utils/outfile.c utils/why.c $(REPORT_GEN_LINK)
 
 $(REPORT_PROGS_DIR)/report_gen_nopie: $(REPORT_GEN_SRCS) $(REPORT_PROGS_DIR)/libreport_lib.so
-	$(CC) $(REPORT_PROG_CFLAGS) -fno-pie -no-pie -o $@ tests/progs/report_gen.c profile/pdata.c utils/why.c \
-		$(REPORT_GEN_LINK)
+	$(CC) $(REPORT_PROG_CFLAGS) -fno-pie -no-pie -o $@ tests/progs/report_gen.c profile/pdata.c \
+		utils/outfile.c utils/why.c $(REPORT_GEN_LINK)
 
 $(REPORT_PROGS_DIR)/report_gen_static: $(REPORT_GEN_SRCS) tests/progs/report_lib.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(REPORT_PROG_CFLAGS) -static -o $@ tests/progs/report_gen.c tests/progs/report_lib.c \
-		profile/pdata.c utils/why.c -lpthread
+		profile/pdata.c utils/outfile.c utils/why.c -lpthread
 
 # -rdynamic: the global functions stay in .dynsym after strip --strip-all;
 # the static ones are gone (address ranges in the report).
 $(REPORT_PROGS_DIR)/report_gen_stripped: $(REPORT_GEN_SRCS) $(REPORT_PROGS_DIR)/libreport_lib.so
 	$(CC) $(REPORT_PROG_CFLAGS) -fPIE -pie -rdynamic -o $@ tests/progs/report_gen.c \
-		profile/pdata.c utils/why.c $(REPORT_GEN_LINK)
+		profile/pdata.c utils/outfile.c utils/why.c $(REPORT_GEN_LINK)
 	strip --strip-all $@
 
 # Helpers of the e2e tests: a JSON schema checker (json-c) and a profile byte-flipper.

@@ -11,14 +11,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "utils/htab.h"
+#include "utils/outfile.h"
 #include "utils/why.h"
+#include "profile/callgraph.h"
 #include "profile/gmon.h"
+#include "profile/pdata.h"
 #include "profile/pview.h"
 #include "profile/symbols.h"
 
 #define GMON_MAGIC "gmon"
 #define GMON_VERSION 1
 #define GMON_TAG_HIST 0
+#define GMON_TAG_CG_ARC 1
+#define ARC_COUNT_MAX 0x7fffffffu /* per record: gprof reads a 32-bit count */
 /*
  * Text bytes per bin: gprof's own resolution (its UNIT is 2 bytes).  Wider
  * bins would straddle function boundaries (functions need not be aligned,
@@ -158,6 +164,173 @@ static void hist_fill(struct hist *h, const struct pview *v, const char *exe,
 	}
 }
 
+/* ---- call-graph arcs from the stacks ---------------------------------------- */
+
+/* One arc: the key (from_pc, self_pc), and the samples whose stack held the edge. */
+struct arc {
+	uint64_t from, self;
+	uint64_t count;
+	uint64_t used; /* 1: an entry is never all zero */
+};
+
+static uint64_t arc_hash(const void *key)
+{
+	const struct arc *a = key;
+
+	return htab_hash_u64(a->from ^ htab_hash_u64(a->self));
+}
+
+static bool arc_eq(const void *entry, const void *key)
+{
+	const struct arc *e = entry, *k = key;
+
+	return e->from == k->from && e->self == k->self;
+}
+
+static const struct htab_type arc_type = {
+	.entry_size = sizeof(struct arc),
+	.hash = arc_hash,
+	.eq = arc_eq,
+};
+
+/* Link-time address -> start of its function (symbolised once each). */
+struct fstart {
+	uint64_t vaddr1; /* vaddr + 1: never 0 */
+	uint64_t start;
+};
+
+static const struct htab_type fstart_type = {
+	.entry_size = sizeof(struct fstart),
+	.hash = htab_u64_hash,
+	.eq = htab_u64_eq,
+};
+
+struct arcs {
+	struct htab *arcs;   /* struct arc */
+	struct htab *starts; /* struct fstart */
+	const char *exe, *exe_real;
+	struct sym_object *obj;
+	const struct hist *h;
+};
+
+/* A frame in the executable's text: its address and its function's start. */
+struct text_pc {
+	uint64_t vaddr, start;
+	int in;
+};
+
+static int function_start(struct arcs *a, uint64_t vaddr, uint64_t *start)
+{
+	uint64_t key = vaddr + 1;
+	struct fstart *e;
+	struct sym_result res;
+	bool fresh;
+
+	e = htab__insert(a->starts, &fstart_type, &key, &fresh);
+	if (!e)
+		return -ENOMEM;
+	if (fresh) {
+		symobj__lookup(a->obj, vaddr, &res);
+		*e = (struct fstart){key, res.start <= vaddr ? res.start : vaddr};
+	}
+	*start = e->start;
+	return 0;
+}
+
+static int text_pc(struct arcs *a, const struct pview *v, const struct pv_proc *p, uint64_t pc,
+		   struct text_pc *t)
+{
+	struct pv_map *m = (struct pv_map *)pview__map_of(v, p, pc);
+
+	t->in = 0;
+	if (pc >= PDATA_KERNEL_START || !m)
+		return 0;
+	if (!m->aux) /* as hist_fill: per mapping, realpath costs syscalls */
+		m->aux = same_file(m->path, a->exe, a->exe_real) ? AUX_MAIN : AUX_OTHER;
+	if (m->aux != AUX_MAIN || symobj__to_vaddr(a->obj, m->start, m->pgoff, pc, &t->vaddr) < 0 ||
+	    t->vaddr < a->h->lo || t->vaddr >= a->h->hi)
+		return 0;
+	t->in = 1;
+	return function_start(a, t->vaddr, &t->start);
+}
+
+static int arc_add(struct arcs *a, uint64_t from, uint64_t self, uint64_t count)
+{
+	struct arc key = {from, self, 0, 1}, *e;
+	bool fresh;
+
+	e = htab__insert(a->arcs, &arc_type, &key, &fresh);
+	if (!e)
+		return -ENOMEM;
+	if (fresh)
+		*e = key;
+	e->count = e->count + count < e->count ? UINT64_MAX : e->count + count;
+	return 0;
+}
+
+/*
+ * The edges of one sample's stack: caller frame i + 1 -> callee frame i,
+ * both in the executable, each pair of functions once per sample.
+ */
+static int sample_arcs(struct arcs *a, const struct pview *v, const struct pv_proc *p,
+		       const struct pv_sample *s)
+{
+	uint64_t pcs[CALLGRAPH_MAX_FRAMES], seen[CALLGRAPH_MAX_FRAMES][2];
+	struct text_pc t[CALLGRAPH_MAX_FRAMES];
+	unsigned n, nseen = 0;
+	int truncated, rc = 0;
+
+	if (!s->stack || !s->count)
+		return 0;
+	n = callgraph__lookup_pcs(v, s, pcs, &truncated);
+	n -= (unsigned)truncated; /* "[truncated]" is not a function */
+	for (unsigned i = 0; !rc && i < n; i++)
+		rc = text_pc(a, v, p, pcs[i], &t[i]);
+	for (unsigned i = 0; !rc && i + 1 < n; i++) {
+		unsigned k;
+
+		if (!t[i].in || !t[i + 1].in)
+			continue;
+		for (k = 0; k < nseen; k++)
+			if (seen[k][0] == t[i + 1].start && seen[k][1] == t[i].start)
+				break;
+		if (k < nseen)
+			continue; /* recursion: the edge counts once per sample */
+		seen[nseen][0] = t[i + 1].start;
+		seen[nseen++][1] = t[i].start;
+		rc = arc_add(a, t[i + 1].vaddr, t[i].start, s->count);
+	}
+	return rc;
+}
+
+static int cmp_arc(const void *x, const void *y)
+{
+	const struct arc *a = x, *b = y;
+
+	if (a->from != b->from)
+		return a->from < b->from ? -1 : 1;
+	return (a->self > b->self) - (a->self < b->self);
+}
+
+/* The arcs of every sample of every image of the executable. */
+static int arcs_fill(struct arcs *a, const struct pview *v)
+{
+	size_t at = 0;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < v->nprocs; i++) {
+		const struct pv_proc *p = &v->procs[i];
+		int same = same_file(p->exe, a->exe, a->exe_real);
+
+		while (at < v->nsamples && v->samples[at].proc < p->id)
+			at++;
+		for (; !rc && at < v->nsamples && v->samples[at].proc == p->id; at++)
+			if (same)
+				rc = sample_arcs(a, v, p, &v->samples[at]);
+	}
+	return rc;
+}
+
 static int put(FILE *f, const void *p, size_t n)
 {
 	errno = 0;
@@ -192,7 +365,31 @@ static int write_hist_record(FILE *f, const struct hist *h, uint32_t rate, uint6
 	return rc;
 }
 
-static int write_gmon(FILE *f, const struct hist *h, uint32_t rate, uint64_t nrec)
+/* Tag 1 records: from_pc, self_pc (8 bytes each here), count (4 bytes), native order. */
+static int write_arcs(FILE *f, const struct arc *arcs, size_t n)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < n; i++) {
+		uint64_t left = arcs[i].count;
+
+		while (!rc && left) {
+			unsigned char rec[1 + 8 + 8 + 4];
+			uint32_t c = left > ARC_COUNT_MAX ? ARC_COUNT_MAX : (uint32_t)left;
+
+			rec[0] = GMON_TAG_CG_ARC;
+			memcpy(rec + 1, &arcs[i].from, 8);
+			memcpy(rec + 9, &arcs[i].self, 8);
+			memcpy(rec + 17, &c, 4);
+			rc = put(f, rec, sizeof(rec));
+			left -= c;
+		}
+	}
+	return rc;
+}
+
+static int write_gmon(FILE *f, const struct hist *h, uint32_t rate, uint64_t nrec,
+		      const struct arc *arcs, size_t narcs)
 {
 	unsigned char hdr[20] = {0};
 	int32_t version = GMON_VERSION;
@@ -203,74 +400,17 @@ static int write_gmon(FILE *f, const struct hist *h, uint32_t rate, uint64_t nre
 	rc = put(f, hdr, sizeof(hdr));
 	for (uint64_t r = 0; !rc && r < nrec; r++)
 		rc = write_hist_record(f, h, rate, r * BIN_MAX);
-	return rc;
-}
-
-/* Refuse a symbolic link (never followed, as glibc's O_NOFOLLOW) or a non-regular file. */
-int export_check_destination(const char *out, char *why, size_t whylen)
-{
-	struct stat st;
-
-	if (lstat(out, &st) < 0)
-		return errno == ENOENT ? 0 :
-					 why_fail(why, whylen, -errno, "cannot write %s: %s", out,
-						  strerror(errno));
-	if (S_ISLNK(st.st_mode))
-		return why_fail(why, whylen, -ELOOP, "%s is a symbolic link; refusing to follow it",
-				out);
-	if (!S_ISREG(st.st_mode))
-		return why_fail(why, whylen, -EEXIST, "%s exists and is not a regular file", out);
-	return 0;
-}
-
-/* Write via a temporary file in out's directory, then rename: never a partial file. */
-int export_write_atomically(const char *out, export_fill_fn fill, void *arg, char *why,
-			    size_t whylen)
-{
-	const char *slash = strrchr(out, '/');
-	char tmp[PATH_MAX], fill_why[256] = "";
-	mode_t mask;
-	int fd, rc, n;
-
-	rc = export_check_destination(out, why, whylen);
-	if (rc < 0)
-		return rc;
-	/* ".NAME.XXXXXX" beside out */
-	if (slash)
-		n = snprintf(tmp, sizeof(tmp), "%.*s/.%s.XXXXXX", (int)(slash - out), out,
-			     slash + 1);
-	else
-		n = snprintf(tmp, sizeof(tmp), ".%s.XXXXXX", out);
-	if (n < 0 || (size_t)n >= sizeof(tmp))
-		return why_fail(why, whylen, -ENAMETOOLONG, "cannot write %s: %s", out,
-				strerror(ENAMETOOLONG));
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return why_fail(why, whylen, -errno, "cannot create a file next to %s: %s", out,
-				strerror(errno));
-	mask = umask(0);
-	umask(mask);
-	fchmod(fd, 0666 & ~mask);
-	rc = fill(fd, arg, fill_why, sizeof(fill_why));
-	if (!rc && fsync(fd) < 0)
-		rc = -errno;
-	if (close(fd) < 0 && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, out) < 0)
-		rc = -errno;
 	if (!rc)
-		return 0;
-	unlink(tmp);
-	if (rc > 0)
-		rc = -EIO;
-	return why_fail(why, whylen, rc, "cannot write %s: %s", out,
-			fill_why[0] ? fill_why : strerror(-rc));
+		rc = write_arcs(f, arcs, narcs);
+	return rc;
 }
 
 struct gmon_out {
 	const struct hist *h;
 	uint32_t rate;
 	uint64_t nrec;
+	const struct arc *arcs;
+	size_t narcs;
 };
 
 static int fill_gmon(int fd, void *arg, char *why, size_t whylen)
@@ -286,7 +426,7 @@ static int fill_gmon(int fd, void *arg, char *why, size_t whylen)
 			close(dfd);
 		return rc;
 	}
-	rc = write_gmon(f, g->h, g->rate, g->nrec);
+	rc = write_gmon(f, g->h, g->rate, g->nrec, g->arcs, g->narcs);
 	if (fflush(f) == EOF && !rc)
 		rc = -errno;
 	if (fclose(f) == EOF && !rc)
@@ -315,12 +455,17 @@ int gmon_export_summary(const char *data_path, const char *out_path, struct gmon
 	struct symbols *syms = NULL;
 	struct sym_object *obj;
 	struct hist h = {0};
+	struct arcs arcs = {0};
+	struct arc *arc_list = NULL;
+	size_t narcs = 0;
+	char exe_real[PATH_MAX];
 	const char *exe;
 	uint64_t max = 0, nrec, total_outside = 0;
 	uint32_t rate;
 	int rc;
 
-	rc = export_check_destination(out_path, why, whylen);
+	/* refused before any work (outfile__write checks again) */
+	rc = outfile__check(out_path, &pdata__output_rules, why, whylen);
 	if (rc < 0)
 		return rc;
 	rc = pview__load(&v, data_path, why, whylen);
@@ -351,6 +496,20 @@ int gmon_export_summary(const char *data_path, const char *out_path, struct gmon
 		goto out;
 	}
 	hist_fill(&h, v, exe, obj);
+	arcs = (struct arcs){htab__new(&arc_type, 255),
+			     htab__new(&fstart_type, 255),
+			     exe,
+			     realpath(exe, exe_real) ? exe_real : NULL,
+			     obj,
+			     &h};
+	rc = arcs.arcs && arcs.starts ? arcs_fill(&arcs, v) : -ENOMEM;
+	if (rc < 0) {
+		rc = why_fail(why, whylen, rc, "out of memory");
+		goto out;
+	}
+	arc_list = htab__take(arcs.arcs, &narcs);
+	if (narcs > 1) /* the same file for the same profile: in address order */
+		qsort(arc_list, narcs, sizeof(*arc_list), cmp_arc);
 	for (uint32_t i = 0; i < h.nbins; i++)
 		if (h.counts[i] > max)
 			max = h.counts[i];
@@ -363,8 +522,8 @@ int gmon_export_summary(const char *data_path, const char *out_path, struct gmon
 		fprintf(stderr, "profil: warning: gmon.out bins saturate at %llu samples\n",
 			(unsigned long long)(nrec * BIN_MAX));
 	}
-	rc = export_write_atomically(out_path, fill_gmon, &(struct gmon_out){&h, rate, nrec}, why,
-				     whylen);
+	rc = outfile__write(out_path, &pdata__output_rules, fill_gmon,
+			    &(struct gmon_out){&h, rate, nrec, arc_list, narcs}, why, whylen);
 	if (!rc && sum) {
 		/* everything not in this executable's text: other programs, libraries */
 		total_outside = v->total - h.in_text;
@@ -374,8 +533,12 @@ int gmon_export_summary(const char *data_path, const char *out_path, struct gmon
 		sum->outside = total_outside;
 		sum->records = nrec;
 		sum->saturated = max > nrec * BIN_MAX;
+		sum->arcs = narcs;
 	}
 out:
+	free(arc_list);
+	htab__free(arcs.arcs);
+	htab__free(arcs.starts);
 	free(h.counts);
 	symbols__free(syms);
 	pview__free(v);

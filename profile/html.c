@@ -13,8 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "profile/gmon.h"
+#include "profile/callgraph.h"
 #include "profile/html.h"
+#include "profile/pdata.h"
+#include "utils/outfile.h"
 #include "utils/why.h"
 
 /* The page sources, embedded by profile/html_assets.S. */
@@ -325,6 +327,29 @@ int html__add_flat(struct html_report *h)
 		if (!p)
 			continue; /* cannot happen: pview gives every proc id a process */
 		rc = html__add_stack(h, p, s->tid, &s->pc, 1, s->count);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int html__add_samples(struct html_report *h)
+{
+	const struct pview *v = h->v;
+	const struct pv_proc *p = NULL;
+	uint64_t pcs[CALLGRAPH_MAX_FRAMES];
+
+	for (size_t i = 0; i < v->nsamples; i++) {
+		const struct pv_sample *s = &v->samples[i];
+		int truncated, rc;
+		unsigned n;
+
+		if (!p || p->id != s->proc) /* samples are sorted by proc */
+			p = pview__proc(v, s->proc);
+		if (!p)
+			continue; /* cannot happen: pview gives every proc id a process */
+		n = callgraph__lookup_pcs(v, s, pcs, &truncated);
+		rc = html__add_stack(h, p, s->tid, pcs, n, s->count);
 		if (rc)
 			return rc;
 	}
@@ -665,20 +690,14 @@ static int fill_page(int fd, void *arg, char *why, size_t whylen)
 int html__write_report(const struct report *m, const char *path, char *why, size_t whylen)
 {
 	struct page pg = {html__new(m->v, m->r), m};
-	int rc = pg.h ? html__add_flat(pg.h) : -ENOMEM;
+	int rc = pg.h ? html__add_samples(pg.h) : -ENOMEM;
 
 	if (rc < 0) {
 		html__free(pg.h);
 		return why_fail(why, whylen, rc, "out of memory");
 	}
-	if (strcmp(path, "-")) {
-		rc = export_write_atomically(path, fill_page, &pg, why, whylen);
-	} else {
-		rc = write_page(&pg, stdout, why, whylen);
-		if (!rc && fflush(stdout) == EOF)
-			rc = why_fail(why, whylen, -errno, "cannot write the report: %s",
-				      strerror(errno));
-	}
+	/* "-" is stdout, written in place, like any descriptor name */
+	rc = outfile__write(path, &pdata__output_rules, fill_page, &pg, why, whylen);
 	html__free(pg.h);
 	return rc;
 }

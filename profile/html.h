@@ -40,6 +40,14 @@ int html__add_stack(struct html_report *h, const struct pv_proc *p, int tid, con
 int html__add_flat(struct html_report *h);
 
 /*
+ * Add every sample of the profile with its call stack (callgraph.h's
+ * callgraph__lookup_pcs: callers at their return address - 1, a stack cut
+ * short under "[truncated]"); a sample without a stack is one frame, as
+ * html__add_flat.  0 or -ENOMEM.
+ */
+int html__add_samples(struct html_report *h);
+
+/*
  * Write the page to out.  notes: remarks on the data for the reader (as in
  * the text report).  Returns 0 or -errno with one sentence in why; on error
  * out may hold part of a page (write to a temporary file).
@@ -49,8 +57,10 @@ int html__write(struct html_report *h, FILE *out, const char *const *notes, size
 
 /*
  * The whole page of a report's model (its profile, resolver and notes) to
- * path, "-" for stdout; a file is written to a temporary beside it and
- * renamed.  Returns 0 or -errno with one sentence in why.
+ * path, "-" for stdout, through utils/outfile.h with pdata__output_rules: a
+ * file is written to a temporary beside it and renamed; never through a
+ * symbolic link, never over another user's file, a profile or a program.
+ * Returns 0 or -errno with one sentence in why.
  */
 int html__write_report(const struct report *m, const char *path, char *why, size_t whylen);
 

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "utils/outfile.h"
 #include "utils/why.h"
 #include "profile/pdata.h"
 
@@ -230,72 +230,55 @@ int pdata__is_profile_fd(int fd)
 	       !memcmp(magic, PDATA_MAGIC, sizeof(magic));
 }
 
-/*
- * An existing file at path may be replaced only when it is the caller's
- * own profile: never through a symbolic link, never another user's file,
- * never a file that is not a profile (a program, notes, ...).
- */
-static int check_replaceable(const char *path, char *why, size_t whylen)
+static const char *refuse_non_profile(int fd, const struct stat *st)
 {
-	struct stat st;
-	int fd, ok;
-
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ELOOP)
-			return why_fail(why, whylen, -ELOOP,
-					"%s is a symbolic link; refusing to follow it", path);
-		return why_fail(why, whylen, -errno, "cannot open %s: %s", path, strerror(errno));
-	}
-	if (fstat(fd, &st) < 0) {
-		close(fd);
-		return why_fail(why, whylen, -errno, "cannot stat %s: %s", path, strerror(errno));
-	}
-	ok = S_ISREG(st.st_mode) && pdata__is_profile_fd(fd);
-	close(fd);
-	if (!S_ISREG(st.st_mode))
-		return why_fail(why, whylen, -EEXIST, "%s exists and is not a regular file", path);
-	if (st.st_uid != geteuid())
-		return why_fail(why, whylen, -EPERM,
-				"%s belongs to another user; refusing to replace it", path);
-	if (!ok)
-		return why_fail(why, whylen, -EEXIST,
-				"%s exists and is not a profile; refusing to replace it", path);
-	return 0;
+	(void)st;
+	return pdata__is_profile_fd(fd) ? NULL : "not a profile";
 }
 
-/* Move the caller's previous profile at path to path.old. */
+static const char *refuse_profile_or_program(int fd, const struct stat *st)
+{
+	return pdata__is_profile_fd(fd) ? "a profile" : outfile__refuse_program(fd, st);
+}
+
+const struct outfile_rules pdata__profile_rules = {refuse_non_profile, 1};
+const struct outfile_rules pdata__output_rules = {refuse_profile_or_program, 0};
+
+/* Move the caller's previous profile at path to path.old (both checked by the output rules). */
 static int keep_old(const char *path, char *why, size_t whylen)
 {
 	char old[PATH_MAX];
-	struct stat st;
 	int rc;
 
 	if (snprintf(old, sizeof(old), "%s.old", path) >= (int)sizeof(old))
 		return why_fail(why, whylen, -ENAMETOOLONG, "%s: name too long", path);
-	rc = check_replaceable(path, why, whylen);
+	rc = outfile__check(old, &pdata__profile_rules, why, whylen);
 	if (rc < 0)
 		return rc;
-	if (lstat(old, &st) == 0 && !S_ISLNK(st.st_mode)) {
-		rc = check_replaceable(old, why, whylen);
-		if (rc < 0)
-			return rc;
-	}
 	if (rename(path, old) < 0)
 		return why_fail(why, whylen, -errno, "cannot move %s to %s: %s", path, old,
 				strerror(errno));
 	return 0;
 }
 
-/* Create path exclusively, moving the caller's previous profile aside. */
+/*
+ * Create path exclusively, moving the caller's previous profile aside.  The
+ * profile is recorded in place (the shared mapping must be the final file for
+ * a crash to lose nothing), so it is never a temporary file: the name is
+ * checked by the output rules (utils/outfile.h), then created O_EXCL.
+ */
 static int open_fresh(const char *path, unsigned int mode, char *why, size_t whylen)
 {
 	for (int attempt = 0; attempt < 3; attempt++) {
-		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-		int rc;
+		int rc = outfile__check(path, &pdata__profile_rules, why, whylen), fd;
 
+		if (rc == OUTFILE_REPLACE)
+			rc = keep_old(path, why, whylen);
+		if (rc < 0)
+			return rc;
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 		if (fd >= 0) {
-			/* the umask may have widened nothing, but make the mode exact */
+			/* the umask may have narrowed it: make the mode exact */
 			if (fchmod(fd, mode) < 0) {
 				rc = -errno;
 				close(fd);
@@ -308,16 +291,8 @@ static int open_fresh(const char *path, unsigned int mode, char *why, size_t why
 		if (errno != EEXIST)
 			return why_fail(why, whylen, -errno, "cannot create %s: %s", path,
 					strerror(errno));
-		rc = keep_old(path, why, whylen);
-		if (rc < 0 && rc != -ENOENT)
-			return rc;
 	}
 	return why_fail(why, whylen, -EEXIST, "cannot create %s: it keeps reappearing", path);
-}
-
-static unsigned int default_mode(void)
-{
-	return geteuid() == 0 ? 0600 : 0644;
 }
 
 static int reserve_space(int fd, uint64_t size)
@@ -336,7 +311,7 @@ int pdata__create(struct pdata **out, const char *path, const struct pdata_creat
 		round_pow2(opts && opts->table_slots ? opts->table_slots : PDATA_DEFAULT_SLOTS);
 	uint32_t fslots = opts && opts->frame_slots ? round_pow2(opts->frame_slots) : 0;
 	uint64_t rcap = opts && opts->records_cap ? opts->records_cap : PDATA_DEFAULT_RECORDS;
-	unsigned int mode = opts && opts->mode ? opts->mode : default_mode();
+	unsigned int mode = opts && opts->mode ? opts->mode : outfile__mode();
 	struct pdata_header hdr;
 	struct layout l;
 	struct pdata *p;
@@ -470,6 +445,21 @@ int pdata__fd(struct pdata *p)
 
 /* ---- records ---------------------------------------------------------------- */
 
+/*
+ * Marked complete: nothing more goes in.  A process that outlives the
+ * recorder (a daemon the command left behind, with the agent) keeps its
+ * mapping of the file; the finished profile must not change under a reader.
+ */
+static int finished(const struct pdata *p)
+{
+	return __atomic_load_n(&p->hdr->state, __ATOMIC_ACQUIRE) == PDATA_COMPLETE;
+}
+
+int pdata__finished(const struct pdata *p)
+{
+	return finished(p);
+}
+
 /* Reserve size bytes in the records area; NULL when it is full. */
 static struct pdata_rec *reserve(struct pdata *p, size_t size)
 {
@@ -477,7 +467,7 @@ static struct pdata_rec *reserve(struct pdata *p, size_t size)
 	struct pdata_rec *rec;
 
 	size = (size + 7) & ~(size_t)7;
-	if (!p->base || size > PDATA_REC_MAX)
+	if (!p->base || size > PDATA_REC_MAX || finished(p))
 		return NULL;
 	at = __atomic_fetch_add(&p->hdr->records_used, size, __ATOMIC_RELAXED);
 	/*
@@ -646,6 +636,8 @@ int pdata__count(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint64_t 
 {
 	if (!p->base)
 		return -EBADF; /* opened read-only */
+	if (finished(p))
+		return -ESTALE;
 	__atomic_add_fetch(&p->hdr->samples, n, __ATOMIC_RELAXED);
 	if (count_slot(p, slot_key(proc, tid), pc, 0, n) < 0) {
 		__atomic_add_fetch(&p->hdr->dropped, n, __ATOMIC_RELAXED);
@@ -713,6 +705,8 @@ int pdata__count_stack(struct pdata *p, uint32_t proc, int tid, const uint64_t *
 
 	if (!p->base)
 		return -EBADF; /* opened read-only */
+	if (finished(p))
+		return -ESTALE;
 	if (n == 0)
 		return pdata__count(p, proc, tid, 0, count);
 	if (p->lay.frame_slots) {
@@ -1088,29 +1082,6 @@ static int find_records_end(void *arg, const struct pdata_rec *rec)
 	return 0;
 }
 
-/* A temporary file beside path, same mode as the original. */
-static int open_temp_beside(const char *path, mode_t mode, char *tmp, size_t len)
-{
-	char dir[PATH_MAX], base[PATH_MAX];
-	int fd;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	snprintf(base, sizeof(base), "%s", path);
-	if (snprintf(tmp, len, "%s/.%s.XXXXXX", dirname(dir), basename(base)) >= (int)len)
-		return -ENAMETOOLONG;
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -errno;
-	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 || fchmod(fd, mode & 07777) < 0) {
-		int rc = -errno;
-
-		close(fd);
-		unlink(tmp);
-		return rc;
-	}
-	return fd;
-}
-
 static int write_compact(struct pdata *src, int fd, const struct layout *l, uint64_t records_end,
 			 char *why, size_t whylen)
 {
@@ -1153,15 +1124,30 @@ static int write_compact(struct pdata *src, int fd, const struct layout *l, uint
 	return 0;
 }
 
+struct compact_job {
+	struct pdata *src;
+	const struct layout *l;
+	uint64_t records_end;
+	mode_t mode; /* the profile's */
+};
+
+static int fill_compact(int fd, void *arg, char *why, size_t whylen)
+{
+	const struct compact_job *job = arg;
+
+	if (fchmod(fd, job->mode) < 0)
+		return why_fail(why, whylen, -errno, "cannot set the mode of the compact copy: %s",
+				strerror(errno));
+	return write_compact(job->src, fd, job->l, job->records_end, why, whylen);
+}
+
 int pdata__compact(struct pdata *p, const char *path, char *why, size_t whylen)
 {
 	struct used u = {0};
 	uint64_t records_end = 0;
 	uint32_t fused = p->lay.frame_slots ? pdata__frames_used(p) : 0;
-	char tmp[PATH_MAX];
 	struct stat mine, there;
 	struct layout l;
-	int fd, rc;
 
 	if (fstat(p->fd, &mine) < 0 || lstat(path, &there) < 0 || mine.st_dev != there.st_dev ||
 	    mine.st_ino != there.st_ino)
@@ -1175,18 +1161,10 @@ int pdata__compact(struct pdata *p, const char *path, char *why, size_t whylen)
 		    (records_end + 4095) & ~4095ull);
 	if (l.size >= p->size)
 		return 0; /* nothing to gain */
-	fd = open_temp_beside(path, mine.st_mode, tmp, sizeof(tmp));
-	if (fd < 0)
-		return why_fail(why, whylen, fd, "cannot create a temporary file beside %s: %s",
-				path, strerror(-fd));
-	rc = write_compact(p, fd, &l, records_end, why, whylen);
-	close(fd);
-	if (rc == 0 && rename(tmp, path) < 0)
-		rc = why_fail(why, whylen, -errno, "cannot rename the compact copy to %s: %s", path,
-			      strerror(errno));
-	if (rc < 0)
-		unlink(tmp);
-	return rc;
+	/* a temporary file beside it, renamed over it: the one writer of whole outputs */
+	return outfile__write(path, &pdata__profile_rules, fill_compact,
+			      &(struct compact_job){p, &l, records_end, mine.st_mode & 07777}, why,
+			      whylen);
 }
 
 /* ---- names ------------------------------------------------------------------- */

@@ -38,6 +38,9 @@
  *
  * A profile is complete when header.state == PDATA_COMPLETE; a profile
  * left in PDATA_RECORDING was cut short (the recorder itself was killed).
+ * Once complete, nothing more goes in: counts (-ESTALE) and new records
+ * (NULL) are refused, so a process that outlives the recorder with the file
+ * still mapped (a daemon the command left behind) cannot change it.
  *
  * Writers: slot, frame and record updates are atomic and async-signal-safe
  * (pdata__count and pdata__count_stack may be called from a signal
@@ -275,15 +278,28 @@ struct pdata_create_opts {
 	uint32_t table_slots; /* 0 = PDATA_DEFAULT_SLOTS; rounded up to a power of two */
 	uint32_t frame_slots; /* 0 = a flat profile (no call stacks); rounded up likewise */
 	uint64_t records_cap; /* 0 = PDATA_DEFAULT_RECORDS */
-	unsigned int mode;    /* permission bits of a new file, 0 = 0644 (0600 when root) */
+	unsigned int mode; /* permission bits of a new file, 0 = outfile__mode() (0600 for root) */
 };
 
 /*
- * Create path for writing: refuses a symbolic link (never followed), a
- * file owned by another user, and an existing file that is not a profile;
- * the caller's own previous profile is kept as "path.old" (as perf keeps
- * perf.data.old).  Reserves the whole size on disk (ENOSPC at once, not
- * later).  On error returns -errno and writes one sentence to why.
+ * What profil's outputs may replace (utils/outfile.h): where a profile goes,
+ * only the caller's own profile (and only a regular file: it is mapped);
+ * where an export or an event stream goes, a regular file of the caller's
+ * that is neither a profile nor a program (devices, the user's FIFOs and
+ * descriptors are written in place).
+ */
+struct outfile_rules;
+extern const struct outfile_rules pdata__profile_rules;
+extern const struct outfile_rules pdata__output_rules;
+
+/*
+ * Create path for writing, in place (the mapping is the final file): the
+ * name is checked by pdata__profile_rules (never a symbolic link, never
+ * another user's file, never a file that is not a profile, never a file of
+ * the command being recorded), the caller's own previous profile is kept as
+ * "path.old" (as perf keeps perf.data.old), and the file is created
+ * O_EXCL, mode 0600 when root.  Reserves the whole size on disk (ENOSPC at
+ * once, not later).  On error returns -errno and writes one sentence to why.
  */
 int pdata__create(struct pdata **out, const char *path, const struct pdata_create_opts *opts,
 		  char *why, size_t whylen);
@@ -365,6 +381,13 @@ int pdata__exit_on_truncation(struct pdata *p, const char *prefix, const char *p
  * tree may have overwritten it) and flush to disk.  Returns 0 or -errno.
  */
 int pdata__finish(struct pdata *p);
+
+/*
+ * 1 when the profile is marked complete (nothing more goes in), else 0.
+ * Reads the shared header: a writer calls it where it may fault (the agent:
+ * under its fault guard).  Async-signal-safe.
+ */
+int pdata__finished(const struct pdata *p);
 
 /*
  * Replace the finished profile at path (the file p maps) by a compact copy:

@@ -8,10 +8,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "profile/gmon.h" /* export_write_atomically */
+#include "profile/pdata.h"
 #include "profile/pprof.h"
 #include "profile/profile.pb-c.h"
 #include "profile/symbols.h"
+#include "utils/outfile.h"
 #include "utils/why.h"
 
 #ifndef PROFIL_VERSION
@@ -537,7 +538,10 @@ static int new_location(struct pprof_ctx *c, const struct resolve_loc *rl)
 	return 0;
 }
 
-/* Id of the location of pc in process image p; callers (!leaf) are looked up at pc - 1. */
+/*
+ * Id of the location of pc in process image p; callers (!leaf) are looked up
+ * at pc - 1, except the pseudo PC of a cut-short stack (and a damaged 0).
+ */
 static int64_t location_id(struct pprof_ctx *c, const struct pv_proc *p, uint64_t pc, int leaf,
 			   uint64_t count)
 {
@@ -545,7 +549,8 @@ static int64_t location_id(struct pprof_ctx *c, const struct pv_proc *p, uint64_
 	struct loc_key key;
 	struct islot *slot;
 
-	if (resolver__locate(c->r, p, leaf ? pc : pc - 1, leaf ? count : 0, &rl) < 0)
+	if (resolver__locate(c->r, p, leaf || pc == PDATA_PC_TRUNCATED || !pc ? pc : pc - 1,
+			     leaf ? count : 0, &rl) < 0)
 		return -ENOMEM;
 	key = (struct loc_key){rl.obj, rl.addr, rl.linktime};
 	slot = itab_slot(&c->loc_idx,
@@ -671,10 +676,11 @@ static int add_sample(struct pprof_ctx *c, const struct pv_proc *p, int tid, con
 	return 0;
 }
 
-/* Every sample of the view: today one PC each (flat profiles). */
+/* Every sample of the view, with its call stack (one PC for a flat sample). */
 static int add_samples(struct pprof_ctx *c)
 {
 	const struct pview *v = c->v;
+	uint64_t pcs[PDATA_MAX_DEPTH + 1];
 	size_t at = 0;
 
 	for (size_t i = 0; i < v->nprocs; i++) {
@@ -684,10 +690,18 @@ static int add_samples(struct pprof_ctx *c)
 			at++;
 		for (; at < v->nsamples && v->samples[at].proc == p->id; at++) {
 			const struct pv_sample *s = &v->samples[at];
+			const struct pv_stack *st = pview__stack(v, s->stack);
+			unsigned n = 1;
 
 			if (!s->count)
 				continue;
-			if (add_sample(c, p, s->tid, &s->pc, 1, s->count) < 0)
+			/* the leaf is the sample's PC, then the callers' return addresses */
+			pcs[0] = s->pc;
+			for (uint32_t k = 1; k < st->n && n < PDATA_MAX_DEPTH; k++)
+				pcs[n++] = st->pcs[k];
+			if (st->truncated)
+				pcs[n++] = PDATA_PC_TRUNCATED;
+			if (add_sample(c, p, s->tid, pcs, n, s->count) < 0)
 				return -ENOMEM;
 		}
 	}
@@ -1018,7 +1032,8 @@ int pprof__export(const char *data_path, const char *out_path, struct pprof_summ
 	struct resolver *r = NULL;
 	int rc;
 
-	rc = export_check_destination(out_path, why, whylen);
+	/* refused before any work (outfile__write checks again) */
+	rc = outfile__check(out_path, &pdata__output_rules, why, whylen);
 	if (rc < 0)
 		return rc;
 	rc = pview__load(&v, data_path, why, whylen);
@@ -1028,9 +1043,8 @@ int pprof__export(const char *data_path, const char *out_path, struct pprof_summ
 	if (!r)
 		rc = why_fail(why, whylen, -ENOMEM, "out of memory");
 	else
-		rc = export_write_atomically(out_path, fill_pprof,
-					     &(struct pprof_job){v, r, sum ? sum : &local}, why,
-					     whylen);
+		rc = outfile__write(out_path, &pdata__output_rules, fill_pprof,
+				    &(struct pprof_job){v, r, sum ? sum : &local}, why, whylen);
 	resolver__free(r);
 	pview__free(v);
 	return rc;

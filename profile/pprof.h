@@ -22,7 +22,9 @@
  *   - Sample.location_id: the stack, leaf first.  A stack's callers are
  *     return addresses; they are looked up (and located) at pc - 1, inside
  *     the call instruction, so their function and line are the caller's.
- *     Profiles are flat today: one location per sample.
+ *     Kernel frames come first (innermost); a stack the unwinder cut short
+ *     ends with a location of function "[truncated]" (no mapping).  A flat
+ *     profile has one location per sample.
  *   - Location: one per distinct (object, address), with one Line: the
  *     function (the same name `profil report` shows) and, when the object
  *     has DWARF line information, the source line.  No inline frames.
@@ -91,8 +93,9 @@ int pprof__write(int fd, const struct pview *v, struct resolver *r, struct pprof
 		 char *why, size_t whylen);
 
 /*
- * Write the profile at data_path to out_path as pprof (through a temporary
- * file renamed into place: never a partial file).  sum may be NULL.
+ * Write the profile at data_path to out_path as pprof (utils/outfile.h with
+ * pdata__output_rules: through a temporary file renamed into place, never a
+ * partial file; "-" is stdout).  sum may be NULL.
  * Returns 0, or -errno with one sentence in why.
  */
 int pprof__export(const char *data_path, const char *out_path, struct pprof_summary *sum, char *why,

@@ -11,13 +11,21 @@
  *   profile/symbols.h  symbolisation with elfutils (inside the component)
  *   profile/resolve.h  runtime PC -> function row (struct func)
  *   profile/report.h   the flat profile as a model: rows per process and thread, notes
+ *   profile/callgraph.h call stacks as stacks of function rows: totals, trees
+ *   profile/cgreport.h the report's call-stack parts (--children, --call-graph, ...)
+ *   profile/folded.h   export: collapsed stacks (flamegraph.pl, speedscope)
  *   profile/gmon.h     export: gmon.out for GNU gprof
  *   profile/html.h     report --format html: one self-contained page
  *   profile/pprof.h    export: pprof's profile.proto, gzipped
+ *   profile/diff.h     two profiles compared per function, object and command
  */
 #ifndef PROFIL_PROFILE_PROFILE_H
 #define PROFIL_PROFILE_PROFILE_H
 
+#include "profile/callgraph.h"
+#include "profile/cgreport.h"
+#include "profile/diff.h"
+#include "profile/folded.h"
 #include "profile/gmon.h"
 #include "profile/html.h"
 #include "profile/pdata.h"

@@ -346,7 +346,7 @@ static bool stack_eq(const void *entry, const void *key)
 	const struct pv_stack *s = &k->st->stacks[e->index];
 
 	return e->hash == k->hash && s->n == k->n && s->truncated == k->truncated &&
-	       !memcmp(k->st->pcs + (uintptr_t)s->pcs, k->pcs, k->n * sizeof(*k->pcs));
+	       (!k->n || !memcmp(k->st->pcs + (uintptr_t)s->pcs, k->pcs, k->n * sizeof(*k->pcs)));
 }
 
 static uint64_t stack_entry_hash(const void *entry)
@@ -409,7 +409,8 @@ static int stack_index(struct stack_store *st, const uint64_t *pcs, uint32_t n, 
 		htab__cancel_fresh(st->index);
 		return -ENOMEM;
 	}
-	memcpy(st->pcs + st->npcs, pcs, n * sizeof(*pcs));
+	if (n)
+		memcpy(st->pcs + st->npcs, pcs, n * sizeof(*pcs));
 	st->stacks[st->nstacks] = (struct pv_stack){
 		.pcs = (const uint64_t *)(uintptr_t)st->npcs, .n = n, .truncated = truncated};
 	st->npcs += n;
@@ -538,8 +539,8 @@ static int load_samples(struct pview *v, struct pdata *pd)
 	v->samples = htab__take(sl.samples, &v->nsamples);
 	if (v->nsamples > 1)
 		qsort(v->samples, v->nsamples, sizeof(*v->samples), cmp_sample);
-	for (size_t i = 0; i < st->nstacks; i++)
-		st->stacks[i].pcs = st->pcs + (uintptr_t)st->stacks[i].pcs;
+	for (size_t i = 0; i < st->nstacks; i++) /* offsets to pointers (no PCs: no stacks) */
+		st->stacks[i].pcs = st->pcs ? st->pcs + (uintptr_t)st->stacks[i].pcs : NULL;
 	v->stacks = st->stacks;
 	v->nstacks = st->nstacks;
 	v->stack_pcs = st->pcs;

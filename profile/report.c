@@ -216,8 +216,15 @@ static void collect_notes(struct report *rep)
 							 "not a readable ELF file");
 			continue;
 		}
-		if (notes[i].first_start_ns != UINT64_MAX &&
-		    (uint64_t)symobj__mtime(o) > notes[i].first_start_ns / 1000000000ull + 1)
+		if (fl & SYMOBJ_BY_BUILD_ID)
+			add_note(rep, "%s: gone or rebuilt since it was recorded; %s", path,
+				 symobj__why(o));
+		else if (fl & SYMOBJ_BUILD_ID_DIFFERS)
+			add_note(rep, "%s: %s", path,
+				 "rebuilt after it was recorded (its build id differs); names may "
+				 "be wrong");
+		else if (!(fl & SYMOBJ_BUILD_ID_MATCH) && notes[i].first_start_ns != UINT64_MAX &&
+			 (uint64_t)symobj__mtime(o) > notes[i].first_start_ns / 1000000000ull + 1)
 			add_note(rep, "%s: %s", path,
 				 "modified after it was recorded; names may be wrong");
 		else if (notes[i].no_vaddr)

@@ -260,8 +260,8 @@ int resolver__locate(struct resolver *r, const struct pv_proc *p, uint64_t pc, u
 		loc->f = pc >= PDATA_KERNEL_START ? kernel_func(r, pc) : unknown_func(r);
 		return loc->f ? 0 : -ENOMEM;
 	}
-	if (!mm->aux)
-		mm->aux = symbols__object(r->syms, m->path);
+	if (!mm->aux) /* the build id the recorder saw, when it did: the file must still carry it */
+		mm->aux = symbols__object_id(r->syms, m->path, m->build_id, m->build_id_len);
 	obj = mm->aux;
 	if (!obj)
 		return -ENOMEM;

@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
- * Symbolisation with elfutils: see symbols.h.  Each object keeps its Elf
- * handle (mmapped read-only) for the life of the cache, so symbol names
- * point straight into the string tables and nothing is copied.
+ * Symbolisation with elfutils' libdwfl: see symbols.h.  Each object is one
+ * Dwfl with one module, reported from a descriptor we opened (libdwfl then
+ * owns it); separate debug files come through our find_debuginfo callback
+ * (symfile.c), so libdwfl opens no path by itself.  libdwfl finds the
+ * symbol table (.symtab, the debug file's, MiniDebugInfo, .dynsym); we copy
+ * its function symbols once into a sorted array, since libdwfl's own
+ * address lookup scans every symbol at each call.  Symbol names point into
+ * the ELF images libdwfl keeps mapped for the life of the cache.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdbool.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <elfutils/libdw.h>
-#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
 #include <libelf.h>
+#include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,12 +23,16 @@
 #include <unistd.h>
 
 #include "profile/symbols.h"
+#include "profile/symfile.h"
 #include "utils/htab.h"
+
+#define BUILD_ID_MAX 20 /* as much as the profile records (pdata_map.build_id) */
 
 struct sym {
 	uint64_t start;
 	uint64_t end; /* exclusive */
 	const char *name;
+	const char *shown; /* demangled (or name), set on the first lookup */
 };
 
 struct load_seg {
@@ -36,35 +44,47 @@ struct sym_object {
 	struct sym_object *next; /* older objects of the same path (the file changed) */
 	char *path;
 	const char *base;
+	char *file; /* the file read: path, or the copy found by build id */
 	unsigned flags;
 	char why[160];
-	struct stat st;
-	int fd;
-	Elf *elf;
+	/* what the object was made for: the identity of the path then, the recorded build id */
+	struct stat pst;
+	int have_pst;
+	unsigned char want_id[BUILD_ID_MAX];
+	size_t want_len;
+	struct stat st; /* the file read */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Elf *elf; /* the main file (libdwfl's) */
+	GElf_Addr bias;
 	struct load_seg *loads;
 	size_t nloads;
+	int debug_only; /* the file read is a debug file: its segments have no file offsets */
 	struct sym *syms;
 	size_t nsyms;
-	/* libdw, opened on first use */
+	/* the separate debug file (find_debuginfo) and the dwz file its DWARF may refer to */
+	int dbg_searched;
+	char alt_name[256];
+	unsigned char alt_id[64];
+	size_t alt_len;
+	/* DWARF, opened on first use */
 	int dwarf_tried;
-	int dbg_tried;
 	Dwarf *dwarf;
-	int dbg_fd;
-	Elf *dbg_elf;
+	Dwarf_Addr dwbias;
 	Dwarf_Die *cus; /* fallback CU list when .debug_aranges is missing */
 	size_t ncus;
 	int cus_tried;
 	int cfi_tried;
 	Dwarf_CFI *cfi;
+	Dwarf_Addr cfibias;
 	struct symbols *owner;
 	void *user;
 };
 
 struct symbols {
 	struct htab *objects; /* path -> struct sym_object *, newest first */
-	int demangler_tried;
-	char *(*demangle)(const char *mangled, char *buf, size_t *len, int *status);
-	struct htab *strs; /* interned strings (range names): struct str_ent */
+	struct htab *strs;    /* interned strings (range names): struct str_ent */
+	struct symfile_finder *finder;
 };
 
 /*
@@ -148,7 +168,8 @@ struct symbols *symbols__new(void)
 		return NULL;
 	s->objects = htab__new(&object_type, OBJECTS_EXPECTED);
 	s->strs = htab__new(&str_type, STRS_EXPECTED);
-	if (!s->objects || !s->strs) {
+	s->finder = symfile_finder__new();
+	if (!s->objects || !s->strs || !s->finder) {
 		symbols__free(s);
 		return NULL;
 	}
@@ -157,22 +178,14 @@ struct symbols *symbols__new(void)
 
 static void object_free(struct sym_object *o)
 {
-	if (o->dwarf)
-		dwarf_end(o->dwarf);
-	if (o->dbg_elf)
-		elf_end(o->dbg_elf);
-	if (o->dbg_fd >= 0)
-		close(o->dbg_fd);
-	/* o->cfi belongs to o->elf (dwarf_getcfi_elf) and is freed by dwarf_cfi_end */
-	if (o->cfi)
-		dwarf_cfi_end(o->cfi);
-	if (o->elf)
-		elf_end(o->elf);
-	if (o->fd >= 0)
-		close(o->fd);
+	/* the Dwfl owns the module's files, descriptors, DWARF and CFI */
+	if (o->dwfl)
+		dwfl_end(o->dwfl);
 	free(o->cus);
 	free(o->loads);
 	free(o->syms);
+	if (o->file != o->path)
+		free(o->file);
 	free(o->path);
 	free(o);
 }
@@ -196,6 +209,7 @@ void symbols__free(struct symbols *s)
 	for (size_t pos = 0; s->strs && (str = htab__next(s->strs, &pos));)
 		free(str->s);
 	htab__free(s->strs);
+	symfile_finder__free(s->finder);
 	free(s);
 }
 
@@ -257,127 +271,6 @@ static int cmp_raw(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/*
- * Open path read-only if, and only if, it is a regular file, and without
- * any side effect otherwise: an O_PATH descriptor opens nothing (no wait
- * for a FIFO's writer, no device driver's open), and the file is then
- * reopened through /proc/self/fd, which names that very inode (no window
- * to swap the path).  Returns the descriptor (*st filled) or -errno
- * (-EINVAL: not a regular file).
- */
-static int open_regular(const char *path, struct stat *st)
-{
-	char self[64];
-	struct stat now;
-	int pfd, fd, err;
-
-	pfd = open(path, O_PATH | O_CLOEXEC);
-	if (pfd < 0)
-		return -errno;
-	if (fstat(pfd, st) < 0 || !S_ISREG(st->st_mode)) {
-		err = S_ISREG(st->st_mode) ? -errno : -EINVAL;
-		close(pfd);
-		return err;
-	}
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
-	fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0 && errno == ENOENT) /* no /proc: the path again, checked below */
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	err = -errno;
-	close(pfd);
-	if (fd < 0)
-		return err;
-	if (fstat(fd, &now) < 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino) {
-		close(fd);
-		return -ESTALE; /* replaced while being opened */
-	}
-	return fd;
-}
-
-/*
- * The separate debug file of a stripped object, found by build id in
- * /usr/lib/debug/.build-id/xx/rest.debug (Debian's -dbgsym packages).
- * Returns 0 when o->dbg_elf is open.
- */
-static int open_debug_file(struct sym_object *o)
-{
-	const unsigned char *b;
-	const void *id;
-	struct stat st;
-	char path[256];
-	ssize_t len;
-	int n;
-
-	if (o->dbg_tried)
-		return o->dbg_elf ? 0 : -ENOENT;
-	o->dbg_tried = 1;
-	len = dwelf_elf_gnu_build_id(o->elf, &id);
-	if (len < 2 || len > 64)
-		return -ENOENT;
-	b = id;
-	n = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", b[0]);
-	for (ssize_t k = 1; k < len && n < (int)sizeof(path) - 8; k++)
-		n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", b[k]);
-	snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
-	o->dbg_fd = open_regular(path, &st);
-	if (o->dbg_fd < 0)
-		return -ENOENT;
-	o->dbg_elf = elf_begin(o->dbg_fd, ELF_C_READ_MMAP, NULL);
-	if (o->dbg_elf && elf_kind(o->dbg_elf) == ELF_K_ELF)
-		return 0;
-	if (o->dbg_elf)
-		elf_end(o->dbg_elf);
-	o->dbg_elf = NULL;
-	return -ENOENT;
-}
-
-/* Collect function symbols of one symbol table section. */
-static int read_symtab(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct raw_sym **out, size_t *nout)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t count, n = 0;
-	struct raw_sym *raw;
-
-	if (!data || !sh->sh_entsize)
-		return 0;
-	count = sh->sh_size / sh->sh_entsize;
-	raw = calloc(count ? count : 1, sizeof(*raw));
-	if (!raw)
-		return -ENOMEM;
-	for (size_t i = 0; i < count; i++) {
-		GElf_Sym sym;
-		GElf_Shdr ssh;
-		Elf_Scn *sscn;
-		const char *name;
-		int type, bind;
-
-		if (!gelf_getsym(data, (int)i, &sym))
-			break;
-		type = GELF_ST_TYPE(sym.st_info);
-		bind = GELF_ST_BIND(sym.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC)
-			continue;
-		if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE || !sym.st_value)
-			continue;
-		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name || !*name)
-			continue;
-		sscn = elf_getscn(elf, sym.st_shndx);
-		raw[n].limit = UINT64_MAX;
-		if (sscn && gelf_getshdr(sscn, &ssh) && ssh.sh_addr <= sym.st_value)
-			raw[n].limit = ssh.sh_addr + ssh.sh_size;
-		raw[n].start = sym.st_value;
-		raw[n].size = sym.st_size;
-		raw[n].name = name;
-		raw[n].bind_order = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
-		raw[n].underscores = bind_rank(name);
-		n++;
-	}
-	*out = raw;
-	*nout = n;
-	return 0;
-}
-
 /* Sorted, de-duplicated symbols; zero-sized ones extend to the next symbol (or section end). */
 static int build_syms(struct sym_object *o, struct raw_sym *raw, size_t n)
 {
@@ -426,31 +319,66 @@ static Elf_Scn *find_symtab(Elf *elf, Elf32_Word type)
 	return NULL;
 }
 
-/* .symtab; else the debug file's .symtab; else .dynsym (flagged: stripped). */
+/* End of the section holding a symbol, in link-time addresses (UINT64_MAX: unknown). */
+static uint64_t section_limit(Elf *elf, GElf_Word shndx, GElf_Addr value, GElf_Addr elfbias,
+			      GElf_Addr bias)
+{
+	Elf_Scn *scn = elf_getscn(elf, shndx);
+	GElf_Shdr sh;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_addr > value ||
+	    sh.sh_size > UINT64_MAX - sh.sh_addr - elfbias)
+		return UINT64_MAX;
+	return sh.sh_addr + sh.sh_size + elfbias - bias;
+}
+
+/* One function symbol of libdwfl's table into raw (0), or 1 to skip it. */
+static int take_symbol(struct sym_object *o, int i, struct raw_sym *raw, int *other_file)
+{
+	GElf_Sym sym;
+	GElf_Addr addr;
+	GElf_Word shndx;
+	Elf *elf;
+	Dwarf_Addr elfbias;
+	const char *name = dwfl_module_getsym_info(o->mod, i, &sym, &addr, &shndx, &elf, &elfbias);
+	int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
+
+	if (!name || !*name || (type != STT_FUNC && type != STT_GNU_IFUNC))
+		return 1;
+	if (shndx == SHN_UNDEF || shndx >= SHN_LORESERVE || !sym.st_value || addr < o->bias)
+		return 1;
+	if (elf != o->elf)
+		*other_file = 1;
+	raw->start = addr - o->bias;
+	raw->size = sym.st_size;
+	raw->name = name;
+	raw->limit = section_limit(elf, shndx, sym.st_value, elfbias, o->bias);
+	raw->bind_order = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+	raw->underscores = bind_rank(name);
+	return 0;
+}
+
+/*
+ * Function symbols of the table libdwfl chose: the file's .symtab, the
+ * separate debug file's (looked for when the file has none), the
+ * MiniDebugInfo's, else .dynsym (flagged: stripped).
+ */
 static int load_symbols(struct sym_object *o)
 {
-	Elf *elf = o->elf;
-	Elf_Scn *scn = find_symtab(elf, SHT_SYMTAB);
+	int count = dwfl_module_getsymtab(o->mod), other_file = 0, rc;
 	struct raw_sym *raw = NULL;
-	GElf_Shdr sh;
 	size_t n = 0;
-	int rc;
 
-	if (!scn && open_debug_file(o) == 0) {
-		scn = find_symtab(o->dbg_elf, SHT_SYMTAB);
-		if (scn)
-			elf = o->dbg_elf;
+	if (count > 0) {
+		raw = calloc((size_t)count, sizeof(*raw));
+		if (!raw)
+			return -ENOMEM;
+		for (int i = 0; i < count; i++)
+			if (take_symbol(o, i, &raw[n], &other_file) == 0)
+				n++;
 	}
-	if (!scn) {
-		scn = find_symtab(elf, SHT_DYNSYM);
-		if (scn)
-			o->flags |= SYMOBJ_DYNSYM;
-	}
-	if (scn && gelf_getshdr(scn, &sh)) {
-		rc = read_symtab(elf, scn, &sh, &raw, &n);
-		if (rc < 0)
-			return rc;
-	}
+	if (!other_file && !find_symtab(o->elf, SHT_SYMTAB) && find_symtab(o->elf, SHT_DYNSYM))
+		o->flags |= SYMOBJ_DYNSYM;
 	rc = build_syms(o, raw, n);
 	free(raw);
 	if (rc < 0)
@@ -460,26 +388,133 @@ static int load_symbols(struct sym_object *o)
 	return 0;
 }
 
-static int open_elf(struct sym_object *o)
+/* .gnu_debugaltlink (dwz): the common debug file's name and build id, kept for find_debuginfo. */
+static void read_altlink(struct sym_object *o, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+		size_t len, idlen;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, ".gnu_debugaltlink"))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf)
+			return;
+		len = strnlen(d->d_buf, d->d_size);
+		if (len == d->d_size || len >= sizeof(o->alt_name))
+			return;
+		idlen = d->d_size - len - 1;
+		if (idlen < 2 || idlen > sizeof(o->alt_id))
+			return;
+		memcpy(o->alt_name, d->d_buf, len + 1);
+		memcpy(o->alt_id, (const char *)d->d_buf + len + 1, idlen);
+		o->alt_len = idlen;
+		return;
+	}
+}
+
+/* The main file is never opened by libdwfl: it is reported from our descriptor. */
+static int no_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		       char **file_name, Elf **elfp)
+{
+	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name, (void)elfp;
+	errno = ENOENT;
+	return -1;
+}
+
+/*
+ * libdwfl asks for the separate debug file (once its symbol table or DWARF
+ * is wanted and the file has none), and then for the dwz file that DWARF
+ * refers to: symfile finds and checks them.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink, GElf_Word crc,
+			  char **debuginfo_file_name)
+{
+	struct sym_object *o = *userdata;
+	struct symfile_want w = {.link = debuglink, .link_crc = crc};
+	int alt = o && o->alt_len && debuglink && !strcmp(debuglink, o->alt_name);
+	enum symfile_how how;
+	const unsigned char *id;
+	GElf_Addr idaddr;
+	char *path = NULL;
+	int len, fd;
+
+	(void)modname, (void)base;
+	errno = ENOENT;
+	if (!o || (!alt && o->dbg_searched))
+		return -1;
+	w.near = file_name ? file_name : o->file;
+	w.not_this = &o->st;
+	if (alt) {
+		w.build_id = o->alt_id;
+		w.build_id_len = o->alt_len;
+		w.link_is_path = 1;
+	} else {
+		o->dbg_searched = 1;
+		len = dwfl_module_build_id(mod, &id, &idaddr);
+		w.build_id = len > 0 ? id : NULL;
+		w.build_id_len = len > 0 ? (size_t)len : 0;
+	}
+	fd = symfile__find_debug(o->owner->finder, &w, &path, &how);
+	if (fd < 0)
+		return -1;
+	if (!alt) {
+		Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+
+		o->flags |= SYMOBJ_DEBUG_FILE;
+		o->alt_len = 0;
+		if (elf)
+			read_altlink(o, elf);
+		elf_end(elf);
+	}
+	*debuginfo_file_name = path;
+	return fd;
+}
+
+static const Dwfl_Callbacks dwfl_callbacks = {
+	.find_elf = no_find_elf,
+	.find_debuginfo = find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+/* Report the ELF file behind fd (libdwfl takes it) and read what lookups need. */
+static int attach(struct sym_object *o, int fd)
 {
 	GElf_Ehdr eh;
+	void **ud;
 
-	o->fd = open_regular(o->path, &o->st);
-	if (o->fd == -EINVAL) {
+	o->dwfl = dwfl_begin(&dwfl_callbacks);
+	if (!o->dwfl) {
+		close(fd);
+		return -ENOMEM;
+	}
+	dwfl_report_begin(o->dwfl);
+	o->mod = dwfl_report_elf(o->dwfl, o->base, o->file, fd, 0, true);
+	dwfl_report_end(o->dwfl, NULL, NULL);
+	if (!o->mod) {
+		close(fd);
 		o->flags |= SYMOBJ_NOT_ELF;
-		snprintf(o->why, sizeof(o->why), "%s is not a regular file", o->path);
+		snprintf(o->why, sizeof(o->why), "%s is not a usable ELF file: %s", o->file,
+			 dwfl_errmsg(-1));
 		return 0;
 	}
-	if (o->fd < 0) {
-		o->flags |= SYMOBJ_MISSING;
-		snprintf(o->why, sizeof(o->why), "cannot open %s: %s", o->path, strerror(-o->fd));
-		o->fd = -1;
-		return 0;
-	}
-	o->elf = elf_begin(o->fd, ELF_C_READ_MMAP, NULL);
-	if (!o->elf || elf_kind(o->elf) != ELF_K_ELF || !gelf_getehdr(o->elf, &eh)) {
+	dwfl_module_info(o->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	*ud = o;
+	o->elf = dwfl_module_getelf(o->mod, &o->bias);
+	if (!o->elf || !gelf_getehdr(o->elf, &eh)) {
 		o->flags |= SYMOBJ_NOT_ELF;
-		snprintf(o->why, sizeof(o->why), "%s is not an ELF file", o->path);
+		snprintf(o->why, sizeof(o->why), "%s is not an ELF file", o->file);
 		return 0;
 	}
 	if (eh.e_type == ET_EXEC)
@@ -488,12 +523,40 @@ static int open_elf(struct sym_object *o)
 		o->flags |= SYMOBJ_STATIC; /* cleared below by PT_INTERP/PT_DYNAMIC */
 	if (load_segments(o) < 0)
 		return -ENOMEM;
+	read_altlink(o, o->elf);
 	return load_symbols(o);
 }
 
-static int is_pseudo(const char *path)
+/* Does the file behind fd carry the recorded build id?  (1 when none was recorded) */
+static int id_matches(const struct sym_object *o, int fd)
 {
-	return path[0] != '/';
+	return !o->want_len || symfile__has_build_id(fd, o->want_id, o->want_len);
+}
+
+/* Gone or rebuilt: a copy by the recorded build id.  Returns its descriptor, or -ENOENT. */
+static int open_by_id(struct sym_object *o)
+{
+	enum symfile_how how;
+	char *found = NULL;
+	int is_debug, fd;
+
+	if (!o->want_len)
+		return -ENOENT;
+	fd = symfile__find_by_id(o->owner->finder, o->want_id, o->want_len, &found, &how,
+				 &is_debug);
+	if (fd < 0)
+		return fd == -ENOMEM ? -ENOMEM : -ENOENT;
+	if (fstat(fd, &o->st) < 0) {
+		close(fd);
+		free(found);
+		return -ENOENT;
+	}
+	o->file = found;
+	o->debug_only = is_debug;
+	o->flags |= SYMOBJ_BY_BUILD_ID | SYMOBJ_BUILD_ID_MATCH;
+	snprintf(o->why, sizeof(o->why), "read %s, found by its build id%s", found,
+		 how == SYMFILE_DEBUGINFOD ? " through debuginfod" : "");
+	return fd;
 }
 
 #define DELETED_SUFFIX " (deleted)"
@@ -506,46 +569,127 @@ static int is_deleted(const char *path)
 	return n > k && !strcmp(path + n - k, DELETED_SUFFIX);
 }
 
-struct sym_object *symbols__object(struct symbols *s, const char *path)
+static int is_pseudo(const char *path)
 {
-	struct sym_object **head = htab__find(s->objects, &object_type, path), *o;
-	struct stat st;
-	int have_st = !is_pseudo(path) && !is_deleted(path) && stat(path, &st) == 0;
-	const char *slash;
-	bool fresh;
+	return path[0] != '/';
+}
 
-	for (o = head ? *head : NULL; o; o = o->next) {
-		if (o->flags & (SYMOBJ_PSEUDO | SYMOBJ_MISSING)) {
-			if (!have_st)
-				return o;
-			continue;
-		}
-		if (have_st && o->st.st_dev == st.st_dev && o->st.st_ino == st.st_ino &&
-		    o->st.st_mtime == st.st_mtime)
-			return o;
+/* The file at the path, if it is one and (when recorded) carries the build id; or -errno. */
+static int open_path(struct sym_object *o)
+{
+	int fd = symfile__open_regular(o->path, &o->st);
+
+	if (fd < 0)
+		return fd;
+	if (!symfile__is_elf(fd)) {
+		close(fd);
+		return -ENOEXEC;
 	}
-	o = calloc(1, sizeof(*o));
+	if (id_matches(o, fd)) {
+		if (o->want_len)
+			o->flags |= SYMOBJ_BUILD_ID_MATCH;
+		return fd;
+	}
+	o->flags |= SYMOBJ_BUILD_ID_DIFFERS;
+	return fd;
+}
+
+/* Choose the file to read (the path's, or a copy by build id) and read it. */
+static int open_object(struct sym_object *o)
+{
+	int fd = is_deleted(o->path) ? -ENOENT : open_path(o);
+
+	if (fd < 0 || (o->flags & SYMOBJ_BUILD_ID_DIFFERS)) {
+		int byid = open_by_id(o);
+
+		if (byid == -ENOMEM) {
+			if (fd >= 0)
+				close(fd);
+			return -ENOMEM;
+		}
+		if (byid >= 0) {
+			if (fd >= 0)
+				close(fd);
+			o->flags &= ~SYMOBJ_BUILD_ID_DIFFERS;
+			return attach(o, byid);
+		}
+	}
+	if (fd >= 0)
+		return attach(o, fd);
+	if (fd == -EINVAL || fd == -ENOEXEC) {
+		o->flags |= SYMOBJ_NOT_ELF;
+		snprintf(o->why, sizeof(o->why), "%s is not %s", o->path,
+			 fd == -EINVAL ? "a regular file" : "an ELF file");
+	} else if (is_deleted(o->path)) {
+		o->flags |= SYMOBJ_MISSING;
+		snprintf(o->why, sizeof(o->why), "%s was deleted while it was mapped", o->path);
+	} else {
+		o->flags |= SYMOBJ_MISSING;
+		snprintf(o->why, sizeof(o->why), "cannot open %s: %s", o->path, strerror(-fd));
+	}
+	return 0;
+}
+
+/* Is o the object for this path as it is now, made for this build id? */
+static int object_fits(const struct sym_object *o, const struct stat *st, int have_st,
+		       const unsigned char *id, size_t len)
+{
+	if (o->want_len != len || (len && memcmp(o->want_id, id, len)))
+		return 0;
+	if (o->have_pst != have_st)
+		return 0;
+	return !have_st || (o->pst.st_dev == st->st_dev && o->pst.st_ino == st->st_ino &&
+			    o->pst.st_mtime == st->st_mtime);
+}
+
+static struct sym_object *object_new(struct symbols *s, const char *path, const struct stat *st,
+				     int have_st, const unsigned char *id, size_t len)
+{
+	struct sym_object *o = calloc(1, sizeof(*o));
+	const char *slash;
+
 	if (!o)
 		return NULL;
-	o->fd = -1;
-	o->dbg_fd = -1;
 	o->owner = s;
 	o->path = strdup(path);
 	if (!o->path) {
 		free(o);
 		return NULL;
 	}
+	o->file = o->path;
 	slash = strrchr(o->path, '/');
 	o->base = slash && slash[1] ? slash + 1 : o->path;
-	if (is_pseudo(path)) {
+	o->have_pst = have_st;
+	if (have_st)
+		o->pst = *st;
+	o->want_len = len;
+	if (len)
+		memcpy(o->want_id, id, len);
+	if (is_pseudo(path))
 		o->flags |= SYMOBJ_PSEUDO;
-	} else if (is_deleted(path)) {
-		o->flags |= SYMOBJ_MISSING;
-		snprintf(o->why, sizeof(o->why), "%s was deleted while it was mapped", o->path);
-	} else if (open_elf(o) < 0) {
+	else if (open_object(o) < 0) {
 		object_free(o);
 		return NULL;
 	}
+	return o;
+}
+
+struct sym_object *symbols__object_id(struct symbols *s, const char *path,
+				      const unsigned char *build_id, size_t id_len)
+{
+	struct sym_object **head = htab__find(s->objects, &object_type, path), *o;
+	struct stat st;
+	int have_st = !is_pseudo(path) && !is_deleted(path) && stat(path, &st) == 0;
+	bool fresh;
+
+	if (id_len > BUILD_ID_MAX || !build_id)
+		id_len = 0;
+	for (o = head ? *head : NULL; o; o = o->next)
+		if (object_fits(o, &st, have_st, build_id, id_len))
+			return o;
+	o = object_new(s, path, &st, have_st, build_id, id_len);
+	if (!o)
+		return NULL;
 	head = htab__insert(s->objects, &object_type, path, &fresh);
 	if (!head) {
 		object_free(o);
@@ -554,6 +698,11 @@ struct sym_object *symbols__object(struct symbols *s, const char *path)
 	o->next = fresh ? NULL : *head;
 	*head = o;
 	return o;
+}
+
+struct sym_object *symbols__object(struct symbols *s, const char *path)
+{
+	return symbols__object_id(s, path, NULL, 0);
 }
 
 const char *symobj__path(const struct sym_object *o)
@@ -576,6 +725,11 @@ const char *symobj__why(const struct sym_object *o)
 	return o->why;
 }
 
+const char *symobj__file(const struct sym_object *o)
+{
+	return o->file;
+}
+
 size_t symobj__nsyms(const struct sym_object *o)
 {
 	return o->nsyms;
@@ -591,11 +745,40 @@ time_t symobj__mtime(const struct sym_object *o)
 	return (o->flags & (SYMOBJ_MISSING | SYMOBJ_PSEUDO)) ? 0 : o->st.st_mtime;
 }
 
+#define PAGE_MASK_4K (~(uint64_t)4095)
+
+/*
+ * A debug file's segments keep their addresses but not their file offsets
+ * (objcopy --only-keep-debug).  The loader maps a segment from the page
+ * holding its start, so an executable mapping starts at the page of the
+ * executable segment's first address: vaddr = pc - start + that page.
+ */
+static int debug_only_vaddr(const struct sym_object *o, uint64_t map_start, uint64_t pc,
+			    uint64_t *vaddr)
+{
+	for (size_t i = 0; i < o->nloads; i++) {
+		const struct load_seg *l = &o->loads[i];
+		uint64_t page = l->vaddr & PAGE_MASK_4K, v;
+
+		if (!(l->flags & PF_X) || pc < map_start)
+			continue;
+		v = pc - map_start + page;
+		if (v < page || v >= l->vaddr + l->memsz)
+			return -ENOENT;
+		*vaddr = v;
+		return 0;
+	}
+	return -ENOENT;
+}
+
 int symobj__to_vaddr(const struct sym_object *o, uint64_t map_start, uint64_t map_pgoff,
 		     uint64_t pc, uint64_t *vaddr)
 {
 	uint64_t off = symobj__file_offset(map_start, map_pgoff, pc);
 	const struct load_seg *best = NULL;
+
+	if (o->debug_only)
+		return debug_only_vaddr(o, map_start, pc, vaddr);
 
 	for (size_t i = 0; i < o->nloads; i++) {
 		const struct load_seg *l = &o->loads[i];
@@ -615,15 +798,16 @@ int symobj__to_vaddr(const struct sym_object *o, uint64_t map_start, uint64_t ma
 
 size_t symobj__build_id(const struct sym_object *o, const unsigned char **id)
 {
-	const void *p;
-	ssize_t len;
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int len;
 
-	if (!o->elf)
+	if (!o->mod)
 		return 0;
-	len = dwelf_elf_gnu_build_id(o->elf, &p);
+	len = dwfl_module_build_id(o->mod, &bits, &vaddr);
 	if (len <= 0)
 		return 0;
-	*id = p;
+	*id = bits;
 	return (size_t)len;
 }
 
@@ -678,54 +862,45 @@ static long find_sym(const struct sym_object *o, uint64_t vaddr)
 	return (long)lo - 1;
 }
 
-/* Start of the function holding vaddr according to the unwind tables, or -ENOENT. */
+/* Start of the function holding vaddr according to the unwind tables (.eh_frame), or -ENOENT. */
 static int cfi_start(struct sym_object *o, uint64_t vaddr, uint64_t *start)
 {
 	Dwarf_Frame *frame = NULL;
-	Dwarf_Addr s, e;
+	Dwarf_Addr s, e, pc;
 	bool signalp;
 
-	if (!o->elf)
+	if (!o->mod)
 		return -ENOENT;
 	if (!o->cfi_tried) {
 		o->cfi_tried = 1;
-		o->cfi = dwarf_getcfi_elf(o->elf);
+		o->cfi = dwfl_module_eh_cfi(o->mod, &o->cfibias);
 	}
-	if (!o->cfi || dwarf_cfi_addrframe(o->cfi, vaddr, &frame) != 0)
+	pc = vaddr + o->cfibias;
+	if (!o->cfi || dwarf_cfi_addrframe(o->cfi, pc, &frame) != 0)
 		return -ENOENT;
-	if (dwarf_frame_info(frame, &s, &e, &signalp) < 0 || vaddr < s || vaddr >= e) {
+	if (dwarf_frame_info(frame, &s, &e, &signalp) < 0 || pc < s || pc >= e || s < o->cfibias) {
 		free(frame);
 		return -ENOENT;
 	}
 	free(frame);
-	*start = s;
+	*start = s - o->cfibias;
 	return 0;
 }
 
 /*
- * C++ names read better demangled.  The demangler is libstdc++'s
- * __cxa_demangle, looked up at run time so that profil needs no C++
- * runtime to build; without it names stay mangled.
+ * C++ (_Z) and Rust (_R v0, and the legacy _ZN...17h<hash>E whose hash is
+ * dropped) names read better demangled: libiberty's demangler, as
+ * binutils and gdb use it.  Names it cannot demangle stay as they are.
  */
 static const char *demangled(struct symbols *s, const char *name)
 {
 	const char *out = name;
 	char *d;
-	int status = -1;
 
-	if (name[0] != '_' || name[1] != 'Z')
+	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
 		return name;
-	if (!s->demangler_tried) {
-		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-
-		s->demangler_tried = 1;
-		if (h)
-			*(void **)&s->demangle = dlsym(h, "__cxa_demangle");
-	}
-	if (!s->demangle)
-		return name;
-	d = s->demangle(name, NULL, NULL, &status);
-	if (d && status == 0)
+	d = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+	if (d)
 		out = symbols__intern(s, d);
 	free(d);
 	return out ? out : name;
@@ -740,10 +915,14 @@ int symobj__lookup(struct sym_object *o, uint64_t vaddr, struct sym_result *res)
 	res->vaddr = vaddr;
 	/* nested or overlapping symbols: look a few entries back for one that covers */
 	for (long k = i; k >= 0 && k > i - 4; k--) {
-		if (vaddr < o->syms[k].end) {
-			res->name = demangled(o->owner, o->syms[k].name);
-			res->system_name = o->syms[k].name;
-			res->start = o->syms[k].start;
+		struct sym *sym = &o->syms[k];
+
+		if (vaddr < sym->end) {
+			if (!sym->shown)
+				sym->shown = demangled(o->owner, sym->name);
+			res->name = sym->shown;
+			res->system_name = sym->name;
+			res->start = sym->start;
 			res->from_symbol = 1;
 			return 0;
 		}
@@ -772,24 +951,20 @@ int symobj__lookup(struct sym_object *o, uint64_t vaddr, struct sym_result *res)
 	return 0;
 }
 
-/* DWARF of the file itself, else of /usr/lib/debug/.build-id/xx/rest.debug. */
+/* DWARF of the file itself, else of its separate debug file (libdwfl asks find_debuginfo). */
 static void open_dwarf(struct sym_object *o)
 {
 	o->dwarf_tried = 1;
-	if (!o->elf)
+	if (!o->mod)
 		return;
-	o->dwarf = dwarf_begin_elf(o->elf, DWARF_C_READ, NULL);
-	if (!o->dwarf && open_debug_file(o) == 0)
-		o->dwarf = dwarf_begin_elf(o->dbg_elf, DWARF_C_READ, NULL);
+	o->dwarf = dwfl_module_getdwarf(o->mod, &o->dwbias);
 	if (o->dwarf)
 		o->flags |= SYMOBJ_HAS_DWARF;
 }
 
-/* CU holding vaddr: .debug_aranges when present, else a scan of every CU's ranges. */
-static int find_cu(struct sym_object *o, uint64_t vaddr, Dwarf_Die *cu)
+/* CU holding a DWARF address by a scan of every CU's ranges (no .debug_aranges: clang, rustc). */
+static int scan_cu(struct sym_object *o, Dwarf_Addr addr, Dwarf_Die *cu)
 {
-	if (dwarf_addrdie(o->dwarf, vaddr, cu))
-		return 0;
 	if (!o->cus_tried) {
 		Dwarf_Off off = 0, next;
 		size_t hsize, cap = 0;
@@ -814,7 +989,7 @@ static int find_cu(struct sym_object *o, uint64_t vaddr, Dwarf_Die *cu)
 		}
 	}
 	for (size_t i = 0; i < o->ncus; i++) {
-		if (dwarf_haspc(&o->cus[i], vaddr) == 1) {
+		if (dwarf_haspc(&o->cus[i], addr) == 1) {
 			*cu = o->cus[i];
 			return 0;
 		}
@@ -824,19 +999,30 @@ static int find_cu(struct sym_object *o, uint64_t vaddr, Dwarf_Die *cu)
 
 int symobj__srcline(struct sym_object *o, uint64_t vaddr, const char **file, int *line)
 {
-	Dwarf_Die cu;
+	Dwfl_Line *dl;
 	Dwarf_Line *l;
+	Dwarf_Die cu;
 	const char *src;
 	int lineno;
 
 	if (!o->dwarf_tried)
 		open_dwarf(o);
-	if (!o->dwarf || find_cu(o, vaddr, &cu) < 0)
+	if (!o->dwarf)
 		return -ENOENT;
-	l = dwarf_getsrc_die(&cu, vaddr);
-	if (!l || dwarf_lineno(l, &lineno) != 0)
-		return -ENOENT;
-	src = dwarf_linesrc(l, NULL, NULL);
+	/* libdwfl finds the CU by .debug_aranges; without them, our scan */
+	dl = dwfl_module_getsrc(o->mod, vaddr + o->bias);
+	if (dl) {
+		src = dwfl_lineinfo(dl, NULL, &lineno, NULL, NULL, NULL);
+	} else {
+		Dwarf_Addr addr = vaddr + o->dwbias;
+
+		if (scan_cu(o, addr, &cu) < 0)
+			return -ENOENT;
+		l = dwarf_getsrc_die(&cu, addr);
+		if (!l || dwarf_lineno(l, &lineno) != 0)
+			return -ENOENT;
+		src = dwarf_linesrc(l, NULL, NULL);
+	}
 	if (!src)
 		return -ENOENT;
 	*file = src;

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Symbolisation of sampled PCs with elfutils (libelf for symbols and
- * program headers, libdw for source lines and CFI).
+ * Symbolisation of sampled PCs with elfutils' libdwfl (libdw): symbol
+ * tables, separate debug files, source lines, CFI.
  *
  * An object is one ELF file on disk, opened once per report (cached by
- * path and verified by dev/ino/mtime).  Lookups work on link-time
- * addresses ("vaddr"): a runtime PC is first translated through its
- * mapping and the PT_LOAD segment that holds the file offset:
+ * path and verified by dev/ino/mtime, and by build id when the profile
+ * recorded one).  Lookups work on link-time addresses ("vaddr"): a runtime
+ * PC is first translated through its mapping and the PT_LOAD segment that
+ * holds the file offset:
  *
  *   off   = pc - map_start + map_pgoff
  *   vaddr = off - phdr.p_offset + phdr.p_vaddr     (the PT_LOAD holding off)
@@ -14,11 +15,19 @@
  * which is right for PIE, non-PIE and shared libraries alike, and is also
  * the address gprof wants in gmon.out.
  *
- * Function symbols come from .symtab, else from the .symtab of a separate
- * debug file /usr/lib/debug/.build-id/xx/rest.debug, else from .dynsym
- * (stripped).  A PC no symbol covers gets a range name "[obj+0xSTART]",
- * START being the function start from the unwind tables (.eh_frame) when
- * they describe it, else the gap between the neighbouring symbols.
+ * Function symbols come from .symtab, else from a separate debug file
+ * (found by build id in /usr/lib/debug/.build-id/, by .gnu_debuglink name,
+ * or from a debuginfod server when DEBUGINFOD_URLS is set: symfile.h), else
+ * from .gnu_debugdata (MiniDebugInfo), else from .dynsym (stripped).  A PC
+ * no symbol covers gets a range name "[obj+0xSTART]", START being the
+ * function start from the unwind tables (.eh_frame) when they describe it,
+ * else the gap between the neighbouring symbols.  C++ and Rust (legacy and
+ * v0) names are demangled (libiberty).
+ *
+ * When the profile recorded the object's build id, the file at the path
+ * must carry it: a file that is gone or was rebuilt is replaced by a copy
+ * found by that build id (the executable, else its debug file, locally or
+ * through debuginfod), or, failing that, flagged.
  */
 #ifndef PROFIL_SYMBOLS_H
 #define PROFIL_SYMBOLS_H
@@ -28,14 +37,18 @@
 #include <time.h>
 
 /* Object state flags (sym_object.flags). */
-#define SYMOBJ_MISSING 0x01   /* the file could not be opened: addresses only */
-#define SYMOBJ_NOT_ELF 0x02   /* opened but not a usable ELF file */
-#define SYMOBJ_DYNSYM 0x04    /* no .symtab: names from .dynsym only (stripped) */
-#define SYMOBJ_NOSYMS 0x08    /* no function symbols at all */
-#define SYMOBJ_STATIC 0x10    /* executable without PT_INTERP/PT_DYNAMIC (static) */
-#define SYMOBJ_PSEUDO 0x20    /* not a file: [vdso], [anon], [heap], ... */
-#define SYMOBJ_EXEC 0x40      /* ET_EXEC (non-PIE executable) */
-#define SYMOBJ_HAS_DWARF 0x80 /* has DWARF line information */
+#define SYMOBJ_MISSING 0x01	      /* the file could not be opened: addresses only */
+#define SYMOBJ_NOT_ELF 0x02	      /* opened but not a usable ELF file */
+#define SYMOBJ_DYNSYM 0x04	      /* no .symtab: names from .dynsym only (stripped) */
+#define SYMOBJ_NOSYMS 0x08	      /* no function symbols at all */
+#define SYMOBJ_STATIC 0x10	      /* executable without PT_INTERP/PT_DYNAMIC (static) */
+#define SYMOBJ_PSEUDO 0x20	      /* not a file: [vdso], [anon], [heap], ... */
+#define SYMOBJ_EXEC 0x40	      /* ET_EXEC (non-PIE executable) */
+#define SYMOBJ_HAS_DWARF 0x80	      /* has DWARF line information */
+#define SYMOBJ_BUILD_ID_MATCH 0x100   /* the file read carries the build id the profile recorded */
+#define SYMOBJ_BUILD_ID_DIFFERS 0x200 /* the file at the path has another build id (rebuilt) */
+#define SYMOBJ_BY_BUILD_ID 0x400 /* the path is gone or rebuilt: read a copy found by build id */
+#define SYMOBJ_DEBUG_FILE 0x800	 /* symbols or lines from a separate debug file */
 
 struct sym_object;
 struct symbols;
@@ -63,10 +76,22 @@ const char *symbols__intern(struct symbols *s, const char *str);
  */
 struct sym_object *symbols__object(struct symbols *s, const char *path);
 
+/*
+ * The same for a mapping whose build id the profile recorded (id_len 0:
+ * unknown, as symbols__object): the file at path is used if it carries
+ * that build id; otherwise (gone, deleted or rebuilt) a copy found by the
+ * build id, and failing that the file at path flagged
+ * SYMOBJ_BUILD_ID_DIFFERS (or SYMOBJ_MISSING).
+ */
+struct sym_object *symbols__object_id(struct symbols *s, const char *path,
+				      const unsigned char *build_id, size_t id_len);
+
 const char *symobj__path(const struct sym_object *o);
 const char *symobj__basename(const struct sym_object *o);
 unsigned symobj__flags(const struct sym_object *o);
 const char *symobj__why(const struct sym_object *o);
+/* The file actually read: the path, or the copy found by build id (SYMOBJ_BY_BUILD_ID). */
+const char *symobj__file(const struct sym_object *o);
 size_t symobj__nsyms(const struct sym_object *o);
 /* One pointer-sized slot for the caller's own data about the object (NULL at first). */
 void **symobj__user(struct sym_object *o);
@@ -95,7 +120,7 @@ int symobj__lookup(struct sym_object *o, uint64_t vaddr, struct sym_result *res)
 
 /*
  * Source file and line of a link-time address from DWARF (the file itself
- * or its /usr/lib/debug/.build-id/ companion).  Returns 0, or -ENOENT.
+ * or its separate debug file).  Returns 0, or -ENOENT.
  * *file lives as long as the symbols cache.
  */
 int symobj__srcline(struct sym_object *o, uint64_t vaddr, const char **file, int *line);

@@ -12,31 +12,17 @@
 #include "agent/agent_env.h"
 #include "profile/pdata.h"
 #include "record/agent_launch.h"
+#include "utils/install_dirs.h"
 
 int agent_launch__find(char *out, size_t len)
 {
 	const char *env = getenv(PROFIL_ENV_AGENT_SO);
-	char self[PATH_MAX - 64];
-	ssize_t n;
-	char *slash;
 
 	if (env && *env) {
 		snprintf(out, len, "%s", env);
 		return access(out, R_OK) == 0 ? 0 : -ENOENT;
 	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return -ENOENT;
-	self[n] = 0;
-	slash = strrchr(self, '/');
-	if (!slash)
-		return -ENOENT;
-	*slash = 0;
-	snprintf(out, len, "%s/%s", self, PROFIL_AGENT_SO_NAME);
-	if (access(out, R_OK) == 0)
-		return 0;
-	snprintf(out, len, "%s/../lib/profil/%s", self, PROFIL_AGENT_SO_NAME);
-	return access(out, R_OK) == 0 ? 0 : -ENOENT;
+	return install_dirs__find(INSTALL_DIR_AGENT, PROFIL_AGENT_SO_NAME, out, len);
 }
 
 void agent_launch__prepare_child(int pdata_fd, int clock, unsigned int hz, int inherit,

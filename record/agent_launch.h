@@ -10,8 +10,9 @@
 #include <stddef.h>
 
 /*
- * The agent's path into out: $PROFIL_AGENT_SO, else next to this binary,
- * else ../lib/profil/ beside it (an installed profil).  0, or -ENOENT.
+ * The agent's path into out: $PROFIL_AGENT_SO, else next to this binary (a
+ * build tree), else where `make install` put it, LIBDIR/profil
+ * (utils/install_dirs.h: relative to this binary, then absolute).  0, or -ENOENT.
  */
 int agent_launch__find(char *out, size_t len);
 

@@ -20,6 +20,7 @@
 #include "record/record.h"
 #include "record/run.h"
 #include "record/shquote.h"
+#include "utils/outfile.h"
 #include "utils/why.h"
 
 static int list_tids(pid_t pid, pid_t **out)
@@ -184,6 +185,8 @@ int record__attach(const struct record_opts *o, struct record_result *res)
 				"cannot attach to process %d: %s", pid, strerror(errno));
 	r.hz = cap && o->hz > cap ? cap : o->hz;
 	r.clock = PDATA_CLOCK_PERF;
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	outfile__protect(path, "the program being recorded");
 	rc = pdata__create(&r.pd, o->output, NULL, res->why, sizeof(res->why));
 	if (rc < 0) {
 		close(pidfd);

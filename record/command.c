@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,8 @@
 #include "record/record_bpf.h"
 #include "record/run.h"
 #include "record/shquote.h"
+#include "utils/install_dirs.h"
+#include "utils/outfile.h"
 #include "utils/why.h"
 
 /*
@@ -69,6 +72,14 @@ static int resolve_command(const char *cmd, char *out, size_t outlen)
 	return seen_eacces ? -EACCES : -ENOENT;
 }
 
+/* No output of the recording may replace the program or a file its arguments name. */
+static void protect_command(char **argv, const char *exe)
+{
+	outfile__protect(exe, "the program being recorded");
+	for (int i = 1; argv[i]; i++)
+		outfile__protect(argv[i], "a file the recorded command names");
+}
+
 /* What the recorder tells the stopped child: how to exec. */
 struct go_msg {
 	char mode;  /* 'p' exec as is, 'a' exec with the agent, 'x' give up */
@@ -97,6 +108,12 @@ static int spawn_stopped(struct record_run *r, int *go_w, int *err_r, const char
 		close(go[1]);
 		close(err[0]);
 		close(r->sfd);
+		/*
+		 * The recorder's death takes the command with it (record.h).  Set
+		 * before the go message is read: a recorder that dies before this
+		 * closes the pipe, and the child gives up without running anything.
+		 */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
 		if (read(go[0], &m, sizeof(m)) != (ssize_t)sizeof(m) || m.mode == 'x')
 			_exit(127);
@@ -343,7 +360,7 @@ static void finish_command(struct record_run *r, int use_agent)
 	record_run__children_cpu(r, &tree);
 	record_run__finish_header(r, &tree);
 	record_events__finish(r->events);
-	record_events__close(r->events);
+	record_events__close(r->events, r->res->events_error, sizeof(r->res->events_error));
 	r->events = NULL;
 	record_run__finish(r);
 	r->res->exit_status = exit_status_of(r->status);
@@ -368,6 +385,7 @@ int record__command(const struct record_opts *o, struct record_result *res)
 	rc = resolve_command(o->argv[0], r.exe, sizeof(r.exe));
 	if (rc < 0)
 		return cannot_run(res, o->argv[0], -rc);
+	protect_command(o->argv, r.exe);
 	r.hz = o->hz;
 	cap = record_run__max_perf_rate();
 	if (o->clock != RECORD_CLOCK_THREAD && o->clock != RECORD_CLOCK_ITIMER && cap && r.hz > cap)
@@ -400,8 +418,10 @@ int record__command(const struct record_opts *o, struct record_result *res)
 		r.hz = o->hz;
 		if (!have_agent) {
 			rc = why_fail(res->why, sizeof(res->why), -ENOENT,
-				      "%s%sthe fallback agent %s is not installed next to profil",
-				      r.note, "; ", PROFIL_AGENT_SO_NAME);
+				      "%s%sthe fallback agent %s is not installed (neither next to "
+				      "profil nor in %s)",
+				      r.note, "; ", PROFIL_AGENT_SO_NAME,
+				      install_dirs__configured(INSTALL_DIR_AGENT));
 			goto fail_kill;
 		}
 	}
@@ -437,7 +457,7 @@ int record__command(const struct record_opts *o, struct record_result *res)
 		perf_session__close(r.perf);
 		record_bpf__close(r.bpf);
 		procacct__close(r.acct);
-		record_events__close(r.events);
+		record_events__close(r.events, NULL, 0);
 		pdata__close(r.pd);
 		unlink(o->output);
 		close(r.sfd);
@@ -468,7 +488,7 @@ fail_kill:
 	record_bpf__close(r.bpf);
 	procacct__close(r.acct);
 fail_unlink:
-	record_events__close(r.events);
+	record_events__close(r.events, NULL, 0);
 	pdata__close(r.pd);
 	unlink(o->output);
 	if (r.sfd >= 0)

@@ -184,6 +184,7 @@ static void fill_attr(const struct perf_session *s, struct perf_event_attr *a)
 		a->sample_type |= PERF_SAMPLE_READ;
 	a->mmap = 1;
 	a->mmap2 = 1;
+	a->build_id = 1; /* MMAP2 records carry the file's build id (Linux >= 5.12) */
 	a->comm = 1;
 	a->comm_exec = 1;
 	a->task = 1;
@@ -252,6 +253,10 @@ static int open_tid(struct perf_session *s, pid_t tid, char *why, size_t whylen)
 		if (fd < 0 && s->sample_read && errno == EINVAL) {
 			s->sample_read = 0; /* a kernel before 6.12: no inherit with SAMPLE_READ */
 			fill_attr(s, &attr);
+			fd = sys_perf_event_open(&attr, tid, s->cpus[i]);
+		}
+		if (fd < 0 && errno == EINVAL) { /* a kernel without build ids in MMAP2 */
+			attr.build_id = 0;
 			fd = sys_perf_event_open(&attr, tid, s->cpus[i]);
 		}
 		if (fd < 0) {
@@ -533,7 +538,12 @@ static void on_mmap2(struct perf_session *s, const struct perf_event_header *h)
 	/* the kernel names anonymous executable memory (JIT code) "//anon" */
 	if (!path[0] || !strncmp(path, "//anon", 6))
 		snprintf(path, sizeof(path), "[anon]");
-	proctree__add_map(s->tree, p, b->addr, b->addr + b->len, b->pgoff, b->prot, path);
+	/* with attr.build_id the kernel puts {u8 size, 3 reserved, id[20]} where maj.. were */
+	if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)
+		proctree__add_map_id(s->tree, p, b->addr, b->addr + b->len, b->pgoff, b->prot, path,
+				     (const uint8_t *)&b->maj + 4, *(const uint8_t *)&b->maj);
+	else
+		proctree__add_map(s->tree, p, b->addr, b->addr + b->len, b->pgoff, b->prot, path);
 }
 
 static void on_exec(struct perf_session *s, pid_t pid, const char *comm)
@@ -634,9 +644,7 @@ static void on_fork(struct perf_session *s, const struct perf_event_header *h)
 		child->parent = parent->rec ? parent->rec->id : 0;
 		/* a fork copies the address space; the kernel reports no mappings for it */
 		for (size_t i = 0; i < parent->nmaps; i++)
-			pstate__remember_map(child, parent->maps[i].start, parent->maps[i].end,
-					     parent->maps[i].pgoff, parent->maps[i].prot,
-					     parent->maps[i].path);
+			pstate__copy_map(child, &parent->maps[i]);
 	}
 	child = proctree__set(s->tree, child);
 	if (!child)

@@ -151,17 +151,43 @@ int pstate__remember_map(struct pstate *p, uint64_t start, uint64_t end, uint64_
 	p->maps[p->nmaps].end = end;
 	p->maps[p->nmaps].pgoff = pgoff;
 	p->maps[p->nmaps].prot = prot;
+	p->maps[p->nmaps].build_id_len = 0;
 	p->nmaps++;
 	return 0;
+}
+
+int pstate__copy_map(struct pstate *p, const struct pmap *m)
+{
+	int rc = pstate__remember_map(p, m->start, m->end, m->pgoff, m->prot, m->path);
+
+	if (rc == 0 && m->build_id_len <= sizeof(m->build_id)) {
+		memcpy(p->maps[p->nmaps - 1].build_id, m->build_id, m->build_id_len);
+		p->maps[p->nmaps - 1].build_id_len = m->build_id_len;
+	}
+	return rc;
+}
+
+void proctree__add_map_id(struct proctree *t, struct pstate *p, uint64_t start, uint64_t end,
+			  uint64_t pgoff, uint32_t prot, const char *path, const uint8_t *id,
+			  unsigned len)
+{
+	struct pmap *m;
+
+	if (pstate__remember_map(p, start, end, pgoff, prot, path) < 0)
+		return;
+	m = &p->maps[p->nmaps - 1];
+	m->build_id_len = id && len <= sizeof(m->build_id) ? len : 0;
+	if (m->build_id_len)
+		memcpy(m->build_id, id, m->build_id_len);
+	if (p->rec)
+		pdata__add_map(t->pd, p->rec->id, start, end, pgoff, prot, path, m->build_id,
+			       m->build_id_len);
 }
 
 void proctree__add_map(struct proctree *t, struct pstate *p, uint64_t start, uint64_t end,
 		       uint64_t pgoff, uint32_t prot, const char *path)
 {
-	if (pstate__remember_map(p, start, end, pgoff, prot, path) < 0)
-		return;
-	if (p->rec)
-		pdata__add_map(t->pd, p->rec->id, start, end, pgoff, prot, path, NULL, 0);
+	proctree__add_map_id(t, p, start, end, pgoff, prot, path, NULL, 0);
 }
 
 void proctree__ensure_rec(struct proctree *t, struct pstate *p)
@@ -173,7 +199,8 @@ void proctree__ensure_rec(struct proctree *t, struct pstate *p)
 		return;
 	for (size_t i = 0; i < p->nmaps; i++)
 		pdata__add_map(t->pd, p->rec->id, p->maps[i].start, p->maps[i].end,
-			       p->maps[i].pgoff, p->maps[i].prot, p->maps[i].path, NULL, 0);
+			       p->maps[i].pgoff, p->maps[i].prot, p->maps[i].path,
+			       p->maps[i].build_id, p->maps[i].build_id_len);
 }
 
 void proctree__read_proc_maps(struct proctree *t, struct pstate *p)

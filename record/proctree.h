@@ -20,6 +20,8 @@ struct pmap {
 	uint64_t start, end, pgoff;
 	uint32_t prot;
 	char *path;
+	uint8_t build_id[20];  /* as the kernel reported it (MMAP2 with build id) */
+	uint32_t build_id_len; /* 0: unknown */
 };
 
 /* The current image of one pid. */
@@ -76,6 +78,8 @@ struct pstate *pstate__new(pid_t pid, pid_t ppid, const char *exe);
 /* Remember a mapping of an image (without writing its record). */
 int pstate__remember_map(struct pstate *p, uint64_t start, uint64_t end, uint64_t pgoff,
 			 uint32_t prot, const char *path);
+/* Remember a copy of m (a forked child's copy of its parent's mapping, build id included). */
+int pstate__copy_map(struct pstate *p, const struct pmap *m);
 
 /* The current image of pid, or NULL. */
 struct pstate *proctree__find(struct proctree *t, pid_t pid);
@@ -92,6 +96,10 @@ void proctree__ensure_rec(struct proctree *t, struct pstate *p);
 /* Remember a mapping and write its record (once the image has one). */
 void proctree__add_map(struct proctree *t, struct pstate *p, uint64_t start, uint64_t end,
 		       uint64_t pgoff, uint32_t prot, const char *path);
+/* The same with the file's build id (id may be NULL, len 0: unknown; at most 20 bytes kept). */
+void proctree__add_map_id(struct proctree *t, struct pstate *p, uint64_t start, uint64_t end,
+			  uint64_t pgoff, uint32_t prot, const char *path, const uint8_t *id,
+			  unsigned len);
 /* The executable mappings of a running process, from /proc/PID/maps. */
 void proctree__read_proc_maps(struct proctree *t, struct pstate *p);
 

@@ -19,6 +19,20 @@
  * terminal's Ctrl-C already reaches the whole foreground group) and reports
  * the program's status (128+N for signal N).
  *
+ * A recorder that dies (SIGKILL, the OOM killer, a truncated profile) takes
+ * its command with it: the command runs with PR_SET_PDEATHSIG = SIGTERM, as
+ * perf record sends SIGTERM to a workload it leaves behind.  Only the
+ * command's own process gets it (the kernel clears it on fork, and on the
+ * exec of a set-user-ID or file-capability program, which is then left
+ * running detached); its descendants live on.  Their profile stays
+ * PDATA_RECORDING and readable: under perf and bpf nothing counts any more
+ * (the events die with the recorder), under the agent their samples keep
+ * going into that file; never into a finished profile (pdata.h).
+ *
+ * Files: the profile and the event stream are opened through
+ * utils/outfile.h (profile/pdata.h's rules); the command's executable and
+ * every file its arguments name are protected from both (outfile__protect).
+ *
  * What the profile holds (for readers of profile/pdata.h; doc/accounting.md):
  *  - one proc record per process image: a fork gets one (perf: with the
  *    parent's executable mappings copied, as the kernel reports none), an
@@ -85,6 +99,12 @@ struct record_result {
 	char warning
 		[256]; /* a profile was written, with this caveat (e.g. no samples could be taken) */
 	int flush_err; /* 0, or -errno: the profile could not be flushed (it is incomplete) */
+	/*
+	 * The event stream (opts->events) could not be written whole: one
+	 * sentence ("" when it was).  It stopped at the first write error; a file
+	 * ends at its last whole event.  The profile is not affected.
+	 */
+	char events_error[512];
 	/* For the summary. */
 	uint64_t samples;
 	uint64_t lost; /* lost by the clock, or dropped: the sample table was full */

@@ -21,11 +21,14 @@
 /*
  * The signals stay blocked when the recording is over: one that arrives at
  * the very end must not kill the recorder before it reports the program's
- * status.
+ * status.  SIGPIPE and SIGXFSZ are held too (not read): a reader of the event
+ * stream that goes away, or a file size limit, makes a write fail (EPIPE,
+ * EFBIG) and the stream stop with a sentence, instead of killing the
+ * recorder and, with it, the command.  The command gets the old mask back.
  */
 int record_run__setup_signals(struct record_run *r)
 {
-	sigset_t set;
+	sigset_t set, held;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
@@ -33,7 +36,10 @@ int record_run__setup_signals(struct record_run *r)
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGQUIT);
 	sigaddset(&set, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, &set, &r->oldmask) < 0)
+	held = set;
+	sigaddset(&held, SIGPIPE);
+	sigaddset(&held, SIGXFSZ);
+	if (sigprocmask(SIG_BLOCK, &held, &r->oldmask) < 0)
 		return -errno;
 	r->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	return r->sfd < 0 ? -errno : 0;

@@ -151,14 +151,17 @@
 		exe: { label: 'executable', hue: [16, 44], sat: 82, light: [58, 68] },
 		lib: { label: 'shared library', hue: [88, 128], sat: 45, light: [56, 66] },
 		sys: { label: 'system library', hue: [196, 222], sat: 60, light: [62, 72] },
+		kernel: { label: 'kernel', hue: [0, 12], sat: 70, light: [60, 70] },
 		other: { label: '[vdso], [unknown] and other pseudo objects', hue: [210, 220], sat: 8, light: [70, 78] }
 	};
 
 	function kindOf(f) {
 		var o = f.object;
 
+		if (o === '[kernel]')
+			return 'kernel'; /* kernel frames, innermost in a stack */
 		if (!o || o.charAt(0) === '[')
-			return 'other'; /* [vdso], [unknown], ... */
+			return 'other'; /* [vdso], [unknown], [truncated], ... */
 		if (exes[o])
 			return 'exe';
 		if (/^\/(usr\/)?(local\/)?lib(32|64|x32)?\//.test(o))

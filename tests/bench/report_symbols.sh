@@ -47,7 +47,7 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOC
-cc -std=gnu11 -O2 -I. -o "$T/mkprof" "$T/mkprof.c" profile/pdata.c utils/why.c
+cc -std=gnu11 -O2 -I. -o "$T/mkprof" "$T/mkprof.c" profile/pdata.c utils/outfile.c utils/why.c
 text=$(nm "$T/libbig.so" | awk '$3 == "bigfn_000000" { print $1 }')
 "$T/mkprof" "$T/big.data" "$T/libbig.so" "$N" "$text"
 for i in 1 2 3; do

@@ -8,10 +8,13 @@ tests/run.sh: "ok NAME", "not ok NAME: why", "skip NAME: why".
 
 usage: report_html.py --page HTML --json REPORT.json
                       [--hostile HTML --hostile-json REPORT.json --hostile-text TEXT]
-                      [--screenshot PNG] [--workdir DIR]
+                      [--stacked HTML CHILDREN.json]... [--screenshot PNG] [--workdir DIR]
 
 REPORT.json is `profil report --format json` of the same profile: the truth
 the page is checked against (hottest function, samples per thread/process).
+--stacked: a page of a profile WITH call stacks and `profil report --children
+--format json` of it: the page's self and total per function, the depth of its
+flame graph and a zoom along the hottest stack are checked against it.
 Chromium's and chromedriver's processes are ended (their process group, then
 any left with our profile directory) whatever happens, and every wait is
 bounded.
@@ -300,7 +303,21 @@ def hottest(report):
             k = (f["name"], f["object"])
             by[k] = by.get(k, 0) + f["samples"]
     top = max(by.values())
-    return sorted({k[0] for k, v in by.items() if v == top}), top, len(by)
+    # with call stacks the table also lists the callers: every frame of a stack
+    frames = {(f["name"], f["object"]) for p in report["processes"] for f in p.get("frames", [])}
+    return sorted({k[0] for k, v in by.items() if v == top}), top, len(set(by) | frames)
+
+
+def below(report, names):
+    """The functions some stack has under (called by) one of names."""
+    out = set()
+    for p in report["processes"]:
+        for st in p.get("stacks", []):
+            fr = [p["frames"][i]["name"] for i in st["frames"]]
+            at = [i for i, n in enumerate(fr) if n in names]
+            if at:
+                out.update(fr[:max(at)])
+    return out
 
 
 def test_main(s, page, report, screenshot):
@@ -393,7 +410,11 @@ def test_main(s, page, report, screenshot):
         check("zoom_breadcrumb", here == hot[0], "breadcrumb ends with %r" % here)
         others = s.js("return Array.from(document.querySelectorAll('#flame g.frame text'))"
                       ".map(function (t) { return t.textContent; });")
-        check("zoom_hides_siblings", all(o in hot or o in ("all", "") or "(" in o for o in others),
+        crumbs = s.js("return Array.from(document.querySelectorAll('#crumbs button, #crumbs .here'))"
+                      ".map(function (e) { return e.textContent; });") or []
+        # shown: the frame, its ancestors (with stacks) and its callees
+        keep = set(hot) | set(crumbs) | below(report, set(hot))
+        check("zoom_hides_siblings", all(o in keep or o in ("all", "") or "(" in o for o in others),
               others)
         s.click(s.find("#reset"))
         out = s.wait("var h = document.querySelector('#crumbs .here');"
@@ -553,6 +574,91 @@ def test_stacked(s, page):
     no_errors(s, "stacked")
 
 
+def merged_totals(report):
+    """name -> (self, total) over all processes, from report --children --format json."""
+    by = {}
+    for p in report["processes"]:
+        for f in p["functions"]:
+            a = by.get(f["name"], (0, 0))
+            by[f["name"]] = (a[0] + f["samples"], a[1] + f["total_samples"])
+    return by
+
+
+def test_profile_stacks(s, page, report, name):
+    """A page profil wrote for a profile with stacks agrees with report --children."""
+    if not check(name + "_load", load(s, page), "the page did not become ready"):
+        return
+    rows = s.js("""
+        var r = {};
+        document.querySelectorAll('#table tbody tr').forEach(function (tr) {
+            var c = tr.children;
+            r[tr.querySelector('td.fn').textContent] =
+                [+c[2].textContent.replace(/,/g, ''), +c[5].textContent.replace(/,/g, '')];
+        });
+        return r;
+    """)
+    got = {k: tuple(v) for k, v in (rows or {}).items()}
+    want = merged_totals(report)
+    check(name + "_self_and_total_as_report_children", got == want,
+          "table %s, report --children %s" % (sorted(got.items()), sorted(want.items())))
+    # (samples, pid, names root first) of every stack
+    stacks = [(st["samples"], p["pid"], [p["frames"][i]["name"] for i in st["frames"]][::-1])
+              for p in report["processes"] for st in p.get("stacks", [])]
+    # the deepest path drawn: frames narrower than the page's MIN_W (0.4 px) are not
+    paths = {}
+    for c, pid, names in stacks:
+        for k in range(1, len(names) + 1):
+            key = (pid, tuple(names[:k]))
+            paths[key] = paths.get(key, 0) + c
+    width = s.js("return document.getElementById('flame').getBoundingClientRect().width;")
+    total = sum(c for c, _, _ in stacks)
+    deepest = max(len(k[1]) for k, c in paths.items() if c * width / total >= 0.4)
+    depth = s.js("return Math.max.apply(null, Array.from(document.querySelectorAll('#flame rect'))"
+                 ".map(function (r) { return +r.getAttribute('y'); })) / 18 + 1;")
+    check(name + "_flame_depth", depth == deepest + 2,
+          "%s rows, the deepest stack drawn has %d frames (+ all + process)" % (depth, deepest))
+    kernel = any(f["object"] == "[kernel]" for p in report["processes"] for f in p["frames"])
+    legend = s.js("return document.getElementById('legend').textContent;") or ""
+    check(name + "_kernel_legend", ("kernel" in legend) == kernel,
+          "legend %r, kernel frames: %s" % (legend, kernel))
+
+    def one_node(fn):
+        """fn is drawn once: in one process, under one path, never twice in a stack"""
+        paths = {(pid, tuple(ns[:ns.index(fn)])) for _, pid, ns in stacks if fn in ns}
+        return len(paths) == 1 and all(ns.count(fn) <= 1 for _, _, ns in stacks)
+
+    # zoom on a frame drawn once whose child (drawn once too) has a good share of it: the widest
+    # such frame, so that its label is whole; the child then takes its share of the width
+    cands = []
+    for c, pid, names in stacks:
+        for k in range(len(names) - 1):
+            target, kid = names[k], names[k + 1]
+            if one_node(target) and one_node(kid):
+                under = paths[(pid, tuple(names[:k + 1]))]
+                through = paths[(pid, tuple(names[:k + 2]))]
+                if through * 10 >= under:
+                    cands.append((under, through, pid, names[:k + 2]))
+    if not cands:
+        nok(name + "_zoom", "no frame is drawn once with a child drawn once")
+    else:
+        under, through, pid, names = max(cands, key=lambda x: (x[0], x[1]))
+        target, kid = names[-2], names[-1]
+        fr = s.js(FRAME_JS, target)
+        if check(name + "_zoom_target", fr, "no frame %r" % target):
+            s.click(fr["el"])
+            crumbs = s.wait("var c = Array.from(document.querySelectorAll('#crumbs button, #crumbs .here'))"
+                            ".map(function (e) { return e.textContent; });"
+                            "return c[c.length - 1] === arguments[0] ? c : null;", target)
+            check(name + "_zoom_breadcrumb", crumbs and crumbs[0] == "all" and
+                  crumbs[1].endswith("(%d)" % pid) and crumbs[2:] == names[:-1],
+                  "%r, want all, the process %d, %r" % (crumbs, pid, names[:-1]))
+            z, k = s.js(FRAME_JS, target), s.js(FRAME_JS, kid)
+            check(name + "_zoom_child_share", z and k and abs(z["w"] - z["svg"]) < 1 and
+                  abs(k["w"] / z["w"] - through / under) < 0.01,
+                  "%r %r, want %s of the width" % (z, k, through / under))
+    no_errors(s, name)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--page", required=True)
@@ -560,6 +666,8 @@ def main():
     ap.add_argument("--hostile")
     ap.add_argument("--hostile-json")
     ap.add_argument("--hostile-text")
+    ap.add_argument("--stacked", nargs=2, action="append", default=[],
+                    metavar=("HTML", "CHILDREN_JSON"))
     ap.add_argument("--screenshot")
     ap.add_argument("--workdir", help="an empty directory for the browser's files (default: a new "
                     "temporary one); every process whose command line names it is ours")
@@ -605,6 +713,9 @@ def main():
         stacked = os.path.join(tmp, "stacked.html")
         make_stacked(a.page, stacked)
         test_stacked(s, stacked)
+        for i, (page, rjson) in enumerate(a.stacked):
+            with open(rjson) as f:
+                test_profile_stacks(s, page, json.load(f), "stacks%d" % (i + 1))
         if a.hostile:
             with open(a.hostile_json) as f:
                 hreport = json.load(f)

@@ -6,8 +6,8 @@
 # naming the same functions from our link-time addresses, and from our file
 # offsets once a binary that was gone is found again.  On real recordings:
 # flat % as report's JSON (merged over processes), processes kept apart by label
-# in a program that forks.  Then: an empty profile, and errors (a destination
-# that is not a regular file, a file size limit hit while writing, bad input)
+# in a program that forks.  Then: an empty profile, and errors (a device that
+# fails the write, a file size limit hit while writing, bad input)
 # give one sentence, a non-zero exit and no file.
 . "$ROOT/tests/e2e/report/common.sh"
 
@@ -183,7 +183,8 @@ fi
 # ---- errors: one sentence, non-zero exit, no file ------------------------------------
 "$PROFIL" export --format pprof -i "$T/g.data" -o /dev/full 2>"$T/err"
 expect full_status "$?" 1
-expect full_message "$(cat "$T/err")" "profil export: /dev/full exists and is not a regular file"
+# a device is written in place (never replaced): its write error is the sentence
+expect full_message "$(cat "$T/err")" "profil export: cannot write /dev/full: No space left on device"
 
 # a file size limit (RLIMIT_FSIZE, SIGXFSZ ignored: EFBIG) hit while writing: the
 # previous file stays as it was, no temporary file is left
@@ -205,7 +206,7 @@ expect missing_input_status "$?" 1
 expect missing_input_one_line "$(wc -l <"$T/err")" 1
 [ ! -e "$T/m.pb.gz" ] && ok missing_input_no_file || no missing_input_no_file "file written"
 "$PROFIL" export --format svg -i "$T/g.data" 2>"$T/err"
-expect bad_format "$?:$(cat "$T/err")" "2:profil export: unknown format 'svg' (gmon or pprof)"
+expect bad_format "$?:$(cat "$T/err")" "2:profil export: unknown format 'svg' (gmon, pprof or folded)"
 
 # default output name
 abs=$(cd "$(dirname "$PROFIL")" && pwd)/profil

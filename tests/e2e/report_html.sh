@@ -5,8 +5,12 @@
 # recorded profile (report_spin: the hottest function first in the table and
 # in the flame graph, search, zoom, thread selection, no console errors) and a
 # hostile one (html_hostile: its command line, thread name and function symbol
-# are markup; they must show as text and run nothing).  The browser part skips
-# only when Chromium cannot be installed or started.
+# are markup; they must show as text and run nothing), and profiles WITH call
+# stacks (report_stackgen: real stacks taken with backtrace(), and synthetic ones
+# with kernel frames and a cut-short stack): the table's self and total agree with
+# report --children, the flame graph is as deep as the deepest stack, zooming
+# along the hottest stack.  The browser part skips only when Chromium cannot be
+# installed or started.
 #
 # HTML_SCREENSHOT=FILE keeps the screenshot there (default: in the build dir;
 # doc/html-report.png is one).
@@ -104,6 +108,18 @@ expect html_bad_input "$?:$(wc -l <"$T/err"):$([ -e "$T/nope.html" ] && echo fil
 "$PROFIL" report -i "$T/gen.data" --format html -o "$T/no/such/dir.html" 2>"$T/err"
 expect html_bad_output "$?:$(wc -l <"$T/err")" "1:1"
 
+# ---- profiles with call stacks (until record -g: written by report_stackgen) -----
+STACKED=
+for m in real synthetic; do
+	if "$P/report_stackgen" "$T/$m.data" "$m" >/dev/null &&
+		"$PROFIL" report -i "$T/$m.data" --children --format json >"$T/$m.json" &&
+		"$PROFIL" report -i "$T/$m.data" --format html -o "$T/$m.html"; then
+		STACKED="$STACKED --stacked $T/$m.html $T/$m.json"
+	else
+		no "stacked_$m" "report_stackgen or profil report failed"
+	fi
+done
+
 # ---- real profiles --------------------------------------------------------------
 if ! "$PROFIL" record --help >/dev/null 2>&1; then
 	echo "skip report_html_browser: profil record is not part of this build"
@@ -145,7 +161,7 @@ trap 'end_browser; rm -rf "$T"' EXIT
 mkdir -p "$(dirname "$SHOT")"
 timeout -k 10 300 python3 "$ROOT/tests/browser/report_html.py" --page "$T/spin.html" \
 	--json "$T/spin.json" --hostile "$T/evil.html" --hostile-json "$T/evil.json" \
-	--hostile-text "$EVIL" --screenshot "$SHOT" --workdir "$T/browser"
+	--hostile-text "$EVIL" --screenshot "$SHOT" --workdir "$T/browser" $STACKED
 rc=$?
 if [ "$rc" -eq 124 ] || [ "$rc" -ge 128 ]; then
 	no browser_finished "the browser test did not finish in 300 s or was killed (status $rc)"

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Fuzz target: a profil.data file through every reader: `profil report` in
- * each format (text, json with --threads --lines, csv --sort name --top 3)
- * and `profil export --format gmon`.  Seeds: tests/fuzz/corpus/profile/
+ * each format (text, json with --threads --lines, csv --sort name --top 3),
+ * its call-stack parts (--children, both trees, --callers/--callees), and
+ * `profil export --format gmon` and `--format folded`.  Seeds: tests/fuzz/corpus/profile/
  * (made by tests/fuzz/mkseeds.c: small tables, real system binaries).
  */
 #include <signal.h>
@@ -45,7 +46,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				   "--lines", NULL});
 	run(cmd_report, (char *[]){"report", "-i", (char *)in, "--format", "csv", "--sort", "name",
 				   "--top", "3", NULL});
+	run(cmd_report, (char *[]){"report", "-i", (char *)in, "--children", "--threads", "-g",
+				   "callee,0", "--callers", "main", "--callees", "main", NULL});
+	run(cmd_report, (char *[]){"report", "-i", (char *)in, "--format", "json", "--children",
+				   "-g", "caller,0", "--lines", NULL});
 	run(cmd_export, (char *[]){"export", "-i", (char *)in, "-o", out, NULL});
+	unlink(out);
+	run(cmd_export,
+	    (char *[]){"export", "--format", "folded", "-i", (char *)in, "-o", out, NULL});
 	unlink(out);
 	return 0;
 }

@@ -7,7 +7,7 @@
  * that a run is fast; the ELF target covers big objects), a pseudo mapping,
  * a missing file, forks, an exec, a sample of a process without a record,
  * duplicated keys, a count beyond gprof's 65535.  Not part of the build:
- *   cc -I. -o mkseeds tests/fuzz/mkseeds.c profile/pdata.c utils/why.c
+ *   cc -I. -o mkseeds tests/fuzz/mkseeds.c profile/pdata.c utils/outfile.c utils/why.c
  */
 #include <stdio.h>
 #include <stdlib.h>

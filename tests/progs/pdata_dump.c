@@ -8,7 +8,7 @@
  *   proc id=N parent=N pid=N ppid=N end_kind=N end_code=N cpu_ns=N user_ns=N sys_ns=N exe=PATH
  *   thread proc=N tid=N comm=NAME cpu_ns=N user_ns=N sys_ns=N
  *   ksym start=0x.. size=N name=NAME
- *   map proc=N start=0x.. end=0x.. pgoff=0x.. prot=N path=PATH
+ *   map proc=N start=0x.. end=0x.. pgoff=0x.. prot=N build_id=HEX|- path=PATH
  *   tid proc=N tid=N samples=N            samples per thread
  *   obj proc=N samples=N path=PATH        samples per mapped object ("?" = no mapping)
  *   func proc=N samples=N name=SYMBOL     samples per function (ELF .symtab or .dynsym;
@@ -88,9 +88,14 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 	case PDATA_REC_MAP: {
 		const struct pdata_map *m = (const void *)rec;
 
-		printf("map proc=%u start=%#llx end=%#llx pgoff=%#llx prot=%u path=%s\n", m->proc,
-		       (unsigned long long)m->start, (unsigned long long)m->end,
-		       (unsigned long long)m->pgoff, m->prot, m->path);
+		char id[2 * sizeof(m->build_id) + 1] = "-";
+
+		for (unsigned k = 0; k < m->build_id_len && k < sizeof(m->build_id); k++)
+			sprintf(id + 2 * k, "%02x", m->build_id[k]);
+		printf("map proc=%u start=%#llx end=%#llx pgoff=%#llx prot=%u build_id=%s "
+		       "path=%s\n",
+		       m->proc, (unsigned long long)m->start, (unsigned long long)m->end,
+		       (unsigned long long)m->pgoff, m->prot, id, m->path);
 		maps = realloc(maps, (nmaps + 1) * sizeof(*maps));
 		/* the record is a copy that lives only during the callback */
 		maps[nmaps++] = (struct map){m->proc, m->start, m->end, m->pgoff, strdup(m->path)};

@@ -27,6 +27,7 @@ static const struct {
 	FIELD(version),	     FIELD(header_size), FIELD(file_size),   FIELD(state),
 	FIELD(table_off),    FIELD(table_slots), FIELD(records_off), FIELD(records_cap),
 	FIELD(records_used), FIELD(next_proc),	 FIELD(samples),     FIELD(period_ns),
+	FIELD(nominal_hz),
 };
 
 int main(int argc, char **argv)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * report_gen OUT [normal|big|incomplete]: writes a profile of ITSELF with
+ * report_gen OUT [normal|big|huge|incomplete]: writes a profile of ITSELF with
  * the pdata API: its real executable mappings (from /proc/self/maps), a
  * real worker thread, a real forked child, and samples at the real
  * addresses of known functions with known counts, so report and export
@@ -18,6 +18,8 @@
  *   the new image has no maps recorded, so its 7 samples at hot_c's address
  *   must NOT be named through the previous image's maps ([unknown])
  *   "big": hot_d 70000 at one pc (one gmon bin beyond 65535)
+ *   "huge": hot_d 65535 x 4096 at one pc: a gmon.out of 4096 histogram
+ *   records, some 80 MB, that takes a while to write (the interrupted export)
  */
 #define _GNU_SOURCE
 #include <link.h>
@@ -88,6 +90,54 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* The GNU build id of the loaded object holding addr (from its PT_NOTE in memory). */
+struct id_query {
+	uint64_t addr;
+	uint8_t id[20];
+	unsigned len;
+};
+
+static void note_id(struct id_query *q, const char *p, size_t size)
+{
+	for (size_t off = 0; off + 12 <= size;) {
+		uint32_t namesz, descsz, type;
+
+		memcpy(&namesz, p + off, 4);
+		memcpy(&descsz, p + off + 4, 4);
+		memcpy(&type, p + off + 8, 4);
+		size_t name = off + 12, desc = name + ((namesz + 3) & ~3u);
+
+		if (desc + descsz > size)
+			return;
+		if (type == 3 /* NT_GNU_BUILD_ID */ && namesz == 4 && !memcmp(p + name, "GNU", 4)) {
+			q->len = descsz < sizeof(q->id) ? descsz : sizeof(q->id);
+			memcpy(q->id, p + desc, q->len);
+			return;
+		}
+		off = desc + ((descsz + 3) & ~3u);
+	}
+}
+
+static int find_id(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct id_query *q = arg;
+	int holds = 0;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && q->addr >= info->dlpi_addr + ph->p_vaddr &&
+		    q->addr < info->dlpi_addr + ph->p_vaddr + ph->p_memsz)
+			holds = 1;
+	}
+	for (int i = 0; holds && i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_NOTE)
+			note_id(q, (const char *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr),
+				info->dlpi_phdr[i].p_memsz);
+	return holds;
+}
+
 /* Executable mappings of this process into the profile; remembers libc's and [vdso]. */
 static void add_maps(struct pdata *pd, uint32_t proc, uint64_t *libc_pc, uint64_t *vdso_pc,
 		     char *libc_path, size_t len)
@@ -104,8 +154,13 @@ static void add_maps(struct pdata *pd, uint32_t proc, uint64_t *libc_pc, uint64_
 			   path) < 4 ||
 		    perms[2] != 'x')
 			continue;
+		/* REPORT_GEN_BUILD_IDS=1: record build ids, as the perf session does */
+		struct id_query q = {.addr = start};
+
+		if (getenv("REPORT_GEN_BUILD_IDS") && path[0] == '/')
+			dl_iterate_phdr(find_id, &q);
 		pdata__add_map(pd, proc, start, end, off, PROT_READ | PROT_EXEC,
-			       path[0] ? path : "[anon]", NULL, 0);
+			       path[0] ? path : "[anon]", q.len ? q.id : NULL, q.len);
 		if (strstr(path, "/libc.so")) {
 			*libc_pc = start + 0x40;
 			snprintf(libc_path, len, "%s", path);
@@ -156,7 +211,7 @@ int main(int argc, char **argv)
 	pid_t kid, kid2;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: report_gen OUT [normal|big|incomplete]\n");
+		fprintf(stderr, "usage: report_gen OUT [normal|big|huge|incomplete]\n");
 		return 2;
 	}
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -195,6 +250,8 @@ int main(int argc, char **argv)
 	pdata__count(pd, root->id, worker_tid, (uint64_t)hot_c + 1, 80);
 	if (!strcmp(mode, "big"))
 		pdata__count(pd, root->id, tid, (uint64_t)hot_d, 70000);
+	if (!strcmp(mode, "huge"))
+		pdata__count(pd, root->id, tid, (uint64_t)hot_d, 65535ull * 4096);
 
 	kid = fork();
 	if (kid == 0) {

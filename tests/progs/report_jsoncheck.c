@@ -8,11 +8,20 @@
  *   func PID SAMPLES PERCENT SECONDS NAME OBJECT [FILE LINE]
  *   thread PID TID SAMPLES COMM
  *   tfunc PID TID SAMPLES NAME
+ * and the call-stack fields (when present):
+ *   stacks CALLGRAPH TRUNCATED_SAMPLES STACKS_DROPPED
+ *   total PID SELF TOTAL NAME                   (function objects with totals)
+ *   ttotal PID TID SELF TOTAL NAME
+ *   stack PID TID SAMPLES T|- ROOT;...;LEAF     (T: cut short)
+ *   graph PID|PID/TID ORDER THRESHOLD SAMPLES    (call_graph)
+ *   callers|callees PID|PID/TID FUNCTION SAMPLES SELF PERCENT
+ *   node PID|PID/TID DEPTH SAMPLES SELF NAME     (every tree node, depth first)
  * Exits 1 with a "schema:" line on the first violation.
  */
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static struct json_object *need(struct json_object *o, const char *key, enum json_type type)
 {
@@ -28,16 +37,35 @@ static struct json_object *need(struct json_object *o, const char *key, enum jso
 	return v;
 }
 
+static void fail(const char *what)
+{
+	printf("schema: %s\n", what);
+	exit(1);
+}
+
 static void funcs(struct json_object *arr, int pid, int tid, int thread)
 {
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
-		struct json_object *f = json_object_array_get_idx(arr, i), *file;
+		struct json_object *f = json_object_array_get_idx(arr, i), *file, *tot;
 		const char *name = json_object_get_string(need(f, "name", json_type_string));
 		const char *obj = json_object_get_string(need(f, "object", json_type_string));
 		long long n = json_object_get_int64(need(f, "samples", json_type_int));
 		double pct = json_object_get_double(need(f, "percent", json_type_double));
 		double sec = json_object_get_double(need(f, "self_seconds", json_type_double));
 
+		if (json_object_object_get_ex(f, "total_samples", &tot)) {
+			long long t =
+				json_object_get_int64(need(f, "total_samples", json_type_int));
+
+			need(f, "total_percent", json_type_double);
+			need(f, "total_seconds", json_type_double);
+			if (t < n)
+				fail("a function's total_samples is below its samples");
+			if (thread)
+				printf("ttotal %d %d %lld %lld %s\n", pid, tid, n, t, name);
+			else
+				printf("total %d %lld %lld %s\n", pid, n, t, name);
+		}
 		if (thread) {
 			printf("tfunc %d %d %lld %s\n", pid, tid, n, name);
 			continue;
@@ -49,6 +77,121 @@ static void funcs(struct json_object *arr, int pid, int tid, int thread)
 			       json_object_get_int(need(f, "line", json_type_int)));
 		}
 		putchar('\n');
+	}
+}
+
+/* The names of a process's frames (checked), indexed as in "frames". */
+static const char **frame_names(struct json_object *p, size_t *n)
+{
+	struct json_object *arr = need(p, "frames", json_type_array), *file;
+	const char **names;
+
+	*n = json_object_array_length(arr);
+	names = calloc(*n ? *n : 1, sizeof(*names));
+	if (!names)
+		fail("out of memory");
+	for (size_t i = 0; i < *n; i++) {
+		struct json_object *f = json_object_array_get_idx(arr, i);
+
+		names[i] = json_object_get_string(need(f, "name", json_type_string));
+		need(f, "object", json_type_string);
+		if (json_object_object_get_ex(f, "file", &file) && file &&
+		    !json_object_is_type(file, json_type_string))
+			fail("frame file is neither a string nor null");
+		if (json_object_object_get_ex(f, "file", &file))
+			need(f, "line", json_type_int);
+	}
+	return names;
+}
+
+static const char *frame_name(struct json_object *idx, const char **names, size_t n)
+{
+	long long i;
+
+	if (!json_object_is_type(idx, json_type_int))
+		fail("a frame index is not an integer");
+	i = json_object_get_int64(idx);
+	if (i < 0 || (size_t)i >= n)
+		fail("a frame index is outside frames");
+	return names[i];
+}
+
+static void stacks(struct json_object *p, int pid, const char **names, size_t nnames)
+{
+	struct json_object *arr = need(p, "stacks", json_type_array);
+
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		struct json_object *s = json_object_array_get_idx(arr, i);
+		struct json_object *fr = need(s, "frames", json_type_array);
+		int trunc = json_object_get_boolean(need(s, "truncated", json_type_boolean));
+		size_t n = json_object_array_length(fr);
+
+		if (!n)
+			fail("a stack without frames");
+		if (trunc && strcmp(frame_name(json_object_array_get_idx(fr, n - 1), names, nnames),
+				    "[truncated]"))
+			fail("a truncated stack does not end with [truncated]");
+		printf("stack %d %d %lld %s ", pid,
+		       json_object_get_int(need(s, "tid", json_type_int)),
+		       (long long)json_object_get_int64(need(s, "samples", json_type_int)),
+		       trunc ? "T" : "-");
+		for (size_t k = n; k-- > 0;)
+			printf("%s%s", frame_name(json_object_array_get_idx(fr, k), names, nnames),
+			       k ? ";" : "\n");
+	}
+}
+
+/* A tree node's fields and its children, depth first; returns its samples. */
+static long long nodes(struct json_object *arr, const char *who, int depth, const char **names,
+		       size_t nnames)
+{
+	long long sum = 0;
+
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		struct json_object *nd = json_object_array_get_idx(arr, i);
+		long long n = json_object_get_int64(need(nd, "samples", json_type_int));
+		long long self = json_object_get_int64(need(nd, "self_samples", json_type_int));
+
+		need(nd, "percent", json_type_double);
+		printf("node %s %d %lld %lld %s\n", who, depth, n, self,
+		       frame_name(need(nd, "frame", json_type_int), names, nnames));
+		if (self > n ||
+		    nodes(need(nd, "children", json_type_array), who, depth + 1, names, nnames) > n)
+			fail("a tree node has more samples below it than in it");
+		sum += n;
+	}
+	return sum;
+}
+
+/* call_graph, callers and callees of a process or thread object o. */
+static void trees(struct json_object *o, const char *who, const char **names, size_t nnames)
+{
+	static const char *const focus[] = {"callers", "callees"};
+	struct json_object *t;
+
+	if (json_object_object_get_ex(o, "call_graph", &t)) {
+		long long n = json_object_get_int64(need(t, "samples", json_type_int));
+
+		printf("graph %s %s %g %lld\n", who,
+		       json_object_get_string(need(t, "order", json_type_string)),
+		       json_object_get_double(need(t, "threshold_percent", json_type_double)), n);
+		if (nodes(need(t, "children", json_type_array), who, 0, names, nnames) > n)
+			fail("a call graph's roots have more samples than the graph");
+	}
+	for (int k = 0; k < 2; k++) {
+		long long n, self;
+
+		if (!json_object_object_get_ex(o, focus[k], &t))
+			continue;
+		n = json_object_get_int64(need(t, "samples", json_type_int));
+		self = json_object_get_int64(need(t, "self_samples", json_type_int));
+		need(t, "threshold_percent", json_type_double);
+		printf("%s %s %s %lld %lld %.2f\n", focus[k], who,
+		       json_object_get_string(need(t, "function", json_type_string)), n, self,
+		       json_object_get_double(need(t, "percent", json_type_double)));
+		if (self > n ||
+		    nodes(need(t, "children", json_type_array), who, 1, names, nnames) > n)
+			fail("a function's tree has more samples below it than in it");
 	}
 }
 
@@ -76,8 +219,11 @@ int main(int argc, char **argv)
 	procs = need(top, "processes", json_type_array);
 	for (size_t i = 0; i < json_object_array_length(procs); i++) {
 		struct json_object *p = json_object_array_get_idx(procs, i);
-		struct json_object *ex = need(p, "exit", json_type_object), *threads;
+		struct json_object *ex = need(p, "exit", json_type_object), *threads, *st;
 		int pid = json_object_get_int(need(p, "pid", json_type_int));
+		const char **names = NULL;
+		size_t nnames = 0;
+		char who[64];
 
 		printf("proc %d %d %s %d %lld %s\n", pid,
 		       json_object_get_int(need(p, "parent_pid", json_type_int)),
@@ -86,6 +232,12 @@ int main(int argc, char **argv)
 		       (long long)json_object_get_int64(need(p, "samples", json_type_int)),
 		       json_object_get_string(need(p, "exe", json_type_string)));
 		funcs(need(p, "functions", json_type_array), pid, 0, 0);
+		if (json_object_object_get_ex(p, "stacks", &st)) {
+			names = frame_names(p, &nnames);
+			stacks(p, pid, names, nnames);
+		}
+		snprintf(who, sizeof(who), "%d", pid);
+		trees(p, who, names, nnames);
 		threads = need(p, "threads", json_type_array);
 		for (size_t t = 0; t < json_object_array_length(threads); t++) {
 			struct json_object *th = json_object_array_get_idx(threads, t), *tf;
@@ -96,8 +248,16 @@ int main(int argc, char **argv)
 			       json_object_get_string(need(th, "comm", json_type_string)));
 			if (json_object_object_get_ex(th, "functions", &tf))
 				funcs(need(th, "functions", json_type_array), pid, tid, 1);
+			snprintf(who, sizeof(who), "%d/%d", pid, tid);
+			trees(th, who, names, nnames);
 		}
+		free(names);
 	}
+	/* last: the listing's first lines stay as they were before stacks */
+	printf("stacks %s %lld %lld\n",
+	       json_object_get_string(need(top, "callgraph", json_type_string)),
+	       (long long)json_object_get_int64(need(top, "truncated_samples", json_type_int)),
+	       (long long)json_object_get_int64(need(top, "stacks_dropped", json_type_int)));
 	json_object_put(top);
 	return 0;
 }

@@ -198,7 +198,7 @@ static void test_writer_file(void)
 	ev.events_lost.count = 8;
 	CHECK("emit 2", event_writer__emit(w, &ev) == 0);
 	CHECK("unknown id is -EINVAL", event_writer__emit(w, &bad) == -EINVAL);
-	CHECK("close", event_writer__close(w) == 0);
+	CHECK("close", event_writer__close(w, NULL, 0) == 0);
 
 	FILE *f = fopen(path, "r");
 	char line[4096];

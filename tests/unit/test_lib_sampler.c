@@ -4,9 +4,11 @@
  * with its own sink: delivery, tids, stop semantics, fork handling.
  */
 #include <errno.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -118,6 +120,45 @@ static void test_fork_manual(void)
 	       WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
 }
 
+struct ctx_state {
+	uint64_t calls, with_uc, uc_matches; /* atomic */
+};
+
+static void ctx_sink(void *arg, uintptr_t pc, pid_t tid, void *uc)
+{
+	struct ctx_state *s = arg;
+
+	(void)tid;
+	__atomic_fetch_add(&s->calls, 1, __ATOMIC_RELAXED);
+	if (!uc)
+		return;
+	__atomic_fetch_add(&s->with_uc, 1, __ATOMIC_RELAXED);
+	if ((uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP] == pc)
+		__atomic_fetch_add(&s->uc_matches, 1, __ATOMIC_RELAXED);
+}
+
+/* sink_ctx: the signal clocks pass the interrupted context, the others NULL */
+static void test_sink_ctx(void)
+{
+	struct ctx_state s = {0};
+	struct sampler_config c = {
+		.clock = PROFIL_CLOCK_THREAD, .hz = 250, .sink_ctx = ctx_sink, .sink_arg = &s};
+
+	CHECK("sink_ctx alone is a valid config", sampler_start(&c, NULL) == 0);
+	burn(0.2);
+	sampler_stop();
+	CHECKF("thread clock: sink_ctx gets the context, whose PC is the sample's",
+	       s.calls >= 5 && s.with_uc == s.calls && s.uc_matches == s.calls,
+	       "calls %llu with context %llu matching %llu", (unsigned long long)s.calls,
+	       (unsigned long long)s.with_uc, (unsigned long long)s.uc_matches);
+	memset(&s, 0, sizeof(s));
+	c.clock = PROFIL_CLOCK_MANUAL;
+	sampler_start(&c, NULL);
+	sampler_deliver(0x1234, 77);
+	sampler_stop();
+	CHECK("manual clock: sink_ctx gets no context", s.calls == 1 && s.with_uc == 0);
+}
+
 static void test_resolve(void)
 {
 	struct sink_state s = {0};
@@ -138,6 +179,7 @@ int main(void)
 	test_clock(PROFIL_CLOCK_ITIMER, "itimer");
 	test_clock(PROFIL_CLOCK_PERF, "perf");
 	test_fork_manual();
+	test_sink_ctx();
 	test_resolve();
 	return CHECK_DONE();
 }

@@ -84,6 +84,14 @@ static void test_counting(void)
 	pdata__foreach_rec(shared, sum_rec, &s);
 	CHECK("records read back", s.procs == 1 && s.threads == 1 && s.maps == 1);
 	CHECK("finish", pdata__finish(shared) == 0);
+	/* a process that outlives the recorder (the file still mapped) changes nothing any more */
+	CHECK("no count into a finished profile",
+	      pdata__count(shared, 1, 42, 0x1000, 5) == -ESTALE &&
+		      pdata__count_stack(shared, 1, 42, (uint64_t[]){0x1000}, 1, 0, 5) == -ESTALE &&
+		      pdata__header(shared)->samples == 500000);
+	CHECK("no record into a finished profile",
+	      !pdata__add_proc(shared, 1, 1, 0, "/bin/late", 0) &&
+		      !pdata__add_thread(shared, 1, 43, "late"));
 	pdata__close(shared);
 
 	struct pdata *p;

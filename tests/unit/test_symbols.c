@@ -3,7 +3,8 @@
  * profile/symbols: symbolise this test program's own code through its real
  * mappings (/proc/self/maps): a global and a static function, a zero-sized
  * assembler symbol, libc, source lines from DWARF, the range name of code
- * without a symbol, missing and non-ELF files, the object cache.
+ * without a symbol, missing and non-ELF files, the object cache, the
+ * recorded build id check.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -225,6 +226,44 @@ static void test_bad_files(struct symbols *s)
 	}
 }
 
+/* The profile's build id decides whether the file at the path is the one recorded. */
+static void test_build_id(struct symbols *s)
+{
+	struct mapping m;
+	struct sym_object *plain, *same, *other;
+	const unsigned char *id = NULL;
+	unsigned char wrong[20];
+	size_t len;
+
+	if (find_mapping((void *)sym_test_global, &m) < 0) {
+		CHECK("own mapping", 0);
+		return;
+	}
+	plain = symbols__object(s, m.path);
+	len = plain ? symobj__build_id(plain, &id) : 0;
+	if (!len || len > sizeof(wrong)) {
+		SKIP("build id", "this test program has no build id");
+		return;
+	}
+	same = symbols__object_id(s, m.path, id, len);
+	CHECK("recorded build id matches",
+	      same && (symobj__flags(same) & SYMOBJ_BUILD_ID_MATCH) &&
+		      !(symobj__flags(same) & (SYMOBJ_BUILD_ID_DIFFERS | SYMOBJ_BY_BUILD_ID)));
+	CHECK("no build id recorded: no verdict",
+	      !(symobj__flags(plain) & (SYMOBJ_BUILD_ID_MATCH | SYMOBJ_BUILD_ID_DIFFERS)));
+	CHECK("one object per recorded build id",
+	      same != plain && symbols__object_id(s, m.path, id, len) == same);
+	memcpy(wrong, id, len);
+	wrong[0] ^= 0xff;
+	other = symbols__object_id(s, m.path, wrong, len);
+	CHECKF("another build id: the file is flagged as rebuilt",
+	       other && (symobj__flags(other) & SYMOBJ_BUILD_ID_DIFFERS) &&
+		       !(symobj__flags(other) & SYMOBJ_BUILD_ID_MATCH),
+	       "flags %#x", other ? symobj__flags(other) : 0);
+	CHECK("rebuilt file still read",
+	      other && symobj__nsyms(other) > 0 && !strcmp(symobj__file(other), m.path));
+}
+
 int main(void)
 {
 	struct symbols *s = symbols__new();
@@ -236,6 +275,7 @@ int main(void)
 	test_libc(s);
 	test_range_names(s);
 	test_bad_files(s);
+	test_build_id(s);
 	symbols__free(s);
 	sym_test_global(1);
 	sym_test_static(1);

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Call stacks from inside the sampling signal handler, with libunwind
+ * (Debian's libunwind8, local unwinding from the signal's ucontext).
+ *
+ * Usage (the agent):
+ *	unwind_init(why, sizeof(why));         // once, outside signal context
+ *	...in the sink (signal handler)...
+ *	n = unwind_from_signal(uc, pcs, UNWIND_MAX_DEPTH, &flags);
+ *	...after every dlclose()...
+ *	unwind_objects_changed();
+ *
+ * pcs[0] is the interrupted PC; pcs[1..n-1] are return addresses (the
+ * callers, innermost first).  unwind_from_signal() is async-signal-safe,
+ * lock-free on its common path, never allocates and never calls into the
+ * dynamic loader's locks; a fault while reading a bad stack is caught by the
+ * fault guard (lib/guard.h) and gives a truncated stack.  How: see unwind.c.
+ */
+#ifndef PROFIL_AGENT_UNWIND_H
+#define PROFIL_AGENT_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define UNWIND_MAX_DEPTH 128
+
+/* Why a stack ended.  No flag: it reached the outermost frame (_start, clone). */
+enum unwind_flags {
+	UNWIND_TRUNCATED = 1 << 0, /* stopped before the outermost frame (any reason below) */
+	UNWIND_NO_INFO = 1 << 1,   /* a frame in code without usable unwind tables */
+	UNWIND_FAULT = 1 << 2,	   /* a read faulted (the guard cut the walk short) */
+	UNWIND_DEPTH = 1 << 3,	   /* the depth limit */
+	UNWIND_BAD_FRAME = 1 << 4, /* libunwind refused a frame (loop, bad register) */
+	UNWIND_LEAF_ONLY = 1 << 5, /* not attempted: unwinder off, or a nested call */
+	UNWIND_FORKING = 1 << 6,   /* an uncached frame while a fork was in progress */
+};
+
+/*
+ * Load libunwind (dlopen, RTLD_LOCAL: its _Unwind_* symbols must not
+ * interpose libgcc's in the program), initialise it and install the fault
+ * guard.  Outside signal context, before the clock starts.  Returns 0 or
+ * -errno with one sentence in why; afterwards unwind_from_signal() gives
+ * leaf-only stacks.
+ */
+int unwind_init(char *why, size_t whylen);
+
+/* 1 once unwind_init() succeeded. */
+int unwind_ready(void);
+
+/*
+ * Async-signal-safe.  uc: the ucontext_t * the signal handler received.
+ * Writes at most max PCs (max >= 1) and the UNWIND_* flags; returns the
+ * number of PCs (>= 1).
+ */
+int unwind_from_signal(const void *uc, uint64_t *pcs, int max, unsigned int *flags);
+
+/* After dlclose (not in a signal handler): forget the unwind tables and
+ * cached frames of objects that are gone. */
+void unwind_objects_changed(void);
+
+/* Objects whose unwind table the unwinder took up so far (async-signal-safe):
+ * a change tells the agent that callers may lie in a mapping it has not recorded. */
+uint64_t unwind_objects_seen(void);
+
+/* Counters, for tests and the benchmark (racy snapshot). */
+struct unwind_stats {
+	uint64_t walks;	      /* unwind_from_signal() calls that walked */
+	uint64_t hits;	      /* frames stepped with a cached rule */
+	uint64_t misses;      /* frames whose rule libunwind computed */
+	uint64_t activations; /* objects whose unwind table was registered */
+	uint64_t retired;     /* objects found gone after a dlclose */
+	uint64_t leaf_only;   /* calls that did not walk */
+	uint64_t faults;      /* walks cut short by a fault */
+};
+void unwind_get_stats(struct unwind_stats *st);
+
+#endif

@@ -1,0 +1,103 @@
+#!/bin/sh
+# bash completion (completion/profil.bash): it registers itself for profil, and
+# completing (COMP_WORDS/COMP_CWORD as bash sets them) gives the subcommands,
+# every option of each command's --help, files for -i/-o, commands after
+# `record --`, pids, and the values of --format, --clock, --sort and --event,
+# which must be exactly the values the commands accept (read from their
+# error messages, so a value added to a command but not here fails).
+P="$B/profil"
+C="$ROOT/completion/profil.bash"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+mkdir "$T/w"
+cd "$T/w" || exit 1
+
+ok() { echo "ok $1"; }
+no() { echo "not ok $1: $2"; }
+expect() { if [ "$2" = "$3" ]; then ok "$1"; else no "$1" "got '$2', want '$3'"; fi; }
+
+if ! command -v bash >/dev/null; then
+	echo "skip completion: bash is not installed"
+	exit 0
+fi
+
+# complete WORD...: what completing the last word offers, sorted, one line
+complete_words() {
+	bash -c '
+		. "$1"
+		shift
+		COMP_WORDS=("$@")
+		COMP_CWORD=$(($# - 1))
+		COMP_LINE="$*"
+		_profil
+		printf "%s\n" "${COMPREPLY[@]}"' bash "$C" "$@" 2>"$T/bash.err" | sort -u | tr '\n' ' ' | sed 's/ $//'
+	[ -s "$T/bash.err" ] && echo " [stderr: $(head -2 "$T/bash.err")]"
+}
+# the words a command's error message lists: "(a, b or c)" or "is a or b, not"
+accepted() {
+	"$P" "$@" 2>&1 >/dev/null </dev/null | sed -n -e 's/.*(\([^()]*\))$/\1/p' -e 's/.* is \(.*\), not .*/\1/p' |
+		sed 's/, / /g; s/ or / /g' | tr ' ' '\n' | sort -u | tr '\n' ' ' | sed 's/ $//'
+}
+
+out=$(bash -c '. "$1"; complete -p profil' bash "$C" 2>&1)
+expect registered "$out" "complete -F _profil profil"
+
+cmds=$("$P" --help | sed -n '/^commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p' | sort | tr '\n' ' ' | sed 's/ $//')
+expect subcommands "$(complete_words "$P" '')" "$cmds"
+expect subcommand_prefix "$(complete_words "$P" re)" "record report"
+expect help_commands "$(complete_words "$P" help '')" "$cmds"
+expect top_options "$(complete_words "$P" --)" "--help --version"
+
+# every long option of every command's --help, and --help itself
+for c in record report export events watch diff; do
+	want=$( ("$P" $c --help | grep -oE '^ +(-[A-Za-z], )?--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z][a-z0-9-]*'; echo --help) | sort -u)
+	got=$(complete_words "$P" $c --)
+	missing=""
+	for o in $want; do
+		case " $got " in *" $o "*) ;; *) missing="$missing $o" ;; esac
+	done
+	if [ -z "$missing" ]; then ok "options_$c"; else no "options_$c" "missing$missing (got: $got)"; fi
+done
+
+# option values: exactly what the command accepts
+value() {
+	name=$1 cmd=$2 opt=$3
+	shift 3
+	expect "values_$name" "$(complete_words "$P" $cmd $opt '')" "$(accepted $cmd "$@")"
+}
+value record_clock record --clock --clock x -- true
+value report_format report --format --format x
+value report_sort report --sort --sort x
+value export_format export --format --format x
+value events_format events --format --format x
+value watch_format watch --format --format x
+value diff_format diff --format --format x a b
+value diff_sort diff --sort --sort x a b
+bad=""
+for e in $(complete_words "$P" events --event ''); do
+	"$P" events --event "$e" -i /dev/null >/dev/null 2>&1 || bad="$bad $e"
+done
+expect event_names_accepted "$bad" ""
+
+# --opt=value, split at '=' by bash (COMP_WORDBREAKS) or whole
+expect value_after_equals "$(complete_words "$P" report --format = j)" json
+expect value_in_one_word "$(complete_words "$P" diff --format=j)" --format=json
+expect value_prefix "$(complete_words "$P" record --clock th)" thread
+
+# files for -i/-o and for diff's profiles; commands after record --; pids
+mkdir sub
+: >a.data
+: >b.txt
+expect input_files "$(complete_words "$P" report -i '')" "a.data b.txt sub"
+expect input_files_prefix "$(complete_words "$P" report --input a)" a.data
+expect output_files "$(complete_words "$P" export -o '')" "a.data b.txt sub"
+expect diff_files "$(complete_words "$P" diff --top 3 a.data '')" "a.data b.txt sub"
+got=$(complete_words "$P" record -q -- s)
+case " $got " in *" sh "*) ok record_command ;; *) no record_command "'sh' not in: $got" ;; esac
+expect record_command_args "$(complete_words "$P" record -o x.data -- sh a)" a.data
+got=$(complete_words "$P" record -q sh '')
+expect record_command_without_dashes "$got" "a.data b.txt sub"
+got=$(complete_words "$P" record --gmon -- s)
+case " $got " in *" sh "*) ok record_gmon_command ;; *) no record_gmon_command "'sh' not in: $got" ;; esac
+got=$(complete_words "$P" record --pid '')
+case " $got " in *" $$ "*) ok pids ;; *) no pids "$$ not offered" ;; esac
