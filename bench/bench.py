@@ -1026,7 +1026,9 @@ def write_index(ctx, wls, profs, all_summ):
              'Regenerate with `make bench` (full) or `make bench QUICK=1`.  Method and metrics: '
              '[doc/bench.md](../../doc/bench.md).  Per workload: ' +
              ', '.join('[%s](%s.md)' % (w.name, w.name) for w in wls) +
-             '; in-process overhead: [ab](ab.md).', '',
+             '; in-process overhead: [ab](ab.md)' +
+             ('; call stacks (-g beside perf --call-graph): [callgraph](callgraph.md)'
+              if os.path.exists(os.path.join(ctx.out, 'callgraph.md')) else '') + '.', '',
              'Median TVD (accuracy, lower is better) per profiler and workload:', '',
              '| profiler | ' + ' | '.join(w.name for w in wls) + ' |',
              '| --- |' + ' ---: |' * len(wls)]
@@ -1069,6 +1071,8 @@ def main():
     ap.add_argument('--workloads', help='comma-separated subset')
     ap.add_argument('--profilers', help='comma-separated subset of profiler names')
     ap.add_argument('--no-ab', action='store_true', help='skip the in-process A/B harness')
+    ap.add_argument('--no-stacks', action='store_true',
+                    help='skip the call-stack section (bench/callgraph.py)')
     args = ap.parse_args()
 
     ctx = Context()
@@ -1143,6 +1147,12 @@ def main():
         ab, notes = ab_bench(ctx, log)
         raw['ab'] = ab
         write_ab_md(ctx, ab, notes)
+    if (not ctx.smoke and not args.no_stacks and not args.profilers and
+            (not args.workloads or 'callgraph' in args.workloads.split(','))):
+        log('bench: call stacks (bench/callgraph.py)')
+        import callgraph  # bench/, beside this file
+        raw['callgraph'] = callgraph.bench_callgraph(ctx.build, ctx.out, ctx.quick,
+                                                     reps=args.reps)
     write_index(ctx, wls, [p for p in runnable], all_summ)
     with open(os.path.join(ctx.out, 'results.json'), 'w') as f:
         json.dump({'summary': all_summ, 'raw': raw, 'skipped': skipped,

@@ -42,6 +42,12 @@ static void usage(FILE *out)
 		"  -F, --freq HZ       samples per CPU second (default %d)\n"
 		"      --clock CLOCK   auto, bpf, perf, thread or itimer (default auto: perf where\n"
 		"                      permitted, else thread)\n"
+		"  -g                  record call stacks, the best way this machine permits\n"
+		"                      (dwarf on perf events)\n"
+		"      --call-graph MODE  call stacks: dwarf[,SIZE] (the CFI, from SIZE bytes of\n"
+		"                      user stack per sample, default %d; complete without frame\n"
+		"                      pointers), fp (the kernel's frame-pointer walk: cheap, cut\n"
+		"                      short by code built without them) or none\n"
 		"  -p, --pid PID       attach to a running process and all its threads\n"
 		"      --no-inherit    do not follow child processes\n"
 		"      --gmon [FILE]   also write a gmon.out for gprof (default " DEFAULT_GMON ")\n"
@@ -56,7 +62,7 @@ static void usage(FILE *out)
 		"Exits with COMMAND's exit status (128+N when a signal N ended it), or 1 when\n"
 		"COMMAND succeeded but an output could not be written whole (said in one line).\n"
 		"If profil record is killed, COMMAND gets SIGTERM (not its own children).\n",
-		RECORD_DEFAULT_HZ);
+		RECORD_DEFAULT_HZ, RECORD_STACK_BYTES_DEFAULT);
 }
 
 static int parse_uint(const char *s, unsigned long max, unsigned long *out)
@@ -74,6 +80,41 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 	return 0;
 }
 
+/* --call-graph MODE: dwarf[,SIZE], fp or none, as perf spells them.  Returns 0 or -1 (said why). */
+static int parse_call_graph(const char *arg, struct record_opts *o)
+{
+	unsigned long v;
+
+	o->stack_bytes = 0;
+	if (!strcmp(arg, "none")) {
+		o->callgraph = RECORD_CG_NONE;
+		return 0;
+	}
+	if (!strcmp(arg, "fp")) {
+		o->callgraph = RECORD_CG_FP;
+		return 0;
+	}
+	if (!strcmp(arg, "dwarf")) {
+		o->callgraph = RECORD_CG_DWARF;
+		return 0;
+	}
+	if (!strncmp(arg, "dwarf,", 6)) {
+		if (parse_uint(arg + 6, RECORD_STACK_BYTES_MAX, &v) < 0 ||
+		    v < RECORD_STACK_BYTES_MIN) {
+			fprintf(stderr,
+				"profil record: bad stack size '%s' (expected %d..%d bytes)\n",
+				arg + 6, RECORD_STACK_BYTES_MIN, RECORD_STACK_BYTES_MAX);
+			return -1;
+		}
+		o->callgraph = RECORD_CG_DWARF;
+		o->stack_bytes = (unsigned int)((v + 7) & ~7ul); /* whole words, as perf rounds */
+		return 0;
+	}
+	fprintf(stderr, "profil record: unknown call-graph mode '%s' (dwarf[,SIZE], fp or none)\n",
+		arg);
+	return -1;
+}
+
 static int has_double_dash_after(int argc, char **argv, int from)
 {
 	for (int i = from; i < argc; i++)
@@ -86,11 +127,17 @@ static int has_double_dash_after(int argc, char **argv, int from)
 static int parse_args(int argc, char **argv, struct cmd_record_opts *co)
 {
 	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'}, {"freq", required_argument, NULL, 'F'},
-		{"clock", required_argument, NULL, 'c'},  {"pid", required_argument, NULL, 'p'},
-		{"no-inherit", no_argument, NULL, 'I'},	  {"gmon", optional_argument, NULL, 'g'},
-		{"events", required_argument, NULL, 'E'}, {"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0},
+		{"output", required_argument, NULL, 'o'},
+		{"freq", required_argument, NULL, 'F'},
+		{"clock", required_argument, NULL, 'c'},
+		{"pid", required_argument, NULL, 'p'},
+		{"no-inherit", no_argument, NULL, 'I'},
+		{"gmon", optional_argument, NULL, 'G'},
+		{"events", required_argument, NULL, 'E'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"call-graph", required_argument, NULL, 'C'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	struct record_opts *o = &co->rec;
 	unsigned long v;
@@ -99,7 +146,7 @@ static int parse_args(int argc, char **argv, struct cmd_record_opts *co)
 	o->output = DEFAULT_OUTPUT;
 	o->hz = RECORD_DEFAULT_HZ;
 	o->inherit = 1;
-	while ((c = opts__next("record", argc, argv, "+o:F:p:qh", longopts)) != -1) {
+	while ((c = opts__next("record", argc, argv, "+o:F:p:qhg", longopts)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -143,6 +190,13 @@ static int parse_args(int argc, char **argv, struct cmd_record_opts *co)
 			o->inherit = 0;
 			break;
 		case 'g':
+			o->callgraph = RECORD_CG_AUTO;
+			break;
+		case 'C':
+			if (parse_call_graph(optarg, o) < 0)
+				return 2;
+			break;
+		case 'G':
 			co->gmon = optarg ? optarg : DEFAULT_GMON;
 			/* "--gmon FILE -- CMD": a plain word before the "--" is the file name */
 			if (!optarg && optind < argc && argv[optind][0] != '-' &&
@@ -174,6 +228,14 @@ static int parse_args(int argc, char **argv, struct cmd_record_opts *co)
 				"-- COMMAND [ARGS...])\n");
 		return 2;
 	}
+	if ((o->callgraph == RECORD_CG_FP || o->callgraph == RECORD_CG_DWARF) &&
+	    (o->clock == RECORD_CLOCK_THREAD || o->clock == RECORD_CLOCK_ITIMER)) {
+		fprintf(stderr,
+			"profil record: --call-graph %s needs perf events (--clock perf or "
+			"bpf)\n",
+			o->callgraph == RECORD_CG_FP ? "fp" : "dwarf");
+		return 2;
+	}
 	if (o->attach_pid && o->events) {
 		fprintf(stderr, "profil record: --events is for a COMMAND, not -p PID\n");
 		return 2;
@@ -200,7 +262,7 @@ static const char *plural(uint64_t n, const char *one, const char *many)
 static void summary(const struct cmd_record_opts *co, const struct record_result *res)
 {
 	struct stat st;
-	char thr[96] = "", cap[64] = "";
+	char thr[96] = "", cap[64] = "", stk[96] = "";
 	const char *why_incomplete = res->flush_err < 0 ? strerror(-res->flush_err) : NULL;
 
 	if (res->throttled)
@@ -211,14 +273,22 @@ static void summary(const struct cmd_record_opts *co, const struct record_result
 		st.st_size = 0;
 	if (res->hz < co->rec.hz)
 		snprintf(cap, sizeof(cap), ", capped at %u by the kernel", res->hz);
+	if (res->callgraph_name && !strcmp(res->callgraph_name, "fp"))
+		snprintf(stk, sizeof(stk), ", fp call stacks");
+	else if (res->callgraph_name && strcmp(res->callgraph_name, "none"))
+		snprintf(stk, sizeof(stk), ", %s call stacks (%.2f%% complete%s)",
+			 res->callgraph_name,
+			 res->samples ? 100.0 * (double)(res->samples - res->stacks_truncated) /
+						(double)res->samples :
+					100.0,
+			 res->stacks_dropped ? ", some stored without: frame table full" : "");
 	fprintf(stderr,
 		"profil record: %llu %s, %llu lost, %u %s, clock %s at %.1f Hz (%u Hz "
-		"asked%s%s)%s, "
-		"%s (%.1f MiB)%s%s\n",
+		"asked%s%s)%s%s, %s (%.1f MiB)%s%s\n",
 		(unsigned long long)res->samples, plural(res->samples, "sample", "samples"),
 		(unsigned long long)res->lost, res->processes,
 		plural(res->processes, "process", "processes"), res->clock_name, res->effective_hz,
-		co->rec.hz, cap, thr, res->kernel ? ", kernel sampled" : "", co->rec.output,
+		co->rec.hz, cap, thr, res->kernel ? ", kernel sampled" : "", stk, co->rec.output,
 		mib((uint64_t)st.st_size), why_incomplete ? ": " : "",
 		why_incomplete ? why_incomplete : "");
 }

@@ -15,6 +15,7 @@ _profil_values()
 {
 	case "$1:$2" in
 	record:--clock) echo "auto bpf perf thread itimer" ;;
+	record:--call-graph) echo "dwarf fp none" ;;
 	report:--format) echo "text json csv html" ;;
 	report:--sort) echo "self name" ;;
 	export:--format) echo "gmon pprof" ;;

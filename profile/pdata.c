@@ -37,6 +37,7 @@ struct pdata {
 	struct pdata_slot *slots;   /* mapped only */
 	struct pdata_frame *frames; /* mapped, or a snapshot read at the first pdata__stack */
 	char *records;		    /* mapped only */
+	uint64_t probe_limit;	    /* slots an insert may probe; 0 = PDATA_PROBE_LIMIT */
 	union {
 		struct pdata_header h;
 		char page[PDATA_HEADER_SIZE];
@@ -593,15 +594,27 @@ static uint64_t mix(uint64_t a, uint64_t b)
 	return h ^ (h >> 32);
 }
 
+/*
+ * How far an insert may probe: PDATA_PROBE_LIMIT while recording (a bound
+ * on a signal handler's work), the whole table when compacting (nothing
+ * else inserts into a compact copy, which can then be dense).
+ */
+static uint64_t probes(const struct pdata *p, uint64_t mask)
+{
+	return p->probe_limit ? (p->probe_limit < mask + 1 ? p->probe_limit : mask + 1) :
+				PDATA_PROBE_LIMIT;
+}
+
 /* Count n into the slot of (key, pc, stack); no header counters.  0 or -ENOSPC. */
 static int count_slot(struct pdata *p, uint64_t key, uint64_t pc, uint32_t stack, uint64_t n)
 {
 	uint64_t mask = p->lay.table_slots - 1;
-	uint64_t i = mix(key, pc ^ ((uint64_t)stack << 40)) & mask;
+	/* every bit of the stack id counts: one PC under thousands of stacks is common */
+	uint64_t i = mix(mix(key, stack), pc) & mask;
 
 	if (pc == 0)
 		pc = 1; /* 0 marks an unwritten slot */
-	for (int probe = 0; probe < PDATA_PROBE_LIMIT; probe++, i = (i + 1) & mask) {
+	for (uint64_t probe = 0; probe < probes(p, mask); probe++, i = (i + 1) & mask) {
 		struct pdata_slot *s = &p->slots[i];
 		uint64_t k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
 
@@ -659,7 +672,7 @@ static uint32_t frame_node(struct pdata *p, uint32_t parent, uint64_t pc)
 
 	if (pc == 0)
 		pc = 1;
-	for (int probe = 0; probe < PDATA_PROBE_LIMIT; probe++, i = (i + 1) & mask) {
+	for (uint64_t probe = 0; probe < probes(p, mask); probe++, i = (i + 1) & mask) {
 		struct pdata_frame *f = &p->frames[i];
 		uint64_t cur = __atomic_load_n(&f->pc, __ATOMIC_ACQUIRE);
 
@@ -1041,6 +1054,7 @@ struct compactor {
 	struct pdata *src, *dst;
 	uint64_t pcs[PDATA_MAX_DEPTH];
 	uint64_t lost; /* samples whose stack could not be read back (damaged nodes) */
+	uint64_t full; /* inserts that found no room: the tables must be larger */
 };
 
 static int copy_sample(void *arg, const struct pdata_sample *s)
@@ -1053,14 +1067,16 @@ static int copy_sample(void *arg, const struct pdata_sample *s)
 		int n = pdata__stack(c->src, s->stack, c->pcs, PDATA_MAX_DEPTH);
 		int truncated = n > 0 && c->pcs[n - 1] == PDATA_PC_TRUNCATED;
 
-		if (n > 0)
+		if (n > 0) {
 			stack = intern_stack(c->dst, c->pcs, (unsigned int)(n - truncated),
 					     truncated);
-		if (!stack)
+			c->full += !stack;
+		} else {
 			c->lost += s->count;
+		}
 	}
 	if (count_slot(c->dst, key, s->pc, stack, s->count) < 0)
-		c->lost += s->count;
+		c->full++;
 	return 0;
 }
 
@@ -1086,7 +1102,7 @@ static int write_compact(struct pdata *src, int fd, const struct layout *l, uint
 			 char *why, size_t whylen)
 {
 	struct compactor c = {.src = src};
-	struct pdata dst = {.fd = fd, .size = l->size};
+	struct pdata dst = {.fd = fd, .size = l->size, .probe_limit = UINT64_MAX};
 	struct pdata_header hdr;
 	int rc;
 
@@ -1112,6 +1128,10 @@ static int write_compact(struct pdata *src, int fd, const struct layout *l, uint
 		munmap(dst.base, dst.size);
 		return why_fail(why, whylen, rc, "cannot read the profile back: %s",
 				rc == -EBADMSG ? "it shrank" : strerror(-rc));
+	}
+	if (c.full) {
+		munmap(dst.base, dst.size);
+		return -EAGAIN; /* the caller tries larger tables */
 	}
 	dst.hdr->dropped += c.lost;
 	rc = msync(dst.base, dst.size, MS_SYNC) < 0 ? -errno : 0;
@@ -1141,8 +1161,17 @@ static int fill_compact(int fd, void *arg, char *why, size_t whylen)
 	return write_compact(job->src, fd, job->l, job->records_end, why, whylen);
 }
 
+/* A compact table: at most 89 % full (only the copy inserts into it, probing as far as needed). */
+static uint64_t compact_slots(uint64_t used)
+{
+	uint64_t want = used + used / 8 + 1;
+
+	return round_pow2(want > 16 ? (uint32_t)want : 16);
+}
+
 int pdata__compact(struct pdata *p, const char *path, char *why, size_t whylen)
 {
+	uint64_t slots, fslots;
 	struct used u = {0};
 	uint64_t records_end = 0;
 	uint32_t fused = p->lay.frame_slots ? pdata__frames_used(p) : 0;
@@ -1156,15 +1185,23 @@ int pdata__compact(struct pdata *p, const char *path, char *why, size_t whylen)
 	if (pdata__foreach_sample(p, count_used, &u) < 0 ||
 	    pdata__foreach_rec_from(p, &records_end, find_records_end, NULL) < 0)
 		return why_fail(why, whylen, -EIO, "cannot read %s back to compact it", path);
-	plan_layout(&l, round_pow2(u.samples * 2 > 16 ? (uint32_t)(u.samples * 2) : 16),
-		    fused ? round_pow2(fused * 2 > 16 ? fused * 2 : 16) : 0,
-		    (records_end + 4095) & ~4095ull);
-	if (l.size >= p->size)
-		return 0; /* nothing to gain */
-	/* a temporary file beside it, renamed over it: the one writer of whole outputs */
-	return outfile__write(path, &pdata__profile_rules, fill_compact,
-			      &(struct compact_job){p, &l, records_end, mine.st_mode & 07777}, why,
-			      whylen);
+	slots = compact_slots(u.samples);
+	fslots = fused ? compact_slots(fused) : 0;
+	for (;;) {
+		int rc;
+
+		plan_layout(&l, slots, fslots, (records_end + 4095) & ~4095ull);
+		if (l.size >= p->size)
+			return 0; /* nothing to gain */
+		/* a temporary file beside it, renamed over it: the one writer of whole outputs */
+		rc = outfile__write(path, &pdata__profile_rules, fill_compact,
+				    &(struct compact_job){p, &l, records_end, mine.st_mode & 07777},
+				    why, whylen);
+		if (rc != -EAGAIN)
+			return rc;
+		slots *= 2; /* a probe run too long: twice the room */
+		fslots *= 2;
+	}
 }
 
 /* ---- names ------------------------------------------------------------------- */

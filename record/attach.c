@@ -66,7 +66,9 @@ static int attach_threads(struct record_run *r, pid_t pid, char *why, size_t why
 				       .attach = 1,
 				       .kernel = 1,
 				       .thread_cpu = 1,
-				       .thread_cpu_split = 1};
+				       .thread_cpu_split = 1,
+				       .callgraph = r->callgraph,
+				       .stack_bytes = r->o->stack_bytes};
 	pid_t *done = NULL;
 	int ndone = 0, rc = 0;
 
@@ -185,9 +187,10 @@ int record__attach(const struct record_opts *o, struct record_result *res)
 				"cannot attach to process %d: %s", pid, strerror(errno));
 	r.hz = cap && o->hz > cap ? cap : o->hz;
 	r.clock = PDATA_CLOCK_PERF;
+	r.callgraph = record_run__perf_callgraph(o);
 	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
 	outfile__protect(path, "the program being recorded");
-	rc = pdata__create(&r.pd, o->output, NULL, res->why, sizeof(res->why));
+	rc = record_run__create(&r, res->why, sizeof(res->why));
 	if (rc < 0) {
 		close(pidfd);
 		return rc;
@@ -216,14 +219,13 @@ int record__attach(const struct record_opts *o, struct record_result *res)
 	h = pdata__header(r.pd);
 	read_cmdline(pid, h->command, sizeof(h->command));
 	h->root_pid = pid;
-	h->clock = PDATA_CLOCK_PERF;
-	h->nominal_hz = r.hz;
 	h->flags = PDATA_F_ATTACH | (o->inherit ? PDATA_F_INHERIT : 0);
 	record_run__set_note(&r,
 			     "perf_event task-clock, attached to running threads%s; per-thread CPU "
 			     "time of the threads that start meanwhile: the task clock at their "
 			     "exit, split into user and system time by the samples%s",
 			     r.hz < o->hz ? ", rate capped by perf_event_max_sample_rate" : "", "");
+	record_run__start_header(&r);
 	root = perf_session__add_root(r.perf, pid, 0, exe, 1);
 
 	attach_loop(&r, pid, pidfd);

@@ -160,47 +160,79 @@ static void open_accounting(struct record_run *r, struct perf_session_opts *po)
 	po->thread_cpu_split = !r->bpf; /* the histogram's ticks do not pass the recorder */
 }
 
-/* The clock note of the perf-event clocks, once the events are open. */
+/* The agent's clocks take no call stacks (yet): a -g recording is flat, and says so. */
+static void agent_without_stacks(struct record_run *r)
+{
+	r->callgraph = PDATA_CG_NONE;
+	if (r->o->callgraph != RECORD_CG_NONE && !r->res->warning[0])
+		snprintf(r->res->warning, sizeof(r->res->warning),
+			 "call stacks need perf events, which the %s clock does not use: the "
+			 "profile is flat",
+			 pdata__clock_name((uint32_t)r->clock));
+}
+
+/* The clock note of a perf-event clock, once its events are open. */
 static void perf_note(struct record_run *r)
 {
-	snprintf(r->note, sizeof(r->note), "%s%s, %s%s; per-thread CPU time: %s",
-		 r->bpf ? "BPF histogram on task-clock" : "perf_event task-clock",
-		 r->o->clock == RECORD_CLOCK_AUTO ?
-			 " (auto: the BPF histogram measured no cheaper, doc/accounting.md)" :
-			 "",
-		 r->o->inherit ? "per-CPU rings, inherit" : "per-CPU rings, threads only",
-		 r->hz < r->o->hz ? ", rate capped by perf_event_max_sample_rate" : "",
-		 r->acct ? "the kernel's accounting (BPF: runtime, utime/stime split), exit "
-			   "status of every process" :
-			   "the task clock at each thread's exit, split into user and system "
-			   "time by the samples; exit status of the command and of the orphans "
-			   "it adopts");
+	const char *rings =
+		r->o->inherit ? "per-CPU rings, inherit" : "per-CPU rings, threads only";
+	const char *capped = r->hz < r->o->hz ? ", rate capped by perf_event_max_sample_rate" : "";
+	const char *acct = r->acct ? "the kernel's accounting (BPF: runtime, utime/stime split), "
+				     "exit status of every process" :
+				     "the task clock at each thread's exit, split into user and "
+				     "system time by the samples; exit status of the command and "
+				     "of the orphans it adopts";
+	const char *what = "perf_event task-clock";
+
+	if (r->bpf && r->callgraph != PDATA_CG_NONE)
+		what = "BPF program on task-clock, every tick through the ring (a call stack "
+		       "cannot be counted in the kernel)";
+	else if (r->bpf)
+		what = "BPF histogram on task-clock";
+	else if (r->o->clock == RECORD_CLOCK_AUTO)
+		what = "perf_event task-clock (auto: the BPF histogram measured no cheaper, "
+		       "doc/accounting.md)";
+	snprintf(r->note, sizeof(r->note), "%s, %s%s; per-thread CPU time: %s", what, rings,
+		 capped, acct);
 }
 
 /* Returns 0 with perf on, 1 to use the agent, or -errno (why filled). */
 static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen)
 {
-	struct perf_session_opts po = {.hz = r->hz, .follow_children = r->o->inherit, .kernel = 1};
+	struct perf_session_opts po = {.hz = r->hz,
+				       .follow_children = r->o->inherit,
+				       .kernel = 1,
+				       .callgraph = record_run__perf_callgraph(r->o),
+				       .stack_bytes = r->o->stack_bytes};
 	const char *simulated = getenv(PROFIL_ENV_SIMULATE_PERF_ERRNO);
 	int rc;
 
 	if (r->o->clock == RECORD_CLOCK_THREAD || r->o->clock == RECORD_CLOCK_ITIMER) {
+		if (r->o->callgraph == RECORD_CG_FP || r->o->callgraph == RECORD_CG_DWARF) {
+			snprintf(why, whylen,
+				 "--call-graph %s needs perf events (--clock perf or bpf)",
+				 r->o->callgraph == RECORD_CG_FP ? "fp" : "dwarf");
+			return -EINVAL;
+		}
 		r->clock = r->o->clock == RECORD_CLOCK_ITIMER ? PDATA_CLOCK_ITIMER :
 								PDATA_CLOCK_THREAD;
 		snprintf(r->note, sizeof(r->note), "%s clock asked for (--clock)%s",
 			 r->o->clock == RECORD_CLOCK_ITIMER ? "itimer" : "thread",
 			 AGENT_CLOCK_NOTE);
+		agent_without_stacks(r);
 		return 1;
 	}
 	/*
 	 * The kernel-side histogram when asked for.  Not auto's: it measured no
 	 * cheaper than the perf clock here, at 1 and 10 kHz, on one process or a
-	 * build (doc/accounting.md).
+	 * build (doc/accounting.md); with call stacks every tick goes through the
+	 * ring anyway (bench/results/callgraph.md).
 	 */
 	if (r->o->clock == RECORD_CLOCK_BPF) {
 		char bwhy[256];
 
-		rc = record_bpf__open(&r->bpf, r->pd, bwhy, sizeof(bwhy));
+		rc = record_bpf__open(&r->bpf, r->pd, po.callgraph != PDATA_CG_NONE, bwhy,
+				      sizeof(bwhy));
 		if (rc < 0) {
 			snprintf(why, whylen, "%s", bwhy);
 			return rc;
@@ -211,6 +243,7 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 	rc = perf_session__open(&r->perf, r->pd, &po, &r->child, 1, why, whylen);
 	if (rc == 0) {
 		r->clock = r->bpf ? PDATA_CLOCK_BPF : PDATA_CLOCK_PERF;
+		r->callgraph = po.callgraph;
 		perf_note(r);
 		return 0;
 	}
@@ -226,6 +259,7 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 		 perf_errno_is_refusal(-rc) ? "refused" : "failed",
 		 strerrorname_np(-rc) ? strerrorname_np(-rc) : "error",
 		 simulated && *simulated ? " (simulated)" : "", AGENT_CLOCK_NOTE);
+	agent_without_stacks(r);
 	return 1;
 }
 
@@ -390,7 +424,7 @@ int record__command(const struct record_opts *o, struct record_result *res)
 	cap = record_run__max_perf_rate();
 	if (o->clock != RECORD_CLOCK_THREAD && o->clock != RECORD_CLOCK_ITIMER && cap && r.hz > cap)
 		r.hz = cap;
-	rc = pdata__create(&r.pd, o->output, NULL, res->why, sizeof(res->why));
+	rc = record_run__create(&r, res->why, sizeof(res->why));
 	if (rc < 0)
 		return rc;
 	pdata__exit_on_truncation(r.pd, "profil record", o->output);
@@ -429,10 +463,8 @@ int record__command(const struct record_opts *o, struct record_result *res)
 	shquote__argv(cmdline, sizeof(cmdline), o->argv, -1);
 	snprintf(h->command, sizeof(h->command), "%s", cmdline);
 	h->root_pid = r.child;
-	h->clock = (uint32_t)r.clock;
-	h->nominal_hz = r.hz;
 	h->flags = o->inherit ? PDATA_F_INHERIT : 0;
-	snprintf(h->clock_note, sizeof(h->clock_note), "%s", r.note);
+	record_run__start_header(&r);
 	if (!use_agent)
 		perf_session__add_root(r.perf, r.child, getpid(), r.exe, 0);
 	if (r.events)

@@ -26,12 +26,16 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "record/cpuacct.h"
+#include "record/perf_sample.h"
 #include "record/perf_session.h"
 #include "record/proctree.h"
+#include "record/record.h"
+#include "record/stacks.h"
 #include "utils/htab.h"
 
 struct ring {
@@ -45,7 +49,22 @@ struct ring {
 struct qent {
 	uint64_t ts;
 	uint64_t seq;
-	size_t off;
+	uint32_t chunk; /* where the record waits: chunks[chunk].mem + off */
+	uint32_t off;
+};
+
+/*
+ * The records read from the rings wait for their turn in chunks, which are
+ * reused once every record in them is handled: a record is copied once,
+ * and the memory stays (with call stacks ~165 MB/s per busy CPU pass
+ * through; allocating it afresh every round cost more than the unwinding).
+ */
+#define CHUNK_BYTES (4u << 20)
+
+struct chunk {
+	char *mem;
+	size_t used;
+	size_t live; /* records in it not yet handled */
 };
 
 struct perf_session {
@@ -58,10 +77,11 @@ struct perf_session {
 	int *fds; /* every event */
 	int nfds, fdcap;
 	uint32_t ring_pages;
-	struct proctree *tree; /* the processes and threads the records describe */
+	uint32_t ring_pages_asked; /* before the mlock limit had its say */
+	struct proctree *tree;	   /* the processes and threads the records describe */
 	/* reorder queue */
-	char *arena;
-	size_t arena_used, arena_cap;
+	struct chunk *chunks;
+	uint32_t nchunks, cur; /* records are appended to chunks[cur] */
 	struct qent *q;
 	size_t nq, qcap;
 	uint64_t seq;
@@ -72,6 +92,8 @@ struct perf_session {
 	uint64_t handled_until; /* records up to this time have been handled */
 	int kernel;		/* the events sample kernel PCs */
 	int sample_read;	/* the samples carry the count (see fill_attr) */
+	struct stacks *stacks;		  /* call stacks, NULL: a flat profile */
+	struct perf_sample_layout layout; /* what the samples hold */
 };
 
 struct throttle_ent {
@@ -157,7 +179,7 @@ static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-static void fill_attr(const struct perf_session *s, struct perf_event_attr *a)
+static void fill_attr(struct perf_session *s, struct perf_event_attr *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -193,6 +215,11 @@ static void fill_attr(const struct perf_session *s, struct perf_event_attr *a)
 	a->clockid = CLOCK_MONOTONIC; /* one time base for every CPU's ring */
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(s->ring_pages * (uint64_t)getpagesize() / 2);
+	if (s->stacks)
+		stacks__fill_attr(s->stacks, a);
+	s->layout.sample_type = a->sample_type;
+	s->layout.regs_mask = a->sample_regs_user;
+	s->layout.read_format = a->read_format;
 }
 
 static int push_fd(struct perf_session *s, int fd)
@@ -234,6 +261,58 @@ static int map_ring(struct perf_session *s, struct ring *r, int fd)
 		return 0;
 	}
 	return -EPERM;
+}
+
+/*
+ * The ring size the locked-memory limit allows for every CPU at once
+ * (perf_event_mlock_kb per CPU, then RLIMIT_MEMLOCK), found on dummy events
+ * of the recorder itself before the real ones are opened: their wakeup
+ * watermark is half the ring, and a watermark set for a larger ring than
+ * the one mapped would wake the recorder only when the ring is full.
+ */
+static void fit_ring_pages(struct perf_session *s)
+{
+	struct perf_event_attr a = {.size = sizeof(a),
+				    .type = PERF_TYPE_SOFTWARE,
+				    .config = PERF_COUNT_SW_DUMMY,
+				    .disabled = 1,
+				    .exclude_kernel = 1,
+				    .exclude_hv = 1};
+	size_t page = (size_t)getpagesize();
+	int *fds = malloc(sizeof(int) * (size_t)s->ncpus);
+	void **maps = calloc((size_t)s->ncpus, sizeof(void *));
+	int n = 0;
+
+	for (; fds && maps && n < s->ncpus; n++) {
+		fds[n] = sys_perf_event_open(&a, 0, s->cpus[n]);
+		if (fds[n] < 0)
+			break;
+	}
+	/* every CPU at the same size: the first must not take what the last needs */
+	for (uint32_t pages = s->ring_pages; n == s->ncpus && pages >= 4; pages /= 2) {
+		size_t len = (pages + 1) * page;
+		int ok = 1;
+
+		for (int i = 0; i < n && ok; i++) {
+			maps[i] = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fds[i], 0);
+			ok = maps[i] != MAP_FAILED;
+			if (!ok)
+				maps[i] = NULL;
+		}
+		for (int i = 0; i < n; i++) {
+			if (maps[i])
+				munmap(maps[i], len);
+			maps[i] = NULL;
+		}
+		if (ok) {
+			s->ring_pages = pages;
+			break;
+		}
+	}
+	for (int i = 0; fds && i < n; i++)
+		close(fds[i]);
+	free(fds);
+	free(maps);
 }
 
 static int open_tid(struct perf_session *s, pid_t tid, char *why, size_t whylen)
@@ -312,6 +391,40 @@ int perf_session__add_tids(struct perf_session *s, const pid_t *tids, int ntids,
 	return 0;
 }
 
+/*
+ * Pages of each CPU's ring.  Flat: 1 MiB, ~0.3 s of samples at 100 kHz.
+ * With stacks, 0.2 s of samples at the rate asked (a dwarf sample is the
+ * stack copy plus ~300 bytes: at 10 kHz ~165 MB/s per busy CPU; the poll
+ * loop drains every 50 ms at the latest), between 1 and 16 MiB, and at
+ * most 256 MiB for all CPUs together.  Less when the mlock limit says so.
+ */
+static uint32_t ring_pages_for(const struct perf_session_opts *o, int ncpus)
+{
+	uint64_t record =
+		o->callgraph == PDATA_CG_DWARF ?
+			(o->stack_bytes ? o->stack_bytes : RECORD_STACK_BYTES_DEFAULT) + 512 :
+			1024;
+	uint64_t want = (uint64_t)o->hz * record / 5, cap = (256ull << 20) / (uint64_t)ncpus;
+	uint64_t page = (uint64_t)getpagesize();
+	uint32_t pages = 256;
+
+	if (o->callgraph == PDATA_CG_NONE)
+		return 256;
+	if (cap > 16ull << 20)
+		cap = 16ull << 20;
+	while ((uint64_t)pages * page < want && (uint64_t)pages * 2 * page <= cap)
+		pages *= 2;
+	return pages;
+}
+
+/* A process's mappings were read from /proc: the unwinder reads them too. */
+static void on_proc_maps(void *arg, pid_t pid)
+{
+	struct perf_session *s = arg;
+
+	stacks__proc_maps(s->stacks, pid);
+}
+
 int perf_session__open(struct perf_session **out, struct pdata *pd,
 		       const struct perf_session_opts *opts, const pid_t *tids, int ntids,
 		       char *why, size_t whylen)
@@ -329,13 +442,25 @@ int perf_session__open(struct perf_session **out, struct pdata *pd,
 	s->sample_read = opts->thread_cpu;
 	/* 256 pages = 1 MiB per CPU: ~0.3 s of samples at 100 kHz; less if mlock is limited */
 	s->ring_pages = 256;
+	if (opts->callgraph != PDATA_CG_NONE) {
+		rc = stacks__new(&s->stacks, opts->callgraph, opts->stack_bytes);
+		if (rc < 0) {
+			snprintf(why, whylen, "%s",
+				 rc == -EINVAL ? "bad call-graph mode or stack size" :
+						 "out of memory");
+			free(s);
+			return rc;
+		}
+	}
 	rc = read_online_cpus(&s->cpus);
 	if (rc <= 0) {
 		snprintf(why, whylen, "cannot list the online CPUs");
+		stacks__free(s->stacks);
 		free(s);
 		return rc < 0 ? rc : -ENODEV;
 	}
 	s->ncpus = rc;
+	s->ring_pages = s->ring_pages_asked = ring_pages_for(opts, s->ncpus);
 	s->rings = calloc(s->ncpus, sizeof(*s->rings));
 	s->ring_fds = calloc(s->ncpus, sizeof(int));
 	s->throttles = htab__new(&throttle_type, 16);
@@ -344,6 +469,10 @@ int perf_session__open(struct perf_session **out, struct pdata *pd,
 		perf_session__close(s);
 		return -ENOMEM;
 	}
+	if (s->stacks)
+		proctree__on_proc_maps(s->tree, on_proc_maps, s);
+	if (geteuid() != 0) /* root locks what it needs */
+		fit_ring_pages(s);
 	rc = perf_session__add_tids(s, tids, ntids, why, whylen);
 	if (rc < 0) {
 		perf_session__close(s);
@@ -362,6 +491,16 @@ const int *perf_session__fds(struct perf_session *s, int *n)
 uint32_t perf_session__ring_pages(struct perf_session *s)
 {
 	return s->ring_pages;
+}
+
+struct stacks *perf_session__stacks(struct perf_session *s)
+{
+	return s->stacks;
+}
+
+int perf_session__ring_limited(struct perf_session *s)
+{
+	return s->ring_pages < s->ring_pages_asked;
 }
 
 uint64_t perf_session__throttled(struct perf_session *s)
@@ -449,10 +588,11 @@ struct task_body {
 
 static void on_sample(struct perf_session *s, const struct perf_event_header *h)
 {
-	const struct sample_body *b = (const void *)(h + 1);
+	struct perf_sample smp;
+	const struct perf_sample *b = &smp;
 	struct pstate *p;
 
-	if (h->size < sizeof(*h) + sizeof(*b))
+	if (perf_sample__parse(&s->layout, h, h->size, &smp) < 0)
 		return;
 	p = proctree__lazy(s->tree, (pid_t)b->pid);
 	if (!p) {
@@ -482,7 +622,10 @@ static void on_sample(struct perf_session *s, const struct perf_event_header *h)
 		if (t)
 			cpuacct__sample(t, b->ip);
 	}
-	pdata__count(s->pd, p->rec->id, (int)b->tid, b->ip, 1);
+	if (s->stacks)
+		stacks__count(s->stacks, s->pd, p->rec->id, b);
+	else
+		pdata__count(s->pd, p->rec->id, (int)b->tid, b->ip, 1);
 	if (s->opts.observer && s->opts.observer->sample)
 		s->opts.observer->sample(s->opts.observer->arg, p->pid, (pid_t)b->tid, p->rec->id,
 					 b->ip);
@@ -544,6 +687,13 @@ static void on_mmap2(struct perf_session *s, const struct perf_event_header *h)
 				     (const uint8_t *)&b->maj + 4, *(const uint8_t *)&b->maj);
 	else
 		proctree__add_map(s->tree, p, b->addr, b->addr + b->len, b->pgoff, b->prot, path);
+	if (s->stacks) {
+		/* a record with a build id has no device and inode: the file is then known by path */
+		int by_id = (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) != 0;
+
+		stacks__map(s->stacks, (pid_t)b->pid, b->addr, b->addr + b->len, b->pgoff,
+			    by_id ? 0 : makedev(b->maj, b->min), by_id ? 0 : b->ino, path);
+	}
 }
 
 static void on_exec(struct perf_session *s, pid_t pid, const char *comm)
@@ -568,6 +718,8 @@ static void on_exec(struct perf_session *s, pid_t pid, const char *comm)
 			pdata__end_proc(old->rec, PDATA_END_EXEC, 0, pdata__now_ns(), NULL);
 		observe_end(s, pid);
 	}
+	if (s->stacks)
+		stacks__forget(s->stacks, pid); /* the new image's mappings follow */
 	p = pstate__new(pid, old ? old->ppid : proc_read_ppid(pid), "");
 	if (!p)
 		return;
@@ -646,6 +798,8 @@ static void on_fork(struct perf_session *s, const struct perf_event_header *h)
 		for (size_t i = 0; i < parent->nmaps; i++)
 			pstate__copy_map(child, &parent->maps[i]);
 	}
+	if (s->stacks)
+		stacks__fork(s->stacks, (pid_t)b->ppid, (pid_t)b->pid);
 	child = proctree__set(s->tree, child);
 	if (!child)
 		return;
@@ -665,6 +819,8 @@ static void on_exit_rec(struct perf_session *s, const struct perf_event_header *
 			s->opts.observer->thread_end(s->opts.observer->arg, (pid_t)b->tid);
 		return;
 	}
+	if (s->stacks)
+		stacks__forget(s->stacks, (pid_t)b->pid);
 	p = proctree__find(s->tree, (pid_t)b->pid);
 	if (!p || p->ended)
 		return;
@@ -788,20 +944,35 @@ static uint64_t record_time(const struct perf_event_header *h)
 	return t;
 }
 
+/* A chunk with room for bytes more (the current one, a free one, or a new one). */
+static int chunk_reserve(struct perf_session *s, size_t bytes)
+{
+	struct chunk *n;
+
+	if (s->nchunks && s->chunks[s->cur].used + bytes <= CHUNK_BYTES)
+		return 0;
+	for (uint32_t i = 0; i < s->nchunks; i++) {
+		if (!s->chunks[i].live) {
+			s->chunks[i].used = 0;
+			s->cur = i;
+			return 0;
+		}
+	}
+	n = realloc(s->chunks, (s->nchunks + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	s->chunks = n;
+	n[s->nchunks] = (struct chunk){.mem = malloc(CHUNK_BYTES)};
+	if (!n[s->nchunks].mem)
+		return -ENOMEM;
+	s->cur = s->nchunks++;
+	return 0;
+}
+
 static int queue_reserve(struct perf_session *s, size_t bytes)
 {
-	if (s->arena_used + bytes > s->arena_cap) {
-		size_t cap = s->arena_cap ? s->arena_cap : 1 << 20;
-		char *n;
-
-		while (cap < s->arena_used + bytes)
-			cap *= 2;
-		n = realloc(s->arena, cap);
-		if (!n)
-			return -ENOMEM;
-		s->arena = n;
-		s->arena_cap = cap;
-	}
+	if (chunk_reserve(s, bytes) < 0)
+		return -ENOMEM;
 	if (s->nq == s->qcap) {
 		size_t cap = s->qcap ? s->qcap * 2 : 16384;
 		struct qent *n = realloc(s->q, cap * sizeof(*n));
@@ -839,20 +1010,22 @@ static void read_ring(struct perf_session *s, struct ring *r)
 			tail += h.size; /* out of memory: drop it, keep the ring moving */
 			continue;
 		}
-		dst = s->arena + s->arena_used;
+		dst = s->chunks[s->cur].mem + s->chunks[s->cur].used;
 		if (first >= h.size) {
 			memcpy(dst, r->data + at, h.size);
 		} else {
 			memcpy(dst, r->data + at, first);
 			memcpy(dst + first, r->data, h.size - first);
 		}
-		s->q[s->nq].off = s->arena_used;
+		s->q[s->nq].chunk = s->cur;
+		s->q[s->nq].off = (uint32_t)s->chunks[s->cur].used;
 		s->q[s->nq].seq = s->seq++;
 		s->q[s->nq].ts = record_time((const struct perf_event_header *)dst);
 		if (s->q[s->nq].ts > s->max_ts)
 			s->max_ts = s->q[s->nq].ts;
 		s->nq++;
-		s->arena_used += (h.size + 7) & ~7u;
+		s->chunks[s->cur].used += (h.size + 7) & ~7u;
+		s->chunks[s->cur].live++;
 		tail += h.size;
 	}
 	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
@@ -869,14 +1042,13 @@ static int cmp_qent(const void *a, const void *b)
 
 static const struct perf_event_header *queued(const struct perf_session *s, size_t i)
 {
-	return (const struct perf_event_header *)(s->arena + s->q[i].off);
+	return (const struct perf_event_header *)(s->chunks[s->q[i].chunk].mem + s->q[i].off);
 }
 
 void perf_session__drain(struct perf_session *s, int final)
 {
 	uint64_t limit;
-	size_t i, keep = 0;
-	size_t used = 0;
+	size_t i;
 
 	for (int c = 0; c < s->ncpus; c++)
 		if (s->rings[c].meta)
@@ -887,39 +1059,13 @@ void perf_session__drain(struct perf_session *s, int final)
 	if (!s->nq)
 		return;
 	qsort(s->q, s->nq, sizeof(*s->q), cmp_qent);
-	for (i = 0; i < s->nq && s->q[i].ts <= limit; i++)
+	for (i = 0; i < s->nq && s->q[i].ts <= limit; i++) {
 		handle(s, queued(s, i));
-	/* keep the rest, in time order, in a fresh arena (entries are not in arena order) */
-	if (i < s->nq) {
-		size_t need = 0;
-		char *fresh;
-
-		for (size_t j = i; j < s->nq; j++)
-			need += (queued(s, j)->size + 7) & ~7u;
-		fresh = malloc(need > s->arena_cap ? need : s->arena_cap);
-		if (fresh) {
-			for (; i < s->nq; i++) {
-				const struct perf_event_header *h = queued(s, i);
-				size_t sz = (h->size + 7) & ~7u;
-
-				memcpy(fresh + used, h, sz);
-				s->q[keep] = s->q[i];
-				s->q[keep].off = used;
-				used += sz;
-				keep++;
-			}
-			free(s->arena);
-			s->arena = fresh;
-			if (need > s->arena_cap)
-				s->arena_cap = need;
-		} else {
-			/* no memory for the reorder window: process now, slightly out of order */
-			for (; i < s->nq; i++)
-				handle(s, queued(s, i));
-		}
+		s->chunks[s->q[i].chunk].live--;
 	}
-	s->nq = keep;
-	s->arena_used = used;
+	/* the rest waits, in time order, where it is */
+	memmove(s->q, s->q + i, (s->nq - i) * sizeof(*s->q));
+	s->nq -= i;
 }
 
 void perf_session__close(struct perf_session *s)
@@ -933,11 +1079,14 @@ void perf_session__close(struct perf_session *s)
 		close(s->fds[i]);
 	proctree__free(s->tree);
 	htab__free(s->throttles);
+	stacks__free(s->stacks);
 	free(s->fds);
 	free(s->rings);
 	free(s->ring_fds);
 	free(s->cpus);
-	free(s->arena);
+	for (uint32_t i = 0; i < s->nchunks; i++)
+		free(s->chunks[i].mem);
+	free(s->chunks);
 	free(s->q);
 	free(s);
 }

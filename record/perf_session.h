@@ -52,12 +52,15 @@ struct perf_session_opts {
 	 */
 	int thread_cpu;
 	int thread_cpu_split;
+	uint32_t callgraph;   /* enum pdata_callgraph: PDATA_CG_NONE, _FP or _DWARF */
+	uint32_t stack_bytes; /* dwarf: user stack copied per sample, 0 = the default */
 };
 
 /*
  * Open one task-clock sampling event per online CPU for each tid (inherit,
  * so that new threads, and children when asked, are followed), sharing
- * one ring buffer per CPU.  For a command (!attach) the events start
+ * one ring buffer per CPU (1 MiB; 16 MiB with call stacks, less when the
+ * mlock limit says so).  For a command (!attach) the events start
  * disabled and turn on at the task's exec.  On error returns -errno and
  * one sentence in why; the errno of perf_event_open itself is kept so that
  * the caller can tell a refusal (EACCES, EPERM, ENOSYS) from a failure.
@@ -105,12 +108,16 @@ void perf_session__thread_total(struct perf_session *s, pid_t tid, uint64_t ns);
 
 /* How process pid ended (the recorder waited for it: the command, or an orphan it adopted). */
 void perf_session__set_status(struct perf_session *s, pid_t pid, int status);
+/* The call stacks of the samples (record/stacks.h), NULL in a flat profile. */
+struct stacks *perf_session__stacks(struct perf_session *s);
 
 /* Counters: throttle records seen, processes that ended (EXIT records). */
 uint64_t perf_session__throttled(struct perf_session *s);
 /* Samples the kernel did not take while it throttled the events (an estimate: the time throttled). */
 uint64_t perf_session__throttled_samples(struct perf_session *s);
 uint32_t perf_session__ring_pages(struct perf_session *s);
+/* 1 when the rings are smaller than asked for (the locked-memory limit). */
+int perf_session__ring_limited(struct perf_session *s);
 
 void perf_session__close(struct perf_session *s);
 

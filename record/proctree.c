@@ -34,6 +34,8 @@ struct proctree {
 	struct htab *procs;    /* pid -> its current image */
 	struct htab *threads;  /* tid -> thread */
 	struct htab *statuses; /* pid -> wait status not yet written (its end not seen yet) */
+	void (*on_proc_maps)(void *arg, pid_t pid);
+	void *on_proc_maps_arg;
 };
 
 struct status_ent {
@@ -203,11 +205,19 @@ void proctree__ensure_rec(struct proctree *t, struct pstate *p)
 			       p->maps[i].build_id, p->maps[i].build_id_len);
 }
 
+void proctree__on_proc_maps(struct proctree *t, void (*fn)(void *arg, pid_t pid), void *arg)
+{
+	t->on_proc_maps = fn;
+	t->on_proc_maps_arg = arg;
+}
+
 void proctree__read_proc_maps(struct proctree *t, struct pstate *p)
 {
 	char path[64], line[PATH_MAX + 128];
 	FILE *f;
 
+	if (t->on_proc_maps)
+		t->on_proc_maps(t->on_proc_maps_arg, p->pid);
 	snprintf(path, sizeof(path), "/proc/%d/maps", p->pid);
 	f = fopen(path, "re");
 	if (!f)

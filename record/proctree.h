@@ -102,6 +102,8 @@ void proctree__add_map_id(struct proctree *t, struct pstate *p, uint64_t start, 
 			  unsigned len);
 /* The executable mappings of a running process, from /proc/PID/maps. */
 void proctree__read_proc_maps(struct proctree *t, struct pstate *p);
+/* Call fn(arg, pid) whenever the mappings of pid are read from /proc (the unwinder's hook). */
+void proctree__on_proc_maps(struct proctree *t, void (*fn)(void *arg, pid_t pid), void *arg);
 
 /* The thread tid, or NULL. */
 struct tstate *proctree__find_thread(struct proctree *t, pid_t tid);

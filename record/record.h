@@ -60,7 +60,14 @@
  *    (1e9 / nominal_hz, after capping: the rate every reader states),
  *    nominal_hz, clock and clock_note (why this clock, capping, where the
  *    kernel's time is, the source of the CPU times, throttling), the command
- *    quoted as a shell needs it.
+ *    quoted as a shell needs it;
+ *  - with call stacks (opts->callgraph): every sample's stack, unwound
+ *    while recording and deduplicated in the frame table; header.callgraph
+ *    says how (fp, dwarf), header.truncated how many were cut short, and
+ *    the clock note how they were taken and what went through the rings.
+ *    -g picks dwarf on the perf clock: the bpf clock cannot count a stack
+ *    in the kernel (every sample goes through the ring, as with perf, plus
+ *    the BPF program's run: no gain measured); auto takes perf anyway.
  */
 #ifndef PROFIL_RECORD_RECORD_H
 #define PROFIL_RECORD_RECORD_H
@@ -70,12 +77,25 @@
 
 #define RECORD_DEFAULT_HZ 997 /* near 1 kHz, prime: cannot run in lock-step with the program */
 
+/* --call-graph dwarf,SIZE: user stack bytes copied per sample (a multiple of 8). */
+#define RECORD_STACK_BYTES_DEFAULT 16384
+#define RECORD_STACK_BYTES_MIN 512
+#define RECORD_STACK_BYTES_MAX 65528 /* the kernel's limit: a sample record is at most 64 KiB */
+
 enum record_clock {
 	RECORD_CLOCK_AUTO,   /* perf, else thread (the agent); bpf measured no cheaper than perf */
 	RECORD_CLOCK_PERF,   /* perf_event task-clock sampling into ring buffers */
 	RECORD_CLOCK_THREAD, /* the agent: per-thread CPU-time timers */
 	RECORD_CLOCK_ITIMER, /* the agent: a process-wide CPU timer */
 	RECORD_CLOCK_BPF,    /* the kernel-side histogram on the perf events */
+};
+
+/* Call stacks (`-g`, `--call-graph MODE`), perf's names. */
+enum record_callgraph {
+	RECORD_CG_NONE,	 /* a flat profile */
+	RECORD_CG_AUTO,	 /* -g: the best this machine permits (dwarf on perf events) */
+	RECORD_CG_FP,	 /* the kernel's frame-pointer walk: cheap, broken by code without them */
+	RECORD_CG_DWARF, /* user stack copies unwound through the CFI by the recorder */
 };
 
 struct record_opts {
@@ -85,7 +105,9 @@ struct record_opts {
 	pid_t attach_pid;	 /* attach to this running process, 0: run argv */
 	int inherit;		 /* follow child processes */
 	const char *events;	 /* the prof/profil event stream ("-" = stdout), NULL: none */
-	char **argv;		 /* COMMAND [ARGS...] (NULL-terminated) when not attaching */
+	enum record_callgraph callgraph;
+	unsigned int stack_bytes; /* dwarf: user stack bytes copied per sample, 0 = 16 KiB */
+	char **argv;		  /* COMMAND [ARGS...] (NULL-terminated) when not attaching */
 };
 
 struct record_result {
@@ -112,8 +134,11 @@ struct record_result {
 	const char *clock_name; /* "perf", "bpf", "thread", "itimer" */
 	double effective_hz;	/* the rate stated: 1e9 / header.period_ns (as every reader says) */
 	unsigned int hz;    /* the nominal rate in effect: below opts->hz when the kernel caps it */
-	uint64_t throttled; /* samples the kernel did not take while it throttled the events */
-	int kernel;	    /* the kernel's PCs were sampled (PDATA_F_KERNEL) */
+	uint64_t throttled;	    /* samples the kernel did not take while it throttled the events */
+	int kernel;		    /* the kernel's PCs were sampled (PDATA_F_KERNEL) */
+	const char *callgraph_name; /* "none", "fp", "dwarf" (header.callgraph) */
+	uint64_t stacks_truncated;  /* samples whose stack was cut short (header.truncated) */
+	uint64_t stacks_dropped;    /* samples stored without their stack (frame table full) */
 };
 
 /*

@@ -22,6 +22,7 @@ struct record_bpf {
 	struct bpfclock *bc;
 	struct pdata *pd;
 	struct perf_session_observer obs;
+	int stacks; /* every tick through the ring: no bins */
 };
 
 static int on_event_fd(void *arg, int fd)
@@ -41,7 +42,8 @@ static void on_sample(void *arg, pid_t pid, pid_t tid, uint32_t proc, uint64_t p
 {
 	struct record_bpf *rb = arg;
 
-	bpfclock__add_region(rb->bc, (uint32_t)pid, (uint32_t)tid, proc, pc, pc + 1);
+	if (!rb->stacks)
+		bpfclock__add_region(rb->bc, (uint32_t)pid, (uint32_t)tid, proc, pc, pc + 1);
 }
 
 static void on_thread_end(void *arg, pid_t tid)
@@ -58,7 +60,8 @@ static void on_image_end(void *arg, pid_t pid)
 	bpfclock__forget_process(rb->bc, (uint32_t)pid, rb->pd);
 }
 
-int record_bpf__open(struct record_bpf **out, struct pdata *pd, char *why, size_t whylen)
+int record_bpf__open(struct record_bpf **out, struct pdata *pd, int stacks, char *why,
+		     size_t whylen)
 {
 	struct record_bpf *rb = calloc(1, sizeof(*rb));
 	int rc;
@@ -71,6 +74,7 @@ int record_bpf__open(struct record_bpf **out, struct pdata *pd, char *why, size_
 		return rc;
 	}
 	rb->pd = pd;
+	rb->stacks = stacks;
 	rb->obs = (struct perf_session_observer){.arg = rb,
 						 .event_fd = on_event_fd,
 						 .sample = on_sample,
@@ -96,6 +100,11 @@ void record_bpf__describe(struct record_bpf *rb, char *buf, size_t len)
 	struct bpfclock_stats st;
 
 	bpfclock__stats(rb->bc, &st);
+	if (rb->stacks) {
+		snprintf(buf, len, "%llu ticks, all through the ring (call stacks)",
+			 (unsigned long long)st.ticks);
+		return;
+	}
 	snprintf(buf, len, "%.1f%% binned in the kernel, %llu via the ring (%llu %s of bins%s)",
 		 st.ticks ? 100.0 * (double)st.binned / (double)st.ticks : 0.0,
 		 (unsigned long long)st.unresolved, (unsigned long long)st.regions,

@@ -9,8 +9,13 @@
 
 struct record_bpf;
 
-/* Load the BPF program.  -EPERM without root or CAP_BPF+CAP_PERFMON, -ENOTSUP without BPF in this build. */
-int record_bpf__open(struct record_bpf **out, struct pdata *pd, char *why, size_t whylen);
+/*
+ * Load the BPF program.  -EPERM without root or CAP_BPF+CAP_PERFMON, -ENOTSUP without BPF in this build.
+ * stacks: the samples carry call stacks, which the kernel cannot count in place: no thread
+ * gets bins, every tick goes through the ring (as with the perf clock, plus the program).
+ */
+int record_bpf__open(struct record_bpf **out, struct pdata *pd, int stacks, char *why,
+		     size_t whylen);
 
 /* The observer to put in perf_session_opts (NULL for rb == NULL). */
 const struct perf_session_observer *record_bpf__observer(struct record_bpf *rb);

@@ -17,6 +17,7 @@
 #include "record/procacct.h"
 #include "record/record_bpf.h"
 #include "record/run.h"
+#include "record/stacks.h"
 
 /*
  * The signals stay blocked when the recording is over: one that arrives at
@@ -68,6 +69,29 @@ static void drain_signals(struct record_run *r)
 		on_signal(r, &si);
 }
 
+uint32_t record_run__perf_callgraph(const struct record_opts *o)
+{
+	switch (o->callgraph) {
+	case RECORD_CG_AUTO:
+	case RECORD_CG_DWARF:
+		return PDATA_CG_DWARF;
+	case RECORD_CG_FP:
+		return PDATA_CG_FP;
+	default:
+		return PDATA_CG_NONE;
+	}
+}
+
+int record_run__create(struct record_run *r, char *why, size_t whylen)
+{
+	struct pdata_create_opts co = {0};
+
+	/* 1M frame nodes (16 MiB while recording): a few thousand distinct stacks use ~1 % */
+	if (r->o->callgraph != RECORD_CG_NONE)
+		co.frame_slots = PDATA_DEFAULT_FRAMES;
+	return pdata__create(&r->pd, r->o->output, &co, why, whylen);
+}
+
 void record_run__set_note(struct record_run *r, const char *fmt, const char *a, const char *b)
 {
 	snprintf(r->note, sizeof(r->note), fmt, a, b);
@@ -114,6 +138,57 @@ struct pdata_proc *record_run__latest_proc(struct pdata *pd, pid_t pid)
 
 	pdata__foreach_rec(pd, find_proc_cb, &a);
 	return a.found;
+}
+
+/* "; call stacks: ..." after the note, when the samples carry stacks. */
+static void append_stacks(struct record_run *r, char *note, size_t len)
+{
+	size_t at = strlen(note);
+
+	if (!r->perf || !perf_session__stacks(r->perf) || at + 2 >= len)
+		return;
+	snprintf(note + at, len - at, "; ");
+	at += 2;
+	stacks__describe(perf_session__stacks(r->perf), note + at, len - at);
+	at = strlen(note);
+	snprintf(note + at, len - at, "; rings of %llu KiB per CPU%s",
+		 (unsigned long long)perf_session__ring_pages(r->perf) * (uint64_t)getpagesize() /
+			 1024,
+		 perf_session__ring_limited(r->perf) ? " (the locked-memory limit)" : "");
+}
+
+/*
+ * Lost samples are said in the summary; with stacks (16 KiB a sample) a
+ * share worth acting on gets a sentence why.
+ */
+static void warn_lost(struct record_run *r, const struct pdata_header *h)
+{
+	uint64_t lost = h->lost, all = h->samples + h->lost;
+
+	if (!r->perf || !perf_session__stacks(r->perf) || r->res->warning[0] || !all ||
+	    lost * 100 < all)
+		return;
+	snprintf(r->res->warning, sizeof(r->res->warning),
+		 "%.1f%% of the samples were lost: the recorder did not read its rings (%llu KiB "
+		 "per CPU) in time%s",
+		 100.0 * (double)lost / (double)all,
+		 (unsigned long long)perf_session__ring_pages(r->perf) * (uint64_t)getpagesize() /
+			 1024,
+		 perf_session__ring_limited(r->perf) ?
+			 "; the locked-memory limit kept them small (ulimit -l, "
+			 "kernel.perf_event_mlock_kb)" :
+			 "; a lower -F helps");
+}
+
+void record_run__start_header(struct record_run *r)
+{
+	struct pdata_header *h = pdata__header(r->pd);
+
+	h->clock = (uint32_t)r->clock;
+	h->nominal_hz = r->hz;
+	h->callgraph = r->callgraph;
+	snprintf(h->clock_note, sizeof(h->clock_note), "%s", r->note);
+	append_stacks(r, h->clock_note, sizeof(h->clock_note));
 }
 
 static void append(char *note, size_t len, const char *fmt, const char *a)
@@ -202,6 +277,8 @@ void record_run__finish_header(struct record_run *r, const struct pdata_cpu *tre
 			 (unsigned long long)procacct__dropped(r->acct));
 		append(r->note, sizeof(r->note), "%s", buf);
 	}
+	append_stacks(r, r->note, sizeof(r->note));
+	h->callgraph = r->callgraph;
 	snprintf(h->clock_note, sizeof(h->clock_note), "%s", r->note);
 }
 
@@ -226,6 +303,10 @@ void record_run__finish(struct record_run *r)
 	res->hz = r->hz;
 	res->throttled = h->throttled;
 	res->kernel = (h->flags & PDATA_F_KERNEL) != 0;
+	warn_lost(r, h);
+	res->callgraph_name = pdata__callgraph_name(h->callgraph);
+	res->stacks_truncated = h->truncated;
+	res->stacks_dropped = h->stacks_dropped;
 }
 
 /*

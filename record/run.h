@@ -35,6 +35,7 @@ struct record_run {
 	int detached;
 	unsigned int hz;	  /* nominal rate in effect (may be capped) */
 	int clock;		  /* enum pdata_clock */
+	uint32_t callgraph;	  /* enum pdata_callgraph in effect */
 	char note[512];		  /* header.clock_note */
 	struct rusage children0;  /* RUSAGE_CHILDREN of the recorder before the command */
 	uint64_t root_runtime_ns; /* the command's own thread, from its schedstat as a zombie */
@@ -54,11 +55,27 @@ int record_run__poll_once(struct record_run *r, int extra_fd);
 /* The highest rate perf_event allows here (0: unknown). */
 unsigned int record_run__max_perf_rate(void);
 
+/*
+ * The call-stack method for a perf-event clock (perf or bpf): -g and
+ * --call-graph dwarf give PDATA_CG_DWARF, fp PDATA_CG_FP, none
+ * PDATA_CG_NONE.
+ */
+uint32_t record_run__perf_callgraph(const struct record_opts *o);
+
+/* The profile to create: with a frame table when call stacks are asked for. */
+int record_run__create(struct record_run *r, char *why, size_t whylen);
+
 /* The clock note: fmt with up to two strings. */
 void record_run__set_note(struct record_run *r, const char *fmt, const char *a, const char *b);
 
 /* The latest proc record of pid in the profile (the agent writes them in fallback mode), or NULL. */
 struct pdata_proc *record_run__latest_proc(struct pdata *pd, pid_t pid);
+
+/*
+ * The header's fields known at the start (clock, rate, call-stack method,
+ * the clock note), so that the profile of a killed recorder has them.
+ */
+void record_run__start_header(struct record_run *r);
 
 /*
  * Hand the kernel's accounting (r->acct) every event the perf session can

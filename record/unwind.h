@@ -14,6 +14,7 @@
  * CFI) gets one frame-pointer step, flagged.
  *
  * ---- How the perf session calls it ------------------------------------
+ * (record/stacks.c, fed by record/perf_session.c)
  *
  * perf_event_attr, in addition to what the flat profile asks for:
  *
