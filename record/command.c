@@ -192,8 +192,8 @@ static void perf_note(struct record_run *r)
 	else if (r->o->clock == RECORD_CLOCK_AUTO)
 		what = "perf_event task-clock (auto: the BPF histogram measured no cheaper, "
 		       "doc/accounting.md)";
-	snprintf(r->note, sizeof(r->note), "%s, %s%s; per-thread CPU time: %s", what, rings,
-		 capped, acct);
+	snprintf(r->note, sizeof(r->note), "%s, %s%s; per-thread CPU time: %s", what, rings, capped,
+		 acct);
 }
 
 /* Returns 0 with perf on, 1 to use the agent, or -errno (why filled). */

@@ -87,11 +87,11 @@ struct perf_session {
 	uint64_t seq;
 	uint64_t max_ts_prev, max_ts;
 	uint64_t throttled;
-	uint64_t throttled_ns;	/* time the events spent throttled */
-	struct htab *throttles; /* event id -> time it was throttled */
-	uint64_t handled_until; /* records up to this time have been handled */
-	int kernel;		/* the events sample kernel PCs */
-	int sample_read;	/* the samples carry the count (see fill_attr) */
+	uint64_t throttled_ns;		  /* time the events spent throttled */
+	struct htab *throttles;		  /* event id -> time it was throttled */
+	uint64_t handled_until;		  /* records up to this time have been handled */
+	int kernel;			  /* the events sample kernel PCs */
+	int sample_read;		  /* the samples carry the count (see fill_attr) */
 	struct stacks *stacks;		  /* call stacks, NULL: a flat profile */
 	struct perf_sample_layout layout; /* what the samples hold */
 };
