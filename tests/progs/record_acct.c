@@ -32,7 +32,8 @@ SPIN_FN(user_spin)
 /* read(2) of /dev/zero until the thread has used units * UNIT_NS of CPU time. */
 __attribute__((noinline)) void read_zero(unsigned long units)
 {
-	static char buf[1 << 20]; /* clearing 1 MiB dwarfs the system call: nearly all kernel time */
+	static char
+		buf[1 << 20]; /* clearing 1 MiB dwarfs the system call: nearly all kernel time */
 	int fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
 	uint64_t start = thread_cpu_ns(), now = start;
 

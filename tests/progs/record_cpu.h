@@ -58,8 +58,8 @@ static inline void truth_add(const char *func, uint64_t ns)
 		if (cur == 0) {
 			int expected = 0;
 
-			if (!__atomic_compare_exchange_n(&s->tid, &expected, -1, 0, __ATOMIC_ACQ_REL,
-							 __ATOMIC_ACQUIRE))
+			if (!__atomic_compare_exchange_n(&s->tid, &expected, -1, 0,
+							 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 				cur = expected;
 			else {
 				s->func = func;
@@ -84,17 +84,17 @@ static inline void truth_forget(void)
 }
 
 /* Spin, checking the thread's CPU clock about every 0.5 ms of work (a system call). */
-#define SPIN_FN(name)                                                                    \
-	__attribute__((noinline)) void name(unsigned long units)                         \
-	{                                                                                \
-		uint64_t start = thread_cpu_ns(), now = start, s = 0;                    \
-		while (now - start < units * UNIT_NS) {                                  \
-			for (unsigned long i = 0; i < 1000000; i++)                      \
-				s += i ^ (s >> 3);                                       \
-			now = thread_cpu_ns();                                           \
-		}                                                                        \
-		truth_sink += s;                                                         \
-		truth_add(#name, now - start);                                           \
+#define SPIN_FN(name)                                                                              \
+	__attribute__((noinline)) void name(unsigned long units)                                   \
+	{                                                                                          \
+		uint64_t start = thread_cpu_ns(), now = start, s = 0;                              \
+		while (now - start < units * UNIT_NS) {                                            \
+			for (unsigned long i = 0; i < 1000000; i++)                                \
+				s += i ^ (s >> 3);                                                 \
+			now = thread_cpu_ns();                                                     \
+		}                                                                                  \
+		truth_sink += s;                                                                   \
+		truth_add(#name, now - start);                                                     \
 	}
 
 static inline uint64_t tv_ns_(struct timeval tv)
@@ -120,9 +120,10 @@ static inline void truth_write(void)
 
 		if (tid <= 0)
 			continue;
-		n = snprintf(line, sizeof(line), "truth pid=%d tid=%d func=%s cpu_ns=%llu\n",
-			     (int)getpid(), tid, truth_table[i].func,
-			     (unsigned long long)__atomic_load_n(&truth_table[i].ns, __ATOMIC_RELAXED));
+		n = snprintf(
+			line, sizeof(line), "truth pid=%d tid=%d func=%s cpu_ns=%llu\n",
+			(int)getpid(), tid, truth_table[i].func,
+			(unsigned long long)__atomic_load_n(&truth_table[i].ns, __ATOMIC_RELAXED));
 		if (write(fd, line, (size_t)n) < 0)
 			break;
 	}
