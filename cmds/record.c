@@ -267,7 +267,7 @@ static void summary(const struct cmd_record_opts *co, const struct record_result
 	const char *why_incomplete = res->flush_err < 0 ? strerror(-res->flush_err) : NULL;
 
 	if (res->throttled)
-		snprintf(thr, sizeof(thr), ", the kernel throttled it: %llu %s not taken",
+		snprintf(thr, sizeof(thr), ", the kernel did not take %llu %s",
 			 (unsigned long long)res->throttled,
 			 plural(res->throttled, "sample", "samples"));
 	if (stat(co->rec.output, &st) < 0)

@@ -24,6 +24,7 @@ void cpuacct__leave(struct tstate *th)
 	}
 	c->left[c->nleft].rec = th->rec;
 	c->left[c->nleft].image = c->image;
+	c->left[c->nleft].samples = c->samples;
 	c->nleft++;
 	c->claimed += c->samples;
 	c->samples = c->kernel_samples = 0;
@@ -108,35 +109,47 @@ void cpuacct__adjust(uint64_t runtime_ns, uint64_t utime_ns, uint64_t stime_ns,
 	out->sys_ns = runtime_ns - out->user_ns;
 }
 
-/* The segment an exec ended: the image the thread left. */
-static void exec_segment(struct tstate *th, const struct pdata_cpu *seg)
+/* The ticks a segment's runtime was worth beyond its samples. */
+static uint64_t missed(uint64_t runtime_ns, uint64_t samples, uint64_t period_ns)
+{
+	uint64_t ticks = period_ns ? runtime_ns / period_ns : 0;
+
+	return ticks > samples ? ticks - samples : 0;
+}
+
+/* The segment an exec ended: the image the thread left.  Returns its samples. */
+static uint64_t exec_segment(struct tstate *th, const struct pdata_cpu *seg)
 {
 	struct tcpu *c = &th->cpu;
 	struct pdata_cpu zero = {0};
+	uint64_t samples;
 
 	if (!c->nleft)
-		return;
+		return UINT64_MAX;
+	samples = c->left[0].samples;
 	if (c->left[0].rec)
 		pdata__thread_cpu(c->left[0].rec, seg);
 	if (c->left[0].image)
 		image_add(c->left[0].image, &zero, seg);
 	memmove(c->left, c->left + 1, sizeof(c->left[0]) * (c->nleft - 1));
 	c->nleft--;
+	return samples;
 }
 
-void cpuacct__segment(struct proctree *t, const struct procacct_event *e)
+uint64_t cpuacct__segment(struct proctree *t, const struct procacct_event *e, uint64_t period_ns)
 {
 	struct tstate *th = proctree__find_thread(t, (pid_t)e->tid);
+	uint64_t samples = UINT64_MAX;
 	struct pdata_cpu seg;
 
 	cpuacct__adjust(e->runtime_ns, e->utime_ns, e->stime_ns, &seg);
 	if (e->kind == PROCACCT_EXEC) {
 		if (th && th->pid == (pid_t)e->pid)
-			exec_segment(th, &seg);
-		return;
+			samples = exec_segment(th, &seg);
+		return samples == UINT64_MAX ? 0 : missed(e->runtime_ns, samples, period_ns);
 	}
 	if (e->kind != PROCACCT_EXIT)
-		return;
+		return 0;
 	if (!th || th->pid != (pid_t)e->pid || !th->rec) {
 		/* a thread the rings never named (it took no sample): its record now */
 		struct pstate *p = proctree__find(t, (pid_t)e->pid);
@@ -145,8 +158,11 @@ void cpuacct__segment(struct proctree *t, const struct procacct_event *e)
 			proctree__note_thread(t, p, (pid_t)e->tid, NULL);
 		th = proctree__find_thread(t, (pid_t)e->tid);
 	}
-	if (th && th->rec && th->pid == (pid_t)e->pid)
+	if (th && th->rec && th->pid == (pid_t)e->pid) {
 		show(th->rec, th->cpu.image, &th->cpu.shown, &seg);
+		samples = th->cpu.samples;
+	}
 	if (e->group_dead)
 		proctree__set_status(t, (pid_t)e->pid, e->status);
+	return samples == UINT64_MAX ? 0 : missed(e->runtime_ns, samples, period_ns);
 }

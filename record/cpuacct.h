@@ -51,9 +51,12 @@ void cpuacct__task_clock(struct tstate *th, uint64_t ns, int absolute, uint64_t 
 /*
  * A procacct event: the CPU time of one (thread, image) segment; the wait
  * status of its process when it was the last thread.  The tree must have
- * handled every record up to the event's time.
+ * handled every record up to the event's time.  Returns the ticks of a
+ * period_ns clock that the segment's runtime was worth beyond the samples
+ * it brought through the ring (a timer that ran late skips them: samples
+ * not taken, when every sample passes the ring and the kernel is sampled).
  */
-void cpuacct__segment(struct proctree *t, const struct procacct_event *e);
+uint64_t cpuacct__segment(struct proctree *t, const struct procacct_event *e, uint64_t period_ns);
 
 /* The user/system split of runtime_ns as the kernel makes it from the tick accounting. */
 void cpuacct__adjust(uint64_t runtime_ns, uint64_t utime_ns, uint64_t stime_ns,

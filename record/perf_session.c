@@ -87,12 +87,13 @@ struct perf_session {
 	uint64_t seq;
 	uint64_t max_ts_prev, max_ts;
 	uint64_t throttled;
-	uint64_t throttled_ns;		  /* time the events spent throttled */
-	struct htab *throttles;		  /* event id -> time it was throttled */
-	uint64_t handled_until;		  /* records up to this time have been handled */
-	int kernel;			  /* the events sample kernel PCs */
-	int sample_read;		  /* the samples carry the count (see fill_attr) */
-	struct stacks *stacks;		  /* call stacks, NULL: a flat profile */
+	uint64_t throttled_ns;	/* time the events spent throttled */
+	struct htab *throttles; /* event id -> time it was throttled */
+	uint64_t handled_until; /* records up to this time have been handled */
+	int kernel;		/* the events sample kernel PCs */
+	int sample_read;	/* the samples carry the count (see fill_attr) */
+	uint64_t missed;	/* ticks the threads' runtime was worth beyond their samples */
+	struct stacks *stacks;	/* call stacks, NULL: a flat profile */
 	struct perf_sample_layout layout; /* what the samples hold */
 };
 
@@ -513,6 +514,11 @@ uint64_t perf_session__throttled_samples(struct perf_session *s)
 	return s->throttled_ns / (1000000000ull / (s->opts.hz ? s->opts.hz : 1));
 }
 
+uint64_t perf_session__missed_samples(struct perf_session *s)
+{
+	return s->missed;
+}
+
 int perf_session__kernel(struct perf_session *s)
 {
 	return s->kernel;
@@ -530,7 +536,11 @@ static uint64_t period_ns(const struct perf_session *s)
 
 void perf_session__account(struct perf_session *s, const struct procacct_event *e)
 {
-	cpuacct__segment(s->tree, e);
+	uint64_t missed = cpuacct__segment(s->tree, e, period_ns(s));
+
+	/* every tick of a thread is a sample (the kernel sampled, none binned): what lacks was skipped */
+	if (s->kernel && s->opts.thread_cpu_split)
+		s->missed += missed;
 }
 
 void perf_session__thread_total(struct perf_session *s, pid_t tid, uint64_t ns)
@@ -599,7 +609,9 @@ static void on_sample(struct perf_session *s, const struct perf_event_header *h)
 		__atomic_add_fetch(&pdata__header(s->pd)->dropped, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	p->await_first_exec = 0;
+	/* the command's exec: the kernel is sampled from the events' enabling, before its COMM */
+	if (b->ip < PDATA_KERNEL_START)
+		p->await_first_exec = 0;
 	if (!p->rec && !p->exe[0] && b->ip >= PDATA_KERNEL_START &&
 	    p->nearly < sizeof(p->early) / sizeof(p->early[0])) {
 		/* an exec'd image in the kernel before its first mapping names it: later */

@@ -115,6 +115,13 @@ struct stacks *perf_session__stacks(struct perf_session *s);
 uint64_t perf_session__throttled(struct perf_session *s);
 /* Samples the kernel did not take while it throttled the events (an estimate: the time throttled). */
 uint64_t perf_session__throttled_samples(struct perf_session *s);
+/*
+ * Samples the threads' runtime (the kernel's accounting) was worth beyond
+ * those that came: the timer ran late and skipped them (an hrtimer cannot
+ * keep every period at high rates).  Known only with the kernel sampled,
+ * every tick through the ring and the accounting events; else 0.
+ */
+uint64_t perf_session__missed_samples(struct perf_session *s);
 uint32_t perf_session__ring_pages(struct perf_session *s);
 /* 1 when the rings are smaller than asked for (the locked-memory limit). */
 int perf_session__ring_limited(struct perf_session *s);

@@ -55,6 +55,7 @@ struct tcpu {
 	struct {
 		struct pdata_thread *rec;
 		struct pdata_proc *image;
+		uint64_t samples; /* the samples it took there */
 	} left[4];
 	unsigned int nleft;
 };

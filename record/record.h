@@ -134,7 +134,7 @@ struct record_result {
 	const char *clock_name; /* "perf", "bpf", "thread", "itimer" */
 	double effective_hz;	/* the rate stated: 1e9 / header.period_ns (as every reader says) */
 	unsigned int hz;    /* the nominal rate in effect: below opts->hz when the kernel caps it */
-	uint64_t throttled; /* samples the kernel did not take while it throttled the events */
+	uint64_t throttled; /* samples the kernel did not take (throttled, or its timer late) */
 	int kernel;	    /* the kernel's PCs were sampled (PDATA_F_KERNEL) */
 	const char *callgraph_name; /* "none", "fp", "dwarf" (header.callgraph) */
 	uint64_t stacks_truncated;  /* samples whose stack was cut short (header.truncated) */

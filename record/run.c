@@ -268,6 +268,17 @@ void record_run__finish_header(struct record_run *r, const struct pdata_cpu *tre
 			 (unsigned long long)h->throttled);
 		append(r->note, sizeof(r->note), "%s", buf);
 	}
+	/* more than one in a hundred skipped: the kernel's timer could not keep the rate */
+	if (r->perf && perf_session__missed_samples(r->perf) * 100 > h->samples &&
+	    perf_session__missed_samples(r->perf) > h->throttled) {
+		snprintf(
+			buf, sizeof(buf),
+			"; %llu samples not taken: the kernel's timer ran late (the threads' "
+			"runtime was worth more)",
+			(unsigned long long)(perf_session__missed_samples(r->perf) - h->throttled));
+		h->throttled = perf_session__missed_samples(r->perf);
+		append(r->note, sizeof(r->note), "%s", buf);
+	}
 	if (r->bpf) {
 		record_bpf__describe(r->bpf, buf, sizeof(buf));
 		append(r->note, sizeof(r->note), "; %s", buf);
