@@ -79,3 +79,10 @@ max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
 [ "$(hdr cap.data nominal_hz)" = "$max" ] && grep -q "capped at $max" err.txt &&
 	"$DUMP" cap.data | grep -q '^note .*capped'
 expect rate_capped_at_kernel_limit "nominal $(hdr cap.data nominal_hz), max $max: $(cat err.txt)"
+
+# the kernel is sampled from the events' enabling in the command's exec, before the exec is
+# reported: those samples must not make the command's own exec look like a second image
+"$P" record -q -F 50000 -o one.data -- "$PROGS/record_prog" exit 0
+n=$("$DUMP" one.data | grep -c '^proc ')
+[ "$n" -eq 1 ] && "$DUMP" one.data | grep -q "^proc id=1 .*exe=.*/record_prog$"
+expect one_image_for_the_command "$("$DUMP" one.data | grep '^proc')"
