@@ -82,7 +82,7 @@ expect rate_capped_at_kernel_limit "nominal $(hdr cap.data nominal_hz), max $max
 
 # the kernel is sampled from the events' enabling in the command's exec, before the exec is
 # reported: those samples must not make the command's own exec look like a second image
-"$P" record -q -F 50000 -o one.data -- "$PROGS/record_prog" exit 0
+"$P" record -q -F "$max" -o one.data -- "$PROGS/record_prog" exit 0
 n=$("$DUMP" one.data | grep -c '^proc ')
 [ "$n" -eq 1 ] && "$DUMP" one.data | grep -q "^proc id=1 .*exe=.*/record_prog$"
 expect one_image_for_the_command "$("$DUMP" one.data | grep '^proc')"
