@@ -41,6 +41,9 @@
 #define PROFIL_ENV_AGENT_STACKS "PROFIL_AGENT_STACKS"
 #define PROFIL_ENV_TEST_STACK_DUMP "PROFIL_TEST_STACK_DUMP"
 
+/* The library the agent unwinds call stacks with (dlopen'ed, RTLD_LOCAL). */
+#define PROFIL_LIBUNWIND_SO "libunwind.so.8"
+
 /* File name of the agent, looked for next to the profil binary. */
 #define PROFIL_AGENT_SO_NAME "libprofil-agent.so"
 

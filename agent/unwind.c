@@ -57,12 +57,13 @@
 #include <string.h>
 #include <ucontext.h>
 
+#include "agent/agent_env.h"
 #include "agent/frame_cache.h"
 #include "lib/guard.h"
 #include "agent/unwind.h"
 
 #define TLS_IE __attribute__((tls_model("initial-exec")))
-#define LIBUNWIND_SONAME "libunwind.so.8"
+#define LIBUNWIND_SONAME PROFIL_LIBUNWIND_SO
 #define MAX_OBJECTS 256
 #define STR_(x) #x
 #define STR(x) STR_(x) /* the real symbol behind one of libunwind's macros */

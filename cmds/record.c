@@ -44,7 +44,8 @@ static void usage(FILE *out)
 		"where\n"
 		"                      permitted, else thread)\n"
 		"  -g                  record call stacks, the best way this machine permits\n"
-		"                      (dwarf on perf events)\n"
+		"                      (dwarf: on perf events, or in the sampled thread with\n"
+		"                      the thread and itimer clocks)\n"
 		"      --call-graph MODE  call stacks: dwarf[,SIZE] (the CFI, from SIZE bytes of\n"
 		"                      user stack per sample, default %d; complete without frame\n"
 		"                      pointers), fp (the kernel's frame-pointer walk: cheap, cut\n"
@@ -229,12 +230,10 @@ static int parse_args(int argc, char **argv, struct cmd_record_opts *co)
 				"-- COMMAND [ARGS...])\n");
 		return 2;
 	}
-	if ((o->callgraph == RECORD_CG_FP || o->callgraph == RECORD_CG_DWARF) &&
+	if (o->callgraph == RECORD_CG_FP &&
 	    (o->clock == RECORD_CLOCK_THREAD || o->clock == RECORD_CLOCK_ITIMER)) {
-		fprintf(stderr,
-			"profil record: --call-graph %s needs perf events (--clock perf or "
-			"bpf)\n",
-			o->callgraph == RECORD_CG_FP ? "fp" : "dwarf");
+		fprintf(stderr, "profil record: --call-graph fp needs perf events (--clock perf or "
+				"bpf); the thread and itimer clocks take dwarf stacks (-g)\n");
 		return 2;
 	}
 	if (o->attach_pid && o->events) {

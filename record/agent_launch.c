@@ -25,7 +25,7 @@ int agent_launch__find(char *out, size_t len)
 	return install_dirs__find(INSTALL_DIR_AGENT, PROFIL_AGENT_SO_NAME, out, len);
 }
 
-void agent_launch__prepare_child(int pdata_fd, int clock, unsigned int hz, int inherit,
+void agent_launch__prepare_child(int pdata_fd, int clock, unsigned int hz, int inherit, int stacks,
 				 const char *agent_path)
 {
 	const char *old = getenv("LD_PRELOAD");
@@ -44,6 +44,10 @@ void agent_launch__prepare_child(int pdata_fd, int clock, unsigned int hz, int i
 	snprintf(buf, sizeof(buf), "%u", hz);
 	setenv(PROFIL_ENV_AGENT_HZ, buf, 1);
 	setenv(PROFIL_ENV_AGENT_INHERIT, inherit ? "1" : "0", 1);
+	if (stacks)
+		setenv(PROFIL_ENV_AGENT_STACKS, "1", 1);
+	else
+		unsetenv(PROFIL_ENV_AGENT_STACKS);
 	unsetenv(PROFIL_ENV_AGENT_PARENT);
 	if (old && *old)
 		snprintf(buf, sizeof(buf), "%s:%s", agent_path, old);

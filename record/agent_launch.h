@@ -24,6 +24,6 @@ int agent_launch__find(char *out, size_t len);
  * cannot be described.
  */
 void agent_launch__prepare_child(int pdata_fd, int clock, unsigned int hz, int inherit,
-				 const char *agent_path);
+				 int stacks, const char *agent_path);
 
 #endif /* PROFIL_RECORD_AGENT_LAUNCH_H */

@@ -4,6 +4,7 @@
  * its exec, open the perf events on it (or hand it the agent), release it,
  * run the poll loop until it ends, and finish the profile.  See record.h.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -82,8 +83,9 @@ static void protect_command(char **argv, const char *exe)
 
 /* What the recorder tells the stopped child: how to exec. */
 struct go_msg {
-	char mode;  /* 'p' exec as is, 'a' exec with the agent, 'x' give up */
-	char clock; /* enum pdata_clock, agent mode */
+	char mode;   /* 'p' exec as is, 'a' exec with the agent, 'x' give up */
+	char clock;  /* enum pdata_clock, agent mode */
+	char stacks; /* agent mode: call stacks (unwound in the agent's signal handler) */
 	unsigned int hz;
 };
 
@@ -120,7 +122,7 @@ static int spawn_stopped(struct record_run *r, int *go_w, int *err_r, const char
 		close(go[0]);
 		if (m.mode == 'a')
 			agent_launch__prepare_child(pdata__fd(r->pd), m.clock, m.hz, r->o->inherit,
-						    agent_path);
+						    m.stacks, agent_path);
 		execvp(r->o->argv[0], r->o->argv);
 		e = errno;
 		if (write(err[1], &e, sizeof(e)) < 0)
@@ -160,15 +162,33 @@ static void open_accounting(struct record_run *r, struct perf_session_opts *po)
 	po->thread_cpu_split = !r->bpf; /* the histogram's ticks do not pass the recorder */
 }
 
-/* The agent's clocks take no call stacks (yet): a -g recording is flat, and says so. */
-static void agent_without_stacks(struct record_run *r)
+/*
+ * The agent's clocks take their call stacks in the sampled thread itself:
+ * agent/unwind.c walks the CFI (.eh_frame) with libunwind in the signal
+ * handler, so stacks are complete through code without frame pointers (fp
+ * and dwarf both get that).  libunwind is loaded by the agent at run time:
+ * without it (libunwind8 not installed) the profile is flat, and says so.
+ */
+static void agent_stacks(struct record_run *r)
 {
+	void *lib;
+
 	r->callgraph = PDATA_CG_NONE;
-	if (r->o->callgraph != RECORD_CG_NONE && !r->res->warning[0])
-		snprintf(r->res->warning, sizeof(r->res->warning),
-			 "call stacks need perf events, which the %s clock does not use: the "
-			 "profile is flat",
-			 pdata__clock_name((uint32_t)r->clock));
+	if (r->o->callgraph == RECORD_CG_NONE)
+		return;
+	lib = dlopen(PROFIL_LIBUNWIND_SO, RTLD_LAZY | RTLD_LOCAL);
+	if (!lib) {
+		if (!r->res->warning[0])
+			snprintf(r->res->warning, sizeof(r->res->warning),
+				 "call stacks of the %s clock need %s, which cannot be loaded "
+				 "here: the profile is flat",
+				 pdata__clock_name((uint32_t)r->clock), PROFIL_LIBUNWIND_SO);
+		return;
+	}
+	dlclose(lib);
+	r->callgraph = PDATA_CG_LIBUNWIND;
+	snprintf(r->note + strlen(r->note), sizeof(r->note) - strlen(r->note),
+		 "; call stacks unwound in the sampled thread (libunwind, the CFI)");
 }
 
 /* The clock note of a perf-event clock, once its events are open. */
@@ -208,18 +228,12 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 	int rc;
 
 	if (r->o->clock == RECORD_CLOCK_THREAD || r->o->clock == RECORD_CLOCK_ITIMER) {
-		if (r->o->callgraph == RECORD_CG_FP || r->o->callgraph == RECORD_CG_DWARF) {
-			snprintf(why, whylen,
-				 "--call-graph %s needs perf events (--clock perf or bpf)",
-				 r->o->callgraph == RECORD_CG_FP ? "fp" : "dwarf");
-			return -EINVAL;
-		}
 		r->clock = r->o->clock == RECORD_CLOCK_ITIMER ? PDATA_CLOCK_ITIMER :
 								PDATA_CLOCK_THREAD;
 		snprintf(r->note, sizeof(r->note), "%s clock asked for (--clock)%s",
 			 r->o->clock == RECORD_CLOCK_ITIMER ? "itimer" : "thread",
 			 AGENT_CLOCK_NOTE);
-		agent_without_stacks(r);
+		agent_stacks(r);
 		return 1;
 	}
 	/*
@@ -259,7 +273,7 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 		 perf_errno_is_refusal(-rc) ? "refused" : "failed",
 		 strerrorname_np(-rc) ? strerrorname_np(-rc) : "error",
 		 simulated && *simulated ? " (simulated)" : "", AGENT_CLOCK_NOTE);
-	agent_without_stacks(r);
+	agent_stacks(r);
 	return 1;
 }
 
@@ -471,6 +485,7 @@ int record__command(const struct record_opts *o, struct record_result *res)
 		record_events__start(r.events, r.pd, r.clock);
 	msg.mode = use_agent ? 'a' : 'p';
 	msg.clock = (char)r.clock;
+	msg.stacks = use_agent && r.callgraph == PDATA_CG_LIBUNWIND;
 	msg.hz = r.hz;
 	if (write(go_w, &msg, sizeof(msg)) != (ssize_t)sizeof(msg)) {
 		rc = why_fail(res->why, sizeof(res->why), -errno, "cannot start '%s': %s",

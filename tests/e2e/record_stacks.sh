@@ -1,10 +1,11 @@
 #!/bin/sh
-# Call stacks of the LD_PRELOAD agent (PROFIL_AGENT_STACKS=1): unwound in the
-# signal handler (agent/unwind.c) through code without frame pointers (the
-# test program, built -O2 -fomit-frame-pointer, and Debian's zlib).  Until the
-# profile format holds stacks, they are read from the test-only stack dump
-# (PROFIL_TEST_STACK_DUMP, agent/stack_dump.h) by the program itself, which
-# prints its figures (tests/progs/stack_prog.c).
+# Call stacks of the LD_PRELOAD agent (record -g with the thread or itimer
+# clock: PROFIL_AGENT_STACKS=1): unwound in the signal handler
+# (agent/unwind.c) through code without frame pointers (the test program,
+# built -O2 -fomit-frame-pointer, and Debian's zlib).  The program reads the
+# stacks from the test-only stack dump (PROFIL_TEST_STACK_DUMP,
+# agent/stack_dump.h) and prints its figures (tests/progs/stack_prog.c); the
+# profile's own stacks are checked against the same truth at the end.
 . "$ROOT/tests/e2e/record/common.sh"
 
 if is_asan; then
@@ -29,8 +30,8 @@ ratio() {
 # stacks_run CLOCK SECONDS SAMPLES: stack_prog under the agent with stacks; figures in out.txt
 stacks_run() {
 	rm -f stacks.dump
-	PROFIL_AGENT_STACKS=1 PROFIL_TEST_STACK_DUMP="$T/stacks.dump" \
-		"$P" record -q --clock "$1" -F 250 -o "st_$1.data" -- "$PROGS/stack_prog" "$2" "$3" >out.txt
+	PROFIL_TEST_STACK_DUMP="$T/stacks.dump" \
+		"$P" record -q -g --clock "$1" -F 250 -o "st_$1.data" -- "$PROGS/stack_prog" "$2" "$3" >out.txt
 }
 
 # 350 stacks of the main thread: the split of zlib time is then within about 1 point
@@ -58,9 +59,13 @@ leaf_c=$(field leaf_complete)
 [ "$leaf" -ge 100 ] && in_range "$(ratio "$leaf_c" "$leaf")" 0.95 1
 expect stacks_worker_leaf "spin_leaf samples=$leaf reaching worker_main=$leaf_c"
 
-# the temporary pdata__count_stack() counts the leaf: the flat profile is still there
-[ "$(hdr st_thread.data state)" = 2 ] && [ "$(fsamples st_thread.data spin_leaf)" -ge 100 ]
-expect stacks_flat_profile_kept "spin_leaf=$(fsamples st_thread.data spin_leaf) $("$DUMP" st_thread.data | head -1)"
+# the profile holds the same stacks (the frame table), read back through pview
+Q="$PROGS/stack_query"
+pleaf=$("$Q" st_thread.data count --leaf spin_leaf)
+preach=$("$Q" st_thread.data count --leaf spin_leaf --has worker_main)
+[ "$(hdr st_thread.data state)" = 2 ] && [ "$pleaf" -ge 100 ] && in_range "$(ratio "$preach" "$pleaf")" 0.95 1 &&
+	"$Q" st_thread.data header | grep -q "callgraph=libunwind"
+expect stacks_in_profile "spin_leaf=$pleaf reaching worker_main=$preach; $("$Q" st_thread.data header | head -1)"
 
 stacks_run itimer 0.6 100
 rc=$?
@@ -69,7 +74,7 @@ complete=$(ratio "$(field main_complete)" "$main")
 [ $rc -eq 0 ] && [ "$main" -ge 40 ] && in_range "$complete" 0.99 1
 expect stacks_itimer_clock "rc=$rc $(cat out.txt)"
 
-# without PROFIL_AGENT_STACKS the agent is flat: no sink with context, no dump
+# without -g the agent is flat: no sink with context, no dump
 rm -f flat.dump
 PROFIL_TEST_STACK_DUMP="$T/flat.dump" "$P" record -q --clock thread -o flat.data -- "$PROGS/stack_prog" 0.2 >out.txt 2>err.txt
 rc=$?
