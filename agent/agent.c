@@ -22,6 +22,12 @@
  *    value) and the destructor: record how the image ended (the
  *    recorder records its own child's status from wait4; SIGKILL cannot be
  *    seen from inside).
+ * CPU time (the kernel's accounting: getrusage, CPU-time clocks): an image's
+ * is the process's at its end less the process's when it began (0 for a
+ * fork child; an exec'd image starts where the image that exec'd it ended:
+ * PROFIL_AGENT_PARENT carries it); a thread's is written when it ends (a
+ * pthread key's destructor, set up by the pthread_create wrapper), and for
+ * the thread that ends the image, when the image ends.
  * Mappings: /proc/self/maps at start; when a sample's PC lies outside every
  * known mapping (a dlopen'ed library), the sink only raises a flag and the
  * maps are read again from a safe context: before the next dlopen/dlclose,
@@ -80,7 +86,12 @@ static struct {
 	int need_rescan;	 /* atomic: a sample fell outside every known mapping */
 	int rescanning;		 /* atomic try-lock */
 	int32_t tids[TID_SLOTS]; /* threads with a record in this image */
-	uint64_t lost_reported;	 /* atomic: sampler_lost() already added to the header */
+	struct pdata_thread *trecs[TID_SLOTS]; /* their records (NULL until written) */
+	struct pdata_cpu base;		       /* the process's CPU time when this image began */
+	struct pdata_cpu tbase;	  /* the main thread's, likewise (it goes on across an exec) */
+	pthread_key_t thread_key; /* a thread's destructor writes its CPU time */
+	int have_key;
+	uint64_t lost_reported; /* atomic: sampler_lost() already added to the header */
 } ag;
 
 /* not static: the dlopen trampoline (asm) jumps through it by name */
@@ -91,6 +102,7 @@ static int (*real_execvpe)(const char *, char *const[], char *const[]);
 static int (*real_fexecve)(int, char *const[], char *const[]);
 static void (*real_exit)(int) __attribute__((noreturn));
 static void (*real__exit)(int) __attribute__((noreturn));
+static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
 static void resolve_reals(void)
 {
@@ -101,6 +113,7 @@ static void resolve_reals(void)
 	real_fexecve = dlsym(RTLD_NEXT, "fexecve");
 	real_exit = dlsym(RTLD_NEXT, "exit");
 	real__exit = dlsym(RTLD_NEXT, "_exit");
+	real_pthread_create = dlsym(RTLD_NEXT, "pthread_create");
 }
 
 static pid_t my_tid(void)
@@ -291,32 +304,39 @@ static void note_thread(pid_t tid)
 				continue;
 			}
 			read_comm(tid, comm);
-			pdata__add_thread(ag.pd, ag.proc, tid, comm);
+			__atomic_store_n(&ag.trecs[i], pdata__add_thread(ag.pd, ag.proc, tid, comm),
+					 __ATOMIC_RELEASE);
 			return;
 		}
 	}
 }
 
 /*
- * Timer overruns the clock reported for this image (ticks that were due but
- * merged by the kernel), into the header's lost count.  Called at every
- * sample, not only on the exit paths: a death by a signal runs none of them,
- * and the count must already be in the file then.  Lock-free and
- * async-signal-safe: each overrun is added once, whoever gets there first.
+ * Timer overruns the clock reported for this image and nobody took yet:
+ * ticks that were due but that the kernel merged into a later one (it
+ * checks CPU-time timers at its own tick, CONFIG_HZ).  Lock-free and
+ * async-signal-safe: each overrun is taken once, whoever gets there first.
  */
-static void account_lost(void)
+static uint64_t take_overruns(void)
 {
 	uint64_t lost = sampler_lost();
 	uint64_t done = __atomic_load_n(&ag.lost_reported, __ATOMIC_RELAXED);
 
 	while (lost > done) {
 		if (__atomic_compare_exchange_n(&ag.lost_reported, &done, lost, 0, __ATOMIC_RELAXED,
-						__ATOMIC_RELAXED)) {
-			__atomic_add_fetch(&pdata__header(ag.pd)->lost, lost - done,
-					   __ATOMIC_RELAXED);
-			break;
-		}
+						__ATOMIC_RELAXED))
+			return lost - done;
 	}
+	return 0;
+}
+
+/* Overruns no sample took (the image ends), into the header's lost count. */
+static void account_lost(void)
+{
+	uint64_t n = take_overruns();
+
+	if (n)
+		__atomic_add_fetch(&pdata__header(ag.pd)->lost, n, __ATOMIC_RELAXED);
 }
 
 struct sample_args {
@@ -324,6 +344,12 @@ struct sample_args {
 	pid_t tid;
 };
 
+/*
+ * One tick, and the ticks the kernel merged into it (its overruns, taken at
+ * every sample: a death by a signal runs no exit path), counted at its PC:
+ * every count stands for one period of CPU time, and the profile's seconds
+ * add up to the CPU time (at rates above CONFIG_HZ a tick carries several).
+ */
 static void count_sample(void *arg)
 {
 	const struct sample_args *a = arg;
@@ -331,8 +357,8 @@ static void count_sample(void *arg)
 	if (pdata__finished(ag.pd))
 		return; /* the recorder is done: we outlived it (a daemon of the command) */
 	note_thread(a->tid);
-	pdata__count(ag.pd, __atomic_load_n(&ag.proc, __ATOMIC_RELAXED), a->tid, a->pc, 1);
-	account_lost();
+	pdata__count(ag.pd, __atomic_load_n(&ag.proc, __ATOMIC_RELAXED), a->tid, a->pc,
+		     1 + take_overruns());
 }
 
 /* The sink: in the clock's signal handler.  Atomics on the shared mapping only. */
@@ -359,9 +385,9 @@ static void count_stack(void *arg)
 	const struct stack_args *a = arg;
 
 	note_thread(a->tid);
+	/* with the ticks the kernel merged into this one, as count_sample */
 	pdata__count_stack(ag.pd, __atomic_load_n(&ag.proc, __ATOMIC_RELAXED), a->tid, a->pcs,
-			   (unsigned int)a->n, a->truncated, 1);
-	account_lost();
+			   (unsigned int)a->n, a->truncated, 1 + take_overruns());
 }
 
 /*
@@ -433,16 +459,26 @@ static void find_parent(void *arg)
 	pdata__foreach_rec(ag.pd, find_latest, arg);
 }
 
-/* Parent link: the image that exec'd us ("id:pid" with our pid), else the parent process. */
+/*
+ * Parent link: the image that exec'd us ("id:pid" with our pid; then our
+ * CPU time starts where its ended), else the parent process.
+ */
 static uint32_t parent_proc(void)
 {
 	const char *e = getenv(PROFIL_ENV_AGENT_PARENT);
 	struct find_arg a = {getppid(), 0};
+	unsigned long long c[6];
 	unsigned long id;
 	long pid;
 
-	if (e && sscanf(e, "%lu:%ld", &id, &pid) == 2 && pid == getpid())
+	if (e && sscanf(e, "%lu:%ld", &id, &pid) == 2 && pid == getpid()) {
+		if (sscanf(e, "%*u:%*d:%llu:%llu:%llu:%llu:%llu:%llu", &c[0], &c[1], &c[2], &c[3],
+			   &c[4], &c[5]) == 6) {
+			ag.base = (struct pdata_cpu){c[0], c[1], c[2]};
+			ag.tbase = (struct pdata_cpu){c[3], c[4], c[5]};
+		}
 		return (uint32_t)id;
+	}
 	on_file(find_parent, &a);
 	return a.id;
 }
@@ -452,20 +488,76 @@ static uint64_t tv_ns(struct timeval tv)
 	return (uint64_t)tv.tv_sec * 1000000000ull + (uint64_t)tv.tv_usec * 1000ull;
 }
 
-/* This image's CPU time: the total, and the kernel's user/system split. */
-static const struct pdata_cpu *cpu_now(struct pdata_cpu *cpu)
+/* The CPU time of this process (thread: of the calling thread): the total, and the kernel's split. */
+static struct pdata_cpu cpu_now(int thread)
 {
+	struct pdata_cpu cpu = {0};
 	struct timespec ts;
 	struct rusage ru;
 
-	memset(cpu, 0, sizeof(*cpu));
-	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0)
-		cpu->cpu_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	if (getrusage(RUSAGE_SELF, &ru) == 0) {
-		cpu->user_ns = tv_ns(ru.ru_utime);
-		cpu->sys_ns = tv_ns(ru.ru_stime);
+	if (clock_gettime(thread ? CLOCK_THREAD_CPUTIME_ID : CLOCK_PROCESS_CPUTIME_ID, &ts) == 0)
+		cpu.cpu_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (getrusage(thread ? RUSAGE_THREAD : RUSAGE_SELF, &ru) == 0) {
+		cpu.user_ns = tv_ns(ru.ru_utime);
+		cpu.sys_ns = tv_ns(ru.ru_stime);
 	}
 	return cpu;
+}
+
+static uint64_t less(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* now less the time before the image began (the kernel's two clocks differ a little: never < 0). */
+static struct pdata_cpu since(struct pdata_cpu now, const struct pdata_cpu *base)
+{
+	now.cpu_ns = less(now.cpu_ns, base->cpu_ns);
+	now.user_ns = less(now.user_ns, base->user_ns);
+	now.sys_ns = less(now.sys_ns, base->sys_ns);
+	return now;
+}
+
+/* The record of thread tid in this image, NULL when it has none. */
+static struct pdata_thread *thread_rec(pid_t tid)
+{
+	uint32_t i = ((uint32_t)tid * 2654435761u) & (TID_SLOTS - 1);
+
+	for (int probe = 0; probe < 64; probe++, i = (i + 1) & (TID_SLOTS - 1)) {
+		int32_t cur = __atomic_load_n(&ag.tids[i], __ATOMIC_ACQUIRE);
+
+		if (cur == tid)
+			return __atomic_load_n(&ag.trecs[i], __ATOMIC_ACQUIRE);
+		if (!cur)
+			return NULL;
+	}
+	return NULL;
+}
+
+struct thread_cpu_args {
+	pid_t tid;
+	struct pdata_cpu cpu;
+};
+
+static void write_thread_cpu(void *arg)
+{
+	const struct thread_cpu_args *a = arg;
+	struct pdata_thread *t;
+
+	note_thread(a->tid); /* a thread the clock never sampled gets its record now */
+	t = thread_rec(a->tid);
+	if (t)
+		pdata__thread_cpu(t, &a->cpu);
+}
+
+/* The calling thread's CPU time in this image, into its record. */
+static void account_thread(int main_thread)
+{
+	struct thread_cpu_args a = {my_tid(), cpu_now(1)};
+
+	if (main_thread)
+		a.cpu = since(a.cpu, &ag.tbase);
+	on_file(write_thread_cpu, &a);
 }
 
 struct begin_args {
@@ -482,6 +574,7 @@ static void add_image(void *arg)
 		return;
 	__atomic_store_n(&ag.proc, ag.rec->id, __ATOMIC_RELEASE);
 	memset(ag.tids, 0, sizeof(ag.tids));
+	memset(ag.trecs, 0, sizeof(ag.trecs));
 	__atomic_store_n(&ag.nmaps, 0, __ATOMIC_RELEASE);
 	/* a new sampler session counts from zero (no sink runs before it starts) */
 	__atomic_store_n(&ag.lost_reported, 0, __ATOMIC_RELAXED);
@@ -504,6 +597,7 @@ static int begin_image(uint32_t parent)
 
 struct end_args {
 	int kind, code; /* kind < 0: keep what the record says (exit() may have filled it) */
+	struct pdata_cpu cpu;
 };
 
 static void write_end(void *arg)
@@ -518,14 +612,22 @@ static void write_end(void *arg)
 		kind = __atomic_load_n(&ag.rec->end_kind, __ATOMIC_ACQUIRE);
 		code = ag.rec->end_code;
 	}
-	pdata__end_proc(ag.rec, kind, code, pdata__now_ns(), cpu_now(&(struct pdata_cpu){0}));
+	pdata__end_proc(ag.rec, kind, code, pdata__now_ns(), &e->cpu);
 }
 
-/* The end of this image into its record, with its last overruns into lost. */
+/*
+ * The end of this image into its record, with its last overruns into lost,
+ * its CPU time since it began, and the calling thread's (the one that ends
+ * it: the others are written when they end).
+ */
 static void end_image(int kind, int code)
 {
-	if (ag.rec)
-		on_file(write_end, &(struct end_args){kind, code});
+	struct end_args e = {kind, code, since(cpu_now(0), &ag.base)};
+
+	if (!ag.rec)
+		return;
+	account_thread(my_tid() == ag.pid);
+	on_file(write_end, &e);
 }
 
 static void unend_image(void *arg)
@@ -561,6 +663,7 @@ static void atfork_child(void)
 		return;
 	}
 	/* a new process: its own record; the same mappings, read again for the new id */
+	ag.base = ag.tbase = (struct pdata_cpu){0}; /* its CPU time starts at 0 */
 	if (begin_image(parent) == 0) {
 		scan_maps();
 		sampler_child_restart();
@@ -605,7 +708,8 @@ static void preload_without_agent(const char *val, char *dst, size_t len)
  * child may be calling).
  */
 static int exec_env(char *const envp[], char **out, size_t cap, char *preload, size_t plen,
-		    char *parent_buf, size_t parent_len, int follow)
+		    char *parent_buf, size_t parent_len, int follow, const struct pdata_cpu *pcpu,
+		    const struct pdata_cpu *tcpu)
 {
 	const char *old_preload = NULL;
 	size_t n = 0;
@@ -624,8 +728,11 @@ static int exec_env(char *const envp[], char **out, size_t cap, char *preload, s
 	if (follow) {
 		snprintf(preload, plen, "LD_PRELOAD=%s%s%s", ag.agent_path, rest[0] ? ":" : "",
 			 rest);
-		snprintf(parent_buf, parent_len, "%s=%u:%d", PROFIL_ENV_AGENT_PARENT, ag.proc,
-			 (int)getpid());
+		snprintf(parent_buf, parent_len, "%s=%u:%d:%llu:%llu:%llu:%llu:%llu:%llu",
+			 PROFIL_ENV_AGENT_PARENT, ag.proc, (int)getpid(),
+			 (unsigned long long)pcpu->cpu_ns, (unsigned long long)pcpu->user_ns,
+			 (unsigned long long)pcpu->sys_ns, (unsigned long long)tcpu->cpu_ns,
+			 (unsigned long long)tcpu->user_ns, (unsigned long long)tcpu->sys_ns);
 		out[n++] = preload;
 		out[n++] = ag.fd_env;
 		out[n++] = ag.clock_env;
@@ -659,7 +766,8 @@ static int do_exec(int kind, const char *path, int fd, char *const argv[], char 
 {
 	size_t cap = env_count(envp) + 16;
 	char *newenv[cap];
-	char preload[PATH_MAX * 2 + 32], parent[96];
+	char preload[PATH_MAX * 2 + 32], parent[256];
+	struct pdata_cpu pcpu, tcpu;
 	int in_vfork = ag.pd && getpid() != ag.pid;
 	/* the command's own process follows its exec even with inherit off (as with perf) */
 	int follow = ag.pd && ag.active && (ag.inherit || !ag.forked) && !in_vfork;
@@ -674,8 +782,11 @@ static int do_exec(int kind, const char *path, int fd, char *const argv[], char 
 			return real_execvpe(path, argv, envp);
 		return real_fexecve(fd, argv, envp);
 	}
-	if (exec_env(envp, newenv, cap, preload, sizeof(preload), parent, sizeof(parent), follow) <
-	    0) {
+	/* where the next image's CPU time starts */
+	pcpu = cpu_now(0);
+	tcpu = cpu_now(1);
+	if (exec_env(envp, newenv, cap, preload, sizeof(preload), parent, sizeof(parent), follow,
+		     &pcpu, &tcpu) < 0) {
 		errno = E2BIG;
 		return -1;
 	}
@@ -843,6 +954,52 @@ EXPORT int dlclose(void *handle)
 	return rc;
 }
 
+/* ---- threads ------------------------------------------------------------------- */
+
+struct thread_start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+/* The key's destructor: the thread ends (returned or pthread_exit). */
+static void thread_ends(void *value)
+{
+	int saved = errno;
+
+	(void)value;
+	if (__atomic_load_n(&ag.active, __ATOMIC_ACQUIRE) && getpid() == ag.pid)
+		account_thread(0);
+	errno = saved;
+}
+
+static void *thread_main(void *arg)
+{
+	struct thread_start st = *(struct thread_start *)arg;
+
+	free(arg);
+	pthread_setspecific(ag.thread_key, &ag); /* any non-NULL value: the destructor runs */
+	return st.fn(st.arg);
+}
+
+/* Every thread's CPU time when it ends: its start routine runs under a key with a destructor. */
+EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *),
+			  void *arg)
+{
+	struct thread_start *st;
+	int rc;
+
+	if (!real_pthread_create)
+		resolve_reals();
+	if (!ag.have_key || !__atomic_load_n(&ag.active, __ATOMIC_ACQUIRE) ||
+	    !(st = malloc(sizeof(*st))))
+		return real_pthread_create(thread, attr, fn, arg);
+	*st = (struct thread_start){fn, arg};
+	rc = real_pthread_create(thread, attr, thread_main, st);
+	if (rc)
+		free(st);
+	return rc;
+}
+
 /* ---- exit ---------------------------------------------------------------------- */
 
 static void note_exit(int code)
@@ -1002,6 +1159,7 @@ __attribute__((constructor)) static void agent_init(void)
 	}
 	/* after sampler_start: the sampler's own fork handler must run before ours */
 	pthread_atfork(atfork_prepare, NULL, atfork_child);
+	ag.have_key = pthread_key_create(&ag.thread_key, thread_ends) == 0;
 	if (!ag.inherit)
 		hide_from_children();
 out:

@@ -11,10 +11,13 @@
  *   PROFIL_AGENT_CLOCK   "thread" or "itimer"
  *   PROFIL_AGENT_HZ      nominal rate, ticks per CPU second
  *   PROFIL_AGENT_INHERIT "1": follow fork and exec; "0": this process only
- *   PROFIL_AGENT_PARENT  "ID:PID": proc id (pdata) of the image that exec'd PID;
- *                        set by the agent's exec wrappers; otherwise (the command,
- *                        posix_spawn children) the parent is the latest image of
- *                        the parent process
+ *   PROFIL_AGENT_PARENT  "ID:PID[:P:PU:PS:T:TU:TS]": proc id (pdata) of the image
+ *                        that exec'd PID, and the CPU time (ns) of the process (total,
+ *                        user, system) and of the exec'ing thread when it exec'd: the
+ *                        new image's CPU time starts there; set by the agent's exec
+ *                        wrappers; otherwise (the command, posix_spawn children) the
+ *                        parent is the latest image of the parent process and the
+ *                        image's CPU time starts at 0
  *   PROFIL_AGENT_SO      absolute path of the agent, the recorder's override
  *                        of where to find it (default: next to the profil binary)
  *   PROFIL_AGENT_STACKS  "1": record the call stack of every sample (unwound in

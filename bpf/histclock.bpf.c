@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * histclock: count the user PC of every task-clock tick straight into a
- * memory-mapped histogram — the kernel updating the profil buffer itself,
+ * histclock: count the PC of every task-clock tick straight into a
+ * memory-mapped histogram (blocks of bins per thread and 64 KiB granule, see
+ * histclock.h) — the kernel updating the profil buffer itself,
  * with no ring buffer and no user-space work per sample.
  */
 /*
@@ -20,12 +21,12 @@
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, HISTCLOCK_MAX_BINS);
+	__uint(max_entries, HISTCLOCK_BLOCKS);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct histclock_block);
 } bins SEC(".maps");
 
-/* dirty[c] != 0: bins [c << CHUNK_SHIFT, (c + 1) << CHUNK_SHIFT) changed since the last flush */
+/* dirty[c] != 0: bins [c << CHUNK_SHIFT, (c + 1) << CHUNK_SHIFT) of the array changed since the last flush */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
@@ -34,12 +35,12 @@ struct {
 	__type(value, __u64);
 } dirty SEC(".maps");
 
+/* (tid, granule) -> block */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC); /* entries as regions come, not 16 MiB up front */
-	__uint(max_entries, HISTCLOCK_MAX_GRANULES);
+	__uint(max_entries, HISTCLOCK_MAX_KEYS);
 	__type(key, struct histclock_key);
-	__type(value, struct histclock_slots);
+	__type(value, __u32);
 } regions SEC(".maps");
 
 struct {
@@ -57,37 +58,36 @@ static __always_inline void stat_inc(__u32 which)
 		*v += 1;
 }
 
-static __always_inline int count_in(const struct histclock_region *r, __u64 pc)
+static __always_inline int count_in(__u32 block, __u64 pc)
 {
-	__u32 idx;
-	__u64 *bin, *flag;
+	struct histclock_block *b = bpf_map_lookup_elem(&bins, &block);
+	__u32 bin = (__u32)(pc >> HISTCLOCK_BIN_SHIFT) & (HISTCLOCK_BLOCK_BINS - 1);
+	__u32 chunk;
+	__u64 *flag;
 
-	if (pc < r->start || pc >= r->end)
+	if (!b)
 		return 0;
-	idx = r->base + (__u32)((pc - r->start) >> HISTCLOCK_BIN_SHIFT);
-	bin = bpf_map_lookup_elem(&bins, &idx);
-	if (!bin)
-		return 0;
-	__sync_fetch_and_add(bin, 1);
+	__sync_fetch_and_add(&b->bins[bin], 1);
 	/* after the bin: a flush clears the flag before reading the bins */
-	idx >>= HISTCLOCK_CHUNK_SHIFT;
-	flag = bpf_map_lookup_elem(&dirty, &idx);
+	chunk = block * HISTCLOCK_CHUNKS_PER_BLOCK + (bin >> HISTCLOCK_CHUNK_SHIFT);
+	flag = bpf_map_lookup_elem(&dirty, &chunk);
 	if (flag)
 		*flag = 1;
 	return 1;
 }
 
+/* The PC of the tick, user or kernel (the kernel's PCs when the event samples them). */
 SEC("perf_event")
 int histclock_tick(struct bpf_perf_event_data *ctx)
 {
 	struct histclock_key key = {};
-	struct histclock_slots *slots;
 	__u64 pc = PT_REGS_IP(&ctx->regs);
+	__u32 *block;
 
 	key.tid = (__u32)bpf_get_current_pid_tgid();
 	key.granule = pc >> HISTCLOCK_GRANULE_SHIFT;
-	slots = bpf_map_lookup_elem(&regions, &key);
-	if (slots && (count_in(&slots->r[0], pc) || count_in(&slots->r[1], pc))) {
+	block = bpf_map_lookup_elem(&regions, &key);
+	if (block && count_in(*block, pc)) {
 		stat_inc(HISTCLOCK_STAT_BINNED);
 		return 0; /* counted: no perf sample record */
 	}

@@ -40,8 +40,9 @@ static void usage(FILE *out)
 		"\n"
 		"  -o, --output FILE   profile to write (default " DEFAULT_OUTPUT ")\n"
 		"  -F, --freq HZ       samples per CPU second (default %d)\n"
-		"      --clock CLOCK   auto, bpf, perf, thread or itimer (default auto: bpf where\n"
-		"                      permitted, else perf, else thread)\n"
+		"      --clock CLOCK   auto, bpf, perf, thread or itimer (default auto: perf "
+		"where\n"
+		"                      permitted, else thread)\n"
 		"  -g                  record call stacks, the best way this machine permits\n"
 		"                      (dwarf: on perf events, or in the sampled thread with\n"
 		"                      the thread and itimer clocks)\n"
@@ -252,15 +253,22 @@ static double mib(uint64_t bytes)
 	return (double)bytes / (1024.0 * 1024.0);
 }
 
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/* One line: the rate is the one every reader of the profile states (1e9 / its period). */
 static void summary(const struct cmd_record_opts *co, const struct record_result *res)
 {
 	struct stat st;
-	char thr[64] = "", cap[64] = "", stk[96] = "";
+	char thr[96] = "", cap[64] = "", stk[96] = "";
 	const char *why_incomplete = res->flush_err < 0 ? strerror(-res->flush_err) : NULL;
 
 	if (res->throttled)
-		snprintf(thr, sizeof(thr), ", throttled %llu times",
-			 (unsigned long long)res->throttled);
+		snprintf(thr, sizeof(thr), ", the kernel did not take %llu %s",
+			 (unsigned long long)res->throttled,
+			 plural(res->throttled, "sample", "samples"));
 	if (stat(co->rec.output, &st) < 0)
 		st.st_size = 0;
 	if (res->hz < co->rec.hz)
@@ -275,13 +283,14 @@ static void summary(const struct cmd_record_opts *co, const struct record_result
 					100.0,
 			 res->stacks_dropped ? ", some stored without: frame table full" : "");
 	fprintf(stderr,
-		"profil record: %llu samples, %llu lost, %u process%s, clock %s at %.1f Hz "
-		"effective "
-		"(%u Hz asked%s%s)%s, %s (%.1f MiB)%s%s\n",
-		(unsigned long long)res->samples, (unsigned long long)res->lost, res->processes,
-		res->processes == 1 ? "" : "es", res->clock_name, res->effective_hz, co->rec.hz,
-		cap, thr, stk, co->rec.output, mib((uint64_t)st.st_size),
-		why_incomplete ? ": " : "", why_incomplete ? why_incomplete : "");
+		"profil record: %llu %s, %llu lost, %u %s, clock %s at %.1f Hz (%u Hz "
+		"asked%s%s)%s%s, %s (%.1f MiB)%s%s\n",
+		(unsigned long long)res->samples, plural(res->samples, "sample", "samples"),
+		(unsigned long long)res->lost, res->processes,
+		plural(res->processes, "process", "processes"), res->clock_name, res->effective_hz,
+		co->rec.hz, cap, thr, res->kernel ? ", kernel sampled" : "", stk, co->rec.output,
+		mib((uint64_t)st.st_size), why_incomplete ? ": " : "",
+		why_incomplete ? why_incomplete : "");
 }
 
 /*

@@ -2,6 +2,7 @@
 # running kernel's BTF, each embedded in the command as a bpftool skeleton:
 #   bpf/histclock.bpf.c -> $(BPF_OUT)/histclock.skel.h  (record/bpfclock.c, the bpf clock)
 #   bpf/watch.bpf.c     -> $(BPF_OUT)/watch.skel.h      (events/watch.c, `profil watch`)
+#   bpf/procacct.bpf.c  -> $(BPF_OUT)/procacct.skel.h   (record/procacct.c, every thread's CPU time and exit)
 # Without clang, bpftool, libbpf or kernel BTF the rest still builds: the bpf
 # clock says it was built without BPF and `profil watch` says why (BPF_MISSING).
 BPF_CLANG   ?= clang
@@ -27,8 +28,10 @@ $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/%.h $(BPF_OUT)/vmlinux.h
 $(BPF_OUT)/watch.bpf.o: events/events.h
 BPF_CFLAGS_watch := -Wall -Wno-unused-function $(if $(WERROR),-Werror)
 
-# The skeleton of watch is named watch_bpf (its functions: watch_bpf__open, ...).
+# The skeletons of watch and procacct are named watch_bpf and procacct_bpf (their functions:
+# watch_bpf__open, ...: the user halves own the plain names).
 BPF_SKEL_NAME_watch := watch_bpf
+BPF_SKEL_NAME_procacct := procacct_bpf
 $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(or $(BPF_SKEL_NAME_$*),$*) > $@.tmp && mv $@.tmp $@
 

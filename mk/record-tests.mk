@@ -3,7 +3,7 @@
 RT_DIR   := $(B)/tests/progs
 RT_PROGS := $(RT_DIR)/pdata_dump $(RT_DIR)/record_prog $(RT_DIR)/record_prog_nopie \
 	    $(RT_DIR)/record_prog_static $(RT_DIR)/record_prog_stripped \
-	    $(RT_DIR)/librecord_hot.so $(RT_DIR)/record_libuser
+	    $(RT_DIR)/librecord_hot.so $(RT_DIR)/record_libuser $(RT_DIR)/record_acct
 RT_CFLAGS := -O1 -g -fno-inline -fno-omit-frame-pointer
 
 tests: $(RT_PROGS)
@@ -20,15 +20,15 @@ $(RT_DIR)/pdata_tamper: tests/progs/pdata_tamper.c profile/pdata.h
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(BASE_LDFLAGS)
 
-$(RT_DIR)/record_prog: tests/progs/record_prog.c
+$(RT_DIR)/record_prog: tests/progs/record_prog.c tests/progs/record_cpu.h
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_CFLAGS) -fPIE -pie -pthread -o $@ $< -ldl
 
-$(RT_DIR)/record_prog_nopie: tests/progs/record_prog.c
+$(RT_DIR)/record_prog_nopie: tests/progs/record_prog.c tests/progs/record_cpu.h
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_CFLAGS) -fno-pie -no-pie -pthread -o $@ $< -ldl
 
-$(RT_DIR)/record_prog_static: tests/progs/record_prog.c
+$(RT_DIR)/record_prog_static: tests/progs/record_prog.c tests/progs/record_cpu.h
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_CFLAGS) -DNO_DLOPEN -static -pthread -o $@ $<
 
@@ -41,3 +41,8 @@ $(RT_DIR)/librecord_hot.so: tests/progs/record_lib.c
 
 $(RT_DIR)/record_libuser: tests/progs/record_libuser.c $(RT_DIR)/librecord_hot.so
 	$(CC) $(RT_CFLAGS) -o $@ $< -L$(RT_DIR) -lrecord_hot '-Wl,-rpath,$$ORIGIN'
+
+# the accounting tests' programs: kernel time, many short processes, exit statuses, threads
+$(RT_DIR)/record_acct: tests/progs/record_acct.c tests/progs/record_cpu.h
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -pthread -o $@ $<

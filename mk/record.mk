@@ -7,4 +7,6 @@ COMPONENT_OBJS += $(RECORD_OBJS)
 ifeq ($(HAVE_BPF),1)
 EXTRA_CFLAGS_record/bpfclock := -DPROFIL_HAVE_BPF -I$(BPF_OUT)
 $(B)/record/bpfclock.o: $(BPF_OUT)/histclock.skel.h
+EXTRA_CFLAGS_record/procacct := -DPROFIL_HAVE_BPF -I$(BPF_OUT)
+$(B)/record/procacct.o: $(BPF_OUT)/procacct.skel.h
 endif

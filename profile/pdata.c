@@ -580,6 +580,11 @@ void pdata__thread_cpu(struct pdata_thread *t, const struct pdata_cpu *cpu)
 	store_cpu(&t->cpu, cpu);
 }
 
+void pdata__proc_cpu(struct pdata_proc *proc, const struct pdata_cpu *cpu)
+{
+	store_cpu(&proc->cpu, cpu);
+}
+
 /* ---- samples and stacks ---------------------------------------------------- */
 
 static uint64_t mix(uint64_t a, uint64_t b)

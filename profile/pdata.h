@@ -189,11 +189,17 @@ struct pdata_rec {
 	uint32_t size; /* total bytes including this header, multiple of 8 */
 };
 
-/* CPU time of a process image or a thread, as far as it is known (0 = unknown). */
+/*
+ * CPU time of a process image or a thread, as far as it is known (0 =
+ * unknown).  Sources (the clock note says which): the kernel's accounting
+ * (getrusage; BPF: the scheduler's runtime split by utime/stime), or, for
+ * an unprivileged perf clock, the task clock split by the samples (user:
+ * user samples times the period; system: the rest).
+ */
 struct pdata_cpu {
 	uint64_t cpu_ns;  /* total (user + system) */
-	uint64_t user_ns; /* the kernel's accounting of user time */
-	uint64_t sys_ns;  /* the kernel's accounting of system time */
+	uint64_t user_ns; /* user time */
+	uint64_t sys_ns;  /* system time */
 };
 
 /* One process image: a fork gets a new one, and so does an exec. */
@@ -338,6 +344,9 @@ void pdata__end_proc(struct pdata_proc *proc, int end_kind, int end_code, uint64
 
 /* Record a thread's CPU time (when it ends, or at finish). */
 void pdata__thread_cpu(struct pdata_thread *t, const struct pdata_cpu *cpu);
+
+/* Record a process image's CPU time (its threads' accounting may come after its end). */
+void pdata__proc_cpu(struct pdata_proc *proc, const struct pdata_cpu *cpu);
 
 /*
  * Add n samples at (proc, tid, pc).  Lock-free and async-signal-safe.

@@ -19,6 +19,7 @@
 #include "record/proctree.h"
 #include "record/record.h"
 #include "record/run.h"
+#include "record/shquote.h"
 #include "utils/outfile.h"
 #include "utils/why.h"
 
@@ -59,9 +60,13 @@ static int list_tids(pid_t pid, pid_t **out)
 /* Open events for every thread, again until no new thread appeared meanwhile. */
 static int attach_threads(struct record_run *r, pid_t pid, char *why, size_t whylen)
 {
+	/* kernel PCs where permitted; each new thread's task clock at its exit */
 	struct perf_session_opts po = {.hz = r->hz,
 				       .follow_children = r->o->inherit,
 				       .attach = 1,
+				       .kernel = 1,
+				       .thread_cpu = 1,
+				       .thread_cpu_split = 1,
 				       .callgraph = r->callgraph,
 				       .stack_bytes = r->o->stack_bytes};
 	pid_t *done = NULL;
@@ -115,25 +120,27 @@ static int attach_threads(struct record_run *r, pid_t pid, char *why, size_t why
 	return rc;
 }
 
+/* The process's command line, quoted as a shell needs it (record/shquote.h). */
 static void read_cmdline(pid_t pid, char *dst, size_t len)
 {
-	char path[64];
+	char path[64], raw[8192], *argv[1024];
 	ssize_t n;
-	int fd;
+	int fd, argc = 0;
 
 	dst[0] = 0;
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	n = read(fd, dst, len - 1);
+	n = read(fd, raw, sizeof(raw) - 1);
 	close(fd);
 	if (n <= 0)
 		return;
-	dst[n] = 0;
-	for (ssize_t i = 0; i < n - 1; i++)
-		if (!dst[i])
-			dst[i] = ' ';
+	raw[n] = 0;
+	for (ssize_t i = 0; i < n && argc < (int)(sizeof(argv) / sizeof(argv[0]));
+	     i += (ssize_t)strlen(raw + i) + 1)
+		argv[argc++] = raw + i;
+	shquote__argv(dst, len, argv, argc);
 }
 
 /* Until the process ends (its pidfd is readable) or the recorder is told to stop. */
@@ -213,7 +220,10 @@ int record__attach(const struct record_opts *o, struct record_result *res)
 	read_cmdline(pid, h->command, sizeof(h->command));
 	h->root_pid = pid;
 	h->flags = PDATA_F_ATTACH | (o->inherit ? PDATA_F_INHERIT : 0);
-	record_run__set_note(&r, "perf_event task-clock, attached to running threads%s%s",
+	record_run__set_note(&r,
+			     "perf_event task-clock, attached to running threads%s; per-thread CPU "
+			     "time of the threads that start meanwhile: the task clock at their "
+			     "exit, split into user and system time by the samples%s",
 			     r.hz < o->hz ? ", rate capped by perf_event_max_sample_rate" : "", "");
 	record_run__start_header(&r);
 	root = perf_session__add_root(r.perf, pid, 0, exe, 1);
@@ -223,7 +233,9 @@ int record__attach(const struct record_opts *o, struct record_result *res)
 	root = latest ? latest : root;
 	if (root)
 		pdata__end_proc(root, h->end_kind, h->end_code, pdata__now_ns(), NULL);
-	record_run__finish_header(&r, perf_session__cpu_ns(r.perf));
+	record_run__kernel(&r);
+	/* the task clock of the recorded threads since the attach (no user/system split) */
+	record_run__finish_header(&r, &(struct pdata_cpu){perf_session__cpu_ns(r.perf), 0, 0});
 	record_run__finish(&r);
 	res->exit_status = res->flush_err < 0 ? 1 : 0;
 	perf_session__close(r.perf);

@@ -19,22 +19,23 @@
 #include "bpf/histclock.h"
 #include "histclock.skel.h"
 
-struct region {
+/* What a block of bins counts, while it is in use. */
+struct block_use {
 	uint32_t pid, tid, proc;
-	uint64_t start, end;
-	uint32_t base, nbins;
+	uint64_t granule;
 	int live;
 };
 
 struct bpfclock {
 	struct histclock *skel;
-	uint64_t *bins; /* the BPF array, mapped */
-	size_t bins_len;
+	struct histclock_block *blocks; /* the BPF array, mapped */
+	size_t blocks_len;
 	uint64_t *dirty; /* one flag per chunk of bins, mapped */
 	size_t dirty_len;
-	uint32_t bins_used;
-	struct region *regions;
-	size_t nregions, cap;
+	struct block_use use[HISTCLOCK_BLOCKS];
+	uint32_t free[HISTCLOCK_BLOCKS]; /* a stack of unused blocks */
+	uint32_t nfree;
+	uint64_t registered, refused; /* blocks handed out; ticks left to the ring: no block free */
 };
 
 int bpfclock__built(void)
@@ -67,10 +68,10 @@ int bpfclock__open(struct bpfclock **out, char *why, size_t whylen)
 		free(bc);
 		return err == -EACCES ? -EPERM : err;
 	}
-	bc->bins_len = (size_t)HISTCLOCK_MAX_BINS * sizeof(uint64_t);
-	bc->bins = mmap(NULL, bc->bins_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-			bpf_map__fd(bc->skel->maps.bins), 0);
-	if (bc->bins == MAP_FAILED) {
+	bc->blocks_len = (size_t)HISTCLOCK_BLOCKS * sizeof(struct histclock_block);
+	bc->blocks = mmap(NULL, bc->blocks_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			  bpf_map__fd(bc->skel->maps.bins), 0);
+	if (bc->blocks == MAP_FAILED) {
 		err = -errno;
 		snprintf(why, whylen, "cannot map the BPF histogram: %s", strerror(-err));
 		histclock__destroy(bc->skel);
@@ -83,11 +84,13 @@ int bpfclock__open(struct bpfclock **out, char *why, size_t whylen)
 	if (bc->dirty == MAP_FAILED) {
 		err = -errno;
 		snprintf(why, whylen, "cannot map the BPF histogram flags: %s", strerror(-err));
-		munmap(bc->bins, bc->bins_len);
+		munmap(bc->blocks, bc->blocks_len);
 		histclock__destroy(bc->skel);
 		free(bc);
 		return err;
 	}
+	for (uint32_t i = 0; i < HISTCLOCK_BLOCKS; i++)
+		bc->free[bc->nfree++] = HISTCLOCK_BLOCKS - 1 - i;
 	*out = bc;
 	return 0;
 }
@@ -99,139 +102,123 @@ int bpfclock__attach(struct bpfclock *bc, int perf_fd)
 	return ioctl(perf_fd, PERF_EVENT_IOC_SET_BPF, prog) < 0 ? -errno : 0;
 }
 
-/* Put region r into the slot table of every granule it covers. */
-static int index_region(struct bpfclock *bc, const struct region *r, int remove)
+static int block_of(const struct bpfclock *bc, uint32_t tid, uint64_t granule)
 {
-	int fd = bpf_map__fd(bc->skel->maps.regions);
-	uint64_t g;
+	for (uint32_t i = 0; i < HISTCLOCK_BLOCKS; i++)
+		if (bc->use[i].live && bc->use[i].tid == tid && bc->use[i].granule == granule)
+			return (int)i;
+	return -1;
+}
 
-	for (g = r->start >> HISTCLOCK_GRANULE_SHIFT; g <= (r->end - 1) >> HISTCLOCK_GRANULE_SHIFT;
-	     g++) {
-		struct histclock_key key = {.tid = r->tid, .granule = g};
-		struct histclock_slots slots;
-		int i, found = -1;
+/* Give (tid, granule) a block: cleared, then indexed for the kernel. */
+static int add_granule(struct bpfclock *bc, uint32_t pid, uint32_t tid, uint32_t proc,
+		       uint64_t granule)
+{
+	struct histclock_key key = {.tid = tid, .granule = granule};
+	uint32_t b;
 
-		if (bpf_map_lookup_elem(fd, &key, &slots) < 0)
-			memset(&slots, 0, sizeof(slots));
-		for (i = 0; i < HISTCLOCK_SLOTS; i++) {
-			int same = slots.r[i].start == r->start && slots.r[i].end == r->end;
-			int empty = slots.r[i].end == 0;
-
-			if (remove ? same : (empty || same)) {
-				found = i;
-				break;
-			}
-		}
-		if (found < 0) {
-			if (remove)
-				continue;
-			return -ENOSPC; /* a third region in one granule: ring buffer path */
-		}
-		if (remove) {
-			memset(&slots.r[found], 0, sizeof(slots.r[found]));
-		} else {
-			slots.r[found].start = r->start;
-			slots.r[found].end = r->end;
-			slots.r[found].base = r->base;
-		}
-		if (remove && !slots.r[0].end && !slots.r[1].end)
-			bpf_map_delete_elem(fd, &key);
-		else if (bpf_map_update_elem(fd, &key, &slots, BPF_ANY) < 0)
-			return -errno;
+	if (block_of(bc, tid, granule) >= 0)
+		return -EEXIST;
+	if (!bc->nfree) {
+		bc->refused++;
+		return -ENOSPC;
 	}
+	b = bc->free[--bc->nfree];
+	/* a tick that found the block's previous key just before it went may have landed late */
+	memset(&bc->blocks[b], 0, sizeof(bc->blocks[b]));
+	for (uint32_t c = 0; c < HISTCLOCK_CHUNKS_PER_BLOCK; c++)
+		__atomic_store_n(&bc->dirty[b * HISTCLOCK_CHUNKS_PER_BLOCK + c], 0,
+				 __ATOMIC_RELAXED);
+	bc->use[b] = (struct block_use){pid, tid, proc, granule, 1};
+	if (bpf_map_update_elem(bpf_map__fd(bc->skel->maps.regions), &key, &b, BPF_ANY) < 0) {
+		int err = -errno;
+
+		bc->use[b].live = 0;
+		bc->free[bc->nfree++] = b;
+		return err;
+	}
+	bc->registered++;
 	return 0;
 }
 
 int bpfclock__add_region(struct bpfclock *bc, uint32_t pid, uint32_t tid, uint32_t proc,
 			 uint64_t start, uint64_t end)
 {
-	uint64_t nbins = ((end - start) >> HISTCLOCK_BIN_SHIFT) + 1;
-	struct region r;
-	int err;
+	int rc = 0;
 
 	if (end <= start)
 		return -EINVAL;
-	for (size_t i = 0; i < bc->nregions; i++)
-		if (bc->regions[i].live && bc->regions[i].tid == tid &&
-		    bc->regions[i].start == start && bc->regions[i].end == end)
-			return -EEXIST;
-	if (nbins > HISTCLOCK_MAX_BINS - bc->bins_used)
-		return -ENOSPC;
-	if (bc->nregions == bc->cap) {
-		size_t cap = bc->cap ? bc->cap * 2 : 64;
-		struct region *n = realloc(bc->regions, cap * sizeof(*n));
+	for (uint64_t g = start >> HISTCLOCK_GRANULE_SHIFT;
+	     g <= (end - 1) >> HISTCLOCK_GRANULE_SHIFT; g++) {
+		int r = add_granule(bc, pid, tid, proc, g);
 
-		if (!n)
-			return -ENOMEM;
-		bc->regions = n;
-		bc->cap = cap;
+		if (r < 0 && r != -EEXIST)
+			return r;
+		if (r == -EEXIST && rc == 0)
+			rc = -EEXIST;
+		else if (r == 0)
+			rc = 1;
 	}
-	r = (struct region){pid, tid, proc, start, end, bc->bins_used, (uint32_t)nbins, 1};
-	err = index_region(bc, &r, 0);
-	if (err < 0) {
-		index_region(bc, &r, 1);
-		return err;
-	}
-	bc->bins_used += (uint32_t)nbins;
-	bc->regions[bc->nregions++] = r;
-	return 0;
+	return rc == 1 ? 0 : rc;
 }
 
-/* Move the counts of bins [from, to) of region r into p, resetting them. */
-static uint64_t flush_bins(struct bpfclock *bc, const struct region *r, uint32_t from, uint32_t to,
+/* Move the counts of chunk c (bins [lo, hi) of block b) into p, resetting them. */
+static uint64_t flush_bins(struct bpfclock *bc, uint32_t b, uint32_t lo, uint32_t hi,
 			   struct pdata *p)
 {
+	const struct block_use *u = &bc->use[b];
 	uint64_t moved = 0;
 
-	for (uint32_t i = from; i < to; i++) {
-		uint64_t *bin = &bc->bins[r->base + i];
-		uint64_t n;
+	for (uint32_t i = lo; i < hi; i++) {
+		uint32_t *bin = &bc->blocks[b].bins[i];
+		uint32_t n;
 
 		if (!__atomic_load_n(bin, __ATOMIC_RELAXED))
 			continue;
 		/* exchange, so that a tick landing meanwhile is counted next time */
 		n = __atomic_exchange_n(bin, 0, __ATOMIC_ACQ_REL);
-		pdata__count(p, r->proc, (int)r->tid,
-			     r->start + ((uint64_t)i << HISTCLOCK_BIN_SHIFT), n);
+		pdata__count(p, u->proc, (int)u->tid,
+			     (u->granule << HISTCLOCK_GRANULE_SHIFT) |
+				     ((uint64_t)i << HISTCLOCK_BIN_SHIFT),
+			     n);
 		moved += n;
 	}
 	return moved;
 }
 
 /* Only the chunks whose dirty flag the kernel set since the last flush are read. */
-static uint64_t flush_region(struct bpfclock *bc, const struct region *r, struct pdata *p)
+static uint64_t flush_block(struct bpfclock *bc, uint32_t b, struct pdata *p)
 {
-	uint32_t first = r->base >> HISTCLOCK_CHUNK_SHIFT;
-	uint32_t last = (r->base + r->nbins - 1) >> HISTCLOCK_CHUNK_SHIFT;
 	uint64_t moved = 0;
 
-	for (uint32_t c = first; c <= last; c++) {
-		uint32_t lo = c << HISTCLOCK_CHUNK_SHIFT, hi = lo + (1u << HISTCLOCK_CHUNK_SHIFT);
+	for (uint32_t c = 0; c < HISTCLOCK_CHUNKS_PER_BLOCK; c++) {
+		uint64_t *flag = &bc->dirty[b * HISTCLOCK_CHUNKS_PER_BLOCK + c];
+		uint32_t lo = c << HISTCLOCK_CHUNK_SHIFT;
 
-		if (!__atomic_load_n(&bc->dirty[c], __ATOMIC_RELAXED))
+		if (!__atomic_load_n(flag, __ATOMIC_RELAXED))
 			continue;
-		/* a chunk may hold the end of one region and the start of the next: only clear
-		 * the flag when this region covers the whole chunk, else read it every time */
-		if (lo >= r->base && hi <= r->base + r->nbins)
-			__atomic_store_n(&bc->dirty[c], 0, __ATOMIC_SEQ_CST);
-		lo = lo < r->base ? r->base : lo;
-		hi = hi > r->base + r->nbins ? r->base + r->nbins : hi;
-		moved += flush_bins(bc, r, lo - r->base, hi - r->base, p);
+		__atomic_store_n(flag, 0, __ATOMIC_SEQ_CST);
+		moved += flush_bins(bc, b, lo, lo + (1u << HISTCLOCK_CHUNK_SHIFT), p);
 	}
 	return moved;
 }
 
-/* Unregister (after a last flush) the live regions of a thread or of a whole process. */
+/* Take the blocks of a thread or of a whole process out of the index, flush them, free them. */
 static void forget(struct bpfclock *bc, uint32_t id, int by_pid, struct pdata *p)
 {
-	for (size_t i = 0; i < bc->nregions; i++) {
-		struct region *r = &bc->regions[i];
+	int fd = bpf_map__fd(bc->skel->maps.regions);
 
-		if (!r->live || (by_pid ? r->pid : r->tid) != id)
+	for (uint32_t b = 0; b < HISTCLOCK_BLOCKS; b++) {
+		struct block_use *u = &bc->use[b];
+		struct histclock_key key;
+
+		if (!u->live || (by_pid ? u->pid : u->tid) != id)
 			continue;
-		index_region(bc, r, 1);
-		flush_region(bc, r, p);
-		r->live = 0;
+		key = (struct histclock_key){.tid = u->tid, .granule = u->granule};
+		bpf_map_delete_elem(fd, &key);
+		flush_block(bc, b, p);
+		u->live = 0;
+		bc->free[bc->nfree++] = b;
 	}
 }
 
@@ -249,9 +236,9 @@ uint64_t bpfclock__flush(struct bpfclock *bc, struct pdata *p)
 {
 	uint64_t moved = 0;
 
-	for (size_t i = 0; i < bc->nregions; i++)
-		if (bc->regions[i].live)
-			moved += flush_region(bc, &bc->regions[i], p);
+	for (uint32_t b = 0; b < HISTCLOCK_BLOCKS; b++)
+		if (bc->use[b].live)
+			moved += flush_block(bc, b, p);
 	return moved;
 }
 
@@ -276,18 +263,18 @@ void bpfclock__stats(struct bpfclock *bc, struct bpfclock_stats *st)
 	st->binned = sum[HISTCLOCK_STAT_BINNED];
 	st->unresolved = sum[HISTCLOCK_STAT_UNRESOLVED];
 	st->ticks = st->binned + st->unresolved;
-	st->regions = bc->nregions;
-	st->bins_used = bc->bins_used;
+	st->regions = bc->registered;
+	st->bins_used = (uint64_t)(HISTCLOCK_BLOCKS - bc->nfree) * HISTCLOCK_BLOCK_BINS;
+	st->refused = bc->refused;
 }
 
 void bpfclock__close(struct bpfclock *bc)
 {
 	if (!bc)
 		return;
-	munmap(bc->bins, bc->bins_len);
+	munmap(bc->blocks, bc->blocks_len);
 	munmap(bc->dirty, bc->dirty_len);
 	histclock__destroy(bc->skel);
-	free(bc->regions);
 	free(bc);
 }
 

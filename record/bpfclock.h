@@ -4,11 +4,12 @@
  *
  * Usage by the recorder: open task-clock sampling events as for the perf
  * clock (per CPU, inherit), then bpfclock__open() once, bpfclock__attach()
- * on every event fd; ticks whose PC is in no registered region come out of
- * the perf ring buffer as ordinary samples: count those as usual, and
- * register the (thread, mapping) of such a sample with bpfclock__add_region()
- * so that its next ticks stay in the kernel (only the mappings where a
- * thread actually spends time get bins).  bpfclock__forget_thread/_process()
+ * on every event fd; ticks whose PC has no bins come out of the perf ring
+ * buffer as ordinary samples: count those as usual, and give the sample's
+ * (thread, 64 KiB granule) bins with bpfclock__add_region(pc, pc + 1), so
+ * that its next ticks stay in the kernel (only the code where a thread
+ * actually spends time gets bins; kernel code too when the events sample
+ * it).  bpfclock__forget_thread/_process()
  * when a thread or an image ends, bpfclock__flush() periodically and at
  * the end to move the kernel's counts into profil.data.
  */
@@ -35,9 +36,11 @@ int bpfclock__attach(struct bpfclock *bc, int perf_fd);
 
 /*
  * Count the PCs of thread tid (of process pid) in [start, end) into bins of
- * proc (the profil.data process id): the bins are per thread, so the
- * profile keeps the per-thread split.  -EEXIST when registered already,
- * -ENOSPC when the bins are used up (the ticks then come through the ring).
+ * proc (the profil.data process id): a block of bins for every 64 KiB
+ * granule the range touches (a tick's PC: [pc, pc + 1)).  The bins are per
+ * thread, so the profile keeps the per-thread split.  -EEXIST when every
+ * granule has its block already, -ENOSPC when the blocks are used up (the
+ * ticks then come through the ring until an ended thread gives some back).
  */
 int bpfclock__add_region(struct bpfclock *bc, uint32_t pid, uint32_t tid, uint32_t proc,
 			 uint64_t start, uint64_t end);
@@ -53,8 +56,9 @@ struct bpfclock_stats {
 	uint64_t ticks;	     /* ticks the program saw */
 	uint64_t binned;     /* counted in the kernel */
 	uint64_t unresolved; /* passed to the perf ring */
-	uint64_t regions;    /* regions registered */
-	uint64_t bins_used;
+	uint64_t regions;    /* blocks handed out over the run */
+	uint64_t bins_used;  /* bins in use now */
+	uint64_t refused;    /* ticks that found no free block */
 };
 void bpfclock__stats(struct bpfclock *bc, struct bpfclock_stats *st);
 

@@ -21,10 +21,12 @@
 #include "profile/pdata.h"
 #include "record/agent_launch.h"
 #include "record/perf_session.h"
+#include "record/procacct.h"
 #include "record/proctree.h"
 #include "record/record.h"
 #include "record/record_bpf.h"
 #include "record/run.h"
+#include "record/shquote.h"
 #include "utils/install_dirs.h"
 #include "utils/outfile.h"
 #include "utils/why.h"
@@ -77,17 +79,6 @@ static void protect_command(char **argv, const char *exe)
 	outfile__protect(exe, "the program being recorded");
 	for (int i = 1; argv[i]; i++)
 		outfile__protect(argv[i], "a file the recorded command names");
-}
-
-static void join_command(char *dst, size_t len, char **argv)
-{
-	size_t at = 0;
-
-	dst[0] = 0;
-	for (int i = 0; argv[i] && at + 1 < len; i++)
-		at += snprintf(dst + at, len - at, "%s%s", i ? " " : "", argv[i]);
-	if (at >= len && len > 4)
-		memcpy(dst + len - 4, "...", 4);
 }
 
 /* What the recorder tells the stopped child: how to exec. */
@@ -146,6 +137,31 @@ static int spawn_stopped(struct record_run *r, int *go_w, int *err_r, const char
 	return 0;
 }
 
+/* What the agent's clocks count, for the clock note. */
+#define AGENT_CLOCK_NOTE                                                                           \
+	"; CPU-time timers count user and system time: a tick lands at the user PC where the "     \
+	"kernel returns (system time shows in the code that called the kernel); the kernel "       \
+	"checks them at its own tick, so above CONFIG_HZ a tick carries the periods it merged; "   \
+	"per-image and per-thread CPU time from getrusage"
+
+/*
+ * The kernel's accounting of the tree where BPF is permitted: every
+ * thread's CPU time and every process's exit status.  Else the task clock
+ * of each thread (perf_session_opts.thread_cpu).
+ */
+static void open_accounting(struct record_run *r, struct perf_session_opts *po)
+{
+	char why[256];
+
+	if (procacct__open(&r->acct, r->o->inherit, why, sizeof(why)) == 0 &&
+	    procacct__track(r->acct, r->child) < 0) {
+		procacct__close(r->acct);
+		r->acct = NULL;
+	}
+	po->thread_cpu = !r->acct;
+	po->thread_cpu_split = !r->bpf; /* the histogram's ticks do not pass the recorder */
+}
+
 /*
  * The agent's clocks take their call stacks in the sampled thread itself:
  * agent/unwind.c walks the CFI (.eh_frame) with libunwind in the signal
@@ -175,28 +191,29 @@ static void agent_stacks(struct record_run *r)
 		 "; call stacks unwound in the sampled thread (libunwind, the CFI)");
 }
 
-/* The clock note of a perf-event clock. */
+/* The clock note of a perf-event clock, once its events are open. */
 static void perf_note(struct record_run *r)
 {
 	const char *rings =
 		r->o->inherit ? "per-CPU rings, inherit" : "per-CPU rings, threads only";
 	const char *capped = r->hz < r->o->hz ? ", rate capped by perf_event_max_sample_rate" : "";
+	const char *acct = r->acct ? "the kernel's accounting (BPF: runtime, utime/stime split), "
+				     "exit status of every process" :
+				     "the task clock at each thread's exit, split into user and "
+				     "system time by the samples; exit status of the command and "
+				     "of the orphans it adopts";
+	const char *what = "perf_event task-clock";
 
 	if (r->bpf && r->callgraph != PDATA_CG_NONE)
-		snprintf(r->note, sizeof(r->note),
-			 "BPF program on task-clock, every tick through the ring (a call stack "
-			 "cannot be counted in the kernel), %s%s",
-			 rings, capped);
+		what = "BPF program on task-clock, every tick through the ring (a call stack "
+		       "cannot be counted in the kernel)";
 	else if (r->bpf)
-		snprintf(r->note, sizeof(r->note), "BPF histogram on task-clock, %s%s", rings,
-			 capped);
-	else if (r->o->clock == RECORD_CLOCK_AUTO && r->callgraph != PDATA_CG_NONE)
-		snprintf(r->note, sizeof(r->note),
-			 "perf_event task-clock (auto with call stacks: the bpf clock cannot "
-			 "count a stack in the kernel, it would gain nothing), %s%s",
-			 rings, capped);
-	else
-		snprintf(r->note, sizeof(r->note), "perf_event task-clock, %s%s", rings, capped);
+		what = "BPF histogram on task-clock";
+	else if (r->o->clock == RECORD_CLOCK_AUTO)
+		what = "perf_event task-clock (auto: the BPF histogram measured no cheaper, "
+		       "doc/accounting.md)";
+	snprintf(r->note, sizeof(r->note), "%s, %s%s; per-thread CPU time: %s", what, rings, capped,
+		 acct);
 }
 
 /* Returns 0 with perf on, 1 to use the agent, or -errno (why filled). */
@@ -204,6 +221,7 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 {
 	struct perf_session_opts po = {.hz = r->hz,
 				       .follow_children = r->o->inherit,
+				       .kernel = 1,
 				       .callgraph = record_run__perf_callgraph(r->o),
 				       .stack_bytes = r->o->stack_bytes};
 	const char *simulated = getenv(PROFIL_ENV_SIMULATE_PERF_ERRNO);
@@ -212,30 +230,30 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 	if (r->o->clock == RECORD_CLOCK_THREAD || r->o->clock == RECORD_CLOCK_ITIMER) {
 		r->clock = r->o->clock == RECORD_CLOCK_ITIMER ? PDATA_CLOCK_ITIMER :
 								PDATA_CLOCK_THREAD;
-		record_run__set_note(r, "%s clock asked for (--clock)%s",
-				     r->o->clock == RECORD_CLOCK_ITIMER ? "itimer" : "thread", "");
+		snprintf(r->note, sizeof(r->note), "%s clock asked for (--clock)%s",
+			 r->o->clock == RECORD_CLOCK_ITIMER ? "itimer" : "thread",
+			 AGENT_CLOCK_NOTE);
 		agent_stacks(r);
 		return 1;
 	}
 	/*
-	 * auto: the kernel-side histogram where permitted (root,
-	 * CAP_BPF+CAP_PERFMON), except with call stacks: a stack cannot be
-	 * counted in the kernel, so every tick would go through the ring as
-	 * with perf, plus the BPF program's run: no gain, measured
-	 * (bench/results/callgraph.md: the same overhead and recorder CPU).
+	 * The kernel-side histogram when asked for.  Not auto's: it measured no
+	 * cheaper than the perf clock here, at 1 and 10 kHz, on one process or a
+	 * build (doc/accounting.md); with call stacks every tick goes through the
+	 * ring anyway (bench/results/callgraph.md).
 	 */
-	if (r->o->clock == RECORD_CLOCK_BPF ||
-	    (r->o->clock == RECORD_CLOCK_AUTO && po.callgraph == PDATA_CG_NONE)) {
+	if (r->o->clock == RECORD_CLOCK_BPF) {
 		char bwhy[256];
 
 		rc = record_bpf__open(&r->bpf, r->pd, po.callgraph != PDATA_CG_NONE, bwhy,
 				      sizeof(bwhy));
-		if (rc < 0 && r->o->clock == RECORD_CLOCK_BPF) {
+		if (rc < 0) {
 			snprintf(why, whylen, "%s", bwhy);
 			return rc;
 		}
 		po.observer = record_bpf__observer(r->bpf);
 	}
+	open_accounting(r, &po);
 	rc = perf_session__open(&r->perf, r->pd, &po, &r->child, 1, why, whylen);
 	if (rc == 0) {
 		r->clock = r->bpf ? PDATA_CLOCK_BPF : PDATA_CLOCK_PERF;
@@ -245,14 +263,16 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 	}
 	record_bpf__close(r->bpf);
 	r->bpf = NULL;
+	procacct__close(r->acct);
+	r->acct = NULL;
 	if (r->o->clock == RECORD_CLOCK_PERF || r->o->clock == RECORD_CLOCK_BPF)
 		return rc;
 	/* auto: anything perf cannot do here (refused, or e.g. no ring memory) falls back */
 	r->clock = PDATA_CLOCK_THREAD;
-	snprintf(r->note, sizeof(r->note), "perf %s: %s%s; LD_PRELOAD agent, thread clock",
+	snprintf(r->note, sizeof(r->note), "perf %s: %s%s; LD_PRELOAD agent, thread clock%s",
 		 perf_errno_is_refusal(-rc) ? "refused" : "failed",
 		 strerrorname_np(-rc) ? strerrorname_np(-rc) : "error",
-		 simulated && *simulated ? " (simulated)" : "");
+		 simulated && *simulated ? " (simulated)" : "", AGENT_CLOCK_NOTE);
 	agent_stacks(r);
 	return 1;
 }
@@ -264,23 +284,83 @@ static int exit_status_of(int status)
 	return WEXITSTATUS(status);
 }
 
-static void reap_child(struct record_run *r)
+/* The scheduler's runtime of thread tid (ns) from /proc/PID/task/TID/schedstat, 0 unknown. */
+static uint64_t schedstat_ns(pid_t pid, pid_t tid)
 {
-	if (r->exited || r->child <= 0)
-		return;
-	if (wait4(r->child, &r->status, WNOHANG, &r->ru) == r->child)
+	char path[64];
+	unsigned long long ns = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &ns) != 1)
+		ns = 0;
+	fclose(f);
+	return ns;
+}
+
+/*
+ * The command ended.  While it is a zombie, its thread's runtime: the one
+ * thread whose task clock no READ record reports (its events are ours, not
+ * inherited).  Then reap it.
+ */
+static void root_ended(struct record_run *r)
+{
+	if (r->perf && !r->acct)
+		r->root_runtime_ns = schedstat_ns(r->child, r->child);
+	if (wait4(r->child, &r->status, 0, &r->ru) == r->child)
 		r->exited = 1;
+}
+
+/*
+ * Every child that ended: the command, and the orphans of its tree that the
+ * recorder adopted as their subreaper (their status is theirs to know
+ * only: perf reports no exit status).
+ */
+static void reap_children(struct record_run *r)
+{
+	for (;;) {
+		siginfo_t si = {0};
+		int status;
+
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid <= 0)
+			return;
+		if (si.si_pid == r->child) {
+			if (r->exited)
+				return;
+			root_ended(r);
+			continue;
+		}
+		if (waitpid(si.si_pid, &status, 0) == si.si_pid && r->perf)
+			perf_session__set_status(r->perf, si.si_pid, status);
+	}
 }
 
 static void run_loop(struct record_run *r)
 {
 	while (!r->exited) {
 		record_run__poll_once(r, -1);
-		reap_child(r);
+		reap_children(r);
 		if (r->perf)
 			perf_session__drain(r->perf, 0);
+		record_run__account(r, 0);
 		record_bpf__flush(r->bpf);
 		record_events__poll(r->events);
+	}
+}
+
+/*
+ * The kernel's accounting of the command's last thread comes at its last
+ * switch, which may follow the wait that reaped it by a few microseconds.
+ */
+static void await_root_accounting(struct record_run *r)
+{
+	for (int i = 0; r->acct && i < 40 && !procacct__root_ended(r->acct); i++) {
+		procacct__read(r->acct);
+		if (!procacct__root_ended(r->acct))
+			usleep(5000);
 	}
 }
 
@@ -297,17 +377,18 @@ static void finish_command(struct record_run *r, int use_agent)
 {
 	struct pdata_header *h = pdata__header(r->pd);
 	struct pdata_proc *root;
-	uint64_t cpu_ns;
+	struct pdata_cpu tree;
 	int kind, code;
 
-	if (r->perf) {
+	reap_children(r); /* orphans that ended meanwhile: their CPU time and status */
+	await_root_accounting(r);
+	if (r->perf)
 		perf_session__drain(r->perf, 1);
-		cpu_ns = perf_session__cpu_ns(r->perf);
-	} else {
-		cpu_ns = (uint64_t)(r->ru.ru_utime.tv_sec + r->ru.ru_stime.tv_sec) * 1000000000ull +
-			 (uint64_t)(r->ru.ru_utime.tv_usec + r->ru.ru_stime.tv_usec) * 1000ull;
-	}
+	record_run__account(r, 1);
+	if (r->perf && r->root_runtime_ns) /* after every sample of it is counted: its split */
+		perf_session__thread_total(r->perf, r->child, r->root_runtime_ns);
 	record_bpf__flush(r->bpf);
+	record_run__kernel(r);
 	root = record_run__latest_proc(r->pd, r->child);
 	if (!root) {
 		/* the agent never ran (a static program cannot LD_PRELOAD) */
@@ -323,7 +404,9 @@ static void finish_command(struct record_run *r, int use_agent)
 	h->end_code = code;
 	if (root)
 		pdata__end_proc(root, kind, code, pdata__now_ns(), NULL);
-	record_run__finish_header(r, cpu_ns);
+	/* the tree's CPU time as the kernel accounts it for the recorder's children */
+	record_run__children_cpu(r, &tree);
+	record_run__finish_header(r, &tree);
 	record_events__finish(r->events);
 	record_events__close(r->events, r->res->events_error, sizeof(r->res->events_error));
 	r->events = NULL;
@@ -340,6 +423,13 @@ int record__command(const struct record_opts *o, struct record_result *res)
 	struct pdata_header *h;
 	unsigned int cap;
 
+	/*
+	 * The tree's orphans become the recorder's children: their exit status
+	 * and CPU time are then known (getppid() in an orphan says the recorder,
+	 * where it said a subreaper above or init).
+	 */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	getrusage(RUSAGE_CHILDREN, &r.children0);
 	rc = resolve_command(o->argv[0], r.exe, sizeof(r.exe));
 	if (rc < 0)
 		return cannot_run(res, o->argv[0], -rc);
@@ -384,7 +474,7 @@ int record__command(const struct record_opts *o, struct record_result *res)
 		}
 	}
 	h = pdata__header(r.pd);
-	join_command(cmdline, sizeof(cmdline), o->argv);
+	shquote__argv(cmdline, sizeof(cmdline), o->argv, -1);
 	snprintf(h->command, sizeof(h->command), "%s", cmdline);
 	h->root_pid = r.child;
 	h->flags = o->inherit ? PDATA_F_INHERIT : 0;
@@ -413,6 +503,7 @@ int record__command(const struct record_opts *o, struct record_result *res)
 		waitpid(r.child, NULL, 0);
 		perf_session__close(r.perf);
 		record_bpf__close(r.bpf);
+		procacct__close(r.acct);
 		record_events__close(r.events, NULL, 0);
 		pdata__close(r.pd);
 		unlink(o->output);
@@ -424,6 +515,7 @@ int record__command(const struct record_opts *o, struct record_result *res)
 	finish_command(&r, use_agent);
 	perf_session__close(r.perf);
 	record_bpf__close(r.bpf);
+	procacct__close(r.acct);
 	pdata__close(r.pd);
 	close(r.sfd);
 	return 0;
@@ -441,6 +533,7 @@ fail_kill:
 		waitpid(r.child, NULL, 0);
 	perf_session__close(r.perf);
 	record_bpf__close(r.bpf);
+	procacct__close(r.acct);
 fail_unlink:
 	record_events__close(r.events, NULL, 0);
 	pdata__close(r.pd);

@@ -61,12 +61,13 @@ static int parse_regs_and_stack(const struct perf_sample_layout *l, struct curso
 int perf_sample__parse(const struct perf_sample_layout *l, const void *rec, size_t size,
 		       struct perf_sample *out)
 {
-	const uint64_t unsupported = PERF_SAMPLE_READ | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK;
+	const uint64_t unsupported = PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK;
 	struct cursor c;
 	uint64_t v;
 
 	memset(out, 0, sizeof(*out));
-	if (l->sample_type & unsupported)
+	if ((l->sample_type & unsupported) ||
+	    ((l->sample_type & PERF_SAMPLE_READ) && l->read_format))
 		return -EOPNOTSUPP;
 	if (size < sizeof(struct perf_event_header) || size % 8)
 		return -EBADMSG;
@@ -96,6 +97,8 @@ int perf_sample__parse(const struct perf_sample_layout *l, const void *rec, size
 		out->cpu = (uint32_t)v;
 	}
 	if ((l->sample_type & PERF_SAMPLE_PERIOD) && take1(&c, &out->period) < 0)
+		return -EBADMSG;
+	if ((l->sample_type & PERF_SAMPLE_READ) && take1(&c, &out->read_value) < 0)
 		return -EBADMSG;
 	if (l->sample_type & PERF_SAMPLE_CALLCHAIN) {
 		if (take1(&c, &out->nr) < 0 || take(&c, out->nr, &out->callchain) < 0)

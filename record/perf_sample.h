@@ -14,8 +14,9 @@
 
 /* What the events were opened with (perf_event_attr). */
 struct perf_sample_layout {
-	uint64_t sample_type; /* PERF_SAMPLE_* (READ, RAW, BRANCH_STACK: not decoded) */
+	uint64_t sample_type; /* PERF_SAMPLE_* (RAW, BRANCH_STACK: not decoded) */
 	uint64_t regs_mask;   /* sample_regs_user */
+	uint64_t read_format; /* PERF_SAMPLE_READ: decoded with read_format 0 (one value) only */
 };
 
 struct perf_sample {
@@ -25,6 +26,7 @@ struct perf_sample {
 	uint64_t addr, id, stream_id;
 	uint32_t cpu;
 	uint64_t period;
+	uint64_t read_value;	   /* PERF_SAMPLE_READ: the event's count */
 	const uint64_t *callchain; /* PERF_SAMPLE_CALLCHAIN: nr entries, context markers included */
 	uint64_t nr;
 	uint64_t abi;	      /* PERF_SAMPLE_REGS_ABI_*, 0 (NONE): no user registers */

@@ -30,11 +30,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/cpuacct.h"
 #include "record/perf_sample.h"
 #include "record/perf_session.h"
 #include "record/proctree.h"
 #include "record/record.h"
 #include "record/stacks.h"
+#include "utils/htab.h"
 
 struct ring {
 	int fd;
@@ -85,8 +87,25 @@ struct perf_session {
 	uint64_t seq;
 	uint64_t max_ts_prev, max_ts;
 	uint64_t throttled;
-	struct stacks *stacks;		  /* call stacks, NULL: a flat profile */
+	uint64_t throttled_ns;	/* time the events spent throttled */
+	struct htab *throttles; /* event id -> time it was throttled */
+	uint64_t handled_until; /* records up to this time have been handled */
+	int kernel;		/* the events sample kernel PCs */
+	int sample_read;	/* the samples carry the count (see fill_attr) */
+	uint64_t missed;	/* ticks the threads' runtime was worth beyond their samples */
+	struct stacks *stacks;	/* call stacks, NULL: a flat profile */
 	struct perf_sample_layout layout; /* what the samples hold */
+};
+
+struct throttle_ent {
+	uint64_t id;
+	uint64_t since;
+};
+
+static const struct htab_type throttle_type = {
+	.entry_size = sizeof(struct throttle_ent),
+	.hash = htab_u64_hash,
+	.eq = htab_u64_eq,
 };
 
 int perf_errno_is_refusal(int err)
@@ -174,8 +193,18 @@ static void fill_attr(struct perf_session *s, struct perf_event_attr *a)
 	a->enable_on_exec = !s->opts.attach;
 	a->inherit = 1;
 	a->inherit_thread = !s->opts.follow_children;
-	a->exclude_kernel = 1;
+	a->exclude_kernel = !s->kernel;
 	a->exclude_hv = 1;
+	/* each inherited thread's count at its exit: a PERF_RECORD_READ */
+	a->inherit_stat = s->opts.thread_cpu ? 1 : 0;
+	/*
+	 * With the count in the samples (and inherit), the kernel (6.12 on) never
+	 * swaps two threads' contexts at a switch: every inherited thread then
+	 * exits holding its own, and its READ record comes (a swap leaves one
+	 * thread with the parent's events, whose exit reports nothing).
+	 */
+	if (s->sample_read)
+		a->sample_type |= PERF_SAMPLE_READ;
 	a->mmap = 1;
 	a->mmap2 = 1;
 	a->build_id = 1; /* MMAP2 records carry the file's build id (Linux >= 5.12) */
@@ -191,6 +220,7 @@ static void fill_attr(struct perf_session *s, struct perf_event_attr *a)
 		stacks__fill_attr(s->stacks, a);
 	s->layout.sample_type = a->sample_type;
 	s->layout.regs_mask = a->sample_regs_user;
+	s->layout.read_format = a->read_format;
 }
 
 static int push_fd(struct perf_session *s, int fd)
@@ -295,6 +325,16 @@ static int open_tid(struct perf_session *s, pid_t tid, char *why, size_t whylen)
 
 		fill_attr(s, &attr);
 		fd = sys_perf_event_open(&attr, tid, s->cpus[i]);
+		if (fd < 0 && s->kernel && (errno == EACCES || errno == EPERM)) {
+			s->kernel = 0; /* kernel profiling is not permitted here: user PCs only */
+			fill_attr(s, &attr);
+			fd = sys_perf_event_open(&attr, tid, s->cpus[i]);
+		}
+		if (fd < 0 && s->sample_read && errno == EINVAL) {
+			s->sample_read = 0; /* a kernel before 6.12: no inherit with SAMPLE_READ */
+			fill_attr(s, &attr);
+			fd = sys_perf_event_open(&attr, tid, s->cpus[i]);
+		}
 		if (fd < 0 && errno == EINVAL) { /* a kernel without build ids in MMAP2 */
 			attr.build_id = 0;
 			fd = sys_perf_event_open(&attr, tid, s->cpus[i]);
@@ -399,6 +439,10 @@ int perf_session__open(struct perf_session **out, struct pdata *pd,
 	}
 	s->pd = pd;
 	s->opts = *opts;
+	s->kernel = opts->kernel;
+	s->sample_read = opts->thread_cpu;
+	/* 256 pages = 1 MiB per CPU: ~0.3 s of samples at 100 kHz; less if mlock is limited */
+	s->ring_pages = 256;
 	if (opts->callgraph != PDATA_CG_NONE) {
 		rc = stacks__new(&s->stacks, opts->callgraph, opts->stack_bytes);
 		if (rc < 0) {
@@ -420,7 +464,8 @@ int perf_session__open(struct perf_session **out, struct pdata *pd,
 	s->ring_pages = s->ring_pages_asked = ring_pages_for(opts, s->ncpus);
 	s->rings = calloc(s->ncpus, sizeof(*s->rings));
 	s->ring_fds = calloc(s->ncpus, sizeof(int));
-	if (!s->rings || !s->ring_fds || proctree__new(&s->tree, pd) < 0) {
+	s->throttles = htab__new(&throttle_type, 16);
+	if (!s->rings || !s->ring_fds || !s->throttles || proctree__new(&s->tree, pd) < 0) {
 		snprintf(why, whylen, "out of memory");
 		perf_session__close(s);
 		return -ENOMEM;
@@ -464,6 +509,53 @@ uint64_t perf_session__throttled(struct perf_session *s)
 	return s->throttled;
 }
 
+uint64_t perf_session__throttled_samples(struct perf_session *s)
+{
+	return s->throttled_ns / (1000000000ull / (s->opts.hz ? s->opts.hz : 1));
+}
+
+uint64_t perf_session__missed_samples(struct perf_session *s)
+{
+	return s->missed;
+}
+
+int perf_session__kernel(struct perf_session *s)
+{
+	return s->kernel;
+}
+
+uint64_t perf_session__handled_until(struct perf_session *s)
+{
+	return s->handled_until;
+}
+
+static uint64_t period_ns(const struct perf_session *s)
+{
+	return 1000000000ull / (s->opts.hz ? s->opts.hz : 1);
+}
+
+void perf_session__account(struct perf_session *s, const struct procacct_event *e)
+{
+	uint64_t missed = cpuacct__segment(s->tree, e, period_ns(s));
+
+	/* every tick of a thread is a sample (the kernel sampled, none binned): what lacks was skipped */
+	if (s->kernel && s->opts.thread_cpu_split)
+		s->missed += missed;
+}
+
+void perf_session__thread_total(struct perf_session *s, pid_t tid, uint64_t ns)
+{
+	struct tstate *th = proctree__find_thread(s->tree, tid);
+
+	if (th && th->rec)
+		cpuacct__task_clock(th, ns, 1, period_ns(s), s->opts.thread_cpu_split);
+}
+
+void perf_session__set_status(struct perf_session *s, pid_t pid, int status)
+{
+	proctree__set_status(s->tree, pid, status);
+}
+
 uint64_t perf_session__cpu_ns(struct perf_session *s)
 {
 	uint64_t total = 0;
@@ -504,21 +596,6 @@ struct task_body {
 	uint64_t time;
 };
 
-/* Tell the observer about a sample, with the image's mapping that holds it (latest first). */
-static void observe_sample(struct perf_session *s, const struct pstate *p, pid_t tid, uint64_t pc)
-{
-	const struct perf_session_observer *o = s->opts.observer;
-
-	for (size_t i = p->nmaps; i > 0; i--) {
-		const struct pmap *m = &p->maps[i - 1];
-
-		if (pc >= m->start && pc < m->end) {
-			o->sample(o->arg, p->pid, tid, p->rec->id, m->start, m->end);
-			return;
-		}
-	}
-}
-
 static void on_sample(struct perf_session *s, const struct perf_event_header *h)
 {
 	struct perf_sample smp;
@@ -532,7 +609,16 @@ static void on_sample(struct perf_session *s, const struct perf_event_header *h)
 		__atomic_add_fetch(&pdata__header(s->pd)->dropped, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	p->await_first_exec = 0;
+	/* the command's exec: the kernel is sampled from the events' enabling, before its COMM */
+	if (b->ip < PDATA_KERNEL_START)
+		p->await_first_exec = 0;
+	if (!p->rec && !p->exe[0] && b->ip >= PDATA_KERNEL_START &&
+	    p->nearly < sizeof(p->early) / sizeof(p->early[0])) {
+		/* an exec'd image in the kernel before its first mapping names it: later */
+		p->early[p->nearly].tid = (pid_t)b->tid;
+		p->early[p->nearly++].pc = b->ip;
+		return;
+	}
 	proctree__ensure_rec(s->tree, p);
 	if (!p->rec) { /* the records area is full: count what cannot be stored */
 		__atomic_add_fetch(&pdata__header(s->pd)->dropped, 1, __ATOMIC_RELAXED);
@@ -541,15 +627,35 @@ static void on_sample(struct perf_session *s, const struct perf_event_header *h)
 	{
 		struct tstate *t = proctree__find_thread(s->tree, (pid_t)b->tid);
 
-		if (!t || t->proc != p->rec->id || !t->rec)
+		if (!t || t->proc != p->rec->id || !t->rec) {
 			proctree__note_thread(s->tree, p, (pid_t)b->tid, NULL);
+			t = proctree__find_thread(s->tree, (pid_t)b->tid);
+		}
+		if (t)
+			cpuacct__sample(t, b->ip);
 	}
 	if (s->stacks)
 		stacks__count(s->stacks, s->pd, p->rec->id, b);
 	else
 		pdata__count(s->pd, p->rec->id, (int)b->tid, b->ip, 1);
 	if (s->opts.observer && s->opts.observer->sample)
-		observe_sample(s, p, (pid_t)b->tid, b->ip);
+		s->opts.observer->sample(s->opts.observer->arg, p->pid, (pid_t)b->tid, p->rec->id,
+					 b->ip);
+}
+
+/* Count the samples an exec'd image took before it had a record. */
+static void count_early(struct perf_session *s, struct pstate *p)
+{
+	for (unsigned int i = 0; p->rec && i < p->nearly; i++) {
+		struct tstate *t;
+
+		proctree__note_thread(s->tree, p, p->early[i].tid, NULL);
+		pdata__count(s->pd, p->rec->id, p->early[i].tid, p->early[i].pc, 1);
+		t = proctree__find_thread(s->tree, p->early[i].tid);
+		if (t)
+			cpuacct__sample(t, p->early[i].pc);
+	}
+	p->nearly = 0;
 }
 
 static void on_mmap2(struct perf_session *s, const struct perf_event_header *h)
@@ -582,6 +688,7 @@ static void on_mmap2(struct perf_session *s, const struct perf_event_header *h)
 		if (!p->exe)
 			p->exe = strdup("");
 		proctree__ensure_rec(s->tree, p);
+		count_early(s, p);
 	}
 	/* the kernel names anonymous executable memory (JIT code) "//anon" */
 	if (!path[0] || !strncmp(path, "//anon", 6))
@@ -614,6 +721,10 @@ static void on_exec(struct perf_session *s, pid_t pid, const char *comm)
 		return;
 	}
 	if (old) {
+		struct tstate *th = proctree__find_thread(s->tree, pid);
+
+		if (th && th->pid == pid && th->rec)
+			cpuacct__leave(th); /* the exec'ing thread leaves its image */
 		proctree__ensure_rec(s->tree, old);
 		if (old->rec)
 			pdata__end_proc(old->rec, PDATA_END_EXEC, 0, pdata__now_ns(), NULL);
@@ -726,6 +837,10 @@ static void on_exit_rec(struct perf_session *s, const struct perf_event_header *
 	if (!p || p->ended)
 		return;
 	p->ended = 1;
+	if (p->nearly) {
+		proctree__ensure_rec(s->tree, p);
+		count_early(s, p);
+	}
 	observe_end(s, p->pid);
 	/*
 	 * The exit status is not in the record.  A process its parent has not
@@ -735,9 +850,56 @@ static void on_exit_rec(struct perf_session *s, const struct perf_event_header *
 	if (p->rec && !p->rec->end_kind) {
 		int status, kind = PDATA_END_UNKNOWN, code = 0;
 
-		if (record_zombie_status(p->pid, &status))
+		/* the recorder's own wait (an adopted orphan) may have told already */
+		if (proctree__take_status(s->tree, p->pid, &status) ||
+		    record_zombie_status(p->pid, &status))
 			record_decode_status(status, &kind, &code);
 		pdata__end_proc(p->rec, kind, code, pdata__now_ns(), NULL);
+	}
+}
+
+/* PERF_RECORD_READ (inherit_stat): an inherited thread's count on one CPU, at its exit. */
+static void on_read(struct perf_session *s, const struct perf_event_header *h)
+{
+	const struct {
+		uint32_t pid, tid;
+		uint64_t value; /* read_format 0: the count alone */
+	} *b = (const void *)(h + 1);
+	struct tstate *th;
+
+	if (h->size < sizeof(*h) + sizeof(*b) || !s->opts.thread_cpu)
+		return;
+	th = proctree__find_thread(s->tree, (pid_t)b->tid);
+	if (!th || th->pid != (pid_t)b->pid || !th->rec) {
+		struct pstate *p = proctree__find(s->tree, (pid_t)b->pid);
+
+		if (p && p->rec)
+			proctree__note_thread(s->tree, p, (pid_t)b->tid, NULL);
+		th = proctree__find_thread(s->tree, (pid_t)b->tid);
+	}
+	if (th && th->rec)
+		cpuacct__task_clock(th, b->value, 0, period_ns(s), s->opts.thread_cpu_split);
+}
+
+/* THROTTLE / UNTHROTTLE: {time, id, stream_id}; the time in between is time not sampled. */
+static void on_throttle(struct perf_session *s, const struct perf_event_header *h)
+{
+	const uint64_t *b = (const void *)(h + 1);
+	struct throttle_ent *e;
+	bool fresh;
+
+	if (h->size < sizeof(*h) + 24)
+		return;
+	e = htab__insert(s->throttles, &throttle_type, &b[1], &fresh);
+	if (!e)
+		return;
+	e->id = b[1];
+	if (h->type == PERF_RECORD_THROTTLE) {
+		s->throttled++;
+		e->since = b[0];
+	} else if (e->since && b[0] > e->since) {
+		s->throttled_ns += b[0] - e->since;
+		e->since = 0;
 	}
 }
 
@@ -767,7 +929,11 @@ static void handle(struct perf_session *s, const struct perf_event_header *h)
 		break;
 	}
 	case PERF_RECORD_THROTTLE:
-		s->throttled++;
+	case PERF_RECORD_UNTHROTTLE:
+		on_throttle(s, h);
+		break;
+	case PERF_RECORD_READ:
+		on_read(s, h);
 		break;
 	default:
 		break;
@@ -901,6 +1067,7 @@ void perf_session__drain(struct perf_session *s, int final)
 			read_ring(s, &s->rings[c]);
 	limit = final ? UINT64_MAX : s->max_ts_prev;
 	s->max_ts_prev = s->max_ts;
+	s->handled_until = limit;
 	if (!s->nq)
 		return;
 	qsort(s->q, s->nq, sizeof(*s->q), cmp_qent);
@@ -923,6 +1090,7 @@ void perf_session__close(struct perf_session *s)
 	for (int i = 0; i < s->nfds; i++)
 		close(s->fds[i]);
 	proctree__free(s->tree);
+	htab__free(s->throttles);
 	stacks__free(s->stacks);
 	free(s->fds);
 	free(s->rings);

@@ -21,18 +21,18 @@
 #define PROFIL_ENV_SIMULATE_PERF_ERRNO "PROFIL_SIMULATE_PERF_ERRNO"
 
 struct perf_session;
+struct procacct_event;
 
 /*
  * Optional observer of a session (the kernel-side histogram clock): told
  * about every event descriptor opened, every sample that came through a
- * ring in a known executable mapping [map_start, map_end), and every thread
- * and process image that ends.
+ * ring (its PC, user or kernel), and every thread and process image that
+ * ends.
  */
 struct perf_session_observer {
 	void *arg;
 	int (*event_fd)(void *arg, int fd);
-	void (*sample)(void *arg, pid_t pid, pid_t tid, uint32_t proc, uint64_t map_start,
-		       uint64_t map_end);
+	void (*sample)(void *arg, pid_t pid, pid_t tid, uint32_t proc, uint64_t pc);
 	void (*thread_end)(void *arg, pid_t tid);
 	void (*image_end)(void *arg, pid_t pid);
 };
@@ -42,6 +42,16 @@ struct perf_session_opts {
 	int follow_children; /* inherit into fork()ed processes (threads always) */
 	int attach;	     /* events on running threads, enabled at once */
 	const struct perf_session_observer *observer; /* NULL: none */
+	int kernel; /* sample kernel PCs where permitted (else, and by default, user only) */
+	/*
+	 * Per-thread CPU time from the task clock (inherit_stat: the kernel
+	 * reports each inherited thread's count when it exits), for when
+	 * nothing better (record/procacct.h) gives it.  split: every sample
+	 * comes through the rings, so that they split it into user and system
+	 * time (not with the kernel-side histogram).
+	 */
+	int thread_cpu;
+	int thread_cpu_split;
 	uint32_t callgraph;   /* enum pdata_callgraph: PDATA_CG_NONE, _FP or _DWARF */
 	uint32_t stack_bytes; /* dwarf: user stack copied per sample, 0 = the default */
 };
@@ -80,11 +90,38 @@ void perf_session__drain(struct perf_session *s, int final);
 /* Task-clock time counted by the events (CPU time of the profiled tree since enable). */
 uint64_t perf_session__cpu_ns(struct perf_session *s);
 
+/* 1 when the events sample kernel PCs too (opts.kernel, and permitted here). */
+int perf_session__kernel(struct perf_session *s);
+
+/* Records with a time up to this one have been handled (CLOCK_MONOTONIC ns). */
+uint64_t perf_session__handled_until(struct perf_session *s);
+
+/*
+ * An event of the kernel's accounting (record/procacct.h), once every
+ * record up to its time is handled (perf_session__handled_until): the CPU
+ * time of a thread's image, the exit status of a process.
+ */
+void perf_session__account(struct perf_session *s, const struct procacct_event *e);
+
+/* The whole task-clock time of thread tid (the command's own, which no READ record reports). */
+void perf_session__thread_total(struct perf_session *s, pid_t tid, uint64_t ns);
+
+/* How process pid ended (the recorder waited for it: the command, or an orphan it adopted). */
+void perf_session__set_status(struct perf_session *s, pid_t pid, int status);
 /* The call stacks of the samples (record/stacks.h), NULL in a flat profile. */
 struct stacks *perf_session__stacks(struct perf_session *s);
 
 /* Counters: throttle records seen, processes that ended (EXIT records). */
 uint64_t perf_session__throttled(struct perf_session *s);
+/* Samples the kernel did not take while it throttled the events (an estimate: the time throttled). */
+uint64_t perf_session__throttled_samples(struct perf_session *s);
+/*
+ * Samples the threads' runtime (the kernel's accounting) was worth beyond
+ * those that came: the timer ran late and skipped them (an hrtimer cannot
+ * keep every period at high rates).  Known only with the kernel sampled,
+ * every tick through the ring and the accounting events; else 0.
+ */
+uint64_t perf_session__missed_samples(struct perf_session *s);
 uint32_t perf_session__ring_pages(struct perf_session *s);
 /* 1 when the rings are smaller than asked for (the locked-memory limit). */
 int perf_session__ring_limited(struct perf_session *s);

@@ -31,10 +31,23 @@ static const struct htab_type pid_type = {
 
 struct proctree {
 	struct pdata *pd;
-	struct htab *procs;   /* pid -> its current image */
-	struct htab *threads; /* tid -> thread */
+	struct htab *procs;    /* pid -> its current image */
+	struct htab *threads;  /* tid -> thread */
+	struct htab *statuses; /* pid -> wait status not yet written (its end not seen yet) */
 	void (*on_proc_maps)(void *arg, pid_t pid);
 	void *on_proc_maps_arg;
+};
+
+struct status_ent {
+	uint64_t pid;
+	int status;
+	int pending; /* 0: taken (the table has no removal) */
+};
+
+static const struct htab_type status_type = {
+	.entry_size = sizeof(struct status_ent),
+	.hash = htab_u64_hash,
+	.eq = htab_u64_eq,
 };
 
 static void free_pstate(struct pstate *p)
@@ -55,7 +68,8 @@ int proctree__new(struct proctree **out, struct pdata *pd)
 	t->pd = pd;
 	t->procs = htab__new(&pid_type, PIDS_EXPECTED);
 	t->threads = htab__new(&pid_type, PIDS_EXPECTED);
-	if (!t->procs || !t->threads) {
+	t->statuses = htab__new(&status_type, 16);
+	if (!t->procs || !t->threads || !t->statuses) {
 		proctree__free(t);
 		return -ENOMEM;
 	}
@@ -75,6 +89,7 @@ void proctree__free(struct proctree *t)
 		free(e->p);
 	htab__free(t->procs);
 	htab__free(t->threads);
+	htab__free(t->statuses);
 	free(t);
 }
 
@@ -298,6 +313,7 @@ struct tstate *proctree__get_thread(struct proctree *t, pid_t tid, pid_t pid)
 			th->pid = pid;
 			th->proc = 0;
 			th->rec = NULL;
+			memset(&th->cpu, 0, sizeof(th->cpu));
 		}
 		return th;
 	}
@@ -332,6 +348,9 @@ void proctree__note_thread(struct proctree *t, struct pstate *p, pid_t tid, cons
 	if (th->proc != p->rec->id || !th->rec) {
 		th->proc = p->rec->id;
 		th->rec = pdata__add_thread(t->pd, th->proc, tid, th->comm[0] ? th->comm : p->comm);
+		th->cpu.image = p->rec;
+		th->cpu.samples = th->cpu.kernel_samples = 0;
+		th->cpu.shown = (struct pdata_cpu){0};
 	} else if (comm && *comm && strncmp(th->rec->comm, comm, sizeof(th->rec->comm) - 1)) {
 		/* renamed (prctl PR_SET_NAME): the record is ours, update it in place */
 		snprintf(th->rec->comm, sizeof(th->rec->comm), "%s", comm);
@@ -392,6 +411,41 @@ void record_decode_status(int status, int *kind, int *code)
 		*kind = PDATA_END_EXITED;
 		*code = WEXITSTATUS(status);
 	}
+}
+
+void proctree__set_status(struct proctree *t, pid_t pid, int status)
+{
+	struct pstate *p = proctree__find(t, pid);
+	uint64_t key = (uint64_t)pid;
+	struct status_ent *e;
+	bool fresh;
+
+	if (p && p->ended && p->rec) {
+		int kind, code;
+		uint64_t end = p->rec->end_ns;
+
+		record_decode_status(status, &kind, &code);
+		pdata__end_proc(p->rec, kind, code, end ? end : pdata__now_ns(), NULL);
+		return;
+	}
+	e = htab__insert(t->statuses, &status_type, &key, &fresh);
+	if (e) {
+		e->pid = key;
+		e->status = status;
+		e->pending = 1;
+	}
+}
+
+int proctree__take_status(struct proctree *t, pid_t pid, int *status)
+{
+	uint64_t key = (uint64_t)pid;
+	struct status_ent *e = htab__find(t->statuses, &status_type, &key);
+
+	if (!e || !e->pending)
+		return 0;
+	*status = e->status;
+	e->pending = 0;
+	return 1;
 }
 
 /* A zombie's exit status from /proc/PID/stat (field 52), when its parent has not reaped it. */

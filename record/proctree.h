@@ -35,6 +35,29 @@ struct pstate {
 	char comm[16];
 	int await_first_exec; /* the command: its own exec is not a new image */
 	int ended;
+	/* kernel samples of an exec'd image before its first mapping names it (and its record) */
+	struct {
+		pid_t tid;
+		uint64_t pc;
+	} early[16];
+	unsigned int nearly;
+};
+
+/* A thread's CPU accounting (record/cpuacct.c). */
+struct tcpu {
+	struct pdata_proc *image; /* the proc record of the thread's record's image */
+	uint64_t samples;	  /* samples through the ring in this image */
+	uint64_t kernel_samples;  /* of which at kernel PCs */
+	uint64_t read_ns;	  /* its task-clock so far (PERF_RECORD_READ, summed over CPUs) */
+	uint64_t claimed;	  /* samples it took in its earlier images (left by exec) */
+	struct pdata_cpu shown;	  /* what its record (and its share of the image) says now */
+	/* images it left by exec whose accounting has not come yet, oldest first */
+	struct {
+		struct pdata_thread *rec;
+		struct pdata_proc *image;
+		uint64_t samples; /* the samples it took there */
+	} left[4];
+	unsigned int nleft;
 };
 
 struct tstate {
@@ -42,6 +65,7 @@ struct tstate {
 	uint32_t proc;
 	struct pdata_thread *rec;
 	char comm[16];
+	struct tcpu cpu;
 };
 
 struct proctree;
@@ -99,6 +123,15 @@ struct pdata_proc *proctree__add_root(struct proctree *t, pid_t pid, pid_t ppid,
 
 /* The parent pid of a running process (0 when unknown), from /proc. */
 pid_t proc_read_ppid(pid_t pid);
+
+/*
+ * How process pid ended (a wait status, from the recorder's own wait or
+ * the kernel's accounting): written into its current image's record, or
+ * kept until the image is known and its end is seen.
+ */
+void proctree__set_status(struct proctree *t, pid_t pid, int status);
+/* A status kept for pid by proctree__set_status, taken out: 1, else 0. */
+int proctree__take_status(struct proctree *t, pid_t pid, int *status);
 
 /* The wait status of a process that has ended but is not reaped yet (a zombie): 1, else 0. */
 int record_zombie_status(pid_t pid, int *status);

@@ -33,26 +33,41 @@
  * utils/outfile.h (profile/pdata.h's rules); the command's executable and
  * every file its arguments name are protected from both (outfile__protect).
  *
- * What the profile holds (for readers of profile/pdata.h):
+ * What the profile holds (for readers of profile/pdata.h; doc/accounting.md):
  *  - one proc record per process image: a fork gets one (perf: with the
  *    parent's executable mappings copied, as the kernel reports none), an
  *    exec gets one whose parent is the previous image (which ends with
  *    PDATA_END_EXEC);
- *  - end of the command's process: from wait4 (EXITED code / SIGNALED sig);
- *    other processes: perf sees that they ended but not how (UNKNOWN with an
- *    end time, or a zombie's status), the agent records exit codes itself;
- *  - header: samples, lost (perf ring losses; agent: timer overruns),
- *    cpu_ns (perf: task-clock of the whole tree, user and kernel; agent:
- *    wait4 rusage of the command and its waited-for descendants), period_ns
- *    = cpu_ns / samples (the effective period), nominal_hz (after capping),
- *    clock and clock_note (why this clock, capping, throttling);
+ *  - kernel PCs (>= PDATA_KERNEL_START) where the perf and bpf clocks may
+ *    sample the kernel (header flag PDATA_F_KERNEL), and a KSYM record for
+ *    every kernel function they hit; else the kernel's time is each
+ *    thread's system time (pdata_cpu.sys_ns); the agent's ticks land at the
+ *    user PC where the kernel returns;
+ *  - CPU time (pdata_cpu) of every thread and image, sampled or not: perf
+ *    and bpf clocks where BPF is permitted, the kernel's accounting
+ *    (runtime, utime/stime split) of each (thread, image); else each
+ *    thread's task clock at its exit, its split by the samples (user time:
+ *    its user samples times the period), given to its last image; the
+ *    agent: getrusage and the CPU-time clocks;
+ *  - how processes ended: the command's from wait4; with BPF every
+ *    process's; else the orphans the recorder adopts as their subreaper, a
+ *    zombie's status when it is still there; the agent records exits
+ *    itself (not deaths by a signal);
+ *  - header: samples, lost (perf ring losses), throttled (samples the kernel
+ *    did not take while it throttled the events), cpu_ns / user_ns / sys_ns
+ *    (the tree: RUSAGE_CHILDREN of the recorder; attach: the task clock of
+ *    the recorded threads), period_ns = one period of the clock in effect
+ *    (1e9 / nominal_hz, after capping: the rate every reader states),
+ *    nominal_hz, clock and clock_note (why this clock, capping, where the
+ *    kernel's time is, the source of the CPU times, throttling), the command
+ *    quoted as a shell needs it;
  *  - with call stacks (opts->callgraph): every sample's stack, unwound
  *    while recording and deduplicated in the frame table; header.callgraph
  *    says how (fp, dwarf), header.truncated how many were cut short, and
  *    the clock note how they were taken and what went through the rings.
  *    -g picks dwarf on the perf clock: the bpf clock cannot count a stack
  *    in the kernel (every sample goes through the ring, as with perf, plus
- *    the BPF program's run: no gain measured), so auto takes perf for stacks.
+ *    the BPF program's run: no gain measured); auto takes perf anyway.
  */
 #ifndef PROFIL_RECORD_RECORD_H
 #define PROFIL_RECORD_RECORD_H
@@ -68,7 +83,7 @@
 #define RECORD_STACK_BYTES_MAX 65528 /* the kernel's limit: a sample record is at most 64 KiB */
 
 enum record_clock {
-	RECORD_CLOCK_AUTO,   /* bpf where permitted, else perf, else thread (the agent) */
+	RECORD_CLOCK_AUTO,   /* perf, else thread (the agent); bpf measured no cheaper than perf */
 	RECORD_CLOCK_PERF,   /* perf_event task-clock sampling into ring buffers */
 	RECORD_CLOCK_THREAD, /* the agent: per-thread CPU-time timers */
 	RECORD_CLOCK_ITIMER, /* the agent: a process-wide CPU timer */
@@ -117,9 +132,10 @@ struct record_result {
 	uint64_t lost; /* lost by the clock, or dropped: the sample table was full */
 	uint32_t processes;
 	const char *clock_name; /* "perf", "bpf", "thread", "itimer" */
-	double effective_hz;	/* samples per CPU second achieved, 0 when unknown */
+	double effective_hz;	/* the rate stated: 1e9 / header.period_ns (as every reader says) */
 	unsigned int hz;    /* the nominal rate in effect: below opts->hz when the kernel caps it */
-	uint64_t throttled; /* times the kernel throttled the perf events */
+	uint64_t throttled; /* samples the kernel did not take (throttled, or its timer late) */
+	int kernel;	    /* the kernel's PCs were sampled (PDATA_F_KERNEL) */
 	const char *callgraph_name; /* "none", "fp", "dwarf" (header.callgraph) */
 	uint64_t stacks_truncated;  /* samples whose stack was cut short (header.truncated) */
 	uint64_t stacks_dropped;    /* samples stored without their stack (frame table full) */

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * `profil record --clock bpf`: the perf session's task-clock events run
- * bpf/histclock.bpf.c at every tick, which counts the user PC into a
+ * bpf/histclock.bpf.c at every tick, which counts the PC into a
  * memory-mapped histogram in the kernel, per thread.  A tick in a (thread,
- * mapping) without bins reaches the perf ring as an ordinary sample; this
- * file then gives that thread bins for that mapping, so only the code where
- * threads spend time gets bins.  The counts move into profil.data at every
+ * 64 KiB granule of code) without bins reaches the perf ring as an ordinary
+ * sample; this file then gives that thread bins for that granule, so only
+ * the code where threads spend time gets bins, and an ended thread's bins
+ * go to the next.  The counts move into profil.data at every
  * poll round (a kill of the recorder loses at most the last 50 ms) and when
  * a thread or an image ends.
  */
@@ -32,18 +33,17 @@ static int on_event_fd(void *arg, int fd)
 }
 
 /*
- * A tick came through the ring: its thread runs in a mapping without bins.
- * Give that (thread, mapping) bins so that its next ticks stay in the kernel
- * (-EEXIST for a tick in flight, -ENOSPC: the ring keeps working).
+ * A tick came through the ring: its thread runs in a 64 KiB granule of code
+ * without bins.  Give that (thread, granule) bins so that its next ticks
+ * stay in the kernel (-EEXIST for a tick in flight, -ENOSPC: the ring keeps
+ * working).
  */
-static void on_sample(void *arg, pid_t pid, pid_t tid, uint32_t proc, uint64_t map_start,
-		      uint64_t map_end)
+static void on_sample(void *arg, pid_t pid, pid_t tid, uint32_t proc, uint64_t pc)
 {
 	struct record_bpf *rb = arg;
 
 	if (!rb->stacks)
-		bpfclock__add_region(rb->bc, (uint32_t)pid, (uint32_t)tid, proc, map_start,
-				     map_end);
+		bpfclock__add_region(rb->bc, (uint32_t)pid, (uint32_t)tid, proc, pc, pc + 1);
 }
 
 static void on_thread_end(void *arg, pid_t tid)
@@ -105,9 +105,11 @@ void record_bpf__describe(struct record_bpf *rb, char *buf, size_t len)
 			 (unsigned long long)st.ticks);
 		return;
 	}
-	snprintf(buf, len, "%.1f%% binned in the kernel, %llu via the ring",
+	snprintf(buf, len, "%.1f%% binned in the kernel, %llu via the ring (%llu %s of bins%s)",
 		 st.ticks ? 100.0 * (double)st.binned / (double)st.ticks : 0.0,
-		 (unsigned long long)st.unresolved);
+		 (unsigned long long)st.unresolved, (unsigned long long)st.regions,
+		 st.regions == 1 ? "block" : "blocks",
+		 st.refused ? ", some refused: all in use" : "");
 }
 
 void record_bpf__close(struct record_bpf *rb)

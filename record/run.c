@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include "profile/pdata.h"
+#include "record/ksyms.h"
 #include "record/perf_session.h"
+#include "record/procacct.h"
 #include "record/record_bpf.h"
 #include "record/run.h"
 #include "record/stacks.h"
@@ -93,6 +95,11 @@ int record_run__create(struct record_run *r, char *why, size_t whylen)
 void record_run__set_note(struct record_run *r, const char *fmt, const char *a, const char *b)
 {
 	snprintf(r->note, sizeof(r->note), fmt, a, b);
+}
+
+static uint64_t tv_ns(struct timeval tv)
+{
+	return (uint64_t)tv.tv_sec * 1000000000ull + (uint64_t)tv.tv_usec * 1000ull;
 }
 
 unsigned int record_run__max_perf_rate(void)
@@ -184,31 +191,102 @@ void record_run__start_header(struct record_run *r)
 	append_stacks(r, h->clock_note, sizeof(h->clock_note));
 }
 
-void record_run__finish_header(struct record_run *r, uint64_t cpu_ns)
+static void append(char *note, size_t len, const char *fmt, const char *a)
+{
+	size_t at = strlen(note);
+
+	if (at < len)
+		snprintf(note + at, len - at, fmt, a);
+}
+
+static void apply_event(void *arg, const struct procacct_event *e)
+{
+	perf_session__account(arg, e);
+}
+
+void record_run__account(struct record_run *r, int final)
+{
+	if (!r->acct || !r->perf)
+		return;
+	procacct__read(r->acct);
+	procacct__apply(r->acct, final ? UINT64_MAX : perf_session__handled_until(r->perf),
+			apply_event, r->perf);
+}
+
+void record_run__kernel(struct record_run *r)
 {
 	struct pdata_header *h = pdata__header(r->pd);
-	uint64_t samples = __atomic_load_n(&h->samples, __ATOMIC_RELAXED);
+	char why[160];
+	int n;
+
+	if (!r->perf)
+		return;
+	if (!perf_session__kernel(r->perf)) {
+		append(r->note, sizeof(r->note), "%s",
+		       r->acct ? "; kernel not sampled: its time is each thread's system time" :
+				 "; kernel not sampled (not permitted): its time is each thread's "
+				 "task clock less its user samples");
+		return;
+	}
+	h->flags |= PDATA_F_KERNEL;
+	append(r->note, sizeof(r->note), "%s", "; kernel sampled");
+	n = ksyms__store(r->pd, "/proc/kallsyms", why, sizeof(why));
+	if (n < 0)
+		append(r->note, sizeof(r->note), " (its functions unnamed: %s)", why);
+}
+
+void record_run__children_cpu(const struct record_run *r, struct pdata_cpu *out)
+{
+	struct rusage now;
+	uint64_t u0 = tv_ns(r->children0.ru_utime), s0 = tv_ns(r->children0.ru_stime);
+
+	memset(out, 0, sizeof(*out));
+	if (getrusage(RUSAGE_CHILDREN, &now) < 0)
+		return;
+	out->user_ns = tv_ns(now.ru_utime) > u0 ? tv_ns(now.ru_utime) - u0 : 0;
+	out->sys_ns = tv_ns(now.ru_stime) > s0 ? tv_ns(now.ru_stime) - s0 : 0;
+	out->cpu_ns = out->user_ns + out->sys_ns;
+}
+
+void record_run__finish_header(struct record_run *r, const struct pdata_cpu *tree)
+{
+	struct pdata_header *h = pdata__header(r->pd);
+	char buf[160];
 
 	h->clock = (uint32_t)r->clock;
 	h->nominal_hz = r->hz;
-	h->cpu_ns = cpu_ns;
-	/* the CPU time one sample stands for, at the rate actually achieved */
-	if (samples && cpu_ns)
-		h->period_ns = cpu_ns / samples;
-	else
-		h->period_ns = 1000000000ull / r->hz;
+	h->cpu_ns = tree->cpu_ns;
+	h->user_ns = tree->user_ns;
+	h->sys_ns = tree->sys_ns;
+	/* one sample is one period of the clock: the rate in effect, capped or not */
+	h->period_ns = 1000000000ull / (r->hz ? r->hz : 1);
 	if (r->perf && perf_session__throttled(r->perf)) {
-		size_t at = strlen(r->note);
-
-		snprintf(r->note + at, sizeof(r->note) - at, "; kernel throttled it %llu times",
-			 (unsigned long long)perf_session__throttled(r->perf));
+		h->throttled = perf_session__throttled_samples(r->perf);
+		snprintf(buf, sizeof(buf),
+			 "; the kernel throttled the events %llu times (%llu samples not taken)",
+			 (unsigned long long)perf_session__throttled(r->perf),
+			 (unsigned long long)h->throttled);
+		append(r->note, sizeof(r->note), "%s", buf);
+	}
+	/* more than one in a hundred skipped: the kernel's timer could not keep the rate */
+	if (r->perf && perf_session__missed_samples(r->perf) * 100 > h->samples &&
+	    perf_session__missed_samples(r->perf) > h->throttled) {
+		snprintf(
+			buf, sizeof(buf),
+			"; %llu samples not taken: the kernel's timer ran late (the threads' "
+			"runtime was worth more)",
+			(unsigned long long)(perf_session__missed_samples(r->perf) - h->throttled));
+		h->throttled = perf_session__missed_samples(r->perf);
+		append(r->note, sizeof(r->note), "%s", buf);
 	}
 	if (r->bpf) {
-		size_t at = strlen(r->note);
-
-		snprintf(r->note + at, sizeof(r->note) - at, "; ");
-		at = strlen(r->note);
-		record_bpf__describe(r->bpf, r->note + at, sizeof(r->note) - at);
+		record_bpf__describe(r->bpf, buf, sizeof(buf));
+		append(r->note, sizeof(r->note), "; %s", buf);
+	}
+	if (r->acct && procacct__dropped(r->acct)) {
+		snprintf(buf, sizeof(buf), "; %llu accounting events lost",
+			 (unsigned long long)procacct__dropped(r->acct));
+		append(r->note, sizeof(r->note), "%s", buf);
 	}
 	append_stacks(r, r->note, sizeof(r->note));
 	h->callgraph = r->callgraph;
@@ -231,9 +309,11 @@ void record_run__finish(struct record_run *r)
 	res->lost = h->lost + h->dropped;
 	res->processes = h->processes;
 	res->clock_name = pdata__clock_name((uint32_t)r->clock);
-	res->effective_hz = h->cpu_ns ? (double)h->samples * 1e9 / (double)h->cpu_ns : 0;
+	/* the rate a reader states: one sample per period_ns of CPU time */
+	res->effective_hz = h->period_ns ? 1e9 / (double)h->period_ns : 0;
 	res->hz = r->hz;
-	res->throttled = r->perf ? perf_session__throttled(r->perf) : 0;
+	res->throttled = h->throttled;
+	res->kernel = (h->flags & PDATA_F_KERNEL) != 0;
 	warn_lost(r, h);
 	res->callgraph_name = pdata__callgraph_name(h->callgraph);
 	res->stacks_truncated = h->truncated;

@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "profile/pdata.h"
 #include "record/record.h"
 
 #define MAX_POLLED_RINGS 64
@@ -23,6 +24,7 @@ struct record_run {
 	struct pdata *pd;
 	struct perf_session *perf;
 	struct record_bpf *bpf;	      /* bpf clock: the kernel-side histogram */
+	struct procacct *acct;	      /* the kernel's accounting of the tree (BPF), NULL: none */
 	struct record_events *events; /* opts->events: the prof/profil event stream */
 	int sfd;		      /* signalfd */
 	sigset_t oldmask;
@@ -31,10 +33,12 @@ struct record_run {
 	struct rusage ru;
 	int exited;
 	int detached;
-	unsigned int hz;    /* nominal rate in effect (may be capped) */
-	int clock;	    /* enum pdata_clock */
-	uint32_t callgraph; /* enum pdata_callgraph in effect */
-	char note[512];	    /* header.clock_note */
+	unsigned int hz;	  /* nominal rate in effect (may be capped) */
+	int clock;		  /* enum pdata_clock */
+	uint32_t callgraph;	  /* enum pdata_callgraph in effect */
+	char note[512];		  /* header.clock_note */
+	struct rusage children0;  /* RUSAGE_CHILDREN of the recorder before the command */
+	uint64_t root_runtime_ns; /* the command's own thread, from its schedstat as a zombie */
 	char exe[PATH_MAX];
 	unsigned char ring_hup[MAX_POLLED_RINGS]; /* rings no longer polled */
 };
@@ -73,8 +77,27 @@ struct pdata_proc *record_run__latest_proc(struct pdata *pd, pid_t pid);
  */
 void record_run__start_header(struct record_run *r);
 
-/* The header's last fields: clock, rates, CPU time, the clock note. */
-void record_run__finish_header(struct record_run *r, uint64_t cpu_ns);
+/*
+ * Hand the kernel's accounting (r->acct) every event the perf session can
+ * place now (final: all of them, after the last drain).
+ */
+void record_run__account(struct record_run *r, int final);
+
+/*
+ * The kernel symbols the samples hit, as records (when the events sampled
+ * the kernel), and what the clock note says about the kernel's time.
+ */
+void record_run__kernel(struct record_run *r);
+
+/*
+ * The header's last fields: clock, the rate in effect and its period, the
+ * CPU time of the tree (cpu: total, user, system; zeros unknown), the
+ * clock note.
+ */
+void record_run__finish_header(struct record_run *r, const struct pdata_cpu *tree);
+
+/* The CPU time of the recorder's children since r->children0 (the command's tree). */
+void record_run__children_cpu(const struct record_run *r, struct pdata_cpu *out);
 
 /* Mark the profile complete and fill the result's summary (flush_err when it cannot be flushed). */
 void record_run__finish(struct record_run *r);

@@ -19,7 +19,7 @@ wait_attached() {
 }
 
 # four threads that exist before the attach start working after it
-"$PROGS/record_prog" attach pidA &
+RECORD_TRUTH=$T/at.truth "$PROGS/record_prog" attach pidA &
 prog=$!
 wait_file pidA
 bg_record -q -p "$prog" -o at.data
@@ -30,9 +30,14 @@ wait $REC
 rc=$?
 unwatch
 total=$(hdr at.data samples)
-n=$("$DUMP" at.data | awk -v t="$total" '$1=="tid" { split($4,a,"="); if (a[2] >= t*0.15 && a[2] <= t*0.35) n++ } END {print n+0}')
+"$DUMP" at.data >tids.txt
+# every thread's share of the samples is its share of the CPU time it measured (within 0.06)
+n=$(awk '$1=="truth" && $4=="func=thread_spin" { split($3,a,"="); split($5,b,"="); t[a[2]]=b[2]; tt+=b[2] }
+	$1=="tid" { split($3,a,"="); split($4,b,"="); s[a[2]]=b[2] }
+	END { for (k in t) st += s[k]; for (k in t) { d = s[k] / st - t[k] / tt; if (d < 0) d = -d; if (d <= 0.06) n++ }
+		print n+0 }' at.truth tids.txt)
 [ $rc -eq 0 ] && [ "$total" -ge 100 ] && [ "$n" -eq 4 ]
-expect attach_four_threads "rc=$rc total=$total, $n threads with a fair share: $("$DUMP" at.data | grep '^tid' | tr '\n' ' ')"
+expect attach_four_threads "rc=$rc total=$total, $n threads with their measured share: $(grep '^tid' tids.txt | tr '\n' ' ') $(grep thread_spin at.truth | tr '\n' ' ')"
 ts=$(fsamples at.data thread_spin)
 [ "$ts" -ge $((total * 9 / 10)) ] && [ "$(hdr at.data state)" = 2 ] &&
 	[ $(($(hdr at.data flags) & 2)) -eq 2 ] && [ "$(hdr at.data end_kind)" != 4 ]

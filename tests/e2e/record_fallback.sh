@@ -13,14 +13,16 @@ if [ ! -f "$B/libprofil-agent.so" ]; then
 	exit 1
 fi
 
-"$P" record -q --clock thread -o th.data -- "$PROGS/record_prog" hot 3 >out.txt
+# truth: the CPU time the program measured in each function (tests/progs/record_cpu.h)
+RECORD_TRUTH=$T/th.truth "$P" record -q --clock thread -o th.data -- "$PROGS/record_prog" hot 3 >out.txt
 rc=$?
 a=$(fsamples th.data hot_a)
 b=$(fsamples th.data hot_b)
 s=$(share "$a" "$b")
+t=$(share "$(truth th.truth hot_a)" "$(truth th.truth hot_b)")
 [ $rc -eq 0 ] && [ "$(hdr th.data clock)" = 1 ] && [ "$(hdr th.data state)" = 2 ] &&
-	[ $((a + b)) -ge 60 ] && in_range "$s" 0.6 0.9 && [ ! -s out.txt ]
-expect thread_clock_hot_functions "rc=$rc hot_a=$a hot_b=$b share=$s $("$DUMP" th.data | head -1)"
+	[ $((a + b)) -ge 600 ] && near "$s" "$t" 0.06 && [ ! -s out.txt ]
+expect thread_clock_hot_functions "rc=$rc hot_a=$a hot_b=$b share=$s (measured $t) $("$DUMP" th.data | head -1)"
 
 PROFIL_SIMULATE_PERF_ERRNO=EACCES "$P" record -q -o sim.data -- "$PROGS/record_prog" exit 42
 rc=$?
@@ -33,17 +35,25 @@ rc=$?
 [ $rc -ne 0 ] && [ ! -e p.data ] && [ "$(wc -l <err.txt)" -eq 1 ]
 expect clock_perf_refused_is_an_error "rc=$rc $(cat err.txt)"
 
-"$P" record -q --clock thread -o thr.data -- "$PROGS/record_prog" threads
+RECORD_TRUTH=$T/thr.truth "$P" record -q --clock thread -o thr.data -- "$PROGS/record_prog" threads
 total=$(hdr thr.data samples)
-n=$("$DUMP" thr.data | awk -v t="$total" '$1=="tid" { split($4,a,"="); if (a[2] >= t*0.12 && a[2] <= t*0.38) n++ } END {print n+0}')
-[ "$total" -ge 60 ] && [ "$n" -eq 4 ]
-expect agent_four_threads "$n of 4 threads with a fair share of $total"
+"$DUMP" thr.data >tids.txt
+n=$(awk '$1=="truth" && $4=="func=thread_spin" { split($3,a,"="); split($5,b,"="); t[a[2]]=b[2]; tt+=b[2] }
+	$1=="tid" { split($3,a,"="); split($4,b,"="); s[a[2]]=b[2] }
+	END { for (k in t) st += s[k]; for (k in t) { d = s[k] / st - t[k] / tt; if (d < 0) d = -d; if (d <= 0.06) n++ }
+		print n+0 }' thr.truth tids.txt)
+[ "$total" -ge 400 ] && [ "$n" -eq 4 ]
+expect agent_four_threads "$n of 4 threads with their measured share of $total: $(grep '^tid' tids.txt | tr '\n' ' ')"
 
-"$P" record -q --clock thread -o fork.data -- "$PROGS/record_prog" fork
+# each process with the samples its measured CPU time is worth (a merged tick counts with the
+# tick that carried it: within 20 %), none of the child's in the parent
+RECORD_TRUTH=$T/fork.truth "$P" record -q --clock thread -o fork.data -- "$PROGS/record_prog" fork
 child=$("$DUMP" fork.data | awk '$1=="proc" && $3=="parent=1" {split($2,a,"="); print a[2]; exit}')
-[ -n "$child" ] && [ "$(fsamples fork.data child_spin "$child")" -ge 20 ] &&
-	[ "$(fsamples fork.data parent_spin 1)" -ge 20 ] && [ "$(fsamples fork.data child_spin 1)" -le 1 ]
-expect agent_fork "$("$DUMP" fork.data | grep -E '^(proc|func)' | tr '\n' ' ')"
+p=$(hdr fork.data period_ns)
+near $(($(fsamples fork.data child_spin "${child:-0}") * p)) "$(truth fork.truth child_spin)" $(($(truth fork.truth child_spin) / 5)) &&
+	near $(($(fsamples fork.data parent_spin 1) * p)) "$(truth fork.truth parent_spin)" $(($(truth fork.truth parent_spin) / 5)) &&
+	[ -n "$child" ] && [ "$(fsamples fork.data child_spin 1)" -le 1 ]
+expect agent_fork "$("$DUMP" fork.data | grep -E '^(proc|func)' | tr '\n' ' ') $(grep spin fork.truth | tr '\n' ' ')"
 "$DUMP" fork.data | grep -q "^proc id=$child .* end_kind=1 end_code=0 "
 expect agent_fork_child_exit_recorded "$("$DUMP" fork.data | grep '^proc' | tr '\n' ' ')"
 

@@ -5,12 +5,14 @@
  *
  *   header KEY=VALUE ...
  *   note TEXT / command TEXT
- *   proc id=N parent=N pid=N ppid=N end_kind=N end_code=N exe=PATH
- *   thread proc=N tid=N comm=NAME
+ *   proc id=N parent=N pid=N ppid=N end_kind=N end_code=N cpu_ns=N user_ns=N sys_ns=N exe=PATH
+ *   thread proc=N tid=N comm=NAME cpu_ns=N user_ns=N sys_ns=N
+ *   ksym start=0x.. size=N name=NAME
  *   map proc=N start=0x.. end=0x.. pgoff=0x.. prot=N build_id=HEX|- path=PATH
  *   tid proc=N tid=N samples=N            samples per thread
  *   obj proc=N samples=N path=PATH        samples per mapped object ("?" = no mapping)
- *   func proc=N samples=N name=SYMBOL     samples per function (ELF .symtab or .dynsym)
+ *   func proc=N samples=N name=SYMBOL     samples per function (ELF .symtab or .dynsym;
+ *                                         kernel PCs: obj "[kernel]", names from the ksym records)
  *
  * Exit status 1 (and one line on stderr) when the file cannot be opened.
  */
@@ -33,6 +35,25 @@ struct map {
 static struct map *maps;
 static size_t nmaps;
 
+struct ksym {
+	uint64_t start, size;
+	char *name;
+};
+static struct ksym *ksyms;
+static size_t nksyms;
+
+static const char *ksym_name(uint64_t pc)
+{
+	const struct ksym *best = NULL;
+
+	for (size_t i = 0; i < nksyms; i++)
+		if (ksyms[i].start <= pc && (!best || ksyms[i].start > best->start))
+			best = &ksyms[i];
+	if (!best || (best->size && pc - best->start >= best->size))
+		return "?";
+	return best->name;
+}
+
 static int on_rec(void *arg, const struct pdata_rec *rec)
 {
 	(void)arg;
@@ -40,14 +61,28 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 	case PDATA_REC_PROC: {
 		const struct pdata_proc *p = (const void *)rec;
 
-		printf("proc id=%u parent=%u pid=%d ppid=%d end_kind=%d end_code=%d exe=%s\n", p->id,
-		       p->parent, p->pid, p->ppid, p->end_kind, p->end_code, p->exe);
+		printf("proc id=%u parent=%u pid=%d ppid=%d end_kind=%d end_code=%d cpu_ns=%llu "
+		       "user_ns=%llu sys_ns=%llu exe=%s\n",
+		       p->id, p->parent, p->pid, p->ppid, p->end_kind, p->end_code,
+		       (unsigned long long)p->cpu.cpu_ns, (unsigned long long)p->cpu.user_ns,
+		       (unsigned long long)p->cpu.sys_ns, p->exe);
 		break;
 	}
 	case PDATA_REC_THREAD: {
 		const struct pdata_thread *t = (const void *)rec;
 
-		printf("thread proc=%u tid=%d comm=%.16s\n", t->proc, t->tid, t->comm);
+		printf("thread proc=%u tid=%d comm=%.16s cpu_ns=%llu user_ns=%llu sys_ns=%llu\n",
+		       t->proc, t->tid, t->comm, (unsigned long long)t->cpu.cpu_ns,
+		       (unsigned long long)t->cpu.user_ns, (unsigned long long)t->cpu.sys_ns);
+		break;
+	}
+	case PDATA_REC_KSYM: {
+		const struct pdata_ksym *k = (const void *)rec;
+
+		printf("ksym start=%#llx size=%llu name=%s\n", (unsigned long long)k->start,
+		       (unsigned long long)k->size, k->name);
+		ksyms = realloc(ksyms, (nksyms + 1) * sizeof(*ksyms));
+		ksyms[nksyms++] = (struct ksym){k->start, k->size, strdup(k->name)};
 		break;
 	}
 	case PDATA_REC_MAP: {
@@ -178,6 +213,11 @@ static int on_sample(void *arg, const struct pdata_sample *s)
 	(void)arg;
 	snprintf(tidname, sizeof(tidname), "%d", tid);
 	add(TID, proc, tidname, count);
+	if (pc >= PDATA_KERNEL_START) {
+		add(OBJ, proc, "[kernel]", count);
+		add(FUNC, proc, ksym_name(pc), count);
+		return 0;
+	}
 	for (size_t i = 0; i < nmaps; i++)
 		if (maps[i].proc == proc && pc >= maps[i].start && pc < maps[i].end)
 			m = &maps[i]; /* the latest mapping wins */
@@ -207,12 +247,13 @@ int main(int argc, char **argv)
 	h = pdata__header(p);
 	printf("header state=%u clock=%u nominal_hz=%u period_ns=%llu samples=%llu lost=%llu "
 	       "dropped=%llu processes=%u root_pid=%d end_kind=%d end_code=%d cpu_ns=%llu "
-	       "flags=%u\n",
+	       "flags=%u user_ns=%llu sys_ns=%llu throttled=%llu\n",
 	       h->state, h->clock, h->nominal_hz, (unsigned long long)h->period_ns,
 	       (unsigned long long)h->samples, (unsigned long long)h->lost,
 	       (unsigned long long)h->dropped, h->processes, h->root_pid, h->end_kind,
-	       h->end_code, (unsigned long long)h->cpu_ns, h->flags);
-	printf("note %.128s\n", h->clock_note);
+	       h->end_code, (unsigned long long)h->cpu_ns, h->flags, (unsigned long long)h->user_ns,
+	       (unsigned long long)h->sys_ns, (unsigned long long)h->throttled);
+	printf("note %.512s\n", h->clock_note);
 	printf("command %.2048s\n", h->command);
 	pdata__foreach_rec(p, on_rec, NULL);
 	pdata__foreach_sample(p, on_sample, NULL);

@@ -1,14 +1,27 @@
 // SPDX-License-Identifier: MIT
-/* librecord_hot.so: a hot loop inside a shared library (record tests). */
-#define UNIT 60000000ul
+/* librecord_hot.so: a hot loop inside a shared library (record tests); a unit is 0.1 s of CPU. */
+#include <stdint.h>
+#include <time.h>
 
 static volatile unsigned long sink;
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 __attribute__((noinline)) void lib_spin(unsigned long units)
 {
+	uint64_t start = thread_cpu_ns(), now = start;
 	unsigned long s = 0;
 
-	for (unsigned long i = 0; i < units * UNIT; i++)
-		s += i ^ (s >> 3);
+	while (now - start < units * 100000000ull) {
+		for (unsigned long i = 0; i < 1000000; i++)
+			s += i ^ (s >> 3);
+		now = thread_cpu_ns();
+	}
 	sink += s;
 }

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * record_prog MODE [ARG]: a program with known hot functions for the
- * `profil record` tests.  Work is counted in loop iterations, never in
- * time, so the expected shares do not depend on the machine's speed.
+ * `profil record` tests.  A unit of work is 0.1 s of the thread's CPU time
+ * (record_cpu.h); every function measures the CPU time it spent, and the
+ * tests compare the profile with those measurements ($RECORD_TRUTH), so
+ * neither the machine's speed, a sanitizer nor other busy processes move
+ * the expected shares.
  *
- *   hot [N]         hot_a does 3 units, hot_b 1 unit (expect 75 % / 25 %)
+ *   hot [N]         hot_a does 3 units, hot_b 1 unit (about 75 % / 25 %)
  *   threads         4 threads, each thread_spin 2 units (expect 25 % each)
  *   fork            child: child_spin 2 units; parent: parent_spin 2 units, waits
  *   exit N          hot_a 1 unit, then exit(N)
@@ -34,19 +37,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define UNIT 60000000ul /* ~0.1 s of CPU here */
+#include "record_cpu.h"
 
-static volatile unsigned long sink;
 static volatile uintptr_t null_address; /* 0, unknown to the compiler */
-
-#define SPIN_FN(name)                                                     \
-	__attribute__((noinline)) void name(unsigned long units)          \
-	{                                                                 \
-		unsigned long s = 0;                                      \
-		for (unsigned long i = 0; i < units * UNIT; i++)          \
-			s += i ^ (s >> 3);                                \
-		sink += s;                                                \
-	}
 
 SPIN_FN(hot_a)
 SPIN_FN(hot_b)
@@ -107,9 +100,10 @@ static void die_after(const char *sig, unsigned long ms)
 	unsigned long long cpu;
 
 	while ((cpu = process_cpu_ns()) < ms * 1000000ull)
-		hot_b(1); /* ~0.1 s of CPU per call */
+		hot_b(1); /* 0.1 s of CPU per call */
 	printf("cpu_ns=%llu\n", cpu);
 	fflush(stdout);
+	truth_write();
 	if (!strcmp(sig, "SEGV"))
 		*(volatile int *)null_address = 1;
 	raise(SIGKILL);
@@ -120,6 +114,7 @@ int main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "hot";
 	unsigned long n = argc > 2 ? strtoul(argv[2], NULL, 10) : 1;
 
+	atexit(truth_write);
 	if (!strcmp(mode, "hot")) {
 		hot_a(3 * (n ? n : 1));
 		hot_b(1 * (n ? n : 1));
@@ -129,7 +124,9 @@ int main(int argc, char **argv)
 		pid_t pid = fork();
 
 		if (pid == 0) {
+			truth_forget();
 			child_spin(2);
+			truth_write();
 			_exit(0);
 		}
 		parent_spin(2);
@@ -140,9 +137,11 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "_exit")) {
 		hot_a(1);
 		printf("this line stays in the stdio buffer\n");
+		truth_write();
 		_exit(7);
 	} else if (!strcmp(mode, "segv")) {
 		hot_a(1);
+		truth_write();
 		*(volatile int *)null_address = 1;
 	} else if (!strcmp(mode, "forever") && argc > 2) {
 		FILE *f;
@@ -165,12 +164,19 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		fn = (void (*)(unsigned long))dlsym(h, "lib_spin");
-		fn(2);
+		{
+			uint64_t t0 = thread_cpu_ns();
+
+			fn(2);
+			truth_add("lib_spin", thread_cpu_ns() - t0);
+		}
 #endif
 	} else if (!strcmp(mode, "exec") && argc > 2) {
 		char *args[] = { argv[2], "hot", NULL };
 
 		hot_a(1);
+		truth_write(); /* exec runs no atexit handler */
+		truth_forget();
 		execv(argv[2], args);
 		perror("execv");
 		return 2;

@@ -111,6 +111,8 @@ static void test_parse_lies(void)
 						       PERF_SAMPLE_STACK_USER,
 					.regs_mask = UNWIND_REGS_MASK};
 	struct perf_sample_layout rd = {.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_READ};
+	struct perf_sample_layout grp = {.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_READ,
+					 .read_format = PERF_FORMAT_GROUP};
 	struct rec r = {0}, q = {0}, z = {0};
 	struct perf_sample s;
 	size_t size;
@@ -140,7 +142,11 @@ static void test_parse_lies(void)
 	size = finish(&z);
 	CHECK("parse_no_regs",
 	      perf_sample__parse(&st, z.w, size, &s) == 0 && !s.abi && !s.regs && !s.stack);
-	CHECK("parse_read_unsupported", perf_sample__parse(&rd, z.w, size, &s) == -EOPNOTSUPP);
+	/* the count (read_format 0: one value) after the IP */
+	CHECK("parse_read_value",
+	      perf_sample__parse(&rd, z.w, size, &s) == 0 && s.ip == 0x401000 && s.read_value == 0);
+	CHECK("parse_read_group_unsupported",
+	      perf_sample__parse(&grp, z.w, size, &s) == -EOPNOTSUPP);
 }
 
 static void test_callchain_sections(void)

@@ -76,3 +76,54 @@ bg_record() {
 	REC=$!
 	watchdog $REC
 }
+
+# ---- ground truth: what the test programs measured themselves (tests/progs/record_cpu.h) ----
+
+# truth FILE FUNC [PID]: CPU time (ns) the program measured in FUNC (every thread and process,
+# or process PID only)
+truth() {
+	awk -v f="func=$2" -v p="${3:+pid=$3}" '$1=="truth" && $4==f && (p=="" || $2==p) {
+		split($5,a,"="); s+=a[2] } END { print s+0 }' "$1"
+}
+
+# truth_rusage FILE KEY: user_ns or sys_ns of the program's processes, summed
+truth_rusage() {
+	awk -v k="$2" '$1=="truth" && $2 ~ /^pid=/ && $3 ~ /^user_ns=/ {
+		for (i = 3; i <= NF; i++) { split($i,a,"="); if (a[1]==k) s+=a[2] } } END { print s+0 }' "$1"
+}
+
+# ratio A B: A / B (0 when B is 0)
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print 0; else printf "%.4f", a / b }'
+}
+
+# near A B TOL: |A - B| <= TOL
+near() {
+	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'
+}
+
+# pseconds FILE: "TOTAL KERNEL" (ns): the CPU time the profile shows, as a report counts it --
+# per thread its samples times the period, the system time of its record where the kernel was
+# not sampled (perf and bpf clocks), at least its recorded CPU time (the unsampled rest); and of
+# that, the kernel's (its samples, or the threads' system time)
+pseconds() {
+	"$DUMP" "$1" | awk '
+	$1=="header" { for (i = 2; i <= NF; i++) { split($i,a,"="); h[a[1]]=a[2] } }
+	$1=="thread" { for (i = 2; i <= NF; i++) { split($i,a,"="); t[a[1]]=a[2] }
+		k = t["proc"] " " t["tid"]; cpu[k] = t["cpu_ns"]; sys[k] = t["sys_ns"] }
+	$1=="tid" { split($2,a,"="); split($3,b,"="); split($4,c,"="); n[a[2] " " b[2]] += c[2] }
+	$1=="obj" && $NF=="path=[kernel]" { split($3,a,"="); ks += a[2] }
+	END {
+		p = h["period_ns"]; kernel = int(h["flags"]) % 8 >= 4
+		acc = !kernel && (h["clock"] == 3 || h["clock"] == 5)
+		for (k in n) seen[k] = 1
+		for (k in cpu) seen[k] = 1
+		for (k in seen) {
+			s = n[k] * p + (acc ? sys[k] : 0)
+			tot += (cpu[k] > s ? cpu[k] : s)
+			if (acc) kt += sys[k]
+		}
+		if (kernel) kt = ks * p
+		printf "%.0f %.0f\n", tot, kt
+	}'
+}

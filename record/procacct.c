@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+/* The kernel's accounting of a recorded tree, user half.  See procacct.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record/procacct.h"
+
+#ifdef PROFIL_HAVE_BPF
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/types.h>
+
+#include "bpf/procacct.h"
+#include "procacct.skel.h"
+
+struct procacct {
+	struct procacct_bpf *skel;
+	struct ring_buffer *rb;
+	struct procacct_event *ev; /* read, not yet applied */
+	size_t nev, cap;
+	uint64_t seq;
+	pid_t root;
+	int root_ended;
+};
+
+static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct procacct *pa = ctx;
+	const struct procacct_event *e = data;
+
+	if (size < sizeof(*e))
+		return 0;
+	if (pa->nev == pa->cap) {
+		size_t cap = pa->cap ? pa->cap * 2 : 256;
+		struct procacct_event *n = realloc(pa->ev, cap * sizeof(*n));
+
+		if (!n)
+			return 0; /* out of memory: this event is lost */
+		pa->ev = n;
+		pa->cap = cap;
+	}
+	pa->ev[pa->nev++] = *e;
+	if (e->kind == PROCACCT_EXIT && e->group_dead && (pid_t)e->pid == pa->root)
+		pa->root_ended = 1;
+	return 0;
+}
+
+int procacct__open(struct procacct **out, int follow_children, char *why, size_t whylen)
+{
+	struct procacct *pa = calloc(1, sizeof(*pa));
+	int err;
+
+	if (!pa)
+		return -ENOMEM;
+	libbpf_set_print(silent);
+	pa->skel = procacct_bpf__open();
+	if (!pa->skel) {
+		err = -errno;
+		goto fail;
+	}
+	pa->skel->rodata->follow_children = follow_children ? 1 : 0;
+	err = procacct_bpf__load(pa->skel);
+	if (!err)
+		err = procacct_bpf__attach(pa->skel);
+	if (err)
+		goto fail;
+	pa->rb = ring_buffer__new(bpf_map__fd(pa->skel->maps.events), on_event, pa, NULL);
+	if (!pa->rb) {
+		err = -errno;
+		goto fail;
+	}
+	*out = pa;
+	return 0;
+fail:
+	snprintf(why, whylen, "cannot load the BPF accounting programs: %s%s",
+		 strerror(err < 0 ? -err : EINVAL),
+		 err == -EPERM || err == -EACCES ? " (needs root or CAP_BPF+CAP_PERFMON)" : "");
+	procacct_bpf__destroy(pa->skel);
+	free(pa);
+	return err == -EACCES ? -EPERM : (err < 0 ? err : -EINVAL);
+}
+
+int procacct__track(struct procacct *pa, pid_t pid)
+{
+	__u32 key = (__u32)pid, one = 1;
+
+	pa->root = pid;
+	if (bpf_map_update_elem(bpf_map__fd(pa->skel->maps.tracked), &key, &one, BPF_ANY) < 0)
+		return -errno;
+	return 0;
+}
+
+void procacct__read(struct procacct *pa)
+{
+	if (pa)
+		ring_buffer__consume(pa->rb);
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct procacct_event *x = a, *y = b;
+
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+size_t procacct__apply(struct procacct *pa, uint64_t until,
+		       void (*fn)(void *arg, const struct procacct_event *e), void *arg)
+{
+	size_t n = 0;
+
+	if (!pa || !pa->nev)
+		return 0;
+	/* the ring is in order of reservation, nearly the order of time; a stable order is kept */
+	qsort(pa->ev, pa->nev, sizeof(*pa->ev), by_time);
+	while (n < pa->nev && pa->ev[n].time <= until)
+		fn(arg, &pa->ev[n++]);
+	memmove(pa->ev, pa->ev + n, (pa->nev - n) * sizeof(*pa->ev));
+	pa->nev -= n;
+	return n;
+}
+
+int procacct__root_ended(const struct procacct *pa)
+{
+	return pa && pa->root_ended;
+}
+
+uint64_t procacct__dropped(struct procacct *pa)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t sum = 0;
+	__u32 zero = 0;
+
+	if (!pa || ncpu <= 0)
+		return 0;
+	{
+		uint64_t vals[ncpu];
+
+		if (bpf_map_lookup_elem(bpf_map__fd(pa->skel->maps.drops), &zero, vals) == 0)
+			for (int c = 0; c < ncpu; c++)
+				sum += vals[c];
+	}
+	return sum;
+}
+
+void procacct__close(struct procacct *pa)
+{
+	if (!pa)
+		return;
+	ring_buffer__free(pa->rb);
+	procacct_bpf__destroy(pa->skel);
+	free(pa->ev);
+	free(pa);
+}
+
+#else /* !PROFIL_HAVE_BPF */
+
+int procacct__open(struct procacct **out, int follow_children, char *why, size_t whylen)
+{
+	(void)out, (void)follow_children;
+	snprintf(why, whylen, "this profil was built without BPF support");
+	return -ENOTSUP;
+}
+
+int procacct__track(struct procacct *pa, pid_t pid)
+{
+	(void)pa, (void)pid;
+	return -ENOTSUP;
+}
+
+void procacct__read(struct procacct *pa)
+{
+	(void)pa;
+}
+
+size_t procacct__apply(struct procacct *pa, uint64_t until,
+		       void (*fn)(void *arg, const struct procacct_event *e), void *arg)
+{
+	(void)pa, (void)until, (void)fn, (void)arg;
+	return 0;
+}
+
+int procacct__root_ended(const struct procacct *pa)
+{
+	(void)pa;
+	return 0;
+}
+
+uint64_t procacct__dropped(struct procacct *pa)
+{
+	(void)pa;
+	return 0;
+}
+
+void procacct__close(struct procacct *pa)
+{
+	(void)pa;
+}
+#endif

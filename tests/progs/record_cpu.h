@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The record tests' ground truth: the CPU time each function of a test
+ * program spent, measured by the program itself (CLOCK_THREAD_CPUTIME_ID
+ * around each call), and its process's user and system time (getrusage).
+ * The tests compare the profile's shares with these, never with work units.
+ *
+ * SPIN_FN(name) defines `void name(unsigned long units)`, which spins until
+ * its thread has used units * UNIT_NS of CPU time and adds what it measured
+ * to the table.  truth_write() appends, to the file named by $RECORD_TRUTH
+ * (nothing when unset), one line per (thread, function):
+ *   truth pid=P tid=T func=NAME cpu_ns=N
+ * and one for the process:
+ *   truth pid=P user_ns=U sys_ns=S
+ * Header-only, for the test programs (no sanitizer, any libc).
+ */
+#ifndef PROFIL_TESTS_RECORD_CPU_H
+#define PROFIL_TESTS_RECORD_CPU_H
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define UNIT_NS 100000000ull /* one work unit: 0.1 s of the thread's CPU time */
+#define TRUTH_SLOTS 64
+
+static struct truth_slot {
+	int tid;	  /* 0: free; claimed by CAS */
+	const char *func; /* written before tid is published... by the claimer only */
+	uint64_t ns;	  /* atomic */
+} truth_table[TRUTH_SLOTS];
+
+static volatile uint64_t truth_sink;
+
+static inline uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Add ns to (this thread, func).  Thread-safe (a fork child starts with an empty table). */
+static inline void truth_add(const char *func, uint64_t ns)
+{
+	int tid = (int)syscall(SYS_gettid);
+
+	for (int i = 0; i < TRUTH_SLOTS; i++) {
+		struct truth_slot *s = &truth_table[i];
+		int cur = __atomic_load_n(&s->tid, __ATOMIC_ACQUIRE);
+
+		if (cur == 0) {
+			int expected = 0;
+
+			if (!__atomic_compare_exchange_n(&s->tid, &expected, -1, 0,
+							 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+				cur = expected;
+			else {
+				s->func = func;
+				__atomic_store_n(&s->ns, ns, __ATOMIC_RELAXED);
+				__atomic_store_n(&s->tid, tid, __ATOMIC_RELEASE);
+				return;
+			}
+		}
+		while (cur == -1) /* being claimed by another thread */
+			cur = __atomic_load_n(&s->tid, __ATOMIC_ACQUIRE);
+		if (cur == tid && !strcmp(s->func, func)) {
+			__atomic_add_fetch(&s->ns, ns, __ATOMIC_RELAXED);
+			return;
+		}
+	}
+}
+
+/* A fork child: the parent's measurements are the parent's. */
+static inline void truth_forget(void)
+{
+	memset(truth_table, 0, sizeof(truth_table));
+}
+
+/* Spin, checking the thread's CPU clock about every 0.5 ms of work (a system call). */
+#define SPIN_FN(name)                                                                              \
+	__attribute__((noinline)) void name(unsigned long units)                                   \
+	{                                                                                          \
+		uint64_t start = thread_cpu_ns(), now = start, s = 0;                              \
+		while (now - start < units * UNIT_NS) {                                            \
+			for (unsigned long i = 0; i < 1000000; i++)                                \
+				s += i ^ (s >> 3);                                                 \
+			now = thread_cpu_ns();                                                     \
+		}                                                                                  \
+		truth_sink += s;                                                                   \
+		truth_add(#name, now - start);                                                     \
+	}
+
+static inline uint64_t tv_ns_(struct timeval tv)
+{
+	return (uint64_t)tv.tv_sec * 1000000000ull + (uint64_t)tv.tv_usec * 1000ull;
+}
+
+/* Append this process's measurements to $RECORD_TRUTH (one write per line, O_APPEND). */
+static inline void truth_write(void)
+{
+	const char *path = getenv("RECORD_TRUTH");
+	struct rusage ru;
+	char line[256];
+	int fd, n;
+
+	if (!path || !*path)
+		return;
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	for (int i = 0; i < TRUTH_SLOTS; i++) {
+		int tid = __atomic_load_n(&truth_table[i].tid, __ATOMIC_ACQUIRE);
+
+		if (tid <= 0)
+			continue;
+		n = snprintf(
+			line, sizeof(line), "truth pid=%d tid=%d func=%s cpu_ns=%llu\n",
+			(int)getpid(), tid, truth_table[i].func,
+			(unsigned long long)__atomic_load_n(&truth_table[i].ns, __ATOMIC_RELAXED));
+		if (write(fd, line, (size_t)n) < 0)
+			break;
+	}
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		n = snprintf(line, sizeof(line), "truth pid=%d user_ns=%llu sys_ns=%llu\n",
+			     (int)getpid(), (unsigned long long)tv_ns_(ru.ru_utime),
+			     (unsigned long long)tv_ns_(ru.ru_stime));
+		if (write(fd, line, (size_t)n) < 0)
+			n = 0;
+	}
+	close(fd);
+}
+
+#endif /* PROFIL_TESTS_RECORD_CPU_H */
