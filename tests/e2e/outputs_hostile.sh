@@ -218,7 +218,7 @@ for clock in $clocks; do
 	kill -0 "$child" 2>/dev/null && gone=no && kill -KILL "$child"
 	timeout 20 "$P" report -i k.data >k.out 2>k.err
 	rrc=$?
-	[ "$gone" = yes ] && [ $rrc -eq 0 ] && grep -q "^# total" k.out && [ "$(hdr k.data state)" = 1 ]
+	[ "$gone" = yes ] && [ $rrc -eq 0 ] && grep -q "^# run:" k.out && [ "$(hdr k.data state)" = 1 ]
 	expect "killed_recorder_${clock}_takes_its_command" "gone=$gone report=$rrc state=$(hdr k.data state) $(head -2 k.err)"
 done
 
