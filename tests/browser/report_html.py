@@ -300,6 +300,8 @@ def hottest(report):
     by = {}
     for p in report["processes"]:
         for f in p["functions"]:
+            if not f["samples"]:  # CPU time without samples ([unsampled], accounted
+                continue          # [kernel]): the page shows sampled functions only
             k = (f["name"], f["object"])
             by[k] = by.get(k, 0) + f["samples"]
     top = max(by.values())

@@ -162,7 +162,7 @@ grep -q "^ *[0-9.]* ([ 0-9.]*%): spinner$" "$T/s.tags" && grep -q '^ *pid: Total
 npids=$(awk -F, 'NR > 1 { print $1 }' "$T/f.csv" | sort -u | wc -l)
 [ "$npids" -eq 2 ] && ok fork_two_processes || no fork_two_processes "$(cat "$T/f.csv")"
 for p in $(awk -F, 'NR > 1 { print $1 }' "$T/f.csv" | sort -u); do
-	want=$(awk -F, -v p="$p" '$1 == p { print $3, $(NF - 2) }' "$T/f.csv" | sort | tr '\n' ' ')
+	want=$(awk -F, -v p="$p" '$1 == p && $(NF - 2) > 0 { print $3, $(NF - 2) }' "$T/f.csv" | sort | tr '\n' ' ')
 	pp -top -sample_index=samples -tagfocus=pid="$p" "$T/f.pb.gz" >"$T/f.$p"
 	got=$(flat "$T/f.$p" | awk '{ print $1, $2 }' | sort | tr '\n' ' ')
 	expect "fork_pid_$p" "$got" "$want"

@@ -406,6 +406,8 @@ int main(int argc, char **argv)
 {
 	const char *s = argc > 1 ? argv[1] : "";
 
+	/* a hang fails the test (killed by SIGALRM) instead of eating the suite's time */
+	alarm(120);
 	buf = cover(ranges, 3, &lo, &size);
 	if (strcmp(s, "spin") == 0 && argc == 3)
 		return scen_spin(atof(argv[2]));
