@@ -2,8 +2,10 @@
 # Real sampling, each clock: three hot functions doing about 50/30/20 % of the
 # work, profiled over their own text.  The truth is the CPU time each function
 # measured itself spending (ta/tb/tc), not the work.  Shares must match within
-# 8 points with at least 800 samples in the functions (binomial sd at 800
-# samples: 1.8 points).
+# 4 binomial standard deviations of the samples taken (50/sqrt(n) points: 1.6
+# at the 1000 asked), at least 6 points, with at least 300 samples in the
+# functions (a loaded machine merges CPU-timer ticks: 716 of 1000 seen in 10 s
+# of CPU with two busy processes beside the test).
 P="$B/tests/progs"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -34,8 +36,10 @@ check() { # name
 			if (e < 0) e = -e
 			if (e > d) d = e
 		}
-		if (v["in"] < 800) printf "not ok %s: only %d samples in the hot functions\n", name, v["in"]
-		else if (d >= 8) printf "not ok %s: shares %s/%s/%s, want the measured %s/%s/%s within 8 points\n", name, v["a"], v["b"], v["c"], v["ta"], v["tb"], v["tc"]
+		tol = v["in"] > 0 ? 4 * 50 / sqrt(v["in"]) : 100
+		if (tol < 6) tol = 6
+		if (v["in"] < 300) printf "not ok %s: only %d samples in the hot functions\n", name, v["in"]
+		else if (d >= tol) printf "not ok %s: shares %s/%s/%s, want the measured %s/%s/%s within %.1f points\n", name, v["a"], v["b"], v["c"], v["ta"], v["tb"], v["tc"], tol
 		else printf "ok %s: shares %s/%s/%s, measured %s/%s/%s (max error %.1f points, %d samples)\n", name, v["a"], v["b"], v["c"], v["ta"], v["tb"], v["tc"], d, v["in"]
 	}'
 }
