@@ -157,7 +157,11 @@ expect attach_stacks "rc=$rc $("$Q" att.data header 2>&1 | head -1)"
 if is_asan; then
 	skip g_without_perf_agent_stacks "the ASan-built agent cannot be preloaded into uninstrumented programs"
 else
-	PROFIL_SIMULATE_PERF_ERRNO=EACCES "$P" record -q -g -o agent.data -- "$ZLIB" -t truth_agent 1.5 2>agent.err
+	# The thread clock samples at the kernel's tick (250 Hz here): about 500 independent
+	# samples of the main thread in 2 s, a binomial sd of 2 points; on a busy machine its
+	# split between the callers also drifts (caller_a 0.28-0.39 against a measured 0.357
+	# with three busy processes beside it; 0.30-0.36 against 0.324 without): 10 points.
+	PROFIL_SIMULATE_PERF_ERRNO=EACCES "$P" record -q -g -o agent.data -- "$ZLIB" -t truth_agent 2 2>agent.err
 	rc=$?
 	total=$(hfield agent.data samples)
 	a=$(count agent.data --has unwind_zlib_caller_a)
@@ -165,7 +169,7 @@ else
 	want=$(truth_share truth_agent)
 	got=$(share "$a" "$b")
 	[ $rc -eq 0 ] && [ "$(hfield agent.data callgraph)" = libunwind ] && [ $((a + b)) -ge 100 ] &&
-		awk -v g="$got" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 0 && d <= 0.06) }' &&
+		awk -v g="$got" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 0 && d <= 0.10) }' &&
 		in_range "$(ratio "$(count agent.data --complete)" "$total")" 0.97 1
 	expect g_without_perf_agent_stacks "rc=$rc callgraph=$(hfield agent.data callgraph) caller_a=$a caller_b=$b share=$got truth=$want $(cat agent.err)"
 fi
