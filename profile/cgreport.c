@@ -311,10 +311,10 @@ void cgreport__text_header(const struct cgreport *cr, FILE *out)
 		return;
 	}
 	fprintf(out,
-		"# call stacks: %s; %llu sample(s) cut short (their outer callers are "
+		"# call stacks: %s; %llu sample%s cut short (their outer callers are "
 		"[truncated]), %llu counted without their stack (frame table full)\n",
 		pdata__callgraph_name(h->callgraph), (unsigned long long)h->truncated,
-		(unsigned long long)h->stacks_dropped);
+		h->truncated == 1 ? "" : "s", (unsigned long long)h->stacks_dropped);
 }
 
 int cgreport__replaces_table(const struct cgreport *cr)

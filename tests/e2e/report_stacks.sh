@@ -103,7 +103,7 @@ same "json: the stacks of every thread, root first" "$T/got" "$T/want"
 expect text_children_row "$(awk '$NF == "report_stackgen" && $7 == "cg_run" { print $1, $2, $3, $4, $5, $6 }' "$T/children.txt" | head -1)" \
 	"63.16 5.26 0.120 0.010 120 10"
 expect text_call_stacks_line "$(grep '^# call stacks' "$T/children.txt")" \
-	"# call stacks: dwarf; 8 sample(s) cut short (their outer callers are [truncated]), 0 counted without their stack (frame table full)"
+	"# call stacks: dwarf; 8 samples cut short (their outer callers are [truncated]), 0 counted without their stack (frame table full)"
 "$PROFIL" report -i "$T/s.data" --children --images --top 3 >"$T/top.txt"
 expect children_top "$(awk '$NF == "report_stackgen" { print $7 }' "$T/top.txt" | tr '\n' ' ')" \
 	"cg_main cg_run cg_hot_a cg_hot_b cg_main "
