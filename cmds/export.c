@@ -15,7 +15,8 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: profil export [--format gmon|pprof|folded] [-i FILE] [-o OUT] [--object PATH]\n"
+		"usage: profil export [--format gmon|pprof|folded] [-i FILE] [-o OUT] [--object "
+		"PATH]\n"
 		"  --format gmon     GNU gmon.out, read by 'gprof OBJECT OUT' (the default)\n"
 		"  --format pprof    gzipped pprof profile.proto, read by 'go tool pprof OUT',\n"
 		"                    speedscope, Pyroscope, Parca, Grafana\n"
@@ -49,11 +50,17 @@ static int export_pprof(const char *input, const char *output)
 		fprintf(stderr, "profil export: %s\n", why);
 		return 1;
 	}
-	fprintf(stderr,
-		"profil export: %s: %llu samples, %zu locations in %zu functions and %zu objects; "
-		"read it with: go tool pprof -top %s\n",
-		output, (unsigned long long)sum.samples, sum.nlocations, sum.nfunctions,
-		sum.nmappings, output);
+	fprintf(stderr, "profil export: %s: %llu %s", output, (unsigned long long)sum.samples,
+		report__plural(sum.samples, "sample", "samples"));
+	if (sum.timed_ns)
+		fprintf(stderr,
+			" and %.3f s of CPU time without samples ([kernel] accounted, "
+			"[unsampled])",
+			(double)sum.timed_ns / 1e9);
+	fprintf(stderr, ", %zu %s in %zu %s and %zu %s; read it with: go tool pprof -top %s\n",
+		sum.nlocations, report__plural(sum.nlocations, "location", "locations"),
+		sum.nfunctions, report__plural(sum.nfunctions, "function", "functions"),
+		sum.nmappings, report__plural(sum.nmappings, "object", "objects"), output);
 	return 0;
 }
 
@@ -126,8 +133,9 @@ int cmd_export(int argc, char **argv)
 		return 2;
 	}
 	if ((pprof || folded) && go.object) {
-		fprintf(stderr, "profil export: --object is for --format gmon (%s holds every "
-				"object)\n",
+		fprintf(stderr,
+			"profil export: --object is for --format gmon (%s holds every "
+			"object)\n",
 			pprof ? "pprof" : "folded");
 		return 2;
 	}

@@ -10,6 +10,7 @@
 
 #include "profile/pdata.h"
 #include "profile/pprof.h"
+#include "profile/report.h"
 #include "profile/profile.pb-c.h"
 #include "profile/symbols.h"
 #include "utils/outfile.h"
@@ -211,6 +212,7 @@ struct label_set {
 struct pprof_ctx {
 	const struct pview *v;
 	struct resolver *r;
+	struct report *rep; /* for the time without samples; NULL: samples only */
 	int64_t period;
 	struct strtab st;
 	/* locations (one Line each) */
@@ -242,6 +244,7 @@ struct pprof_ctx {
 	uint64_t *loc_ids;
 	size_t nsamples, samples_cap, set_cap, off_cap, values_cap, nloc_ids, loc_ids_cap;
 	uint64_t total;
+	uint64_t timed_ns; /* CPU time of the samples without a count (c->rep) */
 };
 
 static int str_eq(const void *ctx, uint32_t idx, const void *key)
@@ -708,6 +711,86 @@ static int add_samples(struct pprof_ctx *c)
 	return 0;
 }
 
+/*
+ * The location of a row of time without samples ([kernel] accounted,
+ * [unsampled]): no mapping, address 0, function f; one per kind.
+ */
+static int64_t timed_location_id(struct pprof_ctx *c, const struct func *f, int kind)
+{
+	/* linktime 2 + kind: a key no resolved location has (0 or 1) */
+	struct loc_key key = {NULL, 0, 2 + kind};
+	struct islot *slot =
+		itab_slot(&c->loc_idx, mix(mix(0, 0), (uint64_t)key.linktime), loc_eq, c, &key);
+	struct func_key k = {0};
+	PB(Location) * l;
+	PB(Line) * ln;
+	int64_t fid;
+
+	if (!slot)
+		return -ENOMEM;
+	if (slot->idx1)
+		return slot->idx1;
+	k.name = k.system_name = str_index(c, f->name);
+	k.filename = str_index(c, NULL);
+	fid = k.name < 0 || k.filename < 0 ? -ENOMEM : function_id(c, &k);
+	if (fid < 0 || reserve((void **)&c->locs, &c->locs_cap, c->nlocs, sizeof(*c->locs)) < 0 ||
+	    reserve((void **)&c->lines, &c->lines_cap, c->nlocs, sizeof(*c->lines)) < 0 ||
+	    reserve((void **)&c->loc_keys, &c->keys_cap, c->nlocs, sizeof(*c->loc_keys)) < 0)
+		return -ENOMEM;
+	l = &c->locs[c->nlocs];
+	perftools__profiles__location__init(l);
+	l->id = c->nlocs + 1;
+	ln = &c->lines[c->nlocs];
+	perftools__profiles__line__init(ln);
+	ln->function_id = (uint64_t)fid;
+	c->loc_keys[c->nlocs] = key;
+	slot->idx1 = (uint32_t)++c->nlocs;
+	c->loc_idx.n++;
+	return slot->idx1;
+}
+
+/* One sample of time without samples: values [0, ns], a one-frame stack. */
+static int add_timed(void *arg, const struct report_item *it)
+{
+	struct pprof_ctx *c = arg;
+	long set = label_set(c, it->p, it->tid);
+	int64_t id = set < 0 ? -ENOMEM : timed_location_id(c, it->f, it->kind);
+	PB(Sample) * s;
+
+	if (id < 0 ||
+	    reserve((void **)&c->loc_ids, &c->loc_ids_cap, c->nloc_ids, sizeof(*c->loc_ids)) < 0 ||
+	    reserve((void **)&c->samples, &c->samples_cap, c->nsamples, sizeof(*c->samples)) < 0 ||
+	    reserve((void **)&c->sample_set, &c->set_cap, c->nsamples, sizeof(*c->sample_set)) <
+		    0 ||
+	    reserve((void **)&c->sample_loc_off, &c->off_cap, c->nsamples,
+		    sizeof(*c->sample_loc_off)) < 0 ||
+	    reserve((void **)&c->values, &c->values_cap, 2 * c->nsamples + 1, sizeof(*c->values)) <
+		    0)
+		return -ENOMEM;
+	c->sample_loc_off[c->nsamples] = c->nloc_ids;
+	c->loc_ids[c->nloc_ids++] = (uint64_t)id;
+	s = &c->samples[c->nsamples];
+	perftools__profiles__sample__init(s);
+	s->n_location_id = 1;
+	s->n_value = 2;
+	c->values[2 * c->nsamples] = 0;
+	c->values[2 * c->nsamples + 1] = clamp64(it->ns);
+	c->sample_set[c->nsamples] = (uint32_t)set;
+	c->nsamples++;
+	c->timed_ns += it->ns;
+	return 0;
+}
+
+/* Every image's time without samples, as the report has it. */
+static int add_timed_samples(struct pprof_ctx *c)
+{
+	int rc = 0;
+
+	for (size_t i = 0; c->rep && !rc && i < c->v->nprocs; i++)
+		rc = report__timed_items(c->rep, i, add_timed, c);
+	return rc;
+}
+
 /* ---- the Profile message ------------------------------------------------------------ */
 
 struct pb_arrays {
@@ -825,6 +908,8 @@ static int build_profile(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays
 	const struct pdata_header *h = &c->v->hdr;
 	int rc = add_samples(c);
 
+	if (!rc)
+		rc = add_timed_samples(c);
 	if (rc < 0)
 		return rc;
 	finish_mappings(c);
@@ -972,10 +1057,10 @@ static int write_gz(int fd, const PB(Profile) * pr, uint64_t *written)
 	return rc;
 }
 
-int pprof__write(int fd, const struct pview *v, struct resolver *r, struct pprof_summary *sum,
-		 char *why, size_t whylen)
+static int write_profile(int fd, const struct pview *v, struct resolver *r, struct report *rep,
+			 struct pprof_summary *sum, char *why, size_t whylen)
 {
-	struct pprof_ctx c = {.v = v, .r = r};
+	struct pprof_ctx c = {.v = v, .r = r, .rep = rep};
 	struct pb_arrays a = {0};
 	PB(Profile) pr;
 	uint64_t written = 0;
@@ -999,6 +1084,7 @@ int pprof__write(int fd, const struct pview *v, struct resolver *r, struct pprof
 	}
 	if (sum) {
 		sum->samples = c.total;
+		sum->timed_ns = c.timed_ns;
 		sum->nsamples = c.nsamples;
 		sum->nlocations = c.nlocs;
 		sum->nfunctions = c.nfuncs;
@@ -1011,9 +1097,14 @@ out:
 	return rc;
 }
 
+int pprof__write(int fd, const struct pview *v, struct resolver *r, struct pprof_summary *sum,
+		 char *why, size_t whylen)
+{
+	return write_profile(fd, v, r, NULL, sum, why, whylen);
+}
+
 struct pprof_job {
-	const struct pview *v;
-	struct resolver *r;
+	struct report *rep;
 	struct pprof_summary *sum;
 };
 
@@ -1021,31 +1112,27 @@ static int fill_pprof(int fd, void *arg, char *why, size_t whylen)
 {
 	struct pprof_job *job = arg;
 
-	return pprof__write(fd, job->v, job->r, job->sum, why, whylen);
+	return write_profile(fd, job->rep->v, job->rep->r, job->rep, job->sum, why, whylen);
 }
 
 int pprof__export(const char *data_path, const char *out_path, struct pprof_summary *sum, char *why,
 		  size_t whylen)
 {
+	/* the report's model: its resolver (with source lines) and its time without samples */
+	const struct report_opts o = {.lines = 1};
 	struct pprof_summary local;
-	struct pview *v = NULL;
-	struct resolver *r = NULL;
+	struct report *rep = NULL;
 	int rc;
 
 	/* refused before any work (outfile__write checks again) */
 	rc = outfile__check(out_path, &pdata__output_rules, why, whylen);
 	if (rc < 0)
 		return rc;
-	rc = pview__load(&v, data_path, why, whylen);
+	rc = report__load(&rep, data_path, &o, why, whylen);
 	if (rc < 0)
 		return rc;
-	r = resolver__new(v, 1);
-	if (!r)
-		rc = why_fail(why, whylen, -ENOMEM, "out of memory");
-	else
-		rc = outfile__write(out_path, &pdata__output_rules, fill_pprof,
-				    &(struct pprof_job){v, r, sum ? sum : &local}, why, whylen);
-	resolver__free(r);
-	pview__free(v);
+	rc = outfile__write(out_path, &pdata__output_rules, fill_pprof,
+			    &(struct pprof_job){rep, sum ? sum : &local}, why, whylen);
+	report__free(rep);
 	return rc;
 }

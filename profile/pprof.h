@@ -12,6 +12,12 @@
  *     profile's period_ns; 1e9 / nominal rate when that is unknown), so a
  *     sample's values are [count, count x period].  The default sample type
  *     is cpu.  time_nanos / duration_nanos: the recorder's start and end.
+ *   - Time without samples (pprof__export, as `profil report` shows it): a
+ *     thread's kernel time the kernel accounted where the kernel could not
+ *     be sampled, and an image's CPU time no sample covers, are samples of
+ *     values [0, ns] at a location of function "[kernel]" or "[unsampled]"
+ *     (no mapping), with the thread's labels; so the cpu total is the
+ *     report's whole-run seconds, and the samples total its samples.
  *   - Sample labels (the keys Linux perf's pprof converter and Parca use):
  *       pid           number  process id of the image
  *       tid           number  thread id
@@ -76,6 +82,7 @@
 /* What pprof__write wrote. */
 struct pprof_summary {
 	uint64_t samples;   /* sum of the sample counts */
+	uint64_t timed_ns;  /* CPU time without samples (accounted kernel, unsampled) */
 	size_t nsamples;    /* Sample messages */
 	size_t nlocations;  /* Location messages */
 	size_t nfunctions;  /* Function messages */

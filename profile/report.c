@@ -426,6 +426,23 @@ int report__sampled_items(struct report *rep, size_t i, item_fn cb, void *arg)
 	return rc;
 }
 
+struct timed_walk {
+	item_fn cb;
+	void *arg;
+};
+
+static int timed_item(void *arg, const struct report_item *it)
+{
+	struct timed_walk *tw = arg;
+
+	return it->kind == REPORT_SAMPLED ? 0 : tw->cb(tw->arg, it);
+}
+
+int report__timed_items(struct report *rep, size_t i, item_fn cb, void *arg)
+{
+	return image_items(rep, i, 0, timed_item, &(struct timed_walk){cb, arg});
+}
+
 /* ---- totals (--children) ------------------------------------------------------------- */
 
 /*

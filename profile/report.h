@@ -211,6 +211,15 @@ double report__row_total_seconds(const struct report *rep, const struct report_r
 int report__sampled_items(struct report *rep, size_t i,
 			  int (*cb)(void *arg, const struct report_item *it), void *arg);
 
+/*
+ * Each item of image i that is time without samples (REPORT_ACCOUNTED,
+ * REPORT_UNSAMPLED: it->ns), to cb, unfiltered: what an exporter adds to
+ * the samples so that its seconds are the report's.  Returns 0, cb's
+ * non-zero result, or -ENOMEM.
+ */
+int report__timed_items(struct report *rep, size_t i,
+			int (*cb)(void *arg, const struct report_item *it), void *arg);
+
 /* "sampled", "accounted", "unsampled". */
 const char *report__kind_name(int kind);
 
