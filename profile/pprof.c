@@ -844,8 +844,8 @@ static int add_comments(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays 
 		snprintf(buf[n++], sizeof(buf[0]),
 			 "incomplete: the recorder did not finish; the data up to then");
 	if (c->v->bad_records)
-		snprintf(buf[n++], sizeof(buf[0]), "%zu malformed record(s) ignored",
-			 c->v->bad_records);
+		snprintf(buf[n++], sizeof(buf[0]), "%zu malformed record%s ignored",
+			 c->v->bad_records, c->v->bad_records == 1 ? "" : "s");
 	a->comments = calloc(n, sizeof(*a->comments));
 	if (!a->comments)
 		return -ENOMEM;
