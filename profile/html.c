@@ -61,6 +61,8 @@ struct html_report {
 	size_t row_mask;
 	uint32_t *scratch; /* frame indexes of the stack being added */
 	size_t scratch_cap;
+	/* the report's time without samples (html__write_report), which the page states */
+	uint64_t accounted_ns, unsampled_ns;
 };
 
 static uint64_t mix(uint64_t h)
@@ -429,6 +431,8 @@ static struct json_object *meta_json(const struct html_report *h, const char *co
 		rc |= jset(m, "total_samples", jint(h->v->total));
 		rc |= jset(m, "total_seconds", jnum((double)h->v->total * per));
 		rc |= jset(m, "cpu_seconds", jnum((double)hdr->cpu_ns / 1e9));
+		rc |= jset(m, "accounted_seconds", jnum((double)h->accounted_ns / 1e9));
+		rc |= jset(m, "unsampled_seconds", jnum((double)h->unsampled_ns / 1e9));
 		rc |= jset(m, "profil_version", json_object_new_string(PROFIL_VERSION));
 	}
 	json_object_put(jnotes);
@@ -691,6 +695,11 @@ int html__write_report(const struct report *m, const char *path, char *why, size
 {
 	struct page pg = {html__new(m->v, m->r), m};
 	int rc = pg.h ? html__add_samples(pg.h) : -ENOMEM;
+
+	if (pg.h) {
+		pg.h->accounted_ns = m->totals.accounted_ns;
+		pg.h->unsampled_ns = m->totals.unsampled_ns;
+	}
 
 	if (rc < 0) {
 		html__free(pg.h);

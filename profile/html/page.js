@@ -343,13 +343,20 @@
 		fact(facts, 'sampled CPU time', PER ? ((+M.total_samples || 0) * PER).toFixed(3) + ' s' : 'unknown');
 		if (+M.cpu_seconds)
 			fact(facts, 'measured CPU time', (+M.cpu_seconds).toFixed(3) + ' s');
+		/* time the report has without samples: not in the table or the flame graph */
+		var acc = +M.accounted_seconds || 0, uns = +M.unsampled_seconds || 0;
+		if (acc > 0 || uns > 0)
+			fact(facts, 'without samples (in profil report, not below)',
+			     (acc + uns).toFixed(3) + ' s: ' +
+			     [acc > 0 ? acc.toFixed(3) + ' s kernel (accounted)' : '',
+			      uns > 0 ? uns.toFixed(3) + ' s unsampled' : ''].filter(Boolean).join(', '));
 		fact(facts, 'processes', String(D.procs.length));
 		fact(facts, 'threads', String(D.threads.length));
 		if (M.complete === false)
 			$('warnings').appendChild(el('div', 'warning',
 				'This profile is incomplete: the recorder did not finish (it was killed). The samples up to then are shown.'));
 		if (D.bad)
-			notes = notes.concat([D.bad + ' malformed sample row(s) of this page were ignored']);
+			notes = notes.concat([D.bad + (D.bad === 1 ? ' malformed sample row' : ' malformed sample rows') + ' of this page were ignored']);
 		if (notes.length) {
 			$('notes').hidden = false;
 			$('notes-summary').textContent = 'Notes (' + notes.length + ')';

@@ -336,6 +336,15 @@ def test_main(s, page, report, screenshot):
     fr = s.js(FRAME_JS, hot[0])
     check("hottest_in_flame_graph", fr and fr["w"] > 20 and s.displayed(fr["el"]),
           "no visible frame labelled %r: %r" % (hot[0], fr))
+    # the time the report has without samples: stated in the header (when there is some)
+    other = report.get("accounted_seconds", 0) + report.get("unsampled_seconds", 0)
+    facts = s.js("return document.getElementById('facts').innerText;")
+    if other > 0:
+        check("time_without_samples_stated", facts and "without samples" in facts and
+              "%.3f s" % other in facts, "facts %r, report: %.3f s without samples" % (facts, other))
+    else:
+        check("time_without_samples_stated", facts and "without samples" not in facts,
+              "facts %r, the report has none" % facts)
     check("all_samples_shown", shown_samples(s) == report["total_samples"],
           "page shows %s samples, the profile has %d" % (shown_samples(s),
                                                           report["total_samples"]))
