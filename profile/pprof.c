@@ -638,26 +638,14 @@ static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid)
 /* ---- samples -------------------------------------------------------------------- */
 
 /*
- * One sample of count at the stack pcs[0..n) (leaf first; callers are return
- * addresses) of thread tid in process image p.  Returns 0 or -ENOMEM.
+ * A Sample of label set `set` whose n location ids start at loc_ids[off],
+ * with values [count, cpu].  Returns 0 or -ENOMEM.
  */
-static int add_sample(struct pprof_ctx *c, const struct pv_proc *p, int tid, const uint64_t *pcs,
-		      unsigned n, uint64_t count)
+static int push_sample(struct pprof_ctx *c, long set, size_t off, size_t n, int64_t count,
+		       int64_t cpu)
 {
-	long set = label_set(c, p, tid);
 	PB(Sample) * s;
-	size_t off = c->nloc_ids;
 
-	if (set < 0 || !n)
-		return set < 0 ? -ENOMEM : 0;
-	for (unsigned i = 0; i < n; i++) {
-		int64_t id = location_id(c, p, pcs[i], i == 0, count);
-
-		if (id < 0 || reserve((void **)&c->loc_ids, &c->loc_ids_cap, c->nloc_ids,
-				      sizeof(*c->loc_ids)) < 0)
-			return -ENOMEM;
-		c->loc_ids[c->nloc_ids++] = (uint64_t)id;
-	}
 	if (reserve((void **)&c->samples, &c->samples_cap, c->nsamples, sizeof(*c->samples)) < 0 ||
 	    reserve((void **)&c->sample_set, &c->set_cap, c->nsamples, sizeof(*c->sample_set)) <
 		    0 ||
@@ -670,11 +658,36 @@ static int add_sample(struct pprof_ctx *c, const struct pv_proc *p, int tid, con
 	perftools__profiles__sample__init(s);
 	s->n_location_id = n;
 	s->n_value = 2;
-	c->values[2 * c->nsamples] = clamp64(count);
-	c->values[2 * c->nsamples + 1] = cpu_ns(count, c->period);
+	c->values[2 * c->nsamples] = count;
+	c->values[2 * c->nsamples + 1] = cpu;
 	c->sample_set[c->nsamples] = (uint32_t)set;
 	c->sample_loc_off[c->nsamples] = off;
 	c->nsamples++;
+	return 0;
+}
+
+/*
+ * One sample of count at the stack pcs[0..n) (leaf first; callers are return
+ * addresses) of thread tid in process image p.  Returns 0 or -ENOMEM.
+ */
+static int add_sample(struct pprof_ctx *c, const struct pv_proc *p, int tid, const uint64_t *pcs,
+		      unsigned n, uint64_t count)
+{
+	long set = label_set(c, p, tid);
+	size_t off = c->nloc_ids;
+
+	if (set < 0 || !n)
+		return set < 0 ? -ENOMEM : 0;
+	for (unsigned i = 0; i < n; i++) {
+		int64_t id = location_id(c, p, pcs[i], i == 0, count);
+
+		if (id < 0 || reserve((void **)&c->loc_ids, &c->loc_ids_cap, c->nloc_ids,
+				      sizeof(*c->loc_ids)) < 0)
+			return -ENOMEM;
+		c->loc_ids[c->nloc_ids++] = (uint64_t)id;
+	}
+	if (push_sample(c, set, off, n, clamp64(count), cpu_ns(count, c->period)) < 0)
+		return -ENOMEM;
 	c->total += count;
 	return 0;
 }
@@ -755,28 +768,14 @@ static int add_timed(void *arg, const struct report_item *it)
 	struct pprof_ctx *c = arg;
 	long set = label_set(c, it->p, it->tid);
 	int64_t id = set < 0 ? -ENOMEM : timed_location_id(c, it->f, it->kind);
-	PB(Sample) * s;
+	size_t off = c->nloc_ids;
 
 	if (id < 0 ||
-	    reserve((void **)&c->loc_ids, &c->loc_ids_cap, c->nloc_ids, sizeof(*c->loc_ids)) < 0 ||
-	    reserve((void **)&c->samples, &c->samples_cap, c->nsamples, sizeof(*c->samples)) < 0 ||
-	    reserve((void **)&c->sample_set, &c->set_cap, c->nsamples, sizeof(*c->sample_set)) <
-		    0 ||
-	    reserve((void **)&c->sample_loc_off, &c->off_cap, c->nsamples,
-		    sizeof(*c->sample_loc_off)) < 0 ||
-	    reserve((void **)&c->values, &c->values_cap, 2 * c->nsamples + 1, sizeof(*c->values)) <
-		    0)
+	    reserve((void **)&c->loc_ids, &c->loc_ids_cap, c->nloc_ids, sizeof(*c->loc_ids)) < 0)
 		return -ENOMEM;
-	c->sample_loc_off[c->nsamples] = c->nloc_ids;
 	c->loc_ids[c->nloc_ids++] = (uint64_t)id;
-	s = &c->samples[c->nsamples];
-	perftools__profiles__sample__init(s);
-	s->n_location_id = 1;
-	s->n_value = 2;
-	c->values[2 * c->nsamples] = 0;
-	c->values[2 * c->nsamples + 1] = clamp64(it->ns);
-	c->sample_set[c->nsamples] = (uint32_t)set;
-	c->nsamples++;
+	if (push_sample(c, set, off, 1, 0, clamp64(it->ns)) < 0)
+		return -ENOMEM;
 	c->timed_ns += it->ns;
 	return 0;
 }
