@@ -500,9 +500,37 @@ static int loc_eq(const void *ctx, uint32_t idx, const void *key)
 	return a->obj == b->obj && a->addr == b->addr && a->linktime == b->linktime;
 }
 
-static int new_location(struct pprof_ctx *c, const struct resolve_loc *rl)
+/*
+ * Location c->nlocs (not yet counted) with its one Line: function fid at
+ * line (0: unknown), mapping mi (-1: none), its key.  The caller counts it.
+ * Returns the Line, or NULL when out of memory.
+ */
+static PB(Line) * push_location(struct pprof_ctx *c, const struct loc_key *key, int64_t fid,
+				long mi, int line)
 {
 	PB(Location) * l;
+	PB(Line) * ln;
+
+	if (reserve((void **)&c->locs, &c->locs_cap, c->nlocs, sizeof(*c->locs)) < 0 ||
+	    reserve((void **)&c->lines, &c->lines_cap, c->nlocs, sizeof(*c->lines)) < 0 ||
+	    reserve((void **)&c->loc_keys, &c->keys_cap, c->nlocs, sizeof(*c->loc_keys)) < 0)
+		return NULL;
+	l = &c->locs[c->nlocs];
+	perftools__profiles__location__init(l);
+	l->id = c->nlocs + 1;
+	l->address = key->addr;
+	l->mapping_id = mi < 0 ? 0 : (uint64_t)mi + 1;
+	ln = &c->lines[c->nlocs];
+	perftools__profiles__line__init(ln);
+	ln->function_id = (uint64_t)fid;
+	ln->line = line > 0 ? line : 0;
+	c->loc_keys[c->nlocs] = *key;
+	return ln;
+}
+
+static int new_location(struct pprof_ctx *c, const struct resolve_loc *rl)
+{
+	const struct loc_key key = {rl->obj, rl->addr, rl->linktime};
 	PB(Line) * ln;
 	int64_t fid = location_function(c, rl);
 	long mi = -1;
@@ -514,20 +542,9 @@ static int new_location(struct pprof_ctx *c, const struct resolve_loc *rl)
 		if (mi < 0)
 			return -ENOMEM;
 	}
-	if (reserve((void **)&c->locs, &c->locs_cap, c->nlocs, sizeof(*c->locs)) < 0 ||
-	    reserve((void **)&c->lines, &c->lines_cap, c->nlocs, sizeof(*c->lines)) < 0 ||
-	    reserve((void **)&c->loc_keys, &c->keys_cap, c->nlocs, sizeof(*c->loc_keys)) < 0)
+	ln = push_location(c, &key, fid, mi, rl->f->line);
+	if (!ln)
 		return -ENOMEM;
-	l = &c->locs[c->nlocs];
-	perftools__profiles__location__init(l);
-	l->id = c->nlocs + 1;
-	l->address = rl->addr;
-	l->mapping_id = mi < 0 ? 0 : (uint64_t)mi + 1;
-	ln = &c->lines[c->nlocs];
-	perftools__profiles__line__init(ln);
-	ln->function_id = (uint64_t)fid;
-	ln->line = rl->f->line > 0 ? rl->f->line : 0;
-	c->loc_keys[c->nlocs] = (struct loc_key){rl->obj, rl->addr, rl->linktime};
 	if (mi >= 0) {
 		struct map_info *m = &c->map_infos[mi];
 
@@ -735,8 +752,6 @@ static int64_t timed_location_id(struct pprof_ctx *c, const struct func *f, int 
 	struct islot *slot =
 		itab_slot(&c->loc_idx, mix(mix(0, 0), (uint64_t)key.linktime), loc_eq, c, &key);
 	struct func_key k = {0};
-	PB(Location) * l;
-	PB(Line) * ln;
 	int64_t fid;
 
 	if (!slot)
@@ -746,17 +761,8 @@ static int64_t timed_location_id(struct pprof_ctx *c, const struct func *f, int 
 	k.name = k.system_name = str_index(c, f->name);
 	k.filename = str_index(c, NULL);
 	fid = k.name < 0 || k.filename < 0 ? -ENOMEM : function_id(c, &k);
-	if (fid < 0 || reserve((void **)&c->locs, &c->locs_cap, c->nlocs, sizeof(*c->locs)) < 0 ||
-	    reserve((void **)&c->lines, &c->lines_cap, c->nlocs, sizeof(*c->lines)) < 0 ||
-	    reserve((void **)&c->loc_keys, &c->keys_cap, c->nlocs, sizeof(*c->loc_keys)) < 0)
+	if (fid < 0 || !push_location(c, &key, fid, -1, 0))
 		return -ENOMEM;
-	l = &c->locs[c->nlocs];
-	perftools__profiles__location__init(l);
-	l->id = c->nlocs + 1;
-	ln = &c->lines[c->nlocs];
-	perftools__profiles__line__init(ln);
-	ln->function_id = (uint64_t)fid;
-	c->loc_keys[c->nlocs] = key;
 	slot->idx1 = (uint32_t)++c->nlocs;
 	c->loc_idx.n++;
 	return slot->idx1;
