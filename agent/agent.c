@@ -31,7 +31,9 @@
  * Mappings: /proc/self/maps at start; when a sample's PC lies outside every
  * known mapping (a dlopen'ed library), the sink only raises a flag and the
  * maps are read again from a safe context: before the next dlopen/dlclose,
- * fork, exec and exit.  dlopen itself is entered by a tail jump, so glibc
+ * fork, exec and exit.  Each file mapping carries the file's build id
+ * (agent/build_id.c), as the kernel's MMAP2 records do for the perf clocks.
+ * dlopen itself is entered by a tail jump, so glibc
  * still sees the program as its caller (RUNPATH, namespaces).
  *
  * Nothing but the wrappers is exported (agent/agent.map).
@@ -53,6 +55,7 @@
 #include <unistd.h>
 
 #include "agent/agent_env.h"
+#include "agent/build_id.h"
 #include "agent/stack_dump.h"
 #include "agent/unwind.h"
 #include "lib/guard.h"
@@ -184,21 +187,32 @@ struct map_args {
 	uint64_t start, end, off;
 	uint32_t prot;
 	const char *path;
+	const uint8_t *build_id;
+	unsigned int build_id_len;
 };
 
 static void add_map(void *arg)
 {
 	const struct map_args *m = arg;
 
-	pdata__add_map(ag.pd, ag.proc, m->start, m->end, m->off, m->prot, m->path, NULL, 0);
+	pdata__add_map(ag.pd, ag.proc, m->start, m->end, m->off, m->prot, m->path, m->build_id,
+		       m->build_id_len);
+}
+
+static const char *parse_dec(const char *p, uint64_t *v)
+{
+	for (*v = 0; *p >= '0' && *p <= '9'; p++)
+		*v = *v * 10 + (uint64_t)(*p - '0');
+	return p;
 }
 
 /* One /proc/self/maps line, without stdio: "start-end perms offset dev inode   path". */
 static void map_line(const char *p)
 {
-	uint64_t start, end, off;
+	uint64_t start, end, off, major, minor, ino;
+	uint8_t id[BUILD_ID_MAX];
 	const char *perms, *path;
-	unsigned int n;
+	unsigned int n, idlen;
 
 	p = parse_hex(p, &start);
 	if (*p++ != '-')
@@ -208,7 +222,11 @@ static void map_line(const char *p)
 		return;
 	perms = p;
 	p = parse_hex(skip_field(p), &off);
-	p = skip_field(skip_field(skip_field(p))); /* offset's end, dev, inode */
+	p = parse_hex(skip_field(p), &major); /* dev: "major:minor" in hex */
+	if (*p == ':')
+		p++;
+	p = parse_dec(skip_field(parse_hex(p, &minor)), &ino);
+	p = skip_field(p);
 	path = *p ? p : "[anon]";
 	if (perms[2] != 'x' || !strcmp(path, "[vsyscall]") || map_known(start, end, off))
 		return;
@@ -217,10 +235,13 @@ static void map_line(const char *p)
 		return;
 	ag.maps[n] = (struct known_map){start, end, off};
 	__atomic_store_n(&ag.nmaps, n + 1, __ATOMIC_RELEASE);
+	idlen = ino ? build_id_of_mapped(path, (unsigned int)major, (unsigned int)minor, (ino_t)ino,
+					 id) :
+		      0;
 	on_file(add_map, &(struct map_args){start, end, off,
 					    PROT_EXEC | (perms[0] == 'r' ? PROT_READ : 0) |
 						    (perms[1] == 'w' ? PROT_WRITE : 0),
-					    path});
+					    path, id, idlen});
 }
 
 /* Read /proc/self/maps and record new executable mappings (plain system calls, no malloc). */

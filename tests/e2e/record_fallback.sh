@@ -24,6 +24,21 @@ t=$(share "$(truth th.truth hot_a)" "$(truth th.truth hot_b)")
 	[ $((a + b)) -ge 600 ] && near "$s" "$t" 0.06 && [ ! -s out.txt ]
 expect thread_clock_hot_functions "rc=$rc hot_a=$a hot_b=$b share=$s (measured $t) $("$DUMP" th.data | head -1)"
 
+# every mapping of a file carries the file's GNU build id, as MMAP2 records do for perf
+bid() { readelf -n "$1" 2>/dev/null | sed -n 's/^ *Build ID: *//p' | head -1; }
+prog=$(cd "$(dirname "$PROGS/record_prog")" && pwd)/record_prog
+libc=$("$DUMP" th.data | sed -n 's/^map .* path=\(.*libc\.so\.6\)$/\1/p' | head -1)
+got_p=$("$DUMP" th.data | sed -n "s|^map .* build_id=\([0-9a-f-]*\) path=$prog\$|\1|p" | head -1)
+got_c=$("$DUMP" th.data | sed -n "s|^map .* build_id=\([0-9a-f-]*\) path=$libc\$|\1|p" | head -1)
+[ -n "$(bid "$prog")" ] && [ "$got_p" = "$(bid "$prog")" ] && [ -n "$libc" ] &&
+	[ "$got_c" = "$(bid "$libc")" ]
+expect agent_maps_carry_build_ids "program $got_p (readelf: $(bid "$prog")), $libc $got_c (readelf: $(bid "$libc"))"
+# ... so that report knows a program rebuilt since
+cp "$PROGS/record_prog" rp && "$P" record -q --clock thread -o rb.data -- ./rp exit 0 &&
+	cp "$PROGS/record_prog_nopie" rp.new && mv rp.new rp && "$P" report -i rb.data >rb.txt 2>&1
+grep -q "rp: rebuilt after it was recorded (its build id differs)" rb.txt
+expect agent_report_sees_rebuilt_program "$(grep '^# note' rb.txt | head -3)"
+
 PROFIL_SIMULATE_PERF_ERRNO=EACCES "$P" record -q -o sim.data -- "$PROGS/record_prog" exit 42
 rc=$?
 [ $rc -eq 42 ] && [ "$(hdr sim.data clock)" = 1 ] && "$DUMP" sim.data | grep -q '^note perf refused: EACCES' &&
