@@ -2,10 +2,15 @@
 /*
  * Fuzz target: an ELF file through the symbol loader (profile/symbols.h):
  * program headers, .symtab/.dynsym, address translation, lookups (with the
- * unwind tables for unnamed code), DWARF source lines.  Seeds:
+ * unwind tables for unnamed code), DWARF source lines; and through the
+ * agent's build id reader (agent/build_id.h: program headers, notes).  Seeds:
  * tests/fuzz/corpus/elf/ (small real objects: executable, shared library,
  * stripped, with DWARF).
  */
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "agent/build_id.h"
 #include "fuzz.h"
 #include "profile/symbols.h"
 
@@ -25,9 +30,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct symbols *s;
 	struct sym_object *o;
 	uint64_t lo, hi, vaddr;
+	uint8_t id[BUILD_ID_MAX];
+	struct stat st;
 
 	if (!in)
 		return 0;
+	if (stat(in, &st) == 0)
+		build_id_of_mapped(in, major(st.st_dev), minor(st.st_dev), st.st_ino, id);
 	s = symbols__new();
 	if (!s)
 		return 0;
