@@ -345,11 +345,11 @@
 			fact(facts, 'measured CPU time', (+M.cpu_seconds).toFixed(3) + ' s');
 		/* time the report has without samples: not in the table or the flame graph */
 		var acc = +M.accounted_seconds || 0, uns = +M.unsampled_seconds || 0;
-		if (acc > 0 || uns > 0)
+		var parts = [acc > 0 ? acc.toFixed(3) + ' s kernel (accounted)' : '',
+			     uns > 0 ? uns.toFixed(3) + ' s unsampled' : ''].filter(Boolean);
+		if (parts.length)
 			fact(facts, 'without samples (in profil report, not below)',
-			     (acc + uns).toFixed(3) + ' s: ' +
-			     [acc > 0 ? acc.toFixed(3) + ' s kernel (accounted)' : '',
-			      uns > 0 ? uns.toFixed(3) + ' s unsampled' : ''].filter(Boolean).join(', '));
+			     parts.length > 1 ? (acc + uns).toFixed(3) + ' s: ' + parts.join(', ') : parts[0]);
 		fact(facts, 'processes', String(D.procs.length));
 		fact(facts, 'threads', String(D.threads.length));
 		if (M.complete === false)
