@@ -30,16 +30,13 @@ const char *report__plural(uint64_t n, const char *one, const char *many)
 
 /*
  * s with every control character escaped (\n, \t, \r, \xHH), so that no
- * string of a profile can start a line of its own.  quoted: inside double
- * quotes, with '"' and '\' escaped too (the header's command).  Longer
- * strings are cut with "..." at len.
+ * string of a profile can start a line of its own.  Longer strings are cut
+ * with "..." at len.
  */
-static const char *esc(const char *s, char *buf, size_t len, int quoted)
+static const char *esc(const char *s, char *buf, size_t len)
 {
 	size_t at = 0;
 
-	if (quoted)
-		buf[at++] = '"';
 	for (; *s && at + 8 < len; s++) {
 		unsigned char c = (unsigned char)*s;
 
@@ -51,15 +48,11 @@ static const char *esc(const char *s, char *buf, size_t len, int quoted)
 			at += (size_t)snprintf(buf + at, len - at, "\\r");
 		else if (c < 0x20 || c == 0x7f)
 			at += (size_t)snprintf(buf + at, len - at, "\\x%02x", c);
-		else if (quoted && (c == '"' || c == '\\'))
-			at += (size_t)snprintf(buf + at, len - at, "\\%c", c);
 		else
 			buf[at++] = (char)c;
 	}
 	if (*s)
 		at += (size_t)snprintf(buf + at, len - at, "...");
-	if (quoted)
-		buf[at++] = '"';
 	buf[at] = 0;
 	return buf;
 }
@@ -214,7 +207,7 @@ static void print_list_arg(FILE *out, const char *opt, const int *ints, const ch
 		if (ints)
 			fprintf(out, "%s%d", i ? "," : "", ints[i]);
 		else
-			fprintf(out, "%s%s", i ? "," : "", esc(strs[i], buf, sizeof(buf), 0));
+			fprintf(out, "%s%s", i ? "," : "", esc(strs[i], buf, sizeof(buf)));
 	}
 }
 
@@ -252,7 +245,7 @@ static void print_notes(const struct report *rep, FILE *out)
 	char buf[ESC_LEN];
 
 	for (size_t i = 0; i < rep->nnotes; i++)
-		fprintf(out, "# note: %s\n", esc(rep->notes[i], buf, sizeof(buf), 0));
+		fprintf(out, "# note: %s\n", esc(rep->notes[i], buf, sizeof(buf)));
 }
 
 static void text_header(const struct report *rep, const struct cgreport *cr, FILE *out,
@@ -261,12 +254,14 @@ static void text_header(const struct report *rep, const struct cgreport *cr, FIL
 	const struct pdata_header *h = &rep->v->hdr;
 	char buf[ESC_LEN], end[96];
 
-	fprintf(out, "# profile: %s\n", esc(input, buf, sizeof(buf), 0));
+	fprintf(out, "# profile: %s\n", esc(input, buf, sizeof(buf)));
+	/* as the recorder stored it: quoted as a shell needs it (record/shquote.c), so the
+	 * line can be pasted into a shell; control characters still escaped */
 	fprintf(out, "# command: %s\n",
-		h->command[0] ? esc(h->command, buf, sizeof(buf), 1) : "(unknown)");
+		h->command[0] ? esc(h->command, buf, sizeof(buf)) : "(unknown)");
 	fprintf(out, "# clock: %s", pdata__clock_name(h->clock));
 	if (h->clock_note[0])
-		fprintf(out, " (%s)", esc(h->clock_note, buf, sizeof(buf), 0));
+		fprintf(out, " (%s)", esc(h->clock_note, buf, sizeof(buf)));
 	fputc('\n', out);
 	header_rate(rep, out);
 	header_kernel(rep, out);
@@ -333,9 +328,9 @@ static const char *col_value(const struct report_row *r, int key, char *buf, siz
 {
 	switch (key) {
 	case REPORT_KEY_COMM:
-		return esc(r->comm ? r->comm : "", buf, len, 0);
+		return esc(r->comm ? r->comm : "", buf, len);
 	case REPORT_KEY_SYM:
-		return esc(r->f ? r->f->name : "", buf, len, 0);
+		return esc(r->f ? r->f->name : "", buf, len);
 	case REPORT_KEY_PID:
 		snprintf(buf, len, "%d", r->pid);
 		return buf;
@@ -343,7 +338,7 @@ static const char *col_value(const struct report_row *r, int key, char *buf, siz
 		snprintf(buf, len, "%d", r->tid);
 		return buf;
 	default:
-		return esc(r->object ? r->object : "", buf, len, 0);
+		return esc(r->object ? r->object : "", buf, len);
 	}
 }
 
@@ -444,7 +439,7 @@ static void print_table(const struct report *rep, FILE *out, const struct report
 			print_cell(out, c, k, col_value(r, c->keys[k], buf, sizeof(buf)));
 		if (c->lines) {
 			if (r->f && r->f->file)
-				fprintf(out, "  %s:%d", esc(r->f->file, buf, sizeof(buf), 0),
+				fprintf(out, "  %s:%d", esc(r->f->file, buf, sizeof(buf)),
 					r->f->line);
 			else
 				fprintf(out, "  ??");
@@ -495,11 +490,11 @@ static void image_title(const struct report *rep, FILE *out, const struct report
 	fprintf(out, "\nprocess %d", p->pid);
 	if (parent && parent->pid == p->pid)
 		fprintf(out, " (after exec from %s)",
-			parent->exe[0] ? esc(parent->exe, buf, sizeof(buf), 0) : "?");
+			parent->exe[0] ? esc(parent->exe, buf, sizeof(buf)) : "?");
 	else if (parent)
 		fprintf(out, " (parent %d)", parent->pid);
 	fprintf(out, ": %s: %s: %llu %s, %s s",
-		p->exe[0] ? esc(p->exe, buf, sizeof(buf), 0) : "(unknown executable)", end,
+		p->exe[0] ? esc(p->exe, buf, sizeof(buf)) : "(unknown executable)", end,
 		(unsigned long long)p->samples, report__plural(p->samples, "sample", "samples"),
 		secs((double)p->samples * rep->period_s));
 	if (img->cpu.cpu_ns) {
@@ -542,7 +537,7 @@ static int text_image(struct report *rep, const struct cgreport *cr, FILE *out, 
 		const struct report_thread *th = &pr.threads[t];
 
 		fprintf(out, "\n thread %d (%s): %llu %s, %s s", th->tid,
-			esc(th->comm[0] ? th->comm : pr.img->comm, buf, sizeof(buf), 0),
+			esc(th->comm[0] ? th->comm : pr.img->comm, buf, sizeof(buf)),
 			(unsigned long long)th->samples,
 			report__plural(th->samples, "sample", "samples"), secs(th->seconds));
 		if (th->cpu.cpu_ns)

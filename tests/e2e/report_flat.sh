@@ -59,7 +59,7 @@ done
 # the text report: header lines, the whole run merged, and with --images the per-image tables
 "$PROFIL" report -i "$T/pie.data" >"$T/pie.txt"
 "$PROFIL" report -i "$T/pie.data" --images >"$T/pie_images.txt"
-for pat in '^# command: "report_gen ' '^# clock: perf (test generator)$' \
+for pat in '^# command: report_gen ' '^# clock: perf (test generator)$' \
 	'^# rate: 1000.0 Hz effective (one sample is 1.000 ms of CPU time), 997 Hz asked$' \
 	'^# samples: 842, lost 0, dropped 0' '^# ended: exited with code 0' \
 	'^# run: 0.842 s of CPU time in 4 process images (3 with time): 842 samples (0.842 s)$' \
