@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * TEST-ONLY: a dump of every stack the agent records, so that tests can
- * check the unwinder before the profile format holds stacks.  Enabled only
- * when PROFIL_TEST_STACK_DUMP (utils/agent_env.h) names a file; never used
- * by `profil record` itself.  Remove together with the temporary
- * pdata__count_stack() once profiles carry stacks.
+ * TEST-ONLY: a dump of every stack the agent records with the unwinder's
+ * flags for each walk (a fault, a fork in progress, a frame without CFI),
+ * which the profile does not keep: the stress test (tests/stress/) counts
+ * them, and tests/progs/stack_prog.c stops once enough stacks are taken.
+ * Enabled only when PROFIL_TEST_STACK_DUMP (agent/agent_env.h) names a
+ * file; never used by `profil record` itself.  The profile's own stacks are
+ * what record_stacks.sh checks last.
  *
  * The file is mapped MAP_SHARED at a fixed size by every profiled process
  * that has the variable (so records survive a crash); records are appended
