@@ -125,10 +125,10 @@ case "$out" in
 *)
 	if [ "$(val perf_ret "$out")" = -1 ] && [ "$(val perf_eacces "$out")" = 1 ] &&
 		[ "$(val active_after "$out")" = 0 ] && [ "$(val auto_clock "$out")" = thread ] &&
-		[ "$(val samples "$out")" -ge 20 ]; then
-		echo "ok noperf: PERF fails with EACCES, AUTO falls back to thread ($(val samples "$out") samples)"
+		[ "$(val samples "$out")" -ge 1 ] && [ "$(val ticks "$out")" -ge 20 ]; then
+		echo "ok noperf: PERF fails with EACCES, AUTO falls back to thread ($(val samples "$out") samples, $(val ticks "$out") ticks)"
 	else
-		echo "not ok noperf: $out"
+		echo "not ok noperf: $(echo "$out" | tr '\n' ' ')"
 	fi ;;
 esac
 
