@@ -40,6 +40,8 @@ struct clock_ops {
 	void (*sync)(void);
 	uint64_t (*lost)(void); /* samples the clock missed since start */
 	int (*threads)(void);	/* threads armed */
+	/* Optional, async-signal-safe: the calling thread has just started (arm it now). */
+	void (*thread_started)(void);
 };
 
 extern const struct clock_ops clock_thread_ops;

@@ -181,8 +181,7 @@ static unsigned int drain_ring(const struct ring *r)
 		if (rec.h.type == PERF_RECORD_SAMPLE && rec.h.size >= sizeof(rec.sample)) {
 			sampler_deliver((uintptr_t)rec.sample.ip, (pid_t)rec.sample.tid);
 			samples++;
-		}
-		else if (rec.h.type == PERF_RECORD_LOST && rec.h.size >= sizeof(rec.lost))
+		} else if (rec.h.type == PERF_RECORD_LOST && rec.h.size >= sizeof(rec.lost))
 			__atomic_fetch_add(&lost, rec.lost.lost, __ATOMIC_RELAXED);
 		tail += rec.h.size;
 	}
@@ -436,4 +435,5 @@ const struct clock_ops clock_perf_ops = {
 	.sync = perf_sync,
 	.lost = perf_lost,
 	.threads = threads_armed,
+	.thread_started = threads_arm_self,
 };

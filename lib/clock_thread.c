@@ -120,4 +120,5 @@ const struct clock_ops clock_thread_ops = {
 	.forget = threads_forget,
 	.lost = thread_lost,
 	.threads = threads_armed,
+	.thread_started = threads_arm_self,
 };

@@ -271,3 +271,16 @@ int sampler_threads(void)
 {
 	return started && ops ? ops->threads() : 0;
 }
+
+unsigned int sampler_tick_overrun(void)
+{
+	return sig_tick_overrun();
+}
+
+void sampler_thread_started(void)
+{
+	const struct clock_ops *o = __atomic_load_n(&ops, __ATOMIC_ACQUIRE);
+
+	if (__atomic_load_n(&started, __ATOMIC_ACQUIRE) && o && o->thread_started)
+		o->thread_started();
+}

@@ -95,6 +95,19 @@ int sampler_running(void);
 uint64_t sampler_lost(void);
 int sampler_threads(void);
 
+/*
+ * In a sink call of a signal-driven clock (thread, itimer): the ticks the
+ * kernel merged into this one (its timer's overrun: the kernel checks
+ * CPU-time timers at its own tick), which sampler_lost() counts too.  A
+ * sink that weights samples (the agent) adds them to this sample, in this
+ * thread; 0 for other clocks and outside a sink call.
+ */
+unsigned int sampler_tick_overrun(void);
+
+/* A thread that has just started: sample it from now on (per-thread clocks arm it at once
+ * instead of waiting for discovery).  Async-signal-safe; nothing when not running. */
+void sampler_thread_started(void);
+
 /* Resolve the clock and rate a config would get, without starting anything.
  * Returns 0 or -errno (the clock cannot run here). */
 int sampler_resolve(const struct sampler_config *cfg, struct sampler_info *info);

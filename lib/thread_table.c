@@ -145,6 +145,19 @@ void threads_discover(void)
 	__atomic_fetch_sub(&inflight, 1, __ATOMIC_SEQ_CST);
 }
 
+void threads_arm_self(void)
+{
+	pid_t tid;
+
+	__atomic_fetch_add(&inflight, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&running, __ATOMIC_SEQ_CST)) {
+		tid = my_tid();
+		if (tid != skip)
+			arm_thread(tid);
+	}
+	__atomic_fetch_sub(&inflight, 1, __ATOMIC_SEQ_CST);
+}
+
 void threads_drain(void)
 {
 	while (__atomic_load_n(&inflight, __ATOMIC_SEQ_CST))

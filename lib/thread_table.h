@@ -36,6 +36,15 @@ int threads_start(const struct threads_ops *ops, const struct clock_params *p, p
 /* The discovery tick (called by tick_signal.c). */
 void threads_discover(void);
 
+/*
+ * Arm the calling thread now, instead of when discovery finds it (a thread
+ * that starts: the agent's pthread_create wrapper calls it through
+ * sampler_thread_started()).  Discovery can take a while to find a new
+ * thread on a busy machine, and its CPU time until then is not sampled.
+ * Async-signal-safe; nothing when discovery is not running.
+ */
+void threads_arm_self(void);
+
 /* Async-signal-safe, idempotent: stop discovery; arms racing with it are dropped. */
 void threads_quiesce(void);
 

@@ -159,8 +159,9 @@ if is_asan; then
 else
 	# The thread clock samples at the kernel's tick (250 Hz here): about 500 independent
 	# samples of the main thread in 2 s, a binomial sd of 2 points; on a busy machine its
-	# split between the callers also drifts (caller_a 0.28-0.39 against a measured 0.357
-	# with three busy processes beside it; 0.30-0.36 against 0.324 without): 10 points.
+	# split between the callers also drifts low (caller_a 0.32-0.43 against a measured
+	# 0.415 with three busy processes beside it, 0.37-0.42 with two; 0.39-0.44 without;
+	# the perf clock: 0.344-0.346 against 0.347 with two): 10 points.
 	PROFIL_SIMULATE_PERF_ERRNO=EACCES "$P" record -q -g -o agent.data -- "$ZLIB" -t truth_agent 2 2>agent.err
 	rc=$?
 	total=$(hfield agent.data samples)

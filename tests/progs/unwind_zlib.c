@@ -191,7 +191,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/*
-	 * Each round calls one caller or the other on 3/4 to all of the input,
+	 * Each round calls one caller or the other on 1/8 to all of the input,
 	 * both drawn at random: calls of a fixed length in a fixed a, b, a, b
 	 * rhythm phase-lock with a clock that samples every tick of CPU time (the
 	 * thread clock on a busy machine, where the thread runs from one
@@ -200,7 +200,7 @@ int main(int argc, char **argv)
 	 */
 	for (long i = 0; more(&b, i); i++) {
 		order = order * 6364136223846793005ul + 1442695040888963407ul;
-		input_len = sizeof(input) - (size_t)((order >> 20) % (sizeof(input) / 4));
+		input_len = sizeof(input) - (size_t)((order >> 20) % (sizeof(input) / 8 * 7));
 		if (order >> 63 ? timed(unwind_zlib_caller_a, &spent_a) != Z_OK :
 				  timed(unwind_zlib_caller_b, &spent_b) != Z_OK) {
 			fprintf(stderr, "%s: compress2 failed\n", prog);
