@@ -4,6 +4,7 @@
  * with its own sink: delivery, tids, stop semantics, fork handling.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -84,6 +85,67 @@ static void test_clock(enum profil_clock clock, const char *name)
 	burn(0.05);
 	snprintf(what, sizeof(what), "%s clock: nothing delivered after sampler_stop()", name);
 	CHECK(what, s.calls == after);
+}
+
+struct started {
+	int before, after; /* threads armed before and after sampler_thread_started() */
+	uint64_t weights;  /* sum over this thread's samples of 1 + sampler_tick_overrun() */
+	uint64_t samples;
+};
+
+static void *starts(void *arg)
+{
+	struct started *st = arg;
+
+	st->before = sampler_threads();
+	sampler_thread_started();
+	st->after = sampler_threads();
+	return NULL;
+}
+
+static void weight_sink(void *arg, uintptr_t pc, pid_t tid)
+{
+	struct started *st = arg;
+
+	(void)pc;
+	(void)tid;
+	__atomic_fetch_add(&st->weights, 1 + sampler_tick_overrun(), __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st->samples, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * A new thread is armed when it says it started, not when discovery finds
+ * it; and a sample's overrun is its own tick's: at 1000 Hz asked (capped at
+ * CONFIG_HZ) the weights of this thread's samples add up to its CPU time.
+ */
+static void test_thread_started(void)
+{
+	struct started st = {0};
+	struct sampler_config c = {
+		.clock = PROFIL_CLOCK_THREAD, .hz = 1000, .sink = weight_sink, .sink_arg = &st};
+	double t0, cpu;
+	pthread_t th;
+
+	if (sampler_start(&c, NULL) < 0) {
+		SKIP("thread clock: a thread is armed as it starts",
+		     "the thread clock cannot start");
+		return;
+	}
+	pthread_create(&th, NULL, starts, &st);
+	pthread_join(th, NULL);
+	CHECKF("thread clock: a thread is armed as it starts", st.after == st.before + 1,
+	       "threads armed %d, then %d", st.before, st.after);
+	t0 = cpu_s();
+	burn(0.5);
+	cpu = cpu_s() - t0;
+	sampler_stop();
+	/* 1000 Hz: one weight per ms of CPU; the first and last periods are partial */
+	CHECKF("thread clock: sample weights add up to the thread's CPU time",
+	       st.samples > 0 && st.weights > st.samples &&
+		       (double)st.weights >= cpu * 1000 * 0.8 &&
+		       (double)st.weights <= cpu * 1000 * 1.1 + 2,
+	       "%llu samples weigh %llu ms for %.3f s of CPU", (unsigned long long)st.samples,
+	       (unsigned long long)st.weights, cpu);
 }
 
 static void test_fork_manual(void)
@@ -178,6 +240,7 @@ int main(void)
 	test_clock(PROFIL_CLOCK_THREAD, "thread");
 	test_clock(PROFIL_CLOCK_ITIMER, "itimer");
 	test_clock(PROFIL_CLOCK_PERF, "perf");
+	test_thread_started();
 	test_fork_manual();
 	test_sink_ctx();
 	test_resolve();
