@@ -128,7 +128,8 @@ static void reap_some(void)
 	}
 }
 
-void threads_discover(void)
+/* Arm the calling thread; on a discovery tick also scan and reap.  In flight for drain. */
+static void arm_caller(int discovery_tick)
 {
 	pid_t tid;
 
@@ -137,25 +138,23 @@ void threads_discover(void)
 		tid = my_tid();
 		if (tid != skip)
 			arm_thread(tid);
-		if (__atomic_add_fetch(&ticks, 1, __ATOMIC_RELAXED) % SCAN_EVERY == 0)
+		if (discovery_tick &&
+		    __atomic_add_fetch(&ticks, 1, __ATOMIC_RELAXED) % SCAN_EVERY == 0)
 			scan_tasks();
-		if (ops->reap_dead)
+		if (discovery_tick && ops->reap_dead)
 			reap_some();
 	}
 	__atomic_fetch_sub(&inflight, 1, __ATOMIC_SEQ_CST);
 }
 
+void threads_discover(void)
+{
+	arm_caller(1);
+}
+
 void threads_arm_self(void)
 {
-	pid_t tid;
-
-	__atomic_fetch_add(&inflight, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&running, __ATOMIC_SEQ_CST)) {
-		tid = my_tid();
-		if (tid != skip)
-			arm_thread(tid);
-	}
-	__atomic_fetch_sub(&inflight, 1, __ATOMIC_SEQ_CST);
+	arm_caller(0);
 }
 
 void threads_drain(void)
