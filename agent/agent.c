@@ -333,20 +333,17 @@ static void note_thread(pid_t tid)
 }
 
 /*
- * The weight of the tick being delivered: itself and the ticks the kernel
- * merged into it (its timer's overrun: the kernel checks CPU-time timers
- * at its own tick, CONFIG_HZ), so that every count stands for one period of
- * this thread's CPU time.  Taken from this tick's own signal, not from the
- * process's running total: that total would hand one thread's merged
- * ticks to whichever thread sampled next (seen: 220 and 165 samples for
- * two threads of 0.200 s each).  Async-signal-safe.
+ * A sample's count: its ticks (the sampler's: the tick and those the kernel
+ * merged into it, all of this thread's), so that every count stands for
+ * one period of the thread's CPU time.  The merged ones, which
+ * sampler_lost() counts too, are noted as carried; a shared counter is
+ * touched only when there are some.  Async-signal-safe.
  */
-static uint64_t tick_weight(void)
+static unsigned int carry(unsigned int ticks)
 {
-	unsigned int merged = sampler_tick_overrun();
-
-	__atomic_add_fetch(&ag.lost_reported, merged, __ATOMIC_RELAXED);
-	return 1 + (uint64_t)merged;
+	if (ticks > 1)
+		__atomic_add_fetch(&ag.lost_reported, ticks - 1, __ATOMIC_RELAXED);
+	return ticks;
 }
 
 /* Overruns no sample carried (the image ends), into the header's lost count. */
@@ -362,11 +359,12 @@ static void account_lost(void)
 struct sample_args {
 	uintptr_t pc;
 	pid_t tid;
+	unsigned int ticks;
 };
 
 /*
- * One tick, and the ticks the kernel merged into it (tick_weight: counted at
- * every sample, as a death by a signal runs no exit path), counted at its PC:
+ * One tick, and the ticks the kernel merged into it (carried at every
+ * sample, as a death by a signal runs no exit path), counted at its PC:
  * every count stands for one period of CPU time, and the profile's seconds
  * add up to the CPU time (at rates above CONFIG_HZ a tick carries several).
  */
@@ -378,16 +376,16 @@ static void count_sample(void *arg)
 		return; /* the recorder is done: we outlived it (a daemon of the command) */
 	note_thread(a->tid);
 	pdata__count(ag.pd, __atomic_load_n(&ag.proc, __ATOMIC_RELAXED), a->tid, a->pc,
-		     tick_weight());
+		     carry(a->ticks));
 }
 
 /* The sink: in the clock's signal handler.  Atomics on the shared mapping only. */
-static void agent_sink(void *arg, uintptr_t pc, pid_t tid)
+static void agent_sink(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks)
 {
 	(void)arg;
 	if (!__atomic_load_n(&ag.active, __ATOMIC_ACQUIRE))
 		return;
-	if (on_file(count_sample, &(struct sample_args){pc, tid ? tid : my_tid()}) < 0)
+	if (on_file(count_sample, &(struct sample_args){pc, tid ? tid : my_tid(), ticks}) < 0)
 		return;
 	if (!pc_known(pc))
 		__atomic_store_n(&ag.need_rescan, 1, __ATOMIC_RELAXED);
@@ -398,6 +396,7 @@ struct stack_args {
 	int n;
 	pid_t tid;
 	int truncated;
+	unsigned int ticks;
 };
 
 static void count_stack(void *arg)
@@ -407,7 +406,7 @@ static void count_stack(void *arg)
 	note_thread(a->tid);
 	/* with the ticks the kernel merged into this one, as count_sample */
 	pdata__count_stack(ag.pd, __atomic_load_n(&ag.proc, __ATOMIC_RELAXED), a->tid, a->pcs,
-			   (unsigned int)a->n, a->truncated, tick_weight());
+			   (unsigned int)a->n, a->truncated, carry(a->ticks));
 }
 
 /*
@@ -416,7 +415,7 @@ static void count_stack(void *arg)
  * the stack into the profile's frame table (under the fault guard, as
  * every access to the shared file).
  */
-static void agent_sink_stack(void *arg, uintptr_t pc, pid_t tid, void *uc)
+static void agent_sink_stack(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks, void *uc)
 {
 	uint64_t pcs[UNWIND_MAX_DEPTH], seen;
 	unsigned int flags = UNWIND_TRUNCATED | UNWIND_LEAF_ONLY;
@@ -432,8 +431,8 @@ static void agent_sink_stack(void *arg, uintptr_t pc, pid_t tid, void *uc)
 		n = unwind_from_signal(uc, pcs, UNWIND_MAX_DEPTH, &flags);
 	/* TEST-ONLY: a no-op without PROFIL_TEST_STACK_DUMP */
 	stack_dump_append(__atomic_load_n(&ag.proc, __ATOMIC_RELAXED), tid, pcs, n, flags);
-	if (on_file(count_stack, &(struct stack_args){pcs, n, tid, !!(flags & UNWIND_TRUNCATED)}) <
-	    0)
+	if (on_file(count_stack,
+		    &(struct stack_args){pcs, n, tid, !!(flags & UNWIND_TRUNCATED), ticks}) < 0)
 		return;
 	/* a caller in an object the unwinder had not seen yet may lack its mapping record */
 	seen = unwind_objects_seen();

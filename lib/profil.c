@@ -162,12 +162,14 @@ static void session_fault(struct session *s)
 	sampler_fault_stop();
 }
 
-static void hist_sink(void *arg, uintptr_t pc, pid_t tid)
+/* One count per sample, as BSD's profil(): ticks the kernel merged are in the stats' lost. */
+static void hist_sink(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks)
 {
 	struct session *s = arg;
 	struct count_call c = {.hist = &s->hist, .pc = pc};
 
 	(void)tid;
+	(void)ticks;
 	if (__atomic_load_n(&s->fault, __ATOMIC_RELAXED))
 		return;
 	if (guard_call(count_one, &c) < 0) {

@@ -34,21 +34,21 @@ static uint32_t generation;
 static int deliver_on; /* atomic */
 static int inflight;   /* atomic */
 
-void sampler_deliver_ctx(uintptr_t pc, pid_t tid, void *uc)
+void sampler_deliver_ctx(uintptr_t pc, pid_t tid, unsigned int ticks, void *uc)
 {
 	__atomic_fetch_add(&inflight, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&deliver_on, __ATOMIC_SEQ_CST)) {
 		if (cfg.sink_ctx)
-			cfg.sink_ctx(cfg.sink_arg, pc, tid, uc);
+			cfg.sink_ctx(cfg.sink_arg, pc, tid, ticks, uc);
 		else
-			cfg.sink(cfg.sink_arg, pc, tid);
+			cfg.sink(cfg.sink_arg, pc, tid, ticks);
 	}
 	__atomic_fetch_sub(&inflight, 1, __ATOMIC_SEQ_CST);
 }
 
 void sampler_deliver(uintptr_t pc, pid_t tid)
 {
-	sampler_deliver_ctx(pc, tid, NULL);
+	sampler_deliver_ctx(pc, tid, 1, NULL);
 }
 
 int sampler_default_signal(void)
@@ -270,11 +270,6 @@ uint64_t sampler_lost(void)
 int sampler_threads(void)
 {
 	return started && ops ? ops->threads() : 0;
-}
-
-unsigned int sampler_tick_overrun(void)
-{
-	return sig_tick_overrun();
 }
 
 void sampler_thread_started(void)

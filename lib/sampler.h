@@ -19,6 +19,11 @@
  *  - The sink runs in a signal handler (thread, itimer clocks; every signal
  *    blocked) or in the perf helper thread: it must be async-signal-safe and
  *    lock-free.  tid is the sampled thread (0 when unknown: profil_tick).
+ *  - ticks: the clock's periods the sample stands for: 1, plus the ticks the
+ *    kernel merged into it (a timer's overrun: it checks CPU-time timers at
+ *    its own tick, CONFIG_HZ, so above that rate a tick carries several).
+ *    They are the sampled thread's own.  sampler_lost() counts the merged
+ *    ones too, for a sink that counts one per sample (profil()).
  *  - A sink that needs the interrupted context (an unwinder) sets sink_ctx
  *    instead of sink: it is then called for every sample with uc, the
  *    ucontext_t * the signal handler received (the interrupted registers),
@@ -46,9 +51,10 @@
 
 #include "profil.h"
 
-typedef void (*sampler_sink_fn)(void *arg, uintptr_t pc, pid_t tid);
+typedef void (*sampler_sink_fn)(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks);
 /* uc: the signal's ucontext_t * (NULL if the clock has none); see the rules above. */
-typedef void (*sampler_sink_ctx_fn)(void *arg, uintptr_t pc, pid_t tid, void *uc);
+typedef void (*sampler_sink_ctx_fn)(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks,
+				    void *uc);
 
 enum sampler_flags {
 	SAMPLER_FORK_MANUAL = 1 << 0, /* do not re-arm in a fork child */
@@ -81,11 +87,12 @@ void sampler_stop(void);
  * that found its memory gone).  sampler_stop() must still be called later. */
 void sampler_fault_stop(void);
 
-/* Give one sample to the sink (clocks and profil_tick call this).  Lock-free. */
+/* Give one sample of one tick to the sink (clocks and profil_tick call this).  Lock-free. */
 void sampler_deliver(uintptr_t pc, pid_t tid);
 
-/* The same with the interrupted context (the signal clocks' handler): uc goes to sink_ctx. */
-void sampler_deliver_ctx(uintptr_t pc, pid_t tid, void *uc);
+/* The same with its ticks and the interrupted context (the signal clocks' handler): uc goes
+ * to sink_ctx. */
+void sampler_deliver_ctx(uintptr_t pc, pid_t tid, unsigned int ticks, void *uc);
 
 /* In a fork child with SAMPLER_FORK_MANUAL: start again with the last config. */
 int sampler_child_restart(void);
@@ -94,15 +101,6 @@ int sampler_child_restart(void);
 int sampler_running(void);
 uint64_t sampler_lost(void);
 int sampler_threads(void);
-
-/*
- * In a sink call of a signal-driven clock (thread, itimer): the ticks the
- * kernel merged into this one (its timer's overrun: the kernel checks
- * CPU-time timers at its own tick), which sampler_lost() counts too.  A
- * sink that weights samples (the agent) adds them to this sample, in this
- * thread; 0 for other clocks and outside a sink call.
- */
-unsigned int sampler_tick_overrun(void);
 
 /* A thread that has just started: sample it from now on (per-thread clocks arm it at once
  * instead of waiting for discovery).  Async-signal-safe; nothing when not running. */

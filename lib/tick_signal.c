@@ -47,14 +47,6 @@ static uintptr_t interrupted_pc(void *ucv)
 #endif
 }
 
-/* The ticks the kernel merged into the one being delivered in this thread (sig_tick_overrun). */
-static __thread unsigned int tick_overrun __attribute__((tls_model("initial-exec")));
-
-unsigned int sig_tick_overrun(void)
-{
-	return tick_overrun;
-}
-
 static void on_tick(int sig, siginfo_t *si, void *uc)
 {
 	int saved_errno = errno;
@@ -67,11 +59,11 @@ static void on_tick(int sig, siginfo_t *si, void *uc)
 	} else if ((uint32_t)(tag >> 8) != gen) {
 		/* a tick of a session already stopped: drop it */
 	} else if ((tag & 0xff) == CLOCK_TAG_SAMPLE) {
-		if (si->si_overrun > 0)
-			__atomic_fetch_add(&overruns, (uint64_t)si->si_overrun, __ATOMIC_RELAXED);
-		tick_overrun = si->si_overrun > 0 ? (unsigned int)si->si_overrun : 0;
-		sampler_deliver_ctx(interrupted_pc(uc), (pid_t)syscall(SYS_gettid), uc);
-		tick_overrun = 0;
+		unsigned int merged = si->si_overrun > 0 ? (unsigned int)si->si_overrun : 0;
+
+		if (merged)
+			__atomic_fetch_add(&overruns, merged, __ATOMIC_RELAXED);
+		sampler_deliver_ctx(interrupted_pc(uc), (pid_t)syscall(SYS_gettid), 1 + merged, uc);
 	} else if ((tag & 0xff) == CLOCK_TAG_DISCOVER) {
 		threads_discover();
 	}

@@ -20,8 +20,4 @@ void sig_restore(void);
 /* Timer overruns (ticks the kernel merged into one signal) since sig_install(). */
 uint64_t sig_overruns(void);
 
-/* While a tick is delivered (in its handler, in its thread): the overruns of that one
- * tick, which sig_overruns() already counts; 0 outside a delivery. */
-unsigned int sig_tick_overrun(void);
-
 #endif

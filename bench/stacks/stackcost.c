@@ -43,7 +43,7 @@
 #define MAX_TIMES (1 << 20)
 
 enum mode { OFF, FLAT, STACKS, UNW_STEP, NMODES };
-static const char *const mode_name[] = { "off", "flat", "stacks", "unw_step loop" };
+static const char *const mode_name[] = {"off", "flat", "stacks", "unw_step loop"};
 #define NAB (STACKS + 1) /* modes of the A/B/C runs */
 
 #define STR_(x) #x
@@ -92,17 +92,17 @@ static void note_time(enum mode m, uint64_t ns, int frames)
 }
 
 /* The agent's flat sink, minus its thread bookkeeping (the same in both modes). */
-static void flat_sink(void *arg, uintptr_t pc, pid_t tid)
+static void flat_sink(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks)
 {
 	uint64_t t0 = mono_ns();
 
 	(void)arg;
-	pdata__count(pd, 1, tid, pc, 1);
+	pdata__count(pd, 1, tid, pc, ticks);
 	note_time(FLAT, mono_ns() - t0, 1);
 }
 
 /* The agent's stack sink (agent_sink_stack), the same way. */
-static void stack_sink(void *arg, uintptr_t pc, pid_t tid, void *uc)
+static void stack_sink(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks, void *uc)
 {
 	uint64_t pcs[UNWIND_MAX_DEPTH], t0 = mono_ns();
 	unsigned int flags;
@@ -112,12 +112,12 @@ static void stack_sink(void *arg, uintptr_t pc, pid_t tid, void *uc)
 	pcs[0] = pc;
 	if (uc)
 		n = unwind_from_signal(uc, pcs, UNWIND_MAX_DEPTH, &flags);
-	pdata__count_stack(pd, 1, tid, pcs, (unsigned int)n, 0, 1);
+	pdata__count_stack(pd, 1, tid, pcs, (unsigned int)n, 0, ticks);
 	note_time(STACKS, mono_ns() - t0, n);
 }
 
 /* For reference: libunwind's unw_step() loop from the same context. */
-static void unw_step_sink(void *arg, uintptr_t pc, pid_t tid, void *uc)
+static void unw_step_sink(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks, void *uc)
 {
 	uint64_t pcs[UNWIND_MAX_DEPTH], t0 = mono_ns();
 	unw_cursor_t c;
@@ -134,7 +134,7 @@ static void unw_step_sink(void *arg, uintptr_t pc, pid_t tid, void *uc)
 			pcs[n++] = ip;
 		} while (n < UNWIND_MAX_DEPTH && lu.step(&c) > 0);
 	}
-	pdata__count_stack(pd, 1, tid, pcs, (unsigned int)(n ? n : 1), 0, 1);
+	pdata__count_stack(pd, 1, tid, pcs, (unsigned int)(n ? n : 1), 0, ticks);
 	note_time(UNW_STEP, mono_ns() - t0, n);
 }
 
@@ -163,7 +163,7 @@ NOINLINE uint64_t nest(int d)
 
 static int start(enum mode m)
 {
-	struct sampler_config cfg = { .clock = PROFIL_CLOCK_THREAD, .hz = 250 };
+	struct sampler_config cfg = {.clock = PROFIL_CLOCK_THREAD, .hz = 250};
 
 	if (m == OFF)
 		return 0;
@@ -240,7 +240,7 @@ static double trimmed_mean(double *v, int n)
 static void abc(int rounds)
 {
 	double *ratio[NAB], *extra[NAB];
-	uint64_t samples[NAB] = { 0 };
+	uint64_t samples[NAB] = {0};
 	double mean[NAB], se[NAB], trim[NAB], med[NAB];
 
 	for (int m = 0; m < NAB; m++) {
@@ -274,7 +274,8 @@ static void abc(int rounds)
 		       per_chunk, mean[m] / 1e3 / per_chunk, se[m] / 1e3 / per_chunk,
 		       trim[m] / 1e3 / per_chunk);
 	}
-	printf("\n(stacks - off) / (flat - off): %.2f (means), %.2f (trimmed means), %.2f (medians);"
+	printf("\n(stacks - off) / (flat - off): %.2f (means), %.2f (trimmed means), %.2f "
+	       "(medians);"
 	       " %d rounds of %.0f ms\n\n",
 	       mean[STACKS] / mean[FLAT], trim[STACKS] / trim[FLAT], med[STACKS] / med[FLAT],
 	       rounds, (double)samples[FLAT] / rounds * 4); /* 250 Hz: a sample per 4 ms */
@@ -329,19 +330,19 @@ static void hr_handler(int sig, siginfo_t *si, void *uc)
 	(void)sig;
 	(void)si;
 	if (hr_mode == FLAT)
-		flat_sink(NULL, pc, 1);
+		flat_sink(NULL, pc, 1, 1);
 	else if (hr_mode == STACKS)
-		stack_sink(NULL, pc, 1, uc);
+		stack_sink(NULL, pc, 1, 1, uc);
 	else
-		unw_step_sink(NULL, pc, 1, uc);
+		unw_step_sink(NULL, pc, 1, 1, uc);
 	errno = saved;
 }
 
 /* Bench-only: a CLOCK_MONOTONIC timer signalling this thread at hz, around 0.5 s of work. */
 static void hr_run(unsigned int hz, enum mode m)
 {
-	struct sigevent se = { 0 };
-	struct itimerspec its = { { 0, 1000000000 / hz }, { 0, 1000000000 / hz } };
+	struct sigevent se = {0};
+	struct itimerspec its = {{0, 1000000000 / hz}, {0, 1000000000 / hz}};
 	uint64_t until = thread_cpu_ns() + 500000000ull;
 	timer_t t;
 
@@ -361,7 +362,7 @@ static void hr_run(unsigned int hz, enum mode m)
 static void in_sink_costs(void)
 {
 	struct sigaction sa;
-	static const unsigned int rates[] = { 1000, 10000 };
+	static const unsigned int rates[] = {1000, 10000};
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = hr_handler;
@@ -395,7 +396,8 @@ int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 200;
 	char why[256], path[] = "/tmp/stackcost.XXXXXX";
-	struct pdata_create_opts opts = { .table_slots = 1u << 16, .frame_slots = 1u << 16, .records_cap = 1u << 20 };
+	struct pdata_create_opts opts = {
+		.table_slots = 1u << 16, .frame_slots = 1u << 16, .records_cap = 1u << 20};
 	int fd = mkstemp(path);
 
 	depth = argc > 2 ? atoi(argv[2]) : depth;

@@ -22,10 +22,11 @@ struct sink_state {
 	pid_t tid;
 };
 
-static void sink(void *arg, uintptr_t pc, pid_t tid)
+static void sink(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks)
 {
 	struct sink_state *s = arg;
 
+	(void)ticks;
 	__atomic_fetch_add(&s->calls, 1, __ATOMIC_RELAXED);
 	if (tid == s->tid)
 		__atomic_fetch_add(&s->mine, 1, __ATOMIC_RELAXED);
@@ -89,7 +90,7 @@ static void test_clock(enum profil_clock clock, const char *name)
 
 struct started {
 	int before, after; /* threads armed before and after sampler_thread_started() */
-	uint64_t weights;  /* sum over this thread's samples of 1 + sampler_tick_overrun() */
+	uint64_t weights;  /* sum of this thread's samples' ticks */
 	uint64_t samples;
 };
 
@@ -103,20 +104,21 @@ static void *starts(void *arg)
 	return NULL;
 }
 
-static void weight_sink(void *arg, uintptr_t pc, pid_t tid)
+static void weight_sink(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks)
 {
 	struct started *st = arg;
 
 	(void)pc;
 	(void)tid;
-	__atomic_fetch_add(&st->weights, 1 + sampler_tick_overrun(), __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st->weights, ticks, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&st->samples, 1, __ATOMIC_RELAXED);
 }
 
 /*
  * A new thread is armed when it says it started, not when discovery finds
- * it; and a sample's overrun is its own tick's: at 1000 Hz asked (capped at
- * CONFIG_HZ) the weights of this thread's samples add up to its CPU time.
+ * it; and a sample's ticks are its own (the tick and those the kernel merged
+ * into it): at 1000 Hz asked (capped at CONFIG_HZ) the ticks of this
+ * thread's samples add up to its CPU time.
  */
 static void test_thread_started(void)
 {
@@ -186,11 +188,12 @@ struct ctx_state {
 	uint64_t calls, with_uc, uc_matches; /* atomic */
 };
 
-static void ctx_sink(void *arg, uintptr_t pc, pid_t tid, void *uc)
+static void ctx_sink(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks, void *uc)
 {
 	struct ctx_state *s = arg;
 
 	(void)tid;
+	(void)ticks;
 	__atomic_fetch_add(&s->calls, 1, __ATOMIC_RELAXED);
 	if (!uc)
 		return;

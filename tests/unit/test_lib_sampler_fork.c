@@ -18,9 +18,10 @@
 static uint64_t samples; /* atomic */
 static int restart_ret = -1;
 
-static void sink(void *arg, uintptr_t pc, pid_t tid)
+static void sink(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks)
 {
 	(void)arg;
+	(void)ticks;
 	(void)pc;
 	(void)tid;
 	__atomic_fetch_add(&samples, 1, __ATOMIC_RELAXED);
