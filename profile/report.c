@@ -207,10 +207,17 @@ struct tid_count {
 	uint64_t samples;
 };
 
+/* What a walk of an image's items gives its callback. */
+enum items_mode {
+	ITEMS_FIRST, /* every item; the first walk: the resolver counts the samples for its notes */
+	ITEMS_ALL,   /* every item */
+	ITEMS_TIMED, /* the time without samples only: the samples are only counted per thread */
+};
+
 struct item_walk {
 	struct report *rep;
 	size_t i;
-	int first; /* the first walk of the image: the resolver counts the samples for its notes */
+	enum items_mode mode;
 	item_fn cb;
 	void *arg;
 	struct tid_count *tids;
@@ -274,13 +281,16 @@ static int sample_items(struct item_walk *w)
 			rc = push_tid(w, s->tid);
 			comm = thread_comm(img, s->tid);
 		}
+		if (rc)
+			return rc;
+		w->tids[w->ntids - 1].samples = sat_add(w->tids[w->ntids - 1].samples, s->count);
+		if (w->mode == ITEMS_TIMED || !s->count)
+			continue;
 		it.comm = comm;
-		it.f = rc ? NULL : resolver__pc(rep->r, img->p, s->pc, w->first ? s->count : 0);
+		it.f = resolver__pc(rep->r, img->p, s->pc, w->mode == ITEMS_FIRST ? s->count : 0);
 		if (!it.f)
 			return -ENOMEM;
-		w->tids[w->ntids - 1].samples = sat_add(w->tids[w->ntids - 1].samples, s->count);
-		if (s->count)
-			rc = w->cb(w->arg, &it);
+		rc = w->cb(w->arg, &it);
 	}
 	return rc;
 }
@@ -357,9 +367,9 @@ static int unsampled_items(struct item_walk *w, uint64_t accounted)
 }
 
 /* Every item of image i, to cb. */
-static int image_items(struct report *rep, size_t i, int first, item_fn cb, void *arg)
+static int image_items(struct report *rep, size_t i, enum items_mode mode, item_fn cb, void *arg)
 {
-	struct item_walk w = {rep, i, first, cb, arg, NULL, 0, 0};
+	struct item_walk w = {rep, i, mode, cb, arg, NULL, 0, 0};
 	const struct pv_proc *p = rep->images[i].p;
 	uint64_t accounted = 0;
 	int rc = sample_items(&w);
@@ -419,28 +429,16 @@ static int passing_item(void *arg, const struct report_item *it)
 int report__sampled_items(struct report *rep, size_t i, item_fn cb, void *arg)
 {
 	struct passing_walk pw = {rep, cb, arg};
-	struct item_walk w = {rep, i, 0, passing_item, &pw, NULL, 0, 0};
+	struct item_walk w = {rep, i, ITEMS_ALL, passing_item, &pw, NULL, 0, 0};
 	int rc = sample_items(&w);
 
 	free(w.tids);
 	return rc;
 }
 
-struct timed_walk {
-	item_fn cb;
-	void *arg;
-};
-
-static int timed_item(void *arg, const struct report_item *it)
-{
-	struct timed_walk *tw = arg;
-
-	return it->kind == REPORT_SAMPLED ? 0 : tw->cb(tw->arg, it);
-}
-
 int report__timed_items(struct report *rep, size_t i, item_fn cb, void *arg)
 {
-	return image_items(rep, i, 0, timed_item, &(struct timed_walk){cb, arg});
+	return image_items(rep, i, ITEMS_TIMED, cb, arg);
 }
 
 /* ---- totals (--children) ------------------------------------------------------------- */
@@ -574,7 +572,7 @@ static int build_run(struct report *rep)
 	for (size_t i = 0; !rc && i < rep->v->nprocs; i++) {
 		struct run_walk w = {rep, &rep->images[i], t};
 
-		rc = image_items(rep, i, 1, run_item, &w);
+		rc = image_items(rep, i, ITEMS_FIRST, run_item, &w);
 		rep->totals.images_with_time += rep->images[i].seconds > 0;
 		rep->totals.images_shown += rep->images[i].shown;
 	}
@@ -697,7 +695,7 @@ int report__proc(struct report *rep, size_t i, struct report_proc *out)
 	if (!w.funcs || !w.threads)
 		rc = -ENOMEM;
 	if (!rc)
-		rc = image_items(rep, i, 0, proc_item, &w);
+		rc = image_items(rep, i, ITEMS_ALL, proc_item, &w);
 	if (!rc)
 		rc = list_rows(rep, w.funcs, 0, img->seconds, &rows, &n, &out->list);
 	if (!rc) {
