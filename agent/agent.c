@@ -94,7 +94,7 @@ static struct {
 	struct pdata_cpu tbase;	  /* the main thread's, likewise (it goes on across an exec) */
 	pthread_key_t thread_key; /* a thread's destructor writes its CPU time */
 	int have_key;
-	uint64_t lost_reported; /* atomic: sampler_lost() already counted (samples, header) */
+	uint64_t lost_reported; /* atomic: sampler_lost() already added to the header */
 } ag;
 
 /* not static: the dlopen trampoline (asm) jumps through it by name */
@@ -332,21 +332,7 @@ static void note_thread(pid_t tid)
 	}
 }
 
-/*
- * A sample's count: its ticks (the sampler's: the tick and those the kernel
- * merged into it, all of this thread's), so that every count stands for
- * one period of the thread's CPU time.  The merged ones, which
- * sampler_lost() counts too, are noted as carried; a shared counter is
- * touched only when there are some.  Async-signal-safe.
- */
-static unsigned int carry(unsigned int ticks)
-{
-	if (ticks > 1)
-		__atomic_add_fetch(&ag.lost_reported, ticks - 1, __ATOMIC_RELAXED);
-	return ticks;
-}
-
-/* Overruns no sample carried (the image ends), into the header's lost count. */
+/* Ticks no sink received (the image ends), into the header's lost count. */
 static void account_lost(void)
 {
 	uint64_t lost = sampler_lost();
@@ -363,8 +349,9 @@ struct sample_args {
 };
 
 /*
- * One tick, and the ticks the kernel merged into it (carried at every
- * sample, as a death by a signal runs no exit path), counted at its PC:
+ * One tick, and the ticks the kernel merged into it (the sampler's ticks, all
+ * this thread's: counted with the sample, as a death by a signal runs no exit
+ * path), counted at its PC:
  * every count stands for one period of CPU time, and the profile's seconds
  * add up to the CPU time (at rates above CONFIG_HZ a tick carries several).
  */
@@ -375,8 +362,7 @@ static void count_sample(void *arg)
 	if (pdata__finished(ag.pd))
 		return; /* the recorder is done: we outlived it (a daemon of the command) */
 	note_thread(a->tid);
-	pdata__count(ag.pd, __atomic_load_n(&ag.proc, __ATOMIC_RELAXED), a->tid, a->pc,
-		     carry(a->ticks));
+	pdata__count(ag.pd, __atomic_load_n(&ag.proc, __ATOMIC_RELAXED), a->tid, a->pc, a->ticks);
 }
 
 /* The sink: in the clock's signal handler.  Atomics on the shared mapping only. */
@@ -406,7 +392,7 @@ static void count_stack(void *arg)
 	note_thread(a->tid);
 	/* with the ticks the kernel merged into this one, as count_sample */
 	pdata__count_stack(ag.pd, __atomic_load_n(&ag.proc, __ATOMIC_RELAXED), a->tid, a->pcs,
-			   (unsigned int)a->n, a->truncated, carry(a->ticks));
+			   (unsigned int)a->n, a->truncated, a->ticks);
 }
 
 /*

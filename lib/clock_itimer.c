@@ -52,7 +52,7 @@ static void itimer_forget(void)
 
 static uint64_t itimer_lost(void)
 {
-	return sig_overruns();
+	return sig_lost();
 }
 
 static int itimer_threads(void)

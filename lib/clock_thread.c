@@ -105,7 +105,7 @@ static void thread_stop(void)
 
 static uint64_t thread_lost(void)
 {
-	return sig_overruns();
+	return sig_lost();
 }
 
 const struct clock_ops clock_thread_ops = {

@@ -40,7 +40,8 @@ struct session {
 	struct hist_region *regions;
 	struct sampler_info info;
 	uint64_t samples, outside, saturated; /* atomic */
-	int fault;			      /* atomic */
+	uint64_t merged; /* atomic: ticks the kernel merged into a sample (counted once) */
+	int fault;	 /* atomic */
 	uint64_t cpu_start_ns, cpu_accum_ns, cpu_fault_ns;
 };
 
@@ -169,7 +170,8 @@ static void hist_sink(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks)
 	struct count_call c = {.hist = &s->hist, .pc = pc};
 
 	(void)tid;
-	(void)ticks;
+	if (ticks > 1)
+		__atomic_fetch_add(&s->merged, ticks - 1, __ATOMIC_RELAXED);
 	if (__atomic_load_n(&s->fault, __ATOMIC_RELAXED))
 		return;
 	if (guard_call(count_one, &c) < 0) {
@@ -206,7 +208,7 @@ static void fill_stats(const struct session *s, struct profil_stats *st)
 	st->samples = __atomic_load_n(&s->samples, __ATOMIC_RELAXED);
 	st->outside = __atomic_load_n(&s->outside, __ATOMIC_RELAXED);
 	st->saturated = __atomic_load_n(&s->saturated, __ATOMIC_RELAXED);
-	st->lost = sampler_lost();
+	st->lost = sampler_lost() + __atomic_load_n(&s->merged, __ATOMIC_RELAXED);
 	st->cpu_ns = s->cpu_accum_ns + (now > s->cpu_start_ns ? now - s->cpu_start_ns : 0);
 	st->effective_hz = st->cpu_ns ? (double)st->samples * 1e9 / (double)st->cpu_ns : 0.0;
 	st->nominal_hz = s->info.hz;

@@ -34,16 +34,18 @@ static uint32_t generation;
 static int deliver_on; /* atomic */
 static int inflight;   /* atomic */
 
-void sampler_deliver_ctx(uintptr_t pc, pid_t tid, unsigned int ticks, void *uc)
+int sampler_deliver_ctx(uintptr_t pc, pid_t tid, unsigned int ticks, void *uc)
 {
+	int on;
+
 	__atomic_fetch_add(&inflight, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&deliver_on, __ATOMIC_SEQ_CST)) {
-		if (cfg.sink_ctx)
-			cfg.sink_ctx(cfg.sink_arg, pc, tid, ticks, uc);
-		else
-			cfg.sink(cfg.sink_arg, pc, tid, ticks);
-	}
+	on = __atomic_load_n(&deliver_on, __ATOMIC_SEQ_CST);
+	if (on && cfg.sink_ctx)
+		cfg.sink_ctx(cfg.sink_arg, pc, tid, ticks, uc);
+	else if (on)
+		cfg.sink(cfg.sink_arg, pc, tid, ticks);
 	__atomic_fetch_sub(&inflight, 1, __ATOMIC_SEQ_CST);
+	return on;
 }
 
 void sampler_deliver(uintptr_t pc, pid_t tid)

@@ -22,8 +22,9 @@
  *  - ticks: the clock's periods the sample stands for: 1, plus the ticks the
  *    kernel merged into it (a timer's overrun: it checks CPU-time timers at
  *    its own tick, CONFIG_HZ, so above that rate a tick carries several).
- *    They are the sampled thread's own.  sampler_lost() counts the merged
- *    ones too, for a sink that counts one per sample (profil()).
+ *    They are the sampled thread's own.  A sink that counts one per sample
+ *    (profil()) counts the merged ones as lost itself; sampler_lost() counts
+ *    the ticks no sink received.
  *  - A sink that needs the interrupted context (an unwinder) sets sink_ctx
  *    instead of sink: it is then called for every sample with uc, the
  *    ucontext_t * the signal handler received (the interrupted registers),
@@ -91,8 +92,8 @@ void sampler_fault_stop(void);
 void sampler_deliver(uintptr_t pc, pid_t tid);
 
 /* The same with its ticks and the interrupted context (the signal clocks' handler): uc goes
- * to sink_ctx. */
-void sampler_deliver_ctx(uintptr_t pc, pid_t tid, unsigned int ticks, void *uc);
+ * to sink_ctx.  Returns 1 if a sink received it, 0 if delivery is off. */
+int sampler_deliver_ctx(uintptr_t pc, pid_t tid, unsigned int ticks, void *uc);
 
 /* In a fork child with SAMPLER_FORK_MANUAL: start again with the last config. */
 int sampler_child_restart(void);

@@ -13,8 +13,8 @@
 
 static int sig_no;
 static struct sigaction sig_prev;
-static uint32_t sig_gen;  /* atomic */
-static uint64_t overruns; /* atomic */
+static uint32_t sig_gen;     /* atomic */
+static uint64_t undelivered; /* atomic: ticks no sink received (sig_lost) */
 
 static void chain(int sig, siginfo_t *si, void *uc)
 {
@@ -59,11 +59,11 @@ static void on_tick(int sig, siginfo_t *si, void *uc)
 	} else if ((uint32_t)(tag >> 8) != gen) {
 		/* a tick of a session already stopped: drop it */
 	} else if ((tag & 0xff) == CLOCK_TAG_SAMPLE) {
-		unsigned int merged = si->si_overrun > 0 ? (unsigned int)si->si_overrun : 0;
+		/* the tick and those the kernel merged into it (the timer's overrun) */
+		unsigned int ticks = 1 + (si->si_overrun > 0 ? (unsigned int)si->si_overrun : 0);
 
-		if (merged)
-			__atomic_fetch_add(&overruns, merged, __ATOMIC_RELAXED);
-		sampler_deliver_ctx(interrupted_pc(uc), (pid_t)syscall(SYS_gettid), 1 + merged, uc);
+		if (!sampler_deliver_ctx(interrupted_pc(uc), (pid_t)syscall(SYS_gettid), ticks, uc))
+			__atomic_fetch_add(&undelivered, ticks, __ATOMIC_RELAXED);
 	} else if ((tag & 0xff) == CLOCK_TAG_DISCOVER) {
 		threads_discover();
 	}
@@ -84,7 +84,7 @@ int sig_install(int signo, uint32_t gen)
 	sigdelset(&sa.sa_mask, SIGBUS);
 	struct sigaction old;
 
-	__atomic_store_n(&overruns, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&undelivered, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&sig_gen, gen, __ATOMIC_RELEASE);
 	if (sigaction(signo, &sa, &old) < 0)
 		return -errno;
@@ -108,7 +108,7 @@ void sig_restore(void)
 	sig_no = 0;
 }
 
-uint64_t sig_overruns(void)
+uint64_t sig_lost(void)
 {
-	return __atomic_load_n(&overruns, __ATOMIC_RELAXED);
+	return __atomic_load_n(&undelivered, __ATOMIC_RELAXED);
 }

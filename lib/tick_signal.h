@@ -17,7 +17,8 @@ int sig_install(int signo, uint32_t gen);
 /* Stop accepting ticks and restore the previous action if ours is still installed. */
 void sig_restore(void);
 
-/* Timer overruns (ticks the kernel merged into one signal) since sig_install(). */
-uint64_t sig_overruns(void);
+/* Ticks no sink received since sig_install() (the sampler was stopping, or had stopped
+ * after a fault), with the ticks the kernel merged into them. */
+uint64_t sig_lost(void);
 
 #endif
