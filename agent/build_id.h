@@ -7,6 +7,10 @@
  *
  * Read from the file, not from memory: open, fstat, pread only (no malloc,
  * no stdio), so the agent may call it wherever it reads /proc/self/maps.
+ * Not elfutils' dwelf_elf_gnu_build_id (profile/symfile.c uses it): the
+ * agent is preloaded into every process of a run, and loading libdw (with
+ * libelf, libz, liblzma, libbz2) into each would cost every exec and put
+ * elfutils' symbols beside the program's; the notes are all it needs.
  * The file is taken only if it is the mapped one: a regular file with the
  * device and inode /proc/self/maps gives for the mapping.  The file is
  * untrusted: every offset and size is checked; anything unexpected gives
