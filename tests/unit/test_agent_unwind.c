@@ -274,20 +274,29 @@ static int arm_timer(timer_t *t)
 }
 
 /* Burn CPU in varied, deep stacks under a 250 Hz thread CPU timer. */
-static void *sampled_work(void *arg)
+/* Work under the sampling timer for `seconds` of this thread's CPU; with zlib: through
+ * Debian's zlib too (it allocates).  Returns 0, or 1 if the timer could not be armed. */
+static int sampled_loop(double seconds, int with_zlib)
 {
-	double until = thread_cpu_s() + *(double *)arg;
+	double until = thread_cpu_s() + seconds;
 	timer_t t;
 
 	if (arm_timer(&t) < 0)
-		return (void *)1;
+		return 1;
 	while (thread_cpu_s() < until) {
-		zwork(1);
-		zwork(6);
+		if (with_zlib) {
+			zwork(1);
+			zwork(6);
+		}
 		sink += recurse(30, 200000);
 	}
 	timer_delete(t);
-	return NULL;
+	return 0;
+}
+
+static void *sampled_work(void *arg)
+{
+	return sampled_loop(*(double *)arg, 1) ? (void *)1 : NULL;
 }
 
 /* ---- tests ------------------------------------------------------------------------ */
@@ -510,23 +519,12 @@ static void test_hit_path_is_quiet(void)
 	       "allocations=%ld dl_iterate_phdr=%ld", rec.allocs, rec.phdr_calls);
 }
 
-/* The child's work under ASan: sampled, unwound, but without malloc (clang 14's
- * ASan allocator is not fork-safe: a child forked while another thread refills
+/*
+ * Under ASan the child works without zlib, so without malloc: clang 14's ASan
+ * allocator is not fork-safe (a child forked while another thread refills
  * its cache deadlocks in the next malloc; seen in this test, in zlib's
- * deflateInit2_, 3 runs in 30). */
-static void *sampled_work_without_malloc(void *arg)
-{
-	double until = thread_cpu_s() + *(double *)arg;
-	timer_t t;
-
-	if (arm_timer(&t) < 0)
-		return (void *)1;
-	while (thread_cpu_s() < until)
-		sink += recurse(30, 200000);
-	timer_delete(t);
-	return NULL;
-}
-
+ * deflateInit2_, 3 runs in 30).
+ */
 static void test_fork_while_walking(void)
 {
 	double seconds = 0.5;
@@ -544,9 +542,7 @@ static void test_fork_while_walking(void)
 			double child = 0.005;
 
 			alarm(20); /* a hang in a child fails the test instead of blocking it */
-			_exit((UNDER_ASAN ? sampled_work_without_malloc : sampled_work)(&child) ?
-				      3 :
-				      0);
+			_exit(sampled_loop(child, !UNDER_ASAN) ? 3 : 0);
 		}
 		if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 		    WEXITSTATUS(status) != 0)
