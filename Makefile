@@ -108,7 +108,7 @@ $(B)/tests/unit/%: tests/unit/%.c $(LIB_A) tests/unit/check.h $$(UNIT_EXTRA_OBJS
 tests: all $(TEST_DEPS)
 
 check: tests
-	@B=$(B) sh tests/run.sh
+	@B=$(B) sh tests/run.sh $(TESTS)
 
 # ---- CI extras -------------------------------------------------------------
 ci-extra: $(SETUP_STAMP)

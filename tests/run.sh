@@ -9,6 +9,9 @@
 # Each line of the summary gives the test's wall time; a test that runs
 # past TEST_TIMEOUT seconds (default 600) is killed and counts as a failure,
 # so one hang cannot eat CI's whole budget.
+# Arguments, if any, are patterns (shell globs) of the tests to run, by the
+# names the summary prints: `sh tests/run.sh 'e2e/record_*' unit/test_htab`
+# (`make check TESTS='e2e/record_*'`).
 B=${B:-build}
 TEST_TIMEOUT=${TEST_TIMEOUT:-600}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,12 +21,25 @@ export PROFIL_BUILD="$B"
 # no test reaches the network: a debuginfod test sets its own local server
 unset DEBUGINFOD_URLS
 pass=0 fail=0 skip=0
+patterns="$*"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+
+# selected NAME: true when no pattern was given or NAME matches one
+selected() {
+	[ -z "$patterns" ] && return 0
+	set -f
+	for p in $patterns; do
+		case "$1" in $p) set +f && return 0 ;; esac
+	done
+	set +f
+	return 1
+}
 
 run_one() {
 	name=$1
 	shift
+	selected "$name" || return 0
 	t0=$(date +%s)
 	timeout -k 10 "$TEST_TIMEOUT" "$@" >"$log" 2>&1
 	rc=$?
