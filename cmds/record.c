@@ -302,7 +302,7 @@ static int export_gmon(const struct cmd_record_opts *co)
 	struct gmon_summary sum;
 	char why[512] = "";
 
-	if (gmon_export_summary(co->rec.output, co->gmon, &sum, why, sizeof(why)) < 0) {
+	if (gmon_export_opts(co->rec.output, co->gmon, NULL, &sum, why, sizeof(why)) < 0) {
 		fprintf(stderr, "profil record: %s\n", why[0] ? why : "gmon export failed");
 		return -1;
 	}

@@ -299,27 +299,13 @@ int html__add_stack(struct html_report *h, const struct pv_proc *p, int tid, con
 	return rc ? rc : add_row(h, thread, h->scratch, npcs, count);
 }
 
-int html__add_flat(struct html_report *h)
-{
-	const struct pview *v = h->v;
-	const struct pv_proc *p = NULL;
-
-	for (size_t i = 0; i < v->nsamples; i++) {
-		const struct pv_sample *s = &v->samples[i];
-		int rc;
-
-		if (!p || p->id != s->proc) /* samples are sorted by proc */
-			p = pview__proc(v, s->proc);
-		if (!p)
-			continue; /* cannot happen: pview gives every proc id a process */
-		rc = html__add_stack(h, p, s->tid, &s->pc, 1, s->count);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-int html__add_samples(struct html_report *h)
+/*
+ * Add every sample of the profile with its call stack (callgraph.h's
+ * callgraph__lookup_pcs: callers at their return address - 1, a stack cut
+ * short under "[truncated]"); a sample without a stack is one frame.
+ * 0 or -ENOMEM.
+ */
+static int html__add_samples(struct html_report *h)
 {
 	const struct pview *v = h->v;
 	const struct pv_proc *p = NULL;

@@ -193,7 +193,8 @@ int callgraph__add(struct callgraph *cg, int tid, const struct func *const *fram
 }
 
 /* Samples are sorted by proc: a binary search. */
-size_t callgraph__first_sample(const struct pview *v, uint32_t id)
+/* The first sample of process image id in v (v->nsamples when it has none). */
+static size_t callgraph__first_sample(const struct pview *v, uint32_t id)
 {
 	size_t lo = 0, hi = v->nsamples;
 

@@ -88,7 +88,8 @@ static int trees_wanted(const struct cgreport_opts *o)
 	return o->call_graph || o->callers || o->callees;
 }
 
-int cgreport__has_stacks(const struct report *m)
+/* 1 when the profile has call stacks (it was recorded with them). */
+static int cgreport__has_stacks(const struct report *m)
 {
 	return m->v->hdr.callgraph != PDATA_CG_NONE || m->v->nstacks > 1;
 }
