@@ -78,11 +78,16 @@ static int set_gmon(void *out, const char *arg, char *why, size_t whylen)
 	return 0;
 }
 
-static const struct opt_choice clocks[] = {
-	{"auto", RECORD_CLOCK_AUTO},	 {"bpf", RECORD_CLOCK_BPF},
-	{"perf", RECORD_CLOCK_PERF},	 {"thread", RECORD_CLOCK_THREAD},
-	{"itimer", RECORD_CLOCK_ITIMER}, {NULL, 0},
-};
+/* --clock CLOCK: a name of pdata's one table of clock names, not "manual" (libprofil's own). */
+static int set_clock(void *out, const char *arg, char *why, size_t whylen)
+{
+	uint32_t *clock = &((struct cmd_record_opts *)out)->rec.clock;
+
+	if (pdata__clock_from_name(arg, clock) == 0 && *clock != PDATA_CLOCK_MANUAL)
+		return 0;
+	snprintf(why, whylen, "unknown clock '%s' (auto, bpf, perf, thread or itimer)", arg);
+	return -1;
+}
 
 #define AT(m) OPT_AT(struct cmd_record_opts, m)
 static const struct opt options[] = {
@@ -91,9 +96,9 @@ static const struct opt options[] = {
 	{"freq", 'F', OPT_INT, "HZ", AT(rec.hz),
 	 "samples per CPU second (default " XSTR(RECORD_DEFAULT_HZ) ")",
 	 .what = "a rate from 1 to 1000000 Hz", .min = 1, .max = 1000000},
-	{"clock", 0, OPT_CHOICE, "CLOCK", AT(rec.clock),
+	{"clock", 0, OPT_CALL, "CLOCK", AT(rec.clock),
 	 "auto, bpf, perf, thread or itimer (default auto: perf where permitted, else thread)",
-	 .what = "clock", .choices = clocks},
+	 .call = set_clock},
 	{NULL, 'g', OPT_FLAG, NULL, AT(rec.callgraph),
 	 "record call stacks, the best way this machine permits (dwarf: on perf events, or in "
 	 "the sampled thread with the thread and itimer clocks)",
@@ -144,13 +149,13 @@ static int check_args(const struct record_opts *o)
 		return opts__error("record", "no COMMAND given (usage: profil record [OPTIONS] -- "
 					     "COMMAND [ARGS...])");
 	if (o->callgraph == RECORD_CG_FP &&
-	    (o->clock == RECORD_CLOCK_THREAD || o->clock == RECORD_CLOCK_ITIMER))
+	    (o->clock == PDATA_CLOCK_THREAD || o->clock == PDATA_CLOCK_ITIMER))
 		return opts__error("record",
 				   "--call-graph fp needs perf events (--clock perf or bpf); the "
 				   "thread and itimer clocks take dwarf stacks (-g)");
 	if (o->attach_pid && o->events)
 		return opts__error("record", "--events is for a COMMAND, not -p PID");
-	if (o->attach_pid && o->clock != RECORD_CLOCK_AUTO && o->clock != RECORD_CLOCK_PERF)
+	if (o->attach_pid && o->clock != PDATA_CLOCK_AUTO && o->clock != PDATA_CLOCK_PERF)
 		return opts__error("record", "attaching to a running process needs --clock perf");
 	return -1;
 }
@@ -225,7 +230,7 @@ static int export_gmon(const struct cmd_record_opts *co)
 	struct gmon_summary sum;
 	char why[512] = "";
 
-	if (gmon_export_summary(co->rec.output, co->gmon, &sum, why, sizeof(why)) < 0) {
+	if (gmon_export_opts(co->rec.output, co->gmon, NULL, &sum, why, sizeof(why)) < 0) {
 		fprintf(stderr, "profil record: %s\n", why[0] ? why : "gmon export failed");
 		return -1;
 	}

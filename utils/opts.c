@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utils/array.h"
 #include "utils/opts.h"
 
 #define HELP_WIDTH 80  /* --help's lines fit in 80 columns */
@@ -249,7 +250,6 @@ static int add_item(const struct parse *p, const struct opt *o, const char *valu
 	if (o->kind == OPT_ID_LIST) {
 		struct opt_ids *l = at;
 		char buf[24], *end;
-		int *v;
 		long id;
 
 		snprintf(buf, sizeof(buf), "%.*s", (int)(len < sizeof(buf) - 1 ? len : 0), item);
@@ -257,18 +257,14 @@ static int add_item(const struct parse *p, const struct opt *o, const char *valu
 		id = strtol(buf, &end, 10);
 		if (!len || errno || end == buf || *end || id <= 0 || id > INT32_MAX)
 			return bad_value(p, o, value, "positive ids separated by commas");
-		v = realloc(l->v, (l->n + 1) * sizeof(*v));
-		if (!v)
+		if (array__reserve(&l->v, &l->cap, l->n + 1, sizeof(*l->v)) < 0)
 			return opts__error(p->cmd->name, "out of memory");
-		l->v = v;
 		l->v[l->n++] = (int)id;
 	} else {
 		struct opt_list *l = at;
-		const char **v = realloc(l->v, (l->n + 1) * sizeof(*v));
 
-		if (v)
-			l->v = v;
-		if (!v || !(l->v[l->n] = strndup(item, len)))
+		if (array__reserve(&l->v, &l->cap, l->n + 1, sizeof(*l->v)) < 0 ||
+		    !(l->v[l->n] = strndup(item, len)))
 			return opts__error(p->cmd->name, "out of memory");
 		l->n++;
 	}
@@ -540,13 +536,13 @@ void opts__free(const struct opts_cmd *cmd, void *out)
 				free((char *)l->v[k]);
 			free(l->v);
 			l->v = NULL;
-			l->n = 0;
+			l->n = l->cap = 0;
 		} else if (o->kind == OPT_ID_LIST) {
 			struct opt_ids *l = at;
 
 			free(l->v);
 			l->v = NULL;
-			l->n = 0;
+			l->n = l->cap = 0;
 		}
 	}
 }

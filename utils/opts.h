@@ -106,13 +106,13 @@ struct opt_choice {
 /* OPT_LIST's member: the words, in the order given (each allocated). */
 struct opt_list {
 	const char **v;
-	size_t n;
+	size_t n, cap;
 };
 
 /* OPT_ID_LIST's member: the ids, in the order given. */
 struct opt_ids {
 	int *v;
-	size_t n;
+	size_t n, cap;
 };
 
 struct opt {
