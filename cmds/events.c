@@ -35,7 +35,7 @@ static const struct opt options[] = {
 	 "event stream to read (default " PROFIL_EVENTS_DEFAULT_PATH ", '-' = stdin)"},
 	EVENT_FILTER_OPTIONS(struct events_opts, f),
 	{"format", 0, OPT_CHOICE, "FMT", AT(table),
-	 "json (default: the input lines) or table (in time order within each process)",
+	 "json (default: the input lines) or table",
 	 .what = "format", .choices = formats},
 	OPT_END,
 };

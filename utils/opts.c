@@ -15,7 +15,7 @@
 #define NAME_SHOWN 64  /* an unknown option is quoted up to this many bytes */
 
 /* Every command's -h, --help (a table may not use either). */
-static const struct opt help_opt = {"help", 'h', OPT_FLAG, NULL, 0, 0, "this help"};
+static const struct opt help_opt = {"help", 'h', OPT_FLAG, NULL, 0, 0, "print this help and exit"};
 
 /* The parse of one argv: what the sentences need. */
 struct parse {
@@ -662,10 +662,10 @@ void opts__help(const struct opts_cmd *cmd, FILE *out)
 		usage_line(out, u, len);
 		u += len + (u[len] == '\n');
 	}
-	if (cmd->opts && !is_end(cmd->opts))
-		fputc('\n', out);
+	fputc('\n', out);
 	for (const struct opt *o = cmd->opts; o && !is_end(o); o++)
 		help_option(out, o);
+	help_option(out, &help_opt);
 	if (cmd->text)
 		fprintf(out, "\n%s", cmd->text);
 	if (cmd->more)
