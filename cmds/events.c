@@ -34,8 +34,7 @@ static const struct opt options[] = {
 	{"input", 'i', OPT_STRING, "FILE", AT(input),
 	 "event stream to read (default " PROFIL_EVENTS_DEFAULT_PATH ", '-' = stdin)"},
 	EVENT_FILTER_OPTIONS(struct events_opts, f),
-	{"format", 0, OPT_CHOICE, "FMT", AT(table),
-	 "json (default: the input lines) or table",
+	{"format", 0, OPT_CHOICE, "FMT", AT(table), "json (default: the input lines) or table",
 	 .what = "format", .choices = formats},
 	OPT_END,
 };

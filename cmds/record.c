@@ -176,9 +176,19 @@ static int parse_args(int argc, char **argv, struct cmd_record_opts *co)
 	return check_args(o);
 }
 
-static double mib(uint64_t bytes)
+/* A file's size as a person reads it: bytes, KiB under 1 MiB, then MiB, GiB. */
+static const char *size_text(uint64_t bytes, char *buf, size_t len)
 {
-	return (double)bytes / (1024.0 * 1024.0);
+	if (bytes < 1024)
+		snprintf(buf, len, "%llu %s", (unsigned long long)bytes,
+			 bytes == 1 ? "byte" : "bytes");
+	else if (bytes < 1024 * 1024)
+		snprintf(buf, len, "%.1f KiB", (double)bytes / 1024.0);
+	else if (bytes < 1024ull * 1024 * 1024)
+		snprintf(buf, len, "%.1f MiB", (double)bytes / (1024.0 * 1024.0));
+	else
+		snprintf(buf, len, "%.1f GiB", (double)bytes / (1024.0 * 1024.0 * 1024.0));
+	return buf;
 }
 
 static const char *plural(uint64_t n, const char *one, const char *many)
@@ -190,7 +200,7 @@ static const char *plural(uint64_t n, const char *one, const char *many)
 static void summary(const struct cmd_record_opts *co, const struct record_result *res)
 {
 	struct stat st;
-	char thr[96] = "", cap[64] = "", stk[96] = "";
+	char thr[96] = "", cap[64] = "", stk[96] = "", size[32];
 	const char *why_incomplete = res->flush_err < 0 ? strerror(-res->flush_err) : NULL;
 
 	if (res->throttled)
@@ -212,12 +222,12 @@ static void summary(const struct cmd_record_opts *co, const struct record_result
 			 res->stacks_dropped ? ", some stored without: frame table full" : "");
 	fprintf(stderr,
 		"profil record: %llu %s, %llu lost, %u %s, clock %s at %.1f Hz (%u Hz "
-		"asked%s%s)%s%s, %s (%.1f MiB)%s%s\n",
+		"asked%s%s)%s%s, %s (%s)%s%s\n",
 		(unsigned long long)res->samples, plural(res->samples, "sample", "samples"),
 		(unsigned long long)res->lost, res->processes,
 		plural(res->processes, "process", "processes"), res->clock_name, res->effective_hz,
 		co->rec.hz, cap, thr, res->kernel ? ", kernel sampled" : "", stk, co->rec.output,
-		mib((uint64_t)st.st_size), why_incomplete ? ": " : "",
+		size_text((uint64_t)st.st_size, size, sizeof(size)), why_incomplete ? ": " : "",
 		why_incomplete ? why_incomplete : "");
 }
 

@@ -65,6 +65,8 @@ struct html_report {
 	size_t scratch_cap;
 	/* the report's time without samples (html__write_report), which the page states */
 	uint64_t accounted_ns, unsampled_ns;
+	/* the report's process images, and those with time (as its text header says them) */
+	size_t images, images_with_time;
 };
 
 static uint64_t mix(uint64_t h)
@@ -257,7 +259,8 @@ static int add_row(struct html_report *h, uint32_t thread, const uint32_t *frame
 			return 0;
 		}
 	}
-	if (h->nrows >= EMPTY - 1 || array__reserve(&h->rows, &h->rows_cap, h->nrows + 1, sizeof(*h->rows)))
+	if (h->nrows >= EMPTY - 1 ||
+	    array__reserve(&h->rows, &h->rows_cap, h->nrows + 1, sizeof(*h->rows)))
 		return -ENOMEM;
 	row = &h->rows[h->nrows];
 	row->frames = malloc(n * sizeof(*frames));
@@ -362,12 +365,17 @@ static struct json_object *meta_json(const struct html_report *h, const char *co
 		rc |= json__set(m, "samples", json__uint(hdr->samples));
 		rc |= json__set(m, "lost", json__uint(hdr->lost));
 		rc |= json__set(m, "dropped", json__uint(hdr->dropped));
-		rc |= json__set(m, "complete", json_object_new_boolean(hdr->state == PDATA_COMPLETE));
+		rc |= json__set(m, "complete",
+				json_object_new_boolean(hdr->state == PDATA_COMPLETE));
 		rc |= json__set(m, "total_samples", json__uint(h->v->total));
 		rc |= json__set(m, "total_seconds", json__double((double)h->v->total * per));
 		rc |= json__set(m, "cpu_seconds", json__double((double)hdr->cpu_ns / 1e9));
-		rc |= json__set(m, "accounted_seconds", json__double((double)h->accounted_ns / 1e9));
-		rc |= json__set(m, "unsampled_seconds", json__double((double)h->unsampled_ns / 1e9));
+		rc |= json__set(m, "accounted_seconds",
+				json__double((double)h->accounted_ns / 1e9));
+		rc |= json__set(m, "unsampled_seconds",
+				json__double((double)h->unsampled_ns / 1e9));
+		rc |= json__set(m, "process_images", json__uint(h->images));
+		rc |= json__set(m, "images_with_time", json__uint(h->images_with_time));
 		rc |= json__set(m, "profil_version", json_object_new_string(PROFIL_VERSION));
 	}
 	json_object_put(jnotes);
@@ -634,6 +642,8 @@ int html__write_report(const struct report *m, const char *path, char *why, size
 	if (pg.h) {
 		pg.h->accounted_ns = m->totals.accounted_ns;
 		pg.h->unsampled_ns = m->totals.unsampled_ns;
+		pg.h->images = m->totals.images;
+		pg.h->images_with_time = m->totals.images_with_time;
 	}
 
 	if (rc < 0) {

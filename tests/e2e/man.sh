@@ -136,3 +136,22 @@ if [ -n "$have_man" ]; then
 	grep -q '^NAME' "$T/lib" && sed -n '/^NAME/,/^LIBRARY/p' "$T/lib" | grep -q 'libprofil, profil, sprofil' &&
 		ok libprofil_3_name || no libprofil_3_name "$(sed -n '/^NAME/,+3p' "$T/lib")"
 fi
+
+# the build tree's pages (what `profil help` shows before any install) name an install
+# path only as where the file is installed: the agent's and the documents' directories
+# appear in a sentence that says "installed"
+libdir=$(cut -d: -f3 "$B/.install-dirs" 2>/dev/null)
+docdir=$(cut -d: -f7 "$B/.install-dirs" 2>/dev/null)
+if [ -n "$have_man" ] && [ -n "$libdir" ] && [ -n "$docdir" ]; then
+	for page in $pages; do
+		name=$(basename "$page")
+		bad=$(render "$page" | tr -s ' ' | awk -v a="$libdir/profil" -v d="$docdir" '
+			{ w[NR % 3] = $0 }
+			index($0, a) || index($0, d) {
+				ctx = w[(NR + 1) % 3] " " w[(NR + 2) % 3] " " $0
+				if (ctx !~ /installed/) print $0
+			}')
+		[ -z "$bad" ] && ok "install_paths_said_installed_$name" ||
+			no "install_paths_said_installed_$name" "$bad"
+	done
+fi
