@@ -129,8 +129,8 @@ void record_events__start(struct record_events *re, struct pdata *pd, int pdata_
  */
 static void queue(struct record_events *re, const struct profil_event *ev)
 {
-	if (array__reserve(&re->pending, &re->pending_cap, re->npending + 1, sizeof(*re->pending)) <
-	    0) {
+	if (array__reserve(&re->pending, &re->pending_cap, re->npending + 1,
+			   sizeof(*re->pending))) {
 		event_writer__emit(re->w, ev);
 		return;
 	}

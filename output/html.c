@@ -259,8 +259,7 @@ static int add_row(struct html_report *h, uint32_t thread, const uint32_t *frame
 			return 0;
 		}
 	}
-	if (h->nrows >= EMPTY - 1 ||
-	    array__reserve(&h->rows, &h->rows_cap, h->nrows + 1, sizeof(*h->rows)))
+	if (h->nrows >= EMPTY - 1 || array__reserve(&h->rows, &h->rows_cap, h->nrows + 1, sizeof(*h->rows)))
 		return -ENOMEM;
 	row = &h->rows[h->nrows];
 	row->frames = malloc(n * sizeof(*frames));
@@ -365,15 +364,12 @@ static struct json_object *meta_json(const struct html_report *h, const char *co
 		rc |= json__set(m, "samples", json__uint(hdr->samples));
 		rc |= json__set(m, "lost", json__uint(hdr->lost));
 		rc |= json__set(m, "dropped", json__uint(hdr->dropped));
-		rc |= json__set(m, "complete",
-				json_object_new_boolean(hdr->state == PDATA_COMPLETE));
+		rc |= json__set(m, "complete", json_object_new_boolean(hdr->state == PDATA_COMPLETE));
 		rc |= json__set(m, "total_samples", json__uint(h->v->total));
 		rc |= json__set(m, "total_seconds", json__double((double)h->v->total * per));
 		rc |= json__set(m, "cpu_seconds", json__double((double)hdr->cpu_ns / 1e9));
-		rc |= json__set(m, "accounted_seconds",
-				json__double((double)h->accounted_ns / 1e9));
-		rc |= json__set(m, "unsampled_seconds",
-				json__double((double)h->unsampled_ns / 1e9));
+		rc |= json__set(m, "accounted_seconds", json__double((double)h->accounted_ns / 1e9));
+		rc |= json__set(m, "unsampled_seconds", json__double((double)h->unsampled_ns / 1e9));
 		rc |= json__set(m, "process_images", json__uint(h->images));
 		rc |= json__set(m, "images_with_time", json__uint(h->images_with_time));
 		rc |= json__set(m, "profil_version", json_object_new_string(PROFIL_VERSION));
