@@ -48,7 +48,13 @@
  * ("--gmon out.gmon -- COMMAND").  "--" ends the options.  Operands may stand
  * among the options, unless the command has OPTS_IN_ORDER (its options end
  * at its first operand: "profil record -q -- ls -l").  -h and --help print
- * the help on stdout; every command has them without a table entry.
+ * the help on stdout; every command has them without a table entry, and
+ * its --help lists them last.
+ *
+ * --help is "usage: " + the usage lines, the table's options (letter, long
+ * name, value name, help text wrapped at 80 columns; OPT_GROUP lines as
+ * headings), -h/--help, then text and more().  Commands print no usage of
+ * their own: what --help says is what the table parses.
  *
  * A usage error is exactly one line on stderr, and exit status 2:
  *
@@ -62,15 +68,25 @@
  *
  * (for the profil command itself: "profil: ... (try 'profil --help')").
  *
- * Adding an option: one entry in the command's table, e.g.
+ * Adding an option (say record's --off-cpu):
+ *  1. a member for its value in the command's options struct (struct
+ *     cmd_record_opts in cmds/record.c), its default set before opts__parse;
+ *  2. one entry in the command's table (options[] in cmds/record.c), e.g.
  *
- *	{"off-cpu", 0, OPT_FLAG, NULL, OPT_AT(struct cmd_record_opts, off_cpu),
+ *	{"off-cpu", 0, OPT_FLAG, NULL, AT(off_cpu),
  *	 "also record the time threads spend blocked", .set = 1},
+ *	{"rotate", 0, OPT_INT, "SEC", AT(rotate_s), "start a new profile every SEC seconds",
+ *	 .what = "a number of seconds from 1 to 86400", .min = 1, .max = 86400},
+ *	{"cgroup", 'G', OPT_LIST, "LIST", AT(cgroups), "only these cgroups"},
  *
- * and its sentence in the command's manual page (doc/man/profil-CMD.1, one
- * .TP per option: tests/e2e/man.sh fails on an option of the table that the
- * page lacks, and on an option of the page that the table lacks);
- * tests/e2e/cli_options.sh tries every option of every --help.
+ *     (OPT_CALL with .call for a value no kind parses: a mode with a size,
+ *     a word that sets several members; checks between options go after
+ *     opts__parse, said with opts__error);
+ *  3. its .TP in the command's manual page (doc/man/profil-CMD.1), with the
+ *     same spellings and value name: tests/e2e/man.sh fails on an option of
+ *     the table that the page lacks and on one of the page the table lacks;
+ *  4. a value it accepts in sample() of tests/e2e/cli_options.sh when "x"
+ *     is not one: that test tries every option of every --help.
  */
 #ifndef PROFIL_UTILS_OPTS_H
 #define PROFIL_UTILS_OPTS_H
