@@ -91,24 +91,29 @@ static int command_help(const struct command *c)
 }
 
 /* profil help [COMMAND]: the top-level usage, or COMMAND's page. */
+static const struct opts_cmd help_cmd = {
+	.name = "help",
+	.usage = "profil help [COMMAND]",
+	.text = "Without COMMAND, profil's usage and its commands; with one, the command's manual\n"
+		"page (profil-COMMAND(1)), or its --help where the pages are not installed.\n",
+};
+
 static int help(int argc, char **argv)
 {
 	const struct command *c;
+	int first, rc = opts__parse(&help_cmd, argc, argv, NULL, &first);
 
-	if (argc < 2 || !strcmp(argv[1], "help")) {
+	if (rc != OPTS_GO_ON)
+		return rc;
+	if (argc - first < 1 || !strcmp(argv[first], "help")) {
 		opts__help(&profil_cmd, stdout);
 		return 0;
 	}
-	if (argc > 2) {
-		fprintf(stderr,
-			"profil help: one command at a time (usage: profil help [COMMAND])\n");
-		return 2;
-	}
-	c = find_command(argv[1]);
-	if (!c) {
-		fprintf(stderr, "profil help: unknown command '%s' (try 'profil help')\n", argv[1]);
-		return 2;
-	}
+	if (argc - first > 1)
+		return opts__error("help", "one command at a time (usage: profil help [COMMAND])");
+	c = find_command(argv[first]);
+	if (!c)
+		return opts__error("help", "unknown command '%s' (try 'profil help')", argv[first]);
 	return command_help(c);
 }
 

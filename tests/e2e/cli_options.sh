@@ -59,6 +59,7 @@ one_line watch_missing_short "$(needs watch -o)" watch -o
 one_line diff_unknown_long "$(unknown diff --bogus)" diff --bogus
 one_line diff_unknown_short "$(unknown diff -Z)" diff -Z
 one_line diff_missing_long "$(needs diff --threshold)" diff --threshold
+one_line help_unknown_long "$(unknown help --bogus)" help --bogus
 
 # the other ways an option can be wrong, in the same form
 one_line value_not_taken "profil report: option '--threads' takes no value (try 'profil report --help')" \
@@ -68,7 +69,7 @@ one_line short_in_a_cluster "$(unknown report -Z)" report --threads -Zt
 one_line after_a_good_option "$(unknown record --bogus)" record -q -F 99 --bogus -- touch ran
 
 # --help is not an error: usage on stdout, exit 0, for every command
-for cmd in record report export events watch diff; do
+for cmd in record report export events watch diff help; do
 	"$P" $cmd --help >out.txt 2>err.txt
 	rc=$?
 	if [ $rc -eq 0 ] && grep -q "^usage: profil $cmd" out.txt && [ ! -s err.txt ]; then
@@ -130,7 +131,7 @@ sample() {
 }
 
 total=0
-for cmd in record report export events watch diff; do
+for cmd in record report export events watch diff help; do
 	options_of $cmd >opts.txt
 	[ -s opts.txt ] || nok "${cmd}_options_listed" "no option in 'profil $cmd --help'"
 	while read -r opt arg; do
