@@ -28,7 +28,7 @@ static const struct opt_choice formats[] = {
 
 #define AT(m) OPT_AT(struct export_opts, m)
 static const struct opt options[] = {
-	{"format", 0, OPT_CHOICE, "FMT", AT(format),
+	{"format", 'f', OPT_CHOICE, "FMT", AT(format),
 	 "gmon: GNU gmon.out, read by 'gprof OBJECT OUT' (the default)\n"
 	 "pprof: gzipped pprof profile.proto, read by 'go tool pprof OUT', speedscope, "
 	 "Pyroscope, Parca, Grafana\n"
