@@ -117,7 +117,7 @@ sample() {
 	report:--percent-limit) echo 1.5 ;;
 	report:--top) echo 0 ;;
 	report:-g | report:--call-graph) echo caller,1 ;;
-	export:--format) echo pprof ;;
+	export:-f | export:--format) echo pprof ;;
 	events:--event | watch:--event) echo prof,profil ;;
 	events:--format | watch:--format) echo table ;;
 	watch:--duration) echo 0.5 ;;
