@@ -3,7 +3,7 @@
 # a tiny run of two variants at one rate.  Asserts structure only (the table,
 # the results JSON), never timing or overhead.
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$ROOT/tests/e2e/lib.sh"
+. "$ROOT/tests/lib.sh"
 
 PY=$(command -v /usr/bin/python3 || command -v python3)
 if [ -z "$PY" ]; then

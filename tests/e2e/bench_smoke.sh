@@ -3,7 +3,7 @@
 # workload with no profiler and with glibc profil, once, at a tiny scale.
 # Asserts structure only (files, tables, sane truth JSON), never timing.
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$ROOT/tests/e2e/lib.sh"
+. "$ROOT/tests/lib.sh"
 
 PY=$(command -v /usr/bin/python3 || command -v python3)
 if [ -z "$PY" ]; then

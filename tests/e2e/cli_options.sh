@@ -3,7 +3,7 @@
 # subcommand: an unknown option and an option without its value each give
 # exactly one line on stderr, naming the command and its --help, nothing on
 # stdout, exit status 2, and nothing run or written.
-. "$ROOT/tests/e2e/lib.sh"
+. "$ROOT/tests/lib.sh"
 
 cd "$T" || exit 1
 

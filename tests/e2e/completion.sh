@@ -5,7 +5,7 @@
 # `record --`, pids, and the values of --format, --clock, --sort and --event,
 # which must be exactly the values the commands accept (read from their
 # error messages, so a value added to a command but not here fails).
-. "$ROOT/tests/e2e/lib.sh"
+. "$ROOT/tests/lib.sh"
 
 C="$ROOT/completion/profil.bash"
 mkdir "$T/w"

@@ -9,7 +9,7 @@
 # done by hand, see the report of the packaging work.
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 
-. "$ROOT/tests/e2e/lib.sh"
+. "$ROOT/tests/lib.sh"
 
 for tool in dpkg-deb dpkg-shlibdeps dpkg-architecture; do
 	if ! command -v $tool >/dev/null; then

@@ -1,6 +1,6 @@
 #!/bin/sh
 # profil events: filters, table output, bad input (tests/e2e/events_fixture.jsonl).
-. "$ROOT/tests/e2e/lib.sh"
+. "$ROOT/tests/lib.sh"
 
 FIX="$ROOT/tests/e2e/events_fixture.jsonl"
 

@@ -3,7 +3,7 @@
 # tests/progs/events_profiled (glibc profil/sprofil, setitimer, perf_event_open,
 # timer_create, fork, exit 7; then a profiled exec), stop it with SIGINT and
 # check every event with its exact arguments, pids and the prof sequence.
-. "$ROOT/tests/e2e/lib.sh"
+. "$ROOT/tests/lib.sh"
 
 PROG="$B/tests/progs/events_profiled"
 W1= W2=

@@ -4,7 +4,7 @@
 # pages are (the build tree's $B/man here), else the command's --help; an
 # unknown command is one line and status 2.
 
-. "$ROOT/tests/e2e/lib.sh"
+. "$ROOT/tests/lib.sh"
 
 "$PROFIL" help >"$T/out" 2>"$T/err"
 rc=$?

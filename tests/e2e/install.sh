@@ -8,7 +8,7 @@
 # at build time), `--clock thread` works; make uninstall removes exactly what
 # install put: nothing is left, and a directory that was there before stays.
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$ROOT/tests/e2e/lib.sh"
+. "$ROOT/tests/lib.sh"
 
 MULTIARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || cc -print-multiarch)
 # a plain build (not the sanitizers or compiler of the make that runs the tests: make exports

@@ -10,7 +10,7 @@
 #    bpf -> events/events.h; lib on nothing of ours;
 #  - no circle: no file includes itself through others, and no object calls
 #    into an object that calls back into it (directly or round a loop).
-. "$ROOT/tests/e2e/lib.sh"
+. "$ROOT/tests/lib.sh"
 
 cd "$ROOT" || exit 1
 

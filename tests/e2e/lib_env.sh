@@ -1,7 +1,7 @@
 #!/bin/sh
 # PROFIL_CLOCK, PROFIL_HZ and PROFIL_SIGNAL (read once by libprofil's constructor), and one
 # clear sentence on stderr for a value that cannot be used.
-. "$ROOT/tests/e2e/lib.sh"
+. "$ROOT/tests/lib.sh"
 
 S="$B/tests/progs/lib_scen"
 

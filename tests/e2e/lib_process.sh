@@ -6,7 +6,7 @@
 # Sample-count floors are far below the expected counts (the kernel checks
 # CPU timers less often on a loaded machine): they only prove that sampling,
 # or the program's own SIGPROF, kept going.
-. "$ROOT/tests/e2e/lib.sh"
+. "$ROOT/tests/lib.sh"
 
 S="$PROGS/lib_scen"
 

@@ -7,7 +7,7 @@
 # functions (a loaded machine merges CPU-timer ticks: 716 of 1000 seen in 10 s
 # of CPU with two busy processes beside the test).
 
-. "$ROOT/tests/e2e/lib.sh"
+. "$ROOT/tests/lib.sh"
 
 run() { # name clock hz max_cpu_seconds
 	"$PROGS/lib_hot" "$2" "$3" "$4" 1000 >"$T/$1" 2>&1

@@ -7,7 +7,7 @@
 # clock (at least 1200 required; sd of a within-group share about 1.6 points,
 # so 7 points is over 4 sd), 2500 for perf.
 
-. "$ROOT/tests/e2e/lib.sh"
+. "$ROOT/tests/lib.sh"
 
 check() { # name clock hz cpu_per_thread_per_round min_samples floor
 	out=$("$PROGS/lib_threads" "$2" "$3" "$4" "$5" 2>&1)

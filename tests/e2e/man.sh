@@ -4,7 +4,7 @@
 # (when installed), has the version filled in; every command of `profil
 # --help` has its page, every option of its --help is in that page, and
 # libprofil(3) names every function of include/profil.h.
-. "$ROOT/tests/e2e/lib.sh"
+. "$ROOT/tests/lib.sh"
 
 M="$B/man"
 

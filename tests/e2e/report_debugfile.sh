@@ -3,7 +3,7 @@
 # under /usr/lib/debug/.build-id/ (as Debian's -dbgsym packages install them):
 # report names its functions and lines from there.  The debug file is unique to
 # this test's binary (its build id) and removed afterwards.
-. "$ROOT/tests/e2e/lib.sh"
+. "$ROOT/tests/lib.sh"
 
 DBG=
 cleanup() {

@@ -1,6 +1,6 @@
 # Shared helpers of tests/e2e/record_*.sh (sourced; POSIX sh).
 # Reads profiles with tests/tools/pdata_dump, independently of `profil report`.
-. "$ROOT/tests/e2e/lib.sh"
+. "$ROOT/tests/lib.sh"
 P="$PROFIL" # the tests' short name for the command
 DUMP="$TOOLS/pdata_dump"
 cd "$T" || exit 1

@@ -1,7 +1,8 @@
 # The one helper of every tests/e2e/*.sh (sourced; POSIX sh): where the build's
 # programs are, a temporary directory removed at exit, and how a check reports
 # (tests/run.sh's protocol: "ok NAME", "not ok NAME: why", "skip NAME: why").
-# tests/e2e/record/common.sh and report/common.sh add what their tests share.
+# tests/e2e/record/common.sh and report/common.sh add what their tests share;
+# tests/run.sh runs every tests/e2e/*.sh (this file is beside it, not among them).
 B=${B:-build}
 case "$B" in /*) ;; *) B="$ROOT/$B" ;; esac
 PROFIL="$B/profil"
