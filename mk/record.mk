@@ -9,4 +9,6 @@ EXTRA_CFLAGS_record/bpfclock := -DPROFIL_HAVE_BPF -I$(BPF_OUT)
 $(B)/record/bpfclock.o: $(BPF_OUT)/histclock.skel.h
 EXTRA_CFLAGS_record/procacct := -DPROFIL_HAVE_BPF -I$(BPF_OUT)
 $(B)/record/procacct.o: $(BPF_OUT)/procacct.skel.h
+EXTRA_CFLAGS_record/kstacks := -DPROFIL_HAVE_BPF -I$(BPF_OUT)
+$(B)/record/kstacks.o: $(BPF_OUT)/kunwind.skel.h
 endif

@@ -1235,6 +1235,8 @@ const char *pdata__callgraph_name(uint32_t cg)
 		return "dwarf";
 	case PDATA_CG_LIBUNWIND:
 		return "libunwind";
+	case PDATA_CG_KERNEL:
+		return "kernel-cfi";
 	default:
 		return "unknown";
 	}

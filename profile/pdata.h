@@ -115,6 +115,7 @@ enum pdata_callgraph {
 	PDATA_CG_FP = 1,	/* frame pointers */
 	PDATA_CG_DWARF = 2,	/* the CFI (.eh_frame/.debug_frame), unwound by the recorder */
 	PDATA_CG_LIBUNWIND = 3, /* the CFI, unwound in the sampled thread (agent clocks) */
+	PDATA_CG_KERNEL = 4,	/* the CFI, walked in the kernel (BPF); ticks it could not: dwarf */
 };
 
 struct pdata_header {
@@ -454,7 +455,7 @@ uint32_t pdata__frames_used(struct pdata *p);
 /* "thread", "itimer", "perf", "manual", "bpf" for an enum pdata_clock, else "unknown". */
 const char *pdata__clock_name(uint32_t clock);
 
-/* "none", "fp", "dwarf", "libunwind" for an enum pdata_callgraph, else "unknown". */
+/* "none", "fp", "dwarf", "libunwind", "kernel-cfi" for an enum pdata_callgraph, else "unknown". */
 const char *pdata__callgraph_name(uint32_t cg);
 
 /* Realtime clock in ns (for start/end stamps). */
