@@ -190,20 +190,23 @@ static __always_inline __u32 count_stack(struct kunw_stack *s, __u32 image, __u3
 }
 
 /* Cross-check mode: the user part of this tick's stack for the recorder to compare. */
-static __always_inline void send_check(struct kunw_stack *s, __u32 tid, __u64 sp)
+static __always_inline void send_check(struct kunw_stack *s, __u32 tid, __u64 sp, __u64 t0)
 {
 	struct kunw_check *c = bpf_ringbuf_reserve(&stacks, sizeof(*c), 0);
-	__u32 n = s->nuser;
+	__u64 nk = s->nkernel, n = s->nuser;
 
 	if (!c)
 		return;
 	c->hash = 0;
 	c->tid = tid;
-	c->nuser = n;
+	c->nuser = (__u32)n;
 	c->flags = s->flags;
 	c->sp = sp;
-	for (int i = 0; i < KUNW_USER_FRAMES; i++) {
-		__u32 k = s->nkernel + i;
+	c->time = t0;
+	if (nk > KUNW_KERNEL_FRAMES)
+		nk = KUNW_KERNEL_FRAMES;
+	for (__u64 i = 0; i < KUNW_USER_FRAMES; i++) {
+		__u64 k = nk + i;
 
 		if (i >= n || k >= KUNW_FRAMES)
 			break;
@@ -228,7 +231,7 @@ static __always_inline __u64 hash_stack(const struct kunw_stack *s)
 
 /* The walk of one tick; returns 0 (counted) or a kunw_stat reason to go through the ring. */
 static __always_inline __u32 tick(struct bpf_perf_event_data *ctx, struct kunw_stack *s,
-				  __u64 *nuser)
+				  __u64 *nuser, __u64 t0)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -251,7 +254,7 @@ static __always_inline __u32 tick(struct bpf_perf_event_data *ctx, struct kunw_s
 	s->hash = hash_stack(s);
 	*nuser = (__u32)n;
 	if (crosscheck) {
-		send_check(s, (__u32)id, regs.sp);
+		send_check(s, (__u32)id, regs.sp, t0);
 		return KUNW_STAT_NR; /* through the ring as well, not counted here */
 	}
 	return count_stack(s, image, (__u32)id);
@@ -267,7 +270,7 @@ int kunwind_tick(struct bpf_perf_event_data *ctx)
 	stat_inc(KUNW_STAT_TICKS);
 	if (!s)
 		return 1;
-	why = tick(ctx, s, &nuser);
+	why = tick(ctx, s, &nuser, t0);
 	if (why) {
 		if (why < KUNW_STAT_NR)
 			stat_inc(why);

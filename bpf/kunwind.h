@@ -10,6 +10,10 @@
  *  - rows: one array of KUNW_ROWS rows for every object; an object owns
  *    rows[first .. first + n), sorted by address (link-time address minus
  *    the object's base), each row valid up to the next one;
+ *  - pages: per object, for each 1 KiB of its address range the row that
+ *    covers the start of that KiB (relative to first): a lookup searches
+ *    only the rows of one KiB (a few cache lines, where a search of the
+ *    whole object's rows missed the cache at nearly every step);
  *  - rules: the distinct rules of all objects (a row names one by index),
  *    the same rules as the recorder's unwinder (record/unwind_table.h);
  *  - objects: per ELF object (shared by every process mapping it) its base
@@ -34,6 +38,8 @@
 #define PROFIL_KUNWIND_H
 
 #define KUNW_ROWS (1u << 21)	   /* rows of all objects: 16 MiB */
+#define KUNW_PAGE_SHIFT 10	   /* an object's page index: one entry per 1 KiB of its code */
+#define KUNW_PAGES (1u << 21)	   /* page index entries (u32) of all objects: 8 MiB */
 #define KUNW_RULES 16384	   /* distinct rules of all objects: 256 KiB */
 #define KUNW_OBJECTS 4096	   /* ELF objects with tables at once */
 #define KUNW_MAX_MAPS 256	   /* executable mappings of one process */
@@ -46,7 +52,7 @@
 #define KUNW_RING_BYTES (1u << 20) /* new stacks on their way to user space */
 #define KUNW_SIGNAL_FRAMES 16	   /* signal frames in one stack, at most (a loop beyond) */
 #define KUNW_MAP_STEPS 9	   /* binary search over KUNW_MAX_MAPS */
-#define KUNW_ROW_STEPS 22	   /* binary search over KUNW_ROWS */
+#define KUNW_ROW_STEPS 22	   /* binary search over KUNW_ROWS (a page's rows: far fewer) */
 
 /* DWARF register numbers (record/unwind_table.h). */
 #define KUNW_REG_RBP 6
@@ -100,8 +106,11 @@ struct kunw_row {
 #define KUNW_OBJ_READY (1ull << 63)
 #define KUNW_OBJ_NO_TABLE (1ull << 62)
 struct kunw_object {
-	__u64 base;  /* link-time address of rows' addr 0 */
-	__u64 range; /* written last */
+	__u64 base;	/* link-time address of rows' addr 0 */
+	__u32 pages;	/* its page index: pages[pages .. pages + npages) */
+	__u32 npages;
+	__u64 range;	/* written last */
+	__u64 pad;
 };
 
 /* A mapping's obj: an index in objects, or one of these. */
@@ -161,7 +170,7 @@ struct kunw_stack {
 /*
  * Cross-check mode (tests): every tick also goes through the ring, and its
  * in-kernel stack comes as this record, so that the recorder compares the
- * two walks of the same tick (matched by thread, PC and stack pointer).
+ * two walks of the same tick (matched by thread, time, PC and stack pointer).
  */
 struct kunw_check {
 	__u64 hash; /* 0: a cross-check record, not a new stack */
@@ -170,6 +179,7 @@ struct kunw_check {
 	__u32 flags;
 	__u32 pad;
 	__u64 sp;
+	__u64 time; /* CLOCK_MONOTONIC at the tick (the perf sample's time, within microseconds) */
 	__u64 pcs[KUNW_USER_FRAMES];
 };
 

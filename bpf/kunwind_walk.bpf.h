@@ -50,6 +50,15 @@ struct {
 	__type(value, struct kunw_row);
 } rows SEC(".maps");
 
+/* Two page entries per element (an array's elements are 8-byte aligned): user space sees u32s. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, KUNW_PAGES / 2);
+	__type(key, __u32);
+	__type(value, __u64);
+} pages SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
@@ -102,7 +111,7 @@ struct kunw_walk_state {
 	__u32 signals;
 	__u32 fallback; /* a kunw_stat reason: the walk cannot be done in the kernel now */
 	__u32 lo, hi;	/* a binary search */
-	__u32 pad;
+	__u32 last_map; /* the mapping of the previous frame: tried first */
 };
 
 struct {
@@ -138,6 +147,12 @@ static __always_inline struct kunw_map *kunw_find_map(struct kunw_walk_state *w,
 	struct kunw_map *m;
 	__u32 lo, hi;
 
+	lo = w->last_map;
+	if (lo < KUNW_MAX_MAPS && lo < p->nmaps) {
+		m = &p->maps[lo];
+		if (pc >= m->start && pc < m->end)
+			return m;
+	}
 	w->lo = 0;
 	w->hi = p->nmaps;
 	for (int i = 0; i < KUNW_MAP_STEPS; i++) {
@@ -158,8 +173,42 @@ static __always_inline struct kunw_map *kunw_find_map(struct kunw_walk_state *w,
 	lo = w->lo;
 	if (lo == 0 || lo > KUNW_MAX_MAPS)
 		return NULL;
+	w->last_map = lo - 1;
 	m = &p->maps[lo - 1];
 	return pc < m->end ? m : NULL;
+}
+
+/*
+ * The rows to search for offset off of object o: those of its KiB, by the
+ * page index ([lo, hi) relative to the object's first row).
+ */
+static __always_inline int kunw_page(__u32 at, __u32 *v)
+{
+	__u32 key = at >> 1;
+	__u64 *e = bpf_map_lookup_elem(&pages, &key);
+
+	if (!e)
+		return -1;
+	*v = at & 1 ? (__u32)(*e >> 32) : (__u32)*e;
+	return 0;
+}
+
+static __always_inline void kunw_page_rows(struct kunw_walk_state *w, struct kunw_object *o,
+					   __u64 off, __u32 n)
+{
+	__u64 page = off >> KUNW_PAGE_SHIFT;
+	__u32 at, lo, hi;
+
+	w->lo = 0;
+	w->hi = n;
+	if (page >= o->npages)
+		return;
+	at = o->pages + (__u32)page;
+	if (kunw_page(at, &lo))
+		return;
+	w->lo = lo;
+	if (page + 1 < o->npages && !kunw_page(at + 1, &hi))
+		w->hi = hi + 1 < n ? hi + 1 : n;
 }
 
 /* The rule for a link-time address of an object: rule 0 (no CFI) where no row covers it. */
@@ -173,8 +222,7 @@ static __always_inline struct kunw_rule *kunw_find_rule(struct kunw_walk_state *
 
 	if (addr < o->base || off > 0xffffffffull || !n)
 		return bpf_map_lookup_elem(&rules, &key);
-	w->lo = 0;
-	w->hi = n;
+	kunw_page_rows(w, o, off, n); /* row 0 is at addr 0: some row covers off */
 	for (int i = 0; i < KUNW_ROW_STEPS; i++) {
 		__u32 mid, at;
 

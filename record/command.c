@@ -205,8 +205,7 @@ static void perf_note(struct record_run *r)
 	const char *what = "perf_event task-clock";
 
 	if (record_bpf__kernel_stacks(r->bpf))
-		what = "BPF program on task-clock: each tick's call stack walked and counted in the "
-		       "kernel (the ticks it cannot walk: through the ring, unwound by the recorder)";
+		what = "BPF program on task-clock, call stacks counted in the kernel";
 	else if (r->bpf && r->callgraph != PDATA_CG_NONE)
 		what = "BPF program on task-clock, every tick through the ring (this kernel cannot "
 		       "walk stacks in BPF)";

@@ -35,6 +35,7 @@ struct kobj {
 	uint32_t refs; /* processes mapping it */
 	uint32_t first, n;
 	uint64_t build_ns;
+	uint32_t pages, npages;
 	struct kobj *next; /* the build queue */
 };
 
@@ -59,13 +60,18 @@ struct kstack {
 	uint64_t pcs[];
 };
 
-/* Cross-check: the kernel's walk of a tick, waiting for the recorder's. */
+/* Cross-check: the kernel's walk of one tick, waiting for the recorder's. */
 struct kcheck {
-	uint64_t key; /* tid ^ sp hash, never 0 */
-	uint64_t sp;
-	uint32_t tid, n, flags, pad;
+	uint64_t key; /* check_key(tid, time): a thread has one tick per 65 us at most */
+	uint64_t time, sp;
+	uint32_t n, flags;
 	uint64_t pcs[KUNW_USER_FRAMES];
 };
+
+static uint64_t check_key(uint32_t tid, uint64_t time)
+{
+	return htab_hash_u64((uint64_t)tid << 40 ^ time >> 16) | 1;
+}
 
 static const struct htab_type check_type = {
 	.entry_size = sizeof(struct kcheck), .hash = htab_u64_hash, .eq = htab_u64_eq};
@@ -73,6 +79,13 @@ static const struct htab_type check_type = {
 struct extent {
 	uint32_t start, len;
 	uint64_t round; /* quarantine: free from this round on */
+};
+
+/* Entries of one of the kernel's arrays (rows, pages): free extents, and freed ones in quarantine. */
+struct pool {
+	struct extent *free, *quarantine; /* free: sorted by start */
+	size_t nfree, nquar, capfree, capquar;
+	uint64_t used, peak;
 };
 
 struct kstacks {
@@ -87,8 +100,9 @@ struct kstacks {
 	struct ring_buffer *ring;
 	struct htab *objs, *procs, *stacks, *checks;
 	struct kobj *queue, *queue_tail;
-	struct extent *free, *quarantine; /* free extents of rows, sorted; freed, not yet reusable */
-	size_t nfree, nquar, capfree, capquar;
+	struct pool rows, pages;
+	uint32_t *pages_map;
+	size_t pages_len;
 	uint32_t free_ids[KUNW_OBJECTS], nfree_ids;
 	struct {
 		uint32_t id;
@@ -115,10 +129,11 @@ int kstacks__built(void)
 	return 1;
 }
 
-static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
+/* Silent, unless PROFIL_BPF_VERBOSE is set (the verifier's log, to debug a refusal). */
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	(void)level, (void)fmt, (void)ap;
-	return 0;
+	(void)level;
+	return getenv("PROFIL_BPF_VERBOSE") ? vfprintf(stderr, fmt, ap) : 0;
 }
 
 /* ---- rows and object ids ---------------------------------------------------- */
@@ -139,10 +154,10 @@ static int push_extent(struct extent **v, size_t *n, size_t *cap, struct extent 
 }
 
 /* First fit; -1 when no extent is large enough. */
-static int64_t rows_alloc(struct kstacks *k, uint32_t len)
+static int64_t pool_alloc(struct pool *pl, uint32_t len)
 {
-	for (size_t i = 0; i < k->nfree; i++) {
-		struct extent *e = &k->free[i];
+	for (size_t i = 0; i < pl->nfree; i++) {
+		struct extent *e = &pl->free[i];
 		uint32_t at = e->start;
 
 		if (e->len < len)
@@ -150,41 +165,66 @@ static int64_t rows_alloc(struct kstacks *k, uint32_t len)
 		e->start += len;
 		e->len -= len;
 		if (!e->len)
-			memmove(e, e + 1, (--k->nfree - i) * sizeof(*e));
-		k->st.rows += len;
+			memmove(e, e + 1, (--pl->nfree - i) * sizeof(*e));
+		pl->used += len;
+		if (pl->used > pl->peak)
+			pl->peak = pl->used;
 		return at;
 	}
 	return -1;
 }
 
 /* Give extent e back to the free list, merged with its neighbours. */
-static void rows_release(struct kstacks *k, struct extent e)
+static void pool_release(struct pool *pl, struct extent e)
 {
 	size_t i = 0;
 
-	while (i < k->nfree && k->free[i].start < e.start)
+	while (i < pl->nfree && pl->free[i].start < e.start)
 		i++;
-	if (i > 0 && k->free[i - 1].start + k->free[i - 1].len == e.start) {
-		k->free[i - 1].len += e.len;
-		if (i < k->nfree && k->free[i - 1].start + k->free[i - 1].len == k->free[i].start) {
-			k->free[i - 1].len += k->free[i].len;
-			memmove(&k->free[i], &k->free[i + 1], (--k->nfree - i) * sizeof(e));
+	if (i > 0 && pl->free[i - 1].start + pl->free[i - 1].len == e.start) {
+		pl->free[i - 1].len += e.len;
+		if (i < pl->nfree &&
+		    pl->free[i - 1].start + pl->free[i - 1].len == pl->free[i].start) {
+			pl->free[i - 1].len += pl->free[i].len;
+			memmove(&pl->free[i], &pl->free[i + 1], (--pl->nfree - i) * sizeof(e));
 		}
 		return;
 	}
-	if (i < k->nfree && e.start + e.len == k->free[i].start) {
-		k->free[i].start = e.start;
-		k->free[i].len += e.len;
+	if (i < pl->nfree && e.start + e.len == pl->free[i].start) {
+		pl->free[i].start = e.start;
+		pl->free[i].len += e.len;
 		return;
 	}
-	if (push_extent(&k->free, &k->nfree, &k->capfree, e) < 0)
-		return; /* out of memory: those rows are lost to the run */
-	memmove(&k->free[i + 1], &k->free[i], (k->nfree - 1 - i) * sizeof(e));
-	k->free[i] = e;
+	if (push_extent(&pl->free, &pl->nfree, &pl->capfree, e) < 0)
+		return; /* out of memory: those entries are lost to the run */
+	memmove(&pl->free[i + 1], &pl->free[i], (pl->nfree - 1 - i) * sizeof(e));
+	pl->free[i] = e;
+}
+
+/* Freed entries wait until round before reuse (see release_quarantine). */
+static void pool_free(struct pool *pl, uint32_t start, uint32_t len, uint64_t round)
+{
+	if (!len)
+		return;
+	pl->used -= len;
+	push_extent(&pl->quarantine, &pl->nquar, &pl->capquar, (struct extent){start, len, round});
+}
+
+static void pool_release_due(struct pool *pl, uint64_t round)
+{
+	size_t keep = 0;
+
+	for (size_t i = 0; i < pl->nquar; i++) {
+		if (pl->quarantine[i].round <= round)
+			pool_release(pl, pl->quarantine[i]);
+		else
+			pl->quarantine[keep++] = pl->quarantine[i];
+	}
+	pl->nquar = keep;
 }
 
 /*
- * Rows and ids of evicted objects wait two poll rounds before reuse: a
+ * Entries and ids of evicted objects wait two poll rounds before reuse: a
  * BPF program that read the object's entry just before it went may still
  * be reading its rows (for microseconds).
  */
@@ -192,14 +232,8 @@ static void release_quarantine(struct kstacks *k)
 {
 	size_t keep = 0;
 
-	for (size_t i = 0; i < k->nquar; i++) {
-		if (k->quarantine[i].round <= k->round)
-			rows_release(k, k->quarantine[i]);
-		else
-			k->quarantine[keep++] = k->quarantine[i];
-	}
-	k->nquar = keep;
-	keep = 0;
+	pool_release_due(&k->rows, k->round);
+	pool_release_due(&k->pages, k->round);
 	for (uint32_t i = 0; i < k->nquar_ids; i++) {
 		if (k->quar_ids[i].round <= k->round)
 			k->free_ids[k->nfree_ids++] = k->quar_ids[i].id;
@@ -207,6 +241,12 @@ static void release_quarantine(struct kstacks *k)
 			k->quar_ids[keep++] = k->quar_ids[i];
 	}
 	k->nquar_ids = (uint32_t)keep;
+}
+
+static void pool_fini(struct pool *pl)
+{
+	free(pl->free);
+	free(pl->quarantine);
 }
 
 /* ---- objects ---------------------------------------------------------------- */
@@ -217,7 +257,23 @@ static void publish(struct kstacks *k, struct kobj *o, uint64_t base, uint64_t r
 
 	__atomic_store_n(&e->range, 0, __ATOMIC_RELEASE);
 	e->base = base;
+	e->pages = o->pages;
+	e->npages = o->npages;
 	__atomic_store_n(&e->range, range, __ATOMIC_RELEASE);
+}
+
+/* The page index of rows (record/unwind_bpf.h). */
+static int load_pages(struct kstacks *k, struct kobj *o, const struct unwind_bpf_rows *rows)
+{
+	uint32_t n = unwind_bpf__npages(rows);
+	int64_t at = pool_alloc(&k->pages, n);
+
+	if (at < 0)
+		return -ENOSPC;
+	unwind_bpf__pages(rows, &k->pages_map[at]);
+	o->pages = (uint32_t)at;
+	o->npages = n;
+	return 0;
 }
 
 static struct kobj *object_for(struct kstacks *k, const char *path, uint64_t dev, uint64_t ino)
@@ -288,7 +344,11 @@ static void load_table(struct kstacks *k, struct kobj *o)
 		return;
 	}
 	rc = unwind_bpf__encode(t, entry, entry_end, k->rules, &rows, KSTACKS_OBJECT_ROWS);
-	at = rc == 0 ? rows_alloc(k, (uint32_t)rows.n) : -1;
+	at = rc == 0 && rows.n ? pool_alloc(&k->rows, (uint32_t)rows.n) : -1;
+	if (at >= 0 && load_pages(k, o, &rows) < 0) {
+		pool_free(&k->rows, (uint32_t)at, (uint32_t)rows.n, 0);
+		at = -1;
+	}
 	if (at < 0) {
 		o->state = KOBJ_NO_TABLE;
 		k->st.objects_too_big++;
@@ -353,11 +413,8 @@ static void evict(struct kstacks *k, struct kobj *o)
 			k->queue_tail = q;
 	}
 	publish(k, o, 0, 0);
-	if (o->n) {
-		push_extent(&k->quarantine, &k->nquar, &k->capquar,
-			    (struct extent){o->first, o->n, k->round + 2});
-		k->st.rows -= o->n;
-	}
+	pool_free(&k->rows, o->first, o->n, k->round + 2);
+	pool_free(&k->pages, o->pages, o->npages, k->round + 2);
 	k->quar_ids[k->nquar_ids].id = o->id;
 	k->quar_ids[k->nquar_ids++].round = k->round + 2;
 	unwinder__object_release(k->u, o->uo);
@@ -611,18 +668,13 @@ static void write_dirty_procs(struct kstacks *k)
 
 /* ---- stacks and counts -------------------------------------------------------- */
 
-static uint64_t check_key(uint32_t tid, uint64_t sp)
-{
-	return htab_hash_u64(sp ^ ((uint64_t)tid << 48)) | 1;
-}
-
 static void on_check(struct kstacks *k, const struct kunw_check *c)
 {
-	uint64_t key = check_key(c->tid, c->sp);
+	uint64_t key = check_key(c->tid, c->time);
 	struct kcheck *e;
 	bool fresh;
 
-	if (htab__count(k->checks) > 4096) { /* ticks the ring lost: forget them */
+	if (htab__count(k->checks) > 65536) { /* ticks the ring lost: forget them */
 		htab__free(k->checks);
 		k->checks = htab__new(&check_type, 4096);
 		if (!k->checks)
@@ -632,11 +684,11 @@ static void on_check(struct kstacks *k, const struct kunw_check *c)
 	if (!e)
 		return;
 	e->key = key;
+	e->time = c->time;
 	e->sp = c->sp;
-	e->tid = c->tid;
 	e->n = c->nuser < KUNW_USER_FRAMES ? c->nuser : KUNW_USER_FRAMES;
 	e->flags = c->flags;
-	memcpy(e->pcs, c->pcs, e->n * sizeof(e->pcs[0]));
+	memcpy(e->pcs, c->pcs, e->n * sizeof(c->pcs[0]));
 }
 
 static int on_ring(void *arg, void *data, size_t size)
@@ -780,48 +832,62 @@ void kstacks__flush(struct kstacks *k, uint64_t synced_until)
  * stops where the other cannot go on: the ring's copy of the stack ended
  * (16 KiB), or the kernel's depth limit (KUNW_USER_FRAMES).
  */
-static int walks_agree(const struct kcheck *c, const uint64_t *pcs, unsigned int n,
-		       unsigned int flags)
+static int walks_agree(unsigned int kn, const uint64_t *kpcs, unsigned int kflags,
+		       const uint64_t *pcs, unsigned int n, unsigned int flags)
 {
-	unsigned int common = c->n < n ? c->n : n;
+	unsigned int common = kn < n ? kn : n;
 
 	for (unsigned int i = 0; i < common; i++)
-		if (c->pcs[i] != pcs[i])
+		if (kpcs[i] != pcs[i])
 			return 0;
-	if (c->n == n)
-		return (c->flags & (KUNW_F_COMPLETE | KUNW_F_TRUNCATED)) ==
+	if (kn == n)
+		return (kflags & (KUNW_F_COMPLETE | KUNW_F_TRUNCATED)) ==
 		       (flags & (KUNW_F_COMPLETE | KUNW_F_TRUNCATED));
-	if (n < c->n)
+	if (n < kn)
 		return (flags & KUNW_F_TRUNC_STACK) || (flags & KUNW_F_TRUNC_DEPTH);
-	return (c->flags & KUNW_F_TRUNC_DEPTH) != 0;
+	return (kflags & KUNW_F_TRUNC_DEPTH) != 0;
 }
 
-void kstacks__check(struct kstacks *k, pid_t tid, uint64_t sp, const uint64_t *pcs,
-		    unsigned int n, unsigned int flags)
+static void print_mismatch(uint32_t tid, unsigned int kn, const uint64_t *kpcs,
+			   unsigned int kflags, const uint64_t *pcs, unsigned int n,
+			   unsigned int flags)
 {
-	uint64_t key = check_key((uint32_t)tid, sp);
-	struct kcheck *c;
+	fprintf(stderr, "kunwind cross-check: tid %u: kernel %u frames flags %#x, recorder %u "
+			"frames flags %#x\n",
+		tid, kn, kflags, n, flags);
+	for (unsigned int i = 0; i < kn || i < n; i++)
+		fprintf(stderr, "  %2u %#18llx %#18llx\n", i,
+			i < kn ? (unsigned long long)kpcs[i] : 0ull,
+			i < n ? (unsigned long long)pcs[i] : 0ull);
+}
 
-	if (!k->crosscheck)
+/* The kernel's walk of the same tick: same thread, time within 50 us, same SP and PC. */
+void kstacks__check(struct kstacks *k, pid_t tid, uint64_t time, uint64_t sp,
+		    const uint64_t *pcs, unsigned int n, unsigned int flags)
+{
+	const char *env = getenv(KSTACKS_ENV_CROSSCHECK);
+
+	if (!k->crosscheck || !n || !k->checks)
 		return;
 	ring_buffer__consume(k->ring);
-	c = htab__find(k->checks, &check_type, &key);
-	if (!c || c->tid != (uint32_t)tid || c->sp != sp || !n || c->pcs[0] != pcs[0])
+	for (int b = -1; b <= 1; b++) {
+		uint64_t key = check_key((uint32_t)tid, time + (uint64_t)((int64_t)b << 16));
+		struct kcheck *c = htab__find(k->checks, &check_type, &key);
+		uint64_t d;
+
+		if (!c || !c->n)
+			continue;
+		d = c->time > time ? c->time - time : time - c->time;
+		if (d > 50000 || c->sp != sp || c->pcs[0] != pcs[0])
+			continue;
+		k->st.checked++;
+		if (walks_agree(c->n, c->pcs, c->flags, pcs, n, flags))
+			k->st.agreed++;
+		else if (env && env[0] == 'v')
+			print_mismatch((uint32_t)tid, c->n, c->pcs, c->flags, pcs, n, flags);
+		c->n = 0; /* used */
 		return;
-	k->st.checked++;
-	if (walks_agree(c, pcs, n, flags)) {
-		k->st.agreed++;
-	} else if (getenv(KSTACKS_ENV_CROSSCHECK) && getenv(KSTACKS_ENV_CROSSCHECK)[0] == 'v') {
-		fprintf(stderr, "kunwind cross-check: tid %u sp %#llx: kernel %u frames flags %#x, "
-				"recorder %u frames flags %#x\n",
-			c->tid, (unsigned long long)sp, c->n, c->flags, n, flags);
-		for (unsigned int i = 0; i < c->n || i < n; i++)
-			fprintf(stderr, "  %2u %#18llx %#18llx\n", i,
-				i < c->n ? (unsigned long long)c->pcs[i] : 0ull,
-				i < n ? (unsigned long long)pcs[i] : 0ull);
 	}
-	c->tid = 0; /* used */
-	c->sp = 0;
 }
 
 /* ---- open, stats, close ---------------------------------------------------------- */
@@ -868,7 +934,13 @@ static int load(struct kstacks *k, char *why, size_t whylen)
 	if (!err)
 		err = kunwind__attach(k->skel);
 	if (err) {
-		err = -errno ? -errno : err;
+		err = errno ? -errno : err;
+		if ((err == -EACCES || err == -EPERM) && geteuid() == 0) {
+			snprintf(why, whylen,
+				 "the kernel's verifier refused the in-kernel unwinder (it needs Linux "
+				 "5.17 or later with BTF: bpf_loop, tp_btf)");
+			return -ENOTSUP;
+		}
 		snprintf(why, whylen,
 			 "cannot load the in-kernel unwinder: %s%s", strerror(-err),
 			 err == -EPERM || err == -EACCES ?
@@ -884,7 +956,9 @@ static int setup(struct kstacks *k)
 	k->rows_len = (size_t)KUNW_ROWS * sizeof(struct kunw_row);
 	k->rules_len = (size_t)KUNW_RULES * sizeof(struct kunw_rule);
 	k->objects_len = (size_t)KUNW_OBJECTS * sizeof(struct kunw_object);
+	k->pages_len = (size_t)KUNW_PAGES * sizeof(uint32_t);
 	k->rows_map = map_array(k->skel->maps.rows, k->rows_len);
+	k->pages_map = map_array(k->skel->maps.pages, k->pages_len);
 	k->rules_map = map_array(k->skel->maps.rules, k->rules_len);
 	k->objects_map = map_array(k->skel->maps.objects, k->objects_len);
 	k->ring = ring_buffer__new(bpf_map__fd(k->skel->maps.stacks), on_ring, k, NULL);
@@ -894,10 +968,13 @@ static int setup(struct kstacks *k)
 	k->stacks = htab__new(&ptr_type, 4096);
 	k->checks = htab__new(&check_type, 4096);
 	k->procbuf = calloc(1, sizeof(*k->procbuf));
-	if (!k->rows_map || !k->rules_map || !k->objects_map || !k->ring || !k->u || !k->objs ||
-	    !k->procs || !k->stacks || !k->checks || !k->procbuf ||
+	if (!k->rows_map || !k->pages_map || !k->rules_map || !k->objects_map || !k->ring ||
+	    !k->u || !k->objs || !k->procs || !k->stacks || !k->checks || !k->procbuf ||
 	    unwind_bpf_rules__new(&k->rules, k->rules_map, KUNW_RULES) < 0 ||
-	    push_extent(&k->free, &k->nfree, &k->capfree, (struct extent){0, KUNW_ROWS, 0}) < 0)
+	    push_extent(&k->rows.free, &k->rows.nfree, &k->rows.capfree,
+			(struct extent){0, KUNW_ROWS, 0}) < 0 ||
+	    push_extent(&k->pages.free, &k->pages.nfree, &k->pages.capfree,
+			(struct extent){0, KUNW_PAGES, 0}) < 0)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < KUNW_OBJECTS; i++)
 		k->free_ids[k->nfree_ids++] = KUNW_OBJECTS - 1 - i;
@@ -915,7 +992,7 @@ int kstacks__open(struct kstacks **out, struct pdata *pd, char *why, size_t whyl
 		return -ENOMEM;
 	k->pd = pd;
 	k->crosscheck = cc && *cc && *cc != '0';
-	libbpf_set_print(silent);
+	libbpf_set_print(libbpf_log);
 	rc = load(k, why, whylen);
 	if (rc == 0 && setup(k) < 0) {
 		snprintf(why, whylen, "out of memory for the in-kernel unwinder's tables");
@@ -990,6 +1067,7 @@ void kstacks__stats(struct kstacks *k, struct kstacks_stats *st)
 	k->st.kthread = s[KUNW_STAT_KERNEL_THREAD];
 	k->st.via_ring = k->st.ticks - k->st.counted;
 	k->st.rules = unwind_bpf_rules__count(k->rules);
+	k->st.rows = k->rows.peak;
 	cost_quantiles(k);
 	*st = k->st;
 }
@@ -1000,33 +1078,70 @@ void kstacks__describe(struct kstacks *k, char *buf, size_t len)
 	size_t at;
 
 	kstacks__stats(k, &s);
-	snprintf(buf, len,
-		 "call stacks walked in the kernel through the CFI (BPF): %llu of %llu ticks, "
-		 "%.2f%% complete; %llu via the ring (process not loaded %llu, mappings "
-		 "changing %llu, table being built %llu, no table %llu, full %llu); %llu "
-		 "objects (%llu without CFI, %llu too large), %llu rows, %.1f ms building, "
-		 "walk median %llu ns",
+	snprintf(buf, len, "stacks walked in the kernel (CFI): %llu of %llu ticks, %.2f%% complete",
 		 (unsigned long long)s.counted, (unsigned long long)s.ticks,
-		 s.samples ? 100.0 * (double)(s.samples - s.truncated) / (double)s.samples : 100.0,
-		 (unsigned long long)s.via_ring, (unsigned long long)s.no_proc,
-		 (unsigned long long)s.not_synced, (unsigned long long)s.not_ready,
-		 (unsigned long long)s.no_table,
-		 (unsigned long long)(s.ring_full + s.counts_full),
-		 (unsigned long long)s.objects, (unsigned long long)s.objects_no_cfi,
-		 (unsigned long long)s.objects_too_big, (unsigned long long)s.rows,
-		 (double)s.build_ns / 1e6, (unsigned long long)s.cost_median_ns);
+		 s.samples ? 100.0 * (double)(s.samples - s.truncated) / (double)s.samples : 100.0);
 	at = strlen(buf);
 	if (s.truncated && at < len)
 		snprintf(buf + at, len - at,
-			 " (cut short: stack read %llu, no mapping %llu, no CFI %llu, depth %llu, "
-			 "other %llu)",
+			 " (cut short: read %llu, no map %llu, no CFI %llu, depth %llu, other %llu)",
 			 (unsigned long long)s.trunc_stack, (unsigned long long)s.trunc_no_map,
 			 (unsigned long long)s.trunc_no_cfi, (unsigned long long)s.trunc_depth,
 			 (unsigned long long)s.trunc_other);
 	at = strlen(buf);
+	if (s.via_ring && at < len)
+		snprintf(buf + at, len - at,
+			 "; via the ring %llu (new process %llu, mappings changing %llu, table "
+			 "building %llu, no table %llu, full %llu)",
+			 (unsigned long long)s.via_ring, (unsigned long long)s.no_proc,
+			 (unsigned long long)s.not_synced, (unsigned long long)s.not_ready,
+			 (unsigned long long)s.no_table,
+			 (unsigned long long)(s.ring_full + s.counts_full + s.kthread));
+	at = strlen(buf);
 	if (k->crosscheck && at < len)
 		snprintf(buf + at, len - at, "; cross-check: %llu of %llu agree",
 			 (unsigned long long)s.agreed, (unsigned long long)s.checked);
+}
+
+/*
+ * PROFIL_KUNWIND_STATS=FILE (the benchmark): the walk's figures as one
+ * JSON object, with the cost histogram (ns per tick, by user depth class).
+ */
+static void write_stats_file(struct kstacks *k)
+{
+	static uint64_t h[KUNW_COST_DEPTHS * KUNW_COST_BUCKETS];
+	const char *path = getenv(KSTACKS_ENV_STATS);
+	struct kstacks_stats s;
+	FILE *f;
+
+	if (!path || !*path || !(f = fopen(path, "we")))
+		return;
+	kstacks__stats(k, &s);
+	sum_percpu(bpf_map__fd(k->skel->maps.cost), KUNW_COST_DEPTHS * KUNW_COST_BUCKETS, h);
+	fprintf(f,
+		"{\"ticks\": %llu, \"counted\": %llu, \"via_ring\": %llu, \"no_proc\": %llu, "
+		"\"not_synced\": %llu, \"not_ready\": %llu, \"no_table\": %llu, \"samples\": %llu, "
+		"\"truncated\": %llu, \"stacks\": %llu, \"objects\": %llu, \"rows\": %llu, "
+		"\"rules\": %llu, \"build_ns\": %llu, \"build_max_ns\": %llu, \"checked\": %llu, "
+		"\"agreed\": %llu, \"cost_bucket_ns\": %d, \"cost\": [",
+		(unsigned long long)s.ticks, (unsigned long long)s.counted,
+		(unsigned long long)s.via_ring, (unsigned long long)s.no_proc,
+		(unsigned long long)s.not_synced, (unsigned long long)s.not_ready,
+		(unsigned long long)s.no_table, (unsigned long long)s.samples,
+		(unsigned long long)s.truncated, (unsigned long long)s.stacks,
+		(unsigned long long)s.objects, (unsigned long long)s.rows,
+		(unsigned long long)s.rules, (unsigned long long)s.build_ns,
+		(unsigned long long)s.build_max_ns, (unsigned long long)s.checked,
+		(unsigned long long)s.agreed, KUNW_COST_NS);
+	for (int d = 0; d < KUNW_COST_DEPTHS; d++) {
+		fprintf(f, "%s[", d ? ", " : "");
+		for (int b = 0; b < KUNW_COST_BUCKETS; b++)
+			fprintf(f, "%s%llu", b ? ", " : "",
+				(unsigned long long)h[d * KUNW_COST_BUCKETS + b]);
+		fprintf(f, "]");
+	}
+	fprintf(f, "]}\n");
+	fclose(f);
 }
 
 static void free_ptrs(struct htab *t)
@@ -1046,6 +1161,8 @@ void kstacks__close(struct kstacks *k)
 
 	if (!k)
 		return;
+	if (k->skel && k->rules)
+		write_stats_file(k);
 	while (k->procs && (e = htab__next(k->procs, &pos)))
 		unw_maps_free(&((struct kproc *)e->p)->maps);
 	free_ptrs(k->procs);
@@ -1055,6 +1172,8 @@ void kstacks__close(struct kstacks *k)
 	ring_buffer__free(k->ring);
 	if (k->rows_map)
 		munmap(k->rows_map, k->rows_len);
+	if (k->pages_map)
+		munmap(k->pages_map, k->pages_len);
 	if (k->rules_map)
 		munmap(k->rules_map, k->rules_len);
 	if (k->objects_map)
@@ -1062,8 +1181,8 @@ void kstacks__close(struct kstacks *k)
 	unwind_bpf_rules__free(k->rules);
 	unwinder__free(k->u);
 	kunwind__destroy(k->skel);
-	free(k->free);
-	free(k->quarantine);
+	pool_fini(&k->rows);
+	pool_fini(&k->pages);
 	free(k->procbuf);
 	free(k);
 }

@@ -40,8 +40,13 @@
 #define KSTACKS_BUILD_NS 8000000ull /* table building per poll round, at most (about) */
 #define KSTACKS_OBJECT_ROWS (1u << 20) /* rows of one object, at most: beyond, the ring */
 
-/* Test hook: "1" turns on the cross-check (every tick walked both ways, compared). */
+/*
+ * Test hook: "1" turns on the cross-check (every tick walked both ways,
+ * compared; "v": the differences on stderr).
+ */
 #define KSTACKS_ENV_CROSSCHECK "PROFIL_KUNWIND_CROSSCHECK"
+/* Benchmark hook: the walk's figures and cost histogram, as JSON, to this file at the end. */
+#define KSTACKS_ENV_STATS "PROFIL_KUNWIND_STATS"
 
 struct kstacks;
 struct pdata;
@@ -69,10 +74,11 @@ void kstacks__flush(struct kstacks *k, uint64_t synced_until);
 
 /*
  * Cross-check mode: the recorder's own unwinding of a tick that came
- * through the ring (user frames, leaf first, and its UNWIND_* flags).
+ * through the ring (its time, user frames, leaf first, and its UNWIND_*
+ * flags), compared with the kernel's walk of the same tick.
  */
-void kstacks__check(struct kstacks *k, pid_t tid, uint64_t sp, const uint64_t *pcs,
-		    unsigned int n, unsigned int flags);
+void kstacks__check(struct kstacks *k, pid_t tid, uint64_t time, uint64_t sp,
+		    const uint64_t *pcs, unsigned int n, unsigned int flags);
 
 struct kstacks_stats {
 	uint64_t ticks, counted;		   /* ticks the program saw; counted in the kernel */

@@ -606,7 +606,7 @@ struct task_body {
 };
 
 /* The recorder's walk of a ring sample, to the observer (the in-kernel walk's cross-check). */
-static void observe_user_stack(struct perf_session *s, pid_t tid)
+static void observe_user_stack(struct perf_session *s, pid_t tid, uint64_t time)
 {
 	const struct perf_session_observer *o = s->opts.observer;
 	const uint64_t *pcs;
@@ -617,7 +617,7 @@ static void observe_user_stack(struct perf_session *s, pid_t tid)
 		return;
 	n = stacks__last_user(s->stacks, &sp, &pcs, &flags);
 	if (n)
-		o->user_stack(o->arg, tid, sp, pcs, n, flags);
+		o->user_stack(o->arg, tid, time, sp, pcs, n, flags);
 }
 
 static void on_sample(struct perf_session *s, const struct perf_event_header *h)
@@ -660,7 +660,7 @@ static void on_sample(struct perf_session *s, const struct perf_event_header *h)
 	}
 	if (s->stacks) {
 		stacks__count(s->stacks, s->pd, p->rec->id, b);
-		observe_user_stack(s, (pid_t)b->tid);
+		observe_user_stack(s, (pid_t)b->tid, b->time);
 	} else {
 		pdata__count(s->pd, p->rec->id, (int)b->tid, b->ip, 1);
 	}

@@ -48,8 +48,8 @@ struct perf_session_observer {
 	void (*proc_maps)(void *arg, pid_t pid, uint32_t proc);
 	void (*exited)(void *arg, pid_t pid);
 	/* A ring sample's user stack as the recorder unwound it (leaf first; UNWIND_* flags). */
-	void (*user_stack)(void *arg, pid_t tid, uint64_t sp, const uint64_t *pcs, unsigned int n,
-			   unsigned int flags);
+	void (*user_stack)(void *arg, pid_t tid, uint64_t time, uint64_t sp, const uint64_t *pcs,
+			   unsigned int n, unsigned int flags);
 };
 
 struct perf_session_opts {

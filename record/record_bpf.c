@@ -97,12 +97,12 @@ static void on_exited(void *arg, pid_t pid)
 	kstacks__exited(rb->ks, pid);
 }
 
-static void on_user_stack(void *arg, pid_t tid, uint64_t sp, const uint64_t *pcs, unsigned int n,
-			  unsigned int flags)
+static void on_user_stack(void *arg, pid_t tid, uint64_t time, uint64_t sp, const uint64_t *pcs,
+			  unsigned int n, unsigned int flags)
 {
 	struct record_bpf *rb = arg;
 
-	kstacks__check(rb->ks, tid, sp, pcs, n, flags);
+	kstacks__check(rb->ks, tid, time, sp, pcs, n, flags);
 }
 
 /*

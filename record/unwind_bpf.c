@@ -268,3 +268,46 @@ int unwind_bpf__encode(const struct unw_table *t, uint64_t entry, uint64_t entry
 		unwind_bpf_rows__free(out);
 	return rc;
 }
+
+uint32_t unwind_bpf__npages(const struct unwind_bpf_rows *rows)
+{
+	return rows->n ? (rows->v[rows->n - 1].addr >> KUNW_PAGE_SHIFT) + 1 : 0;
+}
+
+void unwind_bpf__pages(const struct unwind_bpf_rows *rows, uint32_t *pages)
+{
+	uint32_t n = unwind_bpf__npages(rows), r = 0;
+
+	for (uint32_t p = 0; p < n; p++) {
+		uint64_t page_start = (uint64_t)p << KUNW_PAGE_SHIFT;
+
+		while (r + 1 < rows->n && rows->v[r + 1].addr <= page_start)
+			r++;
+		pages[p] = r;
+	}
+}
+
+uint32_t unwind_bpf__lookup(const struct unwind_bpf_rows *rows, const uint32_t *pages,
+			    uint32_t npages, uint64_t addr)
+{
+	uint64_t off = addr - rows->base, page;
+	uint32_t lo = 0, hi = (uint32_t)rows->n;
+
+	if (addr < rows->base || off > UINT32_MAX || !rows->n)
+		return KUNW_RULE_NONE;
+	page = off >> KUNW_PAGE_SHIFT;
+	if (page < npages) {
+		lo = pages[page];
+		if (page + 1 < npages)
+			hi = pages[page + 1] + 1 < hi ? pages[page + 1] + 1 : hi;
+	}
+	for (int i = 0; i < KUNW_ROW_STEPS && lo < hi; i++) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (rows->v[mid].addr <= (uint32_t)off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? rows->v[lo - 1].rule : KUNW_RULE_NONE;
+}

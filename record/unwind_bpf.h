@@ -53,6 +53,20 @@ int unwind_bpf__encode(const struct unw_table *t, uint64_t entry, uint64_t entry
 
 void unwind_bpf_rows__free(struct unwind_bpf_rows *r);
 
+/* Entries of rows' page index (bpf/kunwind.h: one per 1 KiB of the object's range). */
+uint32_t unwind_bpf__npages(const struct unwind_bpf_rows *rows);
+
+/* Fill pages[0 .. unwind_bpf__npages(rows)): for each KiB, the row covering its start. */
+void unwind_bpf__pages(const struct unwind_bpf_rows *rows, uint32_t *pages);
+
+/*
+ * The rule index for link-time address addr, by the lookup the BPF walk
+ * does (bpf/kunwind_walk.bpf.h: kunw_find_rule): the page index, then a
+ * binary search of that KiB's rows.  KUNW_RULE_NONE outside the rows.
+ */
+uint32_t unwind_bpf__lookup(const struct unwind_bpf_rows *rows, const uint32_t *pages,
+			    uint32_t npages, uint64_t addr);
+
 /* The rule a table row compiles to (for tests and the encoder). */
 void unwind_bpf__rule(const struct unw_row *row, struct kunw_rule *out);
 
