@@ -177,14 +177,22 @@ static __always_inline int count_in(void *map, struct kunw_count_key *key)
 	return 0;
 }
 
+/* The hot path is one lookup: a (image, thread, stack) counted before in this map. */
 static __always_inline __u32 count_stack(struct kunw_stack *s, __u32 image, __u32 tid)
 {
 	struct kunw_count_key key = {.image = image, .tid = tid, .stack = s->hash};
-	__u32 why = send_if_new(s);
+	void *map = kunw_cur ? (void *)&counts1 : (void *)&counts0;
+	__u64 *c = bpf_map_lookup_elem(map, &key);
+	__u32 why;
 
+	if (c) {
+		__sync_fetch_and_add(c, 1);
+		return 0;
+	}
+	why = send_if_new(s);
 	if (why)
 		return why;
-	if (count_in(kunw_cur ? (void *)&counts1 : (void *)&counts0, &key))
+	if (count_in(map, &key))
 		return KUNW_STAT_COUNTS_FULL;
 	return 0;
 }

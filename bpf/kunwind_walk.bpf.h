@@ -112,6 +112,9 @@ struct kunw_walk_state {
 	__u32 fallback; /* a kunw_stat reason: the walk cannot be done in the kernel now */
 	__u32 lo, hi;	/* a binary search */
 	__u32 last_map; /* the mapping of the previous frame: tried first */
+	__u32 win_len;	/* bytes of win valid, copied from the user stack at win_base */
+	__u64 win_base;
+	__u8 win[KUNW_WINDOW];
 };
 
 struct {
@@ -136,9 +139,43 @@ enum kunw_step {
 	KUNW_STEP_NO_FRAME,
 };
 
-static __always_inline int kunw_read(__u64 addr, __u64 *v)
+/*
+ * Copy the user stack at addr into the window: KUNW_WINDOW bytes, or up
+ * to the end of addr's page when the rest is not mapped (the top of the
+ * stack).  Each bpf_probe_read_user costs ~100 ns here, a few frames'
+ * worth of bytes hardly more: one copy serves several frames.
+ */
+static __always_inline int kunw_fill(struct kunw_walk_state *w, __u64 addr)
 {
-	return bpf_probe_read_user(v, sizeof(*v), (const void *)addr);
+	__u64 len = 4096 - (addr & 4095);
+
+	w->win_len = 0;
+	w->win_base = addr;
+	if (!bpf_probe_read_user(w->win, KUNW_WINDOW, (const void *)addr)) {
+		w->win_len = KUNW_WINDOW;
+		return 0;
+	}
+	if (len >= KUNW_WINDOW || len < 8)
+		return -1;
+	if (bpf_probe_read_user(w->win, len & (KUNW_WINDOW - 1), (const void *)addr))
+		return -1;
+	w->win_len = (__u32)len;
+	return 0;
+}
+
+static __always_inline int kunw_read(struct kunw_walk_state *w, __u64 addr, __u64 *v)
+{
+	__u64 off = addr - w->win_base;
+
+	if (addr < w->win_base || off + 8 > w->win_len) {
+		if (kunw_fill(w, addr))
+			return bpf_probe_read_user(v, sizeof(*v), (const void *)addr);
+		off = 0;
+	}
+	if (off > KUNW_WINDOW - 8)
+		return -1;
+	*v = *(__u64 *)&w->win[off];
+	return 0;
 }
 
 static __always_inline struct kunw_map *kunw_find_map(struct kunw_walk_state *w,
@@ -298,7 +335,7 @@ static __always_inline int kunw_step_cfi(const struct kunw_rule *r, struct kunw_
 	case KUNW_CFA_DEREF:
 		if (kunw_reg(w, r->cfa_reg, &base))
 			return KUNW_STEP_UNSUPPORTED;
-		if (kunw_read(base + (__s64)r->cfa_off, &cfa))
+		if (kunw_read(w, base + (__s64)r->cfa_off, &cfa))
 			return KUNW_STEP_STACK;
 		break;
 	case KUNW_CFA_PLT:
@@ -309,13 +346,13 @@ static __always_inline int kunw_step_cfi(const struct kunw_rule *r, struct kunw_
 	}
 	if (kunw_saved_at(w, r->ra_kind, r->ra_reg, r->ra_off, cfa, &addr))
 		return KUNW_STEP_UNSUPPORTED;
-	if (kunw_read(addr, &pc))
+	if (kunw_read(w, addr, &pc))
 		return KUNW_STEP_STACK;
 	if (r->rbp_kind == KUNW_LOC_SAME) {
 		bp = w->bp;
 		bp_valid = w->bp_valid;
 	} else if (!kunw_saved_at(w, r->rbp_kind, r->rbp_reg, r->rbp_off, cfa, &addr) &&
-		   !kunw_read(addr, &bp)) {
+		   !kunw_read(w, addr, &bp)) {
 		bp_valid = 1;
 	}
 	w->pc = pc;
@@ -332,7 +369,7 @@ static __always_inline int kunw_step_fp(struct kunw_walk_state *w)
 
 	if (!w->bp_valid || !fp || fp < w->sp || (fp & 7))
 		return KUNW_STEP_NO_FRAME;
-	if (kunw_read(fp, &bp) || kunw_read(fp + 8, &pc))
+	if (kunw_read(w, fp, &bp) || kunw_read(w, fp + 8, &pc))
 		return KUNW_STEP_STACK;
 	w->pc = pc;
 	w->sp = fp + 16;
@@ -488,7 +525,7 @@ static __noinline int kunw_walk_user(const struct kunw_regs *regs, __u32 tgid, _
 		*flags = KUNW_F_TRUNC_DEPTH;
 		return 0;
 	}
-	__builtin_memset(w, 0, sizeof(*w));
+	__builtin_memset(w, 0, offsetof(struct kunw_walk_state, win));
 	w->pc = regs->ip;
 	w->sp = regs->sp;
 	w->bp = regs->bp;

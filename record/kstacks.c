@@ -327,6 +327,8 @@ static void mark_users_dirty(struct kstacks *k, const struct kobj *o)
 	}
 }
 
+static void write_dirty_procs(struct kstacks *k);
+
 /* Encode o's compiled table into the kernel's rows and publish it. */
 static void load_table(struct kstacks *k, struct kobj *o)
 {
@@ -360,6 +362,9 @@ static void load_table(struct kstacks *k, struct kobj *o)
 	o->first = (uint32_t)at;
 	o->n = (uint32_t)rows.n;
 	o->state = KOBJ_READY;
+	/* the processes' biases first: a ready object with a bias of 0 would give wrong rows */
+	mark_users_dirty(k, o);
+	write_dirty_procs(k);
 	publish(k, o, rows.base, KUNW_OBJ_READY | (uint64_t)o->first << 32 | o->n);
 	unwind_bpf_rows__free(&rows);
 }
@@ -646,7 +651,7 @@ static void write_proc(struct kstacks *k, struct kproc *p)
 		const struct kobj *o = m->obj;
 		int64_t bias = 0;
 
-		if (o && o->state == KOBJ_READY && o->n)
+		if (o) /* known once the object is open (its PT_LOADs) */
 			unwinder__object_bias(o->uo, m->start, m->pgoff, &bias);
 		e->maps[i] = (struct kunw_map){.start = m->start,
 					       .end = m->end,
