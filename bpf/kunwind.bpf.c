@@ -243,8 +243,9 @@ static __always_inline __u32 tick(struct bpf_perf_event_data *ctx, struct kunw_s
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct task_struct *task = bpf_get_current_task_btf();
+	struct kunw_walk_res res = {.max = KUNW_USER_FRAMES};
 	struct kunw_regs regs;
-	__u32 image = 0, flags = 0, nk;
+	__u32 nk;
 	int n;
 
 	if (kunw_user_regs(task, (struct pt_regs *)&ctx->regs, &regs))
@@ -252,20 +253,19 @@ static __always_inline __u32 tick(struct bpf_perf_event_data *ctx, struct kunw_s
 	nk = kernel_part(ctx, s, ctx->regs.ip);
 	if (nk > KUNW_KERNEL_FRAMES)
 		return KUNW_STAT_NO_TABLE;
-	n = kunw_walk_user(&regs, (__u32)(id >> 32), &s->pcs[nk], KUNW_USER_FRAMES, &flags,
-			   &image);
+	n = kunw_walk_user(&regs, (__u32)(id >> 32), (struct kunw_pcs *)&s->pcs[nk], &res);
 	if (n < 0)
 		return (__u32)-n;
 	s->nkernel = nk;
 	s->nuser = (__u32)n;
-	s->flags = flags;
+	s->flags = res.flags;
 	s->hash = hash_stack(s);
 	*nuser = (__u32)n;
 	if (crosscheck) {
 		send_check(s, (__u32)id, regs.sp, t0);
 		return KUNW_STAT_NR; /* through the ring as well, not counted here */
 	}
-	return count_stack(s, image, (__u32)id);
+	return count_stack(s, res.image, (__u32)id);
 }
 
 SEC("perf_event")
