@@ -53,9 +53,6 @@ class Variant:
         self.name, self.kind, self.args, self.desc = name, kind, args, desc
 
     def argv(self, ctx, hz, data, wl):
-        if self.kind == 'bcc':
-            return [sys.executable, os.path.abspath(__file__), '--bcc-run', str(hz), data,
-                    '--'] + wl
         if self.kind == 'profil':
             return [ctx.profil, 'record', '-q', '-F', str(hz), '-o', data] + self.args + ['--'] + wl
         if self.kind == 'perf':
@@ -79,56 +76,7 @@ VARIANTS = [
     Variant('perf-dwarf', 'perf', ['--call-graph', 'dwarf'],
             'perf record --call-graph dwarf (8 KiB copies, unwound by perf script)'),
     Variant('perf-fp', 'perf', ['--call-graph', 'fp'], 'perf record --call-graph fp'),
-    Variant('bcc-profile', 'bcc', [],
-            'bcc profile -p PID -f (profile-bpfcc: frame-pointer stacks counted in the kernel; '
-            'Debian 12\'s libbpf-tools has no profile); its CPU includes compiling its program'),
 ]
-BCC_PROFILE = '/usr/sbin/profile-bpfcc'
-
-
-def bcc_run(hz, out, wl):
-    """The bcc peer: start the workload stopped, attach profile-bpfcc to it, release it,
-    stop profile when it ends.  Its folded stacks go to out."""
-    import signal
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(w)
-        os.read(r, 1)
-        os.execvp(wl[0], wl)
-    os.close(r)
-    with open(out, 'w') as f:
-        prof = subprocess.Popen([BCC_PROFILE, '-f', '-F', str(hz), '-p', str(pid)], stdout=f,
-                                stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and prof.poll() is None:
-            progs = subprocess.run(['bpftool', 'prog', 'show', 'name', 'do_perf_event'],
-                                   capture_output=True, text=True).stdout
-            if 'do_perf_event' in progs:
-                break
-            time.sleep(0.05)
-        os.write(w, b'x')
-        os.close(w)
-        _, status = os.waitpid(pid, 0)
-        prof.send_signal(signal.SIGINT)
-        prof.wait()
-    return os.waitstatus_to_exitcode(status)
-
-
-def bcc_counts(data):
-    """Samples of a bcc folded output: reach and split as for perf."""
-    blocks = []
-    try:
-        with open(data, errors='replace') as f:
-            for line in f:
-                stack, _, n = line.rstrip('\n').rpartition(' ')
-                if n.isdigit():
-                    blocks.append((stack.split(';'), int(n)))
-    except OSError:
-        pass
-    return blocks
-
-
 def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
@@ -206,13 +154,6 @@ def quality(ctx, v, data, truth, tmp):
         q['stacks'] = int(h.get('stacks', 0))
         if h.get('callgraph') == 'none':
             return {'read_s_per_100k': read_cpu / samples * 1e5 if samples else None}
-    elif v.kind == 'bcc':
-        blocks = bcc_counts(data)
-        samples = sum(n for _, n in blocks)
-        reach = sum(n for b_, n in blocks if any(x in REACH for x in b_))
-        a = sum(n for b_, n in blocks if 'zlib_caller_a' in b_)
-        b = sum(n for b_, n in blocks if 'zlib_caller_b' in b_)
-        read_cpu = 0.0
     else:
         _, read_cpu = cpu_of(['perf', 'script', '-i', data, '-F', 'tid,ip,sym'], stdout=out)
         with open(out, errors='replace') as f:
@@ -257,8 +198,6 @@ def run_variant(ctx, v, hz, tmp, with_quality, scale=None):
         r['lost'] = int(h.get('lost', 0)) + int(h.get('dropped', 0))
         r['callgraph'] = h.get('callgraph')
         r.update(kunwind_figures(kstats))
-    elif v.kind == 'bcc':
-        r['samples'], r['lost'] = sum(n for _, n in bcc_counts(data)), None
     else:
         r['samples'], r['lost'] = perf_counts(data)
     r['recorder_cpu'] = tree_cpu - r['inproc']
@@ -544,9 +483,7 @@ def bench_callgraph(build, out, quick=False, smoke=False, reps=None, variants=No
         if not os.path.exists(p):
             return {'skipped': '%s is not built' % p}
     have_perf = shutil.which('perf') is not None
-    have_bcc = os.access(BCC_PROFILE, os.X_OK) and os.geteuid() == 0
-    ctx.variants = [v for v in VARIANTS if (v.kind != 'perf' or have_perf) and
-                    (v.kind != 'bcc' or have_bcc)]
+    ctx.variants = [v for v in VARIANTS if v.kind != 'perf' or have_perf]
     if variants:
         ctx.variants = [v for v in ctx.variants if v.name in variants]
     ctx.rates = RATES
@@ -577,8 +514,6 @@ def bench_callgraph(build, out, quick=False, smoke=False, reps=None, variants=No
 
 
 def main():
-    if len(sys.argv) > 4 and sys.argv[1] == '--bcc-run' and sys.argv[4] == '--':
-        return bcc_run(int(sys.argv[2]), sys.argv[3], sys.argv[5:])
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--build', default='build')
     ap.add_argument('--out', default=os.path.join(HERE, 'results'))

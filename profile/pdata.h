@@ -368,6 +368,17 @@ int pdata__count_stack(struct pdata *p, uint32_t proc, int tid, const uint64_t *
 		       int truncated, uint64_t count);
 
 /*
+ * The same in two steps, for a writer that counts one stack many times (the
+ * recorder's in-kernel stacks): the stack's innermost node (0: no frame
+ * table, or it is full), then n samples with that node (pc: pcs[0];
+ * truncated as the stack was interned; n > PDATA_MAX_DEPTH - 1 counts as
+ * truncated, pass it so).  Same accounting as pdata__count_stack.
+ */
+uint32_t pdata__intern_stack(struct pdata *p, const uint64_t *pcs, unsigned int n, int truncated);
+int pdata__count_interned(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint32_t stack,
+			  int truncated, uint64_t count);
+
+/*
  * For the recorder, whose mapping any process of the tree may cut short
  * (ftruncate of the inherited descriptor): from now on a SIGBUS in p's
  * mapping prints "PREFIX: PATH was truncated while it was being written

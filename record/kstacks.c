@@ -57,6 +57,7 @@ static const struct htab_type ptr_type = {
 /* A stack the kernel sent: its PCs, for the counts that name it by hash. */
 struct kstack {
 	uint32_t n, nkernel, flags;
+	uint32_t node; /* its innermost node in the profile's frame table, once interned */
 	uint64_t pcs[];
 };
 
@@ -726,6 +727,7 @@ static int on_ring(void *arg, void *data, size_t size)
 	st->n = n;
 	st->nkernel = s->nkernel;
 	st->flags = s->flags;
+	st->node = 0;
 	memcpy(st->pcs, s->pcs, 8ull * n);
 	e->key = s->hash;
 	e->p = st;
@@ -759,8 +761,11 @@ static void apply_count(struct kstacks *k, const struct kunw_count_key *key, uin
 		return;
 	}
 	s = e->p;
-	truncated = (s->flags & KUNW_F_TRUNCATED) != 0;
-	pdata__count_stack(k->pd, key->image, (int)key->tid, s->pcs, s->n, truncated, count);
+	truncated = (s->flags & KUNW_F_TRUNCATED) != 0 || s->n > PDATA_MAX_DEPTH - 1;
+	if (!s->node) /* once per stack: a count is then one slot of the sample table */
+		((struct kstack *)s)->node = pdata__intern_stack(k->pd, s->pcs, s->n, truncated);
+	pdata__count_interned(k->pd, key->image, (int)key->tid, s->pcs[0], s->node, truncated,
+			      count);
 	k->st.samples += count;
 	if (truncated) {
 		k->st.truncated += count;

@@ -72,7 +72,7 @@ forbidden() {
 	forbidden events 'lib/' | grep -vE ' lib/(callmsg|env)\.h$'
 	forbidden record 'cmds/'
 	forbidden record 'agent/' | grep -v ' agent/agent_env\.h$'
-	forbidden record 'bpf/' | grep -vE ' bpf/(histclock|procacct)\.h$'
+	forbidden record 'bpf/' | grep -vE ' bpf/(histclock|procacct|kunwind)\.h$'
 	forbidden record 'lib/'
 	forbidden agent 'cmds/|record/|events/|bpf/'
 	forbidden agent 'profile/' | grep -v ' profile/pdata\.h$'
