@@ -74,7 +74,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, KUNW_COST_DEPTHS * KUNW_COST_BUCKETS);
+	__uint(max_entries, KUNW_COST_DEPTHS *KUNW_COST_BUCKETS);
 	__type(key, __u32);
 	__type(value, __u64);
 } cost SEC(".maps");
@@ -323,7 +323,8 @@ static __always_inline struct kunw_pstate *own_pstate(struct mm_struct *mm)
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
 
-	if (task->mm != mm) /* another process's address space (khugepaged...): not a mapping change */
+	if (task->mm !=
+	    mm) /* another process's address space (khugepaged...): not a mapping change */
 		return NULL;
 	return bpf_map_lookup_elem(&pstate, &tgid);
 }

@@ -37,15 +37,15 @@
 #ifndef PROFIL_KUNWIND_H
 #define PROFIL_KUNWIND_H
 
-#define KUNW_ROWS (1u << 21)	   /* rows of all objects: 16 MiB */
-#define KUNW_PAGE_SHIFT 10	   /* an object's page index: one entry per 1 KiB of its code */
-#define KUNW_PAGES (1u << 21)	   /* page index entries (u32) of all objects: 8 MiB */
-#define KUNW_RULES 16384	   /* distinct rules of all objects: 256 KiB */
-#define KUNW_OBJECTS 4096	   /* ELF objects with tables at once */
-#define KUNW_MAX_MAPS 256	   /* executable mappings of one process */
-#define KUNW_PROCS 4096		   /* processes at once (allocated as used) */
-#define KUNW_USER_FRAMES 127	   /* user frames of a stack (record/unwind.h: UNWIND_MAX_FRAMES) */
-#define KUNW_KERNEL_FRAMES 64	   /* kernel frames of a stack */
+#define KUNW_ROWS (1u << 21)  /* rows of all objects: 16 MiB */
+#define KUNW_PAGE_SHIFT 10    /* an object's page index: one entry per 1 KiB of its code */
+#define KUNW_PAGES (1u << 21) /* page index entries (u32) of all objects: 8 MiB */
+#define KUNW_RULES 16384      /* distinct rules of all objects: 256 KiB */
+#define KUNW_OBJECTS 4096     /* ELF objects with tables at once */
+#define KUNW_MAX_MAPS 256     /* executable mappings of one process */
+#define KUNW_PROCS 4096	      /* processes at once (allocated as used) */
+#define KUNW_USER_FRAMES 127  /* user frames of a stack (record/unwind.h: UNWIND_MAX_FRAMES) */
+#define KUNW_KERNEL_FRAMES 64 /* kernel frames of a stack */
 #define KUNW_FRAMES (KUNW_USER_FRAMES + KUNW_KERNEL_FRAMES)
 #define KUNW_COUNTS 65536	   /* (image, thread, stack) keys per flush interval, each map */
 #define KUNW_KNOWN 65536	   /* stacks sent to user space (cleared when 3/4 full) */
@@ -107,10 +107,10 @@ struct kunw_row {
 #define KUNW_OBJ_READY (1ull << 63)
 #define KUNW_OBJ_NO_TABLE (1ull << 62)
 struct kunw_object {
-	__u64 base;	/* link-time address of rows' addr 0 */
-	__u32 pages;	/* its page index: pages[pages .. pages + npages) */
+	__u64 base;  /* link-time address of rows' addr 0 */
+	__u32 pages; /* its page index: pages[pages .. pages + npages) */
 	__u32 npages;
-	__u64 range;	/* written last */
+	__u64 range; /* written last */
 	__u64 pad;
 };
 
@@ -186,14 +186,14 @@ struct kunw_check {
 
 /* Per-CPU statistics (index in stats): what happened to each tick. */
 enum kunw_stat {
-	KUNW_STAT_TICKS,	 /* ticks seen */
-	KUNW_STAT_COUNTED,	 /* counted in the kernel */
-	KUNW_STAT_NO_PROC,	 /* fallback: the process's mappings are not in the kernel yet */
-	KUNW_STAT_NOT_SYNCED,	 /* fallback: its executable mappings changed since user space read */
-	KUNW_STAT_NOT_READY,	 /* fallback: an object's table is being built */
-	KUNW_STAT_NO_TABLE,	 /* fallback: an object's table did not fit the kernel's tables */
-	KUNW_STAT_RING_FULL,	 /* fallback: no room to send a new stack */
-	KUNW_STAT_COUNTS_FULL,	 /* fallback: the counts map is full */
+	KUNW_STAT_TICKS,       /* ticks seen */
+	KUNW_STAT_COUNTED,     /* counted in the kernel */
+	KUNW_STAT_NO_PROC,     /* fallback: the process's mappings are not in the kernel yet */
+	KUNW_STAT_NOT_SYNCED,  /* fallback: its executable mappings changed since user space read */
+	KUNW_STAT_NOT_READY,   /* fallback: an object's table is being built */
+	KUNW_STAT_NO_TABLE,    /* fallback: an object's table did not fit the kernel's tables */
+	KUNW_STAT_RING_FULL,   /* fallback: no room to send a new stack */
+	KUNW_STAT_COUNTS_FULL, /* fallback: the counts map is full */
 	KUNW_STAT_KERNEL_THREAD, /* fallback: no user context (a kernel thread) */
 	KUNW_STAT_NEW_STACKS,	 /* stacks sent to user space */
 	KUNW_STAT_NR,

@@ -250,9 +250,8 @@ static __always_inline void kunw_page_rows(struct kunw_walk_state *w, struct kun
 }
 
 /* The rule for a link-time address of an object: rule 0 (no CFI) where no row covers it. */
-static __always_inline struct kunw_rule *kunw_find_rule(struct kunw_walk_state *w,
-							struct kunw_object *o, __u64 range,
-							__u64 addr)
+static __always_inline struct kunw_rule *
+kunw_find_rule(struct kunw_walk_state *w, struct kunw_object *o, __u64 range, __u64 addr)
 {
 	__u32 first = (__u32)(range >> 32) & 0x3fffffff, n = (__u32)range, key = 0, lo;
 	__u64 off = addr - o->base;

@@ -211,6 +211,9 @@ static void perf_note(struct record_run *r)
 		       "walk stacks in BPF)";
 	else if (r->bpf)
 		what = "BPF histogram on task-clock";
+	else if (r->o->clock == RECORD_CLOCK_AUTO && r->callgraph != PDATA_CG_NONE)
+		what = "perf_event task-clock (auto: with call stacks, the recorder unwinding the "
+		       "ring's copies measured cheaper than the in-kernel walk, doc/kstacks.md)";
 	else if (r->o->clock == RECORD_CLOCK_AUTO)
 		what = "perf_event task-clock (auto: the BPF histogram measured no cheaper, "
 		       "doc/accounting.md)";

@@ -858,12 +858,12 @@ static int walks_agree(unsigned int kn, const uint64_t *kpcs, unsigned int kflag
 	return (kflags & KUNW_F_TRUNC_DEPTH) != 0;
 }
 
-static void print_mismatch(uint32_t tid, unsigned int kn, const uint64_t *kpcs,
-			   unsigned int kflags, const uint64_t *pcs, unsigned int n,
-			   unsigned int flags)
+static void print_mismatch(uint32_t tid, unsigned int kn, const uint64_t *kpcs, unsigned int kflags,
+			   const uint64_t *pcs, unsigned int n, unsigned int flags)
 {
-	fprintf(stderr, "kunwind cross-check: tid %u: kernel %u frames flags %#x, recorder %u "
-			"frames flags %#x\n",
+	fprintf(stderr,
+		"kunwind cross-check: tid %u: kernel %u frames flags %#x, recorder %u "
+		"frames flags %#x\n",
 		tid, kn, kflags, n, flags);
 	for (unsigned int i = 0; i < kn || i < n; i++)
 		fprintf(stderr, "  %2u %#18llx %#18llx\n", i,
@@ -872,8 +872,8 @@ static void print_mismatch(uint32_t tid, unsigned int kn, const uint64_t *kpcs,
 }
 
 /* The kernel's walk of the same tick: same thread, time within 50 us, same SP and PC. */
-void kstacks__check(struct kstacks *k, pid_t tid, uint64_t time, uint64_t sp,
-		    const uint64_t *pcs, unsigned int n, unsigned int flags)
+void kstacks__check(struct kstacks *k, pid_t tid, uint64_t time, uint64_t sp, const uint64_t *pcs,
+		    unsigned int n, unsigned int flags)
 {
 	const char *env = getenv(KSTACKS_ENV_CROSSCHECK);
 
@@ -947,12 +947,12 @@ static int load(struct kstacks *k, char *why, size_t whylen)
 		err = errno ? -errno : err;
 		if ((err == -EACCES || err == -EPERM) && geteuid() == 0) {
 			snprintf(why, whylen,
-				 "the kernel's verifier refused the in-kernel unwinder (it needs Linux "
+				 "the kernel's verifier refused the in-kernel unwinder (it needs "
+				 "Linux "
 				 "5.17 or later with BTF: bpf_loop, tp_btf)");
 			return -ENOTSUP;
 		}
-		snprintf(why, whylen,
-			 "cannot load the in-kernel unwinder: %s%s", strerror(-err),
+		snprintf(why, whylen, "cannot load the in-kernel unwinder: %s%s", strerror(-err),
 			 err == -EPERM || err == -EACCES ?
 				 " (needs root or CAP_BPF+CAP_PERFMON)" :
 				 " (it needs Linux 5.17 or later with BTF: bpf_loop, tp_btf)");
@@ -1093,11 +1093,12 @@ void kstacks__describe(struct kstacks *k, char *buf, size_t len)
 		 s.samples ? 100.0 * (double)(s.samples - s.truncated) / (double)s.samples : 100.0);
 	at = strlen(buf);
 	if (s.truncated && at < len)
-		snprintf(buf + at, len - at,
-			 " (cut short: read %llu, no map %llu, no CFI %llu, depth %llu, other %llu)",
-			 (unsigned long long)s.trunc_stack, (unsigned long long)s.trunc_no_map,
-			 (unsigned long long)s.trunc_no_cfi, (unsigned long long)s.trunc_depth,
-			 (unsigned long long)s.trunc_other);
+		snprintf(
+			buf + at, len - at,
+			" (cut short: read %llu, no map %llu, no CFI %llu, depth %llu, other %llu)",
+			(unsigned long long)s.trunc_stack, (unsigned long long)s.trunc_no_map,
+			(unsigned long long)s.trunc_no_cfi, (unsigned long long)s.trunc_depth,
+			(unsigned long long)s.trunc_other);
 	at = strlen(buf);
 	if (s.via_ring && at < len)
 		snprintf(buf + at, len - at,
@@ -1226,8 +1227,8 @@ int kstacks__track(struct kstacks *k, pid_t pid)
 void kstacks__map(struct kstacks *k, pid_t pid, uint32_t image, uint64_t start, uint64_t end,
 		  uint64_t pgoff, uint64_t dev, uint64_t ino, const char *path)
 {
-	(void)k, (void)pid, (void)image, (void)start, (void)end, (void)pgoff, (void)dev,
-		(void)ino, (void)path;
+	(void)k, (void)pid, (void)image, (void)start, (void)end, (void)pgoff, (void)dev, (void)ino,
+		(void)path;
 }
 
 void kstacks__fork(struct kstacks *k, pid_t ppid, pid_t pid, uint32_t image)
@@ -1255,8 +1256,8 @@ void kstacks__flush(struct kstacks *k, uint64_t synced_until)
 	(void)k, (void)synced_until;
 }
 
-void kstacks__check(struct kstacks *k, pid_t tid, uint64_t sp, const uint64_t *pcs,
-		    unsigned int n, unsigned int flags)
+void kstacks__check(struct kstacks *k, pid_t tid, uint64_t sp, const uint64_t *pcs, unsigned int n,
+		    unsigned int flags)
 {
 	(void)k, (void)tid, (void)sp, (void)pcs, (void)n, (void)flags;
 }

@@ -37,7 +37,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define KSTACKS_BUILD_NS 8000000ull /* table building per poll round, at most (about) */
+#define KSTACKS_BUILD_NS 8000000ull    /* table building per poll round, at most (about) */
 #define KSTACKS_OBJECT_ROWS (1u << 20) /* rows of one object, at most: beyond, the ring */
 
 /*
@@ -77,22 +77,22 @@ void kstacks__flush(struct kstacks *k, uint64_t synced_until);
  * through the ring (its time, user frames, leaf first, and its UNWIND_*
  * flags), compared with the kernel's walk of the same tick.
  */
-void kstacks__check(struct kstacks *k, pid_t tid, uint64_t time, uint64_t sp,
-		    const uint64_t *pcs, unsigned int n, unsigned int flags);
+void kstacks__check(struct kstacks *k, pid_t tid, uint64_t time, uint64_t sp, const uint64_t *pcs,
+		    unsigned int n, unsigned int flags);
 
 struct kstacks_stats {
-	uint64_t ticks, counted;		   /* ticks the program saw; counted in the kernel */
-	uint64_t via_ring;			   /* of which went through the ring, by reason: */
+	uint64_t ticks, counted; /* ticks the program saw; counted in the kernel */
+	uint64_t via_ring;	 /* of which went through the ring, by reason: */
 	uint64_t no_proc, not_synced, not_ready, no_table, ring_full, counts_full, kthread;
-	uint64_t samples, truncated;		   /* stacks moved into the profile */
+	uint64_t samples, truncated; /* stacks moved into the profile */
 	uint64_t trunc_stack, trunc_no_map, trunc_no_cfi, trunc_depth, trunc_other; /* by reason */
-	uint64_t stacks;			   /* distinct stacks sent by the kernel */
+	uint64_t stacks; /* distinct stacks sent by the kernel */
 	uint64_t objects, objects_no_cfi, objects_too_big, evicted;
-	uint64_t rows, rows_max, rules;		   /* rows in use now / at most; rules */
-	uint64_t build_ns, build_max_ns;	   /* building tables: all, the longest object */
-	uint64_t checked, agreed;		   /* cross-check */
+	uint64_t rows, rows_max, rules;	 /* rows in use now / at most; rules */
+	uint64_t build_ns, build_max_ns; /* building tables: all, the longest object */
+	uint64_t checked, agreed;	 /* cross-check */
 	uint64_t cost_n, cost_median_ns, cost_p90_ns, cost_p99_ns; /* the walk, per tick */
-	uint64_t lost_unknown;			   /* counts of stacks never received (dropped) */
+	uint64_t lost_unknown; /* counts of stacks never received (dropped) */
 };
 void kstacks__stats(struct kstacks *k, struct kstacks_stats *st);
 

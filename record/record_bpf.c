@@ -24,8 +24,8 @@ struct record_bpf {
 	struct kstacks *ks;  /* call stacks walked in the kernel */
 	struct pdata *pd;
 	struct perf_session_observer obs;
-	int stacks;	   /* call stacks asked for */
-	char ks_why[256];  /* why ks could not load */
+	int stacks;	  /* call stacks asked for */
+	char ks_why[256]; /* why ks could not load */
 };
 
 static int on_event_fd(void *arg, int fd)

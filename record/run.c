@@ -152,8 +152,9 @@ static void append_stacks(struct record_run *r, char *note, size_t len)
 
 		stacks__stats(perf_session__stacks(r->perf), &ss);
 		if (ss.samples)
-			snprintf(note + at, len - at, "; the ring's %llu unwound by the recorder, "
-						      "%.2f%% complete",
+			snprintf(note + at, len - at,
+				 "; the ring's %llu unwound by the recorder, "
+				 "%.2f%% complete",
 				 (unsigned long long)ss.samples,
 				 100.0 * (double)(ss.samples - ss.truncated) / (double)ss.samples);
 		return;

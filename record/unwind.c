@@ -390,8 +390,7 @@ const struct unw_table *unwinder__object_table(const struct unw_object *o, uint6
 	return o->state == OBJ_READY ? &o->table : NULL;
 }
 
-int unwinder__object_bias(const struct unw_object *o, uint64_t start, uint64_t pgoff,
-			  int64_t *bias)
+int unwinder__object_bias(const struct unw_object *o, uint64_t start, uint64_t pgoff, int64_t *bias)
 {
 	struct unw_map m = {.start = start, .pgoff = pgoff};
 

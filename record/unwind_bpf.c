@@ -13,7 +13,8 @@ _Static_assert((int)KUNW_CFA_NONE == (int)UNW_CFA_NONE && (int)KUNW_CFA_REG == (
 		       (int)KUNW_CFA_DEREF == (int)UNW_CFA_DEREF &&
 		       (int)KUNW_CFA_PLT == (int)UNW_CFA_PLT &&
 		       (int)KUNW_CFA_UNSUPPORTED == (int)UNW_CFA_UNSUPPORTED &&
-		       (int)KUNW_LOC_SAME == (int)UNW_LOC_SAME && (int)KUNW_LOC_CFA == (int)UNW_LOC_CFA &&
+		       (int)KUNW_LOC_SAME == (int)UNW_LOC_SAME &&
+		       (int)KUNW_LOC_CFA == (int)UNW_LOC_CFA &&
 		       (int)KUNW_LOC_REG == (int)UNW_LOC_REG &&
 		       (int)KUNW_LOC_UNDEFINED == (int)UNW_LOC_UNDEFINED &&
 		       (int)KUNW_LOC_UNSUPPORTED == (int)UNW_LOC_UNSUPPORTED &&
@@ -184,7 +185,8 @@ static int emit_fde(struct encoder *e, const struct unw_table *t, const struct u
 	int rc;
 
 	if (f->state == UNW_FDE_FAILED || (f->state == UNW_FDE_READY && !f->n))
-		return emit_none(e, f->start); /* malformed: a frame-pointer step, as the walker does */
+		return emit_none(
+			e, f->start); /* malformed: a frame-pointer step, as the walker does */
 	if (f->state != UNW_FDE_READY) {
 		/* over a bound of the compiler (or never compiled): the walk stops here, truncated */
 		memset(&rule, 0, sizeof(rule));
@@ -251,8 +253,7 @@ static int encode_all(struct encoder *e, const struct unw_table *t, uint64_t ent
 }
 
 int unwind_bpf__encode(const struct unw_table *t, uint64_t entry, uint64_t entry_end,
-		       struct unwind_bpf_rules *rules, struct unwind_bpf_rows *out,
-		       size_t max_rows)
+		       struct unwind_bpf_rules *rules, struct unwind_bpf_rows *out, size_t max_rows)
 {
 	struct encoder e = {rules, out, max_rows, UINT32_MAX};
 	int rc;

@@ -67,8 +67,8 @@ for clock in auto perf; do
 	expect "g_${clock}_runs" "rc=$rc"
 	check_stacks "g_$clock" g_$clock.data truth_$clock
 done
-# auto takes the perf clock (with -g too), and says why
-[ "$(hdr g_auto.data clock)" = 3 ] && note g_auto.data | grep -q "auto: the BPF histogram measured no cheaper"
+# auto takes the perf clock (with -g too: measured cheaper than the in-kernel walk), and says why
+[ "$(hdr g_auto.data clock)" = 3 ] && note g_auto.data | grep -q "auto: with call stacks, the recorder unwinding the ring's copies measured cheaper"
 expect g_auto_chooses_perf "clock=$(hdr g_auto.data clock) note: $(note g_auto.data)"
 
 # a repeated stack costs a counter: the finished file is small and the frame nodes few

@@ -51,8 +51,8 @@ static void expected_rule(const struct unw_table *t, uint64_t entry, uint64_t en
 
 /* Every address of [lo, hi) (step) gives the recorder's rule; returns the mismatches. */
 static size_t compare_range(const struct unw_table *t, uint64_t entry, uint64_t entry_end,
-			    const struct unwind_bpf_rows *rows, const uint32_t *pages,
-			    uint64_t lo, uint64_t hi, uint64_t step)
+			    const struct unwind_bpf_rows *rows, const uint32_t *pages, uint64_t lo,
+			    uint64_t hi, uint64_t step)
 {
 	uint32_t np = unwind_bpf__npages(rows);
 	size_t bad = 0;
@@ -118,11 +118,11 @@ static void test_synthetic(void)
 	add_fde(&t, 0x2400, 0x2c00, UNW_FDE_READY, offs, at_a, 0);
 	CHECK("synthetic_rules_new", unwind_bpf_rules__new(&dict, rules, KUNW_RULES) == 0);
 	rc = unwind_bpf__encode(&t, 0x1100, 0x1180, dict, &rows, 1000);
-	CHECKF("synthetic_encodes", rc == 0 && rows.n > 0 && rows.base == 0x1000, "rc=%d n=%zu",
-	       rc, rows.n);
+	CHECKF("synthetic_encodes", rc == 0 && rows.n > 0 && rows.base == 0x1000, "rc=%d n=%zu", rc,
+	       rows.n);
 	unwind_bpf__pages(&rows, pages);
-	CHECKF("synthetic_every_address", !compare_range(&t, 0x1100, 0x1180, &rows, pages, 0xf00,
-						       0x2e00, 1),
+	CHECKF("synthetic_every_address",
+	       !compare_range(&t, 0x1100, 0x1180, &rows, pages, 0xf00, 0x2e00, 1),
 	       "see the lines above");
 	CHECK("synthetic_below_base_is_no_cfi", unwind_bpf__lookup(&rows, pages, 64, 0x10) == 0);
 	CHECK("synthetic_signal_flag",
