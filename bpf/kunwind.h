@@ -3,7 +3,7 @@
  * kunwind: call stacks walked in the kernel through the CFI.  The layout
  * shared by the BPF side (bpf/kunwind.bpf.c, the walk in
  * bpf/kunwind_walk.bpf.h) and user space (record/kstacks.c, which fills the
- * tables; record/unwind_bpf.c, which encodes them).  Every size is a bound
+ * tables; unwind/unwind_bpf.c, which encodes them).  Every size is a bound
  * the verifier and the kernel's memory see; doc/kstacks.md states them.
  *
  * Tables (written by user space, read by BPF):
@@ -15,7 +15,7 @@
  *    only the rows of one KiB (a few cache lines, where a search of the
  *    whole object's rows missed the cache at nearly every step);
  *  - rules: the distinct rules of all objects (a row names one by index),
- *    the same rules as the recorder's unwinder (record/unwind_table.h);
+ *    the same rules as the recorder's unwinder (unwind/unwind_table.h);
  *  - objects: per ELF object (shared by every process mapping it) its base
  *    and its rows; not ready while user space builds it;
  *  - procs: per process (tgid) its executable mappings, sorted, and the
@@ -44,7 +44,7 @@
 #define KUNW_OBJECTS 4096     /* ELF objects with tables at once */
 #define KUNW_MAX_MAPS 256     /* executable mappings of one process */
 #define KUNW_PROCS 4096	      /* processes at once (allocated as used) */
-#define KUNW_USER_FRAMES 127  /* user frames of a stack (record/unwind.h: UNWIND_MAX_FRAMES) */
+#define KUNW_USER_FRAMES 127  /* user frames of a stack (unwind/unwind.h: UNWIND_MAX_FRAMES) */
 #define KUNW_KERNEL_FRAMES 64 /* kernel frames of a stack */
 #define KUNW_FRAMES (KUNW_USER_FRAMES + KUNW_KERNEL_FRAMES)
 #define KUNW_COUNTS 65536	   /* (image, thread, stack) keys per flush interval, each map */
@@ -55,12 +55,12 @@
 #define KUNW_ROW_STEPS 22	   /* binary search over KUNW_ROWS (a page's rows: far fewer) */
 #define KUNW_WINDOW 1024	   /* user stack read per bpf_probe_read_user (~100 ns each here) */
 
-/* DWARF register numbers (record/unwind_table.h). */
+/* DWARF register numbers (unwind/unwind_table.h). */
 #define KUNW_REG_RBP 6
 #define KUNW_REG_RSP 7
 #define KUNW_REG_RIP 16
 
-/* Rule kinds: the values of enum unw_cfa_kind and enum unw_loc_kind (record/unwind_table.h). */
+/* Rule kinds: the values of enum unw_cfa_kind and enum unw_loc_kind (unwind/unwind_table.h). */
 enum kunw_cfa_kind {
 	KUNW_CFA_NONE = 0, /* no CFI: a frame-pointer step */
 	KUNW_CFA_REG,	   /* CFA = reg + off */
@@ -143,7 +143,7 @@ struct kunw_count_key {
 	__u64 stack; /* the stack's hash */
 };
 
-/* Walk flags: the values of record/unwind.h's UNWIND_* (the same reasons), plus FAULT. */
+/* Walk flags: the values of unwind/unwind.h's UNWIND_* (the same reasons), plus FAULT. */
 #define KUNW_F_COMPLETE 0x001
 #define KUNW_F_FP_FALLBACK 0x002
 #define KUNW_F_SIGNAL_FRAME 0x004

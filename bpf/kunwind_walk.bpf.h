@@ -18,7 +18,7 @@
  * for a kunw_stat reason R why this stack cannot be walked in the kernel
  * now (the caller then takes it another way, e.g. the perf ring's copy,
  * or counts it as lost).  res.flags gets KUNW_F_COMPLETE or one
- * KUNW_F_TRUNC_* reason (same meanings as record/unwind.h), res.image the
+ * KUNW_F_TRUNC_* reason (same meanings as unwind/unwind.h), res.image the
  * profile's id of the task's process image.
  *
  * The tables are maps defined here: a second BPF object that includes
@@ -318,7 +318,7 @@ static __always_inline int kunw_saved_at(const struct kunw_walk_state *w, __u8 k
 	return -1;
 }
 
-/* One step through a CFI rule: record/unwind_table.c's unw_step_cfi, reading user memory. */
+/* One step through a CFI rule: unwind/unwind_table.c's unw_step_cfi, reading user memory. */
 static __always_inline int kunw_step_cfi(const struct kunw_rule *r, struct kunw_walk_state *w)
 {
 	__u64 cfa, base, addr, pc, bp = 0;
@@ -420,7 +420,7 @@ static __always_inline struct kunw_rule *kunw_frame_rule(struct kunw_walk_state 
 	return kunw_find_rule(w, o, range, lookup - (__u64)m->bias);
 }
 
-/* One frame (bpf_loop callback): record/unwind_table.c's unw_walk, one iteration. */
+/* One frame (bpf_loop callback): unwind/unwind_table.c's unw_walk, one iteration. */
 static long kunw_step(__u64 index, void *arg)
 {
 	struct kunw_walk_ctx *c = arg;

@@ -20,8 +20,8 @@
 #include <bpf/libbpf.h>
 
 #include "profile/pdata.h"
-#include "record/unwind.h"
-#include "record/unwind_bpf.h"
+#include "unwind/unwind.h"
+#include "unwind/unwind_bpf.h"
 #include "utils/htab.h"
 #include "kunwind.skel.h"
 
@@ -263,7 +263,7 @@ static void publish(struct kstacks *k, struct kobj *o, uint64_t base, uint64_t r
 	__atomic_store_n(&e->range, range, __ATOMIC_RELEASE);
 }
 
-/* The page index of rows (record/unwind_bpf.h). */
+/* The page index of rows (unwind/unwind_bpf.h). */
 static int load_pages(struct kstacks *k, struct kobj *o, const struct unwind_bpf_rows *rows)
 {
 	uint32_t n = unwind_bpf__npages(rows);

@@ -22,8 +22,8 @@
  *                                  which its records are handled; UINT64_MAX
  *                                  at the end)
  *
- * Tables: each ELF object's CFI is compiled whole (record/unwind.c's
- * object cache and compiler, encoded by record/unwind_bpf.c) when a
+ * Tables: each ELF object's CFI is compiled whole (unwind/unwind.c's
+ * object cache and compiler, encoded by unwind/unwind_bpf.c) when a
  * mapping of it first appears, shared by every process that maps the file,
  * and evicted when none maps it any more.  Building costs at most
  * KSTACKS_BUILD_NS of the recorder's time per poll round (an object with a

@@ -8,7 +8,7 @@
  *
  *  - dwarf: the kernel copies the user registers (IP, SP, BP) and the top
  *    of the user stack into each sample; the recorder's CFI unwinder
- *    (record/unwind.h) walks it.  Complete through code built without
+ *    (unwind/unwind.h) walks it.  Complete through code built without
  *    frame pointers.  The unwinder needs every process's executable
  *    mappings: the session hands them over (stacks__map, stacks__fork,
  *    stacks__forget, stacks__proc_maps).
@@ -80,9 +80,6 @@ void stacks__stats(const struct stacks *st, struct stacks_stats *out);
  */
 unsigned int stacks__last_user(const struct stacks *st, uint64_t *sp, const uint64_t **pcs,
 			       unsigned int *flags);
-
-/* "dwarf" or "fp" (enum pdata_callgraph) */
-uint32_t stacks__callgraph(const struct stacks *st);
 
 /* One phrase for the clock note: how the stacks were taken, and how many are complete. */
 void stacks__describe(const struct stacks *st, char *buf, size_t len);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * record/unwind_bpf: the in-kernel walk's tables say, at every address,
- * what the recorder's own tables say (record/unwind_table.h, as the
+ * unwind/unwind_bpf: the in-kernel walk's tables say, at every address,
+ * what the recorder's own tables say (unwind/unwind_table.h, as the
  * recorder's walker reads them): synthetic tables (gaps, a malformed FDE,
  * one over a bound, the outermost entry code, signal frames) and the
  * whole CFI of real Debian objects, looked up the way the BPF walk does
@@ -16,8 +16,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "record/unwind_bpf.h"
-#include "record/unwind_cfi.h"
+#include "unwind/unwind_bpf.h"
+#include "unwind/unwind_cfi.h"
+#include "unwind/unwind_table.h"
 
 static struct kunw_rule rules[KUNW_RULES];
 
