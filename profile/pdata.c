@@ -733,6 +733,32 @@ int pdata__count_stack(struct pdata *p, uint32_t proc, int tid, const uint64_t *
 	return 0;
 }
 
+uint32_t pdata__intern_stack(struct pdata *p, const uint64_t *pcs, unsigned int n, int truncated)
+{
+	if (!p->base || finished(p) || !n || !p->lay.frame_slots)
+		return 0;
+	return intern_stack(p, pcs, n, truncated);
+}
+
+int pdata__count_interned(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint32_t stack,
+			  int truncated, uint64_t count)
+{
+	if (!p->base)
+		return -EBADF;
+	if (finished(p))
+		return -ESTALE;
+	if (!stack)
+		__atomic_add_fetch(&p->hdr->stacks_dropped, count, __ATOMIC_RELAXED);
+	else if (truncated)
+		__atomic_add_fetch(&p->hdr->truncated, count, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&p->hdr->samples, count, __ATOMIC_RELAXED);
+	if (count_slot(p, slot_key(proc, tid), pc, stack, count) < 0) {
+		__atomic_add_fetch(&p->hdr->dropped, count, __ATOMIC_RELAXED);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
 /* The frame table of a read-only file, read once (nodes are only ever added). */
 static int frames_snapshot(struct pdata *p)
 {
@@ -1240,6 +1266,8 @@ const char *pdata__callgraph_name(uint32_t cg)
 		return "dwarf";
 	case PDATA_CG_LIBUNWIND:
 		return "libunwind";
+	case PDATA_CG_KERNEL:
+		return "kernel-cfi";
 	default:
 		return "unknown";
 	}

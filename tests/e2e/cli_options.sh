@@ -3,25 +3,21 @@
 # subcommand: an unknown option and an option without its value each give
 # exactly one line on stderr, naming the command and its --help, nothing on
 # stdout, exit status 2, and nothing run or written.
-P="$B/profil"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
+. "$ROOT/tests/lib.sh"
 
-ok() { echo "ok $1"; }
-nok() { echo "not ok $1: $2"; }
+cd "$T" || exit 1
 
 # one_line NAME WANT-LINE ARGS...: profil ARGS must print exactly WANT-LINE on stderr and exit 2
 one_line() {
 	name=$1 want=$2
 	shift 2
-	"$P" "$@" >out.txt 2>err.txt </dev/null
+	"$PROFIL" "$@" >out.txt 2>err.txt </dev/null
 	rc=$?
 	if [ $rc -eq 2 ] && [ "$(wc -l <err.txt)" -eq 1 ] && [ "$(cat err.txt)" = "$want" ] &&
 		[ ! -s out.txt ] && [ ! -e ran ] && [ ! -e profil.data ] && [ ! -e gmon.out ]; then
 		ok "$name"
 	else
-		nok "$name" "rc=$rc (want 2), stdout $(wc -c <out.txt) bytes, stderr: $(cat err.txt) (want: $want)"
+		no "$name" "rc=$rc (want 2), stdout $(wc -c <out.txt) bytes, stderr: $(cat err.txt) (want: $want)"
 	fi
 	rm -f ran profil.data gmon.out
 }
@@ -70,12 +66,12 @@ one_line after_a_good_option "$(unknown record --bogus)" record -q -F 99 --bogus
 
 # --help is not an error: usage on stdout, exit 0, for every command
 for cmd in record report export events watch diff help; do
-	"$P" $cmd --help >out.txt 2>err.txt
+	"$PROFIL" $cmd --help >out.txt 2>err.txt
 	rc=$?
 	if [ $rc -eq 0 ] && grep -q "^usage: profil $cmd" out.txt && [ ! -s err.txt ]; then
 		ok "${cmd}_help"
 	else
-		nok "${cmd}_help" "rc=$rc, stderr: $(cat err.txt)"
+		no "${cmd}_help" "rc=$rc, stderr: $(cat err.txt)"
 	fi
 done
 
@@ -83,7 +79,7 @@ done
 # options_of CMD: "OPTION ARG" per option and spelling (-o and --output), ARG "-" for a flag,
 # "[FILE]" for an optional value
 options_of() {
-	"$P" "$@" --help | awk '
+	"$PROFIL" "$@" --help | awk '
 	/^  (-[A-Za-z]|    --)/ {
 		line = $0
 		sub(/^ +/, "", line)
@@ -133,7 +129,7 @@ sample() {
 total=0
 for cmd in record report export events watch diff help; do
 	options_of $cmd >opts.txt
-	[ -s opts.txt ] || nok "${cmd}_options_listed" "no option in 'profil $cmd --help'"
+	[ -s opts.txt ] || no "${cmd}_options_listed" "no option in 'profil $cmd --help'"
 	while read -r opt arg; do
 		total=$((total + 1))
 		# accepted: the option (with a value it takes) parsed, then --help: status 0
@@ -142,41 +138,41 @@ for cmd in record report export events watch diff help; do
 		else
 			set -- "$opt" "$(sample $cmd "$opt")"
 		fi
-		"$P" $cmd "$@" --help >out.txt 2>err.txt </dev/null
+		"$PROFIL" $cmd "$@" --help >out.txt 2>err.txt </dev/null
 		rc=$?
 		if [ $rc -eq 0 ] && [ ! -s err.txt ] && grep -q "^usage: profil $cmd" out.txt; then
 			ok "${cmd}_accepts_$opt"
 		else
-			nok "${cmd}_accepts_$opt" "profil $cmd $* --help: rc=$rc $(cat err.txt)"
+			no "${cmd}_accepts_$opt" "profil $cmd $* --help: rc=$rc $(cat err.txt)"
 		fi
 		# a value it needs, left out: one line
 		case "$arg" in -|\[*) continue ;; esac
 		one_line "${cmd}_needs_value_$opt" "$(needs $cmd "$opt")" $cmd "$opt"
 	done <opts.txt
 done
-[ "$total" -ge 40 ] && ok options_found || nok options_found "only $total options in the commands' --help"
-"$P" --version >out.txt 2>err.txt && grep -q '^profil [0-9]' out.txt && ok profil_version ||
-	nok profil_version "$(cat out.txt err.txt)"
+[ "$total" -ge 40 ] && ok options_found || no options_found "only $total options in the commands' --help"
+"$PROFIL" --version >out.txt 2>err.txt && grep -q '^profil [0-9]' out.txt && ok profil_version ||
+	no profil_version "$(cat out.txt err.txt)"
 
 # ---- one meaning for a repeated list, one rule for ids ----------------------------------
 # report: --pid/--tid/--comm/--dso repeated add up (the filter line names them all)
-"$P" report -i /nonexistent --pid 1 --pid 2,3 >out.txt 2>err.txt
+"$PROFIL" report -i /nonexistent --pid 1 --pid 2,3 >out.txt 2>err.txt
 grep -q "^profil report: .*nonexistent" err.txt && ok report_pid_repeat_parses ||
-	nok report_pid_repeat_parses "$(cat err.txt)"
+	no report_pid_repeat_parses "$(cat err.txt)"
 if [ -x "$B/tests/progs/report_stackgen" ]; then
 	"$B/tests/progs/report_stackgen" s.data synthetic >/dev/null 2>&1
-	"$P" report -i s.data --pid 1 --pid 2,3 --comm a --comm b >out.txt 2>err.txt
+	"$PROFIL" report -i s.data --pid 1 --pid 2,3 --comm a --comm b >out.txt 2>err.txt
 	grep -q "^# filter: --pid 1,2,3 --comm a,b:" out.txt && ok report_lists_append ||
-		nok report_lists_append "$(grep '^# filter' out.txt) $(cat err.txt)"
+		no report_lists_append "$(grep '^# filter' out.txt) $(cat err.txt)"
 	rm -f s.data
 fi
 # events: --pid 100 --pid 200 is both processes' events, as --pid 100,200
 FIX="$ROOT/tests/e2e/events_fixture.jsonl"
-"$P" events -i "$FIX" --pid 100,200 >a.txt 2>err.txt
-"$P" events -i "$FIX" --pid 100 --pid 200 >b.txt 2>>err.txt
+"$PROFIL" events -i "$FIX" --pid 100,200 >a.txt 2>err.txt
+"$PROFIL" events -i "$FIX" --pid 100 --pid 200 >b.txt 2>>err.txt
 n=$(wc -l <a.txt)
 [ "$n" -eq 8 ] && cmp -s a.txt b.txt && [ ! -s err.txt ] && ok events_lists_append ||
-	nok events_lists_append "$n lines (want 8), $(cmp a.txt b.txt 2>&1) $(cat err.txt)"
+	no events_lists_append "$n lines (want 8), $(cmp a.txt b.txt 2>&1) $(cat err.txt)"
 # id 0: refused by every command, with the same sentence
 one_line report_pid_zero "profil report: --pid needs positive process ids separated by commas, not '0'" report --pid 0
 one_line report_tid_zero "profil report: --tid needs positive thread ids separated by commas, not '1,0'" report --tid 1,0

@@ -1,16 +1,14 @@
 #!/bin/sh
 # The manual pages (doc/man/, formatted into $B/man/ by the build): each one
 # renders with man -l without a warning, passes groff -ww and mandoc -T lint
-# (when installed), has the version filled in; every command of `profil
-# --help` has its page, every option of its --help is in that page, and
-# libprofil(3) names every function of include/profil.h.
-M="$B/man"
-P="$B/profil"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+# (when installed), has the version filled in; profil and every command of
+# `profil --help` have their page, whose OPTIONS are exactly the options of
+# the command's table (its --help), spellings and values; the build tree's
+# pages name install paths only as where files are installed; libprofil(3)
+# names every function of include/profil.h.
+. "$ROOT/tests/lib.sh"
 
-ok() { echo "ok $1"; }
-no() { echo "not ok $1: $2"; }
+M="$B/man"
 
 pages=$(ls "$M"/man1/*.1 "$M"/man3/*.3 2>/dev/null)
 [ -n "$pages" ] || { no pages_built "nothing in $M"; exit 0; }
@@ -55,7 +53,7 @@ render() { MANWIDTH=200 man -l "$1" 2>/dev/null | sed 's/‐/-/g'; }
 # OPTIONS section (one .TP per option) are the same: "SPELLING VALUE" per line, sorted;
 # VALUE in lower case ("-" for none, "[file]" for an optional one), as the page writes it.
 table_options() {
-	"$P" "$@" --help | awk '
+	"$PROFIL" "$@" --help | awk '
 	/^  (-[A-Za-z]|    --)/ {
 		n = split($0, w, " ")
 		k = 0
@@ -100,7 +98,7 @@ page_options() {
 }
 
 # every command has its page, whose options are its table's; profil(1) refers to it
-cmds=$("$P" --help | sed -n '/^commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p' | grep -v '^help$')
+cmds=$("$PROFIL" --help | sed -n '/^commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p' | grep -v '^help$')
 [ -n "$cmds" ] || no commands_listed "profil --help lists no command"
 for c in "" $cmds; do
 	name=profil${c:+-$c}
