@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "record/cpuacct.h"
+#include "utils/array.h"
 #include "record/perf_sample.h"
 #include "record/perf_session.h"
 #include "record/proctree.h"
@@ -1021,15 +1022,8 @@ static int queue_reserve(struct perf_session *s, size_t bytes)
 {
 	if (chunk_reserve(s, bytes) < 0)
 		return -ENOMEM;
-	if (s->nq == s->qcap) {
-		size_t cap = s->qcap ? s->qcap * 2 : 16384;
-		struct qent *n = realloc(s->q, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		s->q = n;
-		s->qcap = cap;
-	}
+	if (array__reserve(&s->q, &s->qcap, s->nq + 1, sizeof(*s->q)))
+		return -ENOMEM;
 	return 0;
 }
 
