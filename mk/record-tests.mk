@@ -46,3 +46,9 @@ $(RT_DIR)/record_libuser: tests/progs/record_libuser.c $(RT_DIR)/librecord_hot.s
 $(RT_DIR)/record_acct: tests/progs/record_acct.c tests/progs/record_cpu.h
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_CFLAGS) -pthread -o $@ $<
+
+# maps hostile objects (issue 16: CFI over the bounds, files swapped at a library's path)
+tests: $(RT_DIR)/hostile_objects
+$(RT_DIR)/hostile_objects: tests/progs/hostile_objects.c tests/progs/hostile_elf.h
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -o $@ $< -ldl

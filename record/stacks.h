@@ -69,7 +69,10 @@ struct stacks_stats {
 	uint64_t kernel_frames;
 	/* dwarf: truncations by reason (UNWIND_TRUNC_*), and samples without user registers */
 	uint64_t trunc_stack, trunc_no_map, trunc_no_cfi, trunc_other, no_regs;
+	uint64_t trunc_bound;		  /* at an FDE over a bound of record/unwind_cfi.h */
 	uint64_t objects, objects_no_cfi; /* ELF objects opened by the unwinder */
+	uint64_t objects_over_bound;	  /* of which with CFI over a bound */
+	uint64_t max_object_ns;		  /* the most time one object cost the unwinder */
 };
 void stacks__stats(const struct stacks *st, struct stacks_stats *out);
 

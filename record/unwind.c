@@ -30,6 +30,7 @@ _Static_assert(UNWIND_COMPLETE == UNW_F_COMPLETE && UNWIND_FP_FALLBACK == UNW_F_
 		       UNWIND_TRUNC_LOOP == UNW_F_TRUNC_LOOP &&
 		       UNWIND_TRUNC_DEPTH == UNW_F_TRUNC_DEPTH &&
 		       UNWIND_TRUNC_NO_REGS == UNW_F_TRUNC_NO_REGS &&
+		       UNWIND_TRUNC_BOUND == UNW_F_TRUNC_BOUND &&
 		       UNWIND_TRUNCATED == UNW_F_TRUNCATED,
 	       "record/unwind.h and record/unwind_table.h flags differ");
 
@@ -55,6 +56,8 @@ struct unw_object {
 	struct load_seg *loads;
 	size_t nloads;
 	uint64_t entry, entry_end; /* the ELF entry code when no CFI covers it, else 0, 0 */
+	uint64_t build_ns;	   /* time spent opening it and compiling its rows */
+	int over_bound;		   /* counted once in objects_over_bound */
 	char why[160];
 	struct unw_object *next;
 };
@@ -261,6 +264,25 @@ static void find_entry_code(struct unw_object *o)
 	o->entry_end = end;
 }
 
+/* Time spent on o, and whether its CFI reached a bound, into the stats. */
+static void account_object(struct unwinder *u, struct unw_object *o, uint64_t t0)
+{
+	uint64_t ns = now_ns() - t0;
+	struct unw_cfi_stats cs;
+
+	u->st.build_ns += ns;
+	o->build_ns += ns;
+	if (o->build_ns > u->st.max_object_ns)
+		u->st.max_object_ns = o->build_ns;
+	if (!o->cfi || o->over_bound)
+		return;
+	unw_cfi_get_stats(o->cfi, &cs);
+	if (cs.over_bound) {
+		o->over_bound = 1;
+		u->st.objects_over_bound++;
+	}
+}
+
 /* Open the object and list its FDEs (once); rows come later, FDE by FDE. */
 static void load_object(struct unwinder *u, struct unw_object *o)
 {
@@ -291,11 +313,12 @@ static void load_object(struct unwinder *u, struct unw_object *o)
 		free(o->image);
 		o->image = NULL;
 	}
-	u->st.build_ns += now_ns() - t0;
+	account_object(u, o, t0);
 }
 
-/* The row of an address of o, compiling its FDE on first use; NULL: no CFI there. */
-static const struct unw_row *object_row(struct unwinder *u, struct unw_object *o, uint64_t addr)
+/* The row of an address of o, compiling its FDE on first use; row NULL: no CFI there. */
+static void object_row(struct unwinder *u, struct unw_object *o, uint64_t addr,
+		       struct unw_found *out)
 {
 	static const struct unw_row outermost = {.cfa_kind = UNW_CFA_REG,
 						 .cfa_reg = UNW_REG_RSP,
@@ -303,18 +326,22 @@ static const struct unw_row *object_row(struct unwinder *u, struct unw_object *o
 						 .ra_kind = UNW_LOC_UNDEFINED};
 	struct unw_fde *fde = unw_table_find_fde(&o->table, addr);
 
-	if (!fde)
-		return addr >= o->entry && addr < o->entry_end ? &outermost : NULL;
+	if (!fde) {
+		out->row = addr >= o->entry && addr < o->entry_end ? &outermost : NULL;
+		return;
+	}
 	if (fde->state == UNW_FDE_NEW) {
 		uint64_t t0 = now_ns();
 		size_t before = o->table.nrows;
 
 		unw_cfi_compile_fde(o->cfi, &o->table, fde);
 		u->st.fdes_compiled++;
+		u->st.fdes_bound += fde->state == UNW_FDE_BOUND;
 		u->st.rows += o->table.nrows - before;
-		u->st.build_ns += now_ns() - t0;
+		account_object(u, o, t0);
 	}
-	return unw_table_fde_row(&o->table, fde, addr);
+	out->bound = fde->state == UNW_FDE_BOUND;
+	out->row = unw_table_fde_row(&o->table, fde, addr);
 }
 
 /* runtime - link-time address for a mapping of o: the PT_LOAD holding its file offset. */
@@ -473,7 +500,7 @@ static void find_row(void *arg, uint64_t lookup_pc, struct unw_found *out)
 	if (o->state != OBJ_READY || (m->bias_state == 0 && compute_bias(o, m) < 0) ||
 	    m->bias_state < 0)
 		return;
-	out->row = object_row(c->u, o, lookup_pc - (uint64_t)m->bias);
+	object_row(c->u, o, lookup_pc - (uint64_t)m->bias, out);
 }
 
 /* perf's x86 register numbers (PERF_REG_X86_*) to DWARF's, -1 for the others. */
