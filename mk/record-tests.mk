@@ -52,3 +52,10 @@ tests: $(RT_DIR)/hostile_objects
 $(RT_DIR)/hostile_objects: tests/progs/hostile_objects.c tests/progs/hostile_elf.h
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_CFLAGS) -o $@ $< -ldl
+tests: $(RT_DIR)/hostile_liba.so $(RT_DIR)/hostile_libb.so
+$(RT_DIR)/hostile_liba.so: tests/progs/hostile_lib.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fomit-frame-pointer -shared -fPIC -DVARIANT=1 -o $@ $<
+$(RT_DIR)/hostile_libb.so: tests/progs/hostile_lib.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fomit-frame-pointer -shared -fPIC -DVARIANT=2 -o $@ $<

@@ -190,9 +190,15 @@ int stacks__count(struct stacks *st, struct pdata *pd, uint32_t proc, const stru
 }
 
 void stacks__map(struct stacks *st, pid_t pid, uint64_t start, uint64_t end, uint64_t pgoff,
-		 uint64_t dev, uint64_t ino, const char *path)
+		 uint64_t dev, uint64_t ino, const uint8_t *build_id, size_t build_id_len,
+		 const char *path)
 {
-	if (st->u)
+	if (!st->u)
+		return;
+	if (build_id_len)
+		unwinder__add_map_build_id(st->u, pid, start, end, pgoff, build_id, build_id_len,
+					   path);
+	else
 		unwinder__add_map(st->u, pid, start, end, pgoff, dev, ino, path);
 }
 

@@ -41,9 +41,10 @@
  *
  * Mappings, from the records the session already handles:
  *  - PERF_RECORD_MMAP2 with PROT_EXEC: unwinder__add_map(u, pid, addr,
- *    addr + len, pgoff, makedev(maj, min), ino, filename).  When the record
- *    carries a build id instead (misc & PERF_RECORD_MISC_MMAP_BUILD_ID),
- *    pass dev = ino = 0: the file is then trusted by path.
+ *    addr + len, pgoff, makedev(maj, min), ino, filename), or, when the
+ *    record carries a build id instead (misc & PERF_RECORD_MISC_MMAP_BUILD_ID),
+ *    unwinder__add_map_build_id(u, pid, addr, addr + len, pgoff, id, size,
+ *    filename).
  *  - a process learned from /proc (attach, or a pid seen before its
  *    records): unwinder__read_proc_maps(u, pid).
  *  - PERF_RECORD_FORK of a new process: unwinder__fork(u, ppid, pid).
@@ -139,13 +140,28 @@ void unwinder__free(struct unwinder *u);
 /*
  * An executable mapping of pid: [start, end) at file offset pgoff of path.
  * dev (makedev(major, minor)) and ino identify the file when known (else
- * 0): a file at path that is not that one any more gets no table.  Paths
- * that are not files ("[anon]", "//anon", "") mean code without CFI;
- * "[vdso]" is the kernel's vDSO, read from the recorder's own.
+ * 0).  Paths that are not files ("[anon]", "//anon", "") mean code
+ * without CFI; "[vdso]" is the kernel's vDSO, read from the recorder's own.
  * Returns 0, -EINVAL or -ENOMEM.
+ *
+ * Objects are what was mapped, not paths: one object per build id (else
+ * per device and inode), so a file rewritten at the same path, or another
+ * library mapped where one was unmapped, gets its own table.  A new
+ * object's file is opened at once through /proc/PID/map_files (the mapped
+ * inode itself, while the mapping lives; root), else on its first sample
+ * by path, and then only if that path holds a regular file that is the one
+ * mapped (device and inode, or build id): never a FIFO, a device or a
+ * planted link, never a blocking open.
  */
 int unwinder__add_map(struct unwinder *u, pid_t pid, uint64_t start, uint64_t end, uint64_t pgoff,
 		      uint64_t dev, uint64_t ino, const char *path);
+
+#define UNWIND_BUILD_ID_MAX 20
+
+/* The same, the file known by its build id (len bytes, at most UNWIND_BUILD_ID_MAX). */
+int unwinder__add_map_build_id(struct unwinder *u, pid_t pid, uint64_t start, uint64_t end,
+			       uint64_t pgoff, const uint8_t *build_id, size_t len,
+			       const char *path);
 
 /* Add the executable mappings /proc/PID/maps lists.  Returns 0 or -errno. */
 int unwinder__read_proc_maps(struct unwinder *u, pid_t pid);

@@ -8,13 +8,32 @@
  *	FDEs of 2 M DW_CFA_nop and 8,192 rows, tests/progs/hostile_elf.h),
  *	maps it executable and spins in its code for SECONDS of CPU time.
  *
- * Prints "cpu=SECONDS" (its own CLOCK_PROCESS_CPUTIME_ID) and exits 0.
+ *   hostile_objects swap PATH LIBA LIBB SECONDS
+ *	copies LIBA to PATH, dlopens it and spins in it (swap_entry) for
+ *	SECONDS / 2, dlcloses it, writes LIBB at PATH (a new inode, maybe at
+ *	the address A had), dlopens it and spins in it for SECONDS / 2.
+ *
+ *   hostile_objects fifo PATH LIB SECONDS
+ *	copies LIB to PATH, dlopens it, unlinks it and puts a FIFO at PATH,
+ *	then spins in it for SECONDS.
+ *
+ *   hostile_objects deleted PATH LIB SECONDS
+ *	copies LIB to PATH, dlopens it, unlinks it, spins in it for SECONDS.
+ *
+ *   hostile_objects churn PATH LIB N SECONDS
+ *	N times: copies LIB to PATH.I, dlopens it, spins in it for SECONDS,
+ *	dlcloses it and deletes it (libraries deleted soon after use).
+ *
+ * Prints "cpu=SECONDS" (its own CLOCK_PROCESS_CPUTIME_ID) and exits 0;
+ * "lib=ADDRESS" for each library it loaded.
  */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -90,15 +109,105 @@ static int run_cfi(const char *path, double seconds)
 	return 0;
 }
 
+/* Copy src to a new file at dst (unlinked first: a new inode). */
+static int copy_file(const char *src, const char *dst)
+{
+	char buf[65536];
+	int in = open(src, O_RDONLY | O_CLOEXEC), out;
+	ssize_t n;
+
+	unlink(dst);
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	if (in < 0 || out < 0)
+		return -1;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			return -1;
+	close(in);
+	return close(out);
+}
+
+typedef double (*entry_fn)(double);
+
+/* dlopen path, spin in its swap_entry for seconds; the handle, or NULL. */
+static void *load(const char *path, entry_fn *entry)
+{
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+
+	*entry = h ? (entry_fn)dlsym(h, "swap_entry") : NULL;
+	if (!*entry) {
+		fprintf(stderr, "%s: %s\n", path, dlerror());
+		return NULL;
+	}
+	printf("lib=%p\n", (void *)*entry);
+	return h;
+}
+
+static int run_swap(const char *path, const char *a, const char *b, double seconds)
+{
+	entry_fn entry;
+	void *h;
+
+	if (copy_file(a, path) < 0 || !(h = load(path, &entry)))
+		return 2;
+	entry(seconds / 2);
+	dlclose(h);
+	if (copy_file(b, path) < 0 || !(h = load(path, &entry)))
+		return 2;
+	entry(seconds / 2);
+	dlclose(h);
+	return 0;
+}
+
+/* fifo: a FIFO at the library's path once it is loaded; else just deleted. */
+static int run_gone(const char *path, const char *lib, double seconds, int fifo)
+{
+	entry_fn entry;
+
+	if (copy_file(lib, path) < 0 || !load(path, &entry))
+		return 2;
+	unlink(path);
+	if (fifo && mkfifo(path, 0600) < 0) {
+		perror(path);
+		return 2;
+	}
+	entry(seconds);
+	return 0;
+}
+
+static int run_churn(const char *path, const char *lib, int n, double seconds)
+{
+	char name[4096];
+	entry_fn entry;
+	void *h;
+
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%s.%d", path, i);
+		if (copy_file(lib, name) < 0 || !(h = load(name, &entry)))
+			return 2;
+		entry(seconds);
+		dlclose(h);
+		unlink(name);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	double t0 = cpu_now();
 	int rc;
 
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 4 && !strcmp(argv[1], "cfi")) {
 		rc = run_cfi(argv[2], atof(argv[3]));
+	} else if (argc == 6 && !strcmp(argv[1], "swap")) {
+		rc = run_swap(argv[2], argv[3], argv[4], atof(argv[5]));
+	} else if (argc == 5 && (!strcmp(argv[1], "fifo") || !strcmp(argv[1], "deleted"))) {
+		rc = run_gone(argv[2], argv[3], atof(argv[4]), !strcmp(argv[1], "fifo"));
+	} else if (argc == 6 && !strcmp(argv[1], "churn")) {
+		rc = run_churn(argv[2], argv[3], atoi(argv[4]), atof(argv[5]));
 	} else {
-		fprintf(stderr, "usage: hostile_objects cfi PATH SECONDS\n");
+		fprintf(stderr, "usage: hostile_objects cfi|swap|fifo|deleted|churn PATH ...\n");
 		return 2;
 	}
 	printf("cpu=%.3f\n", cpu_now() - t0);
