@@ -323,8 +323,9 @@ static int reserve_failed(char *why, size_t whylen, int rc, uint64_t size, const
 {
 	if (rc == -EFBIG)
 		return why_fail(why, whylen, rc,
-				"%s needs %llu bytes, over the file size limit (ulimit -f)", what,
-				(unsigned long long)size);
+				"cannot reserve %llu bytes for %s: over the file size limit (ulimit "
+				"-f)",
+				(unsigned long long)size, what);
 	return why_fail(why, whylen, rc, "cannot reserve %llu bytes for %s: %s",
 			(unsigned long long)size, what, strerror(-rc));
 }

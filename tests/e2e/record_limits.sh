@@ -15,7 +15,7 @@ before=$(cksum <lim.data)
 rc=$(cat lim.rc)
 after=$(cksum <lim.data 2>/dev/null)
 stray=$(ls | grep -v '^lim\.\(data\|err\|rc\)$' | tr '\n' ' ')
-[ "$rc" -eq 1 ] && [ "$(wc -l <lim.err)" -eq 1 ] && grep -q 'ulimit -f' lim.err &&
+[ "$rc" -eq 1 ] && [ "$(wc -l <lim.err)" -eq 1 ] && grep -q "ulimit -f" lim.err &&
 	[ "$before" = "$after" ] && [ ! -e lim.data.old ] && [ -z "$stray" ]
 expect ulimit_f_one_sentence "status $rc (153: SIGXFSZ), $(cat lim.err), previous kept: \
 $([ "$before" = "$after" ] && echo yes || echo no), stray: ${stray:-none}"

@@ -24,10 +24,12 @@ expect cfi_over_bound "rc=$rc (124: hung) bound=${bound:-none} $(cat cfi.err) $(
 Q="$PROGS/stack_query"
 LA="$PROGS/hostile_liba.so"
 LB="$PROGS/hostile_libb.so"
-# complete_share FILE OBJ: complete stacks of the samples whose leaf is in OBJ, and "n/m"
+# complete_in FILE OBJ MIN CALLER: of the samples whose leaf is in OBJ (at least MIN), those
+# complete and through CALLER, the program's function that called into OBJ (a frame-pointer
+# step, all that is left without the library's CFI, skips it), as "n/m"; 95 % or more
 complete_in() {
 	n=$("$Q" "$1" count --in "$2")
-	c=$("$Q" "$1" count --in "$2" --complete)
+	c=$("$Q" "$1" count --in "$2" --complete --has "$4")
 	echo "$c/$n"
 	[ "${n:-0}" -ge "$3" ] && [ $((c * 100)) -ge $((n * 95)) ]
 }
@@ -37,7 +39,7 @@ complete_in() {
 # second library gets its own CFI (it used to get the first one's, and end "no CFI").
 timeout 60 "$P" record -q -g -o swap.data -- "$H" swap "$T/libswap.so" "$LA" "$LB" 1 >swap.out
 rc=$?
-got=$(complete_in swap.data libswap 400)
+got=$(complete_in swap.data libswap 400 run_swap)
 expect swap_both_unwound "rc=$rc complete/samples in libswap: $got"
 
 # ---- item 4: a FIFO at the library's path (the recorder must not block in open()) ------------
@@ -48,7 +50,7 @@ rc=$?
 expect fifo_no_hang "rc=$rc (124: hung) $(cat fifo.out)"
 if [ "$(id -u)" = 0 ]; then
 	# root reads the mapped inode itself (/proc/PID/map_files): the CFI is still there
-	got=$(complete_in fifo.data libfifo 200)
+	got=$(complete_in fifo.data libfifo 200 run_gone)
 	expect fifo_unwound_from_mapped_inode "complete/samples in libfifo: $got"
 fi
 
@@ -78,6 +80,47 @@ if [ "$(id -u)" = 0 ]; then
 	timeout 60 "$P" record -q -g -o churn.data -- "$H" churn "$T/libchurn" "$LA" 30 0.03 \
 		>churn.out
 	rc=$?
-	got=$(complete_in churn.data libchurn 300)
+	got=$(complete_in churn.data libchurn 300 run_churn)
 	expect deleted_libraries_unwound "rc=$rc complete/samples: $got"
+fi
+
+# ---- item 8: the summary and the note ------------------------------------------------------
+# two recorders on one -o: the second moves the first's file to .old, and the first says so
+timeout 60 "$P" record -o two.data -- "$H" deleted "$T/l1.so" "$LA" 1.5 >/dev/null 2>two1.err &
+R1=$!
+sleep 0.5
+timeout 60 "$P" record -o two.data -- "$H" deleted "$T/l2.so" "$LA" 0.2 >/dev/null 2>two2.err
+wait $R1
+grep -q ' two\.data\.old (' two1.err && grep -q ' two\.data (' two2.err
+expect two_recorders_name_their_file "first: $(tail -1 two1.err); second: $(tail -1 two2.err)"
+
+# no samples: no "100.00 % complete"
+timeout 60 "$P" record -g -o zero.data -- true 2>zero.err
+grep -q 'call stacks (none taken)' zero.err && ! grep -q '% complete' zero.err
+expect zero_samples_no_completeness "$(cat zero.err)"
+
+# a stopped recorder loses ring samples: they are "lost", not also "not taken by the kernel"
+# (stopped long enough for its rings to overflow; the program's CPU time depends on the load)
+lost=0
+for stop in 1.2 2.5 5; do
+	env --default-signal=INT,TERM "$P" record -g -o stop.data -- "$H" deleted "$T/l3.so" "$LA" \
+		3 >/dev/null 2>stop.err &
+	REC=$!
+	watchdog $REC
+	sleep 0.5
+	kill -STOP $REC
+	sleep $stop
+	kill -CONT $REC
+	wait $REC
+	unwatch
+	lost=$(sed -n 's/.* \([0-9]*\) lost,.*/\1/p' stop.err | tail -1)
+	[ "${lost:-0}" -gt 0 ] && break
+done
+if [ "${lost:-0}" -gt 0 ]; then
+	"$P" report -i stop.data >stop.rep 2>&1
+	! grep -q 'did not take' stop.err && ! grep -q 'not taken' stop.rep
+	expect lost_not_counted_twice "lost=$lost: $(tail -1 stop.err) \
+$(grep -o '[0-9]* samples not taken[^;]*' stop.rep)"
+else
+	skip lost_not_counted_twice "no ring overflowed while the recorder was stopped"
 fi
