@@ -31,7 +31,7 @@ struct helf_buf {
 	int oom;
 };
 
-static void helf_put(struct helf_buf *b, const void *src, size_t n)
+static inline void helf_put(struct helf_buf *b, const void *src, size_t n)
 {
 	if (b->oom)
 		return;
@@ -56,26 +56,26 @@ static void helf_put(struct helf_buf *b, const void *src, size_t n)
 	b->len += n;
 }
 
-static void helf_u8(struct helf_buf *b, uint8_t v)
+static inline void helf_u8(struct helf_buf *b, uint8_t v)
 {
 	helf_put(b, &v, 1);
 }
 
-static void helf_u32_at(struct helf_buf *b, size_t at, uint32_t v)
+static inline void helf_u32_at(struct helf_buf *b, size_t at, uint32_t v)
 {
 	if (!b->oom)
 		memcpy(b->p + at, &v, 4);
 }
 
 /* Fill with DW_CFA_nop to a multiple of 4 from `from` (CFI entries are 4-aligned here). */
-static void helf_align_entry(struct helf_buf *b, size_t from)
+static inline void helf_align_entry(struct helf_buf *b, size_t from)
 {
 	while ((b->len - from) % 4)
 		helf_u8(b, 0);
 }
 
 /* The CIE at the current offset; returns its offset. */
-static size_t helf_cie(struct helf_buf *eh)
+static inline size_t helf_cie(struct helf_buf *eh)
 {
 	static const uint8_t body[] = {
 		0,    0,    0,	  0,	/* CIE id */
@@ -100,7 +100,7 @@ static size_t helf_cie(struct helf_buf *eh)
  * An FDE of the CIE at cie_at for [start, start + len) (link-time
  * addresses), eh_addr the section's address; insns: its instructions.
  */
-static void helf_fde(struct helf_buf *eh, size_t cie_at, uint64_t eh_addr, uint64_t start,
+static inline void helf_fde(struct helf_buf *eh, size_t cie_at, uint64_t eh_addr, uint64_t start,
 		     uint32_t len, const uint8_t *insns, size_t ninsns)
 {
 	size_t at = eh->len;
@@ -118,13 +118,13 @@ static void helf_fde(struct helf_buf *eh, size_t cie_at, uint64_t eh_addr, uint6
 	helf_u32_at(eh, at, (uint32_t)(eh->len - at - 4));
 }
 
-static void helf_terminate(struct helf_buf *eh)
+static inline void helf_terminate(struct helf_buf *eh)
 {
 	helf_put(eh, NULL, 4);
 }
 
 /* The whole ELF image (free out->p): text and eh_frame as given.  Returns 0 or -1. */
-static int helf_image(struct helf_buf *out, const uint8_t *text, size_t text_len, const uint8_t *eh,
+static inline int helf_image(struct helf_buf *out, const uint8_t *text, size_t text_len, const uint8_t *eh,
 		      size_t eh_len)
 {
 	static const char shstr[] = "\0.text\0.eh_frame\0.shstrtab";
@@ -183,7 +183,7 @@ static int helf_image(struct helf_buf *out, const uint8_t *text, size_t text_len
  * fde_len-byte ranges of .text, each `nops` DW_CFA_nop then `rows` rows
  * (advance_loc 1; def_cfa_offset 16 or 8, alternating so that none merge).
  */
-static int helf_hostile_eh(struct helf_buf *eh, uint64_t eh_addr, int nfdes, uint32_t fde_len,
+static inline int helf_hostile_eh(struct helf_buf *eh, uint64_t eh_addr, int nfdes, uint32_t fde_len,
 			   size_t nops, uint32_t rows)
 {
 	struct helf_buf insns = {0};
