@@ -223,7 +223,8 @@ static void init_header(struct pdata_header *h, const struct layout *l)
 
 /* ---- creating ---------------------------------------------------------------- */
 
-int pdata__is_profile_fd(int fd)
+/* 1 when fd holds the first bytes of a profile (any version), else 0. */
+static int pdata__is_profile_fd(int fd)
 {
 	char magic[8];
 

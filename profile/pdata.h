@@ -317,9 +317,6 @@ int pdata__open(struct pdata **out, const char *path, int writable, char *why, s
 /* Map an already open descriptor (agents inherit it); same checks as pdata__open. */
 int pdata__open_fd(struct pdata **out, int fd, int writable, char *why, size_t whylen);
 
-/* 1 when fd holds the first bytes of a profile (any version), else 0. */
-int pdata__is_profile_fd(int fd);
-
 void pdata__close(struct pdata *p);
 struct pdata_header *pdata__header(struct pdata *p);
 int pdata__fd(struct pdata *p);

@@ -8,7 +8,7 @@
  *
  *  - dwarf: the kernel copies the user registers (IP, SP, BP) and the top
  *    of the user stack into each sample; the recorder's CFI unwinder
- *    (record/unwind.h) walks it.  Complete through code built without
+ *    (unwind/unwind.h) walks it.  Complete through code built without
  *    frame pointers.  The unwinder needs every process's executable
  *    mappings: the session hands them over (stacks__map, stacks__fork,
  *    stacks__forget, stacks__proc_maps).
@@ -74,15 +74,12 @@ struct stacks_stats {
 	uint64_t kernel_frames;
 	/* dwarf: truncations by reason (UNWIND_TRUNC_*), and samples without user registers */
 	uint64_t trunc_stack, trunc_no_map, trunc_no_cfi, trunc_other, no_regs;
-	uint64_t trunc_bound;		  /* at an FDE over a bound of record/unwind_cfi.h */
+	uint64_t trunc_bound;		  /* at an FDE over a bound of unwind/unwind_cfi.h */
 	uint64_t objects, objects_no_cfi; /* ELF objects opened by the unwinder */
 	uint64_t objects_over_bound;	  /* of which with CFI over a bound */
 	uint64_t max_object_ns;		  /* the most time one object cost the unwinder */
 };
 void stacks__stats(const struct stacks *st, struct stacks_stats *out);
-
-/* "dwarf" or "fp" (enum pdata_callgraph) */
-uint32_t stacks__callgraph(const struct stacks *st);
 
 /* One phrase for the clock note: how the stacks were taken, and how many are complete. */
 void stacks__describe(const struct stacks *st, char *buf, size_t len);

@@ -22,8 +22,8 @@ bound=$(sed -n 's/.*CFI over a size bound \([0-9]*\).*/\1/p' cfi.rep | head -1)
 expect cfi_over_bound "rc=$rc (124: hung) bound=${bound:-none} $(cat cfi.err) $(grep '^# clock' cfi.rep)"
 
 Q="$PROGS/stack_query"
-LA="$PROGS/hostile_liba.so"
-LB="$PROGS/hostile_libb.so"
+LA="$PROGS/libswap_a.so"
+LB="$PROGS/libswap_b.so"
 # complete_in FILE OBJ MIN CALLER: of the samples whose leaf is in OBJ (at least MIN), those
 # complete and through CALLER, the program's function that called into OBJ (a frame-pointer
 # step, all that is left without the library's CFI, skips it), as "n/m"; 95 % or more

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Fuzz target: an .eh_frame section through the recorder's CFI compiler
- * (record/unwind_cfi.h): the input is the section's bytes, placed in a
+ * (unwind/unwind_cfi.h): the input is the section's bytes, placed in a
  * minimal x86-64 object (tests/progs/hostile_elf.h) whose .text it may
  * describe; every FDE is listed and compiled (CIE augmentations, pointer
  * encodings, the DW_CFA_* interpreter, expression decoding, the bounds).
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 
 #include "fuzz.h"
-#include "record/unwind_cfi.h"
+#include "unwind/unwind_cfi.h"
 #include "tests/progs/hostile_elf.h"
 
 #define TEXT_LEN 0x10000

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Fuzz target: the recorder's stack walk (record/unwind_table.h) over CFI
- * compiled from the input (record/unwind_cfi.h) and a stack copy from the
+ * Fuzz target: the recorder's stack walk (unwind/unwind_table.h) over CFI
+ * compiled from the input (unwind/unwind_cfi.h) and a stack copy from the
  * input: the rows' rules evaluated against untrusted memory and registers
  * (CFA rules, *(reg + off), the PLT rule, saved RBP and return address,
  * signal frames, frame-pointer steps, the loop and depth bounds).
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "record/unwind_cfi.h"
+#include "unwind/unwind_cfi.h"
 #include "tests/progs/hostile_elf.h"
 
 #define TEXT_LEN 0x10000

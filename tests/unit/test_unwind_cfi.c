@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The recorder's CFI compiler (record/unwind_cfi.c):
+ * The recorder's CFI compiler (unwind/unwind_cfi.c):
  *  - against libdw: for every FDE of real Debian objects, the rules at each
  *    row libdw computes (dwarf_cfi_addrframe, replayed per row: slow, the
  *    reference) are the rules of the compiled table there;
@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "record/unwind.h"
-#include "record/unwind_cfi.h"
+#include "unwind/unwind.h"
+#include "unwind/unwind_cfi.h"
 #include "tests/progs/hostile_elf.h"
 
 /* ---- the reference: libdw's rules at a PC, in the table's vocabulary ----- */

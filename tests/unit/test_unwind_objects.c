@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * record/unwind and record/unwind_cfi on real Debian objects, without perf:
+ * unwind/unwind and unwind/unwind_cfi on real Debian objects, without perf:
  *  - the tables libdw gives for libz (PLT rows), libc (the signal
  *    trampoline, clone's outermost rows) and ld.so;
  *  - unwinder__unwind with synthetic samples in real objects mapped at a
@@ -21,9 +21,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "profile/symbols.h"
-#include "record/unwind.h"
-#include "record/unwind_cfi.h"
+#include "symbols/symbols.h"
+#include "unwind/unwind.h"
+#include "unwind/unwind_cfi.h"
 
 #define LIBZ "/usr/lib/x86_64-linux-gnu/libz.so.1"
 #define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
