@@ -126,6 +126,7 @@ PROG_FLAGS_libstack_stress := $(NOFP)
 PROG_FLAGS_unwind_zlib := $(NOFP) -pthread
 PROG_LIBS_unwind_zlib := -lz
 # hostile objects (issue 16): CFI over the bounds, libraries swapped, deleted, FIFOs at their path
+PROG_FLAGS_hostile_objects := $(NOINLINE)
 PROG_LIBS_hostile_objects := -ldl
 PROG_DEPS_hostile_objects := tests/progs/hostile_elf.h
 PROG_FLAGS_libswap_a := $(NOFP)

@@ -181,26 +181,44 @@ static void warn_lost(struct record_run *r, const struct pdata_header *h)
 			 "; a lower -F helps");
 }
 
-/*
- * The note into the header's fixed field: whole when it fits, else cut at
- * the last clause ("; ") that fits, and the cut said, never mid-word.
- */
+/* The note's end from a clause boundary: the longest that fits in room bytes, or NULL. */
+static const char *note_tail(const char *note, size_t room)
+{
+	const char *tail = NULL;
+
+	for (const char *p = note + strlen(note); p > note; p--)
+		if (!strncmp(p, "; ", 2) && strlen(p + 2) < room)
+			tail = p + 2;
+	return tail;
+}
+
 void record_run__copy_note(char *dst, size_t len, const char *note)
 {
-	size_t n = strlen(note), at;
+	size_t n = strlen(note), head;
+	const char *tail;
 	char mark[64];
 
 	if (n < len) {
 		memcpy(dst, note, n + 1);
 		return;
 	}
+	/* the first clause (the clock), the marker, and as many of the last (the findings) as fit */
+	head = strcspn(note, ";");
+	snprintf(mark, sizeof(mark), "; [note cut: %zu bytes]; ", n);
+	tail = head + strlen(mark) < len ? note_tail(note + head, len - head - strlen(mark)) : NULL;
+	if (tail && tail > note + head) {
+		snprintf(mark, sizeof(mark), "; [note cut: %zu bytes]; ",
+			 (size_t)(tail - (note + head)) - 4);
+		snprintf(dst, len, "%.*s%s%s", (int)head, note, mark, tail);
+		return;
+	}
+	/* else the head, cut at its last clause that fits */
 	snprintf(mark, sizeof(mark), "; [note cut: %zu more bytes]", n);
-	at = len - strlen(mark) - 1;
-	while (at > 0 && strncmp(note + at, "; ", 2))
-		at--;
-	snprintf(mark, sizeof(mark), "; [note cut: %zu more bytes]", n - at);
-	memcpy(dst, note, at);
-	snprintf(dst + at, len - at, "%s", mark);
+	head = len - strlen(mark) - 1;
+	while (head > 0 && strncmp(note + head, "; ", 2))
+		head--;
+	snprintf(mark, sizeof(mark), "; [note cut: %zu more bytes]", n - head);
+	snprintf(dst, len, "%.*s%s", (int)head, note, mark);
 }
 
 void record_run__start_header(struct record_run *r)

@@ -108,8 +108,9 @@ int record__attach(const struct record_opts *o, struct record_result *res);
 
 /*
  * The note into the header's fixed field of len bytes: whole when it fits,
- * else cut at the last clause ("; ") that fits and the cut said ("; [note
- * cut: N more bytes]"), never mid-word.
+ * else its first clause (the clock), "; [note cut: N bytes]; " and as many
+ * of its last clauses (the findings: stacks, losses) as fit; cut only at
+ * clause boundaries ("; "), never mid-word.
  */
 void record_run__copy_note(char *dst, size_t len, const char *note);
 

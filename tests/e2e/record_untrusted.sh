@@ -21,7 +21,7 @@ bound=$(sed -n 's/.*CFI over a size bound \([0-9]*\).*/\1/p' cfi.rep | head -1)
 [ $rc -eq 0 ] && grep -q '^cpu=' cfi.out && [ "${bound:-0}" -ge 30 ]
 expect cfi_over_bound "rc=$rc (124: hung) bound=${bound:-none} $(cat cfi.err) $(grep '^# clock' cfi.rep)"
 
-Q="$PROGS/stack_query"
+Q="$TOOLS/stack_query"
 LA="$PROGS/libswap_a.so"
 LB="$PROGS/libswap_b.so"
 # complete_in FILE OBJ MIN CALLER: of the samples whose leaf is in OBJ (at least MIN), those

@@ -15,20 +15,29 @@ int main(void)
 
 	record_run__copy_note(out, len, note);
 	CHECK("short_note_whole", !strcmp(out, "perf task-clock"));
+	strcat(note, " (auto: the BPF histogram measured no cheaper), per-CPU rings, inherit");
 	while (strlen(note) < 700)
-		strcat(note, "; call stacks: dwarf, 98.10% complete (cut short: no CFI 60, no "
-			     "mapping 3)");
+		strcat(note, "; per-thread CPU time: the kernel's accounting, exit status of every "
+			     "process");
+	strcat(note, "; call stacks: dwarf, 98.10% complete (cut short: no CFI 60, no mapping 3)");
 	record_run__copy_note(out, len, note);
 	{
 		const char *mark = strstr(out, "; [note cut: ");
-		size_t kept = mark ? (size_t)(mark - out) : 0;
-		unsigned long more = 0;
+		unsigned long cut = 0;
+		int at = 0;
+		const char *tail;
 
-		CHECKF("long_note_cut_at_clause",
-		       mark && strlen(out) < len && !strncmp(note, out, kept) &&
-			       !strncmp(note + kept, "; ", 2) &&
-			       sscanf(mark, "; [note cut: %lu more bytes]", &more) == 1 &&
-			       more == strlen(note) - kept,
+		/* the clock's clause, the marker, then a tail of the note from a clause boundary */
+		if (mark)
+			sscanf(mark, "; [note cut: %lu bytes]; %n", &cut, &at);
+		tail = mark && at ? mark + at : NULL;
+		CHECKF("long_note_keeps_clock_and_findings",
+		       tail && strlen(out) < len && (size_t)(mark - out) == strcspn(note, ";") &&
+			       !strncmp(out, note, (size_t)(mark - out)) &&
+			       !strcmp(note + strlen(note) - strlen(tail), tail) &&
+			       !strncmp(note + strlen(note) - strlen(tail) - 2, "; ", 2) &&
+			       strstr(tail, "call stacks: dwarf, 98.10% complete") &&
+			       (size_t)(mark - out) + cut + 4 + strlen(tail) == strlen(note),
 		       "%zu bytes: %s", strlen(out), out);
 	}
 	return CHECK_DONE();
