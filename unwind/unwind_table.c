@@ -263,13 +263,17 @@ int unw_walk(const struct unw_regs *leaf, const struct unw_stack *stack, unw_fin
 	pcs[n++] = r.r[UNW_REG_RIP];
 	for (;;) {
 		uint64_t pc = r.r[UNW_REG_RIP], sp = r.r[UNW_REG_RSP];
-		struct unw_found found = {NULL, 0};
+		struct unw_found found = {NULL, 0, 0};
 		enum unw_step_result res;
 		int signal = 0;
 
 		find(arg, exact ? pc : pc - 1, &found);
 		if (!found.mapped) {
 			f |= UNW_F_TRUNC_NO_MAP;
+			break;
+		}
+		if (found.bound) {
+			f |= UNW_F_TRUNC_BOUND;
 			break;
 		}
 		if (found.row && found.row->cfa_kind != UNW_CFA_NONE) {
