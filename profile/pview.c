@@ -11,6 +11,7 @@
 #include "profile/pview.h"
 #include "utils/htab.h"
 #include "utils/why.h"
+#include "utils/search.h"
 
 #define MAX_PARENT_DEPTH 64
 
@@ -712,16 +713,8 @@ void pview__free(struct pview *v)
 const struct pv_thread *pv_proc__thread(const struct pv_proc *p, int tid)
 {
 	/* one entry per tid (merge_threads) */
-	size_t lo = 0, hi = p->nthreads;
+	size_t lo = SEARCH_UPPER(p->threads, p->nthreads, tid, tid);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->threads[mid].tid <= tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo && p->threads[lo - 1].tid == tid)
 		return &p->threads[lo - 1];
 	return NULL;
@@ -729,16 +722,8 @@ const struct pv_thread *pv_proc__thread(const struct pv_proc *p, int tid)
 
 static const struct pv_map *own_map(const struct pv_proc *p, uint64_t pc)
 {
-	size_t lo = 0, hi = p->nmaps;
+	size_t lo = SEARCH_UPPER(p->maps, p->nmaps, start, pc);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* overlapping maps (a region re-mapped): the latest start at or below pc that covers it */
 	for (size_t k = lo; k > 0 && k + 8 > lo; k--)
 		if (pc < p->maps[k - 1].end)
@@ -779,16 +764,8 @@ const struct pv_stack *pview__stack(const struct pview *v, uint32_t stack)
 
 const struct pv_ksym *pview__ksym(const struct pview *v, uint64_t pc)
 {
-	size_t lo = 0, hi = v->nksyms;
+	size_t lo = SEARCH_UPPER(v->ksyms, v->nksyms, start, pc);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v->ksyms[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return NULL;
 	if (v->ksyms[lo - 1].size && pc - v->ksyms[lo - 1].start >= v->ksyms[lo - 1].size)

@@ -26,6 +26,7 @@
 #include "utils/array.h"
 #include "symbols/symfile.h"
 #include "utils/htab.h"
+#include "utils/search.h"
 
 #define BUILD_ID_MAX 20 /* as much as the profile records (pdata_map.build_id) */
 
@@ -854,16 +855,8 @@ int symobj__text_range(const struct sym_object *o, uint64_t *lo, uint64_t *hi)
 /* Index of the last symbol starting at or before vaddr, or -1. */
 static long find_sym(const struct sym_object *o, uint64_t vaddr)
 {
-	size_t lo = 0, hi = o->nsyms;
+	size_t lo = SEARCH_UPPER(o->syms, o->nsyms, start, vaddr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (o->syms[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return (long)lo - 1;
 }
 
