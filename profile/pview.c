@@ -344,16 +344,11 @@ static bool stack_eq(const void *entry, const void *key)
 	       (!k->n || !memcmp(k->st->pcs + (uintptr_t)s->pcs, k->pcs, k->n * sizeof(*k->pcs)));
 }
 
-static uint64_t stack_entry_hash(const void *entry)
-{
-	return ((const struct stack_entry *)entry)->hash;
-}
-
 static const struct htab_type stack_type = {
 	.entry_size = sizeof(struct stack_entry),
 	.hash = stack_key_hash,
 	.eq = stack_eq,
-	.entry_hash = stack_entry_hash,
+	.stored_hash = HTAB_STORED_HASH(struct stack_entry, hash),
 };
 
 static uint64_t pcs_hash(const uint64_t *pcs, uint32_t n, int truncated)

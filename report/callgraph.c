@@ -110,16 +110,11 @@ static bool key_eq(const void *entry, const void *key)
 	       !memcmp(k->cg->pool + s->off, k->frames, k->n * sizeof(*k->frames));
 }
 
-static uint64_t index_entry_hash(const void *entry)
-{
-	return ((const struct index_ent *)entry)->hash;
-}
-
 static const struct htab_type index_type = {
 	.entry_size = sizeof(struct index_ent),
 	.hash = key_hash,
 	.eq = key_eq,
-	.entry_hash = index_entry_hash,
+	.stored_hash = HTAB_STORED_HASH(struct index_ent, hash),
 };
 
 struct callgraph *callgraph__new(void)

@@ -118,11 +118,6 @@ static uint64_t object_entry_hash(const void *entry)
 	return htab_hash_str((*(struct sym_object *const *)entry)->path);
 }
 
-static uint64_t str_entry_hash(const void *entry)
-{
-	return ((const struct str_ent *)entry)->hash;
-}
-
 static const struct htab_type object_type = {
 	.entry_size = sizeof(struct sym_object *),
 	.hash = str_hash,
@@ -134,7 +129,7 @@ static const struct htab_type str_type = {
 	.entry_size = sizeof(struct str_ent),
 	.hash = str_hash,
 	.eq = str_eq,
-	.entry_hash = str_entry_hash,
+	.stored_hash = HTAB_STORED_HASH(struct str_ent, hash),
 };
 
 /* A report names hundreds of objects and thousands of range names at most. */
