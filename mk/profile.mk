@@ -3,4 +3,4 @@
 # profile/pdata.o is also linked into the agent (mk/agent.mk).
 PROFILE_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard profile/*.c))
 COMPONENT_OBJS += $(PROFILE_OBJS)
-CLI_LIBS += -lelf -ldw -liberty
+CLI_LIBS += -lelf -ldw -llzma -liberty

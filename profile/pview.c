@@ -370,6 +370,11 @@ static uint64_t pcs_hash(const uint64_t *pcs, uint32_t n, int truncated)
 	return h | 1; /* an entry is never all zero */
 }
 
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
 static int reserve_array(void **arr, size_t *cap, size_t need, size_t elem)
 {
 	size_t ncap = *cap ? *cap : 64;
@@ -497,7 +502,7 @@ static int load_sample(void *arg, const struct pdata_sample *s)
 		return 0;
 	}
 	/* saturate rather than wrap on absurd (corrupt) counts */
-	e->count = e->count + s->count < e->count ? UINT64_MAX : e->count + s->count;
+	e->count = sat_add(e->count, s->count);
 	return 0;
 fail:
 	sl->err = rc;
@@ -627,8 +632,9 @@ static int attach_samples(struct loader *l)
 	for (size_t i = 0; i < v->nsamples; i++) {
 		struct pv_proc *p = pview__proc(v, v->samples[i].proc);
 
-		p->samples += v->samples[i].count;
-		v->total += v->samples[i].count;
+		/* saturate rather than wrap on absurd (corrupt) counts */
+		p->samples = sat_add(p->samples, v->samples[i].count);
+		v->total = sat_add(v->total, v->samples[i].count);
 	}
 	return 0;
 }
