@@ -48,12 +48,13 @@ unsigned callgraph__lookup_pcs(const struct pview *v, const struct pv_sample *s,
 			       int *truncated)
 {
 	const struct pv_stack *st = pview__stack(v, s->stack);
-	unsigned n = 1;
+	uint64_t stack[PDATA_MAX_DEPTH];
+	unsigned n = 1, k = pview__stack_pcs(v, st, stack, PDATA_MAX_DEPTH);
 
 	/* the leaf is the sample's own PC (the flat report's row), whatever the stack says */
 	pcs[0] = s->pc;
-	for (uint32_t i = 1; i < st->n && n < PDATA_MAX_DEPTH; i++) {
-		uint64_t ret = st->pcs[i];
+	for (uint32_t i = 1; i < k && n < PDATA_MAX_DEPTH; i++) {
+		uint64_t ret = stack[i];
 
 		/* a return address of 0 (a damaged file) stays in no mapping: [unknown] */
 		pcs[n++] = ret ? ret - 1 : 0;

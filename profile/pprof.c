@@ -724,14 +724,14 @@ static int add_samples(struct pprof_ctx *c)
 		for (; at < v->nsamples && v->samples[at].proc == p->id; at++) {
 			const struct pv_sample *s = &v->samples[at];
 			const struct pv_stack *st = pview__stack(v, s->stack);
-			unsigned n = 1;
+			unsigned n;
 
 			if (!s->count)
 				continue;
 			/* the leaf is the sample's PC, then the callers' return addresses */
+			n = pview__stack_pcs(v, st, pcs, PDATA_MAX_DEPTH);
+			n += !n;
 			pcs[0] = s->pc;
-			for (uint32_t k = 1; k < st->n && n < PDATA_MAX_DEPTH; k++)
-				pcs[n++] = st->pcs[k];
 			if (st->truncated)
 				pcs[n++] = PDATA_PC_TRUNCATED;
 			if (add_sample(c, p, s->tid, pcs, n, s->count) < 0)
