@@ -2,7 +2,7 @@
 /*
  * profil diff [OPTIONS] OLD NEW: what changed between two recorded profiles,
  * per function, per object and per command, as text or JSON (doc/report-json.md,
- * "profil diff").  The comparison is profile/diff.h; this file holds the
+ * "profil diff").  The comparison is report/diff.h; this file holds the
  * options and the printers.
  */
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "cmds/cmds.h"
-#include "profile/profile.h"
+#include "output/output.h"
 #include "utils/opts.h"
 
 struct diff_cmd_opts {

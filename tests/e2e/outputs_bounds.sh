@@ -49,7 +49,7 @@ if command -v xz >/dev/null; then
 		objcopy --add-section .gnu_debugdata=bomb.xz m/report_gen_pie ||
 		no bomb_setup "strip/objcopy/xz failed"
 	m/report_gen_pie m.data >/dev/null
-	rss=$(timeout 60 "$P/report_maxrss" bomb.txt "$PROFIL" report -i m.data)
+	rss=$(timeout 60 "$TOOLS/report_maxrss" bomb.txt "$PROFIL" report -i m.data)
 	rc=$?
 	# the unbounded reader: 300 MB of RSS and more
 	[ $rc -eq 0 ] && [ "$rss" -lt 150000 ]

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * profile/pprof: encode a small profile built by hand (this program's own
+ * output/pprof: encode a small profile built by hand (this program's own
  * code, through its real executable mapping), decode it back with
  * protobuf-c and check every part of the model (pprof.h): sample types,
  * values, labels, one location per link-time address shared by two
@@ -20,8 +20,8 @@
 #include <zlib.h>
 
 #include "check.h"
-#include "profile/pprof.h"
-#include "profile/profile.pb-c.h"
+#include "output/pprof.h"
+#include "output/profile.pb-c.h"
 
 #define PB(type) Perftools__Profiles__##type
 #define PERIOD 1000000
