@@ -10,6 +10,7 @@
  *   output/pprof.h       export: pprof's profile.proto, gzipped
  *   output/gmon.h        export: gmon.out for GNU gprof
  *   output/folded.h      export: collapsed stacks (flamegraph.pl, speedscope)
+ *   profil diff          text, JSON (below)
  */
 #ifndef PROFIL_OUTPUT_OUTPUT_H
 #define PROFIL_OUTPUT_OUTPUT_H
@@ -45,5 +46,19 @@ int report__write_json(struct report *rep, const struct cgreport *cr, FILE *out)
  * thread with o.threads) as in version 1; run = 1, the whole run's rows.
  */
 int report__write_csv(struct report *rep, FILE *out, int run);
+
+/* ---- profil diff's writers (output/diff_write.c) ---- */
+
+/* What the writers of a comparison show beside it. */
+struct diff_print {
+	const char *old_path, *new_path; /* the profiles as named on the command line */
+	long top;			 /* rows per table, 0 = all */
+};
+
+/* The comparison as text.  0, or -EIO (a write error). */
+int diff__write_text(const struct diff *d, const struct diff_print *o, FILE *out);
+
+/* The comparison as one JSON document.  0, or -ENOMEM, or -EIO. */
+int diff__write_json(const struct diff *d, const struct diff_print *o, FILE *out);
 
 #endif /* PROFIL_OUTPUT_OUTPUT_H */

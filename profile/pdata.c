@@ -23,9 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "profil.h"
+#include "profile/pdata.h"
 #include "utils/outfile.h"
 #include "utils/why.h"
-#include "profile/pdata.h"
 
 struct pdata {
 	int fd;
@@ -223,7 +224,8 @@ static void init_header(struct pdata_header *h, const struct layout *l)
 
 /* ---- creating ---------------------------------------------------------------- */
 
-int pdata__is_profile_fd(int fd)
+/* 1 when fd holds the first bytes of a profile (any version), else 0. */
+static int pdata__is_profile_fd(int fd)
 {
 	char magic[8];
 
@@ -1225,22 +1227,31 @@ int pdata__compact(struct pdata *p, const char *path, char *why, size_t whylen)
 
 /* ---- names ------------------------------------------------------------------- */
 
+#define SAME_CLOCK(x) ((int)PDATA_CLOCK_##x == (int)PROFIL_CLOCK_##x)
+_Static_assert(SAME_CLOCK(AUTO) && SAME_CLOCK(THREAD) && SAME_CLOCK(ITIMER) && SAME_CLOCK(PERF) &&
+		       SAME_CLOCK(MANUAL),
+	       "the profile's clock ids are libprofil's (the agent's samples name them)");
+
+static const char *const clock_names[] = {
+	[PDATA_CLOCK_AUTO] = "auto",	 [PDATA_CLOCK_THREAD] = "thread", [PDATA_CLOCK_ITIMER] = "itimer",
+	[PDATA_CLOCK_PERF] = "perf",	 [PDATA_CLOCK_MANUAL] = "manual", [PDATA_CLOCK_BPF] = "bpf",
+};
+
 const char *pdata__clock_name(uint32_t clock)
 {
-	switch (clock) {
-	case PDATA_CLOCK_THREAD:
-		return "thread";
-	case PDATA_CLOCK_ITIMER:
-		return "itimer";
-	case PDATA_CLOCK_PERF:
-		return "perf";
-	case PDATA_CLOCK_MANUAL:
-		return "manual";
-	case PDATA_CLOCK_BPF:
-		return "bpf";
-	default:
-		return "unknown";
+	return clock < sizeof(clock_names) / sizeof(clock_names[0]) ? clock_names[clock] :
+								       "unknown";
+}
+
+int pdata__clock_from_name(const char *name, uint32_t *clock)
+{
+	for (uint32_t c = 0; c < sizeof(clock_names) / sizeof(clock_names[0]); c++) {
+		if (!strcmp(name, clock_names[c])) {
+			*clock = c;
+			return 0;
+		}
 	}
+	return -EINVAL;
 }
 
 const char *pdata__callgraph_name(uint32_t cg)

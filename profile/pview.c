@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utils/array.h"
 #include "profile/pview.h"
 #include "utils/htab.h"
 #include "utils/why.h"
@@ -316,23 +317,6 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
-static int reserve_array(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap : 64;
-	void *a;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	a = realloc(*arr, ncap * elem);
-	if (!a)
-		return -ENOMEM;
-	*arr = a;
-	*cap = ncap;
-	return 0;
-}
-
 /*
  * The view's call stacks: a tree of (pc, parent) nodes, as in the file,
  * interned so that equal paths from the outermost frame are one node.  A
@@ -426,7 +410,7 @@ static uint32_t frame_node(struct stack_store *st, uint64_t pc, uint32_t parent)
 	if (!fresh)
 		return e->node;
 	if (st->nframes >= UINT32_MAX - 1 ||
-	    reserve_array((void **)&st->frames, &st->cap_frames, st->nframes + 1,
+	    array__reserve((void **)&st->frames, &st->cap_frames, st->nframes + 1,
 			  sizeof(*st->frames))) {
 		htab__cancel_fresh(st->index);
 		return 0;
@@ -522,7 +506,7 @@ static int node_stack(struct sample_loader *sl, uint32_t node, uint32_t *index)
 	if (!e->vnode)
 		return 0;
 	if (st->nstacks >= UINT32_MAX - 1 ||
-	    reserve_array((void **)&st->stacks, &st->cap_stacks, st->nstacks + 1,
+	    array__reserve((void **)&st->stacks, &st->cap_stacks, st->nstacks + 1,
 			  sizeof(*st->stacks)))
 		return -ENOMEM;
 	f = &st->frames[e->vnode];
@@ -586,8 +570,8 @@ static int load_samples(struct pview *v, struct pdata *pd)
 	st->index = htab__new(&frame_type, 1024);
 	/* stack 0: the empty stack; node 0: no node (the outermost's parent) */
 	if (!sl.samples || !sl.nodes || !st->index ||
-	    reserve_array((void **)&st->stacks, &st->cap_stacks, 1, sizeof(*st->stacks)) ||
-	    reserve_array((void **)&st->frames, &st->cap_frames, 1, sizeof(*st->frames)))
+	    array__reserve((void **)&st->stacks, &st->cap_stacks, 1, sizeof(*st->stacks)) ||
+	    array__reserve((void **)&st->frames, &st->cap_frames, 1, sizeof(*st->frames)))
 		goto out;
 	st->stacks[st->nstacks++] = (struct pv_stack){0};
 	st->frames[st->nframes++] = (struct pv_frame){0};

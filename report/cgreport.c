@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utils/json.h"
 #include "report/cgreport.h"
 #include "utils/htab.h"
 #include "utils/why.h"
@@ -87,7 +88,8 @@ static int trees_wanted(const struct cgreport_opts *o)
 	return o->call_graph || o->callers || o->callees;
 }
 
-int cgreport__has_stacks(const struct report *m)
+/* 1 when the profile has call stacks (it was recorded with them). */
+static int cgreport__has_stacks(const struct report *m)
 {
 	return m->v->hdr.callgraph != PDATA_CG_NONE || m->v->nstacks > 1;
 }
@@ -407,54 +409,16 @@ void cgreport__text_trees(const struct cgreport *cr, const struct cgreport_image
 
 /* ---- JSON -------------------------------------------------------------------------- */
 
-/* A double printed with 9 significant digits (as the rest of the report). */
-static struct json_object *jdouble(double d)
-{
-	char buf[64];
-
-	snprintf(buf, sizeof(buf), "%.9g", d);
-	if (!strpbrk(buf, ".en"))
-		strcat(buf, ".0");
-	return json_object_new_double_s(d, buf);
-}
-
-static struct json_object *jint(uint64_t n)
-{
-	return json_object_new_int64(n > INT64_MAX ? INT64_MAX : (int64_t)n);
-}
-
-static int jadd(struct json_object *o, const char *k, struct json_object *v)
-{
-	if (!v)
-		return -ENOMEM;
-	if (json_object_object_add(o, k, v)) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-static int jpush(struct json_object *arr, struct json_object *v)
-{
-	if (!v)
-		return -ENOMEM;
-	if (json_object_array_add(arr, v)) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 int cgreport__json_top(const struct report *m, struct json_object *top)
 {
 	const struct pdata_header *h = &m->v->hdr;
 	int rc =
-		jadd(top, "callgraph", json_object_new_string(pdata__callgraph_name(h->callgraph)));
+		json__set(top, "callgraph", json_object_new_string(pdata__callgraph_name(h->callgraph)));
 
 	if (!rc)
-		rc = jadd(top, "truncated_samples", jint(h->truncated));
+		rc = json__set(top, "truncated_samples", json__uint(h->truncated));
 	if (!rc)
-		rc = jadd(top, "stacks_dropped", jint(h->stacks_dropped));
+		rc = json__set(top, "stacks_dropped", json__uint(h->stacks_dropped));
 	return rc;
 }
 
@@ -501,17 +465,17 @@ static int64_t frame_id(struct frames *fr, const struct func *f)
 		return (int64_t)e->idx;
 	o = json_object_new_object();
 	if (o) {
-		rc |= jadd(o, "name", json_object_new_string(f->name));
-		rc |= jadd(o, "object", json_object_new_string(f->objpath));
+		rc |= json__set(o, "name", json_object_new_string(f->name));
+		rc |= json__set(o, "object", json_object_new_string(f->objpath));
 		if (fr->lines) {
 			if (f->file)
-				rc |= jadd(o, "file", json_object_new_string(f->file));
+				rc |= json__set(o, "file", json_object_new_string(f->file));
 			else
 				json_object_object_add(o, "file", NULL); /* JSON null */
-			rc |= jadd(o, "line", json_object_new_int(f->line));
+			rc |= json__set(o, "line", json_object_new_int(f->line));
 		}
 	}
-	if (!o || rc || jpush(fr->arr, o)) {
+	if (!o || rc || json__push(fr->arr, o)) {
 		if (o && rc)
 			json_object_put(o);
 		htab__cancel_fresh(fr->ids);
@@ -560,17 +524,17 @@ static struct json_object *json_stacks(const struct callgraph *cg, struct frames
 		for (uint32_t k = 0; !rc && k < st[i].s.n; k++) {
 			int64_t id = frame_id(fr, st[i].s.frames[k]);
 
-			rc = id < 0 ? -ENOMEM : jpush(fa, json_object_new_int64(id));
+			rc = id < 0 ? -ENOMEM : json__push(fa, json_object_new_int64(id));
 		}
 		if (!rc) {
-			rc |= jadd(o, "tid", json_object_new_int(st[i].s.tid));
-			rc |= jadd(o, "samples", jint(st[i].s.count));
-			rc |= jadd(o, "truncated", json_object_new_boolean(st[i].s.truncated));
-			rc |= jadd(o, "frames", fa);
+			rc |= json__set(o, "tid", json_object_new_int(st[i].s.tid));
+			rc |= json__set(o, "samples", json__uint(st[i].s.count));
+			rc |= json__set(o, "truncated", json_object_new_boolean(st[i].s.truncated));
+			rc |= json__set(o, "frames", fa);
 			fa = NULL;
 		}
 		json_object_put(fa);
-		if (rc || jpush(arr, o)) {
+		if (rc || json__push(arr, o)) {
 			if (rc)
 				json_object_put(o);
 			rc = -ENOMEM;
@@ -610,10 +574,10 @@ static struct json_object *json_kids(const struct jtree *jt, const struct cg_nod
 		o = json_object_new_object();
 		rc = o && id >= 0 ? 0 : -ENOMEM;
 		if (!rc)
-			rc = jadd(o, "frame", json_object_new_int64(id));
+			rc = json__set(o, "frame", json_object_new_int64(id));
 		if (!rc)
 			rc = json_node_fields(jt, o, kid);
-		if (rc || jpush(arr, o)) {
+		if (rc || json__push(arr, o)) {
 			if (rc)
 				json_object_put(o);
 			rc = -ENOMEM;
@@ -630,11 +594,11 @@ static int json_node_fields(const struct jtree *jt, struct json_object *o, const
 {
 	int rc = 0;
 
-	rc |= jadd(o, "samples", jint(nd->total));
-	rc |= jadd(o, "self_samples", jint(nd->self));
-	rc |= jadd(o, "percent", jdouble(pct(nd->total, jt->of)));
+	rc |= json__set(o, "samples", json__uint(nd->total));
+	rc |= json__set(o, "self_samples", json__uint(nd->self));
+	rc |= json__set(o, "percent", json__double(pct(nd->total, jt->of)));
 	if (!rc)
-		rc = jadd(o, "children", json_kids(jt, nd));
+		rc = json__set(o, "children", json_kids(jt, nd));
 	return rc;
 }
 
@@ -646,14 +610,14 @@ static struct json_object *json_graph(const struct jtree *jt, const struct cg_tr
 	int rc = o ? 0 : -ENOMEM;
 
 	if (!rc) {
-		rc |= jadd(
+		rc |= json__set(
 			o, "order",
 			json_object_new_string(jt->cr->o.order == CG_CALLER ? "caller" : "callee"));
-		rc |= jadd(o, "threshold_percent", jdouble(jt->cr->o.threshold));
-		rc |= jadd(o, "samples", jint(root->total));
+		rc |= json__set(o, "threshold_percent", json__double(jt->cr->o.threshold));
+		rc |= json__set(o, "samples", json__uint(root->total));
 	}
 	if (!rc)
-		rc = jadd(o, "children", json_kids(jt, root));
+		rc = json__set(o, "children", json_kids(jt, root));
 	if (rc) {
 		json_object_put(o);
 		return NULL;
@@ -669,8 +633,8 @@ static struct json_object *json_focus(const struct jtree *jt, const struct cg_tr
 	int rc = o ? 0 : -ENOMEM;
 
 	if (!rc) {
-		rc |= jadd(o, "function", json_object_new_string(focus));
-		rc |= jadd(o, "threshold_percent", jdouble(jt->cr->o.threshold));
+		rc |= json__set(o, "function", json_object_new_string(focus));
+		rc |= json__set(o, "threshold_percent", json__double(jt->cr->o.threshold));
 	}
 	if (!rc)
 		rc = json_node_fields(jt, o, cg_tree__root(t));
@@ -688,11 +652,11 @@ static int json_scope(const struct jtree *jt, const struct cg_scope *sc, struct 
 	int rc = 0;
 
 	if (sc->tree)
-		rc = jadd(o, "call_graph", json_graph(jt, sc->tree));
+		rc = json__set(o, "call_graph", json_graph(jt, sc->tree));
 	if (!rc && sc->callers)
-		rc = jadd(o, "callers", json_focus(jt, sc->callers, op->callers));
+		rc = json__set(o, "callers", json_focus(jt, sc->callers, op->callers));
 	if (!rc && sc->callees)
-		rc = jadd(o, "callees", json_focus(jt, sc->callees, op->callees));
+		rc = json__set(o, "callees", json_focus(jt, sc->callees, op->callees));
 	return rc;
 }
 
@@ -708,7 +672,7 @@ static int frames_init(const struct cgreport *cr, struct frames *fr)
 static int frames_finish(struct frames *fr, struct json_object *o, int rc)
 {
 	if (!rc) {
-		rc = jadd(o, "frames", fr->arr);
+		rc = json__set(o, "frames", fr->arr);
 		fr->arr = NULL;
 	}
 	json_object_put(fr->arr);
@@ -744,7 +708,7 @@ int cgreport__json_image(const struct cgreport *cr, const struct cgreport_image 
 	jt.of = ci->of;
 	rc = frames_init(cr, &fr);
 	if (!rc)
-		rc = jadd(o, "stacks", json_stacks(ci->all.cg, &fr));
+		rc = json__set(o, "stacks", json_stacks(ci->all.cg, &fr));
 	if (!rc)
 		rc = json_scope(&jt, &ci->all, o);
 	json_object_object_get_ex(o, "threads", &threads);

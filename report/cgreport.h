@@ -71,9 +71,6 @@ int cgreport__new(struct cgreport **out, struct report *m, const struct cgreport
 		  size_t whylen);
 void cgreport__free(struct cgreport *cr);
 
-/* 1 when the profile has call stacks (it was recorded with them). */
-int cgreport__has_stacks(const struct report *m);
-
 /*
  * The call graphs of one image's rows pr (report__proc), and of its threads
  * with --threads, for as long as a writer shows it: built when o asks for
