@@ -185,11 +185,13 @@ static int folded__write(FILE *out, const struct pview *v, struct resolver *r, s
 		lines = htab__take(fo.lines, &n);
 		if (n > 1)
 			qsort(lines, n, sizeof(*lines), cmp_line);
-		for (size_t i = 0; i < n; i++)
+		errno = 0;
+		for (size_t i = 0; i < n && !ferror(out); i++)
 			fprintf(out, "%s %llu\n", lines[i].text,
 				(unsigned long long)lines[i].count);
-		if (ferror(out))
-			rc = why_fail(why, whylen, -EIO, "write error");
+		if (ferror(out)) /* the write's own error: a full disk, a file size limit */
+			rc = why_fail(why, whylen, errno ? -errno : -EIO, "%s",
+				      strerror(errno ? errno : EIO));
 	} else {
 		rc = why_fail(why, whylen, rc, "out of memory");
 	}

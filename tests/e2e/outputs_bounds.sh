@@ -5,6 +5,12 @@
 #  - gmon.out arcs of counts 2^64 - 1 saturate as bins do (were 180 GB per arc);
 #  - a MiniDebugInfo xz bomb (a few KB of .gnu_debugdata, 300 MB decompressed) is not
 #    decompressed: report's memory stays small, with a note;
+#  - readers' memory follows the profile's nodes, not stacks x depth: 50,000 distinct stacks
+#    under one 250-deep chain (a 3 MB profile) took 113 MB to report, 217 MB with -g, 213 MB
+#    to export as pprof (2 KB per stack); now 16, 24 and 17 MB (under 64 MB asked);
+#  - every output file (export gmon, pprof, folded; report --format html -o) past a file size
+#    limit (SIGXFSZ held: EFBIG) or on a full file system (ENOSPC): one sentence naming the
+#    error, status 1, the previous file kept, no temporary left;
 #  - debuginfod: a server streaming without end (no Content-Length) is cut at
 #    DEBUGINFOD_MAXSIZE, and nothing of it stays in the cache; a default maximum is sent when
 #    the user set none; a refused download (another build id) is removed from the cache, so a
@@ -28,7 +34,7 @@ cd "$T" || exit 1
 )
 rc=$?
 size=$(wc -c <am.gmon 2>/dev/null || echo none)
-if [ $rc -eq 0 ] && [ "$size" -lt 100000 ] && grep -q "2 call-graph arcs (some saturated)" am.err; then
+if [ $rc -eq 0 ] && [ "$size" -lt 64000 ] && grep -q "2 call-graph arcs (some saturated)" am.err; then
 	ok gmon_arcs_saturate
 else
 	no gmon_arcs_saturate "rc=$rc size=$size $(cat am.err)"
@@ -38,6 +44,68 @@ if command -v gprof >/dev/null; then
 	gprof -b -q "$G" am.gmon 2>/dev/null | grep -q "137438953408/137438953408 *cg_run" &&
 		ok gmon_saturated_arcs_read_by_gprof ||
 		no gmon_saturated_arcs_read_by_gprof "$(gprof -b -q "$G" am.gmon 2>&1 | head -20)"
+fi
+
+# ---- memory per node, not per stack x depth ------------------------------------------------
+"$G" chain.data chain 50000 >/dev/null || no gen_chain "report_stackgen chain failed"
+# ASan's quarantine would count freed memory as resident
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0"
+for run in "report:report -i chain.data" "report_g:report -i chain.data -g caller" \
+	"pprof:export --format pprof -i chain.data -o chain.pb.gz"; do
+	name=${run%%:*}
+	# shellcheck disable=SC2086 # the command's words
+	rss=$(timeout 120 "$TOOLS/report_maxrss" "$name.out" "$PROFIL" ${run#*:} 2>"$name.err")
+	rc=$?
+	[ $rc -eq 0 ] && [ "${rss:-999999999}" -lt 64000 ]
+	expect "memory_per_node_$name" "rc=$rc below_64MB=$([ "${rss:-999999999}" -lt 64000 ] && echo yes || echo "no ($rss KiB)")" "rc=0 below_64MB=yes"
+done
+grep -q "^# run: .*50000 samples" report.out || no chain_report_complete "$(head -10 report.out)"
+[ "$(grep -c "samples" pprof.err)" -ge 1 ] && grep -q "50000 samples" pprof.err ||
+	no chain_pprof_complete "$(cat pprof.err)"
+
+# ---- output files past a file size limit, on a full file system ---------------------------
+"$G" big.data big 3000 100000 >/dev/null || no gen_big "report_stackgen big failed"
+# writes NAME ARGS...: export/report writing DIR/NAME; rc, the sentence in $n.err
+writes() {
+	n=$1
+	shift
+	echo previous >"$dir/$n"
+	timeout 60 "$PROFIL" "$@" >/dev/null 2>"$n.err"
+	rc=$?
+}
+# kept NAME ERROR: status 1, one sentence with the error, the previous file, nothing else
+kept() {
+	[ $rc -eq 1 ] && [ "$(wc -l <"$1.err")" -eq 1 ] && grep -q "cannot write $dir/$1: $2" "$1.err" &&
+		[ "$(cat "$dir/$1")" = previous ] && [ "$(ls -A "$dir")" = "$1" ]
+}
+outputs() { # the writers, into $dir, then the check
+	for w in "g.gmon:export -i big.data -o" "p.pb.gz:export --format pprof -i big.data -o" \
+		"f.folded:export --format folded -i big.data -o" \
+		"h.html:report -i big.data --format html -o"; do
+		name=${w%%:*}
+		rm -rf "${dir:?}"/* "$dir"/.[!.]* 2>/dev/null
+		# shellcheck disable=SC2086 # the command's words
+		(
+			ulimit -f "$1"
+			writes "$name" ${w#*:} "$dir/$name"
+			exit $rc
+		)
+		rc=$?
+		kept "$name" "$2"
+		expect "${3}_$name" "rc=$rc $(cat "$name.err") left=$(ls -A "$dir" | tr '\n' ' ')" \
+			"rc=1 $(cat "$name.err") left=$name "
+	done
+}
+dir=$T/out
+mkdir "$dir"
+outputs 8 "File too large" file_size_limit
+mkdir small
+if mount -t tmpfs -o size=12k tmpfs small 2>/dev/null; then # 3 pages: 8 KB after "previous"
+	dir=$T/small
+	outputs unlimited "No space left on device" full_file_system
+	umount small
+else
+	echo "skip full_file_system: mount -t tmpfs is not permitted here"
 fi
 
 # ---- a MiniDebugInfo bomb ------------------------------------------------------------------
