@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "utils/array.h"
+#include "utils/htab.h"
 #include "utils/json.h"
 #include "report/callgraph.h"
 #include "output/html.h"
@@ -67,15 +68,6 @@ struct html_report {
 	uint64_t accounted_ns, unsampled_ns;
 };
 
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 29;
-	h *= 0x94d049bb133111ebull;
-	return h ^ (h >> 32);
-}
-
 /* ---- idmap ------------------------------------------------------------------ */
 
 static int idmap_resize(struct idmap *m, size_t nmask)
@@ -94,7 +86,7 @@ static int idmap_resize(struct idmap *m, size_t nmask)
 
 		if (m->vals[i] == EMPTY)
 			continue;
-		for (k = mix(m->keys[i]) & nmask; vals[k] != EMPTY; k = (k + 1) & nmask)
+		for (k = htab_hash_u64(m->keys[i]) & nmask; vals[k] != EMPTY; k = (k + 1) & nmask)
 			;
 		keys[k] = m->keys[i];
 		vals[k] = m->vals[i];
@@ -119,7 +111,7 @@ static int idmap_get(struct idmap *m, uint64_t key, uint32_t *idx, int *added)
 	if ((!m->vals || (m->n + 1) * 2 > m->mask) &&
 	    idmap_resize(m, m->vals ? m->mask * 2 + 1 : 255))
 		return -ENOMEM;
-	for (k = mix(key) & m->mask; m->vals[k] != EMPTY; k = (k + 1) & m->mask) {
+	for (k = htab_hash_u64(key) & m->mask; m->vals[k] != EMPTY; k = (k + 1) & m->mask) {
 		if (m->keys[k] == key) {
 			*idx = m->vals[k];
 			return 0;
@@ -212,10 +204,10 @@ static int frame_index(struct html_report *h, const struct func *f, uint32_t *id
 
 static uint64_t stack_hash(uint32_t thread, const uint32_t *frames, size_t n)
 {
-	uint64_t x = mix(thread + 0x9e3779b97f4a7c15ull);
+	uint64_t x = htab_hash_u64(thread + 0x9e3779b97f4a7c15ull);
 
 	for (size_t i = 0; i < n; i++)
-		x = mix(x ^ (frames[i] + 0x632be59bd9b4e019ull));
+		x = htab_hash_u64(x ^ (frames[i] + 0x632be59bd9b4e019ull));
 	return x;
 }
 
@@ -532,7 +524,7 @@ static void make_nonce(char out[33])
 	if (getrandom(b, sizeof(b), GRND_NONBLOCK) != (ssize_t)sizeof(b)) {
 		clock_gettime(CLOCK_REALTIME, &ts);
 		for (size_t i = 0; i < sizeof(b); i++)
-			b[i] = (unsigned char)(mix((uint64_t)ts.tv_nsec + i * 0x9e37ull) >> 24);
+			b[i] = (unsigned char)(htab_hash_u64((uint64_t)ts.tv_nsec + i * 0x9e37ull) >> 24);
 	}
 	for (size_t i = 0; i < sizeof(b); i++)
 		snprintf(out + 2 * i, 3, "%02x", b[i]);

@@ -25,6 +25,7 @@
 
 #include "profil.h"
 #include "profile/pdata.h"
+#include "utils/htab.h"
 #include "utils/outfile.h"
 #include "utils/why.h"
 
@@ -589,13 +590,6 @@ void pdata__proc_cpu(struct pdata_proc *proc, const struct pdata_cpu *cpu)
 
 /* ---- samples and stacks ---------------------------------------------------- */
 
-static uint64_t mix(uint64_t a, uint64_t b)
-{
-	uint64_t h = (b ^ (a * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
-
-	return h ^ (h >> 32);
-}
-
 /*
  * How far an insert may probe: PDATA_PROBE_LIMIT while recording (a bound
  * on a signal handler's work), the whole table when compacting (nothing
@@ -612,7 +606,7 @@ static int count_slot(struct pdata *p, uint64_t key, uint64_t pc, uint32_t stack
 {
 	uint64_t mask = p->lay.table_slots - 1;
 	/* every bit of the stack id counts: one PC under thousands of stacks is common */
-	uint64_t i = mix(mix(key, stack), pc) & mask;
+	uint64_t i = htab_hash_combine(htab_hash_combine(key, stack), pc) & mask;
 
 	if (pc == 0)
 		pc = 1; /* 0 marks an unwritten slot */
@@ -669,7 +663,7 @@ int pdata__count(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint64_t 
 static uint32_t frame_node(struct pdata *p, uint32_t parent, uint64_t pc)
 {
 	uint64_t mask = p->lay.frame_slots - 1;
-	uint64_t i = mix(parent, pc) & mask;
+	uint64_t i = htab_hash_combine(parent, pc) & mask;
 	uint32_t want = PDATA_FRAME_READY | parent;
 
 	if (pc == 0)
@@ -733,6 +727,32 @@ int pdata__count_stack(struct pdata *p, uint32_t proc, int tid, const uint64_t *
 	}
 	__atomic_add_fetch(&p->hdr->samples, count, __ATOMIC_RELAXED);
 	if (count_slot(p, slot_key(proc, tid), pcs[0], stack, count) < 0) {
+		__atomic_add_fetch(&p->hdr->dropped, count, __ATOMIC_RELAXED);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+uint32_t pdata__intern_stack(struct pdata *p, const uint64_t *pcs, unsigned int n, int truncated)
+{
+	if (!p->base || finished(p) || !n || !p->lay.frame_slots)
+		return 0;
+	return intern_stack(p, pcs, n, truncated);
+}
+
+int pdata__count_interned(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint32_t stack,
+			  int truncated, uint64_t count)
+{
+	if (!p->base)
+		return -EBADF;
+	if (finished(p))
+		return -ESTALE;
+	if (!stack)
+		__atomic_add_fetch(&p->hdr->stacks_dropped, count, __ATOMIC_RELAXED);
+	else if (truncated)
+		__atomic_add_fetch(&p->hdr->truncated, count, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&p->hdr->samples, count, __ATOMIC_RELAXED);
+	if (count_slot(p, slot_key(proc, tid), pc, stack, count) < 0) {
 		__atomic_add_fetch(&p->hdr->dropped, count, __ATOMIC_RELAXED);
 		return -ENOSPC;
 	}
@@ -1265,6 +1285,8 @@ const char *pdata__callgraph_name(uint32_t cg)
 		return "dwarf";
 	case PDATA_CG_LIBUNWIND:
 		return "libunwind";
+	case PDATA_CG_KERNEL:
+		return "kernel-cfi";
 	default:
 		return "unknown";
 	}

@@ -65,9 +65,12 @@
  *    while recording and deduplicated in the frame table; header.callgraph
  *    says how (fp, dwarf), header.truncated how many were cut short, and
  *    the clock note how they were taken and what went through the rings.
- *    -g picks dwarf on the perf clock: the bpf clock cannot count a stack
- *    in the kernel (every sample goes through the ring, as with perf, plus
- *    the BPF program's run: no gain measured); auto takes perf anyway.
+ *    -g picks dwarf on the perf clock (auto: the recorder unwinding the
+ *    ring's copies measured cheaper than the in-kernel walk,
+ *    bench/results/callgraph.md); with --clock bpf each stack is walked
+ *    through the CFI and counted in the kernel (record/kstacks.h,
+ *    doc/kstacks.md; header.callgraph kernel-cfi), the ticks it cannot walk
+ *    there come through the ring and are unwound as with the perf clock.
  */
 #ifndef PROFIL_RECORD_RECORD_H
 #define PROFIL_RECORD_RECORD_H

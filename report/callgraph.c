@@ -20,11 +20,6 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
-static uint64_t mix(uint64_t h, uint64_t x)
-{
-	return htab_hash_u64(h ^ (x + 0x9e3779b97f4a7c15ull));
-}
-
 /* ---- the PCs of a sample ----------------------------------------------------- */
 
 unsigned callgraph__lookup_pcs(const struct pview *v, const struct pv_sample *s, uint64_t *pcs,
@@ -95,7 +90,7 @@ static uint64_t kid_hash(const void *key)
 {
 	const struct kid_key *k = key;
 
-	return mix(htab_hash_u64(k->parent1), (uintptr_t)k->f);
+	return htab_hash_combine(htab_hash_u64(k->parent1), (uintptr_t)k->f);
 }
 
 static bool kid_eq(const void *entry, const void *key)
@@ -157,7 +152,8 @@ static uint64_t key_hash(const void *key)
 {
 	const struct stack_key *k = key;
 
-	return mix(mix(htab_hash_u64(k->node), (uint64_t)(uint32_t)k->tid), k->truncated);
+	return htab_hash_combine(htab_hash_combine(htab_hash_u64(k->node), (uint32_t)k->tid),
+				 k->truncated);
 }
 
 static bool key_eq(const void *entry, const void *key)

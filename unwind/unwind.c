@@ -57,6 +57,7 @@ struct unw_object {
 	struct load_seg *loads;
 	size_t nloads;
 	uint64_t entry, entry_end; /* the ELF entry code when no CFI covers it, else 0, 0 */
+	size_t next_fde;	   /* unwinder__object_compile: FDEs before it are compiled */
 	char why[160];
 	struct unw_object *next;
 };
@@ -334,6 +335,91 @@ static int compute_bias(const struct unw_object *o, struct unw_map *m)
 	}
 	m->bias_state = -1;
 	return -1;
+}
+
+/* ---- whole objects, for the in-kernel walk's tables ------------------------ */
+
+static int is_file_path(const char *path);
+
+static int is_file_path_or_vdso(const char *path)
+{
+	return is_file_path(path) || !strcmp(path, VDSO_PATH);
+}
+
+struct unw_object *unwinder__object(struct unwinder *u, const char *path, uint64_t dev,
+				    uint64_t ino)
+{
+	if (!path || (!is_file_path_or_vdso(path)))
+		return NULL;
+	return !strcmp(path, VDSO_PATH) ? get_object(u, VDSO_PATH, 0, 0) :
+					  get_object(u, path, dev, ino);
+}
+
+int unwinder__object_compile(struct unwinder *u, struct unw_object *o, uint64_t budget_ns)
+{
+	uint64_t t0 = now_ns();
+
+	if (o->state == OBJ_NEW)
+		load_object(u, o);
+	if (o->state != OBJ_READY)
+		return 0;
+	while (o->next_fde < o->table.nfdes) {
+		struct unw_fde *fde = &o->table.fdes[o->next_fde];
+		size_t before = o->table.nrows;
+
+		if (fde->state == UNW_FDE_NEW) {
+			if (unw_cfi_compile_fde(o->cfi, &o->table, fde) < 0)
+				return -ENOMEM;
+			u->st.fdes_compiled++;
+			u->st.rows += o->table.nrows - before;
+		}
+		o->next_fde++;
+		if ((o->next_fde & 63) == 0 && now_ns() - t0 > budget_ns) {
+			u->st.build_ns += now_ns() - t0;
+			return o->next_fde < o->table.nfdes ? -EAGAIN : 0;
+		}
+	}
+	u->st.build_ns += now_ns() - t0;
+	return 0;
+}
+
+const struct unw_table *unwinder__object_table(const struct unw_object *o, uint64_t *entry,
+					       uint64_t *entry_end, const char **why)
+{
+	*entry = o->entry;
+	*entry_end = o->entry_end;
+	*why = o->why[0] ? o->why : "no CFI";
+	return o->state == OBJ_READY ? &o->table : NULL;
+}
+
+int unwinder__object_bias(const struct unw_object *o, uint64_t start, uint64_t pgoff, int64_t *bias)
+{
+	struct unw_map m = {.start = start, .pgoff = pgoff};
+
+	if (o->state != OBJ_READY || compute_bias(o, &m) < 0)
+		return -1;
+	*bias = m.bias;
+	return 0;
+}
+
+void unwinder__object_release(struct unwinder *u, struct unw_object *o)
+{
+	(void)u;
+	unw_cfi_close(o->cfi);
+	o->cfi = NULL;
+	if (o->elf)
+		elf_end(o->elf);
+	o->elf = NULL;
+	free(o->image);
+	o->image = NULL;
+	unw_table_free(&o->table);
+	free(o->loads);
+	o->loads = NULL;
+	o->nloads = 0;
+	o->entry = o->entry_end = 0;
+	o->next_fde = 0;
+	o->why[0] = 0;
+	o->state = OBJ_NEW;
 }
 
 /* ---- processes -------------------------------------------------------- */
