@@ -706,7 +706,8 @@ static long callers_node(struct pprof_ctx *c, const struct pv_proc *p, uint32_t 
 
 	if (!c->caller_idx && !(c->caller_idx = htab__new(&caller_type, 1024)))
 		return -ENOMEM;
-	for (; vnode && vnode < v->nframes && n <= PDATA_MAX_DEPTH; vnode = v->frames[vnode].parent) {
+	for (; vnode && vnode < v->nframes && n <= PDATA_MAX_DEPTH;
+	     vnode = v->frames[vnode].parent) {
 		uint64_t key = (uint64_t)p->id << 32 | vnode;
 		const struct caller_ent *e = htab__find(c->caller_idx, &caller_type, &key);
 		int64_t id;
@@ -778,8 +779,8 @@ static int add_samples(struct pprof_ctx *c)
 		for (; at < v->nsamples && v->samples[at].proc == p->id; at++) {
 			const struct pv_sample *s = &v->samples[at];
 
-			if (s->count &&
-			    add_sample(c, p, s->tid, s->pc, pview__stack(v, s->stack), s->count) < 0)
+			if (s->count && add_sample(c, p, s->tid, s->pc, pview__stack(v, s->stack),
+						   s->count) < 0)
 				return -ENOMEM;
 		}
 	}

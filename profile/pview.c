@@ -409,9 +409,8 @@ static uint32_t frame_node(struct stack_store *st, uint64_t pc, uint32_t parent)
 		return 0;
 	if (!fresh)
 		return e->node;
-	if (st->nframes >= UINT32_MAX - 1 ||
-	    array__reserve((void **)&st->frames, &st->cap_frames, st->nframes + 1,
-			  sizeof(*st->frames))) {
+	if (st->nframes >= UINT32_MAX - 1 || array__reserve((void **)&st->frames, &st->cap_frames,
+							    st->nframes + 1, sizeof(*st->frames))) {
 		htab__cancel_fresh(st->index);
 		return 0;
 	}
@@ -505,9 +504,8 @@ static int node_stack(struct sample_loader *sl, uint32_t node, uint32_t *index)
 	}
 	if (!e->vnode)
 		return 0;
-	if (st->nstacks >= UINT32_MAX - 1 ||
-	    array__reserve((void **)&st->stacks, &st->cap_stacks, st->nstacks + 1,
-			  sizeof(*st->stacks)))
+	if (st->nstacks >= UINT32_MAX - 1 || array__reserve((void **)&st->stacks, &st->cap_stacks,
+							    st->nstacks + 1, sizeof(*st->stacks)))
 		return -ENOMEM;
 	f = &st->frames[e->vnode];
 	st->stacks[st->nstacks] = (struct pv_stack){

@@ -219,8 +219,8 @@ static long node_of(struct callgraph *cg, uint32_t parent, const struct func *f)
 		return -ENOMEM;
 	if (!fresh)
 		return e->node;
-	if (cg->nnodes >= UINT32_MAX - 1 ||
-	    array__reserve((void **)&cg->nodes, &cg->nodes_cap, cg->nnodes + 1, sizeof(*cg->nodes))) {
+	if (cg->nnodes >= UINT32_MAX - 1 || array__reserve((void **)&cg->nodes, &cg->nodes_cap,
+							   cg->nnodes + 1, sizeof(*cg->nodes))) {
 		htab__cancel_fresh(cg->kids);
 		return -ENOMEM;
 	}
@@ -260,7 +260,7 @@ int callgraph__add(struct callgraph *cg, int tid, const struct func *const *fram
 	}
 	if (cg->nentries >= UINT32_MAX - 1 ||
 	    array__reserve((void **)&cg->entries, &cg->entries_cap, cg->nentries + 1,
-		    sizeof(*cg->entries))) {
+			   sizeof(*cg->entries))) {
 		htab__cancel_fresh(cg->index);
 		return -ENOMEM;
 	}
@@ -331,7 +331,8 @@ unsigned callgraph__frames(const struct callgraph *cg, const struct cg_stack *s,
 {
 	unsigned n = 0;
 
-	for (uint32_t node = s->node; node && n < CALLGRAPH_MAX_FRAMES; node = cg->nodes[node].parent)
+	for (uint32_t node = s->node; node && n < CALLGRAPH_MAX_FRAMES;
+	     node = cg->nodes[node].parent)
 		frames[n++] = cg->nodes[node].f;
 	return n;
 }

@@ -775,8 +775,9 @@ static void collect_notes(struct report *rep)
 			add_note(rep, "%s: %s", path,
 				 "some addresses are outside its segments (binary changed?)");
 		if (fl & SYMOBJ_DEBUGDATA_TOO_BIG)
-			add_note(rep, "%s: its MiniDebugInfo (.gnu_debugdata) decompresses to more "
-				      "than %s; not read",
+			add_note(rep,
+				 "%s: its MiniDebugInfo (.gnu_debugdata) decompresses to more "
+				 "than %s; not read",
 				 path, SYMFILE_DEBUGDATA_MAX_TEXT);
 		/* only where it matters: some samples could not be named */
 		if ((fl & SYMOBJ_NOSYMS) && notes[i].unnamed)

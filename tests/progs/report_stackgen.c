@@ -353,8 +353,9 @@ int main(int argc, char **argv)
 		opts.frame_slots = (uint32_t)(8 * stacks + 1024);
 	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: report_stackgen OUT synthetic|real|deep|arcmax|chain|big [STACKS "
-				"[SAMPLES]]\n");
+		fprintf(stderr,
+			"usage: report_stackgen OUT synthetic|real|deep|arcmax|chain|big [STACKS "
+			"[SAMPLES]]\n");
 		return 2;
 	}
 	n = readlink("/proc/self/exe", exe, sizeof(exe_path) - 1);

@@ -102,7 +102,6 @@ static void test_model(void)
 	CHECK("stack_truncated",
 	      s.truncated && callgraph__frames(cg, &s, fr) == 3 && fr[2] == &T && s.count == 1);
 
-
 	CHECK("totals_status", callgraph__totals(cg, 0, &t, &n) == 0);
 	CHECKF("totals_count", n == 6, "%zu functions", n);
 	if (n == 6) {
@@ -201,7 +200,8 @@ static void test_lookup_pcs(void)
 	static struct pv_frame frames[6 + PDATA_MAX_DEPTH];
 	uint64_t stack_pcs[] = {0x1000, 0x2005, 0, 0x3009};
 	struct pv_stack stacks[3] = {{0}, {5, 4, 1}, {5 + PDATA_MAX_DEPTH, PDATA_MAX_DEPTH, 1}};
-	struct pview v = {.stacks = stacks, .nstacks = 3, .frames = frames, .nframes = 6 + PDATA_MAX_DEPTH};
+	struct pview v = {
+		.stacks = stacks, .nstacks = 3, .frames = frames, .nframes = 6 + PDATA_MAX_DEPTH};
 	struct pv_sample flat = {1, 1, 0x1234, 0, 1}, s = {1, 1, 0x1001, 1, 1},
 			 d = {1, 1, 0x10, 2, 1};
 	uint64_t pcs[CALLGRAPH_MAX_FRAMES];
@@ -213,7 +213,7 @@ static void test_lookup_pcs(void)
 		frames[2 + i] = (struct pv_frame){stack_pcs[3 - i], 1 + i, (uint16_t)(2 + i), 1};
 	for (unsigned i = 0; i < PDATA_MAX_DEPTH; i++) /* deep[i] = 0x5000 + i, innermost first */
 		frames[6 + i] = (struct pv_frame){0x5000 + PDATA_MAX_DEPTH - 1 - i, i ? 5 + i : 1,
-						   (uint16_t)(2 + i), 1};
+						  (uint16_t)(2 + i), 1};
 	n = callgraph__lookup_pcs(&v, &flat, pcs, &truncated);
 	CHECK("pcs_flat", n == 1 && pcs[0] == 0x1234 && !truncated);
 	/* the leaf is the sample's own PC (the flat report's row) */
