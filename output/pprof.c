@@ -150,8 +150,7 @@ static bool loc_node_eq(const void *entry, const void *key)
 static const struct htab_type loc_node_type = {
 	.entry_size = sizeof(struct loc_node_ent),
 	.hash = loc_node_hash,
-	.eq = loc_node_eq,
-	.entry_hash = loc_node_hash, /* the key is the entry's start: (loc, parent) */
+	.eq = loc_node_eq, /* an entry starts with its key (loc, parent): hash(entry) is its hash */
 };
 
 struct pprof_ctx {

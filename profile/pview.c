@@ -11,6 +11,7 @@
 #include "profile/pview.h"
 #include "utils/htab.h"
 #include "utils/why.h"
+#include "utils/search.h"
 
 #define MAX_PARENT_DEPTH 64
 
@@ -37,15 +38,8 @@ static struct pv_proc *add_proc(struct loader *l, uint32_t id)
 	struct pview *v = l->v;
 	struct pv_proc *p;
 
-	if (v->nprocs == l->cap_procs) {
-		size_t ncap = l->cap_procs ? l->cap_procs * 2 : 16;
-		struct pv_proc *n = realloc(v->procs, ncap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		v->procs = n;
-		l->cap_procs = ncap;
-	}
+	if (array__reserve(&v->procs, &l->cap_procs, v->nprocs + 1, sizeof(*v->procs)))
+		return NULL;
 	p = &v->procs[v->nprocs++];
 	memset(p, 0, sizeof(*p));
 	p->id = id;
@@ -350,19 +344,10 @@ static bool frame_eq(const void *entry, const void *key)
 	return e->pc == k->pc && e->parent == k->parent;
 }
 
-static uint64_t frame_entry_hash(const void *entry)
-{
-	const struct frame_entry *e = entry;
-	struct frame_key k = {e->pc, e->parent};
-
-	return frame_key_hash(&k);
-}
-
 static const struct htab_type frame_type = {
 	.entry_size = sizeof(struct frame_entry),
 	.hash = frame_key_hash,
-	.eq = frame_eq,
-	.entry_hash = frame_entry_hash,
+	.eq = frame_eq, /* an entry starts with its key: hash(entry) is its hash */
 };
 
 /* A file's stack node id: its view node, and the stack index when a sample named it. */
@@ -777,16 +762,8 @@ void pview__free(struct pview *v)
 const struct pv_thread *pv_proc__thread(const struct pv_proc *p, int tid)
 {
 	/* one entry per tid (merge_threads) */
-	size_t lo = 0, hi = p->nthreads;
+	size_t lo = SEARCH_UPPER(p->threads, p->nthreads, tid, tid);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->threads[mid].tid <= tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo && p->threads[lo - 1].tid == tid)
 		return &p->threads[lo - 1];
 	return NULL;
@@ -794,16 +771,8 @@ const struct pv_thread *pv_proc__thread(const struct pv_proc *p, int tid)
 
 static const struct pv_map *own_map(const struct pv_proc *p, uint64_t pc)
 {
-	size_t lo = 0, hi = p->nmaps;
+	size_t lo = SEARCH_UPPER(p->maps, p->nmaps, start, pc);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* overlapping maps (a region re-mapped): the latest start at or below pc that covers it */
 	for (size_t k = lo; k > 0 && k + 8 > lo; k--)
 		if (pc < p->maps[k - 1].end)
@@ -857,16 +826,8 @@ unsigned pview__stack_pcs(const struct pview *v, const struct pv_stack *st, uint
 
 const struct pv_ksym *pview__ksym(const struct pview *v, uint64_t pc)
 {
-	size_t lo = 0, hi = v->nksyms;
+	size_t lo = SEARCH_UPPER(v->ksyms, v->nksyms, start, pc);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v->ksyms[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return NULL;
 	if (v->ksyms[lo - 1].size && pc - v->ksyms[lo - 1].start >= v->ksyms[lo - 1].size)

@@ -141,6 +141,13 @@ struct record_result {
 	const char *callgraph_name; /* "none", "fp", "dwarf" (header.callgraph) */
 	uint64_t stacks_truncated;  /* samples whose stack was cut short (header.truncated) */
 	uint64_t stacks_dropped;    /* samples stored without their stack (frame table full) */
+	/*
+	 * Where the profile is at the end: opts->output, or OUTPUT.old when
+	 * another recorder on the same -o moved it aside; "" when it is no
+	 * longer at either name.  file_size: its size.
+	 */
+	char output[4096];
+	uint64_t file_size;
 };
 
 /*
