@@ -46,7 +46,8 @@ static void usage(FILE *out)
 		"                     [--pid LIST] [--tid LIST] [--comm LIST] [--dso LIST]\n"
 		"                     [--percent-limit P] [--top N] [--images] [--threads] "
 		"[--lines]\n"
-		"                     [--children] [-g|--call-graph caller|callee[,PERCENT]]\n"
+		"                     [--inline] [--children] [-g|--call-graph "
+		"caller|callee[,PERCENT]]\n"
 		"                     [--callers FUNC] [--callees FUNC]\n"
 		"       profil report --format html -o OUT [-i FILE] [--lines]\n"
 		"  -i, --input FILE    profile to read (default profil.data)\n"
@@ -68,6 +69,9 @@ static void usage(FILE *out)
 		"  --images            text: each process image's own rows after the whole run\n"
 		"  --threads           each image split by thread (text: implies --images)\n"
 		"  --lines             split by source line (file:line from DWARF)\n"
+		"  --inline            a sample in inlined code counts for the inlined function\n"
+		"                      (from DWARF), not the function it was inlined into\n"
+		"                      (call stacks always show inlined functions as frames)\n"
 		"call stacks (profiles recorded with -g; a flat profile has its leaves only):\n"
 		"  --children          total (inclusive: the row and its callees) beside self,\n"
 		"                      every row on a stack, most total first, as perf's\n"
@@ -230,6 +234,9 @@ static int parse_opt(int c, struct opts *o)
 	case 'l':
 		o->ro.lines = 1;
 		return 0;
+	case 'N':
+		o->ro.inline_rows = 1;
+		return 0;
 	case 'I':
 		o->images = 1;
 		return 0;
@@ -326,6 +333,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"sort", required_argument, NULL, 's'},
 		{"threads", no_argument, NULL, 't'},
 		{"lines", no_argument, NULL, 'l'},
+		{"inline", no_argument, NULL, 'N'},
 		{"images", no_argument, NULL, 'I'},
 		{"top", required_argument, NULL, 'n'},
 		{"percent-limit", required_argument, NULL, 'P'},

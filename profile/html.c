@@ -291,28 +291,35 @@ static int add_row(struct html_report *h, uint32_t thread, const uint32_t *frame
 int html__add_stack(struct html_report *h, const struct pv_proc *p, int tid, const uint64_t *pcs,
 		    size_t npcs, uint64_t count)
 {
+	const struct func *inl[RESOLVE_MAX_INLINE + 1];
+	size_t nframes = 0;
 	uint32_t proc, thread;
 	int rc;
 
-	if (!npcs || npcs > UINT32_MAX)
+	if (!npcs || npcs > UINT32_MAX / (RESOLVE_MAX_INLINE + 1))
 		return -EINVAL;
-	if (npcs > h->scratch_cap) {
-		uint32_t *s = realloc(h->scratch, npcs * sizeof(*s));
-
-		if (!s)
-			return -ENOMEM;
-		h->scratch = s;
-		h->scratch_cap = npcs;
-	}
 	rc = proc_index(h, p, &proc);
 	if (!rc)
 		rc = thread_index(h, proc, tid, &thread);
+	/* each PC is its function's frame, after the frames of the functions inlined there */
 	for (size_t i = 0; !rc && i < npcs; i++) {
-		const struct func *f = resolver__pc(h->r, p, pcs[i], count);
+		int k = resolver__frames(h->r, p, pcs[i], count, inl, RESOLVE_MAX_INLINE + 1);
 
-		rc = f ? frame_index(h, f, &h->scratch[i]) : -ENOMEM;
+		if (k < 0)
+			return k;
+		if (nframes + (size_t)k > h->scratch_cap) {
+			size_t cap = (nframes + (size_t)k) * 2;
+			uint32_t *s = realloc(h->scratch, cap * sizeof(*s));
+
+			if (!s)
+				return -ENOMEM;
+			h->scratch = s;
+			h->scratch_cap = cap;
+		}
+		for (int j = 0; !rc && j < k; j++)
+			rc = frame_index(h, inl[j], &h->scratch[nframes++]);
 	}
-	return rc ? rc : add_row(h, thread, h->scratch, npcs, count);
+	return rc ? rc : add_row(h, thread, h->scratch, nframes, count);
 }
 
 int html__add_flat(struct html_report *h)
@@ -339,7 +346,7 @@ int html__add_samples(struct html_report *h)
 {
 	const struct pview *v = h->v;
 	const struct pv_proc *p = NULL;
-	uint64_t pcs[CALLGRAPH_MAX_FRAMES];
+	uint64_t pcs[CALLGRAPH_MAX_PCS];
 
 	for (size_t i = 0; i < v->nsamples; i++) {
 		const struct pv_sample *s = &v->samples[i];

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <dwarf.h>
 #include <gelf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -1217,4 +1218,82 @@ int symobj__srcline(struct sym_object *o, uint64_t vaddr, const char **file, int
 	*file = src;
 	*line = lineno;
 	return 0;
+}
+
+/* The CU holding a link-time address, and the address in its DWARF.  0 or -ENOENT. */
+static int cu_of(struct sym_object *o, uint64_t vaddr, Dwarf_Die *cu, Dwarf_Addr *addr)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *d = dwfl_module_addrdie(o->mod, vaddr + o->bias, &bias);
+
+	if (d) {
+		*cu = *d;
+		*addr = vaddr + o->bias - bias;
+		return 0;
+	}
+	*addr = vaddr + o->dwbias;
+	return scan_cu(o, *addr, cu);
+}
+
+/* An inlined subroutine's name: its abstract origin's linkage name (demangled), else its name. */
+static const char *inline_name(struct sym_object *o, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *name = NULL;
+
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		name = dwarf_formstring(&a);
+	if (name && *name)
+		return demangled(o->owner, unversioned(o->owner, name) ?: name);
+	if (dwarf_attr_integrate(die, DW_AT_name, &a))
+		name = dwarf_formstring(&a);
+	return name && *name ? name : NULL;
+}
+
+/* Where an inlined subroutine was called from: DW_AT_call_file and DW_AT_call_line. */
+static void call_site(struct sym_object *o, Dwarf_Die *cu, Dwarf_Die *die, struct sym_inline *in)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word idx, line;
+	Dwarf_Files *files;
+	size_t nfiles;
+
+	in->call_file = NULL;
+	in->call_line = 0;
+	if (dwarf_attr(die, DW_AT_call_line, &a) && dwarf_formudata(&a, &line) == 0 &&
+	    line <= INT32_MAX)
+		in->call_line = (int)line;
+	if (dwarf_attr(die, DW_AT_call_file, &a) && dwarf_formudata(&a, &idx) == 0 &&
+	    dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && idx < nfiles)
+		in->call_file = dwarf_filesrc(files, idx, NULL, NULL);
+	(void)o;
+}
+
+int symobj__inlines(struct sym_object *o, uint64_t vaddr, struct sym_inline *out, int max)
+{
+	Dwarf_Die cu, *scopes = NULL;
+	Dwarf_Addr addr;
+	int n, k = 0;
+
+	if (!o->dwarf_tried)
+		open_dwarf(o);
+	if (!o->dwarf || max <= 0 || cu_of(o, vaddr, &cu, &addr) < 0)
+		return 0;
+	n = dwarf_getscopes(&cu, addr, &scopes);
+	for (int i = 0; i < n && k < max; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_subprogram)
+			break; /* the function the symbol names */
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		out[k].name = inline_name(o, &scopes[i]);
+		if (!out[k].name)
+			out[k].name = "[inlined]";
+		call_site(o, &cu, &scopes[i], &out[k]);
+		k++;
+	}
+	free(scopes);
+	return k;
 }

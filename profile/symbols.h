@@ -126,6 +126,25 @@ int symobj__lookup(struct sym_object *o, uint64_t vaddr, struct sym_result *res)
  */
 int symobj__srcline(struct sym_object *o, uint64_t vaddr, const char **file, int *line);
 
+/* A function inlined at an address: see symobj__inlines(). */
+struct sym_inline {
+	const char *name;      /* the inlined function (demangled) */
+	const char *call_file; /* where it was inlined: the call's source file, or NULL */
+	int call_line;	       /* and line (0: unknown) */
+};
+
+/*
+ * The chain of inlined calls that an address is in, from DWARF
+ * (DW_TAG_inlined_subroutine scopes): out[0] is the innermost inlined
+ * function (the address's own source line is symobj__srcline()'s), out[i]
+ * the function out[i - 1] was inlined into, and the last one was inlined
+ * into the function the symbol names; each entry's call_file:call_line is
+ * the call in the next one out (for the last, in the symbol's function).
+ * Returns the number of entries (0: not inlined, or no DWARF), at most max.
+ * Strings live as long as the symbols cache.
+ */
+int symobj__inlines(struct sym_object *o, uint64_t vaddr, struct sym_inline *out, int max);
+
 /*
  * The GNU build id of the object (the bytes of its NT_GNU_BUILD_ID note):
  * returns its length, 0 when it has none or cannot be read.  *id lives as
