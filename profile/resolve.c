@@ -9,6 +9,9 @@
 #include "profile/resolve.h"
 #include "utils/htab.h"
 
+/* The object of code a JIT compiler named. */
+#define JIT_OBJECT "[jit]"
+
 /* Code of an object that cannot be read is grouped by file page. */
 #define UNREADABLE_GRAIN 4096
 
@@ -260,6 +263,20 @@ int resolver__locate(struct resolver *r, const struct pv_proc *p, uint64_t pc, u
 	bool fresh;
 
 	memset(loc, 0, sizeof(*loc));
+	if (pc < PDATA_KERNEL_START && (!m || m->path[0] != '/')) {
+		/* anonymous code a JIT compiler named (perf map, jitdump) */
+		const struct pv_jitsym *j = pview__jitsym(r->v, p, pc);
+
+		if (j) {
+			/* one row per name: code compiled again (tiers, OSR) is the same function */
+			struct func jf = {symbols__intern(r->syms, j->name), JIT_OBJECT, JIT_OBJECT,
+					  NULL, 0};
+
+			loc->addr = pc;
+			loc->f = jf.name ? intern_func(r, &jf) : NULL;
+			return loc->f ? 0 : -ENOMEM;
+		}
+	}
 	if (pc >= PDATA_KERNEL_START || !m) {
 		loc->addr = pc;
 		loc->f = pc >= PDATA_KERNEL_START ? kernel_func(r, pc) : unknown_func(r);
