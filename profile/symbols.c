@@ -1052,7 +1052,7 @@ static void load_fdes(struct sym_object *o)
 }
 
 /* Start of the function holding vaddr according to its FDE (initial location), or -ENOENT. */
-static int fde_start(struct sym_object *o, uint64_t vaddr, uint64_t *start)
+static int fde_start(struct sym_object *o, uint64_t vaddr, uint64_t *start, uint64_t *end)
 {
 	size_t lo = 0, hi;
 
@@ -1071,6 +1071,7 @@ static int fde_start(struct sym_object *o, uint64_t vaddr, uint64_t *start)
 	for (size_t k = lo; k > 0 && k + 4 > lo; k--) {
 		if (vaddr < o->fdes[k - 1].end) {
 			*start = o->fdes[k - 1].start;
+			*end = o->fdes[k - 1].end;
 			return 0;
 		}
 	}
@@ -1096,11 +1097,21 @@ static const char *demangled(struct symbols *s, const char *name)
 	return out ? out : name;
 }
 
+/* Where the gap between the neighbouring symbols that holds vaddr ends. */
+static uint64_t gap_end(const struct sym_object *o, long i, uint64_t vaddr)
+{
+	uint64_t lo, hi;
+
+	if (i + 1 < (long)o->nsyms)
+		return o->syms[i + 1].start;
+	return symobj__text_range(o, &lo, &hi) == 0 && vaddr < hi ? hi : vaddr + 1;
+}
+
 int symobj__lookup(struct sym_object *o, uint64_t vaddr, struct sym_result *res)
 {
 	char buf[320];
 	long i = find_sym(o, vaddr);
-	uint64_t start;
+	uint64_t start, end;
 
 	res->vaddr = vaddr;
 	/* nested or overlapping symbols: look a few entries back for one that covers */
@@ -1113,6 +1124,7 @@ int symobj__lookup(struct sym_object *o, uint64_t vaddr, struct sym_result *res)
 			res->name = sym->shown;
 			res->system_name = sym->name;
 			res->start = sym->start;
+			res->end = sym->end;
 			res->from_symbol = 1;
 			return 0;
 		}
@@ -1121,9 +1133,10 @@ int symobj__lookup(struct sym_object *o, uint64_t vaddr, struct sym_result *res)
 	if (o->flags & SYMOBJ_PSEUDO) {
 		res->name = res->system_name = o->path;
 		res->start = 0;
+		res->end = vaddr + 1;
 		return 0;
 	}
-	if (fde_start(o, vaddr, &start) < 0) {
+	if (fde_start(o, vaddr, &start, &end) < 0) {
 		/* the gap between the neighbouring symbols */
 		start = i >= 0 ? o->syms[i].end : 0;
 		if (!start) {
@@ -1131,6 +1144,7 @@ int symobj__lookup(struct sym_object *o, uint64_t vaddr, struct sym_result *res)
 
 			start = symobj__text_range(o, &lo, &hi) == 0 && lo <= vaddr ? lo : vaddr;
 		}
+		end = gap_end(o, i, vaddr);
 	}
 	snprintf(buf, sizeof(buf), "[%s+0x%llx]", o->base, (unsigned long long)start);
 	res->name = symbols__intern(o->owner, buf);
@@ -1138,7 +1152,44 @@ int symobj__lookup(struct sym_object *o, uint64_t vaddr, struct sym_result *res)
 		res->name = "[?]";
 	res->system_name = res->name;
 	res->start = start;
+	res->end = end > vaddr ? end : vaddr + 1;
 	return 0;
+}
+
+int symobj__code(const struct sym_object *o, uint64_t vaddr, size_t *len, const uint8_t **bytes)
+{
+	size_t fsize = 0;
+	const char *raw = o->elf && !o->debug_only ? elf_rawfile(o->elf, &fsize) : NULL;
+
+	if (!raw)
+		return -ENOENT;
+	for (size_t i = 0; i < o->nloads; i++) {
+		const struct load_seg *l = &o->loads[i];
+		uint64_t off, room;
+
+		if (vaddr < l->vaddr || vaddr - l->vaddr >= l->filesz)
+			continue;
+		off = vaddr - l->vaddr + l->offset;
+		if (off >= fsize)
+			return -ENOENT;
+		room = l->filesz - (vaddr - l->vaddr);
+		if (room > fsize - off)
+			room = fsize - off;
+		if (*len > room)
+			*len = (size_t)room;
+		*bytes = (const uint8_t *)raw + off;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int symbols__find_source(struct symbols *s, const struct sym_object *o, const char *path,
+			 char **local)
+{
+	const unsigned char *id;
+	size_t len = symobj__build_id(o, &id);
+
+	return len ? symfile__find_source(s->finder, id, len, path, local) : -ENOENT;
 }
 
 /* DWARF of the file itself, else of its separate debug file (libdwfl asks find_debuginfo). */

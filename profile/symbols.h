@@ -59,6 +59,7 @@ struct sym_result {
 	const char *name;	 /* function name or "[obj+0x...]" range name */
 	const char *system_name; /* the symbol as in its table (mangled); name when not mangled */
 	uint64_t start;		 /* link-time start of the function or range */
+	uint64_t end;		 /* its end (exclusive), as far as known (at least vaddr + 1) */
 	uint64_t vaddr;		 /* link-time address of the PC */
 	int from_symbol;	 /* 1 when a symbol covered the address */
 };
@@ -151,6 +152,23 @@ int symobj__inlines(struct sym_object *o, uint64_t vaddr, struct sym_inline *out
  * long as the symbols cache.
  */
 size_t symobj__build_id(const struct sym_object *o, const unsigned char **id);
+
+/*
+ * The bytes of the file read at link-time addresses [vaddr, vaddr + *len)
+ * (the code of a function), cut at the end of the PT_LOAD segment's file
+ * data: *len becomes what is there.  Returns 0 (*bytes lives as long as the
+ * symbols cache), or -ENOENT (no file data there: a debug file's copy, a
+ * missing object).
+ */
+int symobj__code(const struct sym_object *o, uint64_t vaddr, size_t *len, const uint8_t **bytes);
+
+/*
+ * A source file of object o (as DWARF names it) from a debuginfod server,
+ * by the object's build id, when DEBUGINFOD_URLS is set: a descriptor and
+ * its local path (malloc'd), or -ENOENT.
+ */
+int symbols__find_source(struct symbols *s, const struct sym_object *o, const char *path,
+			 char **local);
 
 /* File offset of a link-time address, by the PT_LOAD segment holding it.  Returns 0 or -ENOENT. */
 int symobj__vaddr_to_offset(const struct sym_object *o, uint64_t vaddr, uint64_t *off);

@@ -26,6 +26,7 @@ struct symfile_finder {
 	__typeof__(debuginfod_end) *end;
 	__typeof__(debuginfod_find_debuginfo) *find_debuginfo;
 	__typeof__(debuginfod_find_executable) *find_executable;
+	__typeof__(debuginfod_find_source) *find_source; /* may be NULL */
 };
 
 struct symfile_finder *symfile_finder__new(void)
@@ -230,6 +231,7 @@ static debuginfod_client *client_of(struct symfile_finder *f)
 	*(void **)&f->end = dlsym(so, "debuginfod_end");
 	*(void **)&f->find_debuginfo = dlsym(so, "debuginfod_find_debuginfo");
 	*(void **)&f->find_executable = dlsym(so, "debuginfod_find_executable");
+	*(void **)&f->find_source = dlsym(so, "debuginfod_find_source");
 	if (!f->begin || !f->end || !f->find_debuginfo || !f->find_executable)
 		return NULL;
 	f->client = f->begin();
@@ -304,4 +306,30 @@ int symfile__find_by_id(struct symfile_finder *f, const unsigned char *id, size_
 		return fd;
 	*is_debug = 1;
 	return symfile__find_debug(f, &w, path, how);
+}
+
+int symfile__find_source(struct symfile_finder *f, const unsigned char *id, size_t len,
+			 const char *path, char **local)
+{
+	debuginfod_client *c = len && path[0] == '/' ? client_of(f) : NULL;
+	struct stat st;
+	char *got = NULL;
+	int fd;
+
+	if (!c || !f->find_source)
+		return -ENOENT;
+	fd = f->find_source(c, id, (int)len, path, &got);
+	if (fd < 0) {
+		if (fd != -ENOENT)
+			f->disabled = 1;
+		free(got);
+		return -ENOENT;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		free(got);
+		return -ENOENT;
+	}
+	*local = got;
+	return fd;
 }
