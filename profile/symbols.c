@@ -1323,28 +1323,44 @@ static void call_site(struct sym_object *o, Dwarf_Die *cu, Dwarf_Die *die, struc
 
 int symobj__inlines(struct sym_object *o, uint64_t vaddr, struct sym_inline *out, int max)
 {
-	Dwarf_Die cu, *scopes = NULL;
+	Dwarf_Die cu, *scopes = NULL, *chain = NULL;
 	Dwarf_Addr addr;
-	int n, k = 0;
+	int n, k = 0, first = -1;
 
 	if (!o->dwarf_tried)
 		open_dwarf(o);
 	if (!o->dwarf || max <= 0 || cu_of(o, vaddr, &cu, &addr) < 0)
 		return 0;
+	/*
+	 * The innermost inlined instance holding the address, then its
+	 * containing DIEs in the concrete tree (dwarf_getscopes continues
+	 * with the abstract definition's scopes instead, as eu-addr2line -i
+	 * knows): the inlined calls out to the function the symbol names.
+	 */
 	n = dwarf_getscopes(&cu, addr, &scopes);
-	for (int i = 0; i < n && k < max; i++) {
+	for (int i = 0; i < n && first < 0; i++) {
 		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag == DW_TAG_inlined_subroutine)
+			first = i;
+	}
+	n = first < 0 ? 0 : dwarf_getscopes_die(&scopes[first], &chain);
+	for (int i = 0; i < n && k < max; i++) {
+		int tag = dwarf_tag(&chain[i]);
 
 		if (tag == DW_TAG_subprogram)
 			break; /* the function the symbol names */
 		if (tag != DW_TAG_inlined_subroutine)
 			continue;
-		out[k].name = inline_name(o, &scopes[i]);
+		out[k].name = inline_name(o, &chain[i]);
 		if (!out[k].name)
 			out[k].name = "[inlined]";
-		call_site(o, &cu, &scopes[i], &out[k]);
+		call_site(o, &cu, &chain[i], &out[k]);
 		k++;
 	}
+	free(chain);
 	free(scopes);
 	return k;
 }

@@ -20,6 +20,8 @@
 #define MAX_PROC_ID (1u << 22)
 /* Opens tried per poll (a file the process has not written yet is looked for again). */
 #define OPENS_PER_POLL 16
+/* Polls between two looks for a file not there yet. */
+#define RETRY_POLLS 4
 
 struct jsym {
 	uint64_t start, size;
@@ -39,6 +41,7 @@ struct jsrc {
 	char *path; /* jitdump: the path in the process's namespace; perf map: NULL */
 	int fd;
 	enum src_state state;
+	unsigned wait; /* polls before the next look, while pending */
 	struct jit_reader rd;
 };
 
@@ -55,15 +58,21 @@ struct jitcollect {
 	char *names;
 	size_t names_len, names_cap;
 	uint32_t seq;
-	int full; /* a bound was reached: later names are not kept */
+	int full;	/* a bound was reached: later names are not kept */
+	int agent_maps; /* agent clocks: mappings are recorded late, look for every process's map */
 };
 
 struct jitcollect *jitcollect__new(struct pdata *pd)
 {
 	struct jitcollect *j = calloc(1, sizeof(*j));
 
-	if (j)
+	if (j) {
+		uint32_t clock = pdata__header(pd)->clock;
+
 		j->pd = pd;
+		/* the agent writes a JIT's anonymous mappings when the process ends: too late */
+		j->agent_maps = clock == PDATA_CLOCK_THREAD || clock == PDATA_CLOCK_ITIMER;
+	}
 	return j;
 }
 
@@ -327,8 +336,13 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 		const struct pdata_proc *p = (const struct pdata_proc *)rec;
 
 		if (p->id && p->id < MAX_PROC_ID && p->pid > 0 &&
-		    (p->id < j->nids || grow_ids(j, p->id) == 0))
+		    (p->id < j->nids || grow_ids(j, p->id) == 0)) {
 			j->pid_of[p->id] = p->pid;
+			if (j->agent_maps && !j->wanted[p->id]) {
+				j->wanted[p->id] = 1;
+				add_source(j, p->id, JIT_PERF_MAP, NULL);
+			}
+		}
 	} else if (rec->type == PDATA_REC_MAP && rec->size > sizeof(struct pdata_map)) {
 		on_map(j, (const struct pdata_map *)rec);
 	}
@@ -345,11 +359,18 @@ void jitcollect__poll(struct jitcollect *j)
 	for (size_t i = 0; i < j->nsrc; i++) {
 		struct jsrc *s = &j->src[i];
 
-		if (s->state == SRC_PENDING && opens++ < OPENS_PER_POLL) {
+		if (s->state == SRC_PENDING && !(s->wait && s->wait--) &&
+		    opens++ < OPENS_PER_POLL) {
 			int rc = open_source(s);
 
+			s->wait = RETRY_POLLS;
 			if (rc < 0 && rc != -EAGAIN)
 				s->state = SRC_GONE;
+		}
+		if (s->state == SRC_GONE) { /* the process ended before its file was found */
+			free(s->path);
+			j->src[i--] = j->src[--j->nsrc];
+			continue;
 		}
 		read_source(j, s, JITCOLLECT_POLL_BYTES, 0);
 	}
