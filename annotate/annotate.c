@@ -262,7 +262,7 @@ static int matches(const struct fent *f, const char *spec)
 	uint64_t addr;
 
 	if (colon && !object_matches(f, spec, (size_t)(colon - spec)))
-		return 0;
+		return !strcmp(f->name, spec); /* a name with a colon of its own ("JS:*f") */
 	if (parse_addr(what, &addr) == 0)
 		return f->kind != F_NOCODE && addr >= f->start && addr < f->end;
 	return !strcmp(f->name, what);
@@ -339,6 +339,22 @@ static int not_found(const struct priv *pv, const char *spec, char *why, size_t 
 			"no function %s in the profile; the closest names it has: %s", spec, names);
 }
 
+/*
+ * An object of the profile rebuilt since the recording, without a copy by its build id:
+ * its names are the new file's, so a function asked for may be missing for that reason.
+ */
+static int rebuilt(const struct priv *pv, char *why, size_t whylen)
+{
+	for (size_t i = 0; i < pv->nf; i++)
+		if (pv->f[i].kind == F_USER &&
+		    (symobj__flags(pv->f[i].obj) & SYMOBJ_BUILD_ID_DIFFERS))
+			return why_fail(why, whylen, -ESTALE,
+					"%s was rebuilt since the recording and no copy with its "
+					"build id was found: its functions cannot be annotated",
+					pv->f[i].path);
+	return 0;
+}
+
 /* The functions to annotate, into *chosen (pointers into pv->f). */
 static int choose(struct priv *pv, const struct annotate_opts *o, struct fent ***chosen, size_t *n,
 		  char *why, size_t whylen)
@@ -369,7 +385,8 @@ static int choose(struct priv *pv, const struct annotate_opts *o, struct fent **
 				out[k++] = all[i];
 		}
 		if (k == before) {
-			int rc = not_found(pv, o->funcs[s], why, whylen);
+			int rc =
+				rebuilt(pv, why, whylen) ?: not_found(pv, o->funcs[s], why, whylen);
 
 			free(all);
 			free(out);
@@ -552,6 +569,19 @@ static struct ann_line *line_of(struct ann_func *af, const char *file, int line,
 	return &af->lines[af->nlines++];
 }
 
+/* Where an instruction's source file is: its name, made absolute by its CU's directory. */
+static const char *source_path(struct priv *pv, const struct fent *f, const struct ann_insn *in)
+{
+	const char *dir;
+	char buf[PATH_MAX];
+
+	if (in->file[0] == '/' || !(dir = symobj__comp_dir(f->obj, in->addr)))
+		return in->file;
+	if ((size_t)snprintf(buf, sizeof(buf), "%s/%s", dir, in->file) >= sizeof(buf))
+		return in->file;
+	return symbols__intern(resolver__symbols(pv->r), buf) ?: in->file;
+}
+
 /* Each instruction's source line (and the function inlined there); the lines' sums and text. */
 static int add_lines(struct priv *pv, struct ann_func *af, const struct fent *f)
 {
@@ -577,7 +607,8 @@ static int add_lines(struct priv *pv, struct ann_func *af, const struct fent *f)
 		if (in->inlined)
 			l->inlined = in->inlined;
 		if (!l->text) {
-			l->text = sources__line(pv->src, f->obj, in->file, in->line, &why);
+			l->text = sources__line(pv->src, f->obj, source_path(pv, f, in), in->line,
+						&why);
 			if (why && add_note(af, "%s", why) < 0)
 				return -ENOMEM;
 		}

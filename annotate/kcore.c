@@ -66,6 +66,11 @@ int kcore__open(struct kcore **out, const char *path, char *why, size_t whylen)
 					"kernel instructions come from %s, which this user cannot "
 					"read (root or CAP_SYS_RAWIO can)",
 					path);
+		if (rc == -ENOENT)
+			return why_fail(why, whylen, rc,
+					"kernel instructions come from %s, which is not there (a "
+					"container, or a kernel built without CONFIG_PROC_KCORE)",
+					path);
 		return why_fail(why, whylen, rc, "cannot open %s: %s", path, strerror(-rc));
 	}
 	rc = read_phdrs(k);

@@ -1364,3 +1364,16 @@ int symobj__inlines(struct sym_object *o, uint64_t vaddr, struct sym_inline *out
 	free(scopes);
 	return k;
 }
+
+const char *symobj__comp_dir(struct sym_object *o, uint64_t vaddr)
+{
+	Dwarf_Attribute a;
+	Dwarf_Addr addr;
+	Dwarf_Die cu;
+
+	if (!o->dwarf_tried)
+		open_dwarf(o);
+	if (!o->dwarf || cu_of(o, vaddr, &cu, &addr) < 0 || !dwarf_attr(&cu, DW_AT_comp_dir, &a))
+		return NULL;
+	return dwarf_formstring(&a);
+}

@@ -147,6 +147,13 @@ struct sym_inline {
 int symobj__inlines(struct sym_object *o, uint64_t vaddr, struct sym_inline *out, int max);
 
 /*
+ * The compilation directory of the code at vaddr (DW_AT_comp_dir of its CU):
+ * what a relative source file name of symobj__srcline() is relative to.
+ * NULL when unknown.  Lives as long as the symbols cache.
+ */
+const char *symobj__comp_dir(struct sym_object *o, uint64_t vaddr);
+
+/*
  * The GNU build id of the object (the bytes of its NT_GNU_BUILD_ID note):
  * returns its length, 0 when it has none or cannot be read.  *id lives as
  * long as the symbols cache.
