@@ -5,7 +5,8 @@
 #    those libraries, and from record/ and profile/ only their interface
 #    headers (record/record.h, profile/profile.h);
 #  - the components depend one way: cmds -> record -> events -> profile ->
-#    utils (the layers of doc/architecture.md); agent -> profile/pdata.h,
+#    utils, and cmds -> annotate -> profile (the layers of doc/architecture.md);
+#    agent -> profile/pdata.h,
 #    lib; bpf -> events/events.h; lib on nothing of ours;
 #  - no circle: no file includes itself through others, and no object calls
 #    into an object that calls back into it (directly or round a loop).
@@ -22,7 +23,7 @@ check() {
 	if [ -s "$2" ]; then nok "$1" "$(head -5 "$2" | tr '\n' ';')"; else ok "$1"; fi
 }
 
-SRCS=$(git ls-files 'cmds/*.[ch]' 'record/*.[ch]' 'profile/*.[ch]' 'events/*.[ch]' \
+SRCS=$(git ls-files 'cmds/*.[ch]' 'record/*.[ch]' 'profile/*.[ch]' 'events/*.[ch]' 'annotate/*.[ch]' \
 	'utils/*.[ch]' 'agent/*.[ch]' 'lib/*.[ch]' 'lib/*/*.[ch]' 'bpf/*.[ch]' 'include/*.h')
 
 # every include as "FILE INCLUDED" (quoted includes resolved as the compiler does:
@@ -55,6 +56,8 @@ check cmds_no_perf_bpf_elf_headers "$T/v"
 grep -E '^cmds/[^ ]* (record/|profile/)' "$T/includes" |
 	grep -vE ' (record/record\.h|profile/profile\.h)$' >"$T/v"
 check cmds_use_component_interfaces "$T/v"
+grep -E '^cmds/[^ ]* annotate/' "$T/includes" | grep -vE ' annotate/annotate\.h$' >"$T/v"
+check cmds_use_annotate_interface "$T/v"
 grep -E '^cmds/[^ ]* (lib/|agent/|bpf/)' "$T/includes" >"$T/v"
 check cmds_no_lib_agent_bpf_internals "$T/v"
 
@@ -64,8 +67,11 @@ forbidden() {
 	grep -E "^$1/[^ ]* ($2)" "$T/includes"
 }
 {
-	forbidden utils 'cmds/|record/|profile/|events/|agent/|bpf/'
-	forbidden profile 'cmds/|record/|events/|agent/|bpf/'
+	forbidden utils 'cmds/|record/|profile/|events/|agent/|bpf/|annotate/'
+	forbidden profile 'cmds/|record/|events/|agent/|bpf/|annotate/'
+	forbidden annotate 'cmds/|record/|events/|agent/|bpf/|lib/'
+	forbidden record 'annotate/'
+	forbidden events 'annotate/'
 	forbidden events 'cmds/|record/|agent/'
 	forbidden events 'profile/' | grep -v ' profile/pdata\.h$'
 	forbidden events 'bpf/' | grep -v ' bpf/watch\.h$'
@@ -121,7 +127,7 @@ find_cycle <"$T/inc_edges" >"$T/v"
 check no_include_circle "$T/v"
 
 # objects: A -> B when A uses a symbol B defines (objects whose source is gone are stale: left out)
-OBJS=$(for c in $(git ls-files 'cmds/*.c' 'record/*.c' 'profile/*.c' 'events/*.c' 'utils/*.c'); do
+OBJS=$(for c in $(git ls-files 'cmds/*.c' 'record/*.c' 'profile/*.c' 'events/*.c' 'utils/*.c' 'annotate/*.c'); do
 	[ -f "$B/${c%.c}.o" ] && echo "$B/${c%.c}.o"
 done)
 if [ -z "$OBJS" ]; then
