@@ -5,6 +5,7 @@
  * asked for (or the hottest) are then disassembled and given their lines.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -15,7 +16,8 @@
 #include "annotate/disasm.h"
 #include "annotate/kcore.h"
 #include "annotate/source.h"
-#include "profile/profile.h"
+#include "profile/pview.h"
+#include "report/resolve.h"
 #include "utils/htab.h"
 #include "utils/why.h"
 

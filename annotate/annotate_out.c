@@ -6,11 +6,11 @@
  */
 #include <errno.h>
 #include <json-c/json.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "annotate/annotate.h"
+#include "utils/json.h"
 
 #define JFLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
@@ -124,48 +124,9 @@ int annotate__write_text(const struct annotation *a, FILE *out)
 
 /* ---- JSON ------------------------------------------------------------------------ */
 
-static struct json_object *jdouble(double d)
-{
-	char buf[64];
-
-	if (!isfinite(d))
-		d = 0;
-	snprintf(buf, sizeof(buf), "%.9g", d);
-	if (!strpbrk(buf, ".en"))
-		strcat(buf, ".0");
-	return json_object_new_double_s(d, buf);
-}
-
-static struct json_object *jint(uint64_t n)
-{
-	return json_object_new_int64(n > INT64_MAX ? INT64_MAX : (int64_t)n);
-}
-
 static struct json_object *jstr(const char *s)
 {
 	return s ? json_object_new_string(s) : NULL;
-}
-
-static int jadd(struct json_object *o, const char *k, struct json_object *v)
-{
-	if (!v)
-		return -ENOMEM;
-	if (json_object_object_add(o, k, v)) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-static int jpush(struct json_object *arr, struct json_object *v)
-{
-	if (!v)
-		return -ENOMEM;
-	if (json_object_array_add(arr, v)) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
 }
 
 static struct json_object *json_line(const struct annotation *a, const struct ann_func *f,
@@ -176,15 +137,16 @@ static struct json_object *json_line(const struct annotation *a, const struct an
 
 	if (!o)
 		return NULL;
-	rc = jadd(o, "file", jstr(l->file)) | jadd(o, "line", jint((uint64_t)l->line)) |
-	     jadd(o, "samples", jint(l->samples)) |
-	     jadd(o, "seconds", jdouble((double)l->samples * a->period_s)) |
-	     jadd(o, "percent", jdouble(share(l->samples, f->samples))) |
-	     jadd(o, "hottest", json_object_new_boolean(hot));
+	rc = json__set(o, "file", jstr(l->file)) |
+	     json__set(o, "line", json__uint((uint64_t)l->line)) |
+	     json__set(o, "samples", json__uint(l->samples)) |
+	     json__set(o, "seconds", json__double((double)l->samples * a->period_s)) |
+	     json__set(o, "percent", json__double(share(l->samples, f->samples))) |
+	     json__set(o, "hottest", json_object_new_boolean(hot));
 	if (l->text)
-		rc |= jadd(o, "text", jstr(l->text));
+		rc |= json__set(o, "text", jstr(l->text));
 	if (l->inlined)
-		rc |= jadd(o, "inlined", jstr(l->inlined));
+		rc |= json__set(o, "inlined", jstr(l->inlined));
 	if (rc) {
 		json_object_put(o);
 		return NULL;
@@ -200,28 +162,30 @@ static struct json_object *json_insn(const struct annotation *a, const struct an
 
 	if (!o)
 		return NULL;
-	rc = jadd(o, "address", jint(in->addr)) | jadd(o, "size", jint(in->size)) |
-	     jadd(o, "text", jstr(in->text)) | jadd(o, "samples", jint(in->samples)) |
-	     jadd(o, "seconds", jdouble((double)in->samples * a->period_s)) |
-	     jadd(o, "percent", jdouble(share(in->samples, f->samples))) |
-	     jadd(o, "hottest",
-		  json_object_new_boolean(in->samples && in->addr == f->hottest_insn));
+	rc = json__set(o, "address", json__uint(in->addr)) |
+	     json__set(o, "size", json__uint(in->size)) | json__set(o, "text", jstr(in->text)) |
+	     json__set(o, "samples", json__uint(in->samples)) |
+	     json__set(o, "seconds", json__double((double)in->samples * a->period_s)) |
+	     json__set(o, "percent", json__double(share(in->samples, f->samples))) |
+	     json__set(o, "hottest",
+		       json_object_new_boolean(in->samples && in->addr == f->hottest_insn));
 	if (in->file)
-		rc |= jadd(o, "file", jstr(in->file)) | jadd(o, "line", jint((uint64_t)in->line));
+		rc |= json__set(o, "file", jstr(in->file)) |
+		      json__set(o, "line", json__uint((uint64_t)in->line));
 	if (in->inlined)
-		rc |= jadd(o, "inlined", jstr(in->inlined));
+		rc |= json__set(o, "inlined", jstr(in->inlined));
 	if (in->target)
-		rc |= jadd(o, "target", jint(in->target));
+		rc |= json__set(o, "target", json__uint(in->target));
 	if (in->target_name)
-		rc |= jadd(o, "target_name", jstr(in->target_name));
+		rc |= json__set(o, "target_name", jstr(in->target_name));
 	if (in->is_call)
-		rc |= jadd(o, "call", json_object_new_boolean(1));
+		rc |= json__set(o, "call", json_object_new_boolean(1));
 	if (in->is_jump)
-		rc |= jadd(o, "jump", json_object_new_boolean(1));
+		rc |= json__set(o, "jump", json_object_new_boolean(1));
 	if (in->loop_back)
-		rc |= jadd(o, "loop_back", json_object_new_boolean(1));
+		rc |= json__set(o, "loop_back", json_object_new_boolean(1));
 	if (in->loop_start)
-		rc |= jadd(o, "loop_start", json_object_new_boolean(1));
+		rc |= json__set(o, "loop_start", json_object_new_boolean(1));
 	if (rc) {
 		json_object_put(o);
 		return NULL;
@@ -237,21 +201,22 @@ static struct json_object *json_func(const struct annotation *a, const struct an
 	int rc = !o || !lines || !insns || !notes;
 
 	for (size_t i = 0; !rc && i < f->nlines; i++)
-		rc = jpush(lines, json_line(a, f, &f->lines[i], &f->lines[i] == hot));
+		rc = json__push(lines, json_line(a, f, &f->lines[i], &f->lines[i] == hot));
 	for (size_t i = 0; !rc && i < f->ninsns; i++)
-		rc = jpush(insns, json_insn(a, f, &f->insns[i]));
+		rc = json__push(insns, json_insn(a, f, &f->insns[i]));
 	for (size_t i = 0; !rc && i < f->nnotes; i++)
-		rc = jpush(notes, jstr(f->notes[i]));
+		rc = json__push(notes, jstr(f->notes[i]));
 	if (!rc)
-		rc = jadd(o, "name", jstr(f->name)) | jadd(o, "object", jstr(f->object)) |
-		     jadd(o, "path", jstr(f->path)) | jadd(o, "file", jstr(f->file)) |
-		     jadd(o, "start", jint(f->start)) | jadd(o, "end", jint(f->end)) |
-		     jadd(o, "samples", jint(f->samples)) |
-		     jadd(o, "seconds", jdouble(f->seconds)) |
-		     jadd(o, "run_percent", jdouble(f->run_percent));
+		rc = json__set(o, "name", jstr(f->name)) | json__set(o, "object", jstr(f->object)) |
+		     json__set(o, "path", jstr(f->path)) | json__set(o, "file", jstr(f->file)) |
+		     json__set(o, "start", json__uint(f->start)) |
+		     json__set(o, "end", json__uint(f->end)) |
+		     json__set(o, "samples", json__uint(f->samples)) |
+		     json__set(o, "seconds", json__double(f->seconds)) |
+		     json__set(o, "run_percent", json__double(f->run_percent));
 	if (!rc) {
-		rc = jadd(o, "notes", notes) | jadd(o, "lines", lines) |
-		     jadd(o, "instructions", insns);
+		rc = json__set(o, "notes", notes) | json__set(o, "lines", lines) |
+		     json__set(o, "instructions", insns);
 		notes = lines = insns = NULL;
 	}
 	json_object_put(notes);
@@ -270,14 +235,14 @@ struct json_object *annotate__json(const struct annotation *a)
 	int rc = !top || !arr;
 
 	for (size_t i = 0; !rc && i < a->nfuncs; i++)
-		rc = jpush(arr, json_func(a, &a->funcs[i]));
+		rc = json__push(arr, json_func(a, &a->funcs[i]));
 	if (!rc)
-		rc = jadd(top, "input", jstr(a->input)) |
-		     jadd(top, "run_samples", jint(a->run_samples)) |
-		     jadd(top, "period_seconds", jdouble(a->period_s)) |
-		     jadd(top, "binned", json_object_new_boolean(a->binned));
+		rc = json__set(top, "input", jstr(a->input)) |
+		     json__set(top, "run_samples", json__uint(a->run_samples)) |
+		     json__set(top, "period_seconds", json__double(a->period_s)) |
+		     json__set(top, "binned", json_object_new_boolean(a->binned));
 	if (!rc) {
-		rc = jadd(top, "annotations", arr);
+		rc = json__set(top, "annotations", arr);
 		arr = NULL;
 	}
 	json_object_put(arr);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Source files for annotate: see source.h. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,7 @@
 #include <unistd.h>
 
 #include "annotate/source.h"
-#include "profile/symfile.h"
+#include "symbols/symfile.h"
 
 #define MAX_FILES 4096
 

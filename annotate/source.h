@@ -9,7 +9,7 @@
 #ifndef PROFIL_ANNOTATE_SOURCE_H
 #define PROFIL_ANNOTATE_SOURCE_H
 
-#include "profile/profile.h"
+#include "symbols/symbols.h"
 
 #define SOURCE_MAX_BYTES (16u << 20)
 

@@ -5,7 +5,7 @@
  *
  * The command: options, one call into the recording engine (record/record.h,
  * which runs COMMAND or attaches to PID and writes the profil.data), the
- * summary line, and --gmon (profile/gmon.h).  Exits with COMMAND's status,
+ * summary line, and --gmon (output/gmon.h).  Exits with COMMAND's status,
  * or 1 when COMMAND succeeded but an output was not written whole (the
  * profile, --events, --gmon; one sentence each).
  */
@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 
 #include "cmds/cmds.h"
-#include "profile/profile.h"
+#include "output/output.h"
 #include "record/record.h"
 #include "utils/opts.h"
 #include "utils/outfile.h"

@@ -249,7 +249,7 @@ struct pdata_ksym {
 
 /*
  * A piece of JIT-compiled code that samples hit, named by the process's
- * perf map or jitdump file (profile/jitsyms.h), which the recorder read
+ * perf map or jitdump file (record/jitsyms.h), which the recorder read
  * while the process lived: a report names the code after the files are gone.
  */
 struct pdata_jitsym {

@@ -12,7 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "profile/jitsyms.h"
+#include "record/jitsyms.h"
 #include "record/jitcollect.h"
 #include "utils/why.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * jitcollect: the names JIT compilers give their code (perf maps and
- * jitdump files, profile/jitsyms.h), read while the process lives and
+ * jitdump files, record/jitsyms.h), read while the process lives and
  * stored in the profile, so that a report after the process (and its
  * container, and its /tmp) is gone still names the code.
  *

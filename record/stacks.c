@@ -8,10 +8,10 @@
 
 #include "record/record.h"
 #include "record/stacks.h"
-#include "record/unwind.h"
+#include "unwind/unwind.h"
 
 _Static_assert(RECORD_STACK_BYTES_DEFAULT == UNWIND_STACK_BYTES,
-	       "the default stack copy is the unwinder's (record/unwind.h says why)");
+	       "the default stack copy is the unwinder's (unwind/unwind.h says why)");
 
 struct stacks {
 	uint32_t callgraph;   /* PDATA_CG_FP or PDATA_CG_DWARF */

@@ -8,7 +8,7 @@
  *
  *  - dwarf: the kernel copies the user registers (IP, SP, BP) and the top
  *    of the user stack into each sample; the recorder's CFI unwinder
- *    (record/unwind.h) walks it.  Complete through code built without
+ *    (unwind/unwind.h) walks it.  Complete through code built without
  *    frame pointers.  The unwinder needs every process's executable
  *    mappings: the session hands them over (stacks__map, stacks__fork,
  *    stacks__forget, stacks__proc_maps).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Fuzz target: the jitdump (jit-PID.dump) reader of profile/jitsyms.h, as
+ * Fuzz target: the jitdump (jit-PID.dump) reader of record/jitsyms.h, as
  * the recorder runs it on a file that grows while it is read: the input is
  * read in polls of a few bytes to the whole, then to its end with final set.
  * Seeds: tests/fuzz/corpus/jitdump/.
@@ -9,7 +9,7 @@
 #include <sys/types.h>
 
 #include "fuzz.h"
-#include "profile/jitsyms.h"
+#include "record/jitsyms.h"
 
 struct mem {
 	const uint8_t *data;

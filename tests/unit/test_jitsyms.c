@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* The perf map and jitdump readers (profile/jitsyms.h) on files that grow, break and lie. */
+/* The perf map and jitdump readers (record/jitsyms.h) on files that grow, break and lie. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
-#include "profile/jitsyms.h"
+#include "record/jitsyms.h"
 
 struct mem {
 	const char *data;
