@@ -54,6 +54,7 @@ struct fkey {
 struct priv {
 	struct pview *v;
 	struct resolver *r;
+	int borrowed; /* v and r are the caller's (annotate__load_view) */
 	struct sources *src;
 	struct disasm *dis;
 	struct kcore *kcore;
@@ -749,14 +750,17 @@ void annotate__free(struct annotation *a)
 		sources__free(pv->src);
 		disasm__free(pv->dis);
 		kcore__close(pv->kcore);
-		resolver__free(pv->r);
-		pview__free(pv->v);
+		if (!pv->borrowed) {
+			resolver__free(pv->r);
+			pview__free(pv->v);
+		}
 		free(pv);
 	}
 	free(a);
 }
 
-static int open_all(struct annotation *a, const struct annotate_opts *o, char *why, size_t whylen)
+static int open_all(struct annotation *a, const struct annotate_opts *o, struct pview *v,
+		    struct resolver *r, char *why, size_t whylen)
 {
 	struct priv *pv = calloc(1, sizeof(*pv));
 	int rc;
@@ -764,23 +768,30 @@ static int open_all(struct annotation *a, const struct annotate_opts *o, char *w
 	if (!pv)
 		return why_fail(why, whylen, -ENOMEM, "out of memory");
 	a->priv = pv;
-	rc = pview__load(&pv->v, o->input, why, whylen);
-	if (rc < 0)
-		return rc;
-	pv->r = resolver__new(pv->v, 0);
+	if (v) {
+		pv->v = v;
+		pv->r = r;
+		pv->borrowed = 1;
+	} else {
+		rc = pview__load(&pv->v, o->input, why, whylen);
+		if (rc < 0)
+			return rc;
+		pv->r = resolver__new(pv->v, 0);
+	}
 	pv->idx = htab__new(&fkey_type, 1023);
 	pv->dis = disasm__new();
 	pv->src = pv->r ? sources__new(resolver__symbols(pv->r)) : NULL;
 	if (!pv->r || !pv->idx || !pv->dis || !pv->src)
 		return why_fail(why, whylen, -ENOMEM, "out of memory");
-	a->input = o->input;
+	a->input = o->input ? o->input : "";
 	a->run_samples = pv->v->total;
 	a->period_s = (double)pv->v->hdr.period_ns / 1e9;
 	a->binned = pv->v->hdr.clock == PDATA_CLOCK_BPF;
 	return 0;
 }
 
-int annotate__load(struct annotation **out, const struct annotate_opts *o, char *why, size_t whylen)
+static int load(struct annotation **out, const struct annotate_opts *o, struct pview *v,
+		struct resolver *r, char *why, size_t whylen)
 {
 	struct annotation *a = calloc(1, sizeof(*a));
 	struct fent **chosen = NULL;
@@ -790,16 +801,16 @@ int annotate__load(struct annotation **out, const struct annotate_opts *o, char 
 
 	if (!a)
 		return why_fail(why, whylen, -ENOMEM, "out of memory");
-	rc = open_all(a, o, why, whylen);
+	rc = open_all(a, o, v, r, why, whylen);
 	pv = a->priv;
 	if (!rc && collect(pv) < 0)
 		rc = why_fail(why, whylen, -ENOMEM, "out of memory");
 	if (!rc)
 		rc = choose(pv, o, &chosen, &n, why, whylen);
-	if (!rc && !n)
+	if (!rc && !n && o->nfuncs)
 		rc = why_fail(why, whylen, -ENOENT,
-			      "%s has no samples in code that can be annotated", o->input);
-	if (!rc && !(a->funcs = calloc(n, sizeof(*a->funcs))))
+			      "%s has no samples in code that can be annotated", a->input);
+	if (!rc && !(a->funcs = calloc(n + 1, sizeof(*a->funcs))))
 		rc = why_fail(why, whylen, -ENOMEM, "out of memory");
 	for (size_t i = 0; !rc && i < n; i++) {
 		rc = build_func(pv, a, chosen[i], &a->funcs[i], o->nfuncs > 0, why, whylen);
@@ -814,4 +825,26 @@ int annotate__load(struct annotation **out, const struct annotate_opts *o, char 
 	}
 	*out = a;
 	return 0;
+}
+
+int annotate__load(struct annotation **out, const struct annotate_opts *o, char *why, size_t whylen)
+{
+	struct annotation *a;
+	int rc = load(&a, o, NULL, NULL, why, whylen);
+
+	if (rc < 0)
+		return rc;
+	if (!a->nfuncs) {
+		annotate__free(a);
+		return why_fail(why, whylen, -ENOENT,
+				"%s has no samples in code that can be annotated", o->input);
+	}
+	*out = a;
+	return 0;
+}
+
+int annotate__load_view(struct annotation **out, struct pview *v, struct resolver *r,
+			const struct annotate_opts *o, char *why, size_t whylen)
+{
+	return load(out, o, v, r, why, whylen);
 }

@@ -14,7 +14,7 @@
  * annotate --stdio: shares of the function's time per source line and per
  * instruction, hottest marked, loops marked, calls and jumps with their
  * target's name) and JSON (doc/report-json.md, "Annotation").  The HTML
- * page embeds the JSON of its hottest functions.
+ * page embeds the JSON of its hottest functions (annotate__load_view).
  *
  * What is annotated, and what is said instead:
  *  - a function of an object whose file is the one recorded (or a copy
@@ -107,6 +107,18 @@ struct annotation {
 int annotate__load(struct annotation **out, const struct annotate_opts *o, char *why,
 		   size_t whylen);
 void annotate__free(struct annotation *a);
+
+struct pview;
+struct resolver;
+
+/*
+ * The same over a profile already read (v, named by r: both the caller's,
+ * used, not freed): the HTML page annotates its hottest functions with its
+ * report's own view.  o->input only names the profile; no function with
+ * code is not an error (no annotation).
+ */
+int annotate__load_view(struct annotation **out, struct pview *v, struct resolver *r,
+			const struct annotate_opts *o, char *why, size_t whylen);
 
 /* perf annotate --stdio's view.  Returns 0 or -errno (a write error). */
 int annotate__write_text(const struct annotation *a, FILE *out);

@@ -16,6 +16,7 @@
 #include "utils/array.h"
 #include "utils/json.h"
 #include "report/callgraph.h"
+#include "annotate/annotate.h"
 #include "output/html.h"
 #include "profile/pdata.h"
 #include "utils/outfile.h"
@@ -27,6 +28,8 @@ extern const char html_css_start[], html_css_end[];
 extern const char html_js_start[], html_js_end[];
 
 #define EMPTY UINT32_MAX
+/* Functions the page annotates (source lines and instructions), the hottest with code. */
+#define HTML_ANNOTATED 20
 
 /* A map from a 64-bit key to a dense index (open addressing). */
 struct idmap {
@@ -65,6 +68,8 @@ struct html_report {
 	size_t scratch_cap;
 	/* the report's time without samples (html__write_report), which the page states */
 	uint64_t accounted_ns, unsampled_ns;
+	/* the annotations of its hottest functions (html__write_report), or NULL */
+	struct json_object *annotations;
 };
 
 static uint64_t mix(uint64_t h)
@@ -168,6 +173,7 @@ void html__free(struct html_report *h)
 	free(h->threads);
 	free(h->frames);
 	free(h->scratch);
+	json_object_put(h->annotations);
 	free(h);
 }
 
@@ -257,7 +263,8 @@ static int add_row(struct html_report *h, uint32_t thread, const uint32_t *frame
 			return 0;
 		}
 	}
-	if (h->nrows >= EMPTY - 1 || array__reserve(&h->rows, &h->rows_cap, h->nrows + 1, sizeof(*h->rows)))
+	if (h->nrows >= EMPTY - 1 ||
+	    array__reserve(&h->rows, &h->rows_cap, h->nrows + 1, sizeof(*h->rows)))
 		return -ENOMEM;
 	row = &h->rows[h->nrows];
 	row->frames = malloc(n * sizeof(*frames));
@@ -383,12 +390,15 @@ static struct json_object *meta_json(const struct html_report *h, const char *co
 		rc |= json__set(m, "samples", json__uint(hdr->samples));
 		rc |= json__set(m, "lost", json__uint(hdr->lost));
 		rc |= json__set(m, "dropped", json__uint(hdr->dropped));
-		rc |= json__set(m, "complete", json_object_new_boolean(hdr->state == PDATA_COMPLETE));
+		rc |= json__set(m, "complete",
+				json_object_new_boolean(hdr->state == PDATA_COMPLETE));
 		rc |= json__set(m, "total_samples", json__uint(h->v->total));
 		rc |= json__set(m, "total_seconds", json__double((double)h->v->total * per));
 		rc |= json__set(m, "cpu_seconds", json__double((double)hdr->cpu_ns / 1e9));
-		rc |= json__set(m, "accounted_seconds", json__double((double)h->accounted_ns / 1e9));
-		rc |= json__set(m, "unsampled_seconds", json__double((double)h->unsampled_ns / 1e9));
+		rc |= json__set(m, "accounted_seconds",
+				json__double((double)h->accounted_ns / 1e9));
+		rc |= json__set(m, "unsampled_seconds",
+				json__double((double)h->unsampled_ns / 1e9));
 		rc |= json__set(m, "profil_version", json_object_new_string(PROFIL_VERSION));
 	}
 	json_object_put(jnotes);
@@ -518,6 +528,8 @@ static struct json_object *document_json(const struct html_report *h, const char
 		rc = add_frames(h, top);
 	if (!rc)
 		rc = add_samples(h, top);
+	if (!rc && h->annotations)
+		rc = json__set(top, "annotations", json_object_get(h->annotations));
 	if (rc) {
 		json_object_put(top);
 		return NULL;
@@ -647,6 +659,27 @@ static int fill_page(int fd, void *arg, char *why, size_t whylen)
 	return rc;
 }
 
+/*
+ * The page's annotations: its HTML_ANNOTATED hottest functions with machine code
+ * (annotate/annotate.h, with the report's own view), or NULL when there are none.
+ */
+static struct json_object *annotations_json(const struct report *m)
+{
+	struct annotate_opts o = {.input = "", .top = HTML_ANNOTATED};
+	struct json_object *top, *arr = NULL;
+	struct annotation *a;
+	char why[256];
+
+	if (annotate__load_view(&a, m->v, m->r, &o, why, sizeof(why)) < 0)
+		return NULL;
+	top = annotate__json(a);
+	annotate__free(a);
+	if (top && json_object_object_get_ex(top, "annotations", &arr))
+		json_object_get(arr);
+	json_object_put(top);
+	return arr;
+}
+
 int html__write_report(const struct report *m, const char *path, char *why, size_t whylen)
 {
 	struct page pg = {html__new(m->v, m->r), m};
@@ -655,6 +688,7 @@ int html__write_report(const struct report *m, const char *path, char *why, size
 	if (pg.h) {
 		pg.h->accounted_ns = m->totals.accounted_ns;
 		pg.h->unsampled_ns = m->totals.unsampled_ns;
+		pg.h->annotations = annotations_json(m);
 	}
 
 	if (rc < 0) {

@@ -349,13 +349,35 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 	return 0;
 }
 
+/*
+ * The records published since the last poll, read with pread through a
+ * read-only view opened now (its header copy says how far they go): a file
+ * the profiled tree cut short is then an error here, not a SIGBUS in the
+ * recorder's mapping while the tree still runs.
+ */
+static void follow_records(struct jitcollect *j)
+{
+	int fd = dup(pdata__fd(j->pd));
+	struct pdata *ro = NULL;
+	char why[160];
+
+	if (fd < 0)
+		return;
+	if (pdata__open_fd(&ro, fd, 0, why, sizeof(why)) < 0) {
+		close(fd);
+		return;
+	}
+	pdata__foreach_rec_from(ro, &j->rec_off, on_rec, j);
+	pdata__close(ro);
+}
+
 void jitcollect__poll(struct jitcollect *j)
 {
 	int opens = 0;
 
 	if (!j)
 		return;
-	pdata__foreach_rec_from(j->pd, &j->rec_off, on_rec, j);
+	follow_records(j);
 	for (size_t i = 0; i < j->nsrc; i++) {
 		struct jsrc *s = &j->src[i];
 
