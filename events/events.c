@@ -118,7 +118,8 @@ const struct profil_event_def *profil_event_defs(unsigned int *count)
 	return event_defs;
 }
 
-const struct profil_event_def *profil_event_def__by_id(uint32_t id)
+/* The definition of an event, or NULL for an unknown id / name. */
+static const struct profil_event_def *profil_event_def__by_id(uint32_t id)
 {
 	for (size_t i = 0; i < NARGS(event_defs); i++)
 		if (event_defs[i].id == id)

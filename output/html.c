@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "utils/array.h"
+#include "utils/htab.h"
 #include "utils/json.h"
 #include "report/callgraph.h"
 #include "annotate/annotate.h"
@@ -72,15 +73,6 @@ struct html_report {
 	struct json_object *annotations;
 };
 
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 29;
-	h *= 0x94d049bb133111ebull;
-	return h ^ (h >> 32);
-}
-
 /* ---- idmap ------------------------------------------------------------------ */
 
 static int idmap_resize(struct idmap *m, size_t nmask)
@@ -99,7 +91,7 @@ static int idmap_resize(struct idmap *m, size_t nmask)
 
 		if (m->vals[i] == EMPTY)
 			continue;
-		for (k = mix(m->keys[i]) & nmask; vals[k] != EMPTY; k = (k + 1) & nmask)
+		for (k = htab_hash_u64(m->keys[i]) & nmask; vals[k] != EMPTY; k = (k + 1) & nmask)
 			;
 		keys[k] = m->keys[i];
 		vals[k] = m->vals[i];
@@ -124,7 +116,7 @@ static int idmap_get(struct idmap *m, uint64_t key, uint32_t *idx, int *added)
 	if ((!m->vals || (m->n + 1) * 2 > m->mask) &&
 	    idmap_resize(m, m->vals ? m->mask * 2 + 1 : 255))
 		return -ENOMEM;
-	for (k = mix(key) & m->mask; m->vals[k] != EMPTY; k = (k + 1) & m->mask) {
+	for (k = htab_hash_u64(key) & m->mask; m->vals[k] != EMPTY; k = (k + 1) & m->mask) {
 		if (m->keys[k] == key) {
 			*idx = m->vals[k];
 			return 0;
@@ -218,10 +210,10 @@ static int frame_index(struct html_report *h, const struct func *f, uint32_t *id
 
 static uint64_t stack_hash(uint32_t thread, const uint32_t *frames, size_t n)
 {
-	uint64_t x = mix(thread + 0x9e3779b97f4a7c15ull);
+	uint64_t x = htab_hash_u64(thread + 0x9e3779b97f4a7c15ull);
 
 	for (size_t i = 0; i < n; i++)
-		x = mix(x ^ (frames[i] + 0x632be59bd9b4e019ull));
+		x = htab_hash_u64(x ^ (frames[i] + 0x632be59bd9b4e019ull));
 	return x;
 }
 
@@ -313,27 +305,13 @@ int html__add_stack(struct html_report *h, const struct pv_proc *p, int tid, con
 	return rc ? rc : add_row(h, thread, h->scratch, nframes, count);
 }
 
-int html__add_flat(struct html_report *h)
-{
-	const struct pview *v = h->v;
-	const struct pv_proc *p = NULL;
-
-	for (size_t i = 0; i < v->nsamples; i++) {
-		const struct pv_sample *s = &v->samples[i];
-		int rc;
-
-		if (!p || p->id != s->proc) /* samples are sorted by proc */
-			p = pview__proc(v, s->proc);
-		if (!p)
-			continue; /* cannot happen: pview gives every proc id a process */
-		rc = html__add_stack(h, p, s->tid, &s->pc, 1, s->count);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-int html__add_samples(struct html_report *h)
+/*
+ * Add every sample of the profile with its call stack (callgraph.h's
+ * callgraph__lookup_pcs: callers at their return address - 1, a stack cut
+ * short under "[truncated]"); a sample without a stack is one frame.
+ * 0 or -ENOMEM.
+ */
+static int html__add_samples(struct html_report *h)
 {
 	const struct pview *v = h->v;
 	const struct pv_proc *p = NULL;
@@ -565,7 +543,7 @@ static void make_nonce(char out[33])
 	if (getrandom(b, sizeof(b), GRND_NONBLOCK) != (ssize_t)sizeof(b)) {
 		clock_gettime(CLOCK_REALTIME, &ts);
 		for (size_t i = 0; i < sizeof(b); i++)
-			b[i] = (unsigned char)(mix((uint64_t)ts.tv_nsec + i * 0x9e37ull) >> 24);
+			b[i] = (unsigned char)(htab_hash_u64((uint64_t)ts.tv_nsec + i * 0x9e37ull) >> 24);
 	}
 	for (size_t i = 0; i < sizeof(b); i++)
 		snprintf(out + 2 * i, 3, "%02x", b[i]);

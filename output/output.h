@@ -25,6 +25,8 @@
 #include "report/diff.h"
 #include "report/report.h"
 
+struct json_object;
+
 /*
  * ---- the report's writers: output/report_text.c and output/report_json.c.
  * 0, or -errno (write error, out of memory).  cr: the call-stack parts
@@ -46,6 +48,35 @@ int report__write_json(struct report *rep, const struct cgreport *cr, FILE *out)
  * thread with o.threads) as in version 1; run = 1, the whole run's rows.
  */
 int report__write_csv(struct report *rep, FILE *out, int run);
+
+/* ---- the report's call-stack parts (output/cgreport_write.c): text ---- */
+
+/* "# call stacks: ..." header line, when the profile has stacks or o asks for them. */
+void cgreport__text_header(const struct cgreport *cr, FILE *out);
+
+/*
+ * The trees o asks for, after their table: of the whole run (ci NULL), of
+ * image ci (thread CGREPORT_PROCESS) or of its thread index thread (an
+ * index into its report_proc.threads).
+ */
+void cgreport__text_trees(const struct cgreport *cr, const struct cgreport_image *ci, size_t thread,
+			  FILE *out);
+
+/* ---- JSON: fields for the report's stream (report_json.c) ---- */
+
+/* Top level, of m's profile: callgraph, truncated_samples, stacks_dropped, into o.  0 or -ENOMEM. */
+int cgreport__json_top(const struct report *m, struct json_object *o);
+
+/* The whole run's call_graph, callers, callees and their frames, into o.  0 or -ENOMEM. */
+int cgreport__json_run(const struct cgreport *cr, struct json_object *o);
+
+/*
+ * The process object o of image ci (as the report writes it, with its
+ * "threads"): its stacks, its trees and its threads' trees, and the frames
+ * they refer to.  0 or -ENOMEM.
+ */
+int cgreport__json_image(const struct cgreport *cr, const struct cgreport_image *ci,
+			 struct json_object *o);
 
 /* ---- profil diff's writers (output/diff_write.c) ---- */
 

@@ -10,6 +10,7 @@
 
 #include "utils/array.h"
 #include "profile/pdata.h"
+#include "utils/htab.h"
 #include "output/pprof.h"
 #include "report/report.h"
 #include "output/profile.pb-c.h"
@@ -43,24 +44,6 @@ struct itab {
 };
 
 typedef int (*itab_eq)(const void *ctx, uint32_t idx, const void *key);
-
-static uint64_t mix(uint64_t a, uint64_t b)
-{
-	uint64_t h = (a * 0x9e3779b97f4a7c15ull) ^ (b + 0x632be59bd9b4e019ull + (a << 6));
-
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ull;
-	return h ^ (h >> 29);
-}
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
-}
 
 static int itab_grow(struct itab *t)
 {
@@ -202,7 +185,7 @@ static int64_t str_index(struct pprof_ctx *c, const char *s)
 	copy = utf8__dup_valid(s, strlen(s));
 	if (!copy)
 		return -ENOMEM;
-	slot = itab_slot(&st->idx, hash_bytes(copy, strlen(copy)), str_eq, st, copy);
+	slot = itab_slot(&st->idx, htab_hash_str(copy), str_eq, st, copy);
 	if (!slot || slot->idx1) {
 		free(copy);
 		return slot ? (int64_t)slot->idx1 - 1 : -ENOMEM;
@@ -374,8 +357,8 @@ static int func_eq(const void *ctx, uint32_t idx, const void *key)
 /* Id of the function (name, system name, file, start line), created on first use; -ENOMEM. */
 static int64_t function_id(struct pprof_ctx *c, const struct func_key *k)
 {
-	uint64_t h = mix(mix((uint64_t)k->name, (uint64_t)k->system_name),
-			 mix((uint64_t)k->filename, (uint64_t)k->start_line));
+	uint64_t h = htab_hash_combine(htab_hash_combine((uint64_t)k->name, (uint64_t)k->system_name),
+			 htab_hash_combine((uint64_t)k->filename, (uint64_t)k->start_line));
 	struct islot *slot = itab_slot(&c->func_idx, h, func_eq, c, k);
 	PB(Function) * f;
 
@@ -556,7 +539,7 @@ static int64_t location_id(struct pprof_ctx *c, const struct pv_proc *p, uint64_
 		return -ENOMEM;
 	key = (struct loc_key){rl.obj, rl.addr, rl.linktime};
 	slot = itab_slot(&c->loc_idx,
-			 mix(mix((uintptr_t)key.obj, key.addr), (uint64_t)key.linktime), loc_eq, c,
+			 htab_hash_combine(htab_hash_combine((uintptr_t)key.obj, key.addr), (uint64_t)key.linktime), loc_eq, c,
 			 &key);
 	if (!slot)
 		return -ENOMEM;
@@ -607,7 +590,7 @@ static const char *base_name(const char *path)
 static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid)
 {
 	struct label_set key = {p->id, tid, 0, 0}, *set;
-	struct islot *slot = itab_slot(&c->set_idx, mix(p->id, (uint32_t)tid), set_eq, c, &key);
+	struct islot *slot = itab_slot(&c->set_idx, htab_hash_combine(p->id, (uint32_t)tid), set_eq, c, &key);
 	const struct pv_thread *th = pv_proc__thread(p, tid);
 	int rc;
 
@@ -734,7 +717,7 @@ static int64_t timed_location_id(struct pprof_ctx *c, const struct func *f, int 
 	/* linktime 2 + kind: a key no resolved location has (0 or 1) */
 	struct loc_key key = {NULL, 0, 2 + kind};
 	struct islot *slot =
-		itab_slot(&c->loc_idx, mix(mix(0, 0), (uint64_t)key.linktime), loc_eq, c, &key);
+		itab_slot(&c->loc_idx, htab_hash_combine(htab_hash_combine(0, 0), (uint64_t)key.linktime), loc_eq, c, &key);
 	struct func_key k = {0};
 	int64_t fid;
 

@@ -70,11 +70,6 @@ void stacks__free(struct stacks *st)
 	free(st);
 }
 
-uint32_t stacks__callgraph(const struct stacks *st)
-{
-	return st->callgraph;
-}
-
 void stacks__fill_attr(struct stacks *st, struct perf_event_attr *a)
 {
 	st->kernel = !a->exclude_kernel;

@@ -73,9 +73,6 @@ struct stacks_stats {
 };
 void stacks__stats(const struct stacks *st, struct stacks_stats *out);
 
-/* "dwarf" or "fp" (enum pdata_callgraph) */
-uint32_t stacks__callgraph(const struct stacks *st);
-
 /* One phrase for the clock note: how the stacks were taken, and how many are complete. */
 void stacks__describe(const struct stacks *st, char *buf, size_t len);
 

@@ -20,11 +20,6 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
-static uint64_t mix(uint64_t h, uint64_t x)
-{
-	return htab_hash_u64(h ^ (x + 0x9e3779b97f4a7c15ull));
-}
-
 /* ---- the PCs of a sample ----------------------------------------------------- */
 
 unsigned callgraph__lookup_pcs(const struct pview *v, const struct pv_sample *s, uint64_t *pcs,
@@ -164,11 +159,11 @@ int callgraph__add(struct callgraph *cg, int tid, const struct func *const *fram
 
 	if (!n)
 		return -EINVAL;
-	k.hash = mix((uint64_t)(uint32_t)tid * 4 + (uint64_t)k.truncated, n);
+	k.hash = htab_hash_combine((uint64_t)(uint32_t)tid * 4 + (uint64_t)k.truncated, n);
 	for (uint32_t i = 0; i < n; i++) {
 		if (!frames[i])
 			return -EINVAL;
-		k.hash = mix(k.hash, (uintptr_t)frames[i]);
+		k.hash = htab_hash_combine(k.hash, (uintptr_t)frames[i]);
 	}
 	k.hash |= 1; /* an index entry is never all zero */
 	e = htab__insert(cg->index, &index_type, &k, &fresh);
@@ -197,7 +192,8 @@ int callgraph__add(struct callgraph *cg, int tid, const struct func *const *fram
 }
 
 /* Samples are sorted by proc: a binary search. */
-size_t callgraph__first_sample(const struct pview *v, uint32_t id)
+/* The first sample of process image id in v (v->nsamples when it has none). */
+static size_t callgraph__first_sample(const struct pview *v, uint32_t id)
 {
 	size_t lo = 0, hi = v->nsamples;
 
@@ -436,7 +432,7 @@ static uint64_t kid_hash(const void *key)
 {
 	const struct kid_key *k = key;
 
-	return mix(htab_hash_u64(k->parent1), (uintptr_t)k->f);
+	return htab_hash_combine(htab_hash_u64(k->parent1), (uintptr_t)k->f);
 }
 
 static bool kid_eq(const void *entry, const void *key)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "unwind/unwind.h"
+#include "utils/procmaps.h"
 #include "unwind/unwind_cfi.h"
 #include "unwind/unwind_table.h"
 
@@ -424,29 +426,26 @@ int unwinder__add_map(struct unwinder *u, pid_t pid, uint64_t start, uint64_t en
 	return unw_maps_insert(&p->maps, start, end, pgoff, obj);
 }
 
+struct maps_ctx {
+	struct unwinder *u;
+	pid_t pid;
+};
+
+static int add_proc_map(void *arg, const struct procmap *m)
+{
+	struct maps_ctx *c = arg;
+
+	if (!(m->prot & PROT_EXEC))
+		return 0;
+	return unwinder__add_map(c->u, c->pid, m->start, m->end, m->offset,
+				 makedev(m->dev_major, m->dev_minor), m->inode, m->path);
+}
+
 int unwinder__read_proc_maps(struct unwinder *u, pid_t pid)
 {
-	char name[64], line[PATH_MAX + 256];
-	FILE *f;
-	int rc = 0;
+	struct maps_ctx c = {u, pid};
 
-	snprintf(name, sizeof(name), "/proc/%d/maps", (int)pid);
-	f = fopen(name, "re");
-	if (!f)
-		return -errno;
-	while (rc == 0 && fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off, ino;
-		unsigned int maj, min;
-		char perms[8], path[PATH_MAX] = "";
-
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", &start, &end, perms,
-			   &off, &maj, &min, &ino, path) < 7 ||
-		    perms[2] != 'x')
-			continue;
-		rc = unwinder__add_map(u, pid, start, end, off, makedev(maj, min), ino, path);
-	}
-	fclose(f);
-	return rc;
+	return procmaps__for_each(pid, add_proc_map, &c);
 }
 
 /* ---- unwinding -------------------------------------------------------- */

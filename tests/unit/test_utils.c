@@ -9,10 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "utils/array.h"
 #include "utils/json.h"
+#include "utils/procmaps.h"
 #include "utils/utf8.h"
 
 /* the text json-c prints for v (released) */
@@ -100,8 +103,51 @@ static void test_array(void)
 	free(a);
 }
 
+static void test_procmaps_lines(void)
+{
+	char l1[] = "7f1c2a000000-7f1c2a1c5000 r-xp 00026000 fe:01 1311062                    "
+		    "/usr/lib/x86_64-linux-gnu/libc.so.6\n";
+	char l2[] = "7ffd4b5ff000-7ffd4b601000 r-xp 00000000 00:00 0                          [vdso]";
+	char l3[] = "55d3c8a00000-55d3c8a21000 rw-p 00000000 00:00 0 ";
+	char l4[] = "55d3c8a00000 rw-p 00000000 00:00 0";
+	char l5[] = "1-2 r-xp 0 fe:01 12 /a path/with spaces (deleted)";
+	struct procmap m;
+
+	CHECK("maps file line", procmaps__parse_line(l1, &m) == 0 && m.start == 0x7f1c2a000000ull &&
+					m.end == 0x7f1c2a1c5000ull && m.offset == 0x26000 &&
+					m.dev_major == 0xfe && m.dev_minor == 1 && m.inode == 1311062 &&
+					m.prot == (PROT_READ | PROT_EXEC) &&
+					!strcmp(m.path, "/usr/lib/x86_64-linux-gnu/libc.so.6"));
+	CHECK("maps kernel name", procmaps__parse_line(l2, &m) == 0 && !strcmp(m.path, "[vdso]"));
+	CHECK("maps anonymous", procmaps__parse_line(l3, &m) == 0 && !*m.path &&
+					m.prot == (PROT_READ | PROT_WRITE));
+	CHECK("maps bad line", procmaps__parse_line(l4, &m) == -EINVAL);
+	CHECK("maps path kept whole",
+	      procmaps__parse_line(l5, &m) == 0 && !strcmp(m.path, "/a path/with spaces (deleted)"));
+}
+
+/* the test's own text is one of its executable mappings */
+static int find_own_text(void *arg, const struct procmap *m)
+{
+	uintptr_t pc = (uintptr_t)&find_own_text;
+
+	if ((m->prot & PROT_EXEC) && pc >= m->start && pc < m->end && m->inode)
+		*(int *)arg = 1;
+	return 0;
+}
+
+static void test_procmaps_self(void)
+{
+	int found = 0;
+
+	CHECK("maps of self", procmaps__for_each(getpid(), find_own_text, &found) == 0 && found);
+	CHECK("maps of no process", procmaps__for_each(0x7ffffff0, find_own_text, &found) == -ENOENT);
+}
+
 int main(void)
 {
+	test_procmaps_lines();
+	test_procmaps_self();
 	test_json_numbers();
 	test_json_setters();
 	test_utf8_dup();
