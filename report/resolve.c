@@ -128,6 +128,11 @@ void resolver__free(struct resolver *r)
 	free(r);
 }
 
+struct symbols *resolver__symbols(struct resolver *r)
+{
+	return r->syms;
+}
+
 /* The shared copy of *f (all its strings must already be interned or stable). */
 static const struct func *intern_func(struct resolver *r, const struct func *f)
 {

@@ -77,4 +77,7 @@ int resolver__frames(struct resolver *r, const struct pv_proc *p, uint64_t pc, u
 size_t resolver__notes(struct resolver *r, const struct resolve_note **notes);
 
 
+/* The symbols cache the resolver names with (profil annotate reads the same objects). */
+struct symbols *resolver__symbols(struct resolver *r);
+
 #endif /* PROFIL_RESOLVE_H */
