@@ -186,6 +186,10 @@ static int dump_header(struct jit_reader *r, jit_read_fn rd, void *src)
 		r->bad = 1;
 		return 0;
 	}
+	/* the whole header must be there (a longer one than ours: its last byte) */
+	rc = read_full(rd, src, size - 1, h, 1);
+	if (rc <= 0)
+		return rc;
 	r->off = size;
 	r->header_done = 1;
 	return 1;
