@@ -3,9 +3,9 @@
  * fde: the functions an object's call frame information describes.  Each
  * FDE of .eh_frame (or .debug_frame) carries its function's initial
  * location and address range: the bounds of code that has no symbol (what
- * gdb and libunwind use for stripped code), and the list of FDEs the
- * recorder's unwinder compiles.  One implementation for both
- * (symbols/symbols.c, unwind/unwind_cfi.c).
+ * gdb and libunwind use for stripped code), for symbols/symbols.c.  (The
+ * recorder's unwinder, unwind/unwind_cfi.c, parses CIEs and FDEs whole for
+ * its own interpreter of their programs.)
  *
  * The FDEs are listed with libdw's dwarf_next_cfi; the one thing decoded
  * here is each FDE's initial location and range, whose pointer encoding

@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "utils/fde.h"
+#include "symbols/fde.h"
 
 /* The few CIEs of an object and the pointer encoding of their FDEs. */
 struct cie_cache {
