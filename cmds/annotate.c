@@ -4,98 +4,61 @@
  * functions down to their source lines and instructions (annotate/annotate.h).
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "annotate/annotate.h"
 #include "cmds/cmds.h"
 #include "utils/opts.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: profil annotate [-i FILE] [--format text|json] [--top N] [FUNC...]\n"
-		"  -i, --input FILE   profile to read (default profil.data)\n"
-		"  --format FMT       text (default: as perf annotate --stdio) or json\n"
-		"  --top N            without FUNC: the N hottest functions (default %d)\n"
-		"  FUNC               a function: NAME, OBJECT:NAME (OBJECT a base name or path)\n"
-		"                     or an address 0x... (link-time; OBJECT:0x... for one "
-		"object)\n"
-		"Each function's source lines (DWARF, the source read from disk or, with\n"
-		"DEBUGINFOD_URLS, from debuginfod) interleaved with its instructions, each with\n"
-		"its share of the function's samples, seconds and samples; >> marks the\n"
-		"hottest line and instruction, loops (backward jumps) and call and jump\n"
-		"targets are named.  Stripped code: instructions only.  Kernel functions:\n"
-		"from /proc/kcore when it can be read.\n",
-		ANNOTATE_DEFAULT_TOP);
-}
-
-struct opts {
-	struct annotate_opts ao;
+struct annotate_cmd_opts {
+	const char *input;
 	int json;
+	long top;
 };
 
-static int parse_opts(int argc, char **argv, struct opts *o)
-{
-	static const struct option longopts[] = {
-		{"input", required_argument, NULL, 'i'},
-		{"format", required_argument, NULL, 'f'},
-		{"top", required_argument, NULL, 'n'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	char *end;
-	long top;
-	int c;
+static const struct opt_choice formats[] = {{"text", 0}, {"json", 1}, {NULL, 0}};
 
-	o->ao.input = "profil.data";
-	while ((c = opts__next("annotate", argc, argv, "i:h", longopts)) != -1) {
-		switch (c) {
-		case 'i':
-			o->ao.input = optarg;
-			break;
-		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-				fprintf(stderr,
-					"profil annotate: --format is text or json, not '%s'\n",
-					optarg);
-				return OPTS_EXIT_USAGE;
-			}
-			o->json = !strcmp(optarg, "json");
-			break;
-		case 'n':
-			top = strtol(optarg, &end, 10);
-			if (end == optarg || *end || top < 1 || top > 1000) {
-				fprintf(stderr,
-					"profil annotate: --top needs a number from 1 to 1000, "
-					"not '%s'\n",
-					optarg);
-				return OPTS_EXIT_USAGE;
-			}
-			o->ao.top = (size_t)top;
-			break;
-		case 'h':
-			usage(stdout);
-			return -1;
-		default:
-			return OPTS_EXIT_USAGE;
-		}
-	}
-	o->ao.funcs = (const char *const *)argv + optind;
-	o->ao.nfuncs = (size_t)(argc - optind);
-	return 0;
-}
+#define AT(m) OPT_AT(struct annotate_cmd_opts, m)
+static const struct opt options[] = {
+	{"input", 'i', OPT_STRING, "FILE", AT(input), "profile to read (default profil.data)"},
+	{"format", 0, OPT_CHOICE, "FMT", AT(json),
+	 "text (default: as perf annotate --stdio) or json (doc/report-json.md, \"Annotation\")",
+	 .what = "format", .choices = formats},
+	{"top", 0, OPT_INT, "N", AT(top),
+	 "without FUNC: the N hottest functions that have machine code (default 3)",
+	 .what = "a number from 1 to 1000", .min = 1, .max = 1000},
+	OPT_END,
+};
+
+static const struct opts_cmd annotate_cmd = {
+	.name = "annotate",
+	.usage = "profil annotate [-i FILE] [--format text|json] [--top N] [FUNC...]",
+	.opts = options,
+	.text = "FUNC: a function's NAME, OBJECT:NAME (OBJECT a base name or path), or an\n"
+		"address 0x... (link-time; OBJECT:0x... for one object).  Each function's\n"
+		"source lines (DWARF; the source from disk or, with DEBUGINFOD_URLS, from\n"
+		"debuginfod) interleaved with its instructions, each with its share of the\n"
+		"function's samples, seconds and samples; >> marks the hottest line and\n"
+		"instruction, loops (backward jumps) and call and jump targets are named.\n"
+		"Stripped code: instructions only.  Kernel functions: from /proc/kcore when\n"
+		"it can be read.\n",
+};
 
 int cmd_annotate(int argc, char **argv)
 {
-	struct opts o = {0};
+	struct annotate_cmd_opts o = {.input = "profil.data"};
+	struct annotate_opts ao = {0};
 	struct annotation *a;
 	char why[600];
-	int rc = parse_opts(argc, argv, &o);
+	int first, rc = opts__parse(&annotate_cmd, argc, argv, &o, &first);
 
-	if (rc)
-		return rc < 0 ? 0 : rc;
-	if (annotate__load(&a, &o.ao, why, sizeof(why)) < 0) {
+	if (rc != OPTS_GO_ON)
+		return rc;
+	ao.input = o.input;
+	ao.top = (size_t)o.top;
+	ao.funcs = (const char *const *)argv + first;
+	ao.nfuncs = (size_t)(argc - first);
+	if (annotate__load(&a, &ao, why, sizeof(why)) < 0) {
 		fprintf(stderr, "profil annotate: %s\n", why);
 		return 1;
 	}

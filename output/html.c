@@ -69,6 +69,8 @@ struct html_report {
 	size_t scratch_cap;
 	/* the report's time without samples (html__write_report), which the page states */
 	uint64_t accounted_ns, unsampled_ns;
+	/* the report's process images, and those with time (as its text header says them) */
+	size_t images, images_with_time;
 	/* the annotations of its hottest functions (html__write_report), or NULL */
 	struct json_object *annotations;
 };
@@ -377,6 +379,8 @@ static struct json_object *meta_json(const struct html_report *h, const char *co
 				json__double((double)h->accounted_ns / 1e9));
 		rc |= json__set(m, "unsampled_seconds",
 				json__double((double)h->unsampled_ns / 1e9));
+		rc |= json__set(m, "process_images", json__uint(h->images));
+		rc |= json__set(m, "images_with_time", json__uint(h->images_with_time));
 		rc |= json__set(m, "profil_version", json_object_new_string(PROFIL_VERSION));
 	}
 	json_object_put(jnotes);
@@ -543,7 +547,9 @@ static void make_nonce(char out[33])
 	if (getrandom(b, sizeof(b), GRND_NONBLOCK) != (ssize_t)sizeof(b)) {
 		clock_gettime(CLOCK_REALTIME, &ts);
 		for (size_t i = 0; i < sizeof(b); i++)
-			b[i] = (unsigned char)(htab_hash_u64((uint64_t)ts.tv_nsec + i * 0x9e37ull) >> 24);
+			b[i] = (unsigned char)(htab_hash_u64((uint64_t)ts.tv_nsec +
+							     i * 0x9e37ull) >>
+					       24);
 	}
 	for (size_t i = 0; i < sizeof(b); i++)
 		snprintf(out + 2 * i, 3, "%02x", b[i]);
@@ -666,6 +672,8 @@ int html__write_report(const struct report *m, const char *path, char *why, size
 	if (pg.h) {
 		pg.h->accounted_ns = m->totals.accounted_ns;
 		pg.h->unsampled_ns = m->totals.unsampled_ns;
+		pg.h->images = m->totals.images;
+		pg.h->images_with_time = m->totals.images_with_time;
 		pg.h->annotations = annotations_json(m);
 	}
 
