@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * profil diff's writers: the comparison of two profiles (report/diff.h) as
- * text or as JSON (doc/report-json.md, "profil diff").
+ * text or as JSON (doc/report-json.md, "profil diff"); the JSON is also the
+ * tables of the differential flame graph's page (output/diff_html.c).
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -183,28 +184,39 @@ static struct json_object *json_profile(const char *path, const struct report *r
 	return o;
 }
 
-int diff__write_json(const struct diff *d, const struct diff_print *o, FILE *out)
+struct json_object *diff__json(const struct diff *d, const struct diff_print *o)
 {
 	struct json_object *top = json_object_new_object();
 	int rc = top ? 0 : -ENOMEM;
 
 	if (rc)
-		return rc;
+		return NULL;
 	rc |= json__set(top, "old", json_profile(o->old_path, d->old));
 	rc |= json__set(top, "new", json_profile(o->new_path, d->new));
 	rc |= json__set(top, "percent_of", json_object_new_string("profile"));
 	rc |= json__set(top, "sort",
-		   json_object_new_string(d->o.sort == DIFF_SORT_SECONDS ? "seconds" : "share"));
+			json_object_new_string(d->o.sort == DIFF_SORT_SECONDS ? "seconds" : "share"));
 	rc |= json__set(top, "threshold", json__double(d->o.threshold));
 	rc |= json__set(top, "seconds_known", json_object_new_boolean(d->seconds_known));
 	for (int t = 0; !rc && t < DIFF_NTABLES; t++)
 		rc |= json__set(top, diff__table_name((enum diff_table)t),
-			   json_rows(o, d, (enum diff_table)t));
-	if (!rc)
-		fprintf(out, "%s\n",
-		       json_object_to_json_string_ext(top, JSON_C_TO_STRING_PRETTY |
-								   JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(top);
-	return rc ? rc : ferror(out) ? -EIO : 0;
+				json_rows(o, d, (enum diff_table)t));
+	if (rc) {
+		json_object_put(top);
+		return NULL;
+	}
+	return top;
 }
 
+int diff__write_json(const struct diff *d, const struct diff_print *o, FILE *out)
+{
+	struct json_object *top = diff__json(d, o);
+
+	if (!top)
+		return -ENOMEM;
+	fprintf(out, "%s\n",
+		json_object_to_json_string_ext(top, JSON_C_TO_STRING_PRETTY |
+							    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(top);
+	return ferror(out) ? -EIO : 0;
+}

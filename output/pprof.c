@@ -2,6 +2,7 @@
 /* pprof export: see pprof.h for the model and the choice of addresses. */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "utils/htab.h"
 #include "profile/pdata.h"
 #include "utils/htab.h"
+#include "output/output.h"
 #include "output/pprof.h"
 #include "report/report.h"
 #include "output/profile.pb-c.h"
@@ -27,7 +29,6 @@
 /* The generated message types, shorter. */
 #define PB(type) Perftools__Profiles__##type
 
-#define NLABELS_MAX 4		/* pid, tid, process_comm, thread_comm */
 #define GZ_IN_SIZE (256u << 10) /* encoded bytes gathered before deflate */
 #define GZ_OUT_SIZE (64u << 10)
 #define GZ_LEVEL 1 /* fastest: profiles compress well anyway (as Go's runtime does) */
@@ -121,6 +122,7 @@ struct func_key {
 struct label_set {
 	uint32_t proc;
 	int tid;
+	int base;	 /* a sample of the diff's base (OLD): labelled pprof::base */
 	size_t first, n; /* in ctx.labels */
 };
 
@@ -163,6 +165,7 @@ struct pprof_ctx {
 	struct resolver *r;
 	struct report *rep; /* for the time without samples; NULL: samples only */
 	int64_t period;
+	int base; /* adding a diff's base (OLD): values negated, labels pprof::base=true */
 	struct strtab st;
 	/* locations (one Line each) */
 	PB(Location) * locs;
@@ -207,6 +210,8 @@ struct pprof_ctx {
 	size_t nsamples, samples_cap, set_cap, node_cap, values_cap, nlnodes, lnodes_cap;
 	uint64_t total;
 	uint64_t timed_ns; /* CPU time of the samples without a count (c->rep) */
+	size_t first_base; /* a diff: the first sample of the base (OLD); else nsamples */
+	const char *diff_note; /* a diff: the comment that says so */
 };
 
 static int str_eq(const void *ctx, uint32_t idx, const void *key)
@@ -602,7 +607,7 @@ static int set_eq(const void *ctx, uint32_t idx, const void *key)
 	const struct pprof_ctx *c = ctx;
 	const struct label_set *a = &c->sets[idx], *b = key;
 
-	return a->proc == b->proc && a->tid == b->tid;
+	return a->proc == b->proc && a->tid == b->tid && a->base == b->base;
 }
 
 static int add_label(struct pprof_ctx *c, const char *key, const char *str, int64_t num)
@@ -632,8 +637,9 @@ static const char *base_name(const char *path)
 /* Index of the label set of thread tid of image p, created on first use; -ENOMEM. */
 static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid)
 {
-	struct label_set key = {p->id, tid, 0, 0}, *set;
-	struct islot *slot = itab_slot(&c->set_idx, htab_hash_combine(p->id, (uint32_t)tid), set_eq, c, &key);
+	struct label_set key = {p->id, tid, c->base, 0, 0}, *set;
+	uint64_t h = htab_hash_combine(htab_hash_combine(p->id, (uint32_t)tid), (uint64_t)c->base);
+	struct islot *slot = itab_slot(&c->set_idx, h, set_eq, c, &key);
 	const struct pv_thread *th = pv_proc__thread(p, tid);
 	int rc;
 
@@ -651,6 +657,8 @@ static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid)
 		rc = add_label(c, "process_comm", base_name(p->exe), 0);
 	if (!rc && th && th->comm[0])
 		rc = add_label(c, "thread_comm", th->comm, 0);
+	if (!rc && c->base) /* what pprof -diff_base marks its base's samples with */
+		rc = add_label(c, "pprof::base", "true", 0);
 	if (rc)
 		return rc;
 	key.n = c->nlabels - key.first;
@@ -724,8 +732,8 @@ static int push_sample(struct pprof_ctx *c, long set, uint32_t node, size_t n, i
 	perftools__profiles__sample__init(s);
 	s->n_location_id = n;
 	s->n_value = 2;
-	c->values[2 * c->nsamples] = count;
-	c->values[2 * c->nsamples + 1] = cpu;
+	c->values[2 * c->nsamples] = c->base ? -count : count;
+	c->values[2 * c->nsamples + 1] = c->base ? -cpu : cpu;
 	c->sample_set[c->nsamples] = (uint32_t)set;
 	c->sample_node[c->nsamples] = node;
 	c->nsamples++;
@@ -931,10 +939,12 @@ static int value_type(struct pprof_ctx *c, PB(ValueType) * vt, const char *type,
 static int add_comments(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays *a)
 {
 	const struct pdata_header *h = &c->v->hdr;
-	char buf[6][2300];
+	char buf[7][2300];
 	size_t n = 0;
 
 	snprintf(buf[n++], sizeof(buf[0]), "profil %s", PROFIL_VERSION);
+	if (c->diff_note)
+		snprintf(buf[n++], sizeof(buf[0]), "%s", c->diff_note);
 	if (h->command[0])
 		snprintf(buf[n++], sizeof(buf[0]), "command: %s", h->command);
 	snprintf(buf[n++], sizeof(buf[0]), "clock: %s%s%s%s, nominal %u Hz, effective %.1f Hz",
@@ -1010,15 +1020,78 @@ static int link_messages(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays
 	return 0;
 }
 
-static int build_profile(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays *a)
-{
-	const struct pdata_header *h = &c->v->hdr;
-	int rc = add_samples(c);
+/* A profile whose samples go into the Profile: its view, its resolver, its report (or NULL). */
+struct pprof_src {
+	const struct pview *v;
+	struct resolver *r;
+	struct report *rep;
+};
 
+static int64_t src_period(const struct pview *v)
+{
+	if (v->hdr.period_ns)
+		return clamp64(v->hdr.period_ns);
+	if (v->hdr.nominal_hz)
+		return (int64_t)(1e9 / v->hdr.nominal_hz + 0.5);
+	return 0;
+}
+
+/* The samples of src; base: a diff's base (OLD), negated and labelled. */
+static int add_source(struct pprof_ctx *c, const struct pprof_src *src, int base)
+{
+	int rc;
+
+	c->v = src->v;
+	c->r = src->r;
+	c->rep = src->rep;
+	c->period = src_period(src->v);
+	c->base = base;
+	htab__free(c->caller_idx); /* its keys are the view's process ids and nodes */
+	c->caller_idx = NULL;
+	if (!base)
+		c->first_base = SIZE_MAX;
+	else
+		c->first_base = c->nsamples;
+	rc = add_samples(c);
 	if (!rc)
 		rc = add_timed_samples(c);
-	if (rc < 0)
-		return rc;
+	return rc;
+}
+
+/*
+ * A diff's -normalize, as pprof's: NEW's values scaled so that each type's
+ * total is OLD's (a sample's share of the total is then its change in
+ * percentage points of OLD's).
+ */
+static void normalize_new(struct pprof_ctx *c)
+{
+	size_t nb = c->first_base < c->nsamples ? c->first_base : c->nsamples;
+
+	for (int k = 0; k < 2; k++) {
+		double sum_new = 0, sum_old = 0, ratio;
+
+		for (size_t i = 0; i < c->nsamples; i++)
+			*(i < nb ? &sum_new : &sum_old) += fabs((double)c->values[2 * i + k]);
+		if (sum_new <= 0 || sum_old <= 0)
+			continue;
+		ratio = sum_old / sum_new;
+		for (size_t i = 0; i < nb; i++) {
+			double v = llround((double)c->values[2 * i + k] * ratio);
+
+			c->values[2 * i + k] = v >= 9.2e18 ? INT64_MAX : (int64_t)v;
+		}
+	}
+}
+
+/* The Profile of the samples added (add_source): NEW's (the first source's) header. */
+static int build_profile(struct pprof_ctx *c, const struct pprof_src *first, PB(Profile) * pr,
+			 struct pb_arrays *a)
+{
+	const struct pdata_header *h = &first->v->hdr;
+	int rc;
+
+	c->v = first->v; /* the main program, the comments: NEW's */
+	c->period = src_period(first->v);
 	finish_mappings(c);
 	main_mapping_first(c);
 	perftools__profiles__profile__init(pr);
@@ -1207,22 +1280,30 @@ static int write_gz(int fd, const struct pprof_ctx *c, PB(Profile) * pr, uint64_
 	return rc;
 }
 
-static int write_profile(int fd, const struct pview *v, struct resolver *r, struct report *rep,
-			 struct pprof_summary *sum, char *why, size_t whylen)
+/* What one Profile is made of: one source, or a diff's NEW and OLD. */
+struct pprof_job {
+	struct pprof_src src[2];
+	int nsrc;
+	int normalize;	       /* a diff: NEW scaled to OLD's totals */
+	const char *diff_note; /* a diff: the comment that says what it is */
+	struct pprof_summary *sum;
+};
+
+static int write_profile(int fd, const struct pprof_job *job, char *why, size_t whylen)
 {
-	struct pprof_ctx c = {.v = v, .r = r, .rep = rep};
+	struct pprof_ctx c = {.diff_note = job->diff_note};
+	struct pprof_summary *sum = job->sum;
 	struct pb_arrays a = {0};
 	PB(Profile) pr;
 	uint64_t written = 0;
-	int rc;
+	int rc = strtab_init(&c.st);
 
-	if (v->hdr.period_ns)
-		c.period = clamp64(v->hdr.period_ns);
-	else if (v->hdr.nominal_hz)
-		c.period = (int64_t)(1e9 / v->hdr.nominal_hz + 0.5);
-	rc = strtab_init(&c.st);
+	for (int i = 0; !rc && i < job->nsrc; i++)
+		rc = add_source(&c, &job->src[i], i > 0);
+	if (!rc && job->normalize)
+		normalize_new(&c);
 	if (!rc)
-		rc = build_profile(&c, &pr, &a);
+		rc = build_profile(&c, &job->src[0], &pr, &a);
 	if (rc < 0) {
 		rc = why_fail(why, whylen, rc, "out of memory");
 		goto out;
@@ -1250,19 +1331,14 @@ out:
 int pprof__write(int fd, const struct pview *v, struct resolver *r, struct pprof_summary *sum,
 		 char *why, size_t whylen)
 {
-	return write_profile(fd, v, r, NULL, sum, why, whylen);
-}
+	const struct pprof_job job = {.src = {{v, r, NULL}}, .nsrc = 1, .sum = sum};
 
-struct pprof_job {
-	struct report *rep;
-	struct pprof_summary *sum;
-};
+	return write_profile(fd, &job, why, whylen);
+}
 
 static int fill_pprof(int fd, void *arg, char *why, size_t whylen)
 {
-	struct pprof_job *job = arg;
-
-	return write_profile(fd, job->rep->v, job->rep->r, job->rep, job->sum, why, whylen);
+	return write_profile(fd, arg, why, whylen);
 }
 
 int pprof__export(const char *data_path, const char *out_path, struct pprof_summary *sum, char *why,
@@ -1282,7 +1358,33 @@ int pprof__export(const char *data_path, const char *out_path, struct pprof_summ
 	if (rc < 0)
 		return rc;
 	rc = outfile__write(out_path, &pdata__output_rules, fill_pprof,
-			    &(struct pprof_job){rep, sum ? sum : &local}, why, whylen);
+			    &(struct pprof_job){.src = {{rep->v, rep->r, rep}},
+						.nsrc = 1,
+						.sum = sum ? sum : &local},
+			    why, whylen);
 	report__free(rep);
 	return rc;
+}
+
+int diff__write_pprof(const struct diff *d, const struct diff_print *o, const char *path,
+		      struct pprof_summary *sum, char *why, size_t whylen)
+{
+	struct pprof_summary local;
+	char note[2 * PATH_MAX + 200];
+	struct pprof_job job = {
+		.src = {{d->new->v, d->new->r, d->new}, {d->old->v, d->old->r, d->old}},
+		.nsrc = 2,
+		.normalize = o->normalize,
+		.diff_note = note,
+		.sum = sum ? sum : &local,
+	};
+	int rc = outfile__check(path, &pdata__output_rules, why, whylen);
+
+	if (rc < 0)
+		return rc;
+	snprintf(note, sizeof(note),
+		 "diff: %s minus %s (its samples negated, label pprof::base=true)%s",
+		 o->new_path, o->old_path,
+		 o->normalize ? "; the new profile scaled to the old one's totals" : "");
+	return outfile__write(path, &pdata__output_rules, fill_pprof, &job, why, whylen);
 }
