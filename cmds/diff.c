@@ -44,7 +44,7 @@ static const struct opt options[] = {
 	 "program"},
 	{"normalize", 0, OPT_FLAG, NULL, AT(p.normalize),
 	 "html: the page first compares shares of each profile's samples (a toggle in the "
-	 "page; else CPU seconds); pprof: OLD scaled to NEW's totals, as pprof -normalize",
+	 "page; else CPU seconds); pprof: NEW scaled to OLD's totals, as pprof -normalize",
 	 .set = 1},
 	{"sort", 0, OPT_CHOICE, "KEY", AT(d.sort),
 	 "share: by the change of share of all samples (default); seconds: by the change of "

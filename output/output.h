@@ -84,7 +84,7 @@ int cgreport__json_image(const struct cgreport *cr, const struct cgreport_image 
 struct diff_print {
 	const char *old_path, *new_path; /* the profiles as named on the command line */
 	long top;			 /* rows per table, 0 = all */
-	int normalize; /* html: the page compares shares (else seconds); pprof: OLD scaled to NEW's totals */
+	int normalize; /* html: the page first compares shares (else seconds); pprof: NEW scaled to OLD's totals */
 };
 
 /* The comparison as text.  0, or -EIO (a write error). */
@@ -108,8 +108,8 @@ int diff__write_html(const struct diff *d, const struct diff_print *o, const cha
 /*
  * The comparison as ONE pprof profile (output/pprof.h) that go tool pprof
  * reads as it reads `-diff_base OLD NEW`: NEW's samples as they are, OLD's
- * negated and labelled pprof::base=true (o->normalize: OLD's values scaled
- * to NEW's totals first, as pprof -normalize does).  path as
+ * negated and labelled pprof::base=true (o->normalize: NEW's values scaled
+ * to OLD's totals, as pprof -normalize -diff_base does).  path as
  * pprof__export's.  sum (may be NULL): NEW's and OLD's figures summed.
  * 0, or -errno with one sentence in why.
  */

@@ -119,6 +119,7 @@ sample() {
 	watch:--duration) echo 0.5 ;;
 	watch:--ringbuf-kb) echo 64 ;;
 	diff:--format) echo json ;;
+	diff:-o | diff:--output) echo out.html ;;
 	diff:--sort) echo seconds ;;
 	diff:--threshold) echo 0.5 ;;
 	diff:--top) echo 2 ;;
