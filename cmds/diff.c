@@ -25,8 +25,11 @@ struct diff_cmd_opts {
 	const char *output; /* html, pprof: the file, "-" for stdout */
 };
 
-static const struct opt_choice formats[] = {
-	{"text", FMT_TEXT}, {"json", FMT_JSON}, {"html", FMT_HTML}, {"pprof", FMT_PPROF}, {NULL, 0}};
+static const struct opt_choice formats[] = {{"text", FMT_TEXT},
+					    {"json", FMT_JSON},
+					    {"html", FMT_HTML},
+					    {"pprof", FMT_PPROF},
+					    {NULL, 0}};
 static const struct opt_choice sorts[] = {
 	{"share", DIFF_SORT_SHARE}, {"seconds", DIFF_SORT_SECONDS}, {NULL, 0}};
 
@@ -53,8 +56,8 @@ static const struct opt options[] = {
 	{"threshold", 0, OPT_DOUBLE, "PCT", AT(d.threshold),
 	 "leave out rows whose share changed by less than PCT points (default 0: every row)",
 	 .what = "a number of percentage points from 0 to 100", .min = 0, .max = 100},
-	{"top", 0, OPT_INT, "N", AT(p.top), "at most N rows per table",
-	 .what = "a positive number", .min = 1, .max = (double)LONG_MAX},
+	{"top", 0, OPT_INT, "N", AT(p.top), "at most N rows per table", .what = "a positive number",
+	 .min = 1, .max = (double)LONG_MAX},
 	OPT_END,
 };
 

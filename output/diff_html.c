@@ -146,8 +146,8 @@ static const char *base_name(const char *path)
  * process image of executable exe: added to every node from the root to
  * the leaf's.  0 or -ENOMEM.
  */
-static int add_stack(struct dtree *t, int side, const char *exe, const struct func **frames,
-		     int n, uint64_t count)
+static int add_stack(struct dtree *t, int side, const char *exe, const struct func **frames, int n,
+		     uint64_t count)
 {
 	long f = frame_index(t, base_name(exe), NULL, exe);
 	long node = f < 0 ? f : child(t, 0, (uint32_t)f);
@@ -183,8 +183,9 @@ static int add_profile(struct dtree *t, int side, const struct report *rep)
 		if (!p)
 			continue; /* cannot happen: pview gives every proc id a process */
 		n = callgraph__sample_frames(v, rep->r, p, s, frames, &truncated);
-		rc = n < 0 ? n : add_stack(t, side, p->exe[0] ? p->exe : "[unknown]", frames, n,
-					   s->count);
+		rc = n < 0 ? n :
+			     add_stack(t, side, p->exe[0] ? p->exe : "[unknown]", frames, n,
+				       s->count);
 	}
 	free(frames);
 	return rc;
@@ -255,7 +256,8 @@ static struct json_object *nodes_json(const struct dtree *t)
 		if (rc)
 			break;
 		rc |= json__push(a, json_object_new_int64(n->parent));
-		rc |= json__push(a, json_object_new_int64(n->frame == NO_FRAME ? -1 : (int64_t)n->frame));
+		rc |= json__push(
+			a, json_object_new_int64(n->frame == NO_FRAME ? -1 : (int64_t)n->frame));
 		rc |= json__push(a, json__uint(n->count[0]));
 		rc |= json__push(a, json__uint(n->count[1]));
 		rc |= json__push(arr, a);
@@ -294,8 +296,8 @@ static struct json_object *document_json(const struct diff *d, const struct diff
 	return top;
 }
 
-int diff__write_html(const struct diff *d, const struct diff_print *o, const char *path,
-		     char *why, size_t whylen)
+int diff__write_html(const struct diff *d, const struct diff_print *o, const char *path, char *why,
+		     size_t whylen)
 {
 	struct dtree t = {0};
 	struct json_object *doc = NULL;

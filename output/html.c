@@ -624,8 +624,8 @@ static int put_page(FILE *out, const struct html_template *t, const char *json)
 }
 
 /* The page of template t with the document doc into out; 0 or -errno with one sentence. */
-static int write_doc(FILE *out, const struct html_template *t, struct json_object *doc,
-		     char *why, size_t whylen)
+static int write_doc(FILE *out, const struct html_template *t, struct json_object *doc, char *why,
+		     size_t whylen)
 {
 	const char *json;
 
@@ -636,7 +636,8 @@ static int write_doc(FILE *out, const struct html_template *t, struct json_objec
 	if (!json)
 		return why_fail(why, whylen, -ENOMEM, "out of memory");
 	if ((errno = 0, put_page(out, t, json)))
-		return why_fail(why, whylen, -EINVAL, "the page template built into profil is broken");
+		return why_fail(why, whylen, -EINVAL,
+				"the page template built into profil is broken");
 	if (ferror(out)) /* the write's own error: a full disk, a file size limit */
 		return why_fail(why, whylen, errno ? -errno : -EIO, "%s",
 				strerror(errno ? errno : EIO));

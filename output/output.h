@@ -102,8 +102,8 @@ struct json_object *diff__json(const struct diff *d, const struct diff_print *o)
  * one self-contained page written to path ("-": stdout) as the report's page
  * is (output/html.h).  0, or -errno with one sentence in why.
  */
-int diff__write_html(const struct diff *d, const struct diff_print *o, const char *path,
-		     char *why, size_t whylen);
+int diff__write_html(const struct diff *d, const struct diff_print *o, const char *path, char *why,
+		     size_t whylen);
 
 /*
  * The comparison as ONE pprof profile (output/pprof.h) that go tool pprof

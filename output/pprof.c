@@ -209,8 +209,8 @@ struct pprof_ctx {
 	struct htab *caller_idx; /* of struct caller_ent */
 	size_t nsamples, samples_cap, set_cap, node_cap, values_cap, nlnodes, lnodes_cap;
 	uint64_t total;
-	uint64_t timed_ns; /* CPU time of the samples without a count (c->rep) */
-	size_t first_base; /* a diff: the first sample of the base (OLD); else nsamples */
+	uint64_t timed_ns;     /* CPU time of the samples without a count (c->rep) */
+	size_t first_base;     /* a diff: the first sample of the base (OLD); else nsamples */
 	const char *diff_note; /* a diff: the comment that says so */
 };
 
@@ -405,8 +405,9 @@ static int func_eq(const void *ctx, uint32_t idx, const void *key)
 /* Id of the function (name, system name, file, start line), created on first use; -ENOMEM. */
 static int64_t function_id(struct pprof_ctx *c, const struct func_key *k)
 {
-	uint64_t h = htab_hash_combine(htab_hash_combine((uint64_t)k->name, (uint64_t)k->system_name),
-			 htab_hash_combine((uint64_t)k->filename, (uint64_t)k->start_line));
+	uint64_t h = htab_hash_combine(
+		htab_hash_combine((uint64_t)k->name, (uint64_t)k->system_name),
+		htab_hash_combine((uint64_t)k->filename, (uint64_t)k->start_line));
 	struct islot *slot = itab_slot(&c->func_idx, h, func_eq, c, k);
 	PB(Function) * f;
 
@@ -587,8 +588,9 @@ static int64_t location_id(struct pprof_ctx *c, const struct pv_proc *p, uint64_
 		return -ENOMEM;
 	key = (struct loc_key){rl.obj, rl.addr, rl.linktime};
 	slot = itab_slot(&c->loc_idx,
-			 htab_hash_combine(htab_hash_combine((uintptr_t)key.obj, key.addr), (uint64_t)key.linktime), loc_eq, c,
-			 &key);
+			 htab_hash_combine(htab_hash_combine((uintptr_t)key.obj, key.addr),
+					   (uint64_t)key.linktime),
+			 loc_eq, c, &key);
 	if (!slot)
 		return -ENOMEM;
 	if (!slot->idx1) {
@@ -859,8 +861,9 @@ static int64_t timed_location_id(struct pprof_ctx *c, const struct func *f, int 
 {
 	/* linktime 2 + kind: a key no resolved location has (0 or 1) */
 	struct loc_key key = {NULL, 0, 2 + kind};
-	struct islot *slot =
-		itab_slot(&c->loc_idx, htab_hash_combine(htab_hash_combine(0, 0), (uint64_t)key.linktime), loc_eq, c, &key);
+	struct islot *slot = itab_slot(
+		&c->loc_idx, htab_hash_combine(htab_hash_combine(0, 0), (uint64_t)key.linktime),
+		loc_eq, c, &key);
 	struct func_key k = {0};
 	int64_t fid;
 
@@ -1383,8 +1386,8 @@ int diff__write_pprof(const struct diff *d, const struct diff_print *o, const ch
 	if (rc < 0)
 		return rc;
 	snprintf(note, sizeof(note),
-		 "diff: %s minus %s (its samples negated, label pprof::base=true)%s",
-		 o->new_path, o->old_path,
+		 "diff: %s minus %s (its samples negated, label pprof::base=true)%s", o->new_path,
+		 o->old_path,
 		 o->normalize ? "; the new profile scaled to the old one's totals" : "");
 	return outfile__write(path, &pdata__output_rules, fill_pprof, &job, why, whylen);
 }
