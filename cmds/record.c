@@ -50,6 +50,10 @@ static void usage(FILE *out)
 		"                      user stack per sample, default %d; complete without frame\n"
 		"                      pointers), fp (the kernel's frame-pointer walk: cheap, cut\n"
 		"                      short by code built without them) or none\n"
+		"      --off-cpu       also the time each thread spends off the CPU (sleeping,\n"
+		"                      blocked, preempted), under the stack it left the CPU\n"
+		"                      with (with -g), counted in the kernel where BPF is\n"
+		"                      permitted; else each thread's total where perf can say\n"
 		"  -p, --pid PID       attach to a running process and all its threads\n"
 		"      --no-inherit    do not follow child processes\n"
 		"      --gmon [FILE]   also write a gmon.out for gprof (default " DEFAULT_GMON ")\n"
@@ -138,6 +142,7 @@ static int parse_args(int argc, char **argv, struct cmd_record_opts *co)
 		{"events", required_argument, NULL, 'E'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"call-graph", required_argument, NULL, 'C'},
+		{"off-cpu", no_argument, NULL, 'O'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -208,6 +213,9 @@ static int parse_args(int argc, char **argv, struct cmd_record_opts *co)
 		case 'E':
 			o->events = optarg;
 			break;
+		case 'O':
+			o->offcpu = 1;
+			break;
 		case 'q':
 			co->quiet = 1;
 			break;
@@ -262,13 +270,16 @@ static const char *plural(uint64_t n, const char *one, const char *many)
 static void summary(const struct cmd_record_opts *co, const struct record_result *res)
 {
 	struct stat st;
-	char thr[96] = "", cap[64] = "", stk[96] = "";
+	char thr[96] = "", cap[64] = "", stk[96] = "", off[64] = "";
 	const char *why_incomplete = res->flush_err < 0 ? strerror(-res->flush_err) : NULL;
 
 	if (res->throttled)
 		snprintf(thr, sizeof(thr), ", the kernel did not take %llu %s",
 			 (unsigned long long)res->throttled,
 			 plural(res->throttled, "sample", "samples"));
+	if (co->rec.offcpu)
+		snprintf(off, sizeof(off), ", off-CPU %.3f s (%s)", (double)res->offcpu_ns / 1e9,
+			 res->offcpu_name ? res->offcpu_name : "none");
 	if (stat(co->rec.output, &st) < 0)
 		st.st_size = 0;
 	if (res->hz < co->rec.hz)
@@ -284,12 +295,12 @@ static void summary(const struct cmd_record_opts *co, const struct record_result
 			 res->stacks_dropped ? ", some stored without: frame table full" : "");
 	fprintf(stderr,
 		"profil record: %llu %s, %llu lost, %u %s, clock %s at %.1f Hz (%u Hz "
-		"asked%s%s)%s%s, %s (%.1f MiB)%s%s\n",
+		"asked%s%s)%s%s%s, %s (%.1f MiB)%s%s\n",
 		(unsigned long long)res->samples, plural(res->samples, "sample", "samples"),
 		(unsigned long long)res->lost, res->processes,
 		plural(res->processes, "process", "processes"), res->clock_name, res->effective_hz,
-		co->rec.hz, cap, thr, res->kernel ? ", kernel sampled" : "", stk, co->rec.output,
-		mib((uint64_t)st.st_size), why_incomplete ? ": " : "",
+		co->rec.hz, cap, thr, res->kernel ? ", kernel sampled" : "", stk, off,
+		co->rec.output, mib((uint64_t)st.st_size), why_incomplete ? ": " : "",
 		why_incomplete ? why_incomplete : "");
 }
 

@@ -3,6 +3,7 @@
 #   bpf/histclock.bpf.c -> $(BPF_OUT)/histclock.skel.h  (record/bpfclock.c, the bpf clock)
 #   bpf/watch.bpf.c     -> $(BPF_OUT)/watch.skel.h      (events/watch.c, `profil watch`)
 #   bpf/procacct.bpf.c  -> $(BPF_OUT)/procacct.skel.h   (record/procacct.c, every thread's CPU time and exit)
+#   bpf/offcpu.bpf.c    -> $(BPF_OUT)/offcpu.skel.h     (record/offcpu.c, record --off-cpu)
 # Without clang, bpftool, libbpf or kernel BTF the rest still builds: the bpf
 # clock says it was built without BPF and `profil watch` says why (BPF_MISSING).
 BPF_CLANG   ?= clang
@@ -28,10 +29,12 @@ $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/%.h $(BPF_OUT)/vmlinux.h
 $(BPF_OUT)/watch.bpf.o: events/events.h
 BPF_CFLAGS_watch := -Wall -Wno-unused-function $(if $(WERROR),-Werror)
 
-# The skeletons of watch and procacct are named watch_bpf and procacct_bpf (their functions:
+# The skeletons of watch, procacct and offcpu are named watch_bpf, procacct_bpf and offcpu_bpf (their functions:
 # watch_bpf__open, ...: the user halves own the plain names).
 BPF_SKEL_NAME_watch := watch_bpf
 BPF_SKEL_NAME_procacct := procacct_bpf
+BPF_SKEL_NAME_offcpu := offcpu_bpf
+BPF_CFLAGS_offcpu := -mcpu=v3 -Wall $(if $(WERROR),-Werror)  # v3: atomics that return (walk ids)
 $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(or $(BPF_SKEL_NAME_$*),$*) > $@.tmp && mv $@.tmp $@
 

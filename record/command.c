@@ -20,6 +20,7 @@
 #include "events/record_events.h"
 #include "profile/pdata.h"
 #include "record/agent_launch.h"
+#include "record/offcpu.h"
 #include "record/perf_session.h"
 #include "record/procacct.h"
 #include "record/proctree.h"
@@ -191,6 +192,60 @@ static void agent_stacks(struct record_run *r)
 		 "; call stacks unwound in the sampled thread (libunwind, the CFI)");
 }
 
+/*
+ * --off-cpu on a perf-event clock: every interval off the CPU counted in
+ * the kernel where BPF is permitted (record/offcpu.h).  Said in the
+ * off-CPU note when it cannot be.
+ */
+static void open_offcpu(struct record_run *r)
+{
+	struct offcpu_opts oo = {.follow_children = r->o->inherit,
+				 .stacks = r->o->callgraph != RECORD_CG_NONE,
+				 .copies = record_run__perf_callgraph(r->o) == PDATA_CG_DWARF,
+				 .no_reuse = getenv("PROFIL_OFFCPU_NO_REUSE") != NULL};
+	char why[256];
+
+	if (!r->o->offcpu)
+		return;
+	if (offcpu__open(&r->offcpu, r->pd, &oo, why, sizeof(why)) == 0 &&
+	    offcpu__track(r->offcpu, r->child) == 0)
+		return;
+	offcpu__close(r->offcpu);
+	r->offcpu = NULL;
+	pdata__header(r->pd)->offcpu = PDATA_OFFCPU_NONE;
+	snprintf(r->offcpu_note, sizeof(r->offcpu_note),
+		 "not recorded: %s; the profile has CPU time only", why);
+}
+
+/* The agent's clocks and --off-cpu: said once, then CPU time is recorded. */
+static void agent_offcpu(struct record_run *r)
+{
+	if (!r->o->offcpu)
+		return;
+	pdata__header(r->pd)->offcpu = PDATA_OFFCPU_NONE;
+	snprintf(r->offcpu_note, sizeof(r->offcpu_note),
+		 "not recorded: the %s clock's CPU-time timers do not run while a thread is off "
+		 "the CPU, and interrupting its sleeps to sample them would shorten them; the "
+		 "profile has CPU time only (off-CPU time needs the perf or bpf clock)",
+		 pdata__clock_name((uint32_t)r->clock));
+	if (!r->res->warning[0])
+		snprintf(r->res->warning, sizeof(r->res->warning),
+			 "--off-cpu: the %s clock cannot see time off the CPU without interrupting "
+			 "the program's sleeps: recording CPU time only",
+			 pdata__clock_name((uint32_t)r->clock));
+}
+
+/* The off-CPU time's last counts and its note, before the header is finished. */
+static void finish_offcpu(struct record_run *r)
+{
+	if (r->offcpu) {
+		offcpu__finish(r->offcpu, r->perf);
+		offcpu__describe(r->offcpu, r->offcpu_note, sizeof(r->offcpu_note));
+	}
+	if (r->offcpu_note[0])
+		pdata__add_note(r->pd, "off-cpu", r->offcpu_note);
+}
+
 /* The clock note of a perf-event clock, once its events are open. */
 static void perf_note(struct record_run *r)
 {
@@ -234,6 +289,7 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 			 r->o->clock == RECORD_CLOCK_ITIMER ? "itimer" : "thread",
 			 AGENT_CLOCK_NOTE);
 		agent_stacks(r);
+		agent_offcpu(r);
 		return 1;
 	}
 	/*
@@ -254,6 +310,7 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 		po.observer = record_bpf__observer(r->bpf);
 	}
 	open_accounting(r, &po);
+	open_offcpu(r);
 	rc = perf_session__open(&r->perf, r->pd, &po, &r->child, 1, why, whylen);
 	if (rc == 0) {
 		r->clock = r->bpf ? PDATA_CLOCK_BPF : PDATA_CLOCK_PERF;
@@ -265,6 +322,8 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 	r->bpf = NULL;
 	procacct__close(r->acct);
 	r->acct = NULL;
+	offcpu__close(r->offcpu);
+	r->offcpu = NULL;
 	if (r->o->clock == RECORD_CLOCK_PERF || r->o->clock == RECORD_CLOCK_BPF)
 		return rc;
 	/* auto: anything perf cannot do here (refused, or e.g. no ring memory) falls back */
@@ -274,6 +333,7 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 		 strerrorname_np(-rc) ? strerrorname_np(-rc) : "error",
 		 simulated && *simulated ? " (simulated)" : "", AGENT_CLOCK_NOTE);
 	agent_stacks(r);
+	agent_offcpu(r);
 	return 1;
 }
 
@@ -347,6 +407,7 @@ static void run_loop(struct record_run *r)
 			perf_session__drain(r->perf, 0);
 		record_run__account(r, 0);
 		record_bpf__flush(r->bpf);
+		offcpu__poll(r->offcpu, r->perf);
 		record_events__poll(r->events);
 	}
 }
@@ -388,6 +449,7 @@ static void finish_command(struct record_run *r, int use_agent)
 	if (r->perf && r->root_runtime_ns) /* after every sample of it is counted: its split */
 		perf_session__thread_total(r->perf, r->child, r->root_runtime_ns);
 	record_bpf__flush(r->bpf);
+	finish_offcpu(r); /* before the kernel's symbols: its stacks name kernel functions */
 	record_run__kernel(r);
 	root = record_run__latest_proc(r->pd, r->child);
 	if (!root) {
@@ -504,6 +566,7 @@ int record__command(const struct record_opts *o, struct record_result *res)
 		perf_session__close(r.perf);
 		record_bpf__close(r.bpf);
 		procacct__close(r.acct);
+		offcpu__close(r.offcpu);
 		record_events__close(r.events, NULL, 0);
 		pdata__close(r.pd);
 		unlink(o->output);
@@ -516,6 +579,7 @@ int record__command(const struct record_opts *o, struct record_result *res)
 	perf_session__close(r.perf);
 	record_bpf__close(r.bpf);
 	procacct__close(r.acct);
+	offcpu__close(r.offcpu);
 	pdata__close(r.pd);
 	close(r.sfd);
 	return 0;
@@ -534,6 +598,7 @@ fail_kill:
 	perf_session__close(r.perf);
 	record_bpf__close(r.bpf);
 	procacct__close(r.acct);
+	offcpu__close(r.offcpu);
 fail_unlink:
 	record_events__close(r.events, NULL, 0);
 	pdata__close(r.pd);

@@ -583,6 +583,28 @@ struct pdata_proc *perf_session__add_root(struct perf_session *s, pid_t pid, pid
 	return proctree__add_root(s->tree, pid, ppid, exe, maps_from_proc);
 }
 
+struct pdata_proc *perf_session__image(struct perf_session *s, pid_t pid, pid_t tid,
+				       struct pdata_thread **thread)
+{
+	struct pstate *p = proctree__lazy(s->tree, pid);
+	struct tstate *t;
+
+	if (thread)
+		*thread = NULL;
+	if (!p)
+		return NULL;
+	proctree__ensure_rec(s->tree, p);
+	if (!p->rec || !thread)
+		return p->rec;
+	t = proctree__find_thread(s->tree, tid);
+	if (!t || t->proc != p->rec->id || !t->rec) {
+		proctree__note_thread(s->tree, p, tid, NULL);
+		t = proctree__find_thread(s->tree, tid);
+	}
+	*thread = t && t->proc == p->rec->id ? t->rec : NULL;
+	return p->rec;
+}
+
 /* ---- record handlers ----------------------------------------------------- */
 
 struct sample_body {

@@ -103,6 +103,15 @@ uint64_t perf_session__handled_until(struct perf_session *s);
  */
 void perf_session__account(struct perf_session *s, const struct procacct_event *e);
 
+/*
+ * The current image of process pid as the session has handled its records
+ * (its proc record, made when missing; NULL when unknown) and, in *thread
+ * (may be NULL), thread tid's record in it (made when missing; NULL when
+ * it cannot be): where off-CPU time (record/offcpu.h) is counted.
+ */
+struct pdata_proc *perf_session__image(struct perf_session *s, pid_t pid, pid_t tid,
+				       struct pdata_thread **thread);
+
 /* The whole task-clock time of thread tid (the command's own, which no READ record reports). */
 void perf_session__thread_total(struct perf_session *s, pid_t tid, uint64_t ns);
 

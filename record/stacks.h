@@ -55,6 +55,16 @@ void stacks__fill_attr(struct stacks *st, struct perf_event_attr *a);
  */
 int stacks__count(struct stacks *st, struct pdata *pd, uint32_t proc, const struct perf_sample *s);
 
+/*
+ * The user frames of a stack copy taken outside a sample (an off-CPU
+ * switch-out, record/offcpu.h): regs = {BP, SP, IP}, stack: size bytes
+ * from SP.  dwarf only.  Returns the number of PCs written to pcs (leaf
+ * first), 0 when it cannot (fp, or not even the leaf); *truncated when the
+ * unwinding stopped before the outermost frame.
+ */
+int stacks__unwind_copy(struct stacks *st, pid_t pid, const uint64_t regs[3], const void *stack,
+			size_t size, uint64_t *pcs, int max, int *truncated);
+
 /* Process bookkeeping for the unwinder (dwarf; no-ops for fp). */
 void stacks__map(struct stacks *st, pid_t pid, uint64_t start, uint64_t end, uint64_t pgoff,
 		 uint64_t dev, uint64_t ino, const char *path);
