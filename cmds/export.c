@@ -57,6 +57,9 @@ static int export_pprof(const char *input, const char *output)
 			" and %.3f s of CPU time without samples ([kernel] accounted, "
 			"[unsampled])",
 			(double)sum.timed_ns / 1e9);
+	if (sum.offcpu_ns)
+		fprintf(stderr, ", %.3f s off the CPU (sample type off_cpu)",
+			(double)sum.offcpu_ns / 1e9);
 	fprintf(stderr, ", %zu %s in %zu %s and %zu %s; read it with: go tool pprof -top %s\n",
 		sum.nlocations, report__plural(sum.nlocations, "location", "locations"),
 		sum.nfunctions, report__plural(sum.nfunctions, "function", "functions"),

@@ -58,7 +58,12 @@ static void usage(FILE *out)
 		"  --sort KEYS         the whole run's columns and grouping, comma-separated, as\n"
 		"                      perf report's: comm, dso, sym, pid, tid (default "
 		"comm,dso,sym);\n"
-		"                      with self (most time first, the default) or name (by name)\n"
+		"                      with self (most time first, the default) or name (by name);\n"
+		"                      with off-CPU time (record --off-cpu) the time first: wall\n"
+		"                      (the default there), cpu, off-cpu, or one reason's: sleep,\n"
+		"                      blocked, preempted, stopped\n"
+		"  --reason LIST       off-CPU time of these reasons only (sleep, blocked,\n"
+		"                      preempted, stopped)\n"
 		"  --pid, --tid LIST   only these processes, threads (comma-separated ids)\n"
 		"  --comm LIST         only these commands (thread names)\n"
 		"  --dso LIST          only these objects (full path or base name, [kernel], ...)\n"
@@ -150,15 +155,17 @@ static int parse_sort(const char *arg, struct opts *o)
 	o->ro.nkeys = 0;
 	o->ro.sort_name = 0;
 	for (size_t i = 0; !rc && i < n; i++) {
-		int key = report__key_parse(items[i]);
+		int key = report__key_parse(items[i]), value = report__value_parse(items[i]);
 
 		if (!strcmp(items[i], "self") || !strcmp(items[i], "name")) {
 			o->ro.sort_name = !strcmp(items[i], "name");
+		} else if (value) {
+			o->ro.value = value; /* most of this time first */
 		} else if (!key) {
 			fprintf(stderr,
 				"profil report: unknown sort key '%s' (comm, dso, sym, pid, tid, "
-				"self "
-				"or name)\n",
+				"self or name; cpu, wall, off-cpu, sleep, blocked, preempted or "
+				"stopped)\n",
 				items[i]);
 			rc = OPTS_EXIT_USAGE;
 		} else if (o->ro.nkeys < REPORT_MAX_KEYS) {
@@ -166,6 +173,34 @@ static int parse_sort(const char *arg, struct opts *o)
 		}
 	}
 	o->run_csv = o->ro.nkeys > 0;
+	free(buf);
+	free(items);
+	return rc;
+}
+
+/* --reason LIST: the off-CPU reasons kept. */
+static int parse_reasons(const char *arg, struct opts *o)
+{
+	char *buf = NULL, **items = NULL;
+	size_t n = 0;
+	int rc = split("--reason", arg, &buf, &items, &n);
+
+	o->ro.reasons = 0;
+	for (size_t i = 0; !rc && i < n; i++) {
+		int k = PDATA_KIND_SLEEP;
+
+		while (k < PDATA_KIND_NR && strcmp(items[i], pdata__kind_name((uint32_t)k)))
+			k++;
+		if (k == PDATA_KIND_NR) {
+			fprintf(stderr,
+				"profil report: unknown reason '%s' (sleep, blocked, preempted or "
+				"stopped)\n",
+				items[i]);
+			rc = OPTS_EXIT_USAGE;
+		} else {
+			o->ro.reasons |= 1u << k;
+		}
+	}
 	free(buf);
 	free(items);
 	return rc;
@@ -272,6 +307,8 @@ static int parse_opt(int c, struct opts *o)
 	case 'R':
 		o->cg.callers = optarg;
 		return 0;
+	case 'W':
+		return parse_reasons(optarg, o);
 	case 'E':
 		o->cg.callees = optarg;
 		return 0;
@@ -337,6 +374,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"call-graph", required_argument, NULL, 'g'},
 		{"callers", required_argument, NULL, 'R'},
 		{"callees", required_argument, NULL, 'E'},
+		{"reason", required_argument, NULL, 'W'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};

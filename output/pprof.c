@@ -207,6 +207,7 @@ struct label_set {
 	uint32_t proc;
 	int tid;
 	size_t first, n; /* in ctx.labels */
+	uint32_t reason; /* off-CPU samples: enum pdata_kind, else 0 */
 };
 
 struct pprof_ctx {
@@ -214,6 +215,8 @@ struct pprof_ctx {
 	struct resolver *r;
 	struct report *rep; /* for the time without samples; NULL: samples only */
 	int64_t period;
+	size_t nvalues;	    /* [samples, cpu], and off_cpu with off-CPU time */
+	uint64_t offcpu_ns; /* written as off_cpu values */
 	struct strtab st;
 	/* locations (one Line each) */
 	PB(Location) * locs;
@@ -594,7 +597,7 @@ static int set_eq(const void *ctx, uint32_t idx, const void *key)
 	const struct pprof_ctx *c = ctx;
 	const struct label_set *a = &c->sets[idx], *b = key;
 
-	return a->proc == b->proc && a->tid == b->tid;
+	return a->proc == b->proc && a->tid == b->tid && a->reason == b->reason;
 }
 
 static int add_label(struct pprof_ctx *c, const char *key, const char *str, int64_t num)
@@ -620,11 +623,15 @@ static const char *base_name(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
-/* Index of the label set of thread tid of image p, created on first use; -ENOMEM. */
-static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid)
+/*
+ * Index of the label set of thread tid of image p (with an off-CPU reason:
+ * its off_cpu_reason label too), created on first use; -ENOMEM.
+ */
+static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid, uint32_t reason)
 {
-	struct label_set key = {p->id, tid, 0, 0}, *set;
-	struct islot *slot = itab_slot(&c->set_idx, mix(p->id, (uint32_t)tid), set_eq, c, &key);
+	struct label_set key = {p->id, tid, 0, 0, reason}, *set;
+	struct islot *slot = itab_slot(&c->set_idx, mix(mix(p->id, (uint32_t)tid), reason), set_eq,
+				       c, &key);
 	const struct pv_thread *th = pv_proc__thread(p, tid);
 	int rc;
 
@@ -642,6 +649,8 @@ static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid)
 		rc = add_label(c, "process_comm", base_name(p->exe), 0);
 	if (!rc && th && th->comm[0])
 		rc = add_label(c, "thread_comm", th->comm, 0);
+	if (!rc && reason)
+		rc = add_label(c, "off_cpu_reason", pdata__kind_name(reason), 0);
 	if (rc)
 		return rc;
 	key.n = c->nlabels - key.first;
@@ -656,11 +665,12 @@ static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid)
 
 /*
  * A Sample of label set `set` whose n location ids start at loc_ids[off],
- * with values [count, cpu].  Returns 0 or -ENOMEM.
+ * with values [count, cpu] (and off_cpu: off).  Returns 0 or -ENOMEM.
  */
 static int push_sample(struct pprof_ctx *c, long set, size_t off, size_t n, int64_t count,
-		       int64_t cpu)
+		       int64_t cpu, int64_t offcpu)
 {
+	size_t at = c->nvalues * c->nsamples;
 	PB(Sample) * s;
 
 	if (reserve((void **)&c->samples, &c->samples_cap, c->nsamples, sizeof(*c->samples)) < 0 ||
@@ -668,15 +678,17 @@ static int push_sample(struct pprof_ctx *c, long set, size_t off, size_t n, int6
 		    0 ||
 	    reserve((void **)&c->sample_loc_off, &c->off_cap, c->nsamples,
 		    sizeof(*c->sample_loc_off)) < 0 ||
-	    reserve((void **)&c->values, &c->values_cap, 2 * c->nsamples + 1, sizeof(*c->values)) <
+	    reserve((void **)&c->values, &c->values_cap, at + c->nvalues - 1, sizeof(*c->values)) <
 		    0)
 		return -ENOMEM;
 	s = &c->samples[c->nsamples];
 	perftools__profiles__sample__init(s);
 	s->n_location_id = n;
-	s->n_value = 2;
-	c->values[2 * c->nsamples] = count;
-	c->values[2 * c->nsamples + 1] = cpu;
+	s->n_value = c->nvalues;
+	c->values[at] = count;
+	c->values[at + 1] = cpu;
+	if (c->nvalues > 2)
+		c->values[at + 2] = offcpu;
 	c->sample_set[c->nsamples] = (uint32_t)set;
 	c->sample_loc_off[c->nsamples] = off;
 	c->nsamples++;
@@ -688,41 +700,52 @@ static int push_sample(struct pprof_ctx *c, long set, size_t off, size_t n, int6
  * addresses) of thread tid in process image p.  Returns 0 or -ENOMEM.
  */
 static int add_sample(struct pprof_ctx *c, const struct pv_proc *p, int tid, const uint64_t *pcs,
-		      unsigned n, uint64_t count)
+		      unsigned n, uint64_t count, uint32_t reason)
 {
-	long set = label_set(c, p, tid);
+	long set = label_set(c, p, tid, reason);
 	size_t off = c->nloc_ids;
 
 	if (set < 0 || !n)
 		return set < 0 ? -ENOMEM : 0;
 	for (unsigned i = 0; i < n; i++) {
-		int64_t id = location_id(c, p, pcs[i], i == 0, count);
+		int64_t id = location_id(c, p, pcs[i], i == 0, reason ? 0 : count);
 
 		if (id < 0 || reserve((void **)&c->loc_ids, &c->loc_ids_cap, c->nloc_ids,
 				      sizeof(*c->loc_ids)) < 0)
 			return -ENOMEM;
 		c->loc_ids[c->nloc_ids++] = (uint64_t)id;
 	}
-	if (push_sample(c, set, off, n, clamp64(count), cpu_ns(count, c->period)) < 0)
+	if (reason) {
+		if (push_sample(c, set, off, n, 0, 0, clamp64(count)) < 0)
+			return -ENOMEM;
+		c->offcpu_ns += count;
+		return 0;
+	}
+	if (push_sample(c, set, off, n, clamp64(count), cpu_ns(count, c->period), 0) < 0)
 		return -ENOMEM;
 	c->total += count;
 	return 0;
 }
 
-/* Every sample of the view, with its call stack (one PC for a flat sample). */
-static int add_samples(struct pprof_ctx *c)
+/*
+ * Every sample of the view (off: every off-CPU slot), with its call stack
+ * (one PC for a flat sample).
+ */
+static int add_samples(struct pprof_ctx *c, int off)
 {
 	const struct pview *v = c->v;
+	const struct pv_sample *all = off ? v->offcpu : v->samples;
+	size_t nall = off ? v->noffcpu : v->nsamples;
 	uint64_t pcs[PDATA_MAX_DEPTH + 1];
 	size_t at = 0;
 
 	for (size_t i = 0; i < v->nprocs; i++) {
 		const struct pv_proc *p = &v->procs[i];
 
-		while (at < v->nsamples && v->samples[at].proc < p->id)
+		while (at < nall && all[at].proc < p->id)
 			at++;
-		for (; at < v->nsamples && v->samples[at].proc == p->id; at++) {
-			const struct pv_sample *s = &v->samples[at];
+		for (; at < nall && all[at].proc == p->id; at++) {
+			const struct pv_sample *s = &all[at];
 			const struct pv_stack *st = pview__stack(v, s->stack);
 			unsigned n = 1;
 
@@ -734,7 +757,7 @@ static int add_samples(struct pprof_ctx *c)
 				pcs[n++] = st->pcs[k];
 			if (st->truncated)
 				pcs[n++] = PDATA_PC_TRUNCATED;
-			if (add_sample(c, p, s->tid, pcs, n, s->count) < 0)
+			if (add_sample(c, p, s->tid, pcs, n, s->count, off ? s->kind : 0) < 0)
 				return -ENOMEM;
 		}
 	}
@@ -772,7 +795,7 @@ static int64_t timed_location_id(struct pprof_ctx *c, const struct func *f, int 
 static int add_timed(void *arg, const struct report_item *it)
 {
 	struct pprof_ctx *c = arg;
-	long set = label_set(c, it->p, it->tid);
+	long set = label_set(c, it->p, it->tid, 0);
 	int64_t id = set < 0 ? -ENOMEM : timed_location_id(c, it->f, it->kind);
 	size_t off = c->nloc_ids;
 
@@ -780,7 +803,7 @@ static int add_timed(void *arg, const struct report_item *it)
 	    reserve((void **)&c->loc_ids, &c->loc_ids_cap, c->nloc_ids, sizeof(*c->loc_ids)) < 0)
 		return -ENOMEM;
 	c->loc_ids[c->nloc_ids++] = (uint64_t)id;
-	if (push_sample(c, set, off, 1, 0, clamp64(it->ns)) < 0)
+	if (push_sample(c, set, off, 1, 0, clamp64(it->ns), 0) < 0)
 		return -ENOMEM;
 	c->timed_ns += it->ns;
 	return 0;
@@ -799,8 +822,8 @@ static int add_timed_samples(struct pprof_ctx *c)
 /* ---- the Profile message ------------------------------------------------------------ */
 
 struct pb_arrays {
-	PB(ValueType) types[2], period_type;
-	PB(ValueType) * type_ptrs[2];
+	PB(ValueType) types[3], period_type;
+	PB(ValueType) * type_ptrs[3];
 	PB(Sample) * *samples;
 	PB(Location) * *locs;
 	PB(Line) * *line_ptrs;
@@ -882,7 +905,7 @@ static int link_messages(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays
 		const struct label_set *set = &c->sets[c->sample_set[i]];
 
 		s->location_id = c->loc_ids + c->sample_loc_off[i];
-		s->value = c->values + 2 * i;
+		s->value = c->values + c->nvalues * i;
 		s->label = a->label_ptrs + set->first; /* shared by the thread's samples */
 		s->n_label = set->n;
 		a->samples[i] = s;
@@ -911,8 +934,10 @@ static int link_messages(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays
 static int build_profile(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays *a)
 {
 	const struct pdata_header *h = &c->v->hdr;
-	int rc = add_samples(c);
+	int rc = add_samples(c, 0);
 
+	if (!rc && c->nvalues > 2)
+		rc = add_samples(c, 1);
 	if (!rc)
 		rc = add_timed_samples(c);
 	if (rc < 0)
@@ -922,11 +947,12 @@ static int build_profile(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays
 	perftools__profiles__profile__init(pr);
 	if (value_type(c, &a->types[0], "samples", "count") < 0 ||
 	    value_type(c, &a->types[1], "cpu", "nanoseconds") < 0 ||
+	    value_type(c, &a->types[2], "off_cpu", "nanoseconds") < 0 ||
 	    value_type(c, &a->period_type, "cpu", "nanoseconds") < 0 || add_comments(c, pr, a) < 0)
 		return -ENOMEM;
-	a->type_ptrs[0] = &a->types[0];
-	a->type_ptrs[1] = &a->types[1];
-	pr->n_sample_type = 2;
+	for (size_t i = 0; i < c->nvalues; i++)
+		a->type_ptrs[i] = &a->types[i];
+	pr->n_sample_type = c->nvalues;
 	pr->sample_type = a->type_ptrs;
 	pr->period_type = &a->period_type;
 	pr->period = c->period;
@@ -1065,7 +1091,8 @@ static int write_gz(int fd, const PB(Profile) * pr, uint64_t *written)
 static int write_profile(int fd, const struct pview *v, struct resolver *r, struct report *rep,
 			 struct pprof_summary *sum, char *why, size_t whylen)
 {
-	struct pprof_ctx c = {.v = v, .r = r, .rep = rep};
+	/* off_cpu values only where the profile has off-CPU time (the OpenTelemetry name) */
+	struct pprof_ctx c = {.v = v, .r = r, .rep = rep, .nvalues = v->noffcpu ? 3 : 2};
 	struct pb_arrays a = {0};
 	PB(Profile) pr;
 	uint64_t written = 0;
@@ -1090,6 +1117,7 @@ static int write_profile(int fd, const struct pview *v, struct resolver *r, stru
 	if (sum) {
 		sum->samples = c.total;
 		sum->timed_ns = c.timed_ns;
+		sum->offcpu_ns = c.offcpu_ns;
 		sum->nsamples = c.nsamples;
 		sum->nlocations = c.nlocs;
 		sum->nfunctions = c.nfuncs;
