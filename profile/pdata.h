@@ -99,6 +99,8 @@
 #define PDATA_KERNEL_START 0xffff800000000000ull
 /* Pseudo PC of the outermost node of a stack that was cut short. */
 #define PDATA_PC_TRUNCATED 0xfffffffffffffff0ull
+/* Pseudo PC of off-CPU time without a place (a thread's total from its switch records). */
+#define PDATA_PC_OFFCPU 0xffffffffffffffe0ull
 
 enum pdata_state {
 	PDATA_RECORDING = 1, /* being written, or the recorder died */

@@ -21,6 +21,7 @@
 #include "profile/pdata.h"
 #include "record/agent_launch.h"
 #include "record/offcpu.h"
+#include "record/offcpu_switch.h"
 #include "record/perf_session.h"
 #include "record/procacct.h"
 #include "record/proctree.h"
@@ -193,11 +194,27 @@ static void agent_stacks(struct record_run *r)
 }
 
 /*
- * --off-cpu on a perf-event clock: every interval off the CPU counted in
- * the kernel where BPF is permitted (record/offcpu.h).  Said in the
- * off-CPU note when it cannot be.
+ * --off-cpu where BPF is not permitted: each thread's totals from the
+ * session's switch records (record/offcpu_switch.h), when the session has
+ * no other observer (the bpf clock needs BPF anyway).
  */
-static void open_offcpu(struct record_run *r)
+static int open_offcpu_switch(struct record_run *r, struct perf_session_opts *po)
+{
+	if (po->observer || offcpu_switch__new(&r->offcpu_sw, r->pd) < 0)
+		return -1;
+	po->observer = offcpu_switch__observer(r->offcpu_sw);
+	po->context_switch = 1;
+	pdata__header(r->pd)->offcpu = PDATA_OFFCPU_SWITCH;
+	return 0;
+}
+
+/*
+ * --off-cpu on a perf-event clock: every interval off the CPU counted in
+ * the kernel where BPF is permitted (record/offcpu.h), else each thread's
+ * totals from its switch records.  Said in the off-CPU note when neither
+ * can be.
+ */
+static void open_offcpu(struct record_run *r, struct perf_session_opts *po)
 {
 	struct offcpu_opts oo = {.follow_children = r->o->inherit,
 				 .stacks = r->o->callgraph != RECORD_CG_NONE,
@@ -212,6 +229,14 @@ static void open_offcpu(struct record_run *r)
 		return;
 	offcpu__close(r->offcpu);
 	r->offcpu = NULL;
+	if (open_offcpu_switch(r, po) == 0) {
+		if (!r->res->warning[0])
+			snprintf(r->res->warning, sizeof(r->res->warning),
+				 "--off-cpu: %.160s: each thread's off-CPU total only, without "
+				 "stacks or kernel frames",
+				 why);
+		return;
+	}
 	pdata__header(r->pd)->offcpu = PDATA_OFFCPU_NONE;
 	snprintf(r->offcpu_note, sizeof(r->offcpu_note),
 		 "not recorded: %s; the profile has CPU time only", why);
@@ -241,6 +266,10 @@ static void finish_offcpu(struct record_run *r)
 	if (r->offcpu) {
 		offcpu__finish(r->offcpu, r->perf);
 		offcpu__describe(r->offcpu, r->offcpu_note, sizeof(r->offcpu_note));
+	}
+	if (r->offcpu_sw) {
+		offcpu_switch__finish(r->offcpu_sw);
+		offcpu_switch__describe(r->offcpu_sw, r->offcpu_note, sizeof(r->offcpu_note));
 	}
 	if (r->offcpu_note[0])
 		pdata__add_note(r->pd, "off-cpu", r->offcpu_note);
@@ -310,9 +339,10 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 		po.observer = record_bpf__observer(r->bpf);
 	}
 	open_accounting(r, &po);
-	open_offcpu(r);
+	open_offcpu(r, &po);
 	rc = perf_session__open(&r->perf, r->pd, &po, &r->child, 1, why, whylen);
 	if (rc == 0) {
+		offcpu_switch__session(r->offcpu_sw, r->perf);
 		r->clock = r->bpf ? PDATA_CLOCK_BPF : PDATA_CLOCK_PERF;
 		r->callgraph = po.callgraph;
 		perf_note(r);
@@ -324,6 +354,8 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 	r->acct = NULL;
 	offcpu__close(r->offcpu);
 	r->offcpu = NULL;
+	offcpu_switch__free(r->offcpu_sw);
+	r->offcpu_sw = NULL;
 	if (r->o->clock == RECORD_CLOCK_PERF || r->o->clock == RECORD_CLOCK_BPF)
 		return rc;
 	/* auto: anything perf cannot do here (refused, or e.g. no ring memory) falls back */
@@ -567,6 +599,7 @@ int record__command(const struct record_opts *o, struct record_result *res)
 		record_bpf__close(r.bpf);
 		procacct__close(r.acct);
 		offcpu__close(r.offcpu);
+		offcpu_switch__free(r.offcpu_sw);
 		record_events__close(r.events, NULL, 0);
 		pdata__close(r.pd);
 		unlink(o->output);
@@ -580,6 +613,7 @@ int record__command(const struct record_opts *o, struct record_result *res)
 	record_bpf__close(r.bpf);
 	procacct__close(r.acct);
 	offcpu__close(r.offcpu);
+	offcpu_switch__free(r.offcpu_sw);
 	pdata__close(r.pd);
 	close(r.sfd);
 	return 0;
@@ -599,6 +633,7 @@ fail_kill:
 	record_bpf__close(r.bpf);
 	procacct__close(r.acct);
 	offcpu__close(r.offcpu);
+	offcpu_switch__free(r.offcpu_sw);
 fail_unlink:
 	record_events__close(r.events, NULL, 0);
 	pdata__close(r.pd);

@@ -35,6 +35,14 @@ struct perf_session_observer {
 	void (*sample)(void *arg, pid_t pid, pid_t tid, uint32_t proc, uint64_t pc);
 	void (*thread_end)(void *arg, pid_t tid);
 	void (*image_end)(void *arg, pid_t pid);
+	/*
+	 * With opts.context_switch: a thread of the tree switched out (out,
+	 * preempt: it was runnable) or in, at time (CLOCK_MONOTONIC ns); and
+	 * threads and processes that began (fork, exec: begin 1) or ended
+	 * (exit: begin 0), in time order with the switches.  Any may be NULL.
+	 */
+	void (*switched)(void *arg, pid_t pid, pid_t tid, uint64_t time, int out, int preempt);
+	void (*task)(void *arg, pid_t pid, pid_t tid, uint64_t time, int begin);
 };
 
 struct perf_session_opts {
@@ -53,6 +61,7 @@ struct perf_session_opts {
 	int thread_cpu;
 	int thread_cpu_split;
 	uint32_t callgraph;   /* enum pdata_callgraph: PDATA_CG_NONE, _FP or _DWARF */
+	int context_switch;   /* PERF_RECORD_SWITCH records to the observer (switched) */
 	uint32_t stack_bytes; /* dwarf: user stack copied per sample, 0 = the default */
 };
 
