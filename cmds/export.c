@@ -30,12 +30,15 @@ static void usage(FILE *out)
 		"                    program\n"
 		"  --object PATH     gmon: the executable or library to export (a path, or the\n"
 		"                    base name of an object of the profile)\n"
+		"  --value VALUE     folded: cpu (samples, the default), off-cpu or wall (ns;\n"
+		"                    profiles recorded with --off-cpu)\n"
 		"\ngprof reads one object: the histogram is for --object, else for the object\n"
 		"(executable or library) with the most samples, all its processes summed; time\n"
 		"elsewhere is left out (profil report shows it).  A stripped object is exported\n"
 		"with a warning: gprof finds no symbols in it.  With call stacks, gmon.out also\n"
 		"holds the call graph ('gprof -q'): an arc's count is the number of samples\n"
-		"whose stack held that call, not a number of calls.\n"
+		"whose stack held that call, not a number of calls.  gmon.out holds CPU time\n"
+		"only: a profile's off-CPU time is left out (and said).\n"
 		"pprof holds the whole run: every process and thread (labels pid, tid,\n"
 		"process_comm, thread_comm), every object, with source lines where known,\n"
 		"and the call stacks.\n");
@@ -67,20 +70,41 @@ static int export_pprof(const char *input, const char *output)
 	return 0;
 }
 
-static int export_folded(const char *input, const char *output)
+static int export_folded(const char *input, const char *output, int value)
 {
 	struct folded_summary sum = {0};
 	char why[512];
 
-	if (folded__export(input, output, &sum, why, sizeof(why)) < 0) {
+	if (folded__export_value(input, output, value, &sum, why, sizeof(why)) < 0) {
 		fprintf(stderr, "profil export: %s\n", why);
 		return 1;
 	}
 	if (strcmp(output, "-"))
 		fprintf(stderr,
-			"profil export: %s: %llu samples in %zu distinct stacks; "
+			"profil export: %s: %llu %s in %zu distinct stacks; "
 			"read it with: flamegraph.pl %s > flame.svg\n",
-			output, (unsigned long long)sum.samples, sum.lines, output);
+			output, (unsigned long long)sum.samples,
+			value == FOLDED_CPU ? "samples" :
+			value == FOLDED_WALL ? "ns of wall time" :
+					       "ns off the CPU",
+			sum.lines, output);
+	return 0;
+}
+
+/* --value cpu|off-cpu|wall (folded). */
+static int parse_value(const char *arg, int *value)
+{
+	if (!strcmp(arg, "cpu"))
+		*value = FOLDED_CPU;
+	else if (!strcmp(arg, "off-cpu") || !strcmp(arg, "offcpu"))
+		*value = FOLDED_OFFCPU;
+	else if (!strcmp(arg, "wall"))
+		*value = FOLDED_WALL;
+	else {
+		fprintf(stderr, "profil export: unknown value '%s' (cpu, off-cpu or wall)\n",
+			arg);
+		return -1;
+	}
 	return 0;
 }
 
@@ -91,12 +115,13 @@ int cmd_export(int argc, char **argv)
 		{"input", required_argument, NULL, 'i'},
 		{"output", required_argument, NULL, 'o'},
 		{"object", required_argument, NULL, 'O'}, /* gmon: the object to export */
+		{"value", required_argument, NULL, 'V'},  /* folded: cpu, off-cpu, wall */
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	const char *input = "profil.data", *output = NULL;
 	struct gmon_opts go = {0};
-	int pprof = 0, folded = 0;
+	int pprof = 0, folded = 0, value = FOLDED_CPU, value_set = 0;
 	struct gmon_summary sum;
 	char why[512];
 	int c;
@@ -124,6 +149,11 @@ int cmd_export(int argc, char **argv)
 		case 'O':
 			go.object = optarg;
 			break;
+		case 'V':
+			if (parse_value(optarg, &value) < 0)
+				return 2;
+			value_set = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -142,10 +172,15 @@ int cmd_export(int argc, char **argv)
 			pprof ? "pprof" : "folded");
 		return 2;
 	}
+	if (value_set && !folded) {
+		fprintf(stderr, "profil export: --value is for --format folded (pprof holds every "
+				"value; gmon.out is CPU time only)\n");
+		return 2;
+	}
 	if (pprof)
 		return export_pprof(input, output ? output : "profil.pb.gz");
 	if (folded)
-		return export_folded(input, output ? output : "profil.folded");
+		return export_folded(input, output ? output : "profil.folded", value);
 	if (!output)
 		output = "gmon.out";
 	if (gmon_export_opts(input, output, &go, &sum, why, sizeof(why)) < 0) {

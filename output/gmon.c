@@ -653,6 +653,11 @@ void gmon_print_summary(FILE *out, const char *prefix, const char *out_path,
 		arcs, sum->why, sum->exe, out_path);
 	if (sum->warning[0])
 		fprintf(out, "%s: warning: %s\n", prefix, sum->warning);
+	if (sum->offcpu_ns)
+		fprintf(out,
+			"%s: %s holds CPU time only: the profile's %.3f s off the CPU are left "
+			"out (profil report, pprof and folded --value off-cpu show them)\n",
+			prefix, out_path, (double)sum->offcpu_ns / 1e9);
 }
 
 /* The object to export: asked for, else chosen.  0, or -errno with why. */
@@ -752,6 +757,7 @@ int gmon_export_opts(const char *data_path, const char *out_path, const struct g
 		sum->in_text = h.in_text;
 		/* everything not in this object's text: other objects, the kernel */
 		sum->outside = v->total - h.in_text;
+		sum->offcpu_ns = v->offcpu_total;
 		sum->records = nrec;
 		sum->saturated = max > nrec * BIN_MAX;
 		sum->arcs = narcs;

@@ -79,7 +79,7 @@ forbidden() {
 	forbidden record 'cmds/|output/|report/|symbols/'
 	forbidden record 'unwind/' | grep -v ' unwind/unwind\.h$'
 	forbidden record 'agent/' | grep -v ' agent/agent_env\.h$'
-	forbidden record 'bpf/' | grep -vE ' bpf/(histclock|procacct)\.h$'
+	forbidden record 'bpf/' | grep -vE ' bpf/(histclock|procacct|offcpu)\.h$'
 	forbidden record 'lib/'
 	forbidden agent 'cmds/|record/|events/|output/|report/|symbols/|unwind/|bpf/'
 	forbidden agent 'profile/' | grep -v ' profile/pdata\.h$'
