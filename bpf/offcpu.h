@@ -55,17 +55,17 @@
 #ifndef PROFIL_OFFCPU_H
 #define PROFIL_OFFCPU_H
 
-#define OFFCPU_MAX_PROCS 65536	       /* processes of the tree at once (tracked) */
+#define OFFCPU_MAX_PROCS 8192	       /* processes of the tree at once (tracked) */
 #define OFFCPU_MAX_THREADS 32768       /* threads of the tree at once (threads) */
-#define OFFCPU_MAX_KEYS 65536	       /* (thread, stacks, reason) keys per flush, each map */
-#define OFFCPU_STACKS 16384	       /* distinct kernel stacks, and as many user stacks */
+#define OFFCPU_MAX_KEYS 16384	       /* (thread, stacks, reason) keys per flush, each map */
+#define OFFCPU_STACKS 8192	       /* distinct kernel stacks, and as many user stacks */
 #define OFFCPU_KERNEL_DEPTH 48	       /* kernel frames kept */
 #define OFFCPU_USER_DEPTH 64	       /* user frames kept (frame-pointer walk) */
 #define OFFCPU_RING_BYTES (256u << 10) /* thread ends on their way to user space */
 #define OFFCPU_REWALK 64	       /* a reused stack is walked again every this many times */
 #define OFFCPU_CACHE 4		       /* switch-out places remembered per thread */
 #define OFFCPU_COPY_BYTES 8192	       /* user stack copied at a new place */
-#define OFFCPU_COPY_RING (4u << 20)    /* copies on their way to user space */
+#define OFFCPU_COPY_RING (2u << 20)    /* copies on their way to user space */
 
 /* Why the thread was off the CPU: the task state at its switch-out (pdata kinds 1..4). */
 enum offcpu_reason {

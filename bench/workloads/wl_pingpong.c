@@ -10,7 +10,13 @@
  *   cpu USER_S SYS_S
  * The benchmark takes the windows after the peers attached (an attaching
  * profiler needs some time to start), so every variant is measured alike.
+ * With $PINGPONG_CPU set, both threads run on that CPU only: every round
+ * trip is then four switches on one CPU, and the throughput measures what
+ * a switch costs, not where the scheduler placed the threads (on two CPUs
+ * a round trip waits for cross-CPU wakeups, and a profiler that keeps
+ * one CPU busy can make it faster by putting both threads on the other).
  */
+#include <sched.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +53,14 @@ int main(int argc, char **argv)
 	pthread_t th;
 	char c = 'x';
 
+	if (getenv("PINGPONG_CPU")) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(atoi(getenv("PINGPONG_CPU")), &set);
+		if (sched_setaffinity(0, sizeof(set), &set) < 0)
+			return 1;
+	}
 	if (pipe(ab) || pipe(ba) || pthread_create(&th, NULL, pong, NULL))
 		return 1;
 	t0 = tw = now();
