@@ -166,13 +166,12 @@ static int cmp_line(const void *a, const void *b)
 	return strcmp(((const struct line_ent *)a)->text, ((const struct line_ent *)b)->text);
 }
 
-int folded__write(FILE *out, const struct pview *v, struct resolver *r, struct folded_summary *sum,
-		  char *why, size_t whylen)
-{
-	return folded__write_value(out, v, r, FOLDED_CPU, sum, why, whylen);
-}
-
-int folded__write_value(FILE *out, const struct pview *v, struct resolver *r, int value,
+/*
+ * Write the folded stacks of v (names from r) to out.  sum may be NULL.
+ * Returns 0, or -errno with one sentence in why.
+ */
+/* The folded stacks of v (names from r) to out, counted by value (enum folded_value). */
+static int folded__write_value(FILE *out, const struct pview *v, struct resolver *r, int value,
 			struct folded_summary *sum, char *why, size_t whylen)
 {
 	struct folding fo = {htab__new(&line_type, 1023), {0}, 0};

@@ -592,17 +592,6 @@ static uint32_t gmon_rate(const struct pdata_header *hdr)
 	return r > INT32_MAX ? INT32_MAX : (uint32_t)llround(r);
 }
 
-int gmon_export(const char *data_path, const char *out_path, char *why, size_t whylen)
-{
-	return gmon_export_opts(data_path, out_path, NULL, NULL, why, whylen);
-}
-
-int gmon_export_summary(const char *data_path, const char *out_path, struct gmon_summary *sum,
-			char *why, size_t whylen)
-{
-	return gmon_export_opts(data_path, out_path, NULL, sum, why, whylen);
-}
-
 /* Why this object, and what gprof will make of its symbols. */
 static void explain(struct gmon_summary *sum, const struct objects *os, size_t idx,
 		    const struct sym_object *obj, int asked)

@@ -288,12 +288,17 @@ static void perf_note(struct record_run *r)
 				     "of the orphans it adopts";
 	const char *what = "perf_event task-clock";
 
-	if (r->bpf && r->callgraph != PDATA_CG_NONE)
-		what = "BPF program on task-clock, every tick through the ring (a call stack "
-		       "cannot be counted in the kernel)";
+	if (record_bpf__kernel_stacks(r->bpf))
+		what = "BPF program on task-clock, call stacks counted in the kernel";
+	else if (r->bpf && r->callgraph != PDATA_CG_NONE)
+		what = "BPF program on task-clock, every tick through the ring (this kernel cannot "
+		       "walk stacks in BPF)";
 	else if (r->bpf)
 		what = "BPF histogram on task-clock";
-	else if (r->o->clock == RECORD_CLOCK_AUTO)
+	else if (r->o->clock == PDATA_CLOCK_AUTO && r->callgraph != PDATA_CG_NONE)
+		what = "perf_event task-clock (auto: with call stacks, the recorder unwinding the "
+		       "ring's copies measured cheaper than the in-kernel walk, doc/kstacks.md)";
+	else if (r->o->clock == PDATA_CLOCK_AUTO)
 		what = "perf_event task-clock (auto: the BPF histogram measured no cheaper, "
 		       "doc/accounting.md)";
 	snprintf(r->note, sizeof(r->note), "%s, %s%s; per-thread CPU time: %s", what, rings, capped,
@@ -311,12 +316,10 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 	const char *simulated = getenv(PROFIL_ENV_SIMULATE_PERF_ERRNO);
 	int rc;
 
-	if (r->o->clock == RECORD_CLOCK_THREAD || r->o->clock == RECORD_CLOCK_ITIMER) {
-		r->clock = r->o->clock == RECORD_CLOCK_ITIMER ? PDATA_CLOCK_ITIMER :
-								PDATA_CLOCK_THREAD;
+	if (r->o->clock == PDATA_CLOCK_THREAD || r->o->clock == PDATA_CLOCK_ITIMER) {
+		r->clock = (int)r->o->clock;
 		snprintf(r->note, sizeof(r->note), "%s clock asked for (--clock)%s",
-			 r->o->clock == RECORD_CLOCK_ITIMER ? "itimer" : "thread",
-			 AGENT_CLOCK_NOTE);
+			 pdata__clock_name(r->o->clock), AGENT_CLOCK_NOTE);
 		agent_stacks(r);
 		agent_offcpu(r);
 		return 1;
@@ -327,7 +330,7 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 	 * build (doc/accounting.md); with call stacks every tick goes through the
 	 * ring anyway (bench/results/callgraph.md).
 	 */
-	if (r->o->clock == RECORD_CLOCK_BPF) {
+	if (r->o->clock == PDATA_CLOCK_BPF) {
 		char bwhy[256];
 
 		rc = record_bpf__open(&r->bpf, r->pd, po.callgraph != PDATA_CG_NONE, bwhy,
@@ -336,6 +339,7 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 			snprintf(why, whylen, "%s", bwhy);
 			return rc;
 		}
+		record_bpf__track(r->bpf, r->child);
 		po.observer = record_bpf__observer(r->bpf);
 	}
 	open_accounting(r, &po);
@@ -344,7 +348,7 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 	if (rc == 0) {
 		offcpu_switch__session(r->offcpu_sw, r->perf);
 		r->clock = r->bpf ? PDATA_CLOCK_BPF : PDATA_CLOCK_PERF;
-		r->callgraph = po.callgraph;
+		r->callgraph = record_bpf__kernel_stacks(r->bpf) ? PDATA_CG_KERNEL : po.callgraph;
 		perf_note(r);
 		return 0;
 	}
@@ -356,7 +360,7 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 	r->offcpu = NULL;
 	offcpu_switch__free(r->offcpu_sw);
 	r->offcpu_sw = NULL;
-	if (r->o->clock == RECORD_CLOCK_PERF || r->o->clock == RECORD_CLOCK_BPF)
+	if (r->o->clock == PDATA_CLOCK_PERF || r->o->clock == PDATA_CLOCK_BPF)
 		return rc;
 	/* auto: anything perf cannot do here (refused, or e.g. no ring memory) falls back */
 	r->clock = PDATA_CLOCK_THREAD;
@@ -438,7 +442,7 @@ static void run_loop(struct record_run *r)
 		if (r->perf)
 			perf_session__drain(r->perf, 0);
 		record_run__account(r, 0);
-		record_bpf__flush(r->bpf);
+		record_bpf__flush(r->bpf, r->perf ? perf_session__handled_until(r->perf) : 0);
 		offcpu__poll(r->offcpu, r->perf);
 		record_events__poll(r->events);
 	}
@@ -480,7 +484,7 @@ static void finish_command(struct record_run *r, int use_agent)
 	record_run__account(r, 1);
 	if (r->perf && r->root_runtime_ns) /* after every sample of it is counted: its split */
 		perf_session__thread_total(r->perf, r->child, r->root_runtime_ns);
-	record_bpf__flush(r->bpf);
+	record_bpf__flush(r->bpf, UINT64_MAX);
 	finish_offcpu(r); /* before the kernel's symbols: its stacks name kernel functions */
 	record_run__kernel(r);
 	root = record_run__latest_proc(r->pd, r->child);
@@ -530,7 +534,7 @@ int record__command(const struct record_opts *o, struct record_result *res)
 	protect_command(o->argv, r.exe);
 	r.hz = o->hz;
 	cap = record_run__max_perf_rate();
-	if (o->clock != RECORD_CLOCK_THREAD && o->clock != RECORD_CLOCK_ITIMER && cap && r.hz > cap)
+	if (o->clock != PDATA_CLOCK_THREAD && o->clock != PDATA_CLOCK_ITIMER && cap && r.hz > cap)
 		r.hz = cap;
 	rc = record_run__create(&r, res->why, sizeof(res->why));
 	if (rc < 0)

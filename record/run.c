@@ -149,6 +149,18 @@ static void append_stacks(struct record_run *r, char *note, size_t len)
 
 	if (!r->perf || !perf_session__stacks(r->perf) || at + 2 >= len)
 		return;
+	if (r->callgraph == PDATA_CG_KERNEL) { /* the kernel's walk says it all (finish_header) */
+		struct stacks_stats ss;
+
+		stacks__stats(perf_session__stacks(r->perf), &ss);
+		if (ss.samples)
+			snprintf(note + at, len - at,
+				 "; the ring's %llu unwound by the recorder, "
+				 "%.2f%% complete",
+				 (unsigned long long)ss.samples,
+				 100.0 * (double)(ss.samples - ss.truncated) / (double)ss.samples);
+		return;
+	}
 	snprintf(note + at, len - at, "; ");
 	at += 2;
 	stacks__describe(perf_session__stacks(r->perf), note + at, len - at);
@@ -282,8 +294,10 @@ void record_run__finish_header(struct record_run *r, const struct pdata_cpu *tre
 		append(r->note, sizeof(r->note), "%s", buf);
 	}
 	if (r->bpf) {
-		record_bpf__describe(r->bpf, buf, sizeof(buf));
-		append(r->note, sizeof(r->note), "; %s", buf);
+		char bbuf[400];
+
+		record_bpf__describe(r->bpf, bbuf, sizeof(bbuf));
+		append(r->note, sizeof(r->note), "; %s", bbuf);
 	}
 	if (r->acct && procacct__dropped(r->acct)) {
 		snprintf(buf, sizeof(buf), "; %llu accounting events lost",

@@ -21,6 +21,9 @@ struct stacks {
 	struct unwinder *u;   /* dwarf */
 	struct stacks_stats st;
 	uint64_t pcs[PDATA_MAX_DEPTH];
+	/* the last sample's user walk (stacks__last_user) */
+	unsigned int last_at, last_n, last_flags;
+	uint64_t last_sp;
 };
 
 static uint32_t read_max_stack(void)
@@ -70,9 +73,13 @@ void stacks__free(struct stacks *st)
 	free(st);
 }
 
-uint32_t stacks__callgraph(const struct stacks *st)
+unsigned int stacks__last_user(const struct stacks *st, uint64_t *sp, const uint64_t **pcs,
+			       unsigned int *flags)
 {
-	return st->callgraph;
+	*sp = st->last_sp;
+	*pcs = st->pcs + st->last_at;
+	*flags = st->last_flags;
+	return st->last_n;
 }
 
 void stacks__fill_attr(struct stacks *st, struct perf_event_attr *a)
@@ -160,6 +167,10 @@ static unsigned int user_dwarf(struct stacks *st, const struct perf_sample *s, u
 		m = 1;
 		flags = UNWIND_TRUNC_NO_REGS;
 	}
+	st->last_at = n;
+	st->last_n = (unsigned int)m;
+	st->last_flags = flags;
+	st->last_sp = s->regs[1]; /* UNWIND_REGS_MASK: BP, SP, IP */
 	if (flags & UNWIND_TRUNCATED) {
 		*truncated = 1;
 		count_reason(st, flags);
@@ -172,6 +183,7 @@ int stacks__count(struct stacks *st, struct pdata *pd, uint32_t proc, const stru
 	unsigned int n = 0;
 	int truncated = 0;
 
+	st->last_n = 0;
 	if (s->callchain && st->kernel)
 		n = perf_callchain__kernel(s->callchain, s->nr, st->pcs, PDATA_MAX_DEPTH / 2);
 	if (!n && is_kernel_pc(s->ip))

@@ -83,8 +83,13 @@ struct stacks_stats {
 };
 void stacks__stats(const struct stacks *st, struct stacks_stats *out);
 
-/* "dwarf" or "fp" (enum pdata_callgraph) */
-uint32_t stacks__callgraph(const struct stacks *st);
+/*
+ * The user part of the last sample's stack as the CFI unwinder walked it
+ * (dwarf): its stack pointer, PCs (leaf first), UNWIND_* flags.  0 when
+ * the last sample was not unwound (no user registers, fp).
+ */
+unsigned int stacks__last_user(const struct stacks *st, uint64_t *sp, const uint64_t **pcs,
+			       unsigned int *flags);
 
 /* One phrase for the clock note: how the stacks were taken, and how many are complete. */
 void stacks__describe(const struct stacks *st, char *buf, size_t len);

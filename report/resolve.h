@@ -61,6 +61,5 @@ int resolver__locate(struct resolver *r, const struct pv_proc *p, uint64_t pc, u
 /* Objects seen so far (for notes). */
 size_t resolver__notes(struct resolver *r, const struct resolve_note **notes);
 
-struct symbols *resolver__symbols(struct resolver *r);
 
 #endif /* PROFIL_RESOLVE_H */

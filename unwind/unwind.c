@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "unwind/unwind.h"
+#include "utils/procmaps.h"
 #include "unwind/unwind_cfi.h"
 #include "unwind/unwind_table.h"
 
@@ -55,6 +57,7 @@ struct unw_object {
 	struct load_seg *loads;
 	size_t nloads;
 	uint64_t entry, entry_end; /* the ELF entry code when no CFI covers it, else 0, 0 */
+	size_t next_fde;	   /* unwinder__object_compile: FDEs before it are compiled */
 	char why[160];
 	struct unw_object *next;
 };
@@ -334,6 +337,91 @@ static int compute_bias(const struct unw_object *o, struct unw_map *m)
 	return -1;
 }
 
+/* ---- whole objects, for the in-kernel walk's tables ------------------------ */
+
+static int is_file_path(const char *path);
+
+static int is_file_path_or_vdso(const char *path)
+{
+	return is_file_path(path) || !strcmp(path, VDSO_PATH);
+}
+
+struct unw_object *unwinder__object(struct unwinder *u, const char *path, uint64_t dev,
+				    uint64_t ino)
+{
+	if (!path || (!is_file_path_or_vdso(path)))
+		return NULL;
+	return !strcmp(path, VDSO_PATH) ? get_object(u, VDSO_PATH, 0, 0) :
+					  get_object(u, path, dev, ino);
+}
+
+int unwinder__object_compile(struct unwinder *u, struct unw_object *o, uint64_t budget_ns)
+{
+	uint64_t t0 = now_ns();
+
+	if (o->state == OBJ_NEW)
+		load_object(u, o);
+	if (o->state != OBJ_READY)
+		return 0;
+	while (o->next_fde < o->table.nfdes) {
+		struct unw_fde *fde = &o->table.fdes[o->next_fde];
+		size_t before = o->table.nrows;
+
+		if (fde->state == UNW_FDE_NEW) {
+			if (unw_cfi_compile_fde(o->cfi, &o->table, fde) < 0)
+				return -ENOMEM;
+			u->st.fdes_compiled++;
+			u->st.rows += o->table.nrows - before;
+		}
+		o->next_fde++;
+		if ((o->next_fde & 63) == 0 && now_ns() - t0 > budget_ns) {
+			u->st.build_ns += now_ns() - t0;
+			return o->next_fde < o->table.nfdes ? -EAGAIN : 0;
+		}
+	}
+	u->st.build_ns += now_ns() - t0;
+	return 0;
+}
+
+const struct unw_table *unwinder__object_table(const struct unw_object *o, uint64_t *entry,
+					       uint64_t *entry_end, const char **why)
+{
+	*entry = o->entry;
+	*entry_end = o->entry_end;
+	*why = o->why[0] ? o->why : "no CFI";
+	return o->state == OBJ_READY ? &o->table : NULL;
+}
+
+int unwinder__object_bias(const struct unw_object *o, uint64_t start, uint64_t pgoff, int64_t *bias)
+{
+	struct unw_map m = {.start = start, .pgoff = pgoff};
+
+	if (o->state != OBJ_READY || compute_bias(o, &m) < 0)
+		return -1;
+	*bias = m.bias;
+	return 0;
+}
+
+void unwinder__object_release(struct unwinder *u, struct unw_object *o)
+{
+	(void)u;
+	unw_cfi_close(o->cfi);
+	o->cfi = NULL;
+	if (o->elf)
+		elf_end(o->elf);
+	o->elf = NULL;
+	free(o->image);
+	o->image = NULL;
+	unw_table_free(&o->table);
+	free(o->loads);
+	o->loads = NULL;
+	o->nloads = 0;
+	o->entry = o->entry_end = 0;
+	o->next_fde = 0;
+	o->why[0] = 0;
+	o->state = OBJ_NEW;
+}
+
 /* ---- processes -------------------------------------------------------- */
 
 static unsigned int hash_pid(pid_t pid)
@@ -424,29 +512,26 @@ int unwinder__add_map(struct unwinder *u, pid_t pid, uint64_t start, uint64_t en
 	return unw_maps_insert(&p->maps, start, end, pgoff, obj);
 }
 
+struct maps_ctx {
+	struct unwinder *u;
+	pid_t pid;
+};
+
+static int add_proc_map(void *arg, const struct procmap *m)
+{
+	struct maps_ctx *c = arg;
+
+	if (!(m->prot & PROT_EXEC))
+		return 0;
+	return unwinder__add_map(c->u, c->pid, m->start, m->end, m->offset,
+				 makedev(m->dev_major, m->dev_minor), m->inode, m->path);
+}
+
 int unwinder__read_proc_maps(struct unwinder *u, pid_t pid)
 {
-	char name[64], line[PATH_MAX + 256];
-	FILE *f;
-	int rc = 0;
+	struct maps_ctx c = {u, pid};
 
-	snprintf(name, sizeof(name), "/proc/%d/maps", (int)pid);
-	f = fopen(name, "re");
-	if (!f)
-		return -errno;
-	while (rc == 0 && fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off, ino;
-		unsigned int maj, min;
-		char perms[8], path[PATH_MAX] = "";
-
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", &start, &end, perms,
-			   &off, &maj, &min, &ino, path) < 7 ||
-		    perms[2] != 'x')
-			continue;
-		rc = unwinder__add_map(u, pid, start, end, off, makedev(maj, min), ino, path);
-	}
-	fclose(f);
-	return rc;
+	return procmaps__for_each(pid, add_proc_map, &c);
 }
 
 /* ---- unwinding -------------------------------------------------------- */

@@ -163,6 +163,40 @@ int unwinder__unwind(struct unwinder *u, pid_t pid, const uint64_t *regs, uint64
 
 void unwinder__stats(const struct unwinder *u, struct unwinder_stats *st);
 
+/*
+ * Whole objects, for the in-kernel walk's tables (record/kstacks.c): the
+ * same cache of ELF objects (one per file, opened by the same rules), each
+ * compiled whole instead of FDE by FDE.
+ */
+struct unw_object;
+struct unw_table;
+
+/* The object of a file mapping ("[vdso]" too), created unopened; NULL for other paths or ENOMEM. */
+struct unw_object *unwinder__object(struct unwinder *u, const char *path, uint64_t dev,
+				    uint64_t ino);
+
+/*
+ * Open o (first call) and compile its FDEs for about budget_ns at most:
+ * 0 when every FDE is compiled (or o has no usable CFI), -EAGAIN when
+ * some remain (call again), -ENOMEM.
+ */
+int unwinder__object_compile(struct unwinder *u, struct unw_object *o, uint64_t budget_ns);
+
+/*
+ * o's table once compiled, and its outermost entry code without CFI
+ * ([entry, entry_end), else 0, 0); NULL when o has no usable CFI (*why:
+ * one phrase).
+ */
+const struct unw_table *unwinder__object_table(const struct unw_object *o, uint64_t *entry,
+					       uint64_t *entry_end, const char **why);
+
+/* runtime - link-time address of a mapping of o at start, file offset pgoff.  0 or -1. */
+int unwinder__object_bias(const struct unw_object *o, uint64_t start, uint64_t pgoff,
+			  int64_t *bias);
+
+/* Free o's table and close its file; it is opened again if asked for. */
+void unwinder__object_release(struct unwinder *u, struct unw_object *o);
+
 /* The address to symbolise for pcs[i]: the PC itself for the leaf, the call site for callers. */
 static inline uint64_t unwind_lookup_pc(const uint64_t *pcs, int i)
 {
