@@ -534,7 +534,8 @@ static void apply(struct offcpu *oc, struct perf_session *s, uint64_t until)
 		}
 	}
 	oc->ncopies = m;
-	qsort(oc->counts, oc->ncounts, sizeof(*oc->counts), by_gen);
+	if (oc->ncounts > 1)
+		qsort(oc->counts, oc->ncounts, sizeof(*oc->counts), by_gen);
 	for (size_t i = 0; i < oc->ncounts; i++) {
 		if (oc->counts[i].stamp <= until)
 			apply_count(oc, s, &oc->counts[i]);
