@@ -58,7 +58,7 @@ static void usage(FILE *out)
 		"  --sort KEYS         the whole run's columns and grouping, comma-separated, as\n"
 		"                      perf report's: comm, dso, sym, pid, tid (default "
 		"comm,dso,sym);\n"
-		"                      with self (most time first, the default) or name (by name);\n"
+		"                      with self (most time first, the default) or name (by name).\n"
 		"                      with off-CPU time (record --off-cpu) the time first: wall\n"
 		"                      (the default there), cpu, off-cpu, or one reason's: sleep,\n"
 		"                      blocked, preempted, stopped\n"
@@ -164,7 +164,7 @@ static int parse_sort(const char *arg, struct opts *o)
 		} else if (!key) {
 			fprintf(stderr,
 				"profil report: unknown sort key '%s' (comm, dso, sym, pid, tid, "
-				"self or name; cpu, wall, off-cpu, sleep, blocked, preempted or "
+				"self, name, cpu, wall, off-cpu, sleep, blocked, preempted or "
 				"stopped)\n",
 				items[i]);
 			rc = OPTS_EXIT_USAGE;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "record/kstacks.h"
+#include "utils/array.h"
 
 #ifdef PROFIL_HAVE_BPF
 #include <limits.h>
@@ -141,15 +142,8 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 
 static int push_extent(struct extent **v, size_t *n, size_t *cap, struct extent e)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 64;
-		struct extent *nv = realloc(*v, c * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		*v = nv;
-		*cap = c;
-	}
+	if (array__reserve(v, cap, *n + 1, sizeof(**v)))
+		return -ENOMEM;
 	(*v)[(*n)++] = e;
 	return 0;
 }

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "record/cpuacct.h"
+#include "utils/array.h"
 #include "record/perf_sample.h"
 #include "record/perf_session.h"
 #include "record/proctree.h"
@@ -774,11 +775,13 @@ static void on_mmap2(struct perf_session *s, const struct perf_event_header *h)
 	else
 		proctree__add_map(s->tree, p, b->addr, b->addr + b->len, b->pgoff, b->prot, path);
 	if (s->stacks) {
-		/* a record with a build id has no device and inode: the file is then known by path */
+		/* a record with a build id has no device and inode: the file is known by its id */
 		int by_id = (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) != 0;
+		uint8_t id_len = by_id ? *(const uint8_t *)&b->maj : 0;
 
 		stacks__map(s->stacks, (pid_t)b->pid, b->addr, b->addr + b->len, b->pgoff,
-			    by_id ? 0 : makedev(b->maj, b->min), by_id ? 0 : b->ino, path);
+			    by_id ? 0 : makedev(b->maj, b->min), by_id ? 0 : b->ino,
+			    (const uint8_t *)&b->maj + 4, id_len <= 20 ? id_len : 0, path);
 		if (s->opts.observer && s->opts.observer->map && p->rec)
 			s->opts.observer->map(s->opts.observer->arg, (pid_t)b->pid, p->rec->id,
 					      b->addr, b->addr + b->len, b->pgoff,
@@ -1077,15 +1080,8 @@ static int queue_reserve(struct perf_session *s, size_t bytes)
 {
 	if (chunk_reserve(s, bytes) < 0)
 		return -ENOMEM;
-	if (s->nq == s->qcap) {
-		size_t cap = s->qcap ? s->qcap * 2 : 16384;
-		struct qent *n = realloc(s->q, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		s->q = n;
-		s->qcap = cap;
-	}
+	if (array__reserve(&s->q, &s->qcap, s->nq + 1, sizeof(*s->q)))
+		return -ENOMEM;
 	return 0;
 }
 

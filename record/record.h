@@ -144,6 +144,13 @@ struct record_result {
 	uint64_t stacks_dropped;    /* samples stored without their stack (frame table full) */
 	uint64_t offcpu_ns;	 /* --off-cpu: nanoseconds off the CPU counted (header.offcpu_ns) */
 	const char *offcpu_name; /* "bpf", "switch", "none" (header.offcpu) */
+	/*
+	 * Where the profile is at the end: opts->output, or OUTPUT.old when
+	 * another recorder on the same -o moved it aside; "" when it is no
+	 * longer at either name.  file_size: its size.
+	 */
+	char output[4096];
+	uint64_t file_size;
 };
 
 /*

@@ -134,6 +134,8 @@ static void count_reason(struct stacks *st, unsigned int flags)
 		st->st.trunc_no_map++;
 	else if (flags & UNWIND_TRUNC_NO_CFI)
 		st->st.trunc_no_cfi++;
+	else if (flags & UNWIND_TRUNC_BOUND)
+		st->st.trunc_bound++;
 	else
 		st->st.trunc_other++;
 }
@@ -216,9 +218,15 @@ int stacks__unwind_copy(struct stacks *st, pid_t pid, const uint64_t regs[3], co
 }
 
 void stacks__map(struct stacks *st, pid_t pid, uint64_t start, uint64_t end, uint64_t pgoff,
-		 uint64_t dev, uint64_t ino, const char *path)
+		 uint64_t dev, uint64_t ino, const uint8_t *build_id, size_t build_id_len,
+		 const char *path)
 {
-	if (st->u)
+	if (!st->u)
+		return;
+	if (build_id_len)
+		unwinder__add_map_build_id(st->u, pid, start, end, pgoff, build_id, build_id_len,
+					   path);
+	else
 		unwinder__add_map(st->u, pid, start, end, pgoff, dev, ino, path);
 }
 
@@ -249,7 +257,35 @@ void stacks__stats(const struct stacks *st, struct stacks_stats *out)
 		unwinder__stats(st->u, &us);
 		out->objects = us.objects;
 		out->objects_no_cfi = us.objects_no_cfi;
+		out->objects_over_bound = us.objects_over_bound;
+		out->max_object_ns = us.max_object_ns;
 	}
+}
+
+/* " (cut short: REASON N, ...)": the dwarf unwinder's reasons that occurred. */
+static void describe_reasons(const struct stacks_stats *s, char *buf, size_t len)
+{
+	const struct {
+		const char *what;
+		uint64_t n;
+	} r[] = {
+		{"stack copy", s->trunc_stack}, {"no mapping", s->trunc_no_map},
+		{"no CFI", s->trunc_no_cfi},	{"CFI over a size bound", s->trunc_bound},
+		{"no registers", s->no_regs},	{"other", s->trunc_other},
+	};
+	const char *sep = " (cut short: ";
+	size_t at = strlen(buf);
+
+	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]) && at < len; i++) {
+		if (!r[i].n)
+			continue;
+		snprintf(buf + at, len - at, "%s%s %llu", sep, r[i].what,
+			 (unsigned long long)r[i].n);
+		at = strlen(buf);
+		sep = ", ";
+	}
+	if (*sep == ',' && at < len)
+		snprintf(buf + at, len - at, ")");
 }
 
 void stacks__describe(const struct stacks *st, char *buf, size_t len)
@@ -278,12 +314,5 @@ void stacks__describe(const struct stacks *st, char *buf, size_t len)
 	}
 	snprintf(buf + at, len - at, ", %.2f%% complete",
 		 100.0 * (double)(s->samples - s->truncated) / (double)s->samples);
-	at = strlen(buf);
-	if (st->callgraph == PDATA_CG_DWARF && s->truncated && at < len)
-		snprintf(buf + at, len - at,
-			 " (cut short: stack copy %llu, no mapping %llu, no CFI %llu, no registers "
-			 "%llu, other %llu)",
-			 (unsigned long long)s->trunc_stack, (unsigned long long)s->trunc_no_map,
-			 (unsigned long long)s->trunc_no_cfi, (unsigned long long)s->no_regs,
-			 (unsigned long long)s->trunc_other);
+	describe_reasons(s, buf, len);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "unwind/unwind_bpf.h"
+#include "utils/array.h"
 #include "utils/htab.h"
 
 _Static_assert(sizeof(struct kunw_rule) == 16 && sizeof(struct kunw_row) == 8,
@@ -157,15 +158,8 @@ static int emit(struct encoder *e, uint64_t addr, const struct kunw_rule *rule)
 		return 0;
 	if (o->n >= e->max)
 		return -E2BIG;
-	if (o->n == o->cap) {
-		size_t cap = o->cap ? o->cap * 2 : 256;
-		struct kunw_row *v = realloc(o->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		o->v = v;
-		o->cap = cap;
-	}
+	if (array__reserve(&o->v, &o->cap, o->n + 1, sizeof(*o->v)))
+		return -ENOMEM;
 	o->v[o->n++] = (struct kunw_row){(uint32_t)off, (uint32_t)id};
 	e->last_rule = (uint32_t)id;
 	return 0;
