@@ -66,13 +66,15 @@ def vm_hwm(pid):
     return 0.0
 
 
-def run_profil(argv, secs):
+def run_profil(argv, secs, outf):
     """profil record ... -- workload: the tree's CPU from wait4, the recorder's peak RSS."""
     t0 = time.monotonic()
     pid = os.fork()
     if pid == 0:
         fd = os.open(os.devnull, os.O_WRONLY)
         os.dup2(fd, 2)
+        fd = os.open(outf, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(fd, 1)
         os.execvp(argv[0], argv)
     peak = 0.0
     while True:
@@ -145,9 +147,9 @@ def one(v, work, secs, tmp):
         if env_set:
             os.environ['PROFIL_OFFCPU_NO_REUSE'] = '1'
         outf = os.path.join(tmp, 'work.out')
-        argv = ['sh', '-c', '"$@" >"%s"' % outf, 'sh'] + v.argv + [work, str(secs)]
+        argv = v.argv + [work, str(secs)]
         try:
-            rc, tree, peak, _ = run_profil(argv, secs)
+            rc, tree, peak, _ = run_profil(argv, secs, outf)
         finally:
             os.environ.pop('PROFIL_OFFCPU_NO_REUSE', None)
         with open(outf) as f:
