@@ -325,6 +325,9 @@ static __always_inline void thread_died(struct task_struct *prev, __u32 tid, __u
 		stat_add(OFFCPU_STAT_ENDS_LOST, 1);
 	}
 	bpf_map_delete_elem(&threads, &tid);
+	/* the process's last thread: it leaves the tree (the map stays bounded by live processes) */
+	if (BPF_CORE_READ(prev, signal, live.counter) == 0)
+		bpf_map_delete_elem(&tracked, &tgid);
 }
 
 static __always_inline void switch_out(void *ctx, bool preempt, struct task_struct *prev,
@@ -398,8 +401,10 @@ int BPF_PROG(offcpu_fork, struct task_struct *parent, struct task_struct *child)
 		if (!follow_children)
 			return 0;
 		np.armed = 1;
-		if (bpf_map_update_elem(&tracked, &ctgid, &np, BPF_ANY))
+		if (bpf_map_update_elem(&tracked, &ctgid, &np, BPF_ANY)) {
+			stat_add(OFFCPU_STAT_PROCS_FULL, 1);
 			return 0;
+		}
 		pr = &np;
 	}
 	now = bpf_ktime_get_ns();

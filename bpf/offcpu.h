@@ -152,6 +152,7 @@ enum offcpu_stat {
 	OFFCPU_STAT_ENDS_LOST,	  /* thread ends the ring had no room for */
 	OFFCPU_STAT_COPIES,	  /* user stacks copied to user space */
 	OFFCPU_STAT_COPIES_LOST,  /* copies the ring had no room for (frame pointers instead) */
+	OFFCPU_STAT_PROCS_FULL,	  /* processes the tracked map had no room for (not followed) */
 	OFFCPU_STAT_NR,
 };
 

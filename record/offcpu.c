@@ -660,14 +660,17 @@ void offcpu__describe(const struct offcpu *oc, char *buf, size_t len)
 	if ((size_t)at < len && oc->open_closed)
 		at += snprintf(buf + at, len - at, "; %llu intervals still open closed at the end",
 			       (unsigned long long)oc->open_closed);
-	if ((size_t)at < len && (oc->ns_unplaced || st[OFFCPU_STAT_KEYS_FULL_NS] ||
-				 st[OFFCPU_STAT_THREADS_FULL] || st[OFFCPU_STAT_ENDS_LOST]))
+	if ((size_t)at < len &&
+	    (oc->ns_unplaced || st[OFFCPU_STAT_KEYS_FULL_NS] || st[OFFCPU_STAT_THREADS_FULL] ||
+	     st[OFFCPU_STAT_ENDS_LOST] || st[OFFCPU_STAT_PROCS_FULL]))
 		snprintf(buf + at, len - at,
 			 "; lost: %.3f s not placed, %.3f s without room for their key, %llu "
-			 "switch-outs of threads without room, %llu thread ends",
+			 "switch-outs of threads without room, %llu thread ends, %llu processes "
+			 "not followed (no room)",
 			 (double)oc->ns_unplaced / 1e9, (double)st[OFFCPU_STAT_KEYS_FULL_NS] / 1e9,
 			 (unsigned long long)st[OFFCPU_STAT_THREADS_FULL],
-			 (unsigned long long)st[OFFCPU_STAT_ENDS_LOST]);
+			 (unsigned long long)st[OFFCPU_STAT_ENDS_LOST],
+			 (unsigned long long)st[OFFCPU_STAT_PROCS_FULL]);
 }
 
 void offcpu__close(struct offcpu *oc)
