@@ -161,16 +161,42 @@ static __always_inline void close_interval(struct offcpu_thread *th, __u64 now)
 	__sync_fetch_and_add(&v->count, 1);
 }
 
-/* The thread's entry, made at its first switch-out (a thread that existed before it was tracked). */
-static __always_inline struct offcpu_thread *thread_of(__u32 tid, __u64 now)
+/* Thread th (of process tgid, image gen) ended at now: its lifetime and total to user space. */
+static __always_inline void send_end(struct offcpu_thread *th, __u32 tgid, __u32 tid, __u32 gen,
+				     __u64 now)
+{
+	struct offcpu_end *e = bpf_ringbuf_reserve(&ends, sizeof(*e), 0);
+
+	if (!e) {
+		stat_add(OFFCPU_STAT_ENDS_LOST, 1);
+		return;
+	}
+	e->tgid = tgid;
+	e->tid = tid;
+	e->gen = gen;
+	e->pad = 0;
+	e->born_ns = th->born_ns;
+	e->died_ns = now;
+	e->offcpu_ns = th->offcpu_ns;
+	bpf_ringbuf_submit(e, 0);
+}
+
+/*
+ * The entry of task (thread tid), made at its first switch-out (a thread
+ * that existed before it was tracked).  An entry of another task with the
+ * same tid (a tid used again before the dead one's last switch) is replaced.
+ */
+static __always_inline struct offcpu_thread *thread_of(struct task_struct *task, __u32 tid,
+						       __u64 now)
 {
 	struct offcpu_thread *th = bpf_map_lookup_elem(&threads, &tid), fresh = {};
+	__u64 start = task->start_time;
 
-	if (th)
+	if (th && th->task_start == start)
 		return th;
 	fresh.born_ns = now;
-	if (bpf_map_update_elem(&threads, &tid, &fresh, BPF_NOEXIST) &&
-	    !bpf_map_lookup_elem(&threads, &tid)) {
+	fresh.task_start = start;
+	if (bpf_map_update_elem(&threads, &tid, &fresh, BPF_ANY)) {
 		stat_add(OFFCPU_STAT_THREADS_FULL, 1);
 		return NULL;
 	}
@@ -304,26 +330,13 @@ static __always_inline void take_stacks(void *ctx, struct offcpu_thread *th, __u
 static __always_inline void thread_died(struct task_struct *prev, __u32 tid, __u64 now)
 {
 	struct offcpu_thread *th = bpf_map_lookup_elem(&threads, &tid);
-	struct offcpu_proc *pr;
-	struct offcpu_end *e;
 	__u32 tgid = prev->tgid;
+	struct offcpu_proc *pr;
 
-	if (!th)
-		return;
-	e = bpf_ringbuf_reserve(&ends, sizeof(*e), 0);
-	if (e) {
-		pr = bpf_map_lookup_elem(&tracked, &tgid);
-		e->tgid = tgid;
-		e->tid = tid;
-		e->gen = pr ? pr->gen : 0;
-		e->pad = 0;
-		e->born_ns = th->born_ns;
-		e->died_ns = now;
-		e->offcpu_ns = th->offcpu_ns;
-		bpf_ringbuf_submit(e, 0);
-	} else {
-		stat_add(OFFCPU_STAT_ENDS_LOST, 1);
-	}
+	if (!th || th->task_start != prev->start_time)
+		return; /* its tid already went to a new thread, which sent its end then */
+	pr = bpf_map_lookup_elem(&tracked, &tgid);
+	send_end(th, tgid, tid, pr ? pr->gen : 0, now);
 	bpf_map_delete_elem(&threads, &tid);
 	/* the process's last thread: it leaves the tree (the map stays bounded by live processes) */
 	if (BPF_CORE_READ(prev, signal, live.counter) == 0)
@@ -347,7 +360,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 		thread_died(prev, tid, now);
 		return;
 	}
-	th = thread_of(tid, now);
+	th = thread_of(prev, tid, now);
 	if (!th)
 		return;
 	stat_add(OFFCPU_STAT_SWITCHES, 1);
@@ -380,7 +393,7 @@ int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_
 	if (!ntid)
 		return 0;
 	th = bpf_map_lookup_elem(&threads, &ntid);
-	if (th)
+	if (th && th->task_start == next->start_time)
 		close_interval(th, now);
 	return 0;
 }
@@ -391,7 +404,7 @@ int BPF_PROG(offcpu_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = parent->tgid, ctgid = child->tgid, ctid = child->pid;
 	struct offcpu_proc *pr = bpf_map_lookup_elem(&tracked, &ptgid), np = {};
-	struct offcpu_thread th = {};
+	struct offcpu_thread th = {}, *old;
 	struct pt_regs *r;
 	__u64 now;
 
@@ -408,7 +421,11 @@ int BPF_PROG(offcpu_fork, struct task_struct *parent, struct task_struct *child)
 		pr = &np;
 	}
 	now = bpf_ktime_get_ns();
+	old = bpf_map_lookup_elem(&threads, &ctid);
+	if (old && old->task_start != child->start_time) /* the tid's dead thread: it ends now */
+		send_end(old, old->key.tgid, ctid, old->key.gen, now);
 	th.born_ns = now;
+	th.task_start = child->start_time;
 	th.out_ns = now;
 	th.key.tgid = ctgid;
 	th.key.tid = ctid;
@@ -439,6 +456,7 @@ int BPF_PROG(offcpu_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	if (!pr->armed) {
 		pr->armed = 1;
 		fresh.born_ns = bpf_ktime_get_ns();
+		fresh.task_start = p->start_time;
 		fresh.key.tgid = tgid;
 		fresh.key.tid = tid;
 		fresh.key.gen = pr->gen;

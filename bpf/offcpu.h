@@ -105,6 +105,7 @@ struct offcpu_proc {
 /* One thread of the tree. */
 struct offcpu_thread {
 	__u64 born_ns;	       /* its fork, or when counting started for it */
+	__u64 task_start;      /* the task's start_time: a tid used again is another thread */
 	__u64 out_ns;	       /* its pending interval's start, 0: on the CPU */
 	__u64 offcpu_ns;       /* its intervals so far, all reasons */
 	struct offcpu_key key; /* of the pending interval */

@@ -13,6 +13,7 @@
 #include "utils/array.h"
 #include "report/callgraph.h"
 #include "utils/htab.h"
+#include "utils/search.h"
 
 /* Counts come from an untrusted file: saturate instead of wrapping. */
 static uint64_t sat_add(uint64_t a, uint64_t b)
@@ -109,16 +110,11 @@ static bool key_eq(const void *entry, const void *key)
 	       !memcmp(k->cg->pool + s->off, k->frames, k->n * sizeof(*k->frames));
 }
 
-static uint64_t index_entry_hash(const void *entry)
-{
-	return ((const struct index_ent *)entry)->hash;
-}
-
 static const struct htab_type index_type = {
 	.entry_size = sizeof(struct index_ent),
 	.hash = key_hash,
 	.eq = key_eq,
-	.entry_hash = index_entry_hash,
+	.stored_hash = HTAB_STORED_HASH(struct index_ent, hash),
 };
 
 struct callgraph *callgraph__new(void)
@@ -190,16 +186,8 @@ int callgraph__add(struct callgraph *cg, int tid, const struct func *const *fram
 /* The first of the n slots of all (sorted by proc: a binary search) of image id. */
 static size_t first_of(const struct pv_sample *all, size_t n, uint32_t id)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = SEARCH_LOWER(all, n, proc, id);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (all[mid].proc < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo;
 }
 
