@@ -10,7 +10,7 @@
 #   cmds/     the profil command     agent/    the LD_PRELOAD agent (its own .so)
 COMPONENTS := utils profile symbols report output unwind record events
 COMPONENT_OBJS := $(patsubst %.c,$(B)/%.o,$(foreach c,$(COMPONENTS),$(wildcard $(c)/*.c)))
-CLI_LIBS += -lz -lm -ljson-c -lelf -ldw -liberty
+CLI_LIBS += -lz -lm -ljson-c -lelf -ldw -llzma -liberty
 
 # ---- output/: the pprof message compiled by protoc-c (Debian protobuf-c-compiler)
 # into $(B)/output/, included as "output/profile.pb-c.h" through -I$(B); both

@@ -584,11 +584,12 @@ int html__write(struct html_report *h, FILE *out, const char *const *notes, size
 							   JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (!json)
 		rc = why_fail(why, whylen, -ENOMEM, "out of memory");
-	else if (put_page(out, json))
+	else if ((errno = 0, put_page(out, json)))
 		rc = why_fail(why, whylen, -EINVAL,
 			      "the page template built into profil is broken");
-	else if (ferror(out))
-		rc = why_fail(why, whylen, -EIO, "write error");
+	else if (ferror(out)) /* the write's own error: a full disk, a file size limit */
+		rc = why_fail(why, whylen, errno ? -errno : -EIO, "%s",
+			      strerror(errno ? errno : EIO));
 	else
 		rc = 0;
 	json_object_put(doc);

@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "utils/array.h"
+#include "utils/htab.h"
 #include "profile/pdata.h"
 #include "utils/htab.h"
 #include "output/pprof.h"
@@ -119,6 +120,40 @@ struct label_set {
 	uint32_t reason; /* off-CPU samples: enum pdata_kind, else 0 */
 };
 
+/* A node of the samples' location-id tree. */
+struct loc_node {
+	uint64_t loc;
+	uint32_t parent;
+	uint32_t pad;
+};
+
+/* (parent, location id) -> node */
+struct loc_node_ent {
+	uint64_t loc;
+	uint32_t parent;
+	uint32_t node; /* >= 1: never all zero */
+};
+
+static uint64_t loc_node_hash(const void *key)
+{
+	const struct loc_node_ent *k = key;
+
+	return htab_hash_u64(k->loc ^ htab_hash_u64(k->parent));
+}
+
+static bool loc_node_eq(const void *entry, const void *key)
+{
+	const struct loc_node_ent *e = entry, *k = key;
+
+	return e->loc == k->loc && e->parent == k->parent;
+}
+
+static const struct htab_type loc_node_type = {
+	.entry_size = sizeof(struct loc_node_ent),
+	.hash = loc_node_hash,
+	.eq = loc_node_eq, /* an entry starts with its key (loc, parent): hash(entry) is its hash */
+};
+
 struct pprof_ctx {
 	const struct pview *v;
 	struct resolver *r;
@@ -148,13 +183,21 @@ struct pprof_ctx {
 	struct label_set *sets;
 	size_t nsets, sets_cap;
 	struct itab set_idx;
-	/* samples: values [count, cpu] and location ids live in flat arrays */
+	/*
+	 * samples: values [count, cpu] in a flat array; location ids as a tree
+	 * of (parent, location id) nodes from the outermost frame inwards, a
+	 * sample holding its innermost node: samples that share their callers
+	 * share their nodes (memory per node, not samples x depth), and a
+	 * sample's ids are read back when it is packed (pack_samples).
+	 */
 	PB(Sample) * samples;
 	uint32_t *sample_set;
-	size_t *sample_loc_off;
+	uint32_t *sample_node;
 	int64_t *values;
-	uint64_t *loc_ids;
-	size_t nsamples, samples_cap, set_cap, off_cap, values_cap, nloc_ids, loc_ids_cap;
+	struct loc_node *lnodes; /* [0] unused: node 0 is "no caller" */
+	struct htab *lnode_idx;	 /* of struct loc_node_ent */
+	struct htab *caller_idx; /* of struct caller_ent */
+	size_t nsamples, samples_cap, set_cap, node_cap, values_cap, nlnodes, lnodes_cap;
 	uint64_t total;
 	uint64_t timed_ns; /* CPU time of the samples without a count (c->rep) */
 };
@@ -532,10 +575,7 @@ static const char *base_name(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
-/*
- * Index of the label set of thread tid of image p (with an off-CPU reason:
- * its off_cpu_reason label too), created on first use; -ENOMEM.
- */
+/* Index of the label set of thread tid of image p, created on first use; -ENOMEM. */
 static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid, uint32_t reason)
 {
 	struct label_set key = {p->id, tid, 0, 0, reason}, *set;
@@ -573,23 +613,63 @@ static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid, uin
 
 /* ---- samples -------------------------------------------------------------------- */
 
+/* The node of location id loc below parent, made when new.  Its number, or -ENOMEM. */
+static long loc_node(struct pprof_ctx *c, uint32_t parent, uint64_t loc)
+{
+	struct loc_node_ent k = {loc, parent, 0}, *e;
+	bool fresh;
+
+	if (!c->lnode_idx && !(c->lnode_idx = htab__new(&loc_node_type, 1024)))
+		return -ENOMEM;
+	if (!c->nlnodes) { /* node 0: no caller */
+		if (array__reserve((void **)&c->lnodes, &c->lnodes_cap, 1, sizeof(*c->lnodes)) < 0)
+			return -ENOMEM;
+		c->lnodes[c->nlnodes++] = (struct loc_node){0};
+	}
+	e = htab__insert(c->lnode_idx, &loc_node_type, &k, &fresh);
+	if (!e)
+		return -ENOMEM;
+	if (!fresh)
+		return e->node;
+	if (c->nlnodes >= UINT32_MAX - 1 ||
+	    array__reserve((void **)&c->lnodes, &c->lnodes_cap, c->nlnodes + 1,
+			   sizeof(*c->lnodes)) < 0) {
+		htab__cancel_fresh(c->lnode_idx);
+		return -ENOMEM;
+	}
+	c->lnodes[c->nlnodes] = (struct loc_node){loc, parent, 0};
+	*e = (struct loc_node_ent){loc, parent, (uint32_t)c->nlnodes};
+	return (long)c->nlnodes++;
+}
+
+/* The ids of node's list, innermost first, into ids (room for n).  Returns their number. */
+static size_t loc_ids(const struct pprof_ctx *c, uint32_t node, uint64_t *ids, size_t n)
+{
+	size_t k = 0;
+
+	for (; node && k < n; node = c->lnodes[node].parent)
+		ids[k++] = c->lnodes[node].loc;
+	return k;
+}
+
 /*
- * A Sample of label set `set` whose n location ids start at loc_ids[off],
- * with values [count, cpu] (and off_cpu: off).  Returns 0 or -ENOMEM.
+ * A Sample of label set `set` whose n location ids are node's list, with
+ * values [count, cpu] (and off_cpu: offcpu).  Returns 0 or -ENOMEM.
  */
-static int push_sample(struct pprof_ctx *c, long set, size_t off, size_t n, int64_t count,
+static int push_sample(struct pprof_ctx *c, long set, uint32_t node, size_t n, int64_t count,
 		       int64_t cpu, int64_t offcpu)
 {
 	size_t at = c->nvalues * c->nsamples;
 	PB(Sample) * s;
 
-	if (array__reserve((void **)&c->samples, &c->samples_cap, c->nsamples + 1, sizeof(*c->samples)) < 0 ||
-	    array__reserve((void **)&c->sample_set, &c->set_cap, c->nsamples + 1, sizeof(*c->sample_set)) <
-		    0 ||
-	    array__reserve((void **)&c->sample_loc_off, &c->off_cap, c->nsamples + 1,
-			   sizeof(*c->sample_loc_off)) < 0 ||
-	    array__reserve((void **)&c->values, &c->values_cap, at + c->nvalues, sizeof(*c->values)) <
-		    0)
+	if (array__reserve((void **)&c->samples, &c->samples_cap, c->nsamples + 1,
+			   sizeof(*c->samples)) < 0 ||
+	    array__reserve((void **)&c->sample_set, &c->set_cap, c->nsamples + 1,
+			   sizeof(*c->sample_set)) < 0 ||
+	    array__reserve((void **)&c->sample_node, &c->node_cap, c->nsamples + 1,
+			   sizeof(*c->sample_node)) < 0 ||
+	    array__reserve((void **)&c->values, &c->values_cap, at + c->nvalues,
+			   sizeof(*c->values)) < 0)
 		return -ENOMEM;
 	s = &c->samples[c->nsamples];
 	perftools__profiles__sample__init(s);
@@ -600,37 +680,103 @@ static int push_sample(struct pprof_ctx *c, long set, size_t off, size_t n, int6
 	if (c->nvalues > 2)
 		c->values[at + 2] = offcpu;
 	c->sample_set[c->nsamples] = (uint32_t)set;
-	c->sample_loc_off[c->nsamples] = off;
+	c->sample_node[c->nsamples] = node;
 	c->nsamples++;
 	return 0;
 }
 
+/* A process image's view node (pview.frames) and the location-id node of its callers' chain. */
+struct caller_ent {
+	uint64_t key;	/* proc id << 32 | view node (>= 1): never 0 */
+	uint64_t lnode; /* the location-id node of the chain from the view node outwards */
+};
+
+static const struct htab_type caller_type = {
+	.entry_size = sizeof(struct caller_ent),
+	.hash = htab_u64_hash,
+	.eq = htab_u64_eq,
+};
+
 /*
- * One sample of count at the stack pcs[0..n) (leaf first; callers are return
- * addresses) of thread tid in process image p.  Returns 0 or -ENOMEM.
+ * The location-id node of the callers' chain from view node vnode outwards
+ * (return addresses, looked up at pc - 1, then the cut-short mark), made
+ * once per (process image, view node): a sample's callers cost a lookup,
+ * not one per frame.  The chain's new locations are made innermost first,
+ * as a walk of each sample's frames would.  Returns it (0: no callers), or
+ * -ENOMEM.
  */
-static int add_sample(struct pprof_ctx *c, const struct pv_proc *p, int tid, const uint64_t *pcs,
-		      unsigned n, uint64_t count, uint32_t reason)
+static long callers_node(struct pprof_ctx *c, const struct pv_proc *p, uint32_t vnode)
 {
-	long set = label_set(c, p, tid, reason);
-	size_t off = c->nloc_ids;
+	const struct pview *v = c->v;
+	uint32_t chain[PDATA_MAX_DEPTH + 1];
+	uint64_t ids[PDATA_MAX_DEPTH + 1];
+	unsigned n = 0;
+	long node = 0;
 
-	if (set < 0 || !n)
-		return set < 0 ? -ENOMEM : 0;
-	for (unsigned i = 0; i < n; i++) {
-		int64_t id = location_id(c, p, pcs[i], i == 0, reason ? 0 : count);
+	if (!c->caller_idx && !(c->caller_idx = htab__new(&caller_type, 1024)))
+		return -ENOMEM;
+	for (; vnode && vnode < v->nframes && n <= PDATA_MAX_DEPTH;
+	     vnode = v->frames[vnode].parent) {
+		uint64_t key = (uint64_t)p->id << 32 | vnode;
+		const struct caller_ent *e = htab__find(c->caller_idx, &caller_type, &key);
+		int64_t id;
 
-		if (id < 0 || array__reserve((void **)&c->loc_ids, &c->loc_ids_cap, c->nloc_ids + 1, sizeof(*c->loc_ids)) < 0)
+		if (e) {
+			node = (long)e->lnode;
+			break;
+		}
+		id = location_id(c, p, v->frames[vnode].pc, 0, 0);
+		if (id < 0)
 			return -ENOMEM;
-		c->loc_ids[c->nloc_ids++] = (uint64_t)id;
+		ids[n] = (uint64_t)id;
+		chain[n++] = vnode;
 	}
+	for (unsigned i = n; i-- > 0;) {
+		uint64_t key = (uint64_t)p->id << 32 | chain[i];
+		struct caller_ent *e;
+		bool fresh;
+
+		node = loc_node(c, (uint32_t)node, ids[i]);
+		e = node < 0 ? NULL : htab__insert(c->caller_idx, &caller_type, &key, &fresh);
+		if (!e)
+			return -ENOMEM;
+		*e = (struct caller_ent){key, (uint64_t)node};
+	}
+	return node;
+}
+
+/*
+ * One sample of count of thread tid in process image p: its own PC as the
+ * leaf, then the callers of its stack st.  reason: an off-CPU slot's
+ * (count is ns), else 0.  Returns 0 or -ENOMEM.
+ */
+static int add_sample(struct pprof_ctx *c, const struct pv_proc *p, int tid, uint64_t pc,
+		      const struct pv_stack *st, uint64_t count, uint32_t reason)
+{
+	const struct pview *v = c->v;
+	/* a stack of no PC but the cut-short mark: the mark is its callers */
+	uint32_t callers = st->n && st->node < v->nframes ? v->frames[st->node].parent : st->node;
+	long set = label_set(c, p, tid, reason), node;
+	int64_t leaf;
+	size_t n;
+
+	if (set < 0)
+		return -ENOMEM;
+	leaf = location_id(c, p, pc, 1, reason ? 0 : count);
+	node = leaf < 0 ? -ENOMEM : callers_node(c, p, callers);
+	if (node >= 0)
+		node = loc_node(c, (uint32_t)node, (uint64_t)leaf);
+	if (node < 0)
+		return -ENOMEM;
+	n = 1 + (callers && callers < v->nframes ? v->frames[callers].depth : 0);
 	if (reason) {
-		if (push_sample(c, set, off, n, 0, 0, clamp64(count)) < 0)
+		if (push_sample(c, set, (uint32_t)node, n, 0, 0, clamp64(count)) < 0)
 			return -ENOMEM;
 		c->offcpu_ns += count;
 		return 0;
 	}
-	if (push_sample(c, set, off, n, clamp64(count), cpu_ns(count, c->period), 0) < 0)
+	if (push_sample(c, set, (uint32_t)node, n, clamp64(count), cpu_ns(count, c->period), 0) <
+	    0)
 		return -ENOMEM;
 	c->total += count;
 	return 0;
@@ -645,7 +791,6 @@ static int add_samples(struct pprof_ctx *c, int off)
 	const struct pview *v = c->v;
 	const struct pv_sample *all = off ? v->offcpu : v->samples;
 	size_t nall = off ? v->noffcpu : v->nsamples;
-	uint64_t pcs[PDATA_MAX_DEPTH + 1];
 	size_t at = 0;
 
 	for (size_t i = 0; i < v->nprocs; i++) {
@@ -655,18 +800,9 @@ static int add_samples(struct pprof_ctx *c, int off)
 			at++;
 		for (; at < nall && all[at].proc == p->id; at++) {
 			const struct pv_sample *s = &all[at];
-			const struct pv_stack *st = pview__stack(v, s->stack);
-			unsigned n = 1;
 
-			if (!s->count)
-				continue;
-			/* the leaf is the sample's PC, then the callers' return addresses */
-			pcs[0] = s->pc;
-			for (uint32_t k = 1; k < st->n && n < PDATA_MAX_DEPTH; k++)
-				pcs[n++] = st->pcs[k];
-			if (st->truncated)
-				pcs[n++] = PDATA_PC_TRUNCATED;
-			if (add_sample(c, p, s->tid, pcs, n, s->count, off ? s->kind : 0) < 0)
+			if (s->count && add_sample(c, p, s->tid, s->pc, pview__stack(v, s->stack),
+						   s->count, off ? s->kind : 0) < 0)
 				return -ENOMEM;
 		}
 	}
@@ -706,13 +842,9 @@ static int add_timed(void *arg, const struct report_item *it)
 	struct pprof_ctx *c = arg;
 	long set = label_set(c, it->p, it->tid, 0);
 	int64_t id = set < 0 ? -ENOMEM : timed_location_id(c, it->f, it->kind);
-	size_t off = c->nloc_ids;
+	long node = id < 0 ? -ENOMEM : loc_node(c, 0, (uint64_t)id);
 
-	if (id < 0 ||
-	    array__reserve((void **)&c->loc_ids, &c->loc_ids_cap, c->nloc_ids + 1, sizeof(*c->loc_ids)) < 0)
-		return -ENOMEM;
-	c->loc_ids[c->nloc_ids++] = (uint64_t)id;
-	if (push_sample(c, set, off, 1, 0, clamp64(it->ns), 0) < 0)
+	if (node < 0 || push_sample(c, set, (uint32_t)node, 1, 0, clamp64(it->ns), 0) < 0)
 		return -ENOMEM;
 	c->timed_ns += it->ns;
 	return 0;
@@ -813,7 +945,7 @@ static int link_messages(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays
 		PB(Sample) *s = &c->samples[i];
 		const struct label_set *set = &c->sets[c->sample_set[i]];
 
-		s->location_id = c->loc_ids + c->sample_loc_off[i];
+		s->location_id = NULL; /* when it is packed: pack_samples */
 		s->value = c->values + c->nvalues * i;
 		s->label = a->label_ptrs + set->first; /* shared by the thread's samples */
 		s->n_label = set->n;
@@ -896,9 +1028,11 @@ static void ctx_free(struct pprof_ctx *c)
 	free(c->set_idx.s);
 	free(c->samples);
 	free(c->sample_set);
-	free(c->sample_loc_off);
+	free(c->sample_node);
 	free(c->values);
-	free(c->loc_ids);
+	free(c->lnodes);
+	htab__free(c->lnode_idx);
+	htab__free(c->caller_idx);
 }
 
 /* ---- gzip output ---------------------------------------------------------------------- */
@@ -974,8 +1108,47 @@ static void gz_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 	}
 }
 
+/*
+ * pr packed as protobuf-c packs it (fields in the order of their numbers),
+ * its samples one at a time, each with its location ids read back from the
+ * tree: the ids of every sample are never in memory at once.
+ */
+static void pack_profile(const struct pprof_ctx *c, PB(Profile) * pr, ProtobufCBuffer *out)
+{
+	size_t nsample = pr->n_sample, ntype = pr->n_sample_type;
+	uint64_t ids[PDATA_MAX_DEPTH + 1];
+	PB(Profile) head;
+
+	perftools__profiles__profile__init(&head); /* field 1, sample_type */
+	head.n_sample_type = ntype;
+	head.sample_type = pr->sample_type;
+	protobuf_c_message_pack_to_buffer(&head.base, out);
+	for (size_t i = 0; i < nsample; i++) { /* field 2, sample: tag, length, message */
+		PB(Sample) *s = pr->sample[i];
+		uint8_t tag[1 + 10];
+		size_t len, n = 1;
+
+		s->n_location_id = loc_ids(c, c->sample_node[i], ids, PDATA_MAX_DEPTH + 1);
+		s->location_id = ids;
+		len = protobuf_c_message_get_packed_size(&s->base);
+		tag[0] = (2 << 3) | PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED;
+		do {
+			tag[n++] = (uint8_t)((len & 0x7f) | (len > 0x7f ? 0x80 : 0));
+			len >>= 7;
+		} while (len);
+		out->append(out, n, tag);
+		protobuf_c_message_pack_to_buffer(&s->base, out);
+		s->location_id = NULL;
+	}
+	pr->n_sample = 0; /* the rest: fields 3 and after */
+	pr->n_sample_type = 0;
+	protobuf_c_message_pack_to_buffer(&pr->base, out);
+	pr->n_sample = nsample;
+	pr->n_sample_type = ntype;
+}
+
 /* Pack pr into fd through gzip.  Returns 0 or -errno. */
-static int write_gz(int fd, const PB(Profile) * pr, uint64_t *written)
+static int write_gz(int fd, const struct pprof_ctx *c, PB(Profile) * pr, uint64_t *written)
 {
 	struct gz_sink *g = calloc(1, sizeof(*g));
 	int rc;
@@ -989,7 +1162,7 @@ static int write_gz(int fd, const PB(Profile) * pr, uint64_t *written)
 		free(g);
 		return -ENOMEM;
 	}
-	protobuf_c_message_pack_to_buffer(&pr->base, &g->base);
+	pack_profile(c, pr, &g->base);
 	rc = g->err ? g->err : gz_deflate(g, g->in, g->in_len, Z_FINISH);
 	*written = g->written;
 	deflateEnd(&g->z);
@@ -1018,7 +1191,7 @@ static int write_profile(int fd, const struct pview *v, struct resolver *r, stru
 		rc = why_fail(why, whylen, rc, "out of memory");
 		goto out;
 	}
-	rc = write_gz(fd, &pr, &written);
+	rc = write_gz(fd, &c, &pr, &written);
 	if (rc < 0) {
 		rc = why_fail(why, whylen, rc, "%s", strerror(-rc));
 		goto out;

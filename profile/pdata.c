@@ -884,6 +884,25 @@ int pdata__stack(struct pdata *p, uint32_t id, uint64_t *pcs, unsigned int max)
 	return (int)(n < max ? n : max);
 }
 
+int pdata__frame(struct pdata *p, uint32_t id, uint64_t *pc, uint32_t *parent)
+{
+	int rc = p->base ? 0 : frames_snapshot(p);
+	const struct pdata_frame *f;
+	uint32_t up;
+
+	if (rc < 0)
+		return rc;
+	if (!id || id > p->lay.frame_slots)
+		return -EBADMSG;
+	f = &p->frames[id - 1];
+	up = __atomic_load_n(&f->parent, __ATOMIC_ACQUIRE);
+	if (!(up & PDATA_FRAME_READY))
+		return -EBADMSG;
+	*pc = __atomic_load_n(&f->pc, __ATOMIC_RELAXED);
+	*parent = up & ~PDATA_FRAME_READY;
+	return 0;
+}
+
 uint32_t pdata__frames_used(struct pdata *p)
 {
 	uint32_t n = 0;

@@ -547,6 +547,14 @@ int pdata__foreach_sample(struct pdata *p, int (*cb)(void *arg, const struct pda
  */
 int pdata__stack(struct pdata *p, uint32_t id, uint64_t *pcs, unsigned int max);
 
+/*
+ * One stack node: its pc and its parent node id (0: the outermost).
+ * Returns 0, or -EBADMSG for an id outside the table or a node not yet
+ * written; -ENOMEM or -errno as pdata__stack.  Readers that walk every
+ * stack once per node (not per stack) use it.
+ */
+int pdata__frame(struct pdata *p, uint32_t id, uint64_t *pc, uint32_t *parent);
+
 /* Frame nodes in use (for statistics and compaction). */
 uint32_t pdata__frames_used(struct pdata *p);
 

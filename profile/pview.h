@@ -4,8 +4,10 @@
  * the readers (report, export).  Everything the readers use is copied out
  * of the mapping and bound-checked here once: record sizes, string
  * termination, map ranges, proc ids.  Samples with the same (proc, tid,
- * pc, call stack) are summed; call stacks are copied out as PC lists (equal
- * lists share one index).  A profile that changes while it is read (live,
+ * pc, call stack) are summed; call stacks are a tree of (pc, parent)
+ * nodes as in the file (equal stacks share one index, equal paths from the
+ * outermost frame share their nodes): the view costs the profile's nodes,
+ * never stacks x depth.  A profile that changes while it is read (live,
  * or written by a hostile process) gives a correct-as-of read: the tables
  * grow as needed and every loop is bounded.  Proc ids that samples refer to without a proc record get a
  * placeholder process (pid 0, no exe) so no sample is silently lost;
@@ -63,9 +65,24 @@ struct pv_sample {
 	uint64_t count; /* samples; nanoseconds for an off-CPU kind */
 };
 
-/* A call stack: pcs[0] is the sampled PC, then the callers' return addresses, outwards. */
+/*
+ * A node of the call-stack tree: a PC and its caller's node (0: none),
+ * shared by every stack with the same path from the outermost frame.  A
+ * stack cut short has the PDATA_PC_TRUNCATED mark as its outermost node.
+ */
+struct pv_frame {
+	uint64_t pc;
+	uint32_t parent;
+	uint16_t depth;	    /* nodes from the outermost to this one, the mark included */
+	uint16_t truncated; /* the outermost node is the PDATA_PC_TRUNCATED mark */
+};
+
+/*
+ * A call stack: its innermost node; its n PCs (pview__stack_pcs) are the
+ * sampled PC, then the callers' return addresses, outwards.
+ */
 struct pv_stack {
-	const uint64_t *pcs;
+	uint32_t node; /* in pview.frames; 0 for the empty stack */
 	uint32_t n;
 	int truncated; /* the unwinding stopped before the outermost frame */
 };
@@ -89,7 +106,8 @@ struct pview {
 	char *offcpu_note;	 /* what the recorder says about its off-CPU time ("" none) */
 	struct pv_stack *stacks; /* [0] is the empty stack; distinct PC lists */
 	size_t nstacks;
-	uint64_t *stack_pcs;   /* storage of every stack's PCs */
+	struct pv_frame *frames; /* the stacks' nodes ([0] unused): memory per node, not per PC */
+	size_t nframes;
 	struct pv_ksym *ksyms; /* sorted by start */
 	size_t nksyms;
 	uint64_t total;	    /* sum of all sample counts */
@@ -112,6 +130,13 @@ const struct pv_map *pview__map_of(const struct pview *v, const struct pv_proc *
 
 /* The call stack of a sample (s->stack), never NULL: index 0 is the empty stack. */
 const struct pv_stack *pview__stack(const struct pview *v, uint32_t stack);
+
+/*
+ * The PCs of st, innermost first, into pcs (room for max; PDATA_MAX_DEPTH
+ * holds any).  Returns their number: st->n, or max when that is less.
+ */
+unsigned pview__stack_pcs(const struct pview *v, const struct pv_stack *st, uint64_t *pcs,
+			  unsigned max);
 
 /* The kernel function holding pc, or NULL. */
 const struct pv_ksym *pview__ksym(const struct pview *v, uint64_t pc);

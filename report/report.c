@@ -18,6 +18,7 @@
 #include "utils/array.h"
 #include "report/report.h"
 #include "report/report_rows.h"
+#include "symbols/symfile.h"
 #include "utils/why.h"
 
 /* The rows that are not code: their function is their object. */
@@ -887,6 +888,11 @@ static void collect_notes(struct report *rep)
 		else if (notes[i].no_vaddr)
 			add_note(rep, "%s: %s", path,
 				 "some addresses are outside its segments (binary changed?)");
+		if (fl & SYMOBJ_DEBUGDATA_TOO_BIG)
+			add_note(rep,
+				 "%s: its MiniDebugInfo (.gnu_debugdata) decompresses to more "
+				 "than %s; not read",
+				 path, SYMFILE_DEBUGDATA_MAX_TEXT);
 		/* only where it matters: some samples could not be named */
 		if ((fl & SYMOBJ_NOSYMS) && notes[i].unnamed)
 			add_note(rep, "%s: %s", path,

@@ -424,6 +424,42 @@ static void read_altlink(struct sym_object *o, Elf *elf)
 	}
 }
 
+/*
+ * libdwfl decompresses MiniDebugInfo (.gnu_debugdata) whole, without a
+ * limit, once it looks for symbols that the file and its debug file lack:
+ * the section's size is counted first, in a bounded pass, and a section
+ * that decompresses beyond SYMFILE_DEBUGDATA_MAX (or has no data) is
+ * hidden from libdwfl: its name is made empty in libelf's in-memory copy
+ * of the section headers (the file is not touched), so it is never found.
+ */
+static void bound_debugdata(struct sym_object *o)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(o->elf, &shstrndx) < 0)
+		return;
+	while ((scn = elf_nextscn(o->elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh))
+			return;
+		name = elf_strptr(o->elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, ".gnu_debugdata"))
+			continue;
+		d = sh.sh_type == SHT_NOBITS ? NULL : elf_rawdata(scn, NULL);
+		if (d && d->d_buf &&
+		    symfile__xz_size(d->d_buf, d->d_size, SYMFILE_DEBUGDATA_MAX) != -EFBIG)
+			return;
+		sh.sh_name = 0;
+		if (gelf_update_shdr(scn, &sh))
+			o->flags |= SYMOBJ_DEBUGDATA_TOO_BIG;
+		return;
+	}
+}
+
 /* The main file is never opened by libdwfl: it is reported from our descriptor. */
 static int no_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 		       char **file_name, Elf **elfp)
@@ -525,6 +561,7 @@ static int attach(struct sym_object *o, int fd)
 	if (load_segments(o) < 0)
 		return -ENOMEM;
 	read_altlink(o, o->elf);
+	bound_debugdata(o);
 	return load_symbols(o);
 }
 

@@ -18,7 +18,8 @@
  * Function symbols come from .symtab, else from a separate debug file
  * (found by build id in /usr/lib/debug/.build-id/, by .gnu_debuglink name,
  * or from a debuginfod server when DEBUGINFOD_URLS is set: symfile.h), else
- * from .gnu_debugdata (MiniDebugInfo), else from .dynsym (stripped).  A PC
+ * from .gnu_debugdata (MiniDebugInfo, when it decompresses to at most
+ * SYMFILE_DEBUGDATA_MAX: symfile.h), else from .dynsym (stripped).  A PC
  * no symbol covers gets a range name "[obj+0xSTART]", START being the
  * function start from the unwind tables (.eh_frame) when they describe it,
  * else the gap between the neighbouring symbols.  C++ and Rust (legacy and
@@ -50,6 +51,7 @@
 #define SYMOBJ_BY_BUILD_ID 0x400 /* the path is gone or rebuilt: read a copy found by build id */
 #define SYMOBJ_DEBUG_FILE 0x800	 /* symbols or lines from a separate debug file */
 #define SYMOBJ_DEBUG_SYMS 0x1000 /* no .symtab of its own: its symbols come from another file */
+#define SYMOBJ_DEBUGDATA_TOO_BIG 0x2000 /* MiniDebugInfo beyond SYMFILE_DEBUGDATA_MAX: not read */
 
 struct sym_object;
 struct symbols;
