@@ -436,8 +436,8 @@ static int arc_add(struct arcs *a, uint64_t from, uint64_t self, uint64_t count)
 static int sample_arcs(struct arcs *a, const struct pview *v, const struct pv_proc *p,
 		       const struct pv_sample *s)
 {
-	uint64_t pcs[CALLGRAPH_MAX_FRAMES], seen[CALLGRAPH_MAX_FRAMES][2];
-	struct text_pc t[CALLGRAPH_MAX_FRAMES];
+	uint64_t pcs[CALLGRAPH_MAX_PCS], seen[CALLGRAPH_MAX_PCS][2];
+	struct text_pc t[CALLGRAPH_MAX_PCS];
 	unsigned n, nseen = 0;
 	int truncated, rc = 0;
 

@@ -109,6 +109,11 @@ struct map_info {
 	int has_files, has_lines;
 };
 
+struct loc_inl {
+	size_t first;
+	uint32_t n;
+};
+
 struct func_key {
 	int64_t name, system_name, filename, start_line;
 };
@@ -167,6 +172,11 @@ struct pprof_ctx {
 	PB(Line) * lines;
 	struct loc_key *loc_keys;
 	size_t nlocs, locs_cap, lines_cap, keys_cap;
+	/* the Lines of functions inlined at a location, before its own (xlines[first, +n)) */
+	struct loc_inl *loc_inl;
+	size_t inl_cap;
+	PB(Line) * xlines;
+	size_t nxlines, xlines_cap;
 	struct itab loc_idx;
 	/* functions */
 	PB(Function) * funcs;
@@ -293,7 +303,8 @@ static long mapping_of(struct pprof_ctx *c, struct sym_object *obj, int linktime
 		bid = build_id_string(c, obj);
 	if (file < 0 || bid < 0 ||
 	    array__reserve((void **)&c->maps, &c->maps_cap, c->nmaps + 1, sizeof(*c->maps)) < 0 ||
-	    array__reserve((void **)&c->map_infos, &c->infos_cap, c->nmaps + 1, sizeof(*c->map_infos)) < 0)
+	    array__reserve((void **)&c->map_infos, &c->infos_cap, c->nmaps + 1,
+			   sizeof(*c->map_infos)) < 0)
 		return -ENOMEM;
 	m = &c->maps[c->nmaps];
 	perftools__profiles__mapping__init(m);
@@ -401,8 +412,10 @@ static int64_t function_id(struct pprof_ctx *c, const struct func_key *k)
 		return -ENOMEM;
 	if (slot->idx1)
 		return slot->idx1;
-	if (array__reserve((void **)&c->funcs, &c->funcs_cap, c->nfuncs + 1, sizeof(*c->funcs)) < 0 ||
-	    array__reserve((void **)&c->func_keys, &c->fkeys_cap, c->nfuncs + 1, sizeof(*c->func_keys)) < 0)
+	if (array__reserve((void **)&c->funcs, &c->funcs_cap, c->nfuncs + 1, sizeof(*c->funcs)) <
+		    0 ||
+	    array__reserve((void **)&c->func_keys, &c->fkeys_cap, c->nfuncs + 1,
+			   sizeof(*c->func_keys)) < 0)
 		return -ENOMEM;
 	f = &c->funcs[c->nfuncs];
 	perftools__profiles__function__init(f);
@@ -422,24 +435,25 @@ static int64_t function_id(struct pprof_ctx *c, const struct func_key *k)
  * name; the location's source file; the line of the function's first
  * instruction when that is in the same file.
  */
-static int64_t location_function(struct pprof_ctx *c, const struct resolve_loc *rl)
+static int64_t location_function(struct pprof_ctx *c, const struct resolve_loc *rl,
+				 const struct func *f)
 {
 	struct func_key k = {0};
 	struct sym_result res;
-	const char *sysname = rl->f->name, *file;
+	const char *sysname = f->name, *file;
 	int line;
 
 	if (rl->linktime) {
 		symobj__lookup(rl->obj, rl->addr, &res);
 		if (res.from_symbol && res.system_name)
 			sysname = res.system_name;
-		if (rl->f->file && symobj__srcline(rl->obj, res.start, &file, &line) == 0 &&
-		    !strcmp(file, rl->f->file))
+		if (f->file && symobj__srcline(rl->obj, res.start, &file, &line) == 0 &&
+		    !strcmp(file, f->file))
 			k.start_line = line;
 	}
-	k.name = str_index(c, rl->f->name);
+	k.name = str_index(c, f->name);
 	k.system_name = str_index(c, sysname);
-	k.filename = str_index(c, rl->f->file);
+	k.filename = str_index(c, f->file);
 	if (k.name < 0 || k.system_name < 0 || k.filename < 0)
 		return -ENOMEM;
 	return function_id(c, &k);
@@ -467,9 +481,14 @@ static PB(Line) * push_location(struct pprof_ctx *c, const struct loc_key *key, 
 	PB(Line) * ln;
 
 	if (array__reserve((void **)&c->locs, &c->locs_cap, c->nlocs + 1, sizeof(*c->locs)) < 0 ||
-	    array__reserve((void **)&c->lines, &c->lines_cap, c->nlocs + 1, sizeof(*c->lines)) < 0 ||
-	    array__reserve((void **)&c->loc_keys, &c->keys_cap, c->nlocs + 1, sizeof(*c->loc_keys)) < 0)
+	    array__reserve((void **)&c->lines, &c->lines_cap, c->nlocs + 1, sizeof(*c->lines)) <
+		    0 ||
+	    array__reserve((void **)&c->loc_keys, &c->keys_cap, c->nlocs + 1,
+			   sizeof(*c->loc_keys)) < 0 ||
+	    array__reserve((void **)&c->loc_inl, &c->inl_cap, c->nlocs + 1, sizeof(*c->loc_inl)) <
+		    0)
 		return NULL;
+	c->loc_inl[c->nlocs] = (struct loc_inl){c->nxlines, 0};
 	l = &c->locs[c->nlocs];
 	perftools__profiles__location__init(l);
 	l->id = c->nlocs + 1;
@@ -483,11 +502,44 @@ static PB(Line) * push_location(struct pprof_ctx *c, const struct loc_key *key, 
 	return ln;
 }
 
-static int new_location(struct pprof_ctx *c, const struct resolve_loc *rl)
+/* A Line of a function inlined at location idx (frame f of its chain). */
+static int push_inline_line(struct pprof_ctx *c, size_t idx, const struct func *f)
+{
+	struct func_key k = {0};
+	int64_t fid;
+	PB(Line) * ln;
+
+	k.name = k.system_name = str_index(c, f->name);
+	k.filename = str_index(c, f->file);
+	if (k.name < 0 || k.filename < 0)
+		return -ENOMEM;
+	fid = function_id(c, &k);
+	if (fid < 0 ||
+	    array__reserve((void **)&c->xlines, &c->xlines_cap, c->nxlines + 1, sizeof(*c->xlines)))
+		return -ENOMEM;
+	ln = &c->xlines[c->nxlines++];
+	perftools__profiles__line__init(ln);
+	ln->function_id = (uint64_t)fid;
+	ln->line = f->line > 0 ? f->line : 0;
+	c->loc_inl[idx].n++;
+	return 0;
+}
+
+/*
+ * A location: its mapping, then its Lines: the functions inlined at its
+ * address, innermost first, then its own function at the call of the
+ * outermost inlined one (pprof: the last Line is the function the others
+ * were inlined into).
+ */
+static int new_location(struct pprof_ctx *c, const struct pv_proc *p, uint64_t pc,
+			const struct resolve_loc *rl)
 {
 	const struct loc_key key = {rl->obj, rl->addr, rl->linktime};
+	const struct func *chain[RESOLVE_MAX_INLINE + 1];
+	int n = resolver__frames(c->r, p, pc, 0, chain, RESOLVE_MAX_INLINE + 1);
+	const struct func *own = n > 0 ? chain[n - 1] : rl->f;
+	int64_t fid = n < 0 ? -ENOMEM : location_function(c, rl, own);
 	PB(Line) * ln;
-	int64_t fid = location_function(c, rl);
 	long mi = -1;
 
 	if (fid < 0)
@@ -497,9 +549,12 @@ static int new_location(struct pprof_ctx *c, const struct resolve_loc *rl)
 		if (mi < 0)
 			return -ENOMEM;
 	}
-	ln = push_location(c, &key, fid, mi, rl->f->line);
+	ln = push_location(c, &key, fid, mi, own->line);
 	if (!ln)
 		return -ENOMEM;
+	for (int i = 0; i + 1 < n; i++)
+		if (push_inline_line(c, c->nlocs, chain[i]) < 0)
+			return -ENOMEM;
 	if (mi >= 0) {
 		struct map_info *m = &c->map_infos[mi];
 
@@ -507,7 +562,7 @@ static int new_location(struct pprof_ctx *c, const struct resolve_loc *rl)
 			m->lo = rl->addr;
 		if (rl->addr > m->hi)
 			m->hi = rl->addr;
-		m->has_files |= rl->f->file != NULL;
+		m->has_files |= own->file != NULL;
 		m->has_lines |= ln->line > 0;
 	}
 	return 0;
@@ -524,8 +579,9 @@ static int64_t location_id(struct pprof_ctx *c, const struct pv_proc *p, uint64_
 	struct loc_key key;
 	struct islot *slot;
 
-	if (resolver__locate(c->r, p, leaf || pc == PDATA_PC_TRUNCATED || !pc ? pc : pc - 1,
-			     leaf ? count : 0, &rl) < 0)
+	if (!leaf && pc != PDATA_PC_TRUNCATED && pc)
+		pc--;
+	if (resolver__locate(c->r, p, pc, leaf ? count : 0, &rl) < 0)
 		return -ENOMEM;
 	key = (struct loc_key){rl.obj, rl.addr, rl.linktime};
 	slot = itab_slot(&c->loc_idx,
@@ -534,7 +590,7 @@ static int64_t location_id(struct pprof_ctx *c, const struct pv_proc *p, uint64_
 	if (!slot)
 		return -ENOMEM;
 	if (!slot->idx1) {
-		if (new_location(c, &rl) < 0)
+		if (new_location(c, p, pc, &rl) < 0)
 			return -ENOMEM;
 		slot->idx1 = (uint32_t)++c->nlocs;
 		c->loc_idx.n++;
@@ -558,7 +614,8 @@ static int add_label(struct pprof_ctx *c, const char *key, const char *str, int6
 	int64_t k = str_index(c, key), s = str ? str_index(c, str) : 0;
 
 	if (k < 0 || s < 0 ||
-	    array__reserve((void **)&c->labels, &c->labels_cap, c->nlabels + 1, sizeof(*c->labels)) < 0)
+	    array__reserve((void **)&c->labels, &c->labels_cap, c->nlabels + 1,
+			   sizeof(*c->labels)) < 0)
 		return -ENOMEM;
 	l = &c->labels[c->nlabels++];
 	perftools__profiles__label__init(l);
@@ -933,7 +990,7 @@ static int link_messages(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays
 {
 	a->samples = calloc(c->nsamples + 1, sizeof(*a->samples));
 	a->locs = calloc(c->nlocs + 1, sizeof(*a->locs));
-	a->line_ptrs = calloc(c->nlocs + 1, sizeof(*a->line_ptrs));
+	a->line_ptrs = calloc(c->nlocs + c->nxlines + 1, sizeof(*a->line_ptrs));
 	a->funcs = calloc(c->nfuncs + 1, sizeof(*a->funcs));
 	a->maps = calloc(c->nmaps + 1, sizeof(*a->maps));
 	a->label_ptrs = calloc(c->nlabels + 1, sizeof(*a->label_ptrs));
@@ -951,10 +1008,14 @@ static int link_messages(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays
 		s->n_label = set->n;
 		a->samples[i] = s;
 	}
-	for (size_t i = 0; i < c->nlocs; i++) {
-		a->line_ptrs[i] = &c->lines[i];
-		c->locs[i].line = &a->line_ptrs[i];
-		c->locs[i].n_line = 1;
+	for (size_t i = 0, k = 0; i < c->nlocs; i++) {
+		const struct loc_inl *in = &c->loc_inl[i];
+
+		c->locs[i].line = &a->line_ptrs[k];
+		for (uint32_t j = 0; j < in->n; j++)
+			a->line_ptrs[k++] = &c->xlines[in->first + j];
+		a->line_ptrs[k++] = &c->lines[i];
+		c->locs[i].n_line = in->n + 1;
 		a->locs[i] = &c->locs[i];
 	}
 	for (size_t i = 0; i < c->nfuncs; i++)
@@ -1017,6 +1078,8 @@ static void ctx_free(struct pprof_ctx *c)
 	free(c->locs);
 	free(c->lines);
 	free(c->loc_keys);
+	free(c->loc_inl);
+	free(c->xlines);
 	free(c->loc_idx.s);
 	free(c->funcs);
 	free(c->func_keys);

@@ -610,6 +610,23 @@ struct pdata_note *pdata__add_note(struct pdata *p, const char *topic, const cha
 	return n;
 }
 
+struct pdata_jitsym *pdata__add_jitsym(struct pdata *p, uint32_t proc, uint32_t kind,
+				       uint64_t start, uint64_t size, const char *name)
+{
+	size_t len = strlen(name ? name : "") + 1;
+	struct pdata_jitsym *j = (struct pdata_jitsym *)reserve(p, sizeof(*j) + len);
+
+	if (!j)
+		return NULL;
+	j->proc = proc;
+	j->kind = kind;
+	j->start = start;
+	j->size = size;
+	memcpy(j->name, name ? name : "", len);
+	publish(&j->rec, PDATA_REC_JITSYM);
+	return j;
+}
+
 static void store_cpu(struct pdata_cpu *dst, const struct pdata_cpu *src)
 {
 	__atomic_store_n(&dst->cpu_ns, src->cpu_ns, __ATOMIC_RELAXED);

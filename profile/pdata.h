@@ -232,7 +232,8 @@ enum pdata_rec_type {
 	PDATA_REC_THREAD = 2, /* struct pdata_thread */
 	PDATA_REC_MAP = 3,    /* struct pdata_map */
 	PDATA_REC_KSYM = 4,   /* struct pdata_ksym */
-	PDATA_REC_NOTE = 5,   /* struct pdata_note (format 3) */
+	PDATA_REC_JITSYM = 5, /* struct pdata_jitsym (readers before it count it as damaged) */
+	PDATA_REC_NOTE = 6,   /* struct pdata_note (format 3) */
 };
 
 struct pdata_rec {
@@ -300,6 +301,20 @@ struct pdata_ksym {
 	uint64_t start; /* address of the symbol */
 	uint64_t size;	/* bytes up to the next symbol, 0 unknown */
 	char name[];	/* NUL-terminated; "name [module]" for a module's symbol */
+};
+
+/*
+ * A piece of JIT-compiled code that samples hit, named by the process's
+ * perf map or jitdump file (record/jitsyms.h), which the recorder read
+ * while the process lived: a report names the code after the files are gone.
+ */
+struct pdata_jitsym {
+	struct pdata_rec rec;
+	uint32_t proc;	/* the process image whose code it is */
+	uint32_t kind;	/* where the name came from: enum jit_kind (1 perf map, 2 jitdump) */
+	uint64_t start; /* runtime address */
+	uint64_t size;
+	char name[]; /* NUL-terminated */
 };
 
 /*
@@ -405,6 +420,8 @@ struct pdata_ksym *pdata__add_ksym(struct pdata *p, uint64_t start, uint64_t siz
 				   const char *name);
 /* topic: at most 15 bytes kept. */
 struct pdata_note *pdata__add_note(struct pdata *p, const char *topic, const char *text);
+struct pdata_jitsym *pdata__add_jitsym(struct pdata *p, uint32_t proc, uint32_t kind,
+				       uint64_t start, uint64_t size, const char *name);
 
 /* Record the end of a process image; cpu may be NULL (unknown). */
 void pdata__end_proc(struct pdata_proc *proc, int end_kind, int end_code, uint64_t end_ns,

@@ -228,6 +228,35 @@ static int on_note(struct loader *l, const struct pdata_rec *rec)
 	return 0;
 }
 
+static int on_jitsym(struct loader *l, const struct pdata_rec *rec)
+{
+	const struct pdata_jitsym *r = (const struct pdata_jitsym *)rec;
+	struct pv_proc *p;
+	struct pv_jitsym *j;
+	char *name;
+
+	if (rec->size <= sizeof(*r) || !r->size || r->start + r->size < r->start ||
+	    r->start >= PDATA_KERNEL_START)
+		return -EBADMSG;
+	p = pview__proc(l->v, r->proc);
+	if (!p)
+		return -EBADMSG;
+	name = copy_str(r->name, rec->size - sizeof(*r));
+	if (!name)
+		return -EBADMSG;
+	if (push((void **)&p->jit, &p->njit, sizeof(*j)) < 0) {
+		free(name);
+		return -ENOMEM;
+	}
+	j = &p->jit[p->njit - 1];
+	j->start = r->start;
+	j->size = r->size;
+	j->name = name;
+	j->kind = r->kind;
+	j->seq = (uint32_t)l->seen;
+	return 0;
+}
+
 /* A damaged record is counted and skipped; any other error stops the walk. */
 static int settle(struct loader *l, int rc)
 {
@@ -256,7 +285,8 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 		rc = 1; /* second pass */
 		break;
 	case PDATA_REC_MAP:
-		rc = 1;
+	case PDATA_REC_JITSYM:
+		rc = 1; /* second pass */
 		break;
 	case PDATA_REC_KSYM:
 		rc = on_ksym(l, rec);
@@ -283,6 +313,8 @@ static int on_rec2(void *arg, const struct pdata_rec *rec)
 		rc = on_thread(l, rec);
 	else if (rec->type == PDATA_REC_MAP)
 		rc = on_map(l, rec);
+	else if (rec->type == PDATA_REC_JITSYM)
+		rc = on_jitsym(l, rec);
 	return settle(l, rc);
 }
 
@@ -667,6 +699,15 @@ static void merge_threads(struct pv_proc *p)
 	p->nthreads = k;
 }
 
+static int cmp_jitsym(const void *a, const void *b)
+{
+	const struct pv_jitsym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 static int cmp_ksym(const void *a, const void *b)
 {
 	const struct pv_ksym *x = a, *y = b;
@@ -796,6 +837,8 @@ int pview__load(struct pview **out, const char *path, char *why, size_t whylen)
 
 		if (p->nmaps > 1)
 			qsort(p->maps, p->nmaps, sizeof(*p->maps), cmp_map);
+		if (p->njit > 1)
+			qsort(p->jit, p->njit, sizeof(*p->jit), cmp_jitsym);
 		merge_threads(p);
 	}
 	if (v->nksyms > 1)
@@ -814,6 +857,9 @@ void pview__free(struct pview *v)
 		for (size_t k = 0; k < p->nmaps; k++)
 			free(p->maps[k].path);
 		free(p->maps);
+		for (size_t k = 0; k < p->njit; k++)
+			free(p->jit[k].name);
+		free(p->jit);
 		free(p->threads);
 		free(p->exe);
 	}
@@ -862,6 +908,49 @@ const struct pv_map *pview__map_of(const struct pview *v, const struct pv_proc *
 			return NULL;
 		parent = pview__proc(v, p->parent);
 		/* an exec image does not inherit the previous image's mappings */
+		if (!parent || (parent->end_kind == PDATA_END_EXEC && parent->pid == p->pid))
+			return NULL;
+		p = parent;
+	}
+	return NULL;
+}
+
+/* Pieces of code that cover pc looked at, at most (overlaps come from hostile files). */
+#define JIT_OVERLAP_SCAN 16
+
+static const struct pv_jitsym *own_jitsym(const struct pv_proc *p, uint64_t pc)
+{
+	const struct pv_jitsym *best = NULL;
+	size_t lo = 0, hi = p->njit;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->jit[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo; k > 0 && k + JIT_OVERLAP_SCAN > lo; k--) {
+		const struct pv_jitsym *j = &p->jit[k - 1];
+
+		if (pc - j->start < j->size && (!best || j->seq > best->seq))
+			best = j;
+	}
+	return best;
+}
+
+const struct pv_jitsym *pview__jitsym(const struct pview *v, const struct pv_proc *p, uint64_t pc)
+{
+	for (int depth = 0; p && depth < MAX_PARENT_DEPTH; depth++) {
+		const struct pv_jitsym *j = p->njit ? own_jitsym(p, pc) : NULL;
+		const struct pv_proc *parent;
+
+		if (j)
+			return j;
+		if (!p->parent || p->parent == p->id)
+			return NULL;
+		parent = pview__proc(v, p->parent);
 		if (!parent || (parent->end_kind == PDATA_END_EXEC && parent->pid == p->pid))
 			return NULL;
 		p = parent;

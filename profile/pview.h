@@ -39,6 +39,14 @@ struct pv_thread {
 	uint64_t offcpu_ns;   /* format 3: of which off the CPU (every interval), 0 unknown */
 };
 
+/* A piece of JIT code named in the profile (perf map or jitdump, read while the process lived). */
+struct pv_jitsym {
+	uint64_t start, size; /* runtime addresses, size > 0 */
+	char *name;
+	uint32_t kind; /* enum jit_kind: where the name came from */
+	uint32_t seq;  /* order in the file: a later one wins where code was replaced */
+};
+
 struct pv_proc {
 	uint32_t id, parent; /* parent: proc id or 0 */
 	int pid, ppid;
@@ -51,9 +59,11 @@ struct pv_proc {
 	size_t nmaps;
 	struct pv_thread *threads; /* sorted by tid, one per tid */
 	size_t nthreads;
-	uint64_t samples;   /* sum of its samples */
-	uint64_t offcpu_ns; /* sum of its off-CPU slots (ns) */
-	size_t order;	    /* position of its record in the file */
+	uint64_t samples;      /* sum of its samples */
+	uint64_t offcpu_ns;    /* sum of its off-CPU slots (ns) */
+	size_t order;	       /* position of its record in the file */
+	struct pv_jitsym *jit; /* sorted by start, then seq */
+	size_t njit;
 };
 
 struct pv_sample {
@@ -137,6 +147,13 @@ const struct pv_stack *pview__stack(const struct pview *v, uint32_t stack);
  */
 unsigned pview__stack_pcs(const struct pview *v, const struct pv_stack *st, uint64_t *pcs,
 			  unsigned max);
+
+/*
+ * The JIT code holding pc in process image p (or, for a forked child, in its
+ * parent's image, as pview__map_of), or NULL.  Where several named pieces
+ * cover pc (code replaced at the same address), the one read last.
+ */
+const struct pv_jitsym *pview__jitsym(const struct pview *v, const struct pv_proc *p, uint64_t pc);
 
 /* The kernel function holding pc, or NULL. */
 const struct pv_ksym *pview__ksym(const struct pview *v, uint64_t pc);

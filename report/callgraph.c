@@ -47,16 +47,20 @@ unsigned callgraph__lookup_pcs(const struct pview *v, const struct pv_sample *s,
 int callgraph__sample_frames(const struct pview *v, struct resolver *r, const struct pv_proc *p,
 			     const struct pv_sample *s, const struct func **frames, int *truncated)
 {
-	uint64_t pcs[CALLGRAPH_MAX_FRAMES];
-	unsigned n = callgraph__lookup_pcs(v, s, pcs, truncated);
+	uint64_t pcs[CALLGRAPH_MAX_PCS];
+	unsigned n = callgraph__lookup_pcs(v, s, pcs, truncated), used = 0;
 
 	for (unsigned i = 0; i < n; i++) {
+		/* each PC after this one needs a frame at least */
+		unsigned room = CALLGRAPH_MAX_FRAMES - used - (n - 1 - i);
 		/* count 0: the flat report counted the sample for the notes already */
-		frames[i] = resolver__pc(r, p, pcs[i], 0);
-		if (!frames[i])
+		int k = resolver__frames(r, p, pcs[i], 0, frames + used, room);
+
+		if (k < 0)
 			return -ENOMEM;
+		used += (unsigned)k;
 	}
-	return (int)n;
+	return (int)used;
 }
 
 /* ---- distinct stacks ------------------------------------------------------------- */

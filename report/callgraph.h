@@ -28,12 +28,14 @@
 #include "profile/pview.h"
 #include "report/resolve.h"
 
-/* Room for the frames of one sample: a stack's PCs and the "[truncated]" mark. */
-#define CALLGRAPH_MAX_FRAMES (PDATA_MAX_DEPTH + 1)
+/* Room for the PCs of one sample: a stack's PCs and the "[truncated]" mark. */
+#define CALLGRAPH_MAX_PCS (PDATA_MAX_DEPTH + 1)
+/* Room for its frames: the functions inlined at those PCs too (as many again, at most). */
+#define CALLGRAPH_MAX_FRAMES (2 * PDATA_MAX_DEPTH + 1)
 
 /*
  * The PCs to look up for sample s of v, leaf first, into pcs (room for
- * CALLGRAPH_MAX_FRAMES): the sampled PC itself, then each caller's return
+ * CALLGRAPH_MAX_PCS): the sampled PC itself, then each caller's return
  * address minus one (inside its call instruction, so the caller's function
  * and line), then PDATA_PC_TRUNCATED when the stack was cut short.  A flat
  * sample gives its PC alone.  Returns the number of PCs (>= 1).
@@ -43,8 +45,12 @@ unsigned callgraph__lookup_pcs(const struct pview *v, const struct pv_sample *s,
 
 /*
  * The frames of sample s of process image p: the function rows of
- * callgraph__lookup_pcs()'s PCs, named by r, into frames (room for
- * CALLGRAPH_MAX_FRAMES).  Returns their number (>= 1), or -ENOMEM.
+ * callgraph__lookup_pcs()'s PCs, named by r, each preceded by the
+ * functions inlined at it (resolver__frames: a frame of its own each, as
+ * perf --inline, pprof and eu-addr2line -i show them), into frames (room
+ * for CALLGRAPH_MAX_FRAMES; when a deep stack has more inlined frames than
+ * that, the innermost inlined frames of its PCs are left out).  Returns
+ * their number (>= 1), or -ENOMEM.
  */
 int callgraph__sample_frames(const struct pview *v, struct resolver *r, const struct pv_proc *p,
 			     const struct pv_sample *s, const struct func **frames, int *truncated);

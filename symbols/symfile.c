@@ -32,6 +32,7 @@ struct symfile_finder {
 	__typeof__(debuginfod_find_executable) *find_executable;
 	__typeof__(debuginfod_set_progressfn) *set_progressfn;
 	__typeof__(debuginfod_set_user_data) *set_user_data;
+	__typeof__(debuginfod_find_source) *find_source; /* may be NULL */
 };
 
 struct symfile_finder *symfile_finder__new(void)
@@ -254,6 +255,7 @@ static debuginfod_client *client_of(struct symfile_finder *f)
 	*(void **)&f->end = dlsym(so, "debuginfod_end");
 	*(void **)&f->find_debuginfo = dlsym(so, "debuginfod_find_debuginfo");
 	*(void **)&f->find_executable = dlsym(so, "debuginfod_find_executable");
+	*(void **)&f->find_source = dlsym(so, "debuginfod_find_source");
 	*(void **)&f->set_progressfn = dlsym(so, "debuginfod_set_progressfn");
 	*(void **)&f->set_user_data = dlsym(so, "debuginfod_set_user_data");
 	*(void **)&user_data_of = dlsym(so, "debuginfod_get_user_data");
@@ -419,4 +421,30 @@ int symfile__find_by_id(struct symfile_finder *f, const unsigned char *id, size_
 		return fd;
 	*is_debug = 1;
 	return symfile__find_debug(f, &w, path, how);
+}
+
+int symfile__find_source(struct symfile_finder *f, const unsigned char *id, size_t len,
+			 const char *path, char **local)
+{
+	debuginfod_client *c = len && path[0] == '/' ? client_of(f) : NULL;
+	struct stat st;
+	char *got = NULL;
+	int fd;
+
+	if (!c || !f->find_source)
+		return -ENOENT;
+	fd = f->find_source(c, id, (int)len, path, &got);
+	if (fd < 0) {
+		if (fd != -ENOENT)
+			f->disabled = 1;
+		free(got);
+		return -ENOENT;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		free(got);
+		return -ENOENT;
+	}
+	*local = got;
+	return fd;
 }

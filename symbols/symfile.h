@@ -109,4 +109,13 @@ int symfile__find_debug(struct symfile_finder *f, const struct symfile_want *w, 
 int symfile__find_by_id(struct symfile_finder *f, const unsigned char *id, size_t len, char **path,
 			enum symfile_how *how, int *is_debug);
 
+/*
+ * A source file of the object with this build id from a debuginfod server
+ * (GET /buildid/ID/source/PATH, PATH absolute as DWARF names it), only when
+ * DEBUGINFOD_URLS is set.  Returns a descriptor of the client's cached copy
+ * (a regular file; *local its path, malloc'd), or -ENOENT.
+ */
+int symfile__find_source(struct symfile_finder *f, const unsigned char *id, size_t len,
+			 const char *path, char **local);
+
 #endif /* PROFIL_SYMFILE_H */

@@ -204,7 +204,7 @@ static void test_lookup_pcs(void)
 		.stacks = stacks, .nstacks = 3, .frames = frames, .nframes = 6 + PDATA_MAX_DEPTH};
 	struct pv_sample flat = {1, 1, 0x1234, 0, 1}, s = {1, 1, 0x1001, 1, 1},
 			 d = {1, 1, 0x10, 2, 1};
-	uint64_t pcs[CALLGRAPH_MAX_FRAMES];
+	uint64_t pcs[CALLGRAPH_MAX_PCS];
 	int truncated;
 	unsigned n;
 
@@ -225,7 +225,7 @@ static void test_lookup_pcs(void)
 	       (unsigned long long)pcs[1], (unsigned long long)pcs[2], (unsigned long long)pcs[3]);
 	n = callgraph__lookup_pcs(&v, &d, pcs, &truncated);
 	CHECKF("pcs_deepest",
-	       n == CALLGRAPH_MAX_FRAMES && pcs[0] == 0x10 &&
+	       n == CALLGRAPH_MAX_PCS && pcs[0] == 0x10 &&
 		       pcs[PDATA_MAX_DEPTH - 1] == 0x5000 + PDATA_MAX_DEPTH - 2 &&
 		       pcs[PDATA_MAX_DEPTH] == PDATA_PC_TRUNCATED,
 	       "n %u", n);
