@@ -76,6 +76,7 @@ PROG_LIBS_record_libuser := -lrecord_hot
 PROG_DEPS_record_libuser := $(PROGS_B)/librecord_hot.so
 PROG_FLAGS_librecord_hot := -O1 $(NOINLINE)
 PROG_FLAGS_diff_prog := $(NOINLINE)
+PROG_FLAGS_offcpu_prog := $(NOINLINE) -pthread
 $(foreach p,$(patsubst tests/progs/%.c,%,$(wildcard tests/progs/events_*.c)),$(eval PROG_FLAGS_$(p) := -D_GNU_SOURCE -fno-omit-frame-pointer))
 # variants of record_prog: not a PIE, static, stripped
 $(PROGS_B)/record_prog_nopie: tests/progs/record_prog.c tests/progs/record_cpu.h | $(SETUP_STAMP)

@@ -604,14 +604,15 @@ static uint32_t gmon_rate(const struct pdata_header *hdr)
 }
 
 /* Why this object, and what gprof will make of its symbols. */
-static void explain(struct gmon_summary *sum, const struct objects *os, size_t idx,
-		    const struct sym_object *obj, int asked)
+static void explain(struct gmon_summary *sum, const struct pview *v, const struct objects *os,
+		    size_t idx, const struct sym_object *obj, int asked)
 {
 	unsigned fl = symobj__flags(obj);
 	uint64_t total = total_in_objects(os);
 
 	sum->chosen = !asked;
 	sum->objects = objects_with_samples(os);
+	sum->offcpu_ns = v->offcpu_total; /* left out: gmon.out is CPU time only */
 	if (asked)
 		snprintf(sum->why, sizeof(sum->why), "the object asked for (--object)");
 	else if (os->o[idx].samples)
@@ -653,6 +654,11 @@ void gmon_print_summary(FILE *out, const char *prefix, const char *out_path,
 		arcs, sum->arcs_saturated ? " (some saturated)" : "", sum->why, sum->exe, out_path);
 	if (sum->warning[0])
 		fprintf(out, "%s: warning: %s\n", prefix, sum->warning);
+	if (sum->offcpu_ns)
+		fprintf(out,
+			"%s: %s holds CPU time only: the profile's %.3f s off the CPU are left "
+			"out (profil report, pprof and folded --value off-cpu show them)\n",
+			prefix, out_path, (double)sum->offcpu_ns / 1e9);
 }
 
 /* The object to export: asked for, else chosen.  0, or -errno with why. */
@@ -758,7 +764,7 @@ int gmon_export_opts(const char *data_path, const char *out_path, const struct g
 		sum->arcs_saturated = 0;
 		for (size_t i = 0; i < narcs; i++)
 			sum->arcs_saturated |= arc_list[i].count > ARC_MAX_COUNT;
-		explain(sum, &os, idx, obj, o && o->object);
+		explain(sum, v, &os, idx, obj, o && o->object);
 	}
 out:
 	free(arc_list);

@@ -225,6 +225,8 @@ static const struct func *kernel_func(struct resolver *r, uint64_t pc)
 
 	if (pc == PDATA_PC_TRUNCATED)
 		f.name = f.object = f.objpath = "[truncated]";
+	else if (pc == PDATA_PC_OFFCPU)
+		f.name = f.object = f.objpath = "[off-cpu]";
 	return intern_func(r, &f);
 }
 
