@@ -23,7 +23,8 @@ $(COMPONENTS_A): $(COMPONENT_OBJS)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(wildcard tests/unit/*.c))
 UNIT_LINK = $(COMPONENTS_A) $(LIB_A) $(BASE_LDFLAGS) $(CLI_LIBS) $(LIB_LIBS)
 
-$(B)/tests/unit/%: tests/unit/%.c tests/unit/check.h $(COMPONENTS_A) $(LIB_A) $$(PROG_OBJS_$$*) \
+$(B)/tests/unit/%: tests/unit/%.c tests/unit/check.h tests/tools/profile_fixture.h $(COMPONENTS_A) $(LIB_A) \
+		$$(PROG_OBJS_$$*) \
 		| $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/unit -Itests/tools $(PROG_FLAGS_$*) -o $@ $< \
@@ -41,7 +42,7 @@ $(B)/tests/unit/test_pprof: $(B)/output/profile.pb-c.h
 # ---- tools: checkers and generators, linked with the components ---------------
 TOOLS := $(patsubst tests/tools/%.c,$(TOOLS_B)/%,$(filter-out tests/tools/unwind_corpus.c,$(wildcard tests/tools/*.c)))
 
-$(TOOLS_B)/%: tests/tools/%.c $(COMPONENTS_A) $(LIB_A) | $(SETUP_STAMP)
+$(TOOLS_B)/%: tests/tools/%.c tests/tools/profile_fixture.h $(COMPONENTS_A) $(LIB_A) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/tools -o $@ $< $(UNIT_LINK) $(PROG_LIBS_$*)
 
