@@ -176,23 +176,6 @@ static int find_bias(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-/* Store a second slot for an existing key: the race duplicate readers must sum. */
-static void add_duplicate_slot(struct pdata *pd, uint32_t proc, int tid, uint64_t pc, uint64_t n)
-{
-	struct pdata_header *h = pdata__header(pd);
-	struct pdata_slot *slots = (struct pdata_slot *)((char *)h + h->table_off);
-
-	for (uint32_t i = h->table_slots; i-- > 0;) {
-		if (slots[i].key)
-			continue;
-		slots[i].key = ((uint64_t)proc << 32) | (uint32_t)tid;
-		slots[i].pc = pc;
-		slots[i].count = n;
-		h->samples += n;
-		return;
-	}
-}
-
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 2 ? argv[2] : "normal";
@@ -239,7 +222,7 @@ int main(int argc, char **argv)
 	pdata__count(pd, root->id, tid, (uint64_t)hot_a, 100);
 	pdata__count(pd, root->id, tid, (uint64_t)hot_a + 2, 100);
 	pdata__count(pd, root->id, tid, (uint64_t)hot_a + 2, 50);
-	add_duplicate_slot(pd, root->id, tid, (uint64_t)hot_a + 2, 50);
+	fixture__duplicate_slot(pd, root->id, tid, (uint64_t)hot_a + 2, 50);
 	pdata__count(pd, root->id, tid, (uint64_t)hot_b + 1, 200);
 	pdata__count(pd, root->id, tid, (uint64_t)lib_hot_addr() + 3, 150);
 	if (libc_pc)

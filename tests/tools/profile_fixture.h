@@ -9,6 +9,8 @@
  *   fixture__own_maps   this process's executable mappings (utils/procmaps)
  *                       as the recorder records them, so that a PC of the
  *                       program's own code names its function
+ *   fixture__start      both, and the root image they belong to
+ *   fixture__duplicate_slot  a sample slot as racing writers leave them
  *   fixture__finish     the end of the run, finished and closed
  *   FIXTURE_WORK        a function with a body of some size (PC + 2 and
  *                       + 9 are inside it) to point samples and stacks at
@@ -21,6 +23,7 @@
 #define PROFIL_TESTS_PROFILE_FIXTURE_H
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +77,19 @@ static inline int fixture__create(struct pdata **pd, const char *path,
 	snprintf(ph->command, sizeof(ph->command), "%s", h->command ? h->command : "");
 	snprintf(ph->clock_note, sizeof(ph->clock_note), "%s", h->note ? h->note : "");
 	return 0;
+}
+
+/* The path of this program (or "" when /proc/self/exe cannot be read). */
+static inline const char *fixture__exe(void)
+{
+	static char exe[4096];
+	ssize_t n;
+
+	if (!exe[0]) {
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = 0;
+	}
+	return exe;
 }
 
 /* Mark the run ended as end_kind/end_code, finish and close.  0, or -errno. */
@@ -138,17 +154,49 @@ static inline int fixture__own_maps(struct pdata *pd, uint32_t proc, fixture_map
 	return rc < 0 ? rc : (int)w.added;
 }
 
-/* The path of this program (or "" when /proc/self/exe cannot be read). */
-static inline const char *fixture__exe(void)
+/*
+ * fixture__create, then the root image: pid (its parent 1), this program,
+ * and its own executable mappings into *proc.  0, or -errno with why (no
+ * mapping could be recorded: the profile is closed).
+ */
+static inline int fixture__start(struct pdata **pd, const char *path,
+				 const struct fixture_header *h, int pid, struct pdata_proc **proc,
+				 char *why, size_t whylen)
 {
-	static char exe[4096];
-	ssize_t n;
+	int rc = fixture__create(pd, path, h, why, whylen);
 
-	if (!exe[0]) {
-		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		exe[n > 0 ? n : 0] = 0;
+	if (rc < 0)
+		return rc;
+	*proc = pdata__add_proc(*pd, pid, 1, 0, fixture__exe(), pdata__now_ns());
+	rc = *proc ? fixture__own_maps(*pd, (*proc)->id, NULL, NULL) : -ENOSPC;
+	if (rc <= 0) {
+		snprintf(why, whylen, "%s: no executable mapping of this process recorded (%d)",
+			 path, rc);
+		pdata__close(*pd);
+		return rc < 0 ? rc : -ENOENT;
 	}
-	return exe;
+	return 0;
+}
+
+/*
+ * A second slot of an existing key (proc, tid, pc) in a profile being
+ * written, as two racing writers can leave one: readers must sum them.
+ */
+static inline void fixture__duplicate_slot(struct pdata *pd, uint32_t proc, int tid, uint64_t pc,
+					   uint64_t n)
+{
+	struct pdata_header *h = pdata__header(pd);
+	struct pdata_slot *slots = (struct pdata_slot *)((char *)h + h->table_off);
+
+	for (uint32_t i = h->table_slots; i-- > 0;) {
+		if (slots[i].key)
+			continue;
+		slots[i].key = ((uint64_t)proc << 32) | (uint32_t)tid;
+		slots[i].pc = pc;
+		slots[i].count = n;
+		h->samples += n;
+		return;
+	}
 }
 
 /* ---- unit tests: a private directory, removed at exit ---------------------------- */

@@ -49,15 +49,10 @@ static int write_profile(const char *path, char *why, size_t whylen)
 		.create = {.table_slots = 64, .frame_slots = 64, .records_cap = 1 << 20}};
 	struct pdata *pd;
 	struct pdata_proc *p;
-	int rc = fixture__create(&pd, path, &h, why, whylen);
+	int rc = fixture__start(&pd, path, &h, 6000, &p, why, whylen);
 
 	if (rc < 0)
 		return rc;
-	p = pdata__add_proc(pd, 6000, 1, 0, fixture__exe(), pdata__now_ns());
-	if (fixture__own_maps(pd, p->id, NULL, NULL) <= 0) {
-		pdata__close(pd);
-		return -ENOENT;
-	}
 	pdata__add_thread(pd, p->id, 6000, "main");
 	pdata__add_thread(pd, p->id, 6001, "worker");
 	pdata__count_stack(pd, p->id, 6000, STACK(LEAF(cg_a), RET(cg_run), RET(cg_main)), 0, 60);
@@ -320,10 +315,7 @@ out:
 
 static struct json_object *at(struct json_object *o, const char *k)
 {
-	struct json_object *v = NULL;
-
-	json_object_object_get_ex(o, k, &v);
-	return v;
+	return json_object_object_get(o, k);
 }
 
 static struct json_object *idx(struct json_object *a, size_t i)

@@ -45,15 +45,10 @@ static int write_profile(const char *path, const struct side *s, char *why, size
 				   .create = {.table_slots = 64, .records_cap = 1 << 20}};
 	struct pdata *pd;
 	struct pdata_proc *p, *kid;
-	int rc = fixture__create(&pd, path, &h, why, whylen);
+	int rc = fixture__start(&pd, path, &h, 7000, &p, why, whylen);
 
 	if (rc < 0)
 		return rc;
-	p = pdata__add_proc(pd, 7000, 1, 0, fixture__exe(), pdata__now_ns());
-	if (fixture__own_maps(pd, p->id, NULL, NULL) <= 0) {
-		pdata__close(pd);
-		return -ENOENT;
-	}
 	pdata__add_thread(pd, p->id, 7000, "prog");
 	if (s->x)
 		pdata__count(pd, p->id, 7000, PC(hot_x), s->x);
@@ -242,10 +237,7 @@ out:
 
 static struct json_object *at(struct json_object *o, const char *k)
 {
-	struct json_object *v = NULL;
-
-	json_object_object_get_ex(o, k, &v);
-	return v;
+	return json_object_object_get(o, k);
 }
 
 static struct json_object *write_json(const char *b, const struct diff_opts *o, long top)

@@ -46,15 +46,10 @@ static int write_profile(const char *path, char *why, size_t whylen)
 		.create = {.table_slots = 64, .frame_slots = 64, .records_cap = 1 << 20}};
 	struct pdata *pd;
 	struct pdata_proc *p, *kid, *odd;
-	int rc = fixture__create(&pd, path, &h, why, whylen);
+	int rc = fixture__start(&pd, path, &h, 8000, &p, why, whylen);
 
 	if (rc < 0)
 		return rc;
-	p = pdata__add_proc(pd, 8000, 1, 0, fixture__exe(), pdata__now_ns());
-	if (fixture__own_maps(pd, p->id, NULL, NULL) <= 0) {
-		pdata__close(pd);
-		return -ENOENT;
-	}
 	pdata__add_ksym(pd, KTEXT, 0x100, "k;odd\x01name");
 	pdata__add_thread(pd, p->id, 8001, "worker");
 	pdata__add_thread(pd, p->id, 8000, "fold-main");

@@ -61,15 +61,10 @@ static int write_profile(const char *path, uint64_t period_ns, char *why, size_t
 		.create = {.table_slots = 64, .frame_slots = 64, .records_cap = 1 << 20}};
 	struct pdata *pd;
 	struct pdata_proc *p;
-	int rc = fixture__create(&pd, path, &h, why, whylen);
+	int rc = fixture__start(&pd, path, &h, getpid(), &p, why, whylen);
 
 	if (rc < 0)
 		return rc;
-	p = pdata__add_proc(pd, getpid(), 1, 0, fixture__exe(), pdata__now_ns());
-	if (fixture__own_maps(pd, p->id, NULL, NULL) <= 0) {
-		pdata__close(pd);
-		return -ENOENT;
-	}
 	pdata__count(pd, p->id, 1, FN(gm_a) + 2, 100);
 	pdata__count(pd, p->id, 1, FN(gm_a) + 3, 50);
 	pdata__count(pd, p->id, 1, FN(gm_b) + 4, 70000);

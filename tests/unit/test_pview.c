@@ -43,23 +43,6 @@ static int find_node(void *arg, const struct pdata_sample *s)
 	return 0;
 }
 
-/* A second slot of an existing key, as two racing writers can leave: readers sum them. */
-static void duplicate_slot(struct pdata *pd, uint32_t proc, int tid, uint64_t pc, uint64_t n)
-{
-	struct pdata_header *h = pdata__header(pd);
-	struct pdata_slot *slots = (struct pdata_slot *)((char *)h + h->table_off);
-
-	for (uint32_t i = h->table_slots; i-- > 0;) {
-		if (slots[i].key)
-			continue;
-		slots[i].key = ((uint64_t)proc << 32) | (uint32_t)tid;
-		slots[i].pc = pc;
-		slots[i].count = n;
-		h->samples += n;
-		return;
-	}
-}
-
 /* Make node id's parent itself: a loop, as only a damaged file has. */
 static void loop_node(struct pdata *pd, uint32_t id)
 {
@@ -126,7 +109,7 @@ static int write_profile(const char *path, char *why, size_t whylen)
 
 	pdata__count(pd, 1, 100, 0x1010, 5);
 	pdata__count(pd, 1, 100, 0x1010, 7);
-	duplicate_slot(pd, 1, 100, 0x1010, 3);
+	fixture__duplicate_slot(pd, 1, 100, 0x1010, 3);
 	pdata__count_stack(pd, 1, 100, (const uint64_t[]){0x1010, 0x1020, 0x1030}, 3, 0, 4);
 	pdata__count_stack(pd, 1, 100, (const uint64_t[]){0x1010, 0x1020, 0x1030}, 3, 0, 6);
 	pdata__count_stack(pd, 1, 101, (const uint64_t[]){0x1010, 0x1020, 0x1030}, 3, 0, 2);
@@ -155,8 +138,11 @@ static const struct pv_sample *sample(const struct pview *v, uint32_t proc, int 
 	return NULL;
 }
 
-static int pcs_are(const struct pv_stack *s, const uint64_t *want, uint32_t n, int truncated)
+/* The PCs of stack s are want[0..n) (the one place that reads how the view keeps them). */
+static int pcs_are(const struct pview *v, const struct pv_stack *s, const uint64_t *want,
+		   uint32_t n, int truncated)
 {
+	(void)v;
 	return s->n == n && s->truncated == truncated && !memcmp(s->pcs, want, n * sizeof(*want));
 }
 
@@ -252,13 +238,13 @@ static void test_samples(const struct pview *v)
 	       flat && flat->count == 15 && !flat->stack, "%llu",
 	       flat ? (unsigned long long)flat->count : 0ull);
 	CHECK("the same stack twice summed", st && st->count == 10);
-	CHECK("a stack as its PC list", st && pcs_are(pview__stack(v, st->stack), abc, 3, 0));
+	CHECK("a stack as its PC list", st && pcs_are(v, pview__stack(v, st->stack), abc, 3, 0));
 	CHECK("equal PC lists share one stack",
 	      st && other && other->count == 2 && other->stack == st->stack);
 	CHECK("a cut-short stack: its PCs, and truncated",
-	      tr && tr->count == 1 && pcs_are(pview__stack(v, tr->stack), cut, 2, 1));
+	      tr && tr->count == 1 && pcs_are(v, pview__stack(v, tr->stack), cut, 2, 1));
 	CHECK("kernel frames innermost",
-	      k && k->count == 2 && pcs_are(pview__stack(v, k->stack), kern, 3, 0));
+	      k && k->count == 2 && pcs_are(v, pview__stack(v, k->stack), kern, 3, 0));
 	CHECK("a looping node chain counts flat", loop && loop->count == 3);
 	CHECKF("stacks: the empty one and three", v->nstacks == 4, "%zu", v->nstacks);
 	CHECK("stack 0 is empty", pview__stack(v, 0)->n == 0 && !pview__stack(v, 0)->truncated);

@@ -69,15 +69,10 @@ static int write_profile(const char *path, uint32_t clock, char *why, size_t why
 	const char *exe = fixture__exe();
 	struct pdata_proc *root, *kid, *fork, *exec;
 	struct pdata *pd;
-	int rc = fixture__create(&pd, path, &h, why, whylen);
+	int rc = fixture__start(&pd, path, &h, 5000, &root, why, whylen);
 
 	if (rc < 0)
 		return rc;
-	root = pdata__add_proc(pd, 5000, 1, 0, exe, pdata__now_ns());
-	if (fixture__own_maps(pd, root->id, NULL, NULL) <= 0) {
-		pdata__close(pd);
-		return -ENOENT;
-	}
 	thread(pd, root->id, 5000, "synth", cpu(400000, 100000));
 	thread(pd, root->id, 5001, "worker", cpu(200000, 50000));
 	pdata__count_stack(pd, root->id, 5000, STACK(LEAF(hot_a), RET(rep_run), RET(rep_main)), 0,

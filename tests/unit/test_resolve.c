@@ -50,27 +50,19 @@ static int write_profile(const char *path, char *why, size_t whylen)
 		.command = "test_resolve",
 		.create = {.table_slots = 64, .records_cap = 1 << 20}};
 	struct pdata *pd;
-	struct pdata_proc *me, *kid, *pre;
-	int rc = fixture__create(&pd, path, &h, why, whylen);
+	struct pdata_proc *me, *pre;
+	int rc = fixture__start(&pd, path, &h, getpid(), &me, why, whylen);
 
 	if (rc < 0)
 		return rc;
-	me = pdata__add_proc(pd, getpid(), getppid(), 0, fixture__exe(), pdata__now_ns());
-	rc = fixture__own_maps(pd, me->id, NULL, NULL);
 	pdata__add_map(pd, me->id, GONE_START, GONE_START + 0x4000, 0x3000, PROT_READ | PROT_EXEC,
 		       "/nonexistent/libgone.so", NULL, 0);
 	pdata__add_ksym(pd, KTEXT, 0x100, "k_syscall");
 	pdata__add_ksym(pd, KTEXT + 0x1000, 0x80, "k_fault [somemod]");
-	kid = pdata__add_proc(pd, 4000001, getpid(), me->id, fixture__exe(), pdata__now_ns());
+	pdata__add_proc(pd, 4000001, getpid(), me->id, fixture__exe(), pdata__now_ns());
 	pre = pdata__add_proc(pd, 4000002, getpid(), me->id, fixture__exe(), pdata__now_ns());
 	pdata__end_proc(pre, PDATA_END_EXEC, 0, pdata__now_ns(), NULL);
 	pdata__add_proc(pd, 4000002, getpid(), pre->id, "/bin/true", pdata__now_ns());
-	(void)kid;
-	if (rc <= 0) {
-		snprintf(why, whylen, "no executable mapping of this process recorded (%d)", rc);
-		pdata__close(pd);
-		return -ENOENT;
-	}
 	return fixture__finish(pd, PDATA_END_EXITED, 0);
 }
 
