@@ -87,8 +87,17 @@ struct hist_rec {
 	int32_t nbins, rate;
 	char dimen[16];
 	char abbrev;
-	const uint16_t *bins;
+	const unsigned char
+		*bins; /* u16 counts, at any alignment (a record starts after a tag byte) */
 };
+
+static uint16_t bin_at(const struct hist_rec *h, uint64_t i)
+{
+	uint16_t c;
+
+	memcpy(&c, h->bins + 2 * i, 2);
+	return c;
+}
 
 struct arc_rec {
 	uint64_t from, self;
@@ -135,7 +144,7 @@ static void parse(struct gmon_file *g, const char *path)
 			memcpy(h->dimen, g->data + at + 24, 15);
 			h->abbrev = (char)g->data[at + 39];
 			at += 40;
-			h->bins = (const uint16_t *)(g->data + at);
+			h->bins = g->data + at;
 			if (h->nbins < 0 || at + (size_t)h->nbins * 2 > g->len)
 				g->bad = 1;
 			at += (size_t)h->nbins * 2;
@@ -166,7 +175,7 @@ static int64_t bin_sum(const struct gmon_file *g, uint64_t pc)
 
 		if (vaddr < h->lo || vaddr >= h->hi)
 			return -1;
-		sum += h->bins[(vaddr - h->lo) / 2];
+		sum += bin_at(h, (vaddr - h->lo) / 2);
 	}
 	return sum;
 }
@@ -177,7 +186,7 @@ static uint64_t bins_total(const struct gmon_file *g)
 
 	for (size_t r = 0; r < g->nhist; r++)
 		for (int32_t i = 0; i < g->hist[r].nbins; i++)
-			t += g->hist[r].bins[i];
+			t += bin_at(&g->hist[r], (uint64_t)i);
 	return t;
 }
 
@@ -245,8 +254,9 @@ static void test_export(void)
 		       (unsigned long long)want_bins[i][1]);
 	}
 	CHECK("the first record saturates at 65535, the second carries the rest",
-	      g.nhist == 2 && g.hist[0].bins[(FN(gm_b) + 4 - bias - g.hist[0].lo) / 2] == 65535 &&
-		      g.hist[1].bins[(FN(gm_b) + 4 - bias - g.hist[0].lo) / 2] ==
+	      g.nhist == 2 &&
+		      bin_at(&g.hist[0], (FN(gm_b) + 4 - bias - g.hist[0].lo) / 2) == 65535 &&
+		      bin_at(&g.hist[1], (FN(gm_b) + 4 - bias - g.hist[0].lo) / 2) ==
 			      want_bins[2][1] - 65535);
 	CHECKF("nothing else in the histogram: the kernel and libc left out",
 	       bins_total(&g) == 100 + 50 + 70008 + 3, "%llu", (unsigned long long)bins_total(&g));
