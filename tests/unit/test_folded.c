@@ -75,7 +75,7 @@ static char *slurp(const char *path)
 	char *buf = calloc(1, 1 << 16);
 
 	if (f && buf)
-		fread(buf, 1, (1 << 16) - 1, f);
+		buf[fread(buf, 1, (1 << 16) - 1, f)] = 0;
 	if (f)
 		fclose(f);
 	return buf;
