@@ -9,7 +9,8 @@
  * exactly the same range, arcs from the stacks (call site -> callee start,
  * once per sample however often recursion repeats an edge, nothing to or
  * from kernel frames or "[truncated]"), an arc count over 2^31 - 1 split
- * into several records; the summary; the object asked for; an object no
+ * into several records and saturated at 64 records (counts of 2^64 - 1
+ * wrap nowhere); the summary; the object asked for; an object no
  * process mapped; an unknown rate; an output that is the profile itself.
  */
 #include <dlfcn.h>
@@ -110,7 +111,7 @@ struct gmon_file {
 	int header_ok;
 	struct hist_rec hist[8];
 	size_t nhist;
-	struct arc_rec arcs[16];
+	struct arc_rec arcs[80];
 	size_t narcs;
 	int bad; /* a record that does not parse, or too many */
 };
@@ -148,7 +149,7 @@ static void parse(struct gmon_file *g, const char *path)
 			if (h->nbins < 0 || at + (size_t)h->nbins * 2 > g->len)
 				g->bad = 1;
 			at += (size_t)h->nbins * 2;
-		} else if (tag == 1 && at + 20 <= g->len && g->narcs < 16) {
+		} else if (tag == 1 && at + 20 <= g->len && g->narcs < 80) {
 			struct arc_rec *a = &g->arcs[g->narcs++];
 
 			memcpy(&a->from, g->data + at, 8);
@@ -335,6 +336,47 @@ static void test_no_rate(void)
 	       "%d '%s'", rc, why);
 }
 
+/* Two samples of 2^64 - 1 in the kernel under gm_b <- gm_main: the arc saturates, nothing wraps. */
+static void test_arc_saturation(void)
+{
+	static const struct fixture_header h = {
+		.clock = PDATA_CLOCK_PERF,
+		.period_ns = PERIOD,
+		.callgraph = PDATA_CG_FP,
+		.create = {.table_slots = 64, .frame_slots = 64, .records_cap = 1 << 20}};
+	struct gmon_summary sum = {0};
+	struct gmon_file g = {0};
+	struct pdata *pd;
+	struct pdata_proc *p;
+	char path[256], why[512] = "";
+	size_t recs = 0;
+	int rc;
+
+	fixture__path(path, sizeof(path), "arcmax.data");
+	rc = fixture__start(&pd, path, &h, getpid(), &p, why, sizeof(why));
+	if (rc == 0) {
+		pdata__count_stack(pd, p->id, 1, STACK(KTEXT + 0x10, FN(gm_b) + 9, FN(gm_main) + 9),
+				   0, UINT64_MAX);
+		pdata__count_stack(pd, p->id, 2, STACK(KTEXT + 0x30, FN(gm_b) + 9, FN(gm_main) + 9),
+				   0, UINT64_MAX);
+		rc = fixture__finish(pd, PDATA_END_EXITED, 0);
+	}
+	rc = rc ? rc : gmon_export_opts(path, out_path, NULL, &sum, why, sizeof(why));
+	CHECKF("export of counts of 2^64 - 1", rc == 0, "%d %s", rc, why);
+	if (rc)
+		return;
+	parse(&g, out_path);
+	CHECKF("an arc of 2^64 - 1 twice: 64 records of 2^31 - 1, saturated",
+	       !g.bad && g.nhist == 1 &&
+		       arc(&g, FN(gm_main) + 8, gm_b, &recs) == 64ull * 0x7fffffff && recs == 64 &&
+		       sum.arcs == 1 && sum.arcs_saturated && sum.in_text == 0 &&
+		       sum.outside == UINT64_MAX && bins_total(&g) == 0,
+	       "%zu records, %llu", recs,
+	       (unsigned long long)arc(&g, FN(gm_main) + 8, gm_b, &recs));
+	free(g.data);
+	unlink(out_path);
+}
+
 int main(void)
 {
 	char why[512] = "";
@@ -353,5 +395,6 @@ int main(void)
 	test_export();
 	test_objects();
 	test_no_rate();
+	test_arc_saturation();
 	return CHECK_DONE();
 }
