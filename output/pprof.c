@@ -33,58 +33,59 @@
 #define GZ_OUT_SIZE (64u << 10)
 #define GZ_LEVEL 1 /* fastest: profiles compress well anyway (as Go's runtime does) */
 
-/* ---- index tables: hash -> index into one of the context's arrays ---------- */
+/* ---- index tables: a key -> its index in one of the context's arrays (utils/htab) ---- */
 
+/* An entry: the key's hash and its index + 1 (never 0 once filled). */
 struct islot {
 	uint64_t h;
-	uint32_t idx1; /* index + 1; 0 = empty */
-};
-
-struct itab {
-	struct islot *s;
-	size_t mask, n;
+	uint64_t idx1;
 };
 
 typedef int (*itab_eq)(const void *ctx, uint32_t idx, const void *key);
 
-static int itab_grow(struct itab *t)
+/* A lookup: the key, its hash, and how to compare it with an entry's element. */
+struct ikey {
+	uint64_t h;
+	itab_eq eq;
+	const void *ctx, *key;
+};
+
+static uint64_t ikey_hash(const void *k)
 {
-	size_t nmask = t->mask ? t->mask * 2 + 1 : 255;
-	struct islot *n = calloc(nmask + 1, sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	for (size_t i = 0; t->s && i <= t->mask; i++) {
-		size_t k;
-
-		if (!t->s[i].idx1)
-			continue;
-		for (k = t->s[i].h & nmask; n[k].idx1; k = (k + 1) & nmask)
-			;
-		n[k] = t->s[i];
-	}
-	free(t->s);
-	t->s = n;
-	t->mask = nmask;
-	return 0;
+	return ((const struct ikey *)k)->h;
 }
 
+static bool islot_eq(const void *entry, const void *k)
+{
+	const struct islot *e = entry;
+	const struct ikey *q = k;
+
+	return e->h == q->h && q->eq(q->ctx, (uint32_t)(e->idx1 - 1), q->key);
+}
+
+static const struct htab_type islot_type = {
+	.entry_size = sizeof(struct islot),
+	.hash = ikey_hash,
+	.eq = islot_eq,
+	.stored_hash = HTAB_STORED_HASH(struct islot, h),
+};
+
 /*
- * The slot of key (hash h): found when ->idx1 != 0, else free for it (set
- * ->idx1 and ->h, then count it with t->n++).  NULL on out-of-memory.
+ * The entry of key (hash h) in *t (made at the first lookup): found when
+ * ->idx1 != 0, else a fresh one that the caller fills (->h, ->idx1) once
+ * the element is in its array, before the next lookup in *t.  NULL on
+ * out-of-memory: the export stops, and an entry left unfilled is never
+ * looked at again.
  */
-static struct islot *itab_slot(struct itab *t, uint64_t h, itab_eq eq, const void *ctx,
+static struct islot *itab_slot(struct htab **t, uint64_t h, itab_eq eq, const void *ctx,
 			       const void *key)
 {
-	size_t k;
+	struct ikey q = {h, eq, ctx, key};
+	bool fresh;
 
-	if ((t->n + 1) * 2 > t->mask && itab_grow(t) < 0)
+	if (!*t && !(*t = htab__new(&islot_type, 256)))
 		return NULL;
-	for (k = h & t->mask; t->s[k].idx1; k = (k + 1) & t->mask)
-		if (t->s[k].h == h && eq(ctx, t->s[k].idx1 - 1, key))
-			break;
-	t->s[k].h = h;
-	return &t->s[k];
+	return htab__insert(*t, &islot_type, &q, &fresh);
 }
 
 /* ---- the profile being built ----------------------------------------------- */
@@ -92,7 +93,7 @@ static struct islot *itab_slot(struct itab *t, uint64_t h, itab_eq eq, const voi
 struct strtab {
 	char **strs; /* owned; strs[0] = "" */
 	size_t n, cap;
-	struct itab idx;
+	struct htab *idx;
 };
 
 /* What a Location stands for (parallel to ctx.locs). */
@@ -122,8 +123,9 @@ struct func_key {
 struct label_set {
 	uint32_t proc;
 	int tid;
-	int base;	 /* a sample of the diff's base (OLD): labelled pprof::base */
 	size_t first, n; /* in ctx.labels */
+	uint32_t reason; /* off-CPU samples: enum pdata_kind, else 0 */
+	int base;	 /* a sample of the diff's base (OLD): labelled pprof::base */
 };
 
 /* A node of the samples' location-id tree. */
@@ -165,6 +167,8 @@ struct pprof_ctx {
 	struct resolver *r;
 	struct report *rep; /* for the time without samples; NULL: samples only */
 	int64_t period;
+	size_t nvalues;	    /* [samples, cpu], and off_cpu with off-CPU time */
+	uint64_t offcpu_ns; /* written as off_cpu values */
 	int base; /* adding a diff's base (OLD): values negated, labels pprof::base=true */
 	struct strtab st;
 	/* locations (one Line each) */
@@ -177,12 +181,12 @@ struct pprof_ctx {
 	size_t inl_cap;
 	PB(Line) * xlines;
 	size_t nxlines, xlines_cap;
-	struct itab loc_idx;
+	struct htab *loc_idx;
 	/* functions */
 	PB(Function) * funcs;
 	struct func_key *func_keys;
 	size_t nfuncs, funcs_cap, fkeys_cap;
-	struct itab func_idx;
+	struct htab *func_idx;
 	/* mappings */
 	PB(Mapping) * maps;
 	struct map_info *map_infos;
@@ -192,7 +196,7 @@ struct pprof_ctx {
 	size_t nlabels, labels_cap;
 	struct label_set *sets;
 	size_t nsets, sets_cap;
-	struct itab set_idx;
+	struct htab *set_idx;
 	/*
 	 * samples: values [count, cpu] in a flat array; location ids as a tree
 	 * of (parent, location id) nodes from the outermost frame inwards, a
@@ -210,7 +214,7 @@ struct pprof_ctx {
 	size_t nsamples, samples_cap, set_cap, node_cap, values_cap, nlnodes, lnodes_cap;
 	uint64_t total;
 	uint64_t timed_ns;     /* CPU time of the samples without a count (c->rep) */
-	size_t first_base;     /* a diff: the first sample of the base (OLD); else nsamples */
+	size_t first_base;     /* a diff: the first sample of the base (OLD); else SIZE_MAX */
 	const char *diff_note; /* a diff: the comment that says so */
 };
 
@@ -226,6 +230,7 @@ static int64_t str_index(struct pprof_ctx *c, const char *s)
 {
 	struct strtab *st = &c->st;
 	struct islot *slot;
+	uint64_t h;
 	char *copy;
 
 	if (!s || !*s)
@@ -233,7 +238,8 @@ static int64_t str_index(struct pprof_ctx *c, const char *s)
 	copy = utf8__dup_valid(s, strlen(s));
 	if (!copy)
 		return -ENOMEM;
-	slot = itab_slot(&st->idx, htab_hash_str(copy), str_eq, st, copy);
+	h = htab_hash_str(copy);
+	slot = itab_slot(&st->idx, h, str_eq, st, copy);
 	if (!slot || slot->idx1) {
 		free(copy);
 		return slot ? (int64_t)slot->idx1 - 1 : -ENOMEM;
@@ -243,8 +249,7 @@ static int64_t str_index(struct pprof_ctx *c, const char *s)
 		return -ENOMEM;
 	}
 	st->strs[st->n] = copy;
-	slot->idx1 = (uint32_t)++st->n;
-	st->idx.n++;
+	*slot = (struct islot){h, ++st->n};
 	return (int64_t)st->n - 1;
 }
 
@@ -428,8 +433,7 @@ static int64_t function_id(struct pprof_ctx *c, const struct func_key *k)
 	f->filename = k->filename;
 	f->start_line = k->start_line;
 	c->func_keys[c->nfuncs] = *k;
-	slot->idx1 = (uint32_t)++c->nfuncs;
-	c->func_idx.n++;
+	*slot = (struct islot){h, ++c->nfuncs};
 	return (int64_t)c->nfuncs;
 }
 
@@ -581,23 +585,22 @@ static int64_t location_id(struct pprof_ctx *c, const struct pv_proc *p, uint64_
 	struct resolve_loc rl;
 	struct loc_key key;
 	struct islot *slot;
+	uint64_t h;
 
 	if (!leaf && pc != PDATA_PC_TRUNCATED && pc)
 		pc--;
 	if (resolver__locate(c->r, p, pc, leaf ? count : 0, &rl) < 0)
 		return -ENOMEM;
 	key = (struct loc_key){rl.obj, rl.addr, rl.linktime};
-	slot = itab_slot(&c->loc_idx,
-			 htab_hash_combine(htab_hash_combine((uintptr_t)key.obj, key.addr),
-					   (uint64_t)key.linktime),
-			 loc_eq, c, &key);
+	h = htab_hash_combine(htab_hash_combine((uintptr_t)key.obj, key.addr),
+			      (uint64_t)key.linktime);
+	slot = itab_slot(&c->loc_idx, h, loc_eq, c, &key);
 	if (!slot)
 		return -ENOMEM;
 	if (!slot->idx1) {
 		if (new_location(c, p, pc, &rl) < 0)
 			return -ENOMEM;
-		slot->idx1 = (uint32_t)++c->nlocs;
-		c->loc_idx.n++;
+		*slot = (struct islot){h, ++c->nlocs};
 	}
 	return slot->idx1;
 }
@@ -609,7 +612,8 @@ static int set_eq(const void *ctx, uint32_t idx, const void *key)
 	const struct pprof_ctx *c = ctx;
 	const struct label_set *a = &c->sets[idx], *b = key;
 
-	return a->proc == b->proc && a->tid == b->tid && a->base == b->base;
+	return a->proc == b->proc && a->tid == b->tid && a->reason == b->reason &&
+	       a->base == b->base;
 }
 
 static int add_label(struct pprof_ctx *c, const char *key, const char *str, int64_t num)
@@ -637,10 +641,11 @@ static const char *base_name(const char *path)
 }
 
 /* Index of the label set of thread tid of image p, created on first use; -ENOMEM. */
-static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid)
+static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid, uint32_t reason)
 {
-	struct label_set key = {p->id, tid, c->base, 0, 0}, *set;
-	uint64_t h = htab_hash_combine(htab_hash_combine(p->id, (uint32_t)tid), (uint64_t)c->base);
+	struct label_set key = {p->id, tid, 0, 0, reason, c->base}, *set;
+	uint64_t h = htab_hash_combine(htab_hash_combine(p->id, (uint32_t)tid),
+				       reason | (uint64_t)c->base << 32);
 	struct islot *slot = itab_slot(&c->set_idx, h, set_eq, c, &key);
 	const struct pv_thread *th = pv_proc__thread(p, tid);
 	int rc;
@@ -659,6 +664,8 @@ static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid)
 		rc = add_label(c, "process_comm", base_name(p->exe), 0);
 	if (!rc && th && th->comm[0])
 		rc = add_label(c, "thread_comm", th->comm, 0);
+	if (!rc && reason)
+		rc = add_label(c, "off_cpu_reason", pdata__kind_name(reason), 0);
 	if (!rc && c->base) /* what pprof -diff_base marks its base's samples with */
 		rc = add_label(c, "pprof::base", "true", 0);
 	if (rc)
@@ -666,8 +673,7 @@ static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid)
 	key.n = c->nlabels - key.first;
 	set = &c->sets[c->nsets];
 	*set = key;
-	slot->idx1 = (uint32_t)++c->nsets;
-	c->set_idx.n++;
+	*slot = (struct islot){h, ++c->nsets};
 	return (long)c->nsets - 1;
 }
 
@@ -714,11 +720,12 @@ static size_t loc_ids(const struct pprof_ctx *c, uint32_t node, uint64_t *ids, s
 
 /*
  * A Sample of label set `set` whose n location ids are node's list, with
- * values [count, cpu].  Returns 0 or -ENOMEM.
+ * values [count, cpu] (and off_cpu: offcpu).  Returns 0 or -ENOMEM.
  */
 static int push_sample(struct pprof_ctx *c, long set, uint32_t node, size_t n, int64_t count,
-		       int64_t cpu)
+		       int64_t cpu, int64_t offcpu)
 {
+	size_t at = c->nvalues * c->nsamples;
 	PB(Sample) * s;
 
 	if (array__reserve((void **)&c->samples, &c->samples_cap, c->nsamples + 1,
@@ -727,15 +734,17 @@ static int push_sample(struct pprof_ctx *c, long set, uint32_t node, size_t n, i
 			   sizeof(*c->sample_set)) < 0 ||
 	    array__reserve((void **)&c->sample_node, &c->node_cap, c->nsamples + 1,
 			   sizeof(*c->sample_node)) < 0 ||
-	    array__reserve((void **)&c->values, &c->values_cap, 2 * c->nsamples + 1 + 1,
+	    array__reserve((void **)&c->values, &c->values_cap, at + c->nvalues,
 			   sizeof(*c->values)) < 0)
 		return -ENOMEM;
 	s = &c->samples[c->nsamples];
 	perftools__profiles__sample__init(s);
 	s->n_location_id = n;
-	s->n_value = 2;
-	c->values[2 * c->nsamples] = c->base ? -count : count;
-	c->values[2 * c->nsamples + 1] = c->base ? -cpu : cpu;
+	s->n_value = c->nvalues;
+	c->values[at] = c->base ? -count : count;
+	c->values[at + 1] = c->base ? -cpu : cpu;
+	if (c->nvalues > 2)
+		c->values[at + 2] = c->base ? -offcpu : offcpu;
 	c->sample_set[c->nsamples] = (uint32_t)set;
 	c->sample_node[c->nsamples] = node;
 	c->nsamples++;
@@ -804,49 +813,61 @@ static long callers_node(struct pprof_ctx *c, const struct pv_proc *p, uint32_t 
 
 /*
  * One sample of count of thread tid in process image p: its own PC as the
- * leaf, then the callers of its stack st.  Returns 0 or -ENOMEM.
+ * leaf, then the callers of its stack st.  reason: an off-CPU slot's
+ * (count is ns), else 0.  Returns 0 or -ENOMEM.
  */
 static int add_sample(struct pprof_ctx *c, const struct pv_proc *p, int tid, uint64_t pc,
-		      const struct pv_stack *st, uint64_t count)
+		      const struct pv_stack *st, uint64_t count, uint32_t reason)
 {
 	const struct pview *v = c->v;
 	/* a stack of no PC but the cut-short mark: the mark is its callers */
 	uint32_t callers = st->n && st->node < v->nframes ? v->frames[st->node].parent : st->node;
-	long set = label_set(c, p, tid), node;
+	long set = label_set(c, p, tid, reason), node;
 	int64_t leaf;
 	size_t n;
 
 	if (set < 0)
 		return -ENOMEM;
-	leaf = location_id(c, p, pc, 1, count);
+	leaf = location_id(c, p, pc, 1, reason ? 0 : count);
 	node = leaf < 0 ? -ENOMEM : callers_node(c, p, callers);
 	if (node >= 0)
 		node = loc_node(c, (uint32_t)node, (uint64_t)leaf);
 	if (node < 0)
 		return -ENOMEM;
 	n = 1 + (callers && callers < v->nframes ? v->frames[callers].depth : 0);
-	if (push_sample(c, set, (uint32_t)node, n, clamp64(count), cpu_ns(count, c->period)) < 0)
+	if (reason) {
+		if (push_sample(c, set, (uint32_t)node, n, 0, 0, clamp64(count)) < 0)
+			return -ENOMEM;
+		c->offcpu_ns += count;
+		return 0;
+	}
+	if (push_sample(c, set, (uint32_t)node, n, clamp64(count), cpu_ns(count, c->period), 0) < 0)
 		return -ENOMEM;
 	c->total += count;
 	return 0;
 }
 
-/* Every sample of the view, with its call stack (one PC for a flat sample). */
-static int add_samples(struct pprof_ctx *c)
+/*
+ * Every sample of the view (off: every off-CPU slot), with its call stack
+ * (one PC for a flat sample).
+ */
+static int add_samples(struct pprof_ctx *c, int off)
 {
 	const struct pview *v = c->v;
+	const struct pv_sample *all = off ? v->offcpu : v->samples;
+	size_t nall = off ? v->noffcpu : v->nsamples;
 	size_t at = 0;
 
 	for (size_t i = 0; i < v->nprocs; i++) {
 		const struct pv_proc *p = &v->procs[i];
 
-		while (at < v->nsamples && v->samples[at].proc < p->id)
+		while (at < nall && all[at].proc < p->id)
 			at++;
-		for (; at < v->nsamples && v->samples[at].proc == p->id; at++) {
-			const struct pv_sample *s = &v->samples[at];
+		for (; at < nall && all[at].proc == p->id; at++) {
+			const struct pv_sample *s = &all[at];
 
 			if (s->count && add_sample(c, p, s->tid, s->pc, pview__stack(v, s->stack),
-						   s->count) < 0)
+						   s->count, off ? s->kind : 0) < 0)
 				return -ENOMEM;
 		}
 	}
@@ -861,9 +882,8 @@ static int64_t timed_location_id(struct pprof_ctx *c, const struct func *f, int 
 {
 	/* linktime 2 + kind: a key no resolved location has (0 or 1) */
 	struct loc_key key = {NULL, 0, 2 + kind};
-	struct islot *slot = itab_slot(
-		&c->loc_idx, htab_hash_combine(htab_hash_combine(0, 0), (uint64_t)key.linktime),
-		loc_eq, c, &key);
+	uint64_t h = htab_hash_combine(htab_hash_combine(0, 0), (uint64_t)key.linktime);
+	struct islot *slot = itab_slot(&c->loc_idx, h, loc_eq, c, &key);
 	struct func_key k = {0};
 	int64_t fid;
 
@@ -876,8 +896,7 @@ static int64_t timed_location_id(struct pprof_ctx *c, const struct func *f, int 
 	fid = k.name < 0 || k.filename < 0 ? -ENOMEM : function_id(c, &k);
 	if (fid < 0 || !push_location(c, &key, fid, -1, 0))
 		return -ENOMEM;
-	slot->idx1 = (uint32_t)++c->nlocs;
-	c->loc_idx.n++;
+	*slot = (struct islot){h, ++c->nlocs};
 	return slot->idx1;
 }
 
@@ -885,11 +904,11 @@ static int64_t timed_location_id(struct pprof_ctx *c, const struct func *f, int 
 static int add_timed(void *arg, const struct report_item *it)
 {
 	struct pprof_ctx *c = arg;
-	long set = label_set(c, it->p, it->tid);
+	long set = label_set(c, it->p, it->tid, 0);
 	int64_t id = set < 0 ? -ENOMEM : timed_location_id(c, it->f, it->kind);
 	long node = id < 0 ? -ENOMEM : loc_node(c, 0, (uint64_t)id);
 
-	if (node < 0 || push_sample(c, set, (uint32_t)node, 1, 0, clamp64(it->ns)) < 0)
+	if (node < 0 || push_sample(c, set, (uint32_t)node, 1, 0, clamp64(it->ns), 0) < 0)
 		return -ENOMEM;
 	c->timed_ns += it->ns;
 	return 0;
@@ -908,8 +927,8 @@ static int add_timed_samples(struct pprof_ctx *c)
 /* ---- the Profile message ------------------------------------------------------------ */
 
 struct pb_arrays {
-	PB(ValueType) types[2], period_type;
-	PB(ValueType) * type_ptrs[2];
+	PB(ValueType) types[3], period_type;
+	PB(ValueType) * type_ptrs[3];
 	PB(Sample) * *samples;
 	PB(Location) * *locs;
 	PB(Line) * *line_ptrs;
@@ -993,7 +1012,7 @@ static int link_messages(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays
 		const struct label_set *set = &c->sets[c->sample_set[i]];
 
 		s->location_id = NULL; /* when it is packed: pack_samples */
-		s->value = c->values + 2 * i;
+		s->value = c->values + c->nvalues * i;
 		s->label = a->label_ptrs + set->first; /* shared by the thread's samples */
 		s->n_label = set->n;
 		a->samples[i] = s;
@@ -1039,7 +1058,7 @@ static int64_t src_period(const struct pview *v)
 	return 0;
 }
 
-/* The samples of src; base: a diff's base (OLD), negated and labelled. */
+/* The samples of src (its off-CPU slots too); base: a diff's base (OLD), negated and labelled. */
 static int add_source(struct pprof_ctx *c, const struct pprof_src *src, int base)
 {
 	int rc;
@@ -1051,11 +1070,10 @@ static int add_source(struct pprof_ctx *c, const struct pprof_src *src, int base
 	c->base = base;
 	htab__free(c->caller_idx); /* its keys are the view's process ids and nodes */
 	c->caller_idx = NULL;
-	if (!base)
-		c->first_base = SIZE_MAX;
-	else
-		c->first_base = c->nsamples;
-	rc = add_samples(c);
+	c->first_base = base ? c->nsamples : SIZE_MAX;
+	rc = add_samples(c, 0);
+	if (!rc && src->v->noffcpu)
+		rc = add_samples(c, 1);
 	if (!rc)
 		rc = add_timed_samples(c);
 	return rc;
@@ -1063,30 +1081,30 @@ static int add_source(struct pprof_ctx *c, const struct pprof_src *src, int base
 
 /*
  * A diff's -normalize, as pprof's: NEW's values scaled so that each type's
- * total is OLD's (a sample's share of the total is then its change in
- * percentage points of OLD's).
+ * total is OLD's.
  */
 static void normalize_new(struct pprof_ctx *c)
 {
 	size_t nb = c->first_base < c->nsamples ? c->first_base : c->nsamples;
 
-	for (int k = 0; k < 2; k++) {
+	for (size_t k = 0; k < c->nvalues; k++) {
 		double sum_new = 0, sum_old = 0, ratio;
 
 		for (size_t i = 0; i < c->nsamples; i++)
-			*(i < nb ? &sum_new : &sum_old) += fabs((double)c->values[2 * i + k]);
+			*(i < nb ? &sum_new : &sum_old) +=
+				fabs((double)c->values[c->nvalues * i + k]);
 		if (sum_new <= 0 || sum_old <= 0)
 			continue;
 		ratio = sum_old / sum_new;
 		for (size_t i = 0; i < nb; i++) {
-			double v = llround((double)c->values[2 * i + k] * ratio);
+			double v = llround((double)c->values[c->nvalues * i + k] * ratio);
 
-			c->values[2 * i + k] = v >= 9.2e18 ? INT64_MAX : (int64_t)v;
+			c->values[c->nvalues * i + k] = v >= 9.2e18 ? INT64_MAX : (int64_t)v;
 		}
 	}
 }
 
-/* The Profile of the samples added (add_source): NEW's (the first source's) header. */
+/* The Profile of the samples added (add_source), with the first source's (NEW's) header. */
 static int build_profile(struct pprof_ctx *c, const struct pprof_src *first, PB(Profile) * pr,
 			 struct pb_arrays *a)
 {
@@ -1100,11 +1118,12 @@ static int build_profile(struct pprof_ctx *c, const struct pprof_src *first, PB(
 	perftools__profiles__profile__init(pr);
 	if (value_type(c, &a->types[0], "samples", "count") < 0 ||
 	    value_type(c, &a->types[1], "cpu", "nanoseconds") < 0 ||
+	    value_type(c, &a->types[2], "off_cpu", "nanoseconds") < 0 ||
 	    value_type(c, &a->period_type, "cpu", "nanoseconds") < 0 || add_comments(c, pr, a) < 0)
 		return -ENOMEM;
-	a->type_ptrs[0] = &a->types[0];
-	a->type_ptrs[1] = &a->types[1];
-	pr->n_sample_type = 2;
+	for (size_t i = 0; i < c->nvalues; i++)
+		a->type_ptrs[i] = &a->types[i];
+	pr->n_sample_type = c->nvalues;
 	pr->sample_type = a->type_ptrs;
 	pr->period_type = &a->period_type;
 	pr->period = c->period;
@@ -1124,21 +1143,21 @@ static void ctx_free(struct pprof_ctx *c)
 	for (size_t i = 0; i < c->st.n; i++)
 		free(c->st.strs[i]);
 	free(c->st.strs);
-	free(c->st.idx.s);
+	htab__free(c->st.idx);
 	free(c->locs);
 	free(c->lines);
 	free(c->loc_keys);
 	free(c->loc_inl);
 	free(c->xlines);
-	free(c->loc_idx.s);
+	htab__free(c->loc_idx);
 	free(c->funcs);
 	free(c->func_keys);
-	free(c->func_idx.s);
+	htab__free(c->func_idx);
 	free(c->maps);
 	free(c->map_infos);
 	free(c->labels);
 	free(c->sets);
-	free(c->set_idx.s);
+	htab__free(c->set_idx);
 	free(c->samples);
 	free(c->sample_set);
 	free(c->sample_node);
@@ -1294,13 +1313,17 @@ struct pprof_job {
 
 static int write_profile(int fd, const struct pprof_job *job, char *why, size_t whylen)
 {
-	struct pprof_ctx c = {.diff_note = job->diff_note};
+	struct pprof_ctx c = {.nvalues = 2, .diff_note = job->diff_note};
 	struct pprof_summary *sum = job->sum;
 	struct pb_arrays a = {0};
 	PB(Profile) pr;
 	uint64_t written = 0;
 	int rc = strtab_init(&c.st);
 
+	/* off_cpu values only where a profile has off-CPU time (the OpenTelemetry name) */
+	for (int i = 0; i < job->nsrc; i++)
+		if (job->src[i].v->noffcpu)
+			c.nvalues = 3;
 	for (int i = 0; !rc && i < job->nsrc; i++)
 		rc = add_source(&c, &job->src[i], i > 0);
 	if (!rc && job->normalize)
@@ -1319,6 +1342,7 @@ static int write_profile(int fd, const struct pprof_job *job, char *why, size_t 
 	if (sum) {
 		sum->samples = c.total;
 		sum->timed_ns = c.timed_ns;
+		sum->offcpu_ns = c.offcpu_ns;
 		sum->nsamples = c.nsamples;
 		sum->nlocations = c.nlocs;
 		sum->nfunctions = c.nfuncs;

@@ -35,6 +35,8 @@ struct pv_thread {
 	char comm[16];	      /* NUL-terminated; the last name the thread had */
 	struct pdata_cpu cpu; /* CPU time when known (zeros when not) */
 	uint32_t seq;	      /* order of its (last) record in the file */
+	uint64_t life_ns;     /* format 3: its lifetime inside the recording, 0 unknown */
+	uint64_t offcpu_ns;   /* format 3: of which off the CPU (every interval), 0 unknown */
 };
 
 /* A piece of JIT code named in the profile (perf map or jitdump, read while the process lived). */
@@ -58,6 +60,7 @@ struct pv_proc {
 	struct pv_thread *threads; /* sorted by tid, one per tid */
 	size_t nthreads;
 	uint64_t samples;      /* sum of its samples */
+	uint64_t offcpu_ns;    /* sum of its off-CPU slots (ns) */
 	size_t order;	       /* position of its record in the file */
 	struct pv_jitsym *jit; /* sorted by start, then seq */
 	size_t njit;
@@ -68,7 +71,8 @@ struct pv_sample {
 	int tid;
 	uint64_t pc;
 	uint32_t stack; /* index of its call stack in the view (pview__stack), 0 = none */
-	uint64_t count;
+	uint32_t kind;	/* enum pdata_kind: PDATA_KIND_CPU in samples, a reason in offcpu */
+	uint64_t count; /* samples; nanoseconds for an off-CPU kind */
 };
 
 /*
@@ -103,8 +107,13 @@ struct pview {
 	struct pdata_header hdr; /* copy; strings NUL-terminated */
 	struct pv_proc *procs;	 /* sorted by id */
 	size_t nprocs;
-	struct pv_sample *samples; /* merged, sorted by (proc, tid, pc, stack) */
+	struct pv_sample *samples; /* CPU samples, merged, sorted by (proc, tid, pc, stack) */
 	size_t nsamples;
+	/* off-CPU time (format 3): merged, sorted by (proc, tid, pc, stack, kind); count is ns */
+	struct pv_sample *offcpu;
+	size_t noffcpu;
+	uint64_t offcpu_total;	 /* sum of their ns */
+	char *offcpu_note;	 /* what the recorder says about its off-CPU time ("" none) */
 	struct pv_stack *stacks; /* [0] is the empty stack; distinct PC lists */
 	size_t nstacks;
 	struct pv_frame *frames; /* the stacks' nodes ([0] unused): memory per node, not per PC */
