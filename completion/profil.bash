@@ -27,7 +27,7 @@ _profil_values()
 		echo "prof profil sprofil setitimer timer_create perf_event_open" \
 			"sched_process_fork sched_process_exec sched_process_exit events_lost"
 		;;
-	diff:--format) echo "text json" ;;
+	diff:--format) echo "text json html pprof" ;;
 	annotate:--format) echo "text json" ;;
 	diff:--sort) echo "share seconds" ;;
 	*) return 1 ;;
