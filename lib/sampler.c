@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "sampler.h"
 #include "tick_signal.h"
+#include "tick_stack.h"
 
 static const struct clock_ops *const clocks[] = {
 	[PROFIL_CLOCK_THREAD] = &clock_thread_ops,
@@ -245,6 +246,7 @@ static void atfork_child(void)
 {
 	int was_on = __atomic_load_n(&deliver_on, __ATOMIC_SEQ_CST);
 
+	tick_stacks_forget(); /* held by threads of the parent only */
 	if (!forget_parent())
 		return; /* not started, or already taken care of by sampler_child_restart() */
 	if (!was_on || (cfg.flags & SAMPLER_FORK_MANUAL)) {

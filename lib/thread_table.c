@@ -128,8 +128,9 @@ static void reap_some(void)
 	}
 }
 
-/* Arm the calling thread; on a discovery tick also scan and reap.  In flight for drain. */
-static void arm_caller(int discovery_tick)
+/* Arm the calling thread; on a discovery tick also scan (with stack room for it) and reap.
+ * In flight for drain. */
+static void arm_caller(int discovery_tick, int can_scan)
 {
 	pid_t tid;
 
@@ -139,7 +140,7 @@ static void arm_caller(int discovery_tick)
 		if (tid != skip)
 			arm_thread(tid);
 		if (discovery_tick &&
-		    __atomic_add_fetch(&ticks, 1, __ATOMIC_RELAXED) % SCAN_EVERY == 0)
+		    __atomic_add_fetch(&ticks, 1, __ATOMIC_RELAXED) % SCAN_EVERY == 0 && can_scan)
 			scan_tasks();
 		if (discovery_tick && ops->reap_dead)
 			reap_some();
@@ -147,14 +148,14 @@ static void arm_caller(int discovery_tick)
 	__atomic_fetch_sub(&inflight, 1, __ATOMIC_SEQ_CST);
 }
 
-void threads_discover(void)
+void threads_discover(int can_scan)
 {
-	arm_caller(1);
+	arm_caller(1, can_scan);
 }
 
 void threads_arm_self(void)
 {
-	arm_caller(0);
+	arm_caller(0, 1);
 }
 
 void threads_drain(void)
