@@ -62,9 +62,11 @@
 #include "lib/sampler.h"
 #include "profile/pdata.h"
 
+_Static_assert(UNWIND_MAX_OBJECTS == PDATA_AGENT_MAX_OBJECTS, "the bound the header states");
+
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_MAPS 1024
-#define TID_SLOTS 4096 /* power of two */
+#define TLS_IE __attribute__((tls_model("initial-exec")))
 
 struct known_map {
 	uint64_t start, end, pgoff;
@@ -85,12 +87,10 @@ static struct {
 	int stacks;		 /* call stacks asked for (PROFIL_AGENT_STACKS=1) */
 	uint64_t unwind_objects; /* unwinder activations already followed by a rescan */
 	struct known_map maps[MAX_MAPS];
-	unsigned int nmaps;	 /* atomic, entries written before the count */
-	int need_rescan;	 /* atomic: a sample fell outside every known mapping */
-	int rescanning;		 /* atomic try-lock */
-	int32_t tids[TID_SLOTS]; /* threads with a record in this image */
-	struct pdata_thread *trecs[TID_SLOTS]; /* their records (NULL until written) */
-	struct pdata_cpu base;		       /* the process's CPU time when this image began */
+	unsigned int nmaps;	  /* atomic, entries written before the count */
+	int need_rescan;	  /* atomic: a sample fell outside every known mapping */
+	int rescanning;		  /* atomic try-lock */
+	struct pdata_cpu base;	  /* the process's CPU time when this image began */
 	struct pdata_cpu tbase;	  /* the main thread's, likewise (it goes on across an exec) */
 	pthread_key_t thread_key; /* a thread's destructor writes its CPU time */
 	int have_key;
@@ -283,53 +283,41 @@ static void rescan_if_needed(void)
 
 /* ---- samples and threads ------------------------------------------------- */
 
-static void read_comm(pid_t tid, char comm[16])
+/* The calling thread's name (one prctl: no file opened in the handler). */
+static void read_comm(char comm[16])
 {
-	char path[64];
-	ssize_t n;
-	int fd;
-
 	comm[0] = 0;
-	if (tid == my_tid()) {
-		prctl(PR_GET_NAME, comm);
-		return;
-	}
-	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = read(fd, comm, 15);
-	close(fd);
-	comm[n > 0 ? n : 0] = 0;
-	comm[strcspn(comm, "\n")] = 0;
+	prctl(PR_GET_NAME, comm);
+	comm[15] = 0;
 }
 
-/* First sample of a thread in this image: publish its thread record (lock-free set). */
+/*
+ * The calling thread's record in this image, in the thread itself: as many
+ * threads as the program starts (a table of tids filled up at 4,096 threads
+ * and the rest lost their records), no tid reuse mistaken for the same thread.
+ * A fork child's image has another proc id: its threads get new records.
+ */
+static __thread struct {
+	uint32_t proc;		  /* the image the record belongs to, 0 = none */
+	int busy;		  /* being written (a tick inside it leaves it to the writer) */
+	struct pdata_thread *rec; /* NULL if the file had no room */
+} my_thread TLS_IE;
+
+/* First sample of the calling thread in this image: write its record. */
 static void note_thread(pid_t tid)
 {
-	uint32_t i = ((uint32_t)tid * 2654435761u) & (TID_SLOTS - 1);
+	uint32_t proc = __atomic_load_n(&ag.proc, __ATOMIC_RELAXED);
+	char comm[16];
 
-	for (int probe = 0; probe < 64; probe++, i = (i + 1) & (TID_SLOTS - 1)) {
-		int32_t cur = __atomic_load_n(&ag.tids[i], __ATOMIC_ACQUIRE);
-
-		if (cur == tid)
-			return;
-		if (cur == 0) {
-			int32_t expected = 0;
-			char comm[16];
-
-			if (!__atomic_compare_exchange_n(&ag.tids[i], &expected, tid, 0,
-							 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-				if (expected == tid)
-					return;
-				continue;
-			}
-			read_comm(tid, comm);
-			__atomic_store_n(&ag.trecs[i], pdata__add_thread(ag.pd, ag.proc, tid, comm),
-					 __ATOMIC_RELEASE);
-			return;
-		}
-	}
+	if (my_thread.proc == proc || my_thread.busy)
+		return;
+	my_thread.busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	read_comm(comm);
+	my_thread.rec = pdata__add_thread(ag.pd, proc, tid, comm);
+	my_thread.proc = proc;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	my_thread.busy = 0;
 }
 
 /* Ticks no sink received (the image ends), into the header's lost count. */
@@ -381,18 +369,26 @@ struct stack_args {
 	const uint64_t *pcs;
 	int n;
 	pid_t tid;
-	int truncated;
+	unsigned int flags; /* UNWIND_* */
 	unsigned int ticks;
 };
 
 static void count_stack(void *arg)
 {
 	const struct stack_args *a = arg;
+	struct pdata_header *h = pdata__header(ag.pd);
 
+	/* why the stack was cut, where a reader can say it (the header's agent counters) */
+	if (a->flags & UNWIND_REFUSED)
+		__atomic_add_fetch(&h->agent_refused, a->ticks, __ATOMIC_RELAXED);
+	else if (a->flags & UNWIND_NO_ROOM)
+		__atomic_add_fetch(&h->agent_no_room, a->ticks, __ATOMIC_RELAXED);
+	else if (a->flags & (UNWIND_LEAF_ONLY | UNWIND_FORKING))
+		__atomic_add_fetch(&h->agent_unwalked, a->ticks, __ATOMIC_RELAXED);
 	note_thread(a->tid);
 	/* with the ticks the kernel merged into this one, as count_sample */
 	pdata__count_stack(ag.pd, __atomic_load_n(&ag.proc, __ATOMIC_RELAXED), a->tid, a->pcs,
-			   (unsigned int)a->n, a->truncated, a->ticks);
+			   (unsigned int)a->n, !!(a->flags & UNWIND_TRUNCATED), a->ticks);
 }
 
 /*
@@ -413,12 +409,12 @@ static void agent_sink_stack(void *arg, uintptr_t pc, pid_t tid, unsigned int ti
 	if (!tid)
 		tid = my_tid();
 	pcs[0] = pc;
+	/* no context: the tick found no stack of ours free to walk on (lib/tick_stack.h) */
 	if (uc)
 		n = unwind_from_signal(uc, pcs, UNWIND_MAX_DEPTH, &flags);
 	/* TEST-ONLY: a no-op without PROFIL_TEST_STACK_DUMP */
 	stack_dump_append(__atomic_load_n(&ag.proc, __ATOMIC_RELAXED), tid, pcs, n, flags);
-	if (on_file(count_stack,
-		    &(struct stack_args){pcs, n, tid, !!(flags & UNWIND_TRUNCATED), ticks}) < 0)
+	if (on_file(count_stack, &(struct stack_args){pcs, n, tid, flags, ticks}) < 0)
 		return;
 	/* a caller in an object the unwinder had not seen yet may lack its mapping record */
 	seen = unwind_objects_seen();
@@ -523,20 +519,10 @@ static struct pdata_cpu since(struct pdata_cpu now, const struct pdata_cpu *base
 	return now;
 }
 
-/* The record of thread tid in this image, NULL when it has none. */
-static struct pdata_thread *thread_rec(pid_t tid)
+/* The calling thread's record in this image, NULL when it has none. */
+static struct pdata_thread *thread_rec(void)
 {
-	uint32_t i = ((uint32_t)tid * 2654435761u) & (TID_SLOTS - 1);
-
-	for (int probe = 0; probe < 64; probe++, i = (i + 1) & (TID_SLOTS - 1)) {
-		int32_t cur = __atomic_load_n(&ag.tids[i], __ATOMIC_ACQUIRE);
-
-		if (cur == tid)
-			return __atomic_load_n(&ag.trecs[i], __ATOMIC_ACQUIRE);
-		if (!cur)
-			return NULL;
-	}
-	return NULL;
+	return my_thread.proc == __atomic_load_n(&ag.proc, __ATOMIC_RELAXED) ? my_thread.rec : NULL;
 }
 
 struct thread_cpu_args {
@@ -550,7 +536,7 @@ static void write_thread_cpu(void *arg)
 	struct pdata_thread *t;
 
 	note_thread(a->tid); /* a thread the clock never sampled gets its record now */
-	t = thread_rec(a->tid);
+	t = thread_rec();
 	if (t)
 		pdata__thread_cpu(t, &a->cpu);
 }
@@ -578,8 +564,6 @@ static void add_image(void *arg)
 	if (!ag.rec)
 		return;
 	__atomic_store_n(&ag.proc, ag.rec->id, __ATOMIC_RELEASE);
-	memset(ag.tids, 0, sizeof(ag.tids));
-	memset(ag.trecs, 0, sizeof(ag.trecs));
 	__atomic_store_n(&ag.nmaps, 0, __ATOMIC_RELEASE);
 	/* a new sampler session counts from zero (no sink runs before it starts) */
 	__atomic_store_n(&ag.lost_reported, 0, __ATOMIC_RELAXED);
@@ -916,6 +900,8 @@ __attribute__((used)) void profil_agent_before_dl(void)
 	if (!real_dlopen)
 		resolve_reals();
 	rescan_if_needed();
+	if (ag.stacks)
+		unwind_objects_reserve(); /* the unwinder's room for what this dlopen brings */
 	errno = saved;
 }
 

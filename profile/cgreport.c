@@ -315,6 +315,16 @@ void cgreport__text_header(const struct cgreport *cr, FILE *out)
 		"[truncated]), %llu counted without their stack (frame table full)\n",
 		pdata__callgraph_name(h->callgraph), (unsigned long long)h->truncated,
 		h->truncated == 1 ? "" : "s", (unsigned long long)h->stacks_dropped);
+	if (h->agent_refused || h->agent_unwalked || h->agent_no_room)
+		fprintf(out,
+			"# call stacks cut short by the agent: %llu at unwind information it "
+			"refused "
+			"(a looping DWARF expression or over a bound: see doc/stacks.md), %llu not "
+			"walked (no stack free for the walk, a sandbox, a fork in progress), %llu "
+			"at "
+			"objects past the %u its unwinder holds at once\n",
+			(unsigned long long)h->agent_refused, (unsigned long long)h->agent_unwalked,
+			(unsigned long long)h->agent_no_room, PDATA_AGENT_MAX_OBJECTS);
 }
 
 int cgreport__replaces_table(const struct cgreport *cr)
@@ -455,6 +465,12 @@ int cgreport__json_top(const struct report *m, struct json_object *top)
 		rc = jadd(top, "truncated_samples", jint(h->truncated));
 	if (!rc)
 		rc = jadd(top, "stacks_dropped", jint(h->stacks_dropped));
+	if (!rc)
+		rc = jadd(top, "agent_refused_samples", jint(h->agent_refused));
+	if (!rc)
+		rc = jadd(top, "agent_unwalked_samples", jint(h->agent_unwalked));
+	if (!rc)
+		rc = jadd(top, "agent_no_room_samples", jint(h->agent_no_room));
 	return rc;
 }
 
