@@ -5,7 +5,7 @@
 #   make demo       profile the bundled demo program and print its hottest functions
 #   make install    PREFIX=/usr/local DESTDIR= (and BINDIR, LIBDIR, INCDIR, MANDIR, DOCDIR, BASHCOMPDIR)
 #   make uninstall  the same variables: removes exactly what install put
-#   make deb        a Debian package of the tree (mk/deb.mk)
+#   make deb        a Debian package of the tree (mk/install.mk)
 #   make format     clang-format every C source
 #   make ci-extra   -Wall -Wextra -Werror under gcc and clang, tests under ASan+UBSan
 #   make bench      the benchmark (bench/), QUICK=1 for a short run
@@ -16,11 +16,12 @@
 # -test.txt for check/tests/ci-extra/fuzz, -bench.txt for bench, -deb.txt for
 # deb).  NO_SETUP=1: install nothing, only say what is missing.
 #
-# Components add themselves through mk/*.mk fragments, one per component
-# (mk/record.mk, mk/profile.mk, mk/events.mk, mk/utils.mk, mk/bpf.mk, mk/agent.mk,
-# mk/cmds.mk) plus the tests' and the benchmark's; sources are found by wildcard
-# so that a new file needs no Makefile edit.  Includes are component-qualified
-# ("profile/pview.h", with -I. at the top); lib/ keeps its own -Ilib style.
+# The fragments: mk/components.mk (the product: every component's folder, the
+# command, the agent), mk/bpf.mk (the BPF programs), mk/tests.mk (unit tests,
+# the programs the tests profile, their tools), mk/fuzz.mk, mk/bench.mk,
+# mk/install.mk (install, manual pages, deb), mk/demo.mk.  Sources are found by
+# wildcard: a new file needs no Makefile edit.  Includes are component-qualified
+# ("report/report.h", with -I. at the top); lib/ keeps its own -Ilib style.
 
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
@@ -56,20 +57,29 @@ LIB_LIBS  := -lpthread -ldl
 .PHONY: all setup check demo install uninstall format clean ci-extra bench tests deb
 all: $(LIB_SO) $(LIB_A)
 
-# ---- setup: Debian packages the build needs -------------------------------
-# Runs while the Makefile is read, before anything else: feature detection in
-# mk/*.mk (BPF tools, kernel BTF) must see the installed packages on a fresh
-# machine.  Fast when nothing is missing (one dpkg-query).  The lists follow
-# the goals; goals that build nothing (clean, format, uninstall) need none.
+# ---- setup: Debian packages the goals need, then the work --------------------
+# Reading this Makefile installs nothing (`make -n` only prints).  The make a
+# user runs has one step: install the missing packages of its goals' lists
+# (scripts/setup.sh; one dpkg-query when nothing is missing), then run itself
+# again for the goals (PROFIL_SETUP=done), so that the feature detection in
+# mk/*.mk (BPF tools, kernel BTF) sees a fresh machine's installs.  clean,
+# format and uninstall need no package.
+ifeq ($(PROFIL_SETUP),)
+GOALS := $(or $(MAKECMDGOALS),all)
 SETUP_LISTS := build \
-	$(if $(filter check tests ci-extra fuzz,$(MAKECMDGOALS)),test) \
-	$(if $(filter bench bench-build,$(MAKECMDGOALS)),bench) \
-	$(if $(filter deb,$(MAKECMDGOALS)),deb)
-ifneq ($(filter-out clean format uninstall,$(or $(MAKECMDGOALS),all)),)
-ifneq ($(shell sh scripts/setup.sh $(if $(NO_SETUP),--check) $(SETUP_LISTS) >&2 && echo ok),ok)
-$(error setup failed: could not install the packages of scripts/packages-{$(subst $() ,$(comma),$(strip $(SETUP_LISTS)))}.txt (NO_SETUP=1 skips this))
+	$(if $(filter check tests ci-extra fuzz,$(GOALS)),test) \
+	$(if $(filter bench bench-build,$(GOALS)),bench) \
+	$(if $(filter deb,$(GOALS)),deb)
+.PHONY: $(GOALS) profil-setup
+$(GOALS): profil-setup
+	@:
+profil-setup:
+ifneq ($(filter-out clean format uninstall,$(GOALS)),)
+	@sh scripts/setup.sh $(if $(NO_SETUP),--check) $(SETUP_LISTS) || \
+		{ echo "setup failed: could not install the packages of scripts/packages-{$(subst $() ,$(comma),$(strip $(SETUP_LISTS)))}.txt (NO_SETUP=1 skips this)" >&2; exit 2; }
 endif
-endif
+	+@$(MAKE) --no-print-directory PROFIL_SETUP=done $(MAKECMDGOALS)
+else
 $(SETUP_STAMP):
 	@mkdir -p $(B)
 	@touch $@
@@ -92,20 +102,8 @@ $(LIB_A): $(LIB_OBJS)
 $(B)/profil.pc: mk/profil.pc.in $(INSTALL_DIRS_STAMP)
 	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCDIR@|$(INCDIR)|; s|@VERSION@|$(VERSION)|' $< > $@
 
-# ---- tests -----------------------------------------------------------------
-# tests/unit/*.c: one program each, linked with the static library (internal
-# symbols visible).  tests/e2e/*.sh: shell tests.  tests/run.sh runs them all.
-UNIT_SRCS := $(wildcard tests/unit/*.c)
-UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/unit/%)
-TEST_DEPS := $(UNIT_BINS)
+# ---- tests (mk/tests.mk builds them) ----------------------------------------
 
-# UNIT_EXTRA_OBJS / UNIT_EXTRA_LIBS: added by mk/*.mk (e.g. the CLI utilities).
-$(B)/tests/unit/%: tests/unit/%.c $(LIB_A) tests/unit/check.h $$(UNIT_EXTRA_OBJS) | $(SETUP_STAMP)
-	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/unit -o $@ $< $(UNIT_EXTRA_OBJS) $(LIB_A) \
-		$(BASE_LDFLAGS) $(UNIT_EXTRA_LIBS) $(LIB_LIBS) -lm
-
-tests: all $(TEST_DEPS)
 
 check: tests
 	@B=$(B) sh tests/run.sh $(TESTS)
@@ -135,5 +133,6 @@ format:
 clean:
 	rm -rf build
 
--include $(sort $(wildcard mk/*.mk))
+include mk/bpf.mk mk/components.mk mk/tests.mk mk/fuzz.mk mk/bench.mk mk/install.mk mk/demo.mk
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
+endif

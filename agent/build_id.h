@@ -7,7 +7,7 @@
  *
  * Read from the file, not from memory: open, fstat, pread only (no malloc,
  * no stdio), so the agent may call it wherever it reads /proc/self/maps.
- * Not elfutils' dwelf_elf_gnu_build_id (profile/symfile.c uses it): the
+ * Not elfutils' dwelf_elf_gnu_build_id (symbols/symfile.c uses it): the
  * agent is preloaded into every process of a run, and loading libdw (with
  * libelf, libz, liblzma, libbz2) into each would cost every exec and put
  * elfutils' symbols beside the program's; the notes are all it needs.

@@ -397,7 +397,7 @@ def bench_callgraph(build, out, quick=False, smoke=False, reps=None, variants=No
     ctx.build = os.path.abspath(build)
     ctx.profil = os.path.join(ctx.build, 'profil')
     ctx.workload = os.path.join(ctx.build, 'bench', 'wl_stacks')
-    ctx.stack_query = os.path.join(ctx.build, 'tests', 'progs', 'stack_query')
+    ctx.stack_query = os.path.join(ctx.build, 'tests', 'tools', 'stack_query')
     for p in (ctx.profil, ctx.workload, ctx.stack_query):
         if not os.path.exists(p):
             return {'skipped': '%s is not built' % p}

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * profil export --format gmon|pprof|folded [-i FILE] [-o OUT]: gmon.out for GNU
- * gprof (profile/gmon.h), a pprof profile (profile/pprof.h), or collapsed
- * stacks for flame graphs (profile/folded.h).
+ * gprof (output/gmon.h), a pprof profile (output/pprof.h), or collapsed
+ * stacks for flame graphs (output/folded.h).
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmds/cmds.h"
-#include "profile/profile.h"
+#include "output/output.h"
 #include "utils/opts.h"
 
 static void usage(FILE *out)

@@ -5,7 +5,7 @@
  *
  * The command: options, one call into the recording engine (record/record.h,
  * which runs COMMAND or attaches to PID and writes the profil.data), the
- * summary line, and --gmon (profile/gmon.h).  Exits with COMMAND's status,
+ * summary line, and --gmon (output/gmon.h).  Exits with COMMAND's status,
  * or 1 when COMMAND succeeded but an output was not written whole (the
  * profile, --events, --gmon; one sentence each).
  */
@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 
 #include "cmds/cmds.h"
-#include "profile/profile.h"
+#include "output/output.h"
 #include "record/record.h"
 #include "utils/opts.h"
 #include "utils/outfile.h"
@@ -163,17 +163,8 @@ static int parse_args(int argc, char **argv, struct cmd_record_opts *co)
 			o->hz = (unsigned int)v;
 			break;
 		case 'c':
-			if (!strcmp(optarg, "auto"))
-				o->clock = RECORD_CLOCK_AUTO;
-			else if (!strcmp(optarg, "perf"))
-				o->clock = RECORD_CLOCK_PERF;
-			else if (!strcmp(optarg, "bpf"))
-				o->clock = RECORD_CLOCK_BPF;
-			else if (!strcmp(optarg, "thread"))
-				o->clock = RECORD_CLOCK_THREAD;
-			else if (!strcmp(optarg, "itimer"))
-				o->clock = RECORD_CLOCK_ITIMER;
-			else {
+			if (pdata__clock_from_name(optarg, &o->clock) < 0 ||
+			    o->clock == PDATA_CLOCK_MANUAL) {
 				fprintf(stderr,
 					"profil record: unknown clock '%s' (auto, bpf, perf, "
 					"thread or itimer)\n",
@@ -231,7 +222,7 @@ static int parse_args(int argc, char **argv, struct cmd_record_opts *co)
 		return 2;
 	}
 	if (o->callgraph == RECORD_CG_FP &&
-	    (o->clock == RECORD_CLOCK_THREAD || o->clock == RECORD_CLOCK_ITIMER)) {
+	    (o->clock == PDATA_CLOCK_THREAD || o->clock == PDATA_CLOCK_ITIMER)) {
 		fprintf(stderr, "profil record: --call-graph fp needs perf events (--clock perf or "
 				"bpf); the thread and itimer clocks take dwarf stacks (-g)\n");
 		return 2;
@@ -240,7 +231,7 @@ static int parse_args(int argc, char **argv, struct cmd_record_opts *co)
 		fprintf(stderr, "profil record: --events is for a COMMAND, not -p PID\n");
 		return 2;
 	}
-	if (o->attach_pid && o->clock != RECORD_CLOCK_AUTO && o->clock != RECORD_CLOCK_PERF) {
+	if (o->attach_pid && o->clock != PDATA_CLOCK_AUTO && o->clock != PDATA_CLOCK_PERF) {
 		fprintf(stderr,
 			"profil record: attaching to a running process needs --clock perf\n");
 		return 2;
@@ -302,7 +293,7 @@ static int export_gmon(const struct cmd_record_opts *co)
 	struct gmon_summary sum;
 	char why[512] = "";
 
-	if (gmon_export_summary(co->rec.output, co->gmon, &sum, why, sizeof(why)) < 0) {
+	if (gmon_export_opts(co->rec.output, co->gmon, NULL, &sum, why, sizeof(why)) < 0) {
 		fprintf(stderr, "profil record: %s\n", why[0] ? why : "gmon export failed");
 		return -1;
 	}

@@ -3,10 +3,10 @@
  * profil report: where the CPU time of a recorded run went: the whole run
  * merged (perf report's --sort keys and filters), and each process image
  * (and thread), as text, JSON (doc/report-json.md), CSV or an HTML page
- * (profile/html.h); with call stacks, total time beside self (--children),
+ * (output/html.h); with call stacks, total time beside self (--children),
  * the call trees (-g) and the trees around one function (--callers,
- * --callees).  The model and its writers are profile/report.h, the
- * call-stack parts profile/cgreport.h; this file holds the options.
+ * --callees).  The model and its writers are report/report.h, the
+ * call-stack parts report/cgreport.h; this file holds the options.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "cmds/cmds.h"
-#include "profile/profile.h"
+#include "output/output.h"
 #include "utils/opts.h"
 
 enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_HTML };

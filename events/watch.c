@@ -17,7 +17,7 @@
 #include "events/watch.h"
 #include "utils/why.h"
 
-#ifndef HAVE_BPF
+#ifndef PROFIL_HAVE_BPF
 
 int watch__check(char *why, size_t whylen)
 {
@@ -55,7 +55,7 @@ void watch__close(struct watch *w)
 	(void)w;
 }
 
-#else /* HAVE_BPF */
+#else /* PROFIL_HAVE_BPF */
 
 #include <limits.h>
 #include <link.h>
@@ -805,4 +805,4 @@ int watch__run(struct watch *w, double duration_s, const volatile sig_atomic_t *
 	return 0;
 }
 
-#endif /* HAVE_BPF */
+#endif /* PROFIL_HAVE_BPF */

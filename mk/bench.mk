@@ -68,3 +68,47 @@ $(BENCH_B)/ab_libprofil: $(BENCH_AB_SRC) bench/ab/ab_libprofil.c $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(BENCH_CC) $(BENCH_CFLAGS) -Iinclude -o $@ bench/ab/ab.c bench/ab/ab_libprofil.c \
 		$(LIB_A) $(LIB_LIBS)
+
+# ---- call stacks ----------------------------------------------------------------
+# The call-stack section of the benchmark (bench/callgraph.py, doc/bench.md):
+# its workload, built as Debian builds its libraries (-O2 -fomit-frame-pointer,
+# after BENCH_CFLAGS' -fno-omit-frame-pointer), with Debian's zlib; profil's
+# stacks are read with the tests' stack_query.
+BENCH_STACKS := $(BENCH_B)/wl_stacks
+$(BENCH_STACKS): bench/workloads/wl_stacks.c $(BENCH_TRUTH_SRC) | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(BENCH_CC) $(BENCH_CFLAGS) -fomit-frame-pointer -o $@ $< bench/workloads/truth.c -lz -lpthread
+
+bench-build: $(BENCH_STACKS) $(B)/tests/tools/stack_query
+# the smoke test of the section (tests/e2e/bench_callgraph_smoke.sh)
+tests: $(BENCH_STACKS)
+
+# The cost of the agent's call stacks, in-process (bench/stacks/stackcost.c):
+# `make bench-stacks` (QUICK=1: fewer rounds).  Not part of `make check`.
+STACK_BENCH := $(B)/bench/stackcost
+STACK_BENCH_OBJS := $(B)/agent/unwind.o $(B)/agent/frame_cache.o $(B)/agent/cfi_check.o \
+		    $(B)/profile/pdata.o $(B)/utils/outfile.o $(B)/utils/why.o
+
+$(STACK_BENCH): bench/stacks/stackcost.c $(STACK_BENCH_OBJS) $(LIB_A) | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -O2 -g -o $@ $< $(STACK_BENCH_OBJS) $(LIB_A) \
+		$(BASE_LDFLAGS) $(LIB_LIBS) -lz -lm
+
+.PHONY: bench-stacks
+bench-stacks: $(STACK_BENCH)
+	$(STACK_BENCH) $(if $(QUICK),30,400) 12
+	$(STACK_BENCH) $(if $(QUICK),30,400) 40
+
+# `make unwind-bench`: the recorder's unwinder on the unit tests' real samples
+# (tests/bench/unwind_bench.c; timing: not part of make check).  UNWIND_BENCH_ARGS
+# adds options, e.g. UNWIND_BENCH_ARGS='-F 10000 -O 300 -o /usr/lib/x86_64-linux-gnu/libLLVM-14.so.1'.
+UNWIND_BENCH := $(BENCH_B)/unwind_bench
+$(UNWIND_BENCH): tests/bench/unwind_bench.c $(TOOLS_B)/unwind_corpus.o $(COMPONENTS_A) $(LIB_A) \
+		$(PROGS_B)/unwind_zlib | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/tools -o $@ $< $(TOOLS_B)/unwind_corpus.o $(UNIT_LINK)
+
+.PHONY: unwind-bench
+unwind-bench: $(UNWIND_BENCH)
+	PROFIL_BUILD=$(B) $(UNWIND_BENCH) $(UNWIND_BENCH_ARGS)
+tests: $(UNWIND_BENCH)

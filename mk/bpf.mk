@@ -35,7 +35,6 @@ BPF_SKEL_NAME_procacct := procacct_bpf
 $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(or $(BPF_SKEL_NAME_$*),$*) > $@.tmp && mv $@.tmp $@
 
-CLI_LIBS += -lbpf
 else
 BPF_MISSING := $(strip \
 	$(if $(shell command -v $(BPF_CLANG) 2>/dev/null),,$(BPF_CLANG) not found) \

@@ -23,9 +23,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "profil.h"
+#include "profile/pdata.h"
+#include "utils/htab.h"
 #include "utils/outfile.h"
 #include "utils/why.h"
-#include "profile/pdata.h"
 
 struct pdata {
 	int fd;
@@ -223,7 +225,8 @@ static void init_header(struct pdata_header *h, const struct layout *l)
 
 /* ---- creating ---------------------------------------------------------------- */
 
-int pdata__is_profile_fd(int fd)
+/* 1 when fd holds the first bytes of a profile (any version), else 0. */
+static int pdata__is_profile_fd(int fd)
 {
 	char magic[8];
 
@@ -587,13 +590,6 @@ void pdata__proc_cpu(struct pdata_proc *proc, const struct pdata_cpu *cpu)
 
 /* ---- samples and stacks ---------------------------------------------------- */
 
-static uint64_t mix(uint64_t a, uint64_t b)
-{
-	uint64_t h = (b ^ (a * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
-
-	return h ^ (h >> 32);
-}
-
 /*
  * How far an insert may probe: PDATA_PROBE_LIMIT while recording (a bound
  * on a signal handler's work), the whole table when compacting (nothing
@@ -610,7 +606,7 @@ static int count_slot(struct pdata *p, uint64_t key, uint64_t pc, uint32_t stack
 {
 	uint64_t mask = p->lay.table_slots - 1;
 	/* every bit of the stack id counts: one PC under thousands of stacks is common */
-	uint64_t i = mix(mix(key, stack), pc) & mask;
+	uint64_t i = htab_hash_combine(htab_hash_combine(key, stack), pc) & mask;
 
 	if (pc == 0)
 		pc = 1; /* 0 marks an unwritten slot */
@@ -667,7 +663,7 @@ int pdata__count(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint64_t 
 static uint32_t frame_node(struct pdata *p, uint32_t parent, uint64_t pc)
 {
 	uint64_t mask = p->lay.frame_slots - 1;
-	uint64_t i = mix(parent, pc) & mask;
+	uint64_t i = htab_hash_combine(parent, pc) & mask;
 	uint32_t want = PDATA_FRAME_READY | parent;
 
 	if (pc == 0)
@@ -1206,22 +1202,31 @@ int pdata__compact(struct pdata *p, const char *path, char *why, size_t whylen)
 
 /* ---- names ------------------------------------------------------------------- */
 
+#define SAME_CLOCK(x) ((int)PDATA_CLOCK_##x == (int)PROFIL_CLOCK_##x)
+_Static_assert(SAME_CLOCK(AUTO) && SAME_CLOCK(THREAD) && SAME_CLOCK(ITIMER) && SAME_CLOCK(PERF) &&
+		       SAME_CLOCK(MANUAL),
+	       "the profile's clock ids are libprofil's (the agent's samples name them)");
+
+static const char *const clock_names[] = {
+	[PDATA_CLOCK_AUTO] = "auto",	 [PDATA_CLOCK_THREAD] = "thread", [PDATA_CLOCK_ITIMER] = "itimer",
+	[PDATA_CLOCK_PERF] = "perf",	 [PDATA_CLOCK_MANUAL] = "manual", [PDATA_CLOCK_BPF] = "bpf",
+};
+
 const char *pdata__clock_name(uint32_t clock)
 {
-	switch (clock) {
-	case PDATA_CLOCK_THREAD:
-		return "thread";
-	case PDATA_CLOCK_ITIMER:
-		return "itimer";
-	case PDATA_CLOCK_PERF:
-		return "perf";
-	case PDATA_CLOCK_MANUAL:
-		return "manual";
-	case PDATA_CLOCK_BPF:
-		return "bpf";
-	default:
-		return "unknown";
+	return clock < sizeof(clock_names) / sizeof(clock_names[0]) ? clock_names[clock] :
+								       "unknown";
+}
+
+int pdata__clock_from_name(const char *name, uint32_t *clock)
+{
+	for (uint32_t c = 0; c < sizeof(clock_names) / sizeof(clock_names[0]); c++) {
+		if (!strcmp(name, clock_names[c])) {
+			*clock = c;
+			return 0;
+		}
 	}
+	return -EINVAL;
 }
 
 const char *pdata__callgraph_name(uint32_t cg)

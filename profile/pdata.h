@@ -100,8 +100,14 @@ enum pdata_end {
 	PDATA_END_DETACHED = 4, /* attach mode: the recorder stopped before the process */
 };
 
-/* Clock that took the samples (values of enum profil_clock, plus BPF). */
+/*
+ * Clock that took the samples: the values of libprofil's enum profil_clock
+ * (include/profil.h), plus BPF.  The clock ids of every command and the
+ * agent's environment, with one table of names (pdata__clock_name,
+ * pdata__clock_from_name); 0 is "auto", a request that no file holds.
+ */
 enum pdata_clock {
+	PDATA_CLOCK_AUTO = 0,
 	PDATA_CLOCK_THREAD = 1,
 	PDATA_CLOCK_ITIMER = 2,
 	PDATA_CLOCK_PERF = 3,
@@ -331,9 +337,6 @@ int pdata__open(struct pdata **out, const char *path, int writable, char *why, s
 /* Map an already open descriptor (agents inherit it); same checks as pdata__open. */
 int pdata__open_fd(struct pdata **out, int fd, int writable, char *why, size_t whylen);
 
-/* 1 when fd holds the first bytes of a profile (any version), else 0. */
-int pdata__is_profile_fd(int fd);
-
 void pdata__close(struct pdata *p);
 struct pdata_header *pdata__header(struct pdata *p);
 int pdata__fd(struct pdata *p);
@@ -465,8 +468,10 @@ int pdata__stack(struct pdata *p, uint32_t id, uint64_t *pcs, unsigned int max);
 /* Frame nodes in use (for statistics and compaction). */
 uint32_t pdata__frames_used(struct pdata *p);
 
-/* "thread", "itimer", "perf", "manual", "bpf" for an enum pdata_clock, else "unknown". */
+/* "auto", "thread", "itimer", "perf", "manual", "bpf" for an enum pdata_clock, else "unknown". */
 const char *pdata__clock_name(uint32_t clock);
+/* The enum pdata_clock of a name of pdata__clock_name's.  0, or -EINVAL. */
+int pdata__clock_from_name(const char *name, uint32_t *clock);
 
 /* "none", "fp", "dwarf", "libunwind" for an enum pdata_callgraph, else "unknown". */
 const char *pdata__callgraph_name(uint32_t cg);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utils/array.h"
 #include "profile/pview.h"
 #include "utils/htab.h"
 #include "utils/why.h"
@@ -370,23 +371,6 @@ static uint64_t pcs_hash(const uint64_t *pcs, uint32_t n, int truncated)
 	return h | 1; /* an entry is never all zero */
 }
 
-static int reserve_array(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap : 64;
-	void *a;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	a = realloc(*arr, ncap * elem);
-	if (!a)
-		return -ENOMEM;
-	*arr = a;
-	*cap = ncap;
-	return 0;
-}
-
 /* The stack index of a PC list, added when new; index 0 is the empty stack. */
 static int stack_index(struct stack_store *st, const uint64_t *pcs, uint32_t n, int truncated,
 		       uint32_t *index)
@@ -403,9 +387,9 @@ static int stack_index(struct stack_store *st, const uint64_t *pcs, uint32_t n, 
 		*index = e->index;
 		return 0;
 	}
-	if (reserve_array((void **)&st->stacks, &st->cap_stacks, st->nstacks + 1,
+	if (array__reserve((void **)&st->stacks, &st->cap_stacks, st->nstacks + 1,
 			  sizeof(*st->stacks)) ||
-	    reserve_array((void **)&st->pcs, &st->cap_pcs, st->npcs + n, sizeof(*st->pcs))) {
+	    array__reserve((void **)&st->pcs, &st->cap_pcs, st->npcs + n, sizeof(*st->pcs))) {
 		htab__cancel_fresh(st->index);
 		return -ENOMEM;
 	}
@@ -528,7 +512,7 @@ static int load_samples(struct pview *v, struct pdata *pd)
 	st->index = htab__new(&stack_type, 1024);
 	/* index 0: the empty stack (not in the index: no PC list maps to it) */
 	if (!sl.samples || !sl.nodes || !st->index ||
-	    reserve_array((void **)&st->stacks, &st->cap_stacks, 1, sizeof(*st->stacks)))
+	    array__reserve((void **)&st->stacks, &st->cap_stacks, 1, sizeof(*st->stacks)))
 		goto out;
 	st->stacks[st->nstacks++] = (struct pv_stack){0};
 	rc = pdata__foreach_sample(pd, load_sample, &sl);

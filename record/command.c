@@ -209,7 +209,7 @@ static void perf_note(struct record_run *r)
 		       "cannot be counted in the kernel)";
 	else if (r->bpf)
 		what = "BPF histogram on task-clock";
-	else if (r->o->clock == RECORD_CLOCK_AUTO)
+	else if (r->o->clock == PDATA_CLOCK_AUTO)
 		what = "perf_event task-clock (auto: the BPF histogram measured no cheaper, "
 		       "doc/accounting.md)";
 	snprintf(r->note, sizeof(r->note), "%s, %s%s; per-thread CPU time: %s", what, rings, capped,
@@ -227,12 +227,10 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 	const char *simulated = getenv(PROFIL_ENV_SIMULATE_PERF_ERRNO);
 	int rc;
 
-	if (r->o->clock == RECORD_CLOCK_THREAD || r->o->clock == RECORD_CLOCK_ITIMER) {
-		r->clock = r->o->clock == RECORD_CLOCK_ITIMER ? PDATA_CLOCK_ITIMER :
-								PDATA_CLOCK_THREAD;
+	if (r->o->clock == PDATA_CLOCK_THREAD || r->o->clock == PDATA_CLOCK_ITIMER) {
+		r->clock = (int)r->o->clock;
 		snprintf(r->note, sizeof(r->note), "%s clock asked for (--clock)%s",
-			 r->o->clock == RECORD_CLOCK_ITIMER ? "itimer" : "thread",
-			 AGENT_CLOCK_NOTE);
+			 pdata__clock_name(r->o->clock), AGENT_CLOCK_NOTE);
 		agent_stacks(r);
 		return 1;
 	}
@@ -242,7 +240,7 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 	 * build (doc/accounting.md); with call stacks every tick goes through the
 	 * ring anyway (bench/results/callgraph.md).
 	 */
-	if (r->o->clock == RECORD_CLOCK_BPF) {
+	if (r->o->clock == PDATA_CLOCK_BPF) {
 		char bwhy[256];
 
 		rc = record_bpf__open(&r->bpf, r->pd, po.callgraph != PDATA_CG_NONE, bwhy,
@@ -265,7 +263,7 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 	r->bpf = NULL;
 	procacct__close(r->acct);
 	r->acct = NULL;
-	if (r->o->clock == RECORD_CLOCK_PERF || r->o->clock == RECORD_CLOCK_BPF)
+	if (r->o->clock == PDATA_CLOCK_PERF || r->o->clock == PDATA_CLOCK_BPF)
 		return rc;
 	/* auto: anything perf cannot do here (refused, or e.g. no ring memory) falls back */
 	r->clock = PDATA_CLOCK_THREAD;
@@ -436,7 +434,7 @@ int record__command(const struct record_opts *o, struct record_result *res)
 	protect_command(o->argv, r.exe);
 	r.hz = o->hz;
 	cap = record_run__max_perf_rate();
-	if (o->clock != RECORD_CLOCK_THREAD && o->clock != RECORD_CLOCK_ITIMER && cap && r.hz > cap)
+	if (o->clock != PDATA_CLOCK_THREAD && o->clock != PDATA_CLOCK_ITIMER && cap && r.hz > cap)
 		r.hz = cap;
 	rc = record_run__create(&r, res->why, sizeof(res->why));
 	if (rc < 0)

@@ -82,14 +82,6 @@
 #define RECORD_STACK_BYTES_MIN 512
 #define RECORD_STACK_BYTES_MAX 65528 /* the kernel's limit: a sample record is at most 64 KiB */
 
-enum record_clock {
-	RECORD_CLOCK_AUTO,   /* perf, else thread (the agent); bpf measured no cheaper than perf */
-	RECORD_CLOCK_PERF,   /* perf_event task-clock sampling into ring buffers */
-	RECORD_CLOCK_THREAD, /* the agent: per-thread CPU-time timers */
-	RECORD_CLOCK_ITIMER, /* the agent: a process-wide CPU timer */
-	RECORD_CLOCK_BPF,    /* the kernel-side histogram on the perf events */
-};
-
 /* Call stacks (`-g`, `--call-graph MODE`), perf's names. */
 enum record_callgraph {
 	RECORD_CG_NONE,	 /* a flat profile */
@@ -101,7 +93,14 @@ enum record_callgraph {
 struct record_opts {
 	const char *output;	 /* profil.data to create (replaced) */
 	unsigned int hz;	 /* nominal samples per CPU second */
-	enum record_clock clock; /* attach: AUTO or PERF */
+	/*
+	 * enum pdata_clock (profile/pdata.h): AUTO (perf, else thread; bpf
+	 * measured no cheaper than perf), PERF (task-clock sampling into ring
+	 * buffers), BPF (the kernel-side histogram on the perf events), THREAD
+	 * (the agent: per-thread CPU-time timers), ITIMER (the agent: a
+	 * process-wide CPU timer).  attach: AUTO or PERF.
+	 */
+	uint32_t clock;
 	pid_t attach_pid;	 /* attach to this running process, 0: run argv */
 	int inherit;		 /* follow child processes */
 	const char *events;	 /* the prof/profil event stream ("-" = stdout), NULL: none */

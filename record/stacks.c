@@ -8,10 +8,10 @@
 
 #include "record/record.h"
 #include "record/stacks.h"
-#include "record/unwind.h"
+#include "unwind/unwind.h"
 
 _Static_assert(RECORD_STACK_BYTES_DEFAULT == UNWIND_STACK_BYTES,
-	       "the default stack copy is the unwinder's (record/unwind.h says why)");
+	       "the default stack copy is the unwinder's (unwind/unwind.h says why)");
 
 struct stacks {
 	uint32_t callgraph;   /* PDATA_CG_FP or PDATA_CG_DWARF */
@@ -68,11 +68,6 @@ void stacks__free(struct stacks *st)
 		return;
 	unwinder__free(st->u);
 	free(st);
-}
-
-uint32_t stacks__callgraph(const struct stacks *st)
-{
-	return st->callgraph;
 }
 
 void stacks__fill_attr(struct stacks *st, struct perf_event_attr *a)

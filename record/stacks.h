@@ -8,7 +8,7 @@
  *
  *  - dwarf: the kernel copies the user registers (IP, SP, BP) and the top
  *    of the user stack into each sample; the recorder's CFI unwinder
- *    (record/unwind.h) walks it.  Complete through code built without
+ *    (unwind/unwind.h) walks it.  Complete through code built without
  *    frame pointers.  The unwinder needs every process's executable
  *    mappings: the session hands them over (stacks__map, stacks__fork,
  *    stacks__forget, stacks__proc_maps).
@@ -72,9 +72,6 @@ struct stacks_stats {
 	uint64_t objects, objects_no_cfi; /* ELF objects opened by the unwinder */
 };
 void stacks__stats(const struct stacks *st, struct stacks_stats *out);
-
-/* "dwarf" or "fp" (enum pdata_callgraph) */
-uint32_t stacks__callgraph(const struct stacks *st);
 
 /* One phrase for the clock note: how the stacks were taken, and how many are complete. */
 void stacks__describe(const struct stacks *st, char *buf, size_t len);

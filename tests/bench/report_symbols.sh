@@ -1,6 +1,6 @@
 #!/bin/sh
 # Symbolisation speed on a big binary: a shared object with N functions (default
-# 100000) generated as one assembler file, then (1) profile/symbols loading it and
+# 100000) generated as one assembler file, then (1) symbols/symbols loading it and
 # symbolising N addresses, (2) `profil report` on a profile with one sample in
 # each of the N functions (wall time of the whole command).
 # Usage: tests/bench/report_symbols.sh [N]   (from the repository root, after make)
@@ -20,7 +20,7 @@ awk -v n="$N" 'BEGIN {
 cc -shared -nostdlib -o "$T/libbig.so" "$T/big.s"
 echo "generated $T/libbig.so: $N functions, $(wc -c <"$T/libbig.so") bytes"
 
-cc -std=gnu11 -O2 -I. -o "$T/symbench" tests/progs/report_symbench.c profile/symbols.c -lelf -ldw
+cc -std=gnu11 -O2 -I. -o "$T/symbench" tests/bench/report_symbench.c symbols/symbols.c -lelf -ldw
 for i in 1 2 3; do "$T/symbench" "$T/libbig.so" "$N"; done
 
 # a profile: the library mapped at 0x7f0000000000, one sample per function

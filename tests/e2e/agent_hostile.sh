@@ -76,7 +76,7 @@ expect stack_altstack_walks "$(sed -n '/call graph/,$p' rep.out | head -12)"
 mkdir -p libs
 i=0
 while [ $i -lt 500 ]; do
-	cp "$PROGS/libagent_manylibs_lib.so" libs/lib$i.so || break
+	cp "$PROGS/libagent_manylibs.so" libs/lib$i.so || break
 	i=$((i + 1))
 done
 timeout 120 "$P" record -q -g --clock thread -F 250 -o libs.data -- "$PROGS/agent_manylibs" \

@@ -4,10 +4,10 @@
 # hot_d; every figure is known.  Rows summed across process images (hot_b is
 # 200 samples in the parent and 40 in its forked child; [unknown] 10 + 7 in
 # the image after an exec), per object and per command; the JSON is checked
-# against doc/report-json.md by tests/progs/diff_jsoncheck.c; --sort, --threshold,
+# against doc/report-json.md by tests/tools/diff_jsoncheck.c; --sort, --threshold,
 # --top, a profile without a period (seconds unknown), and the errors.
 . "$ROOT/tests/e2e/report/common.sh"
-CHECK="$P/diff_jsoncheck"
+CHECK="$TOOLS/diff_jsoncheck"
 
 "$P/report_gen_pie" "$T/n.data" normal >/dev/null 2>"$T/gen.err" &&
 	"$P/report_gen_pie" "$T/b.data" big >/dev/null 2>>"$T/gen.err" ||
@@ -84,7 +84,7 @@ expect top_one "$(count "$T/top.rows" functions) $(count "$T/top.rows" objects) 
 
 # a profile that does not say how long a sample is: shares only, seconds null
 cp "$T/n.data" "$T/noperiod.data"
-"$B/tests/progs/pdata_tamper" "$T/noperiod.data" period_ns=0 nominal_hz=0
+"$B/tests/tools/pdata_tamper" "$T/noperiod.data" period_ns=0 nominal_hz=0
 json noper "$T/noperiod.data" "$T/b.data"
 expect no_period_seconds "$(awk -F'\t' '$1 == "meta" { print $4 }' "$T/noper.rows") $(field "$T/noper.rows" functions hot_d 11)" "0 null"
 expect no_period_share "$(field "$T/noper.rows" functions hot_d 8)" 98.8114

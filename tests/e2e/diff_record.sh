@@ -5,7 +5,7 @@
 # itself (CLOCK_THREAD_CPUTIME_ID), within tolerances that sampling noise
 # (4 sigma of a share over that many samples) and a busy machine cannot break.
 . "$ROOT/tests/e2e/report/common.sh"
-CHECK="$P/diff_jsoncheck"
+CHECK="$TOOLS/diff_jsoncheck"
 cd "$T" || exit 1
 
 # record NAME ALPHA BETA GAMMA: NAME.data, and the program's own measurements in NAME.truth

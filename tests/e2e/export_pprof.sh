@@ -128,7 +128,7 @@ if ! "$PROFIL" record -q -o "$T/s.data" -- "$P/report_spin" >/dev/null 2>"$T/rec
 	exit 0
 fi
 "$PROFIL" report -i "$T/s.data" --format json >"$T/s.json"
-"$P/report_jsoncheck" "$T/s.json" >"$T/s.flat" || no report_json "$(tail -1 "$T/s.flat")"
+"$TOOLS/report_jsoncheck" "$T/s.json" >"$T/s.flat" || no report_json "$(tail -1 "$T/s.flat")"
 "$PROFIL" export --format pprof -i "$T/s.data" -o "$T/s.pb.gz" 2>/dev/null
 pp -top -nodecount=20 -sample_index=samples "$T/s.pb.gz" >"$T/s.top"
 expect recorded_no_warnings "$(cat "$T/pp.err")" ""

@@ -2,11 +2,12 @@
 # The layout of the tree (doc/architecture.md), checked on the sources and on
 # the built objects:
 #  - cmds/ is thin: no perf_event, BPF, ELF or DWARF header, no call into
-#    those libraries, and from record/ and profile/ only their interface
-#    headers (record/record.h, profile/profile.h);
-#  - the components depend one way: cmds -> record -> events -> profile ->
-#    utils (the layers of doc/architecture.md); agent -> profile/pdata.h,
-#    lib; bpf -> events/events.h; lib on nothing of ours;
+#    those libraries, and from the components only their interface headers
+#    (record/record.h, output/output.h, events/, utils/);
+#  - the components depend one way (the layers of doc/architecture.md):
+#    cmds -> record -> events -> output -> report -> symbols -> profile ->
+#    utils, record -> unwind -> utils; agent -> profile/pdata.h, lib;
+#    bpf -> events/events.h; lib on nothing of ours;
 #  - no circle: no file includes itself through others, and no object calls
 #    into an object that calls back into it (directly or round a loop).
 cd "$ROOT" || exit 1
@@ -22,8 +23,9 @@ check() {
 	if [ -s "$2" ]; then nok "$1" "$(head -5 "$2" | tr '\n' ';')"; else ok "$1"; fi
 }
 
-SRCS=$(git ls-files 'cmds/*.[ch]' 'record/*.[ch]' 'profile/*.[ch]' 'events/*.[ch]' \
-	'utils/*.[ch]' 'agent/*.[ch]' 'lib/*.[ch]' 'lib/*/*.[ch]' 'bpf/*.[ch]' 'include/*.h')
+# the product's folders, top layer first
+COMPONENTS="cmds record events output report symbols unwind profile utils agent lib bpf"
+SRCS=$(for c in $COMPONENTS; do git ls-files "$c/*.[ch]" "$c/*/*.[ch]"; done; git ls-files 'include/*.h')
 
 # every include as "FILE INCLUDED" (quoted includes resolved as the compiler does:
 # the including file's folder, then -Iinclude -Ilib -I.; generated headers are left out)
@@ -52,8 +54,8 @@ done >"$T/includes"
 grep -E '^cmds/[^ ]* <(linux/perf_event\.h|bpf/.*|libelf\.h|gelf\.h|elfutils/.*|dwarf\.h|libdw\.h)>$' \
 	"$T/includes" >"$T/v"
 check cmds_no_perf_bpf_elf_headers "$T/v"
-grep -E '^cmds/[^ ]* (record/|profile/)' "$T/includes" |
-	grep -vE ' (record/record\.h|profile/profile\.h)$' >"$T/v"
+grep -E '^cmds/[^ ]* (record/|profile/|symbols/|report/|output/|unwind/)' "$T/includes" |
+	grep -vE ' (record/record\.h|output/output\.h)$' >"$T/v"
 check cmds_use_component_interfaces "$T/v"
 grep -E '^cmds/[^ ]* (lib/|agent/|bpf/)' "$T/includes" >"$T/v"
 check cmds_no_lib_agent_bpf_internals "$T/v"
@@ -64,23 +66,35 @@ forbidden() {
 	grep -E "^$1/[^ ]* ($2)" "$T/includes"
 }
 {
-	forbidden utils 'cmds/|record/|profile/|events/|agent/|bpf/'
-	forbidden profile 'cmds/|record/|events/|agent/|bpf/'
-	forbidden events 'cmds/|record/|agent/'
+	forbidden utils 'cmds/|record/|events/|output/|report/|symbols/|unwind/|profile/|agent/|bpf/|lib/'
+	forbidden profile 'cmds/|record/|events/|output/|report/|symbols/|unwind/|agent/|bpf/|lib/'
+	forbidden symbols 'cmds/|record/|events/|output/|report/|unwind/|profile/|agent/|bpf/|lib/'
+	forbidden unwind 'cmds/|record/|events/|output/|report/|symbols/|profile/|agent/|bpf/|lib/'
+	forbidden report 'cmds/|record/|events/|output/|unwind/|agent/|bpf/|lib/'
+	forbidden output 'cmds/|record/|events/|unwind/|agent/|bpf/|lib/'
+	forbidden events 'cmds/|record/|output/|report/|symbols/|unwind/|agent/'
 	forbidden events 'profile/' | grep -v ' profile/pdata\.h$'
 	forbidden events 'bpf/' | grep -v ' bpf/watch\.h$'
 	forbidden events 'lib/' | grep -vE ' lib/(callmsg|env)\.h$'
-	forbidden record 'cmds/'
+	forbidden record 'cmds/|output/|report/|symbols/'
+	forbidden record 'unwind/' | grep -v ' unwind/unwind\.h$'
 	forbidden record 'agent/' | grep -v ' agent/agent_env\.h$'
 	forbidden record 'bpf/' | grep -vE ' bpf/(histclock|procacct)\.h$'
 	forbidden record 'lib/'
-	forbidden agent 'cmds/|record/|events/|bpf/'
+	forbidden agent 'cmds/|record/|events/|output/|report/|symbols/|unwind/|bpf/'
 	forbidden agent 'profile/' | grep -v ' profile/pdata\.h$'
-	forbidden lib 'cmds/|record/|profile/|events/|utils/|agent/|bpf/'
-	forbidden bpf 'cmds/|record/|profile/|utils/|agent/|lib/'
+	forbidden lib 'cmds/|record/|events/|output/|report/|symbols/|unwind/|profile/|utils/|agent/|bpf/'
+	forbidden bpf 'cmds/|record/|output/|report/|symbols/|unwind/|profile/|utils/|agent/|lib/'
 	forbidden bpf 'events/' | grep -v ' events/events\.h$'
 } >"$T/v"
 check dependencies_one_way "$T/v"
+
+# --- no folder holds more than a quarter of the product's C lines ------------------
+for c in $COMPONENTS; do
+	n=$(git ls-files "$c/*.[ch]" "$c/*/*.[ch]" | grep -v '\.bpf\.c$' | xargs cat 2>/dev/null | wc -l)
+	echo "$c $n"
+done | awk '{ n[$1] = $2; all += $2 } END { for (c in n) if (n[c] * 4 > all) printf "%s: %d of %d lines\n", c, n[c], all }' >"$T/v"
+check no_folder_over_a_quarter "$T/v"
 
 # --- no circle ------------------------------------------------------------------------
 # find_cycle < "A B" edges: prints one cycle "A -> B -> ... -> A", or nothing
@@ -121,7 +135,7 @@ find_cycle <"$T/inc_edges" >"$T/v"
 check no_include_circle "$T/v"
 
 # objects: A -> B when A uses a symbol B defines (objects whose source is gone are stale: left out)
-OBJS=$(for c in $(git ls-files 'cmds/*.c' 'record/*.c' 'profile/*.c' 'events/*.c' 'utils/*.c'); do
+OBJS=$(for c in $(for d in cmds record events output report symbols unwind profile utils; do git ls-files "$d/*.c"; done); do
 	[ -f "$B/${c%.c}.o" ] && echo "$B/${c%.c}.o"
 done)
 if [ -z "$OBJS" ]; then

@@ -3,9 +3,9 @@
 # tests/progs/unwind_zlib (built -O2 -fomit-frame-pointer, and Debian's
 # libz without frame pointers) calls compress2 from two callers and
 # measures each caller's CPU time itself (the truth); a worker thread spins
-# in a leaf.  The stacks are read with tests/progs/stack_query (pview).
+# in a leaf.  The stacks are read with tests/tools/stack_query (pview).
 . "$ROOT/tests/e2e/record/common.sh"
-Q="$PROGS/stack_query"
+Q="$TOOLS/stack_query"
 ZLIB="$PROGS/unwind_zlib"
 
 if ! perf_usable; then

@@ -4,7 +4,7 @@
 # recorded tree (item 2 in agent mode: the other processes, the recorder and the report survive).
 # Every run is bounded by a timeout: status 124 is a hang.
 . "$ROOT/tests/e2e/record/common.sh"
-TAMPER="$PROGS/pdata_tamper"
+TAMPER="$TOOLS/pdata_tamper"
 
 # ---- item 3: reports of a live profile -------------------------------------------------
 # The first moments of a recording are when the table changes most between two looks at it

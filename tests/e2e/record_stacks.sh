@@ -60,7 +60,7 @@ leaf_c=$(field leaf_complete)
 expect stacks_worker_leaf "spin_leaf samples=$leaf reaching worker_main=$leaf_c"
 
 # the profile holds the same stacks (the frame table), read back through pview
-Q="$PROGS/stack_query"
+Q="$TOOLS/stack_query"
 pleaf=$("$Q" st_thread.data count --leaf spin_leaf)
 preach=$("$Q" st_thread.data count --leaf spin_leaf --has worker_main)
 [ "$(hdr st_thread.data state)" = 2 ] && [ "$pleaf" -ge 100 ] && in_range "$(ratio "$preach" "$pleaf")" 0.95 1 &&

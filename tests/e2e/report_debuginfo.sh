@@ -91,7 +91,7 @@ mkdir "$T/r"
 cp "$P/report_spin" "$P/libreport_lib.so" "$T/r/"
 rid=$(readelf -n "$T/r/report_spin" | awk '/Build ID/ { print $3 }')
 if "$PROFIL" record --clock perf -o "$T/r.data" -- "$T/r/report_spin" >/dev/null 2>"$T/rec.err"; then
-	got=$("$P/pdata_dump" "$T/r.data" | awk -v p="$T/r/report_spin" '$1 == "map" && $NF == "path=" p { print $7 }' | head -n 1)
+	got=$("$TOOLS/pdata_dump" "$T/r.data" | awk -v p="$T/r/report_spin" '$1 == "map" && $NF == "path=" p { print $7 }' | head -n 1)
 	expect record_build_id "$got" "build_id=$rid"
 	cp "$P/report_gen_nopie" "$T/r/report_spin"
 	"$PROFIL" report -i "$T/r.data" >"$T/rrebuilt.txt"

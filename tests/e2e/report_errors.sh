@@ -77,7 +77,7 @@ case "$B" in */asan) n=${FUZZ_RUNS:-60} ;; esac
 crashes=0
 i=0
 while [ "$i" -lt "$n" ]; do
-	"$P/report_fuzz" "$T/good.data" "$T/f.data" "$i" $((1 + i % 24)) || { no fuzz_gen "seed $i"; break; }
+	"$TOOLS/report_fuzz" "$T/good.data" "$T/f.data" "$i" $((1 + i % 24)) || { no fuzz_gen "seed $i"; break; }
 	for args in "" "--format json --threads --lines" "--format csv --sort name --top 3" \
 		"--sort pid,tid,comm,dso --images --threads --percent-limit 1" "--format csv --sort sym --comm report_gen"; do
 		# shellcheck disable=SC2086

@@ -109,7 +109,7 @@ done
 
 # json: schema and values
 "$PROFIL" report -i "$T/pie.data" --format json --threads --lines >"$T/r.json"
-if "$P/report_jsoncheck" "$T/r.json" >"$T/r.flat"; then
+if "$TOOLS/report_jsoncheck" "$T/r.json" >"$T/r.flat"; then
 	ok json_schema
 else
 	no json_schema "$(cat "$T/r.flat" | tail -1)"
@@ -140,5 +140,5 @@ expect incomplete_status "$?" 0
 grep -q '^# ended: profile incomplete: the recorder did not finish (program: killed by signal 9 (SIGKILL))' "$T/inc.txt" &&
 	ok incomplete_text || no incomplete_text "$(grep '^# ended' "$T/inc.txt")"
 "$PROFIL" report -i "$T/inc.data" --format json >"$T/inc.json"
-"$P/report_jsoncheck" "$T/inc.json" >"$T/inc.flat"
+"$TOOLS/report_jsoncheck" "$T/inc.json" >"$T/inc.flat"
 expect incomplete_json "$(awk '$1 == "run" { print $7 }' "$T/inc.flat") $(awk '$1 == "proc" { print $4, $5; exit }' "$T/inc.flat")" "0 signaled 9"

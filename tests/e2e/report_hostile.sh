@@ -3,7 +3,7 @@
 # outside the file (item 2), a mapping path that is now a FIFO or a device (item 4), an event
 # stream without end of line (item 11).  Every run is bounded by a timeout: status 124 is a hang.
 . "$ROOT/tests/e2e/report/common.sh"
-TAMPER="$B/tests/progs/pdata_tamper"
+TAMPER="$B/tests/tools/pdata_tamper"
 
 is_asan() { case "$B" in */asan) return 0 ;; esac; return 1; }
 

@@ -64,7 +64,7 @@ first=$(sed -n "$((n + 1))p" "$T/run.txt" | awk '{ print $4 "," $6 }')
 hz=$(getconf CLK_TCK)
 tree=$(sed 's/.*) //' "$T/stat" | awk -v hz="$hz" '{ printf "%.4f", ($12 + $13 + $14 + $15) / hz }')
 "$PROFIL" report -i "$T/loop.data" --format json >"$T/loop.json"
-"$P/report_jsoncheck" "$T/loop.json" >"$T/loop.flat" || no loop_schema "$(tail -1 "$T/loop.flat")"
+"$TOOLS/report_jsoncheck" "$T/loop.json" >"$T/loop.flat" || no loop_schema "$(tail -1 "$T/loop.flat")"
 # does this recorder give every image its CPU time, and state the clock's own rate?
 with_cpu=$(awk '$1 == "image" && $3 == "true" && $7 > 0' "$T/loop.flat" | wc -l)
 rate_ok=$(awk '$1 == "run" { r = $3; n = $4; exit !(r > 0.8 * n && r < 1.25 * n) }' "$T/loop.flat" && echo 1)

@@ -20,7 +20,7 @@
 #  - a flat profile: total equals self, and no stack fields in its JSON.
 . "$ROOT/tests/e2e/report/common.sh"
 G="$P/report_stackgen"
-J="$P/report_jsoncheck"
+J="$TOOLS/report_jsoncheck"
 
 # same NAME FILE_GOT FILE_WANT: the files are equal (a diff on failure)
 same() {

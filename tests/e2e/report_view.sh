@@ -1,6 +1,6 @@
 #!/bin/sh
 # profil report's view of the whole run, on profiles with known numbers
-# (tests/progs/report_synth.c, period 1 ms): the merged rows and every sort key,
+# (tests/tools/report_synth.c, period 1 ms): the merged rows and every sort key,
 # the filters, --percent-limit, --top 0; the kernel's time as accounted rows
 # (perf without privilege), as sampled rows named by symbol, or invisible (thread
 # clock); short processes' unsampled time, so that the run's seconds add up to
@@ -15,7 +15,7 @@ flat() {
 	shift
 	"$PROFIL" report --format json "$@" >"$T/$name.json" 2>"$T/$name.err" ||
 		no "${name}_status" "$(cat "$T/$name.err")"
-	"$P/report_jsoncheck" "$T/$name.json" >"$T/$name.flat" || no "${name}_schema" "$(tail -1 "$T/$name.flat")"
+	"$TOOLS/report_jsoncheck" "$T/$name.json" >"$T/$name.flat" || no "${name}_schema" "$(tail -1 "$T/$name.flat")"
 }
 # rows NAME: the whole run's rows, one per line: KIND SAMPLES PERCENT SECONDS and the keys
 rows() { awk '$1 == "row" { $1 = ""; sub(/^ /, ""); print }' "$T/$1.flat" | sed "s|$exe|EXE|g"; }
@@ -27,7 +27,7 @@ same() {
 # field NAME LINE-TYPE N: field N of the first line of that type
 field() { awk -v t="$2" -v n="$3" '$1 == t { print $n; exit }' "$T/$1.flat"; }
 
-"$P/report_synth" "$T/acct.data" acct >"$T/acct.info" || no gen_acct "report_synth failed"
+"$TOOLS/report_synth" "$T/acct.data" acct >"$T/acct.info" || no gen_acct "report_synth failed"
 exe=$(info "$T/acct.info" exe)
 pid=$(info "$T/acct.info" pid)
 worker=$(info "$T/acct.info" worker)
@@ -216,7 +216,7 @@ expect csv_images "$(sed -n '1p;4p' "$T/img.csv" | tr '\n' ';')" \
 	"pid,exe,function,object,samples,percent,self_seconds;$pid,$exe,[kernel],[kernel],0,20.0000,0.150000;"
 
 # ---- the thread clock: the kernel invisible, no accounted rows ------------------------------------
-"$P/report_synth" "$T/thread.data" thread >/dev/null
+"$TOOLS/report_synth" "$T/thread.data" thread >/dev/null
 flat thread -i "$T/thread.data"
 expect thread_time "$(grep '^time ' "$T/thread.flat")" \
 	"time 2 invisible 1.0400 0.7400 0.0000 0.3000 1.0400 0.7800 0.2600 3"
@@ -227,7 +227,7 @@ grep -q '^# kernel: the thread clock cannot see the kernel: its ticks land at th
 	ok thread_text || no thread_text "$(grep '^# kernel' "$T/thread.txt")"
 
 # ---- the kernel sampled: named by the profile's kernel symbols -------------------------------------
-"$P/report_synth" "$T/ks.data" ksampled >/dev/null
+"$TOOLS/report_synth" "$T/ks.data" ksampled >/dev/null
 flat ks -i "$T/ks.data"
 expect ks_time "$(grep '^time ' "$T/ks.flat")" "time 2 sampled 1.0400 0.9400 0.0000 0.1000 1.0400 0.7800 0.2600 3"
 expect ks_rows "$(rows ks | awk '$0 ~ /object=\[kernel\]/ { print $1, $2, $5, $7 }' | tr '\n' ';')" \
@@ -235,13 +235,13 @@ expect ks_rows "$(rows ks | awk '$0 ~ /object=\[kernel\]/ { print $1, $2, $5, $7
 expect ks_no_accounted "$(rows ks | grep -c '^accounted')" 0
 
 # ---- attached: the attached process's CPU time includes the time before: no rows from it ----------
-"$P/report_synth" "$T/att.data" attach >/dev/null
+"$TOOLS/report_synth" "$T/att.data" attach >/dev/null
 flat att -i "$T/att.data"
 expect attach_root "$(grep "^image " "$T/att.flat" | head -1 | awk '{ print $4, $5, $6 }')" "0.5900 0.0000 0.0000"
 expect attach_seconds "$(field att time 4)" 0.8800
 
 # ---- hostile strings: the header cannot break ------------------------------------------------------
-"$P/report_synth" "$T/bad.data" hostile >/dev/null
+"$TOOLS/report_synth" "$T/bad.data" hostile >/dev/null
 "$PROFIL" report -i "$T/bad.data" --images --threads >"$T/bad.txt"
 expect hostile_header "$(sed '/^$/q' "$T/bad.txt" | grep -vc '^#\|^$')" 0
 expect hostile_no_injection "$(grep -c '^# injected' "$T/bad.txt")" 0
@@ -264,11 +264,11 @@ grep -q '^# run: 0.001 s of CPU time in 1 process image (1 with time): 1 sample 
 	ok singular || no singular "$(grep '^# run' "$T/bad.txt")"
 
 # ---- memory: the JSON of 10,000 process images -----------------------------------------------------
-"$P/report_synth" "$T/m1.data" many 2500 >/dev/null || no gen_many "report_synth many 2500 failed"
-"$P/report_synth" "$T/m4.data" many 10000 >/dev/null || no gen_many "report_synth many 10000 failed"
-r1=$("$P/report_maxrss" "$T/m1.json" "$PROFIL" report -i "$T/m1.data" --format json)
-r4=$("$P/report_maxrss" "$T/m4.json" "$PROFIL" report -i "$T/m4.data" --format json)
-"$P/report_jsoncheck" "$T/m4.json" >"$T/m4.flat" && ok many_schema || no many_schema "$(tail -1 "$T/m4.flat")"
+"$TOOLS/report_synth" "$T/m1.data" many 2500 >/dev/null || no gen_many "report_synth many 2500 failed"
+"$TOOLS/report_synth" "$T/m4.data" many 10000 >/dev/null || no gen_many "report_synth many 10000 failed"
+r1=$("$TOOLS/report_maxrss" "$T/m1.json" "$PROFIL" report -i "$T/m1.data" --format json)
+r4=$("$TOOLS/report_maxrss" "$T/m4.json" "$PROFIL" report -i "$T/m4.data" --format json)
+"$TOOLS/report_jsoncheck" "$T/m4.json" >"$T/m4.flat" && ok many_schema || no many_schema "$(tail -1 "$T/m4.flat")"
 expect many_images "$(grep -c '^image ' "$T/m4.flat")" 10001
 case "$B" in
 */asan) echo "skip many_memory: ASan's shadow memory and quarantine are not the report's" ;;

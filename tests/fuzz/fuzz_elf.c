@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Fuzz target: an ELF file through the symbol loader (profile/symbols.h):
+ * Fuzz target: an ELF file through the symbol loader (symbols/symbols.h):
  * program headers, .symtab/.dynsym, address translation, lookups (with the
  * unwind tables for unnamed code), DWARF source lines; and through the
  * agent's build id reader (agent/build_id.h: program headers, notes).  Seeds:
@@ -12,7 +12,7 @@
 
 #include "agent/build_id.h"
 #include "fuzz.h"
-#include "profile/symbols.h"
+#include "symbols/symbols.h"
 
 static void probe(struct sym_object *o, uint64_t vaddr)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * agent_manylibs DIR N SECONDS: dlopen DIR/lib0.so .. DIR/lib<N-1>.so (copies
- * of libagent_manylibs_lib.so), then for SECONDS of its CPU time call, round
+ * of libagent_manylibs.so), then for SECONDS of its CPU time call, round
  * after round, each copy's hop() with the next copy's spin(): every sample's
  * stack is main -> hop (copy i) -> spin (copy i+1), through ~N objects in all
  * (issue 16, item 6: the old agent's unwinder held 256 objects, and stacks

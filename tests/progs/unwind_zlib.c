@@ -7,7 +7,7 @@
  * from two distinct callers, alternately; a worker thread spins in its own
  * functions.  Each thread runs until it has used SECONDS of its own CPU
  * time (CLOCK_THREAD_CPUTIME_ID), or, with -n, a fixed amount of work (for
- * measuring the overhead of sampling it: tests/progs/unwind_bench.c).
+ * measuring the overhead of sampling it: tests/bench/unwind_bench.c).
  *
  *   unwind_zlib [-t FILE] [-k] [SECONDS]   default 0.4
  *   unwind_zlib [-t FILE] [-k] -n ROUNDS   ROUNDS compress2 pairs and ROUNDS spins

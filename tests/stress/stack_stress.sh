@@ -32,7 +32,7 @@ while [ $i -le "$RUNS" ]; do
 		"$PROGS/stack_stress" "$SECONDS_CPU" >"$T/out" 2>"$T/err"
 	rc=$?
 	took=$(($(date +%s) - start))
-	summary=$([ -f "$T/dump" ] && "$PROGS/stack_dump_flags" "$T/dump")
+	summary=$([ -f "$T/dump" ] && "$B/tests/tools/stack_dump_flags" "$T/dump")
 	if [ $rc -eq 137 ]; then
 		hangs=$((hangs + 1))
 		verdict=HANG

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * profile/callgraph.c on made-up stacks of made-up function rows: totals
+ * report/callgraph.c on made-up stacks of made-up function rows: totals
  * (recursion counted once per sample, direct and through another
  * function), equal stacks summed, the caller and callee trees, the trees
  * around one function, cut-short stacks, saturating counts, bad input, and
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "profile/callgraph.h"
+#include "report/callgraph.h"
 
 #define FN(n)                                                                                      \
 	{                                                                                          \

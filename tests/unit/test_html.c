@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * profile/html.c: the page around the data (every marker replaced, one
+ * output/html.c: the page around the data (every marker replaced, one
  * data element), the data (unique frames, summed rows, stacks leaf first,
  * processes and threads), and hostile strings: no '<' inside the data, so
  * nothing in a profile can close the script element.  The profile is built
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "profile/html.h"
+#include "output/html.h"
 
 #define EVIL "</script><img src=x onerror=alert(1)><!--<script>"
 

@@ -18,7 +18,7 @@
 #include "profile/pdata.h"
 #include "record/perf_sample.h"
 #include "record/stacks.h"
-#include "record/unwind.h"
+#include "unwind/unwind.h"
 
 #define K(x) (0xffffffff81000000ull + (x)) /* a kernel address */
 #define CTX_KERNEL ((uint64_t)PERF_CONTEXT_KERNEL)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * profile/symbols: symbolise this test program's own code through its real
+ * symbols/symbols: symbolise this test program's own code through its real
  * mappings (/proc/self/maps): a global and a static function, a zero-sized
  * assembler symbol, libc, source lines from DWARF, the range name of code
  * without a symbol, missing and non-ELF files, the object cache, the
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "profile/symbols.h"
+#include "symbols/symbols.h"
 
 int sym_test_global(int n);
 

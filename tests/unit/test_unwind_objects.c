@@ -21,9 +21,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "profile/symbols.h"
-#include "record/unwind.h"
-#include "record/unwind_cfi.h"
+#include "symbols/symbols.h"
+#include "unwind/unwind.h"
+#include "unwind/unwind_cfi.h"
 
 #define LIBZ "/usr/lib/x86_64-linux-gnu/libz.so.1"
 #define LIBC "/lib/x86_64-linux-gnu/libc.so.6"

@@ -19,8 +19,8 @@
 #include <time.h>
 
 #include "check.h"
-#include "profile/symbols.h"
-#include "record/unwind.h"
+#include "symbols/symbols.h"
+#include "unwind/unwind.h"
 #include "unwind_corpus.h"
 
 #define MAX_FRAMES 64

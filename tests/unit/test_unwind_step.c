@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "record/unwind_table.h"
+#include "unwind/unwind_table.h"
 
 #define BASE 0x7ffc1000ull /* the sampled RSP: the stack copy starts here */
 #define TEXT 0x400000ull   /* a synthetic object's code, mapped at its link-time address */

@@ -1,10 +1,11 @@
 # Shared helpers of tests/e2e/record_*.sh (sourced; POSIX sh).
-# Reads profiles with tests/progs/pdata_dump, independently of `profil report`.
+# Reads profiles with tests/tools/pdata_dump, independently of `profil report`.
 B=${B:-build}
 case "$B" in /*) ;; *) B="$ROOT/$B" ;; esac
 P="$B/profil"
 PROGS="$B/tests/progs"
-DUMP="$PROGS/pdata_dump"
+TOOLS="$B/tests/tools"
+DUMP="$TOOLS/pdata_dump"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1

@@ -1,5 +1,6 @@
 # Shared preamble of tests/e2e/report_*.sh (sourced; POSIX sh).
 P="$B/tests/progs"
+TOOLS="$B/tests/tools"
 PROFIL="$B/profil"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT

@@ -1,0 +1,639 @@
+// SPDX-License-Identifier: MIT
+/*
+ * html: the HTML report (see html.h).  The samples are gathered into the
+ * document's tables (processes, threads, unique frames, stack rows) with
+ * hash maps, then written as one JSON object inside the embedded page.
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "utils/array.h"
+#include "utils/htab.h"
+#include "utils/json.h"
+#include "report/callgraph.h"
+#include "output/html.h"
+#include "profile/pdata.h"
+#include "utils/outfile.h"
+#include "utils/why.h"
+
+/* The page sources, embedded by output/html_assets.S. */
+extern const char html_page_start[], html_page_end[];
+extern const char html_css_start[], html_css_end[];
+extern const char html_js_start[], html_js_end[];
+
+#define EMPTY UINT32_MAX
+
+/* A map from a 64-bit key to a dense index (open addressing). */
+struct idmap {
+	uint64_t *keys;
+	uint32_t *vals; /* EMPTY: free slot */
+	size_t mask, n;
+};
+
+struct html_thread {
+	uint32_t proc; /* index into procs */
+	int tid;
+};
+
+/* One row of "samples": count samples of one thread with one stack. */
+struct stack_row {
+	uint64_t count, hash;
+	uint32_t thread, nframes;
+	uint32_t *frames; /* frame indexes, leaf first */
+};
+
+struct html_report {
+	const struct pview *v;
+	struct resolver *r;
+	struct idmap proc_ids, thread_ids, frame_ids;
+	const struct pv_proc **procs;
+	size_t nprocs, procs_cap;
+	struct html_thread *threads;
+	size_t nthreads, threads_cap;
+	const struct func **frames;
+	size_t nframes, frames_cap;
+	struct stack_row *rows;
+	size_t nrows, rows_cap;
+	uint32_t *row_slots; /* row index + 1, 0: free */
+	size_t row_mask;
+	uint32_t *scratch; /* frame indexes of the stack being added */
+	size_t scratch_cap;
+	/* the report's time without samples (html__write_report), which the page states */
+	uint64_t accounted_ns, unsampled_ns;
+};
+
+/* ---- idmap ------------------------------------------------------------------ */
+
+static int idmap_resize(struct idmap *m, size_t nmask)
+{
+	uint64_t *keys = malloc((nmask + 1) * sizeof(*keys));
+	uint32_t *vals = malloc((nmask + 1) * sizeof(*vals));
+
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return -ENOMEM;
+	}
+	memset(vals, 0xff, (nmask + 1) * sizeof(*vals));
+	for (size_t i = 0; m->vals && i <= m->mask; i++) {
+		size_t k;
+
+		if (m->vals[i] == EMPTY)
+			continue;
+		for (k = htab_hash_u64(m->keys[i]) & nmask; vals[k] != EMPTY; k = (k + 1) & nmask)
+			;
+		keys[k] = m->keys[i];
+		vals[k] = m->vals[i];
+	}
+	free(m->keys);
+	free(m->vals);
+	m->keys = keys;
+	m->vals = vals;
+	m->mask = nmask;
+	return 0;
+}
+
+/*
+ * The index of key; a new key gets index m->n (the caller appends the
+ * element) and *added = 1.  Returns 0 or -ENOMEM.
+ */
+static int idmap_get(struct idmap *m, uint64_t key, uint32_t *idx, int *added)
+{
+	size_t k;
+
+	*added = 0;
+	if ((!m->vals || (m->n + 1) * 2 > m->mask) &&
+	    idmap_resize(m, m->vals ? m->mask * 2 + 1 : 255))
+		return -ENOMEM;
+	for (k = htab_hash_u64(key) & m->mask; m->vals[k] != EMPTY; k = (k + 1) & m->mask) {
+		if (m->keys[k] == key) {
+			*idx = m->vals[k];
+			return 0;
+		}
+	}
+	if (m->n >= EMPTY)
+		return -ENOMEM;
+	m->keys[k] = key;
+	m->vals[k] = (uint32_t)m->n++;
+	*idx = m->vals[k];
+	*added = 1;
+	return 0;
+}
+
+static void idmap_free(struct idmap *m)
+{
+	free(m->keys);
+	free(m->vals);
+}
+
+/* ---- the document's tables ------------------------------------------------ */
+
+struct html_report *html__new(const struct pview *v, struct resolver *r)
+{
+	struct html_report *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	h->v = v;
+	h->r = r;
+	return h;
+}
+
+void html__free(struct html_report *h)
+{
+	if (!h)
+		return;
+	idmap_free(&h->proc_ids);
+	idmap_free(&h->thread_ids);
+	idmap_free(&h->frame_ids);
+	for (size_t i = 0; i < h->nrows; i++)
+		free(h->rows[i].frames);
+	free(h->rows);
+	free(h->row_slots);
+	free(h->procs);
+	free(h->threads);
+	free(h->frames);
+	free(h->scratch);
+	free(h);
+}
+
+static int proc_index(struct html_report *h, const struct pv_proc *p, uint32_t *idx)
+{
+	int added, rc = idmap_get(&h->proc_ids, p->id, idx, &added);
+
+	if (rc || !added)
+		return rc;
+	if (array__reserve(&h->procs, &h->procs_cap, h->nprocs + 1, sizeof(*h->procs)))
+		return -ENOMEM;
+	h->procs[h->nprocs++] = p;
+	return 0;
+}
+
+static int thread_index(struct html_report *h, uint32_t proc, int tid, uint32_t *idx)
+{
+	int added,
+		rc = idmap_get(&h->thread_ids, (uint64_t)proc << 32 | (uint32_t)tid, idx, &added);
+
+	if (rc || !added)
+		return rc;
+	if (array__reserve(&h->threads, &h->threads_cap, h->nthreads + 1, sizeof(*h->threads)))
+		return -ENOMEM;
+	h->threads[h->nthreads].proc = proc;
+	h->threads[h->nthreads++].tid = tid;
+	return 0;
+}
+
+/* Frames are unique functions (function + line with --lines): the resolver interns them. */
+static int frame_index(struct html_report *h, const struct func *f, uint32_t *idx)
+{
+	int added, rc = idmap_get(&h->frame_ids, (uintptr_t)f, idx, &added);
+
+	if (rc || !added)
+		return rc;
+	if (array__reserve(&h->frames, &h->frames_cap, h->nframes + 1, sizeof(*h->frames)))
+		return -ENOMEM;
+	h->frames[h->nframes++] = f;
+	return 0;
+}
+
+static uint64_t stack_hash(uint32_t thread, const uint32_t *frames, size_t n)
+{
+	uint64_t x = htab_hash_u64(thread + 0x9e3779b97f4a7c15ull);
+
+	for (size_t i = 0; i < n; i++)
+		x = htab_hash_u64(x ^ (frames[i] + 0x632be59bd9b4e019ull));
+	return x;
+}
+
+static int rows_grow(struct html_report *h)
+{
+	size_t nmask = h->row_slots ? h->row_mask * 2 + 1 : 1023;
+	uint32_t *slots = calloc(nmask + 1, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->nrows; i++) {
+		size_t k;
+
+		for (k = h->rows[i].hash & nmask; slots[k]; k = (k + 1) & nmask)
+			;
+		slots[k] = (uint32_t)i + 1;
+	}
+	free(h->row_slots);
+	h->row_slots = slots;
+	h->row_mask = nmask;
+	return 0;
+}
+
+/* Sum count into the row of (thread, frames), adding the row if it is new. */
+static int add_row(struct html_report *h, uint32_t thread, const uint32_t *frames, size_t n,
+		   uint64_t count)
+{
+	uint64_t hash = stack_hash(thread, frames, n);
+	struct stack_row *row;
+	size_t k;
+
+	if ((!h->row_slots || (h->nrows + 1) * 2 > h->row_mask) && rows_grow(h))
+		return -ENOMEM;
+	for (k = hash & h->row_mask; h->row_slots[k]; k = (k + 1) & h->row_mask) {
+		row = &h->rows[h->row_slots[k] - 1];
+		if (row->hash == hash && row->thread == thread && row->nframes == n &&
+		    !memcmp(row->frames, frames, n * sizeof(*frames))) {
+			row->count += count;
+			return 0;
+		}
+	}
+	if (h->nrows >= EMPTY - 1 || array__reserve(&h->rows, &h->rows_cap, h->nrows + 1, sizeof(*h->rows)))
+		return -ENOMEM;
+	row = &h->rows[h->nrows];
+	row->frames = malloc(n * sizeof(*frames));
+	if (!row->frames)
+		return -ENOMEM;
+	memcpy(row->frames, frames, n * sizeof(*frames));
+	row->count = count;
+	row->hash = hash;
+	row->thread = thread;
+	row->nframes = (uint32_t)n;
+	h->row_slots[k] = (uint32_t)++h->nrows;
+	return 0;
+}
+
+int html__add_stack(struct html_report *h, const struct pv_proc *p, int tid, const uint64_t *pcs,
+		    size_t npcs, uint64_t count)
+{
+	uint32_t proc, thread;
+	int rc;
+
+	if (!npcs || npcs > UINT32_MAX)
+		return -EINVAL;
+	if (npcs > h->scratch_cap) {
+		uint32_t *s = realloc(h->scratch, npcs * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		h->scratch = s;
+		h->scratch_cap = npcs;
+	}
+	rc = proc_index(h, p, &proc);
+	if (!rc)
+		rc = thread_index(h, proc, tid, &thread);
+	for (size_t i = 0; !rc && i < npcs; i++) {
+		const struct func *f = resolver__pc(h->r, p, pcs[i], count);
+
+		rc = f ? frame_index(h, f, &h->scratch[i]) : -ENOMEM;
+	}
+	return rc ? rc : add_row(h, thread, h->scratch, npcs, count);
+}
+
+/*
+ * Add every sample of the profile with its call stack (callgraph.h's
+ * callgraph__lookup_pcs: callers at their return address - 1, a stack cut
+ * short under "[truncated]"); a sample without a stack is one frame.
+ * 0 or -ENOMEM.
+ */
+static int html__add_samples(struct html_report *h)
+{
+	const struct pview *v = h->v;
+	const struct pv_proc *p = NULL;
+	uint64_t pcs[CALLGRAPH_MAX_FRAMES];
+
+	for (size_t i = 0; i < v->nsamples; i++) {
+		const struct pv_sample *s = &v->samples[i];
+		int truncated, rc;
+		unsigned n;
+
+		if (!p || p->id != s->proc) /* samples are sorted by proc */
+			p = pview__proc(v, s->proc);
+		if (!p)
+			continue; /* cannot happen: pview gives every proc id a process */
+		n = callgraph__lookup_pcs(v, s, pcs, &truncated);
+		rc = html__add_stack(h, p, s->tid, pcs, n, s->count);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- JSON --------------------------------------------------------------------- */
+
+static double seconds_per_sample(const struct pdata_header *hdr)
+{
+	if (hdr->period_ns)
+		return (double)hdr->period_ns / 1e9;
+	return hdr->nominal_hz ? 1.0 / hdr->nominal_hz : 0;
+}
+
+static struct json_object *meta_json(const struct html_report *h, const char *const *notes,
+				     size_t nnotes)
+{
+	const struct pdata_header *hdr = &h->v->hdr;
+	struct json_object *m = json_object_new_object(), *jnotes = json_object_new_array();
+	double per = seconds_per_sample(hdr);
+	int rc = m && jnotes ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !rc && i < nnotes; i++)
+		rc = json__push(jnotes, json_object_new_string(notes[i]));
+	if (!rc) {
+		rc |= json__set(m, "notes", jnotes);
+		jnotes = NULL;
+	}
+	if (!rc) {
+		rc |= json__set(m, "command", json_object_new_string(hdr->command));
+		rc |= json__set(m, "clock", json_object_new_string(pdata__clock_name(hdr->clock)));
+		rc |= json__set(m, "clock_note", json_object_new_string(hdr->clock_note));
+		rc |= json__set(m, "rate_hz", json__double(pview__rate_hz(h->v)));
+		rc |= json__set(m, "nominal_hz", json__uint(hdr->nominal_hz));
+		rc |= json__set(m, "period_ns", json__uint(hdr->period_ns));
+		rc |= json__set(m, "seconds_per_sample", json__double(per));
+		rc |= json__set(m, "samples", json__uint(hdr->samples));
+		rc |= json__set(m, "lost", json__uint(hdr->lost));
+		rc |= json__set(m, "dropped", json__uint(hdr->dropped));
+		rc |= json__set(m, "complete", json_object_new_boolean(hdr->state == PDATA_COMPLETE));
+		rc |= json__set(m, "total_samples", json__uint(h->v->total));
+		rc |= json__set(m, "total_seconds", json__double((double)h->v->total * per));
+		rc |= json__set(m, "cpu_seconds", json__double((double)hdr->cpu_ns / 1e9));
+		rc |= json__set(m, "accounted_seconds", json__double((double)h->accounted_ns / 1e9));
+		rc |= json__set(m, "unsampled_seconds", json__double((double)h->unsampled_ns / 1e9));
+		rc |= json__set(m, "profil_version", json_object_new_string(PROFIL_VERSION));
+	}
+	json_object_put(jnotes);
+	if (rc) {
+		json_object_put(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* The name of a process image: its main thread's, else its first thread's, else "". */
+static const char *proc_comm(const struct pv_proc *p)
+{
+	const struct pv_thread *t = pv_proc__thread(p, p->pid);
+
+	if (t)
+		return t->comm;
+	return p->nthreads ? p->threads[0].comm : "";
+}
+
+static int add_procs_threads(const struct html_report *h, struct json_object *top)
+{
+	struct json_object *procs = json_object_new_array(), *threads = json_object_new_array();
+	int rc = procs && threads ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !rc && i < h->nprocs; i++) {
+		struct json_object *o = json_object_new_object();
+
+		rc = o ? 0 : -ENOMEM;
+		if (!rc) {
+			rc |= json__set(o, "pid", json_object_new_int(h->procs[i]->pid));
+			rc |= json__set(o, "exe", json_object_new_string(h->procs[i]->exe));
+			rc |= json__set(o, "comm", json_object_new_string(proc_comm(h->procs[i])));
+			rc |= json__push(procs, o);
+		}
+	}
+	for (size_t i = 0; !rc && i < h->nthreads; i++) {
+		const struct html_thread *t = &h->threads[i];
+		const struct pv_thread *pt = pv_proc__thread(h->procs[t->proc], t->tid);
+		struct json_object *o = json_object_new_object();
+
+		rc = o ? 0 : -ENOMEM;
+		if (!rc) {
+			rc |= json__set(o, "proc", json_object_new_int((int32_t)t->proc));
+			rc |= json__set(o, "tid", json_object_new_int(t->tid));
+			rc |= json__set(o, "comm", json_object_new_string(pt ? pt->comm : ""));
+			rc |= json__push(threads, o);
+		}
+	}
+	if (!rc) {
+		rc = json__set(top, "procs", procs);
+		procs = NULL;
+	}
+	if (!rc) {
+		rc = json__set(top, "threads", threads);
+		threads = NULL;
+	}
+	json_object_put(procs);
+	json_object_put(threads);
+	return rc;
+}
+
+static int add_frames(const struct html_report *h, struct json_object *top)
+{
+	struct json_object *frames = json_object_new_array();
+	int rc = frames ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !rc && i < h->nframes; i++) {
+		const struct func *f = h->frames[i];
+		struct json_object *o = json_object_new_object();
+
+		rc = o ? 0 : -ENOMEM;
+		if (!rc) {
+			rc |= json__set(o, "name", json_object_new_string(f->name));
+			rc |= json__set(o, "object", json_object_new_string(f->objpath));
+			if (f->file)
+				rc |= json__set(o, "file", json_object_new_string(f->file));
+			else
+				json_object_object_add(o, "file", NULL); /* JSON null */
+			rc |= json__set(o, "line", json_object_new_int(f->line));
+			rc |= json__push(frames, o);
+		}
+	}
+	if (!rc)
+		return json__set(top, "frames", frames);
+	json_object_put(frames);
+	return rc;
+}
+
+static int add_samples(const struct html_report *h, struct json_object *top)
+{
+	struct json_object *samples = json_object_new_array();
+	int rc = samples ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !rc && i < h->nrows; i++) {
+		const struct stack_row *row = &h->rows[i];
+		struct json_object *a = json_object_new_array_ext((int)row->nframes + 2);
+
+		rc = a ? 0 : -ENOMEM;
+		if (!rc) {
+			rc |= json__push(a, json_object_new_int64(row->thread));
+			rc |= json__push(a, json__uint(row->count));
+			for (uint32_t f = 0; !rc && f < row->nframes; f++)
+				rc = json__push(a, json_object_new_int64(row->frames[f]));
+			rc |= json__push(samples, a);
+		}
+	}
+	if (!rc)
+		return json__set(top, "samples", samples);
+	json_object_put(samples);
+	return rc;
+}
+
+static struct json_object *document_json(const struct html_report *h, const char *const *notes,
+					 size_t nnotes)
+{
+	struct json_object *top = json_object_new_object();
+	int rc = top ? 0 : -ENOMEM;
+
+	if (!rc) {
+		rc |= json__set(top, "version", json_object_new_int(1));
+		rc |= json__set(top, "meta", meta_json(h, notes, nnotes));
+	}
+	if (!rc)
+		rc = add_procs_threads(h, top);
+	if (!rc)
+		rc = add_frames(h, top);
+	if (!rc)
+		rc = add_samples(h, top);
+	if (rc) {
+		json_object_put(top);
+		return NULL;
+	}
+	return top;
+}
+
+/* ---- the page ----------------------------------------------------------------- */
+
+/*
+ * JSON text inside a <script> element: '<' appears in JSON only inside
+ * strings, where \u003c means the same; without any '<' no string can
+ * close the element ("</script") or open a comment ("<!--").
+ */
+static void put_script_json(FILE *out, const char *s)
+{
+	const char *lt;
+
+	while ((lt = strchr(s, '<'))) {
+		fwrite(s, 1, (size_t)(lt - s), out);
+		fputs("\\u003c", out);
+		s = lt + 1;
+	}
+	fputs(s, out);
+}
+
+/* A fresh nonce for the page's Content-Security-Policy: only its own style and script run. */
+static void make_nonce(char out[33])
+{
+	unsigned char b[16];
+	struct timespec ts;
+
+	if (getrandom(b, sizeof(b), GRND_NONBLOCK) != (ssize_t)sizeof(b)) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		for (size_t i = 0; i < sizeof(b); i++)
+			b[i] = (unsigned char)(htab_hash_u64((uint64_t)ts.tv_nsec + i * 0x9e37ull) >> 24);
+	}
+	for (size_t i = 0; i < sizeof(b); i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+/*
+ * The template with each @@NAME@@ marker replaced: STYLE, DATA and SCRIPT
+ * (once each) and NONCE.  -EINVAL if the template is not like that.
+ */
+static int put_page(FILE *out, const char *json)
+{
+	const char *at = html_page_start, *end = html_page_end, *m;
+	unsigned seen = 0;
+	char nonce[33];
+
+	make_nonce(nonce);
+	while ((m = memmem(at, (size_t)(end - at), "@@", 2))) {
+		const char *name = m + 2;
+		const char *close = memmem(name, (size_t)(end - name), "@@", 2);
+		size_t len = close ? (size_t)(close - name) : 0;
+
+		fwrite(at, 1, (size_t)(m - at), out);
+		if (len == 5 && !memcmp(name, "NONCE", 5)) {
+			fputs(nonce, out);
+		} else if (len == 5 && !memcmp(name, "STYLE", 5) && !(seen & 1)) {
+			fwrite(html_css_start, 1, (size_t)(html_css_end - html_css_start), out);
+			seen |= 1;
+		} else if (len == 4 && !memcmp(name, "DATA", 4) && !(seen & 2)) {
+			put_script_json(out, json);
+			seen |= 2;
+		} else if (len == 6 && !memcmp(name, "SCRIPT", 6) && !(seen & 4)) {
+			fwrite(html_js_start, 1, (size_t)(html_js_end - html_js_start), out);
+			seen |= 4;
+		} else {
+			return -EINVAL;
+		}
+		at = close + 2;
+	}
+	fwrite(at, 1, (size_t)(end - at), out);
+	return seen == 7 ? 0 : -EINVAL;
+}
+
+int html__write(struct html_report *h, FILE *out, const char *const *notes, size_t nnotes,
+		char *why, size_t whylen)
+{
+	struct json_object *doc = document_json(h, notes, nnotes);
+	const char *json;
+	int rc;
+
+	if (!doc)
+		return why_fail(why, whylen, -ENOMEM, "out of memory");
+	json = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
+							   JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!json)
+		rc = why_fail(why, whylen, -ENOMEM, "out of memory");
+	else if (put_page(out, json))
+		rc = why_fail(why, whylen, -EINVAL,
+			      "the page template built into profil is broken");
+	else if (ferror(out))
+		rc = why_fail(why, whylen, -EIO, "write error");
+	else
+		rc = 0;
+	json_object_put(doc);
+	return rc;
+}
+
+struct page {
+	struct html_report *h;
+	const struct report *m;
+};
+
+static int write_page(const struct page *pg, FILE *f, char *why, size_t whylen)
+{
+	return html__write(pg->h, f, (const char *const *)pg->m->notes, pg->m->nnotes, why, whylen);
+}
+
+static int fill_page(int fd, void *arg, char *why, size_t whylen)
+{
+	int dfd = dup(fd), rc;
+	FILE *f = dfd < 0 ? NULL : fdopen(dfd, "wb");
+
+	if (!f) {
+		rc = -errno;
+		if (dfd >= 0)
+			close(dfd);
+		return rc;
+	}
+	rc = write_page(arg, f, why, whylen);
+	if (fclose(f) == EOF && !rc)
+		rc = -errno;
+	return rc;
+}
+
+int html__write_report(const struct report *m, const char *path, char *why, size_t whylen)
+{
+	struct page pg = {html__new(m->v, m->r), m};
+	int rc = pg.h ? html__add_samples(pg.h) : -ENOMEM;
+
+	if (pg.h) {
+		pg.h->accounted_ns = m->totals.accounted_ns;
+		pg.h->unsampled_ns = m->totals.unsampled_ns;
+	}
+
+	if (rc < 0) {
+		html__free(pg.h);
+		return why_fail(why, whylen, rc, "out of memory");
+	}
+	/* "-" is stdout, written in place, like any descriptor name */
+	rc = outfile__write(path, &pdata__output_rules, fill_page, &pg, why, whylen);
+	html__free(pg.h);
+	return rc;
+}

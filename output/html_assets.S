@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The HTML report's page sources (output/html/), embedded in the profil
+ * binary at build time so that the installed command needs no file on disk.
+ * Paths are relative to the top of the source tree (mk/html.mk assembles
+ * this file from there).  output/html.c reads them as [start, end).
+ */
+	.section .rodata.profil_html, "a"
+
+	.global html_page_start, html_page_end
+	.global html_css_start, html_css_end
+	.global html_js_start, html_js_end
+
+html_page_start:
+	.incbin "output/html/page.html"
+html_page_end:
+
+html_css_start:
+	.incbin "output/html/page.css"
+html_css_end:
+
+html_js_start:
+	.incbin "output/html/page.js"
+html_js_end:
+
+	.section .note.GNU-stack, "", @progbits

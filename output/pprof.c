@@ -1,0 +1,1050 @@
+// SPDX-License-Identifier: MIT
+/* pprof export: see pprof.h for the model and the choice of addresses. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "utils/array.h"
+#include "profile/pdata.h"
+#include "utils/htab.h"
+#include "output/pprof.h"
+#include "report/report.h"
+#include "output/profile.pb-c.h"
+#include "symbols/symbols.h"
+#include "utils/outfile.h"
+#include "utils/utf8.h"
+#include "utils/why.h"
+
+#ifndef PROFIL_VERSION
+#define PROFIL_VERSION "?"
+#endif
+
+/* The generated message types, shorter. */
+#define PB(type) Perftools__Profiles__##type
+
+#define NLABELS_MAX 4		/* pid, tid, process_comm, thread_comm */
+#define GZ_IN_SIZE (256u << 10) /* encoded bytes gathered before deflate */
+#define GZ_OUT_SIZE (64u << 10)
+#define GZ_LEVEL 1 /* fastest: profiles compress well anyway (as Go's runtime does) */
+
+/* ---- index tables: hash -> index into one of the context's arrays ---------- */
+
+struct islot {
+	uint64_t h;
+	uint32_t idx1; /* index + 1; 0 = empty */
+};
+
+struct itab {
+	struct islot *s;
+	size_t mask, n;
+};
+
+typedef int (*itab_eq)(const void *ctx, uint32_t idx, const void *key);
+
+static int itab_grow(struct itab *t)
+{
+	size_t nmask = t->mask ? t->mask * 2 + 1 : 255;
+	struct islot *n = calloc(nmask + 1, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; t->s && i <= t->mask; i++) {
+		size_t k;
+
+		if (!t->s[i].idx1)
+			continue;
+		for (k = t->s[i].h & nmask; n[k].idx1; k = (k + 1) & nmask)
+			;
+		n[k] = t->s[i];
+	}
+	free(t->s);
+	t->s = n;
+	t->mask = nmask;
+	return 0;
+}
+
+/*
+ * The slot of key (hash h): found when ->idx1 != 0, else free for it (set
+ * ->idx1 and ->h, then count it with t->n++).  NULL on out-of-memory.
+ */
+static struct islot *itab_slot(struct itab *t, uint64_t h, itab_eq eq, const void *ctx,
+			       const void *key)
+{
+	size_t k;
+
+	if ((t->n + 1) * 2 > t->mask && itab_grow(t) < 0)
+		return NULL;
+	for (k = h & t->mask; t->s[k].idx1; k = (k + 1) & t->mask)
+		if (t->s[k].h == h && eq(ctx, t->s[k].idx1 - 1, key))
+			break;
+	t->s[k].h = h;
+	return &t->s[k];
+}
+
+/* ---- the profile being built ----------------------------------------------- */
+
+struct strtab {
+	char **strs; /* owned; strs[0] = "" */
+	size_t n, cap;
+	struct itab idx;
+};
+
+/* What a Location stands for (parallel to ctx.locs). */
+struct loc_key {
+	const struct sym_object *obj;
+	uint64_t addr;
+	int linktime;
+};
+
+/* One Mapping per (object, kind of address), and what its locations say. */
+struct map_info {
+	struct sym_object *obj;
+	int linktime;
+	uint64_t lo, hi; /* location addresses seen: [lo, hi] */
+	int has_files, has_lines;
+};
+
+struct func_key {
+	int64_t name, system_name, filename, start_line;
+};
+
+struct label_set {
+	uint32_t proc;
+	int tid;
+	size_t first, n; /* in ctx.labels */
+};
+
+struct pprof_ctx {
+	const struct pview *v;
+	struct resolver *r;
+	struct report *rep; /* for the time without samples; NULL: samples only */
+	int64_t period;
+	struct strtab st;
+	/* locations (one Line each) */
+	PB(Location) * locs;
+	PB(Line) * lines;
+	struct loc_key *loc_keys;
+	size_t nlocs, locs_cap, lines_cap, keys_cap;
+	struct itab loc_idx;
+	/* functions */
+	PB(Function) * funcs;
+	struct func_key *func_keys;
+	size_t nfuncs, funcs_cap, fkeys_cap;
+	struct itab func_idx;
+	/* mappings */
+	PB(Mapping) * maps;
+	struct map_info *map_infos;
+	size_t nmaps, maps_cap, infos_cap;
+	/* label sets, per (proc, tid) */
+	PB(Label) * labels;
+	size_t nlabels, labels_cap;
+	struct label_set *sets;
+	size_t nsets, sets_cap;
+	struct itab set_idx;
+	/* samples: values [count, cpu] and location ids live in flat arrays */
+	PB(Sample) * samples;
+	uint32_t *sample_set;
+	size_t *sample_loc_off;
+	int64_t *values;
+	uint64_t *loc_ids;
+	size_t nsamples, samples_cap, set_cap, off_cap, values_cap, nloc_ids, loc_ids_cap;
+	uint64_t total;
+	uint64_t timed_ns; /* CPU time of the samples without a count (c->rep) */
+};
+
+static int str_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct strtab *st = ctx;
+
+	return !strcmp(st->strs[idx], key);
+}
+
+/* Index of s in the string table (a sanitised copy is added once); -ENOMEM. */
+static int64_t str_index(struct pprof_ctx *c, const char *s)
+{
+	struct strtab *st = &c->st;
+	struct islot *slot;
+	char *copy;
+
+	if (!s || !*s)
+		return 0;
+	copy = utf8__dup_valid(s, strlen(s));
+	if (!copy)
+		return -ENOMEM;
+	slot = itab_slot(&st->idx, htab_hash_str(copy), str_eq, st, copy);
+	if (!slot || slot->idx1) {
+		free(copy);
+		return slot ? (int64_t)slot->idx1 - 1 : -ENOMEM;
+	}
+	if (array__reserve((void **)&st->strs, &st->cap, st->n + 1, sizeof(*st->strs)) < 0) {
+		free(copy);
+		return -ENOMEM;
+	}
+	st->strs[st->n] = copy;
+	slot->idx1 = (uint32_t)++st->n;
+	st->idx.n++;
+	return (int64_t)st->n - 1;
+}
+
+static int strtab_init(struct strtab *st)
+{
+	st->strs = calloc(64, sizeof(*st->strs));
+	if (!st->strs)
+		return -ENOMEM;
+	st->cap = 64;
+	st->strs[0] = strdup("");
+	st->n = st->strs[0] ? 1 : 0;
+	return st->n ? 0 : -ENOMEM;
+}
+
+/* A count as a protobuf int64 (saturating: the file's counts are untrusted). */
+static int64_t clamp64(uint64_t n)
+{
+	return n > INT64_MAX ? INT64_MAX : (int64_t)n;
+}
+
+static int64_t cpu_ns(uint64_t count, int64_t period)
+{
+	if (period <= 0 || !count)
+		return 0;
+	if (count > (uint64_t)INT64_MAX / (uint64_t)period)
+		return INT64_MAX;
+	return (int64_t)(count * (uint64_t)period);
+}
+
+/* ---- mappings ---------------------------------------------------------------- */
+
+static int64_t build_id_string(struct pprof_ctx *c, const struct sym_object *o)
+{
+	const unsigned char *id;
+	size_t n = symobj__build_id(o, &id);
+	char hex[2 * 64 + 1];
+
+	if (!n || n > 64)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	return str_index(c, hex);
+}
+
+/* Index of the mapping of (obj, linktime), created on first use; -ENOMEM. */
+static long mapping_of(struct pprof_ctx *c, struct sym_object *obj, int linktime)
+{
+	PB(Mapping) * m;
+	struct map_info *mi;
+	int64_t file, bid = 0;
+	unsigned fl = symobj__flags(obj);
+
+	for (size_t i = 0; i < c->nmaps; i++) /* few objects: a scan is enough */
+		if (c->map_infos[i].obj == obj && c->map_infos[i].linktime == linktime)
+			return (long)i;
+	file = str_index(c, symobj__path(obj));
+	if (!(fl & (SYMOBJ_MISSING | SYMOBJ_NOT_ELF | SYMOBJ_PSEUDO)))
+		bid = build_id_string(c, obj);
+	if (file < 0 || bid < 0 ||
+	    array__reserve((void **)&c->maps, &c->maps_cap, c->nmaps + 1, sizeof(*c->maps)) < 0 ||
+	    array__reserve((void **)&c->map_infos, &c->infos_cap, c->nmaps + 1, sizeof(*c->map_infos)) < 0)
+		return -ENOMEM;
+	m = &c->maps[c->nmaps];
+	perftools__profiles__mapping__init(m);
+	m->id = c->nmaps + 1;
+	m->filename = file;
+	m->build_id = bid;
+	/* names from the object's own symbols or unwind tables (see resolve.c) */
+	m->has_functions = linktime;
+	mi = &c->map_infos[c->nmaps];
+	memset(mi, 0, sizeof(*mi));
+	mi->obj = obj;
+	mi->linktime = linktime;
+	mi->lo = UINT64_MAX;
+	return (long)c->nmaps++;
+}
+
+/* Address range and file offset of every mapping, from the addresses of its locations. */
+static void finish_mappings(struct pprof_ctx *c)
+{
+	for (size_t i = 0; i < c->nmaps; i++) {
+		PB(Mapping) *m = &c->maps[i];
+		struct map_info *mi = &c->map_infos[i];
+		uint64_t lo = mi->lo, hi = mi->hi, tlo, thi, off;
+
+		if (lo > hi)
+			lo = hi = 0;
+		m->has_filenames = mi->has_files;
+		m->has_line_numbers = mi->has_lines;
+		if (mi->linktime) {
+			/* the executable segments, widened to every location */
+			if (symobj__text_range(mi->obj, &tlo, &thi) < 0) {
+				tlo = lo & ~4095ull;
+				thi = (hi | 4095ull) + 1;
+			}
+			m->memory_start = lo < tlo ? lo : tlo;
+			m->memory_limit = hi >= thi ? hi + 1 : thi;
+			if (symobj__vaddr_to_offset(mi->obj, m->memory_start, &off) == 0)
+				m->file_offset = off;
+		} else if (symobj__flags(mi->obj) & SYMOBJ_PSEUDO) {
+			m->memory_start = 0;
+			m->memory_limit = hi + 1;
+		} else {
+			/* file offsets as addresses, by 4 KiB page */
+			m->memory_start = lo & ~4095ull;
+			m->memory_limit = (hi | 4095ull) + 1;
+			m->file_offset = m->memory_start;
+		}
+		if (m->memory_limit <= m->memory_start) /* hi at the very top */
+			m->memory_limit = UINT64_MAX;
+	}
+}
+
+/* The main program first: the mapping of the root process's executable (ids follow). */
+static void main_mapping_first(struct pprof_ctx *c)
+{
+	const struct pview *v = c->v;
+	const char *exe = NULL;
+	size_t k;
+
+	for (size_t i = 0; i < v->nprocs && !exe; i++)
+		if (v->procs[i].pid == v->hdr.root_pid && v->procs[i].exe[0])
+			exe = v->procs[i].exe;
+	for (k = 0; exe && k < c->nmaps; k++)
+		if (c->map_infos[k].linktime && !strcmp(symobj__path(c->map_infos[k].obj), exe))
+			break;
+	if (!exe || k == 0 || k == c->nmaps)
+		return;
+	for (size_t i = 0; i < c->nlocs; i++) {
+		if (c->locs[i].mapping_id == k + 1)
+			c->locs[i].mapping_id = 1;
+		else if (c->locs[i].mapping_id && c->locs[i].mapping_id <= k)
+			c->locs[i].mapping_id++;
+	}
+	{
+		PB(Mapping) m = c->maps[k];
+		struct map_info mi = c->map_infos[k];
+
+		memmove(c->maps + 1, c->maps, k * sizeof(*c->maps));
+		memmove(c->map_infos + 1, c->map_infos, k * sizeof(*c->map_infos));
+		c->maps[0] = m;
+		c->map_infos[0] = mi;
+	}
+	for (size_t i = 0; i < c->nmaps; i++)
+		c->maps[i].id = i + 1;
+}
+
+/* ---- functions ----------------------------------------------------------------- */
+
+static int func_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct pprof_ctx *c = ctx;
+
+	return !memcmp(&c->func_keys[idx], key, sizeof(struct func_key));
+}
+
+/* Id of the function (name, system name, file, start line), created on first use; -ENOMEM. */
+static int64_t function_id(struct pprof_ctx *c, const struct func_key *k)
+{
+	uint64_t h = htab_hash_combine(htab_hash_combine((uint64_t)k->name, (uint64_t)k->system_name),
+			 htab_hash_combine((uint64_t)k->filename, (uint64_t)k->start_line));
+	struct islot *slot = itab_slot(&c->func_idx, h, func_eq, c, k);
+	PB(Function) * f;
+
+	if (!slot)
+		return -ENOMEM;
+	if (slot->idx1)
+		return slot->idx1;
+	if (array__reserve((void **)&c->funcs, &c->funcs_cap, c->nfuncs + 1, sizeof(*c->funcs)) < 0 ||
+	    array__reserve((void **)&c->func_keys, &c->fkeys_cap, c->nfuncs + 1, sizeof(*c->func_keys)) < 0)
+		return -ENOMEM;
+	f = &c->funcs[c->nfuncs];
+	perftools__profiles__function__init(f);
+	f->id = c->nfuncs + 1;
+	f->name = k->name;
+	f->system_name = k->system_name;
+	f->filename = k->filename;
+	f->start_line = k->start_line;
+	c->func_keys[c->nfuncs] = *k;
+	slot->idx1 = (uint32_t)++c->nfuncs;
+	c->func_idx.n++;
+	return (int64_t)c->nfuncs;
+}
+
+/*
+ * The function of a location: report's name; the symbol's own (mangled)
+ * name; the location's source file; the line of the function's first
+ * instruction when that is in the same file.
+ */
+static int64_t location_function(struct pprof_ctx *c, const struct resolve_loc *rl)
+{
+	struct func_key k = {0};
+	struct sym_result res;
+	const char *sysname = rl->f->name, *file;
+	int line;
+
+	if (rl->linktime) {
+		symobj__lookup(rl->obj, rl->addr, &res);
+		if (res.from_symbol && res.system_name)
+			sysname = res.system_name;
+		if (rl->f->file && symobj__srcline(rl->obj, res.start, &file, &line) == 0 &&
+		    !strcmp(file, rl->f->file))
+			k.start_line = line;
+	}
+	k.name = str_index(c, rl->f->name);
+	k.system_name = str_index(c, sysname);
+	k.filename = str_index(c, rl->f->file);
+	if (k.name < 0 || k.system_name < 0 || k.filename < 0)
+		return -ENOMEM;
+	return function_id(c, &k);
+}
+
+/* ---- locations ------------------------------------------------------------------ */
+
+static int loc_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct pprof_ctx *c = ctx;
+	const struct loc_key *a = &c->loc_keys[idx], *b = key;
+
+	return a->obj == b->obj && a->addr == b->addr && a->linktime == b->linktime;
+}
+
+/*
+ * Location c->nlocs (not yet counted) with its one Line: function fid at
+ * line (0: unknown), mapping mi (-1: none), its key.  The caller counts it.
+ * Returns the Line, or NULL when out of memory.
+ */
+static PB(Line) * push_location(struct pprof_ctx *c, const struct loc_key *key, int64_t fid,
+				long mi, int line)
+{
+	PB(Location) * l;
+	PB(Line) * ln;
+
+	if (array__reserve((void **)&c->locs, &c->locs_cap, c->nlocs + 1, sizeof(*c->locs)) < 0 ||
+	    array__reserve((void **)&c->lines, &c->lines_cap, c->nlocs + 1, sizeof(*c->lines)) < 0 ||
+	    array__reserve((void **)&c->loc_keys, &c->keys_cap, c->nlocs + 1, sizeof(*c->loc_keys)) < 0)
+		return NULL;
+	l = &c->locs[c->nlocs];
+	perftools__profiles__location__init(l);
+	l->id = c->nlocs + 1;
+	l->address = key->addr;
+	l->mapping_id = mi < 0 ? 0 : (uint64_t)mi + 1;
+	ln = &c->lines[c->nlocs];
+	perftools__profiles__line__init(ln);
+	ln->function_id = (uint64_t)fid;
+	ln->line = line > 0 ? line : 0;
+	c->loc_keys[c->nlocs] = *key;
+	return ln;
+}
+
+static int new_location(struct pprof_ctx *c, const struct resolve_loc *rl)
+{
+	const struct loc_key key = {rl->obj, rl->addr, rl->linktime};
+	PB(Line) * ln;
+	int64_t fid = location_function(c, rl);
+	long mi = -1;
+
+	if (fid < 0)
+		return -ENOMEM;
+	if (rl->obj) {
+		mi = mapping_of(c, rl->obj, rl->linktime);
+		if (mi < 0)
+			return -ENOMEM;
+	}
+	ln = push_location(c, &key, fid, mi, rl->f->line);
+	if (!ln)
+		return -ENOMEM;
+	if (mi >= 0) {
+		struct map_info *m = &c->map_infos[mi];
+
+		if (rl->addr < m->lo)
+			m->lo = rl->addr;
+		if (rl->addr > m->hi)
+			m->hi = rl->addr;
+		m->has_files |= rl->f->file != NULL;
+		m->has_lines |= ln->line > 0;
+	}
+	return 0;
+}
+
+/*
+ * Id of the location of pc in process image p; callers (!leaf) are looked up
+ * at pc - 1, except the pseudo PC of a cut-short stack (and a damaged 0).
+ */
+static int64_t location_id(struct pprof_ctx *c, const struct pv_proc *p, uint64_t pc, int leaf,
+			   uint64_t count)
+{
+	struct resolve_loc rl;
+	struct loc_key key;
+	struct islot *slot;
+
+	if (resolver__locate(c->r, p, leaf || pc == PDATA_PC_TRUNCATED || !pc ? pc : pc - 1,
+			     leaf ? count : 0, &rl) < 0)
+		return -ENOMEM;
+	key = (struct loc_key){rl.obj, rl.addr, rl.linktime};
+	slot = itab_slot(&c->loc_idx,
+			 htab_hash_combine(htab_hash_combine((uintptr_t)key.obj, key.addr), (uint64_t)key.linktime), loc_eq, c,
+			 &key);
+	if (!slot)
+		return -ENOMEM;
+	if (!slot->idx1) {
+		if (new_location(c, &rl) < 0)
+			return -ENOMEM;
+		slot->idx1 = (uint32_t)++c->nlocs;
+		c->loc_idx.n++;
+	}
+	return slot->idx1;
+}
+
+/* ---- labels --------------------------------------------------------------------- */
+
+static int set_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct pprof_ctx *c = ctx;
+	const struct label_set *a = &c->sets[idx], *b = key;
+
+	return a->proc == b->proc && a->tid == b->tid;
+}
+
+static int add_label(struct pprof_ctx *c, const char *key, const char *str, int64_t num)
+{
+	PB(Label) * l;
+	int64_t k = str_index(c, key), s = str ? str_index(c, str) : 0;
+
+	if (k < 0 || s < 0 ||
+	    array__reserve((void **)&c->labels, &c->labels_cap, c->nlabels + 1, sizeof(*c->labels)) < 0)
+		return -ENOMEM;
+	l = &c->labels[c->nlabels++];
+	perftools__profiles__label__init(l);
+	l->key = k;
+	l->str = s;
+	l->num = str ? 0 : num;
+	return 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+/* Index of the label set of thread tid of image p, created on first use; -ENOMEM. */
+static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid)
+{
+	struct label_set key = {p->id, tid, 0, 0}, *set;
+	struct islot *slot = itab_slot(&c->set_idx, htab_hash_combine(p->id, (uint32_t)tid), set_eq, c, &key);
+	const struct pv_thread *th = pv_proc__thread(p, tid);
+	int rc;
+
+	if (!slot)
+		return -ENOMEM;
+	if (slot->idx1)
+		return (long)slot->idx1 - 1;
+	if (array__reserve((void **)&c->sets, &c->sets_cap, c->nsets + 1, sizeof(*c->sets)) < 0)
+		return -ENOMEM;
+	key.first = c->nlabels;
+	rc = add_label(c, "pid", NULL, p->pid);
+	if (!rc)
+		rc = add_label(c, "tid", NULL, tid);
+	if (!rc && p->exe[0])
+		rc = add_label(c, "process_comm", base_name(p->exe), 0);
+	if (!rc && th && th->comm[0])
+		rc = add_label(c, "thread_comm", th->comm, 0);
+	if (rc)
+		return rc;
+	key.n = c->nlabels - key.first;
+	set = &c->sets[c->nsets];
+	*set = key;
+	slot->idx1 = (uint32_t)++c->nsets;
+	c->set_idx.n++;
+	return (long)c->nsets - 1;
+}
+
+/* ---- samples -------------------------------------------------------------------- */
+
+/*
+ * A Sample of label set `set` whose n location ids start at loc_ids[off],
+ * with values [count, cpu].  Returns 0 or -ENOMEM.
+ */
+static int push_sample(struct pprof_ctx *c, long set, size_t off, size_t n, int64_t count,
+		       int64_t cpu)
+{
+	PB(Sample) * s;
+
+	if (array__reserve((void **)&c->samples, &c->samples_cap, c->nsamples + 1, sizeof(*c->samples)) < 0 ||
+	    array__reserve((void **)&c->sample_set, &c->set_cap, c->nsamples + 1, sizeof(*c->sample_set)) <
+		    0 ||
+	    array__reserve((void **)&c->sample_loc_off, &c->off_cap, c->nsamples + 1, sizeof(*c->sample_loc_off)) < 0 ||
+	    array__reserve((void **)&c->values, &c->values_cap, 2 * c->nsamples + 1 + 1, sizeof(*c->values)) <
+		    0)
+		return -ENOMEM;
+	s = &c->samples[c->nsamples];
+	perftools__profiles__sample__init(s);
+	s->n_location_id = n;
+	s->n_value = 2;
+	c->values[2 * c->nsamples] = count;
+	c->values[2 * c->nsamples + 1] = cpu;
+	c->sample_set[c->nsamples] = (uint32_t)set;
+	c->sample_loc_off[c->nsamples] = off;
+	c->nsamples++;
+	return 0;
+}
+
+/*
+ * One sample of count at the stack pcs[0..n) (leaf first; callers are return
+ * addresses) of thread tid in process image p.  Returns 0 or -ENOMEM.
+ */
+static int add_sample(struct pprof_ctx *c, const struct pv_proc *p, int tid, const uint64_t *pcs,
+		      unsigned n, uint64_t count)
+{
+	long set = label_set(c, p, tid);
+	size_t off = c->nloc_ids;
+
+	if (set < 0 || !n)
+		return set < 0 ? -ENOMEM : 0;
+	for (unsigned i = 0; i < n; i++) {
+		int64_t id = location_id(c, p, pcs[i], i == 0, count);
+
+		if (id < 0 || array__reserve((void **)&c->loc_ids, &c->loc_ids_cap, c->nloc_ids + 1, sizeof(*c->loc_ids)) < 0)
+			return -ENOMEM;
+		c->loc_ids[c->nloc_ids++] = (uint64_t)id;
+	}
+	if (push_sample(c, set, off, n, clamp64(count), cpu_ns(count, c->period)) < 0)
+		return -ENOMEM;
+	c->total += count;
+	return 0;
+}
+
+/* Every sample of the view, with its call stack (one PC for a flat sample). */
+static int add_samples(struct pprof_ctx *c)
+{
+	const struct pview *v = c->v;
+	uint64_t pcs[PDATA_MAX_DEPTH + 1];
+	size_t at = 0;
+
+	for (size_t i = 0; i < v->nprocs; i++) {
+		const struct pv_proc *p = &v->procs[i];
+
+		while (at < v->nsamples && v->samples[at].proc < p->id)
+			at++;
+		for (; at < v->nsamples && v->samples[at].proc == p->id; at++) {
+			const struct pv_sample *s = &v->samples[at];
+			const struct pv_stack *st = pview__stack(v, s->stack);
+			unsigned n = 1;
+
+			if (!s->count)
+				continue;
+			/* the leaf is the sample's PC, then the callers' return addresses */
+			pcs[0] = s->pc;
+			for (uint32_t k = 1; k < st->n && n < PDATA_MAX_DEPTH; k++)
+				pcs[n++] = st->pcs[k];
+			if (st->truncated)
+				pcs[n++] = PDATA_PC_TRUNCATED;
+			if (add_sample(c, p, s->tid, pcs, n, s->count) < 0)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The location of a row of time without samples ([kernel] accounted,
+ * [unsampled]): no mapping, address 0, function f; one per kind.
+ */
+static int64_t timed_location_id(struct pprof_ctx *c, const struct func *f, int kind)
+{
+	/* linktime 2 + kind: a key no resolved location has (0 or 1) */
+	struct loc_key key = {NULL, 0, 2 + kind};
+	struct islot *slot =
+		itab_slot(&c->loc_idx, htab_hash_combine(htab_hash_combine(0, 0), (uint64_t)key.linktime), loc_eq, c, &key);
+	struct func_key k = {0};
+	int64_t fid;
+
+	if (!slot)
+		return -ENOMEM;
+	if (slot->idx1)
+		return slot->idx1;
+	k.name = k.system_name = str_index(c, f->name);
+	k.filename = str_index(c, NULL);
+	fid = k.name < 0 || k.filename < 0 ? -ENOMEM : function_id(c, &k);
+	if (fid < 0 || !push_location(c, &key, fid, -1, 0))
+		return -ENOMEM;
+	slot->idx1 = (uint32_t)++c->nlocs;
+	c->loc_idx.n++;
+	return slot->idx1;
+}
+
+/* One sample of time without samples: values [0, ns], a one-frame stack. */
+static int add_timed(void *arg, const struct report_item *it)
+{
+	struct pprof_ctx *c = arg;
+	long set = label_set(c, it->p, it->tid);
+	int64_t id = set < 0 ? -ENOMEM : timed_location_id(c, it->f, it->kind);
+	size_t off = c->nloc_ids;
+
+	if (id < 0 ||
+	    array__reserve((void **)&c->loc_ids, &c->loc_ids_cap, c->nloc_ids + 1, sizeof(*c->loc_ids)) < 0)
+		return -ENOMEM;
+	c->loc_ids[c->nloc_ids++] = (uint64_t)id;
+	if (push_sample(c, set, off, 1, 0, clamp64(it->ns)) < 0)
+		return -ENOMEM;
+	c->timed_ns += it->ns;
+	return 0;
+}
+
+/* Every image's time without samples, as the report has it. */
+static int add_timed_samples(struct pprof_ctx *c)
+{
+	int rc = 0;
+
+	for (size_t i = 0; c->rep && !rc && i < c->v->nprocs; i++)
+		rc = report__timed_items(c->rep, i, add_timed, c);
+	return rc;
+}
+
+/* ---- the Profile message ------------------------------------------------------------ */
+
+struct pb_arrays {
+	PB(ValueType) types[2], period_type;
+	PB(ValueType) * type_ptrs[2];
+	PB(Sample) * *samples;
+	PB(Location) * *locs;
+	PB(Line) * *line_ptrs;
+	PB(Function) * *funcs;
+	PB(Mapping) * *maps;
+	PB(Label) * *label_ptrs;
+	int64_t *comments;
+};
+
+static void pb_arrays_free(struct pb_arrays *a)
+{
+	free(a->samples);
+	free(a->locs);
+	free(a->line_ptrs);
+	free(a->funcs);
+	free(a->maps);
+	free(a->label_ptrs);
+	free(a->comments);
+}
+
+static int value_type(struct pprof_ctx *c, PB(ValueType) * vt, const char *type, const char *unit)
+{
+	perftools__profiles__value_type__init(vt);
+	vt->type = str_index(c, type);
+	vt->unit = str_index(c, unit);
+	return vt->type < 0 || vt->unit < 0 ? -ENOMEM : 0;
+}
+
+/* Remarks on the data (Profile.comment): what recorded it, and how well. */
+static int add_comments(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays *a)
+{
+	const struct pdata_header *h = &c->v->hdr;
+	char buf[6][2300];
+	size_t n = 0;
+
+	snprintf(buf[n++], sizeof(buf[0]), "profil %s", PROFIL_VERSION);
+	if (h->command[0])
+		snprintf(buf[n++], sizeof(buf[0]), "command: %s", h->command);
+	snprintf(buf[n++], sizeof(buf[0]), "clock: %s%s%s%s, nominal %u Hz, effective %.1f Hz",
+		 pdata__clock_name(h->clock), h->clock_note[0] ? " (" : "", h->clock_note,
+		 h->clock_note[0] ? ")" : "", h->nominal_hz, pview__rate_hz(c->v));
+	snprintf(buf[n++], sizeof(buf[0]), "samples: %llu taken, %llu lost, %llu dropped",
+		 (unsigned long long)h->samples, (unsigned long long)h->lost,
+		 (unsigned long long)h->dropped);
+	if (h->state != PDATA_COMPLETE)
+		snprintf(buf[n++], sizeof(buf[0]),
+			 "incomplete: the recorder did not finish; the data up to then");
+	if (c->v->bad_records)
+		snprintf(buf[n++], sizeof(buf[0]), "%zu malformed record%s ignored",
+			 c->v->bad_records, c->v->bad_records == 1 ? "" : "s");
+	a->comments = calloc(n, sizeof(*a->comments));
+	if (!a->comments)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		a->comments[i] = str_index(c, buf[i]);
+		if (a->comments[i] < 0)
+			return -ENOMEM;
+	}
+	pr->n_comment = n;
+	pr->comment = a->comments;
+	return 0;
+}
+
+/* Point the messages at each other, now that no array moves any more. */
+static int link_messages(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays *a)
+{
+	a->samples = calloc(c->nsamples + 1, sizeof(*a->samples));
+	a->locs = calloc(c->nlocs + 1, sizeof(*a->locs));
+	a->line_ptrs = calloc(c->nlocs + 1, sizeof(*a->line_ptrs));
+	a->funcs = calloc(c->nfuncs + 1, sizeof(*a->funcs));
+	a->maps = calloc(c->nmaps + 1, sizeof(*a->maps));
+	a->label_ptrs = calloc(c->nlabels + 1, sizeof(*a->label_ptrs));
+	if (!a->samples || !a->locs || !a->line_ptrs || !a->funcs || !a->maps || !a->label_ptrs)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->nlabels; i++)
+		a->label_ptrs[i] = &c->labels[i];
+	for (size_t i = 0; i < c->nsamples; i++) {
+		PB(Sample) *s = &c->samples[i];
+		const struct label_set *set = &c->sets[c->sample_set[i]];
+
+		s->location_id = c->loc_ids + c->sample_loc_off[i];
+		s->value = c->values + 2 * i;
+		s->label = a->label_ptrs + set->first; /* shared by the thread's samples */
+		s->n_label = set->n;
+		a->samples[i] = s;
+	}
+	for (size_t i = 0; i < c->nlocs; i++) {
+		a->line_ptrs[i] = &c->lines[i];
+		c->locs[i].line = &a->line_ptrs[i];
+		c->locs[i].n_line = 1;
+		a->locs[i] = &c->locs[i];
+	}
+	for (size_t i = 0; i < c->nfuncs; i++)
+		a->funcs[i] = &c->funcs[i];
+	for (size_t i = 0; i < c->nmaps; i++)
+		a->maps[i] = &c->maps[i];
+	pr->n_sample = c->nsamples;
+	pr->sample = a->samples;
+	pr->n_location = c->nlocs;
+	pr->location = a->locs;
+	pr->n_function = c->nfuncs;
+	pr->function = a->funcs;
+	pr->n_mapping = c->nmaps;
+	pr->mapping = a->maps;
+	return 0;
+}
+
+static int build_profile(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays *a)
+{
+	const struct pdata_header *h = &c->v->hdr;
+	int rc = add_samples(c);
+
+	if (!rc)
+		rc = add_timed_samples(c);
+	if (rc < 0)
+		return rc;
+	finish_mappings(c);
+	main_mapping_first(c);
+	perftools__profiles__profile__init(pr);
+	if (value_type(c, &a->types[0], "samples", "count") < 0 ||
+	    value_type(c, &a->types[1], "cpu", "nanoseconds") < 0 ||
+	    value_type(c, &a->period_type, "cpu", "nanoseconds") < 0 || add_comments(c, pr, a) < 0)
+		return -ENOMEM;
+	a->type_ptrs[0] = &a->types[0];
+	a->type_ptrs[1] = &a->types[1];
+	pr->n_sample_type = 2;
+	pr->sample_type = a->type_ptrs;
+	pr->period_type = &a->period_type;
+	pr->period = c->period;
+	pr->default_sample_type = a->types[1].type;
+	pr->time_nanos = clamp64(h->start_ns);
+	if (h->end_ns > h->start_ns && h->start_ns)
+		pr->duration_nanos = clamp64(h->end_ns - h->start_ns);
+	rc = link_messages(c, pr, a);
+	/* last: every string is in the table by now */
+	pr->n_string_table = c->st.n;
+	pr->string_table = c->st.strs;
+	return rc;
+}
+
+static void ctx_free(struct pprof_ctx *c)
+{
+	for (size_t i = 0; i < c->st.n; i++)
+		free(c->st.strs[i]);
+	free(c->st.strs);
+	free(c->st.idx.s);
+	free(c->locs);
+	free(c->lines);
+	free(c->loc_keys);
+	free(c->loc_idx.s);
+	free(c->funcs);
+	free(c->func_keys);
+	free(c->func_idx.s);
+	free(c->maps);
+	free(c->map_infos);
+	free(c->labels);
+	free(c->sets);
+	free(c->set_idx.s);
+	free(c->samples);
+	free(c->sample_set);
+	free(c->sample_loc_off);
+	free(c->values);
+	free(c->loc_ids);
+}
+
+/* ---- gzip output ---------------------------------------------------------------------- */
+
+/* A protobuf-c output buffer that deflates into fd as the message is packed. */
+struct gz_sink {
+	ProtobufCBuffer base; /* first: protobuf-c calls base.append */
+	z_stream z;
+	int fd;
+	int err; /* -errno of the first failure */
+	size_t in_len;
+	uint64_t written;
+	unsigned char in[GZ_IN_SIZE];
+	unsigned char out[GZ_OUT_SIZE];
+};
+
+static int write_all(int fd, const unsigned char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Deflate in[0..len) (all of it); flush: Z_NO_FLUSH or Z_FINISH. */
+static int gz_deflate(struct gz_sink *g, const unsigned char *in, size_t len, int flush)
+{
+	int zrc;
+
+	g->z.next_in = (Bytef *)in;
+	g->z.avail_in = (uInt)len;
+	do {
+		g->z.next_out = g->out;
+		g->z.avail_out = sizeof(g->out);
+		zrc = deflate(&g->z, flush);
+		if (zrc == Z_STREAM_ERROR)
+			return -EIO;
+		if (sizeof(g->out) - g->z.avail_out) {
+			int rc = write_all(g->fd, g->out, sizeof(g->out) - g->z.avail_out);
+
+			if (rc < 0)
+				return rc;
+			g->written += sizeof(g->out) - g->z.avail_out;
+		}
+	} while (g->z.avail_out == 0 || (flush == Z_FINISH && zrc != Z_STREAM_END));
+	return 0;
+}
+
+static void gz_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+{
+	struct gz_sink *g = (struct gz_sink *)b;
+
+	while (!g->err && len) {
+		size_t n = sizeof(g->in) - g->in_len;
+
+		if (n > len)
+			n = len;
+		memcpy(g->in + g->in_len, data, n);
+		g->in_len += n;
+		data += n;
+		len -= n;
+		if (g->in_len == sizeof(g->in)) {
+			g->err = gz_deflate(g, g->in, g->in_len, Z_NO_FLUSH);
+			g->in_len = 0;
+		}
+	}
+}
+
+/* Pack pr into fd through gzip.  Returns 0 or -errno. */
+static int write_gz(int fd, const PB(Profile) * pr, uint64_t *written)
+{
+	struct gz_sink *g = calloc(1, sizeof(*g));
+	int rc;
+
+	if (!g)
+		return -ENOMEM;
+	g->base.append = gz_append;
+	g->fd = fd;
+	if (deflateInit2(&g->z, GZ_LEVEL, Z_DEFLATED, 15 + 16 /* gzip */, 8, Z_DEFAULT_STRATEGY) !=
+	    Z_OK) {
+		free(g);
+		return -ENOMEM;
+	}
+	protobuf_c_message_pack_to_buffer(&pr->base, &g->base);
+	rc = g->err ? g->err : gz_deflate(g, g->in, g->in_len, Z_FINISH);
+	*written = g->written;
+	deflateEnd(&g->z);
+	free(g);
+	return rc;
+}
+
+static int write_profile(int fd, const struct pview *v, struct resolver *r, struct report *rep,
+			 struct pprof_summary *sum, char *why, size_t whylen)
+{
+	struct pprof_ctx c = {.v = v, .r = r, .rep = rep};
+	struct pb_arrays a = {0};
+	PB(Profile) pr;
+	uint64_t written = 0;
+	int rc;
+
+	if (v->hdr.period_ns)
+		c.period = clamp64(v->hdr.period_ns);
+	else if (v->hdr.nominal_hz)
+		c.period = (int64_t)(1e9 / v->hdr.nominal_hz + 0.5);
+	rc = strtab_init(&c.st);
+	if (!rc)
+		rc = build_profile(&c, &pr, &a);
+	if (rc < 0) {
+		rc = why_fail(why, whylen, rc, "out of memory");
+		goto out;
+	}
+	rc = write_gz(fd, &pr, &written);
+	if (rc < 0) {
+		rc = why_fail(why, whylen, rc, "%s", strerror(-rc));
+		goto out;
+	}
+	if (sum) {
+		sum->samples = c.total;
+		sum->timed_ns = c.timed_ns;
+		sum->nsamples = c.nsamples;
+		sum->nlocations = c.nlocs;
+		sum->nfunctions = c.nfuncs;
+		sum->nmappings = c.nmaps;
+		sum->out_bytes = written;
+	}
+out:
+	pb_arrays_free(&a);
+	ctx_free(&c);
+	return rc;
+}
+
+int pprof__write(int fd, const struct pview *v, struct resolver *r, struct pprof_summary *sum,
+		 char *why, size_t whylen)
+{
+	return write_profile(fd, v, r, NULL, sum, why, whylen);
+}
+
+struct pprof_job {
+	struct report *rep;
+	struct pprof_summary *sum;
+};
+
+static int fill_pprof(int fd, void *arg, char *why, size_t whylen)
+{
+	struct pprof_job *job = arg;
+
+	return write_profile(fd, job->rep->v, job->rep->r, job->rep, job->sum, why, whylen);
+}
+
+int pprof__export(const char *data_path, const char *out_path, struct pprof_summary *sum, char *why,
+		  size_t whylen)
+{
+	/* the report's model: its resolver (with source lines) and its time without samples */
+	const struct report_opts o = {.lines = 1};
+	struct pprof_summary local;
+	struct report *rep = NULL;
+	int rc;
+
+	/* refused before any work (outfile__write checks again) */
+	rc = outfile__check(out_path, &pdata__output_rules, why, whylen);
+	if (rc < 0)
+		return rc;
+	rc = report__load(&rep, data_path, &o, why, whylen);
+	if (rc < 0)
+		return rc;
+	rc = outfile__write(out_path, &pdata__output_rules, fill_pprof,
+			    &(struct pprof_job){rep, sum ? sum : &local}, why, whylen);
+	report__free(rep);
+	return rc;
+}

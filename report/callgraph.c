@@ -1,0 +1,630 @@
+// SPDX-License-Identifier: MIT
+/*
+ * callgraph: stacks of function rows, their totals and trees (see
+ * callgraph.h).  Distinct stacks are interned with utils/htab; totals and
+ * trees give every function and every tree node a dense index, so a pass
+ * over the stacks is a few array updates per frame.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "utils/array.h"
+#include "report/callgraph.h"
+#include "utils/htab.h"
+
+/* Counts come from an untrusted file: saturate instead of wrapping. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* ---- the PCs of a sample ----------------------------------------------------- */
+
+unsigned callgraph__lookup_pcs(const struct pview *v, const struct pv_sample *s, uint64_t *pcs,
+			       int *truncated)
+{
+	const struct pv_stack *st = pview__stack(v, s->stack);
+	unsigned n = 1;
+
+	/* the leaf is the sample's own PC (the flat report's row), whatever the stack says */
+	pcs[0] = s->pc;
+	for (uint32_t i = 1; i < st->n && n < PDATA_MAX_DEPTH; i++) {
+		uint64_t ret = st->pcs[i];
+
+		/* a return address of 0 (a damaged file) stays in no mapping: [unknown] */
+		pcs[n++] = ret ? ret - 1 : 0;
+	}
+	*truncated = st->truncated || st->n > PDATA_MAX_DEPTH;
+	if (*truncated)
+		pcs[n++] = PDATA_PC_TRUNCATED;
+	return n;
+}
+
+int callgraph__sample_frames(const struct pview *v, struct resolver *r, const struct pv_proc *p,
+			     const struct pv_sample *s, const struct func **frames, int *truncated)
+{
+	uint64_t pcs[CALLGRAPH_MAX_FRAMES];
+	unsigned n = callgraph__lookup_pcs(v, s, pcs, truncated);
+
+	for (unsigned i = 0; i < n; i++) {
+		/* count 0: the flat report counted the sample for the notes already */
+		frames[i] = resolver__pc(r, p, pcs[i], 0);
+		if (!frames[i])
+			return -ENOMEM;
+	}
+	return (int)n;
+}
+
+/* ---- distinct stacks ------------------------------------------------------------- */
+
+struct cg_entry {
+	uint64_t hash;
+	size_t off; /* into pool */
+	uint32_t n;
+	int tid;
+	int truncated;
+	uint64_t count;
+};
+
+/* Index entry: a stack's hash and its index in entries (+ 1, so never all zero). */
+struct index_ent {
+	uint64_t hash;
+	uint32_t idx1;
+	uint32_t pad;
+};
+
+struct callgraph {
+	const struct func **pool; /* every stack's frames, one after another */
+	size_t npool, pool_cap;
+	struct cg_entry *entries;
+	size_t nentries, entries_cap;
+	struct htab *index; /* of struct index_ent */
+	uint64_t total;
+};
+
+struct stack_key {
+	const struct callgraph *cg;
+	const struct func *const *frames;
+	uint32_t n;
+	int tid;
+	int truncated;
+	uint64_t hash;
+};
+
+static uint64_t key_hash(const void *key)
+{
+	return ((const struct stack_key *)key)->hash;
+}
+
+static bool key_eq(const void *entry, const void *key)
+{
+	const struct index_ent *e = entry;
+	const struct stack_key *k = key;
+	const struct cg_entry *s = &k->cg->entries[e->idx1 - 1];
+
+	return e->hash == k->hash && s->n == k->n && s->tid == k->tid &&
+	       s->truncated == k->truncated &&
+	       !memcmp(k->cg->pool + s->off, k->frames, k->n * sizeof(*k->frames));
+}
+
+static uint64_t index_entry_hash(const void *entry)
+{
+	return ((const struct index_ent *)entry)->hash;
+}
+
+static const struct htab_type index_type = {
+	.entry_size = sizeof(struct index_ent),
+	.hash = key_hash,
+	.eq = key_eq,
+	.entry_hash = index_entry_hash,
+};
+
+struct callgraph *callgraph__new(void)
+{
+	struct callgraph *cg = calloc(1, sizeof(*cg));
+
+	if (!cg)
+		return NULL;
+	cg->index = htab__new(&index_type, 255);
+	if (!cg->index) {
+		free(cg);
+		return NULL;
+	}
+	return cg;
+}
+
+void callgraph__free(struct callgraph *cg)
+{
+	if (!cg)
+		return;
+	htab__free(cg->index);
+	free(cg->pool);
+	free(cg->entries);
+	free(cg);
+}
+
+int callgraph__add(struct callgraph *cg, int tid, const struct func *const *frames, uint32_t n,
+		   int truncated, uint64_t count)
+{
+	struct stack_key k = {cg, frames, n, tid, !!truncated, 0};
+	struct index_ent *e;
+	struct cg_entry *s;
+	bool fresh;
+
+	if (!n)
+		return -EINVAL;
+	k.hash = htab_hash_combine((uint64_t)(uint32_t)tid * 4 + (uint64_t)k.truncated, n);
+	for (uint32_t i = 0; i < n; i++) {
+		if (!frames[i])
+			return -EINVAL;
+		k.hash = htab_hash_combine(k.hash, (uintptr_t)frames[i]);
+	}
+	k.hash |= 1; /* an index entry is never all zero */
+	e = htab__insert(cg->index, &index_type, &k, &fresh);
+	if (!e)
+		return -ENOMEM;
+	if (!fresh) {
+		s = &cg->entries[e->idx1 - 1];
+		s->count = sat_add(s->count, count);
+		cg->total = sat_add(cg->total, count);
+		return 0;
+	}
+	if (cg->nentries >= UINT32_MAX - 1 ||
+	    array__reserve((void **)&cg->entries, &cg->entries_cap, cg->nentries + 1,
+		    sizeof(*cg->entries)) ||
+	    array__reserve((void **)&cg->pool, &cg->pool_cap, cg->npool + n, sizeof(*cg->pool))) {
+		htab__cancel_fresh(cg->index);
+		return -ENOMEM;
+	}
+	memcpy(cg->pool + cg->npool, frames, n * sizeof(*frames));
+	cg->entries[cg->nentries] =
+		(struct cg_entry){k.hash, cg->npool, n, tid, k.truncated, count};
+	cg->npool += n;
+	*e = (struct index_ent){.hash = k.hash, .idx1 = (uint32_t)++cg->nentries};
+	cg->total = sat_add(cg->total, count);
+	return 0;
+}
+
+/* Samples are sorted by proc: a binary search. */
+/* The first sample of process image id in v (v->nsamples when it has none). */
+static size_t callgraph__first_sample(const struct pview *v, uint32_t id)
+{
+	size_t lo = 0, hi = v->nsamples;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v->samples[mid].proc < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int callgraph__add_samples(struct callgraph *cg, const struct pview *v, struct resolver *r,
+			   const struct pv_proc *p, const int *tid)
+{
+	const struct func *frames[CALLGRAPH_MAX_FRAMES];
+
+	for (size_t i = callgraph__first_sample(v, p->id);
+	     i < v->nsamples && v->samples[i].proc == p->id; i++) {
+		const struct pv_sample *s = &v->samples[i];
+		int truncated, n, rc;
+
+		if (!s->count || (tid && s->tid != *tid))
+			continue;
+		n = callgraph__sample_frames(v, r, p, s, frames, &truncated);
+		if (n < 0)
+			return n;
+		rc = callgraph__add(cg, s->tid, frames, (uint32_t)n, truncated, s->count);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+uint64_t callgraph__total(const struct callgraph *cg)
+{
+	return cg->total;
+}
+
+size_t callgraph__nstacks(const struct callgraph *cg)
+{
+	return cg->nentries;
+}
+
+void callgraph__stack(const struct callgraph *cg, size_t i, struct cg_stack *out)
+{
+	const struct cg_entry *s = &cg->entries[i];
+
+	*out = (struct cg_stack){cg->pool + s->off, s->n, s->truncated, s->tid, s->count};
+}
+
+/* ---- dense function indexes ---------------------------------------------------- */
+
+struct fidx_ent {
+	const struct func *f; /* the key */
+	uint32_t idx;
+	uint32_t pad;
+};
+
+static uint64_t fidx_hash(const void *key)
+{
+	return htab_hash_u64((uintptr_t) * (const struct func *const *)key);
+}
+
+static bool fidx_eq(const void *entry, const void *key)
+{
+	return ((const struct fidx_ent *)entry)->f == *(const struct func *const *)key;
+}
+
+static const struct htab_type fidx_type = {
+	.entry_size = sizeof(struct fidx_ent),
+	.hash = fidx_hash,
+	.eq = fidx_eq,
+};
+
+/* Every distinct function of cg, numbered: fidx[pool position] is its number. */
+struct findex {
+	uint32_t *of_pool;	   /* per pool slot */
+	const struct func **funcs; /* per number */
+	size_t n;
+};
+
+static void findex_free(struct findex *fi)
+{
+	free(fi->of_pool);
+	free(fi->funcs);
+}
+
+static int findex_build(const struct callgraph *cg, struct findex *fi)
+{
+	struct htab *t = htab__new(&fidx_type, 255);
+	size_t cap = 0;
+	int rc = 0;
+
+	memset(fi, 0, sizeof(*fi));
+	fi->of_pool = malloc((cg->npool ? cg->npool : 1) * sizeof(*fi->of_pool));
+	if (!t || !fi->of_pool) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < cg->npool; i++) {
+		bool fresh;
+		struct fidx_ent *e = htab__insert(t, &fidx_type, &cg->pool[i], &fresh);
+
+		if (!e) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		if (fresh) {
+			if (array__reserve((void **)&fi->funcs, &cap, fi->n + 1, sizeof(*fi->funcs))) {
+				htab__cancel_fresh(t);
+				rc = -ENOMEM;
+				goto out;
+			}
+			e->f = cg->pool[i];
+			e->idx = (uint32_t)fi->n;
+			fi->funcs[fi->n++] = cg->pool[i];
+		}
+		fi->of_pool[i] = e->idx;
+	}
+out:
+	htab__free(t);
+	if (rc)
+		findex_free(fi);
+	return rc;
+}
+
+/* ---- totals -------------------------------------------------------------------------- */
+
+static int cmp_str(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static int cmp_func(const struct func *x, const struct func *y)
+{
+	int c = cmp_str(x->name, y->name);
+
+	if (!c)
+		c = cmp_str(x->objpath, y->objpath);
+	if (!c)
+		c = cmp_str(x->file, y->file);
+	if (!c)
+		c = (x->line > y->line) - (x->line < y->line);
+	return c;
+}
+
+static int cmp_total(const void *a, const void *b)
+{
+	const struct cg_total *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	return cmp_func(x->f, y->f);
+}
+
+static int cmp_total_name(const void *a, const void *b)
+{
+	const struct cg_total *x = a, *y = b;
+	int c = cmp_func(x->f, y->f);
+
+	return c ? c : cmp_total(a, b);
+}
+
+int callgraph__totals(const struct callgraph *cg, int sort_name, struct cg_total **out, size_t *n)
+{
+	struct findex fi;
+	struct cg_total *t;
+	uint32_t *seen; /* the last stack (+ 1) that counted each function */
+	int rc = findex_build(cg, &fi);
+
+	*out = NULL;
+	*n = 0;
+	if (rc)
+		return rc;
+	t = calloc(fi.n ? fi.n : 1, sizeof(*t));
+	seen = calloc(fi.n ? fi.n : 1, sizeof(*seen));
+	if (!t || !seen) {
+		free(t);
+		free(seen);
+		findex_free(&fi);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < fi.n; i++)
+		t[i].f = fi.funcs[i];
+	for (size_t s = 0; s < cg->nentries; s++) {
+		const struct cg_entry *e = &cg->entries[s];
+
+		t[fi.of_pool[e->off]].self = sat_add(t[fi.of_pool[e->off]].self, e->count);
+		for (uint32_t k = 0; k < e->n; k++) {
+			uint32_t f = fi.of_pool[e->off + k];
+
+			if (seen[f] == s + 1)
+				continue; /* recursion: once per sample */
+			seen[f] = (uint32_t)(s + 1);
+			t[f].total = sat_add(t[f].total, e->count);
+		}
+	}
+	if (fi.n > 1)
+		qsort(t, fi.n, sizeof(*t), sort_name ? cmp_total_name : cmp_total);
+	free(seen);
+	*out = t;
+	*n = fi.n;
+	findex_free(&fi);
+	return 0;
+}
+
+/* ---- trees -------------------------------------------------------------------------- */
+
+/* A node while the tree is built; node 0 is the root. */
+struct tnode {
+	const struct func *f;
+	uint64_t total, self;
+	uint32_t first_kid, next_sib; /* node numbers, 0 = none */
+	uint32_t nkids;
+};
+
+/* (parent, function) -> node number */
+struct kid_ent {
+	uint64_t parent1; /* parent node + 1: never 0 */
+	const struct func *f;
+	uint32_t node;
+	uint32_t pad;
+};
+
+struct kid_key {
+	uint64_t parent1;
+	const struct func *f;
+};
+
+static uint64_t kid_hash(const void *key)
+{
+	const struct kid_key *k = key;
+
+	return htab_hash_combine(htab_hash_u64(k->parent1), (uintptr_t)k->f);
+}
+
+static bool kid_eq(const void *entry, const void *key)
+{
+	const struct kid_ent *e = entry;
+	const struct kid_key *k = key;
+
+	return e->parent1 == k->parent1 && e->f == k->f;
+}
+
+static uint64_t kid_entry_hash(const void *entry)
+{
+	const struct kid_ent *e = entry;
+	struct kid_key k = {e->parent1, e->f};
+
+	return kid_hash(&k);
+}
+
+static const struct htab_type kid_type = {
+	.entry_size = sizeof(struct kid_ent),
+	.hash = kid_hash,
+	.eq = kid_eq,
+	.entry_hash = kid_entry_hash,
+};
+
+struct builder {
+	struct tnode *nodes;
+	size_t n, cap;
+	struct htab *kids;
+};
+
+struct cg_tree {
+	struct cg_node *nodes; /* [0] is the root */
+	struct cg_node **kid_ptrs;
+	size_t n;
+};
+
+/* The child of parent for f, made when new.  Returns its number, or -ENOMEM. */
+static long kid_of(struct builder *b, uint32_t parent, const struct func *f)
+{
+	struct kid_key k = {(uint64_t)parent + 1, f};
+	struct kid_ent *e;
+	bool fresh;
+
+	e = htab__insert(b->kids, &kid_type, &k, &fresh);
+	if (!e)
+		return -ENOMEM;
+	if (!fresh)
+		return e->node;
+	if (b->n >= UINT32_MAX - 1 ||
+	    array__reserve((void **)&b->nodes, &b->cap, b->n + 1, sizeof(*b->nodes))) {
+		htab__cancel_fresh(b->kids);
+		return -ENOMEM;
+	}
+	b->nodes[b->n] = (struct tnode){f, 0, 0, 0, b->nodes[parent].first_kid, 0};
+	b->nodes[parent].first_kid = (uint32_t)b->n;
+	b->nodes[parent].nkids++;
+	*e = (struct kid_ent){k.parent1, f, (uint32_t)b->n, 0};
+	return (long)b->n++;
+}
+
+/*
+ * Add count along frames[from], frames[from + step], ... (count frames) below
+ * the root: each node on the path gains count, the last also as self.
+ */
+static int add_path(struct builder *b, const struct func *const *frames, long from, long step,
+		    long nframes, uint64_t count)
+{
+	uint32_t at = 0;
+
+	for (long i = 0; i < nframes; i++) {
+		long k = kid_of(b, at, frames[from + i * step]);
+
+		if (k < 0)
+			return (int)k;
+		at = (uint32_t)k;
+		b->nodes[at].total = sat_add(b->nodes[at].total, count);
+	}
+	b->nodes[at].self = sat_add(b->nodes[at].self, count);
+	return 0;
+}
+
+static int name_is(const struct func *f, const char *name)
+{
+	return f->name && !strcmp(f->name, name);
+}
+
+/* Add one stack to the tree being built (see callgraph__tree). */
+static int add_stack(struct builder *b, const struct cg_stack *s, enum cg_order order,
+		     const char *focus)
+{
+	long n = s->n, at = -1;
+
+	if (!focus) {
+		b->nodes[0].total = sat_add(b->nodes[0].total, s->count);
+		if (order == CG_CALLER)
+			return add_path(b, s->frames, n - 1, -1, n, s->count);
+		return add_path(b, s->frames, 0, 1, n, s->count);
+	}
+	if (order == CG_CALLER) { /* the outermost occurrence, then inwards */
+		for (long i = n - 1; i >= 0 && at < 0; i--)
+			at = name_is(s->frames[i], focus) ? i : -1;
+	} else { /* the innermost occurrence, then outwards */
+		for (long i = 0; i < n && at < 0; i++)
+			at = name_is(s->frames[i], focus) ? i : -1;
+	}
+	if (at < 0)
+		return 0;
+	if (!b->nodes[0].f)
+		b->nodes[0].f = s->frames[at];
+	b->nodes[0].total = sat_add(b->nodes[0].total, s->count);
+	if (name_is(s->frames[0], focus)) /* the root's self: the samples that hit it */
+		b->nodes[0].self = sat_add(b->nodes[0].self, s->count);
+	if (order == CG_CALLER)
+		return at ? add_path(b, s->frames, at - 1, -1, at, s->count) : 0;
+	return at < n - 1 ? add_path(b, s->frames, at + 1, 1, n - 1 - at, s->count) : 0;
+}
+
+static int cmp_node(const void *a, const void *b)
+{
+	const struct cg_node *x = *(const struct cg_node *const *)a;
+	const struct cg_node *y = *(const struct cg_node *const *)b;
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return cmp_func(x->f, y->f);
+}
+
+/* The built nodes as the final tree: each node's kids in one pointer array, sorted. */
+static int tree_finish(struct builder *b, struct cg_tree *t)
+{
+	size_t used = 0;
+
+	t->nodes = calloc(b->n, sizeof(*t->nodes));
+	t->kid_ptrs = calloc(b->n, sizeof(*t->kid_ptrs));
+	if (!t->nodes || !t->kid_ptrs)
+		return -ENOMEM;
+	t->n = b->n;
+	for (size_t i = 0; i < b->n; i++) {
+		const struct tnode *bn = &b->nodes[i];
+
+		t->nodes[i] =
+			(struct cg_node){bn->f, bn->total, bn->self, t->kid_ptrs + used, bn->nkids};
+		for (uint32_t k = bn->first_kid; k; k = b->nodes[k].next_sib)
+			t->kid_ptrs[used++] = &t->nodes[k];
+	}
+	/* once every node is filled in: the sort reads the kids' counts */
+	for (size_t i = 0; i < t->n; i++)
+		if (t->nodes[i].nkids > 1)
+			qsort(t->nodes[i].kids, t->nodes[i].nkids, sizeof(*t->nodes[i].kids),
+			      cmp_node);
+	return 0;
+}
+
+int callgraph__tree(const struct callgraph *cg, enum cg_order order, const char *focus,
+		    struct cg_tree **out)
+{
+	struct builder b = {0};
+	struct cg_tree *t = calloc(1, sizeof(*t));
+	int rc = -ENOMEM;
+
+	*out = NULL;
+	b.kids = htab__new(&kid_type, 255);
+	if (!t || !b.kids || array__reserve((void **)&b.nodes, &b.cap, 1, sizeof(*b.nodes)))
+		goto out;
+	b.nodes[b.n++] = (struct tnode){0};
+	rc = 0;
+	for (size_t i = 0; !rc && i < cg->nentries; i++) {
+		struct cg_stack s;
+
+		callgraph__stack(cg, i, &s);
+		rc = add_stack(&b, &s, order, focus);
+	}
+	if (!rc)
+		rc = tree_finish(&b, t);
+out:
+	htab__free(b.kids);
+	free(b.nodes);
+	if (rc) {
+		cg_tree__free(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
+}
+
+const struct cg_node *cg_tree__root(const struct cg_tree *t)
+{
+	return &t->nodes[0];
+}
+
+void cg_tree__free(struct cg_tree *t)
+{
+	if (!t)
+		return;
+	free(t->nodes);
+	free(t->kid_ptrs);
+	free(t);
+}

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: MIT
+/* resolve: PCs to interned function rows.  See resolve.h. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/resolve.h"
+#include "utils/htab.h"
+
+/* Code of an object that cannot be read is grouped by file page. */
+#define UNREADABLE_GRAIN 4096
+
+/* What one (object, address) resolved to (the key comes first: the hash of an entry is its key's). */
+struct cache_ent {
+	const void *obj;
+	uint64_t addr; /* bit 63: a file offset (unreadable object), else a link-time address */
+	const struct func *f;
+};
+
+struct resolver {
+	const struct pview *v;
+	struct symbols *syms;
+	int lines;
+	struct htab *cache; /* struct cache_ent */
+	struct htab *funcs; /* struct func_ent: interned, so equal rows are equal pointers */
+	struct resolve_note *notes;
+	size_t nnotes;
+};
+
+/* Both tables start with 1024 slots: a profile has at least a few hundred functions. */
+#define RESOLVE_EXPECTED 511
+
+static uint64_t func_hash(const void *key)
+{
+	const struct func *f = key;
+
+	return htab_hash_combine(htab_hash_combine((uintptr_t)f->name, (uintptr_t)f->objpath),
+		   htab_hash_combine((uintptr_t)f->file, (uint64_t)f->line));
+}
+
+/* An interned function, and its hash (growing the table reads no struct func). */
+struct func_ent {
+	struct func *f;
+	uint64_t hash;
+};
+
+/* The object is derived from objpath: not part of the key. */
+static bool func_eq(const void *entry, const void *key)
+{
+	const struct func *a = ((const struct func_ent *)entry)->f, *b = key;
+
+	return a->name == b->name && a->objpath == b->objpath && a->file == b->file &&
+	       a->line == b->line;
+}
+
+static uint64_t func_entry_hash(const void *entry)
+{
+	return ((const struct func_ent *)entry)->hash;
+}
+
+static const struct htab_type func_type = {
+	.entry_size = sizeof(struct func_ent),
+	.hash = func_hash,
+	.eq = func_eq,
+	.entry_hash = func_entry_hash,
+};
+
+static uint64_t cache_hash(const void *key)
+{
+	const struct cache_ent *k = key;
+
+	return htab_hash_combine((uintptr_t)k->obj, k->addr);
+}
+
+static bool cache_eq(const void *entry, const void *key)
+{
+	const struct cache_ent *e = entry, *k = key;
+
+	return e->obj == k->obj && e->addr == k->addr;
+}
+
+static const struct htab_type cache_type = {
+	.entry_size = sizeof(struct cache_ent),
+	.hash = cache_hash,
+	.eq = cache_eq,
+};
+
+struct resolver *resolver__new(const struct pview *v, int lines)
+{
+	struct resolver *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->v = v;
+	r->lines = lines;
+	r->syms = symbols__new();
+	r->cache = htab__new(&cache_type, RESOLVE_EXPECTED);
+	r->funcs = htab__new(&func_type, RESOLVE_EXPECTED);
+	if (!r->syms || !r->cache || !r->funcs) {
+		resolver__free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void resolver__free(struct resolver *r)
+{
+	struct func_ent *e;
+
+	if (!r)
+		return;
+	for (size_t pos = 0; r->funcs && (e = htab__next(r->funcs, &pos));)
+		free(e->f);
+	htab__free(r->funcs);
+	htab__free(r->cache);
+	free(r->notes);
+	symbols__free(r->syms);
+	free(r);
+}
+
+/* The shared copy of *f (all its strings must already be interned or stable). */
+static const struct func *intern_func(struct resolver *r, const struct func *f)
+{
+	bool fresh;
+	struct func_ent *e = htab__insert(r->funcs, &func_type, f, &fresh);
+
+	if (!e)
+		return NULL;
+	if (fresh) {
+		e->f = malloc(sizeof(*e->f));
+		if (!e->f) {
+			htab__cancel_fresh(r->funcs);
+			return NULL;
+		}
+		*e->f = *f;
+		e->hash = func_hash(f);
+	}
+	return e->f;
+}
+
+/* The note of obj; its index + 1 is kept in the object's user slot. */
+static struct resolve_note *note_of(struct resolver *r, struct sym_object *obj)
+{
+	uintptr_t idx = (uintptr_t)*symobj__user(obj);
+	struct resolve_note *n;
+
+	if (idx)
+		return &r->notes[idx - 1];
+	if ((r->nnotes & (r->nnotes - 1)) == 0) { /* grow at powers of two */
+		n = realloc(r->notes, (r->nnotes ? r->nnotes * 2 : 8) * sizeof(*n));
+		if (!n)
+			return NULL;
+		r->notes = n;
+	}
+	n = &r->notes[r->nnotes++];
+	*symobj__user(obj) = (void *)(uintptr_t)r->nnotes;
+	memset(n, 0, sizeof(*n));
+	n->obj = obj;
+	n->first_start_ns = UINT64_MAX;
+	return n;
+}
+
+size_t resolver__notes(struct resolver *r, const struct resolve_note **notes)
+{
+	*notes = r->notes;
+	return r->nnotes;
+}
+
+static const struct func *unknown_func(struct resolver *r)
+{
+	struct func f = {"[unknown]", "[unknown]", "[unknown]", NULL, 0};
+
+	return intern_func(r, &f);
+}
+
+/* Symbolise one (object, address): addr is a link-time vaddr, or a file offset if !readable. */
+static const struct func *symbolise(struct resolver *r, struct sym_object *obj, uint64_t addr,
+				    int readable)
+{
+	struct func f = {0};
+	struct sym_result res;
+	char buf[320];
+
+	f.object = symobj__basename(obj);
+	f.objpath = symobj__path(obj);
+	if (!readable) {
+		snprintf(buf, sizeof(buf), "[%s+0x%llx]", f.object,
+			 (unsigned long long)(addr & ~(uint64_t)(UNREADABLE_GRAIN - 1)));
+		f.name = symbols__intern(r->syms, buf);
+		return f.name ? intern_func(r, &f) : NULL;
+	}
+	symobj__lookup(obj, addr, &res);
+	f.name = res.name;
+	if (r->lines) {
+		const char *file;
+		int line;
+
+		if (symobj__srcline(obj, addr, &file, &line) == 0) {
+			f.file = symbols__intern(r->syms, file);
+			f.line = line;
+		}
+	}
+	return intern_func(r, &f);
+}
+
+/*
+ * Kernel code: named by the kernel symbols the recorder stored with the
+ * profile, else one "[kernel]" row.  The pseudo PC of a stack cut short
+ * is "[truncated]".
+ */
+static const struct func *kernel_func(struct resolver *r, uint64_t pc)
+{
+	const struct pv_ksym *k = pview__ksym(r->v, pc);
+	struct func f = {k ? k->name : "[kernel]", "[kernel]", "[kernel]", NULL, 0};
+
+	if (pc == PDATA_PC_TRUNCATED)
+		f.name = f.object = f.objpath = "[truncated]";
+	return intern_func(r, &f);
+}
+
+const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uint64_t pc,
+				uint64_t count)
+{
+	struct resolve_loc loc;
+
+	return resolver__locate(r, p, pc, count, &loc) < 0 ? NULL : loc.f;
+}
+
+int resolver__locate(struct resolver *r, const struct pv_proc *p, uint64_t pc, uint64_t count,
+		     struct resolve_loc *loc)
+{
+	const struct pv_map *m = pview__map_of(r->v, p, pc);
+	struct pv_map *mm = (struct pv_map *)m; /* aux is the reader's cache slot */
+	struct sym_object *obj;
+	struct resolve_note *note;
+	struct cache_ent key, *slot;
+	uint64_t addr;
+	int readable;
+	bool fresh;
+
+	memset(loc, 0, sizeof(*loc));
+	if (pc >= PDATA_KERNEL_START || !m) {
+		loc->addr = pc;
+		loc->f = pc >= PDATA_KERNEL_START ? kernel_func(r, pc) : unknown_func(r);
+		return loc->f ? 0 : -ENOMEM;
+	}
+	if (!mm->aux) /* the build id the recorder saw, when it did: the file must still carry it */
+		mm->aux = symbols__object_id(r->syms, m->path, m->build_id, m->build_id_len);
+	obj = mm->aux;
+	if (!obj)
+		return -ENOMEM;
+	note = note_of(r, obj);
+	if (!note)
+		return -ENOMEM;
+	note->samples += count;
+	if (p->start_ns && p->start_ns < note->first_start_ns)
+		note->first_start_ns = p->start_ns;
+	readable = !(symobj__flags(obj) & (SYMOBJ_MISSING | SYMOBJ_NOT_ELF | SYMOBJ_PSEUDO));
+	if (readable && symobj__to_vaddr(obj, m->start, m->pgoff, pc, &addr) < 0) {
+		note->no_vaddr = 1;
+		readable = 0;
+	}
+	if (!readable)
+		addr = (symobj__flags(obj) & SYMOBJ_PSEUDO) ?
+			       0 :
+			       symobj__file_offset(m->start, m->pgoff, pc);
+	loc->obj = obj;
+	loc->addr = addr;
+	loc->linktime = readable;
+	key = (struct cache_ent){obj, addr | (readable ? 0 : 1ull << 63), NULL};
+	slot = htab__insert(r->cache, &cache_type, &key, &fresh);
+	if (!slot)
+		return -ENOMEM;
+	if (fresh)
+		*slot = key;
+	if (!slot->f) { /* first time (or it failed before): symbolise, into another table */
+		const struct func *f;
+
+		if (symobj__flags(obj) & SYMOBJ_PSEUDO) {
+			struct func pf = {symobj__path(obj), symobj__path(obj), symobj__path(obj),
+					  NULL, 0};
+
+			f = intern_func(r, &pf);
+		} else {
+			f = symbolise(r, obj, addr, readable);
+		}
+		if (!f)
+			return -ENOMEM;
+		slot->f = f;
+	}
+	if (slot->f->name[0] == '[' && !(symobj__flags(obj) & SYMOBJ_PSEUDO))
+		note->unnamed += count;
+	loc->f = slot->f;
+	return 0;
+}
