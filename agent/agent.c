@@ -42,6 +42,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -51,6 +52,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -106,6 +108,8 @@ static int (*real_fexecve)(int, char *const[], char *const[]);
 static void (*real_exit)(int) __attribute__((noreturn));
 static void (*real__exit)(int) __attribute__((noreturn));
 static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+static int (*real_prctl)(int, unsigned long, unsigned long, unsigned long, unsigned long);
+static long (*real_syscall)(long, long, long, long, long, long, long);
 
 static void resolve_reals(void)
 {
@@ -117,6 +121,8 @@ static void resolve_reals(void)
 	real_exit = dlsym(RTLD_NEXT, "exit");
 	real__exit = dlsym(RTLD_NEXT, "_exit");
 	real_pthread_create = dlsym(RTLD_NEXT, "pthread_create");
+	real_prctl = dlsym(RTLD_NEXT, "prctl");
+	real_syscall = dlsym(RTLD_NEXT, "syscall");
 }
 
 static pid_t my_tid(void)
@@ -137,6 +143,73 @@ static int on_file(void (*fn)(void *), void *arg)
 	__atomic_store_n(&ag.active, 0, __ATOMIC_RELEASE);
 	sampler_fault_stop();
 	return -EFAULT;
+}
+
+/* ---- sandboxes ------------------------------------------------------------ */
+
+static void set_agent_flag(void *arg)
+{
+	__atomic_or_fetch(&pdata__header(ag.pd)->agent_flags, *(const uint32_t *)arg,
+			  __ATOMIC_RELAXED);
+}
+
+/* Into the header's agent_flags (what the report says about the agents). */
+static void note_agent_flag(uint32_t flag)
+{
+	if (ag.pd && ag.active)
+		on_file(set_agent_flag, &flag);
+}
+
+/*
+ * The program is about to enter a sandbox (seccomp strict mode or a filter):
+ * from now on no system call of ours (lib/sampler.h: sampler_go_quiet), in
+ * the handler or in the wrappers.  Returns whether this call made us quiet.
+ */
+static int sandbox_enter(void)
+{
+	if (sampler_quiet())
+		return 0;
+	sampler_go_quiet();
+	return 1;
+}
+
+/* The sandbox call returned rc: entered (its flag into the header), or failed (loud again). */
+static void sandbox_result(int became_quiet, long rc, uint32_t flag)
+{
+	if (rc == 0)
+		note_agent_flag(flag);
+	else if (became_quiet)
+		sampler_go_loud();
+}
+
+/* The kind of sandbox a prctl(PR_SET_SECCOMP, mode) or seccomp(op) enters, 0 if none. */
+static uint32_t seccomp_kind(int is_prctl, unsigned long op)
+{
+	if (is_prctl)
+		return op == SECCOMP_MODE_STRICT ? PDATA_AGENT_SECCOMP_STRICT :
+		       op == SECCOMP_MODE_FILTER ? PDATA_AGENT_SECCOMP_FILTER :
+						   0;
+	return op == SECCOMP_SET_MODE_STRICT ? PDATA_AGENT_SECCOMP_STRICT :
+	       op == SECCOMP_SET_MODE_FILTER ? PDATA_AGENT_SECCOMP_FILTER :
+					       0;
+}
+
+/* A filter from before the program started (a container, a service manager): noted only. */
+static void note_inherited_sandbox(void)
+{
+	char buf[4096];
+	const char *at;
+	ssize_t n;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	at = strstr(buf, "\nSeccomp:");
+	if (at && strtol(at + 9, NULL, 10) == SECCOMP_MODE_FILTER)
+		note_agent_flag(PDATA_AGENT_SECCOMP_INHERITED);
 }
 
 /* ---- mappings ------------------------------------------------------------ */
@@ -277,7 +350,8 @@ static void scan_maps(void)
 
 static void rescan_if_needed(void)
 {
-	if (ag.active && getpid() == ag.pid && __atomic_load_n(&ag.need_rescan, __ATOMIC_RELAXED))
+	if (ag.active && !sampler_quiet() && getpid() == ag.pid &&
+	    __atomic_load_n(&ag.need_rescan, __ATOMIC_RELAXED))
 		scan_maps();
 }
 
@@ -287,7 +361,8 @@ static void rescan_if_needed(void)
 static void read_comm(char comm[16])
 {
 	comm[0] = 0;
-	prctl(PR_GET_NAME, comm);
+	if (!sampler_quiet())
+		prctl(PR_GET_NAME, comm);
 	comm[15] = 0;
 }
 
@@ -318,6 +393,12 @@ static void note_thread(pid_t tid)
 	my_thread.proc = proc;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	my_thread.busy = 0;
+}
+
+/* The sampled thread when the clock did not say: in a sandbox, the main thread (no gettid). */
+static pid_t sampled_tid(void)
+{
+	return sampler_quiet() ? ag.pid : my_tid();
 }
 
 /* Ticks no sink received (the image ends), into the header's lost count. */
@@ -359,7 +440,7 @@ static void agent_sink(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks)
 	(void)arg;
 	if (!__atomic_load_n(&ag.active, __ATOMIC_ACQUIRE))
 		return;
-	if (on_file(count_sample, &(struct sample_args){pc, tid ? tid : my_tid(), ticks}) < 0)
+	if (on_file(count_sample, &(struct sample_args){pc, tid ? tid : sampled_tid(), ticks}) < 0)
 		return;
 	if (!pc_known(pc))
 		__atomic_store_n(&ag.need_rescan, 1, __ATOMIC_RELAXED);
@@ -407,7 +488,7 @@ static void agent_sink_stack(void *arg, uintptr_t pc, pid_t tid, unsigned int ti
 	if (!__atomic_load_n(&ag.active, __ATOMIC_ACQUIRE))
 		return;
 	if (!tid)
-		tid = my_tid();
+		tid = sampled_tid();
 	pcs[0] = pc;
 	/* no context: the tick found no stack of ours free to walk on (lib/tick_stack.h) */
 	if (uc)
@@ -544,8 +625,11 @@ static void write_thread_cpu(void *arg)
 /* The calling thread's CPU time in this image, into its record. */
 static void account_thread(int main_thread)
 {
-	struct thread_cpu_args a = {my_tid(), cpu_now(1)};
+	struct thread_cpu_args a;
 
+	if (sampler_quiet())
+		return; /* a sandbox: the recorder's accounting of the process stands */
+	a = (struct thread_cpu_args){my_tid(), cpu_now(1)};
 	if (main_thread)
 		a.cpu = since(a.cpu, &ag.tbase);
 	on_file(write_thread_cpu, &a);
@@ -587,6 +671,7 @@ static int begin_image(uint32_t parent)
 struct end_args {
 	int kind, code; /* kind < 0: keep what the record says (exit() may have filled it) */
 	struct pdata_cpu cpu;
+	uint64_t end_ns; /* 0: unknown (a sandbox) */
 };
 
 static void write_end(void *arg)
@@ -601,7 +686,7 @@ static void write_end(void *arg)
 		kind = __atomic_load_n(&ag.rec->end_kind, __ATOMIC_ACQUIRE);
 		code = ag.rec->end_code;
 	}
-	pdata__end_proc(ag.rec, kind, code, pdata__now_ns(), &e->cpu);
+	pdata__end_proc(ag.rec, kind, code, e->end_ns, &e->cpu);
 }
 
 /*
@@ -611,11 +696,15 @@ static void write_end(void *arg)
  */
 static void end_image(int kind, int code)
 {
-	struct end_args e = {kind, code, since(cpu_now(0), &ag.base)};
+	struct end_args e = {kind, code, {0}, 0};
 
 	if (!ag.rec)
 		return;
-	account_thread(my_tid() == ag.pid);
+	if (!sampler_quiet()) { /* in a sandbox: how it ended only (no clock read) */
+		e.cpu = since(cpu_now(0), &ag.base);
+		e.end_ns = pdata__now_ns();
+	}
+	account_thread(!sampler_quiet() && my_tid() == ag.pid);
 	on_file(write_end, &e);
 }
 
@@ -645,7 +734,8 @@ static void atfork_child(void)
 		return;
 	}
 	ag.forked = 1;
-	if (!ag.inherit) {
+	if (!ag.inherit || sampler_quiet()) {
+		/* in a sandbox: no system call to start a new record and clock with */
 		/* not following children: this process records nothing */
 		__atomic_store_n(&ag.active, 0, __ATOMIC_RELEASE);
 		errno = saved;
@@ -764,7 +854,18 @@ static int do_exec(int kind, const char *path, int fd, char *const argv[], char 
 
 	if (in_vfork) /* a vfork child of a profiled process: the exec'd image is a new process */
 		follow = ag.pd && ag.inherit && ag.active;
-	if (!ag.pd) {
+	if (ag.pd && sampler_quiet()) {
+		/* a sandbox: no system call of ours; the new image goes without the agent (it
+		 * would start its clock with system calls the sandbox may forbid) */
+		pcpu = tcpu = (struct pdata_cpu){0};
+		if (exec_env(envp, newenv, cap, preload, sizeof(preload), parent, sizeof(parent), 0,
+			     &pcpu, &tcpu) < 0) {
+			errno = E2BIG;
+			return -1;
+		}
+		envp = newenv;
+	}
+	if (!ag.pd || sampler_quiet()) {
 		if (kind == 0)
 			return real_execve(path, argv, envp);
 		if (kind == 1)
@@ -900,7 +1001,7 @@ __attribute__((used)) void profil_agent_before_dl(void)
 	if (!real_dlopen)
 		resolve_reals();
 	rescan_if_needed();
-	if (ag.stacks)
+	if (ag.stacks && !sampler_quiet())
 		unwind_objects_reserve(); /* the unwinder's room for what this dlopen brings */
 	errno = saved;
 }
@@ -958,7 +1059,7 @@ static void thread_ends(void *value)
 	int saved = errno;
 
 	(void)value;
-	if (__atomic_load_n(&ag.active, __ATOMIC_ACQUIRE) && getpid() == ag.pid)
+	if (__atomic_load_n(&ag.active, __ATOMIC_ACQUIRE) && !sampler_quiet() && getpid() == ag.pid)
 		account_thread(0);
 	errno = saved;
 }
@@ -989,6 +1090,68 @@ EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(
 	rc = real_pthread_create(thread, attr, thread_main, st);
 	if (rc)
 		free(st);
+	return rc;
+}
+
+/* ---- sandboxes ------------------------------------------------------------------ */
+
+/*
+ * seccomp(2) through prctl() or syscall() (libseccomp's way): the agent goes
+ * quiet before the sandbox takes effect (sandbox_enter).  A program that
+ * enters one with an inline system call is not seen (doc/agent-syscalls.md).
+ */
+EXPORT int prctl(int option, ...)
+{
+	unsigned long a[4];
+	uint32_t kind;
+	va_list ap;
+	int quieted = 0, rc;
+
+	va_start(ap, option);
+	for (int i = 0; i < 4; i++)
+		a[i] = va_arg(ap, unsigned long);
+	va_end(ap);
+	if (!real_prctl)
+		resolve_reals();
+	kind = option == PR_SET_SECCOMP ? seccomp_kind(1, a[0]) : 0;
+	if (kind)
+		quieted = sandbox_enter();
+	rc = real_prctl(option, a[0], a[1], a[2], a[3]);
+	if (kind) {
+		int saved = errno;
+
+		sandbox_result(quieted, rc, kind);
+		errno = saved;
+	}
+	return rc;
+}
+
+EXPORT long syscall(long nr, ...)
+{
+	long a[6], rc;
+	uint32_t kind = 0;
+	va_list ap;
+	int quieted = 0;
+
+	va_start(ap, nr);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (!real_syscall)
+		resolve_reals();
+	if (nr == SYS_seccomp)
+		kind = seccomp_kind(0, (unsigned long)a[0]);
+	else if (nr == SYS_prctl && a[0] == PR_SET_SECCOMP)
+		kind = seccomp_kind(1, (unsigned long)a[1]);
+	if (kind)
+		quieted = sandbox_enter();
+	rc = real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (kind) {
+		int saved = errno;
+
+		sandbox_result(quieted, rc, kind);
+		errno = saved;
+	}
 	return rc;
 }
 
@@ -1143,6 +1306,7 @@ __attribute__((constructor)) static void agent_init(void)
 		goto out;
 	__atomic_store_n(&ag.active, 1, __ATOMIC_RELEASE);
 	scan_maps();
+	note_inherited_sandbox();
 	if (ag.stacks)
 		enable_stacks();
 	if (sampler_start(&ag.cfg, &info) < 0) {

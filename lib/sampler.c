@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -34,6 +35,30 @@ static uint32_t generation;
 
 static int deliver_on; /* atomic */
 static int inflight;   /* atomic */
+static int quiet;      /* atomic: a sandbox forbids our system calls (sampler_go_quiet) */
+static __thread pid_t cached_tid __attribute__((tls_model("initial-exec")));
+
+void sampler_go_quiet(void)
+{
+	__atomic_store_n(&quiet, 1, __ATOMIC_SEQ_CST);
+}
+
+void sampler_go_loud(void)
+{
+	__atomic_store_n(&quiet, 0, __ATOMIC_SEQ_CST);
+}
+
+int sampler_quiet(void)
+{
+	return __atomic_load_n(&quiet, __ATOMIC_ACQUIRE);
+}
+
+pid_t sampler_tid(void)
+{
+	if (!cached_tid && !sampler_quiet())
+		cached_tid = (pid_t)syscall(SYS_gettid);
+	return cached_tid;
+}
 
 int sampler_deliver_ctx(uintptr_t pc, pid_t tid, unsigned int ticks, void *uc)
 {
@@ -247,6 +272,7 @@ static void atfork_child(void)
 	int was_on = __atomic_load_n(&deliver_on, __ATOMIC_SEQ_CST);
 
 	tick_stacks_forget(); /* held by threads of the parent only */
+	cached_tid = 0;	      /* the parent thread's */
 	if (!forget_parent())
 		return; /* not started, or already taken care of by sampler_child_restart() */
 	if (!was_on || (cfg.flags & SAMPLER_FORK_MANUAL)) {

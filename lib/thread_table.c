@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "ptimer.h"
+#include "sampler.h"
 #include "thread_table.h"
 
 #define TID_EMPTY 0
@@ -135,7 +136,7 @@ static void arm_caller(int discovery_tick, int can_scan)
 	pid_t tid;
 
 	__atomic_fetch_add(&inflight, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&running, __ATOMIC_SEQ_CST)) {
+	if (__atomic_load_n(&running, __ATOMIC_SEQ_CST) && !sampler_quiet()) {
 		tid = my_tid();
 		if (tid != skip)
 			arm_thread(tid);

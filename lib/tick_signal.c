@@ -67,6 +67,8 @@ static int altstack_off(void *uc, stack_t *saved)
 
 	if (!(((ucontext_t *)uc)->uc_stack.ss_flags & SS_ONSTACK))
 		return 0;
+	if (sampler_quiet())
+		return -1; /* no system call: no walk either */
 	return sigaltstack(&off, saved) == 0 ? 1 : -1;
 }
 
@@ -74,13 +76,14 @@ static void sample_tick(struct tick *t)
 {
 	/* the tick and those the kernel merged into it (the timer's overrun) */
 	unsigned int ticks = 1 + (t->si->si_overrun > 0 ? (unsigned int)t->si->si_overrun : 0);
-	void *uc = t->own_stack ? t->uc : NULL; /* no walk on the program's stack */
+	/* no walk on the program's stack, nor in a sandbox (a miss makes system calls) */
+	void *uc = t->own_stack && !sampler_quiet() ? t->uc : NULL;
 	stack_t saved;
 	int off = uc ? altstack_off(uc, &saved) : 0;
 
 	if (off < 0)
 		uc = NULL;
-	if (!sampler_deliver_ctx(interrupted_pc(t->uc), (pid_t)syscall(SYS_gettid), ticks, uc))
+	if (!sampler_deliver_ctx(interrupted_pc(t->uc), sampler_tid(), ticks, uc))
 		__atomic_fetch_add(&undelivered, ticks, __ATOMIC_RELAXED);
 	if (off > 0)
 		sigaltstack(&saved, NULL);
@@ -97,7 +100,7 @@ static void tick_body(void *arg)
 		/* a tick of a session already stopped: drop it */
 	} else if ((tag & 0xff) == CLOCK_TAG_SAMPLE) {
 		sample_tick(t);
-	} else if ((tag & 0xff) == CLOCK_TAG_DISCOVER) {
+	} else if ((tag & 0xff) == CLOCK_TAG_DISCOVER && !sampler_quiet()) {
 		threads_discover(t->own_stack);
 	}
 }

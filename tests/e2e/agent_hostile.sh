@@ -115,3 +115,32 @@ for clock in thread; do
 	expect "manythreads_$clock" "status $rrc, $recs thread records (4001 expected), $orphans \
 sampled threads without one, main: ${main:-0} samples for ${main_ns:-?} ns of CPU $(head -2 prof.err)"
 done
+
+# ---- item 10: seccomp ---------------------------------------------------------------------
+# A program that enters seccomp strict mode (read, write, exit, sigreturn only) or installs a
+# filter that kills on openat, timer_create and getdents64, halfway through
+# (tests/progs/agent_seccomp.c): the old agent was killed at the next tick (SIGKILL, status 137)
+# or at the next thread discovery (SIGSYS, 159).  It exits as it does alone, sampled before and
+# after, and the report says what the agent stopped doing.
+SECCOMP="$PROGS/agent_seccomp"
+for run in thread:strict: thread:strict:-g itimer:strict: thread:filter: thread:filter:-g \
+	itimer:filter:; do
+	clock=${run%%:*} rest=${run#*:}
+	mode=${rest%%:*} g=${rest#*:}
+	"$SECCOMP" $mode 0.4 >plain.out 2>&1
+	prc=$?
+	timeout 60 "$P" record -q $g --clock $clock -F 250 -o sc.data -- "$SECCOMP" $mode 0.4 \
+		>prof.out 2>prof.err
+	rrc=$?
+	samples=$(head_field sc.data samples)
+	flags=$(head_field sc.data agent_flags)
+	want=1
+	[ $mode = filter ] && want=2
+	"$P" report -i sc.data >rep.out 2>&1
+	# 0.4 s of CPU at 250 Hz: 100 samples; half of them after the sandbox
+	[ $rrc -eq 0 ] && [ $prc -eq 0 ] && cmp -s plain.out prof.out && [ "${samples:-0}" -ge 70 ] &&
+		[ "$flags" = $want ] && grep -q "^# sandbox: a profiled process entered seccomp" rep.out
+	expect "seccomp_${mode}_$clock$g" "record status $rrc (alone $prc; 137 SIGKILL, 159 SIGSYS), \
+output '$(cat prof.out)' alone '$(cat plain.out)', samples=$samples agent_flags=$flags \
+$(grep '^# sandbox' rep.out) $(head -2 prof.err)"
+done
