@@ -208,6 +208,46 @@ static struct object *claim_object(void)
 	return NULL;
 }
 
+/*
+ * Make a claimed entry live: the object's .eh_frame_hdr (its search table t), the bytes
+ * [lo, hi) its CFI lies in, the code range [start, end) it unwinds.
+ */
+static void publish_object(struct object *o, const void *hdr, const struct eh_table *t,
+			   uintptr_t lo, uintptr_t hi, uintptr_t start, uintptr_t end)
+{
+	o->di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+	o->di.gp = 0;
+	o->di.load_offset = 0;
+	o->di.u.rti.name_ptr = 0;
+	o->di.u.rti.segbase = (unw_word_t)hdr;
+	o->di.u.rti.table_data = t->table;
+	o->di.u.rti.table_len = t->fde_count; /* in words: one 8-byte entry per FDE */
+	o->eh_frame = hdr;
+	o->cfi = (struct cfi_object){(uintptr_t)hdr, t->table, t->fde_count, lo, hi};
+	__atomic_store_n(&o->refused, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&o->start, start, __ATOMIC_RELAXED);
+	__atomic_store_n(&o->end, end, __ATOMIC_RELAXED);
+	/* the range last: libunwind's readers match on it */
+	__atomic_store_n(&o->di.start_ip, (unw_word_t)start, __ATOMIC_RELEASE);
+	__atomic_store_n(&o->di.end_ip, (unw_word_t)end, __ATOMIC_RELEASE);
+	__atomic_store_n(&o->state, OBJ_LIVE, __ATOMIC_RELEASE);
+	count(&stats.activations, 1);
+}
+
+/* Inert again, and its cached rules dead (its generation moves on). */
+static void retire_object(struct object *o)
+{
+	int live = OBJ_LIVE;
+
+	__atomic_store_n(&o->di.end_ip, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&o->di.start_ip, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&o->end, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&o->start, 0, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&o->gen, 1, __ATOMIC_ACQ_REL);
+	__atomic_compare_exchange_n(&o->state, &live, OBJ_DEAD, 0, __ATOMIC_RELEASE,
+				    __ATOMIC_RELAXED);
+}
+
 /* Async-signal-safe: make libunwind's entry for the object holding addr live (*full: there was
  * no free entry). */
 static struct object *activate_object(uint64_t addr, int *full)
@@ -224,25 +264,9 @@ static struct object *activate_object(uint64_t addr, int *full)
 		*full = 1;
 		return NULL;
 	}
-	o->di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
-	o->di.gp = 0;
-	o->di.load_offset = 0;
-	o->di.u.rti.name_ptr = 0;
-	o->di.u.rti.segbase = (unw_word_t)found.dlfo_eh_frame;
-	o->di.u.rti.table_data = t.table;
-	o->di.u.rti.table_len = t.fde_count; /* in words: one 8-byte entry per FDE */
-	o->eh_frame = found.dlfo_eh_frame;
-	o->cfi =
-		(struct cfi_object){(uintptr_t)found.dlfo_eh_frame, t.table, t.fde_count,
-				    (uintptr_t)found.dlfo_map_start, (uintptr_t)found.dlfo_map_end};
-	__atomic_store_n(&o->refused, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&o->start, (uintptr_t)found.dlfo_map_start, __ATOMIC_RELAXED);
-	__atomic_store_n(&o->end, (uintptr_t)found.dlfo_map_end, __ATOMIC_RELAXED);
-	/* the range last: libunwind's readers match on it */
-	__atomic_store_n(&o->di.start_ip, (unw_word_t)found.dlfo_map_start, __ATOMIC_RELEASE);
-	__atomic_store_n(&o->di.end_ip, (unw_word_t)found.dlfo_map_end, __ATOMIC_RELEASE);
-	__atomic_store_n(&o->state, OBJ_LIVE, __ATOMIC_RELEASE);
-	count(&stats.activations, 1);
+	publish_object(o, found.dlfo_eh_frame, &t, (uintptr_t)found.dlfo_map_start,
+		       (uintptr_t)found.dlfo_map_end, (uintptr_t)found.dlfo_map_start,
+		       (uintptr_t)found.dlfo_map_end);
 	return o;
 }
 
@@ -311,20 +335,12 @@ void unwind_objects_changed(void)
 		return;
 	for (unsigned int i = 0, n = object_count(); i < n; i++) {
 		struct object *o = object_at(i);
-		int live = OBJ_LIVE;
 
 		if (__atomic_load_n(&o->state, __ATOMIC_ACQUIRE) != OBJ_LIVE ||
 		    object_still_loaded(o))
 			continue;
-		/* inert first (no new match), then reusable */
-		__atomic_store_n(&o->di.end_ip, 0, __ATOMIC_RELEASE);
-		__atomic_store_n(&o->di.start_ip, 0, __ATOMIC_RELEASE);
-		__atomic_store_n(&o->end, 0, __ATOMIC_RELEASE);
-		__atomic_store_n(&o->start, 0, __ATOMIC_RELEASE);
-		__atomic_fetch_add(&o->gen, 1, __ATOMIC_ACQ_REL); /* its cached rules die */
+		retire_object(o); /* inert first (no new match), then reusable */
 		gone++;
-		__atomic_compare_exchange_n(&o->state, &live, OBJ_DEAD, 0, __ATOMIC_RELEASE,
-					    __ATOMIC_RELAXED);
 	}
 	count(&stats.retired, (uint64_t)gone);
 }
@@ -677,4 +693,23 @@ void unwind_get_stats(struct unwind_stats *st)
 	st->refused = __atomic_load_n(&stats.refused, __ATOMIC_RELAXED);
 	st->no_room = __atomic_load_n(&stats.no_room, __ATOMIC_RELAXED);
 	st->objects = object_count();
+}
+
+int unwind_walk_image(const struct unwind_image *im, const void *uc, uint64_t *pcs, int max,
+		      unsigned int *flags)
+{
+	struct eh_table t;
+	struct object *o;
+	int n;
+
+	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE) || max < 1 || im->hi - im->hdr < 12 ||
+	    eh_table_parse((const unsigned char *)im->hdr, &t) < 0)
+		return -EINVAL;
+	o = claim_object();
+	if (!o)
+		return -ENOSPC;
+	publish_object(o, (const void *)im->hdr, &t, im->lo, im->hi, im->code_lo, im->code_hi);
+	n = walk_context(uc, pcs, max, flags);
+	retire_object(o);
+	return n;
 }

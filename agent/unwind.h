@@ -73,6 +73,21 @@ void unwind_objects_reserve(void);
  * a change tells the agent that callers may lie in a mapping it has not recorded. */
 uint64_t unwind_objects_seen(void);
 
+/*
+ * For the fuzzer and the tests (not in a signal handler): one walk from the
+ * registers in uc, at most max frames, through the CFI of an image in
+ * memory instead of a loaded object's: its .eh_frame_hdr at hdr, every byte
+ * of its CFI inside [lo, hi), unwinding the code addresses [code_lo,
+ * code_hi) (the rest of the walk goes through the loaded objects as usual).
+ * The image is an object of the unwinder for the call only.  Returns the
+ * number of PCs (>= 1), or -EINVAL (not ready, no usable header), -ENOSPC.
+ */
+struct unwind_image {
+	uintptr_t hdr, lo, hi, code_lo, code_hi;
+};
+int unwind_walk_image(const struct unwind_image *im, const void *uc, uint64_t *pcs, int max,
+		      unsigned int *flags);
+
 /* Counters, for tests and the benchmark (racy snapshot). */
 struct unwind_stats {
 	uint64_t walks;	      /* unwind_from_signal() calls that walked */

@@ -33,6 +33,9 @@ $(B)/tests/unit/%: tests/unit/%.c tests/unit/check.h $(COMPONENTS_A) $(LIB_A) $$
 # so that its malloc & co. interpose libunwind's calls
 PROG_OBJS_test_agent_unwind := $(B)/agent/unwind.o $(B)/agent/frame_cache.o $(B)/agent/cfi_check.o
 PROG_FLAGS_test_agent_unwind := -rdynamic
+# the CFI gate, and the unwind step on the fuzz target's seeds (tests/fuzz/agent_unwind_input.h)
+PROG_OBJS_test_cfi_check := $(PROG_OBJS_test_agent_unwind)
+PROG_FLAGS_test_cfi_check := -Itests/fuzz
 # the recorder's unwinder on real samples of tests/progs/unwind_zlib
 PROG_OBJS_test_unwind_real := $(TOOLS_B)/unwind_corpus.o
 $(B)/tests/unit/test_unwind_real: $(PROGS_B)/unwind_zlib
