@@ -67,11 +67,12 @@
 _Static_assert(UNWIND_MAX_OBJECTS == PDATA_AGENT_MAX_OBJECTS, "the bound the header states");
 
 #define EXPORT __attribute__((visibility("default")))
-#define MAX_MAPS 1024
+#define MAX_MAPS 16384 /* executable mappings recorded per image; past it: PDATA_AGENT_MAPS_FULL */
 #define TLS_IE __attribute__((tls_model("initial-exec")))
 
+/* A mapping already recorded: what was mapped (the file's device and inode), not only where. */
 struct known_map {
-	uint64_t start, end, pgoff;
+	uint64_t start, end, pgoff, dev, ino;
 };
 
 static struct {
@@ -214,12 +215,14 @@ static void note_inherited_sandbox(void)
 
 /* ---- mappings ------------------------------------------------------------ */
 
-static int map_known(uint64_t start, uint64_t end, uint64_t pgoff)
+/* Recorded already: the same range of the same file (another library dlopen'ed where a
+ * dlclose'd one was, or a file replaced at its path, is a new mapping). */
+static int map_known(const struct known_map *m)
 {
 	unsigned int n = __atomic_load_n(&ag.nmaps, __ATOMIC_ACQUIRE);
 
 	for (unsigned int i = 0; i < n; i++)
-		if (ag.maps[i].start == start && ag.maps[i].end == end && ag.maps[i].pgoff == pgoff)
+		if (!memcmp(&ag.maps[i], m, sizeof(*m)))
 			return 1;
 	return 0;
 }
@@ -285,6 +288,7 @@ static void map_line(const char *p)
 	uint64_t start, end, off, major, minor, ino;
 	uint8_t id[BUILD_ID_MAX];
 	const char *perms, *path;
+	struct known_map km;
 	unsigned int n, idlen;
 
 	p = parse_hex(p, &start);
@@ -301,12 +305,15 @@ static void map_line(const char *p)
 	p = parse_dec(skip_field(parse_hex(p, &minor)), &ino);
 	p = skip_field(p);
 	path = *p ? p : "[anon]";
-	if (perms[2] != 'x' || !strcmp(path, "[vsyscall]") || map_known(start, end, off))
+	km = (struct known_map){start, end, off, (major << 32) | minor, ino};
+	if (perms[2] != 'x' || !strcmp(path, "[vsyscall]") || map_known(&km))
 		return;
 	n = __atomic_load_n(&ag.nmaps, __ATOMIC_RELAXED);
-	if (n >= MAX_MAPS)
+	if (n >= MAX_MAPS) {
+		note_agent_flag(PDATA_AGENT_MAPS_FULL);
 		return;
-	ag.maps[n] = (struct known_map){start, end, off};
+	}
+	ag.maps[n] = km;
 	__atomic_store_n(&ag.nmaps, n + 1, __ATOMIC_RELEASE);
 	idlen = ino ? build_id_of_mapped(path, (unsigned int)major, (unsigned int)minor, (ino_t)ino,
 					 id) :

@@ -94,7 +94,8 @@ enum object_state { OBJ_FREE, OBJ_CLAIMED, OBJ_LIVE, OBJ_DEAD };
 struct object {
 	unw_dyn_info_t di;    /* in libunwind's list since unwind_init(); inert while end_ip == 0 */
 	uintptr_t start, end; /* atomic: our copy of the range, 0..0 unless live */
-	const void *eh_frame; /* its PT_GNU_EH_FRAME, to recognise it after a dlclose */
+	const void *eh_frame; /* its PT_GNU_EH_FRAME and link map, to recognise it after a */
+	const void *link_map; /* dlclose (another object loaded at its address has others) */
 	struct cfi_object cfi; /* where its CFI is, for the gate (cfi_check.h) */
 	uint64_t refused;      /* atomic: rules refused by the gate (the object is marked) */
 	int state;	       /* atomic, enum object_state */
@@ -264,6 +265,7 @@ static struct object *activate_object(uint64_t addr, int *full)
 		*full = 1;
 		return NULL;
 	}
+	o->link_map = found.dlfo_link_map;
 	publish_object(o, found.dlfo_eh_frame, &t, (uintptr_t)found.dlfo_map_start,
 		       (uintptr_t)found.dlfo_map_end, (uintptr_t)found.dlfo_map_start,
 		       (uintptr_t)found.dlfo_map_end);
@@ -324,7 +326,8 @@ static int object_still_loaded(const struct object *o)
 	struct dl_find_object found;
 
 	return _dl_find_object((void *)o->start, &found) == 0 &&
-	       (uintptr_t)found.dlfo_map_start == o->start && found.dlfo_eh_frame == o->eh_frame;
+	       (uintptr_t)found.dlfo_map_start == o->start && found.dlfo_eh_frame == o->eh_frame &&
+	       found.dlfo_link_map == o->link_map;
 }
 
 void unwind_objects_changed(void)
@@ -708,6 +711,7 @@ int unwind_walk_image(const struct unwind_image *im, const void *uc, uint64_t *p
 	o = claim_object();
 	if (!o)
 		return -ENOSPC;
+	o->link_map = NULL;
 	publish_object(o, (const void *)im->hdr, &t, im->lo, im->hi, im->code_lo, im->code_hi);
 	n = walk_context(uc, pcs, max, flags);
 	retire_object(o);

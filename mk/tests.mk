@@ -132,6 +132,7 @@ PROG_LIBS_unwind_zlib := -lz
 PROG_FLAGS_agent_hostile := $(NOFP) -pthread
 PROG_LIBS_agent_manylibs := -ldl
 PROG_FLAGS_libagent_manylibs := $(NOFP)
+PROG_FLAGS_libagent_swap := $(NOFP)
 
 # libprofil's users: linked with the shared library as a user would, built like
 # the library (sanitized in the ASan build)
@@ -159,7 +160,7 @@ PROGS := $(filter-out %/events_ia32,$(PROGS))
 endif
 
 PROG_SOS := $(PROGS_B)/librecord_hot.so $(PROGS_B)/libreport_lib.so $(PROGS_B)/libstack_stress.so \
-	$(PROGS_B)/libagent_manylibs.so
+	$(PROGS_B)/libagent_manylibs.so $(PROGS_B)/libagent_swap.so
 VARIANTS := $(PROGS_B)/record_prog_nopie $(PROGS_B)/record_prog_static $(PROGS_B)/record_prog_stripped \
 	$(foreach v,pie nopie static stripped,$(PROGS_B)/report_gen_$v)
 

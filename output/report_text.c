@@ -237,8 +237,8 @@ static void header_filter(const struct report *rep, FILE *out)
 		report__plural(rep->totals.images_shown, "image", "images"));
 }
 
-/* What the agents saw of sandboxes (header.agent_flags; agent/agent.c, doc/agent-syscalls.md). */
-static void header_sandbox(const struct pdata_header *h, FILE *out)
+/* What the agents saw: sandboxes, too many mappings (header.agent_flags; doc/agent-syscalls.md). */
+static void header_agent(const struct pdata_header *h, FILE *out)
 {
 	uint32_t f = h->agent_flags;
 
@@ -252,6 +252,9 @@ static void header_sandbox(const struct pdata_header *h, FILE *out)
 				"strict mode and a filter" :
 			(f & PDATA_AGENT_SECCOMP_STRICT) ? "strict mode" :
 							    "filtering");
+	if (f & PDATA_AGENT_MAPS_FULL)
+		fprintf(out, "# mappings: a process had over 16384 executable mappings: the agent "
+			     "recorded the first 16384 (samples in the others are unnamed)\n");
 	if (f & PDATA_AGENT_SECCOMP_INHERITED)
 		fprintf(out, "# sandbox: a profiled process started under a seccomp filter (the "
 			     "agent ran as usual)\n");
@@ -293,7 +296,7 @@ static void text_header(const struct report *rep, const struct cgreport *cr, FIL
 	else
 		fprintf(out, "# ended: %s\n", end);
 	header_run(rep, out);
-	header_sandbox(h, out);
+	header_agent(h, out);
 	header_filter(rep, out);
 	cgreport__text_header(cr, out);
 	if (rep->nnotes <= NOTES_IN_HEADER)

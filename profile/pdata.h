@@ -175,6 +175,7 @@ struct pdata_header {
 #define PDATA_AGENT_SECCOMP_STRICT 0x1	  /* seccomp strict mode */
 #define PDATA_AGENT_SECCOMP_FILTER 0x2	  /* a seccomp filter installed by the program */
 #define PDATA_AGENT_SECCOMP_INHERITED 0x4 /* a filter from before the program started (it ran on) */
+#define PDATA_AGENT_MAPS_FULL 0x8 /* an image had over 16384 executable mappings: the rest unrecorded */
 /* objects the agent's unwinder holds at once (agent/unwind.h) */
 #define PDATA_AGENT_MAX_OBJECTS 16384
 

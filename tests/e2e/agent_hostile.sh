@@ -90,6 +90,25 @@ expect manylibs_complete "status $rrc, $(cat prof.out), samples=$samples cut sho
 $("$DUMP" libs.data | head -1 | grep -o 'agent_no_room=[0-9]*') $(head -2 prof.err)"
 rm -rf libs
 
+# ---- item 5 (the agent's part): a library dlclose'd and another put at its path ---------------
+# libagent_swap.so replaces libagent_manylibs.so at one path (a new inode) and, as small, at the
+# same address (tests/progs/agent_manylibs.c swap): the agent records both mappings, each with
+# its own build id (the old one knew a mapping by its range alone: B was never recorded, and its
+# samples were named after A), and its unwinder takes B's tables, not A's (stacks complete).
+timeout 60 "$P" record -q -g --clock thread -F 250 -o swap.data -- "$PROGS/agent_manylibs" swap \
+	"$T/swapped.so" "$PROGS/libagent_manylibs.so" "$PROGS/libagent_swap.so" 0.3 >prof.out \
+	2>prof.err
+rrc=$?
+"$DUMP" swap.data >swap.dump
+maps=$(grep -c '^map .*path=.*/swapped.so$' swap.dump)
+ids=$(grep '^map .*path=.*/swapped.so$' swap.dump | grep -o 'build_id=[0-9a-f]*' | sort -u | wc -l)
+samples=$(head_field swap.data samples)
+trunc=$(head_field swap.data truncated)
+[ $rrc -eq 0 ] && [ "$(cat prof.out)" = "swap done same-address=1" ] && [ "$maps" -eq 2 ] &&
+	[ "$ids" -eq 2 ] && [ "${samples:-0}" -ge 100 ] && [ "${trunc:-1}" -le $((samples / 50)) ]
+expect swap_both_mapped "status $rrc, $(cat prof.out), $maps mappings of the path with $ids build \
+ids, samples=$samples cut short=$trunc $(head -2 prof.err)"
+
 # ---- item 7: 4,000 short threads ------------------------------------------------------------
 # Each gets its thread record (the old agent kept them in a table of 4,096 tids probed 64 deep:
 # some threads had none, and their CPU time showed under the main thread); the main thread's
