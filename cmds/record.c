@@ -252,7 +252,6 @@ static const char *plural(uint64_t n, const char *one, const char *many)
 /* One line: the rate is the one every reader of the profile states (1e9 / its period). */
 static void summary(const struct cmd_record_opts *co, const struct record_result *res)
 {
-	struct stat st;
 	char thr[96] = "", cap[64] = "", stk[96] = "";
 	const char *why_incomplete = res->flush_err < 0 ? strerror(-res->flush_err) : NULL;
 
@@ -260,18 +259,17 @@ static void summary(const struct cmd_record_opts *co, const struct record_result
 		snprintf(thr, sizeof(thr), ", the kernel did not take %llu %s",
 			 (unsigned long long)res->throttled,
 			 plural(res->throttled, "sample", "samples"));
-	if (stat(co->rec.output, &st) < 0)
-		st.st_size = 0;
 	if (res->hz < co->rec.hz)
 		snprintf(cap, sizeof(cap), ", capped at %u by the kernel", res->hz);
 	if (res->callgraph_name && !strcmp(res->callgraph_name, "fp"))
 		snprintf(stk, sizeof(stk), ", fp call stacks");
+	else if (res->callgraph_name && strcmp(res->callgraph_name, "none") && !res->samples)
+		snprintf(stk, sizeof(stk), ", %s call stacks (none taken)", res->callgraph_name);
 	else if (res->callgraph_name && strcmp(res->callgraph_name, "none"))
 		snprintf(stk, sizeof(stk), ", %s call stacks (%.2f%% complete%s)",
 			 res->callgraph_name,
-			 res->samples ? 100.0 * (double)(res->samples - res->stacks_truncated) /
-						(double)res->samples :
-					100.0,
+			 100.0 * (double)(res->samples - res->stacks_truncated) /
+				 (double)res->samples,
 			 res->stacks_dropped ? ", some stored without: frame table full" : "");
 	fprintf(stderr,
 		"profil record: %llu %s, %llu lost, %u %s, clock %s at %.1f Hz (%u Hz "
@@ -279,8 +277,10 @@ static void summary(const struct cmd_record_opts *co, const struct record_result
 		(unsigned long long)res->samples, plural(res->samples, "sample", "samples"),
 		(unsigned long long)res->lost, res->processes,
 		plural(res->processes, "process", "processes"), res->clock_name, res->effective_hz,
-		co->rec.hz, cap, thr, res->kernel ? ", kernel sampled" : "", stk, co->rec.output,
-		mib((uint64_t)st.st_size), why_incomplete ? ": " : "",
+		co->rec.hz, cap, thr, res->kernel ? ", kernel sampled" : "", stk,
+		res->output[0] ? res->output :
+				 "its file gone (removed or renamed by another writer)",
+		mib(res->file_size), why_incomplete ? ": " : "",
 		why_incomplete ? why_incomplete : "");
 }
 

@@ -121,6 +121,7 @@ enum pdata_callgraph {
 	PDATA_CG_FP = 1,	/* frame pointers */
 	PDATA_CG_DWARF = 2,	/* the CFI (.eh_frame/.debug_frame), unwound by the recorder */
 	PDATA_CG_LIBUNWIND = 3, /* the CFI, unwound in the sampled thread (agent clocks) */
+	PDATA_CG_KERNEL = 4,	/* the CFI, walked in the kernel (BPF); ticks it could not: dwarf */
 };
 
 struct pdata_header {
@@ -385,6 +386,17 @@ int pdata__count_stack(struct pdata *p, uint32_t proc, int tid, const uint64_t *
 		       int truncated, uint64_t count);
 
 /*
+ * The same in two steps, for a writer that counts one stack many times (the
+ * recorder's in-kernel stacks): the stack's innermost node (0: no frame
+ * table, or it is full), then n samples with that node (pc: pcs[0];
+ * truncated as the stack was interned; n > PDATA_MAX_DEPTH - 1 counts as
+ * truncated, pass it so).  Same accounting as pdata__count_stack.
+ */
+uint32_t pdata__intern_stack(struct pdata *p, const uint64_t *pcs, unsigned int n, int truncated);
+int pdata__count_interned(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint32_t stack,
+			  int truncated, uint64_t count);
+
+/*
  * For the recorder, whose mapping any process of the tree may cut short
  * (ftruncate of the inherited descriptor): from now on a SIGBUS in p's
  * mapping prints "PREFIX: PATH was truncated while it was being written
@@ -474,7 +486,7 @@ const char *pdata__clock_name(uint32_t clock);
 /* The enum pdata_clock of a name of pdata__clock_name's.  0, or -EINVAL. */
 int pdata__clock_from_name(const char *name, uint32_t *clock);
 
-/* "none", "fp", "dwarf", "libunwind" for an enum pdata_callgraph, else "unknown". */
+/* "none", "fp", "dwarf", "libunwind", "kernel-cfi" for an enum pdata_callgraph, else "unknown". */
 const char *pdata__callgraph_name(uint32_t cg);
 
 /* Realtime clock in ns (for start/end stamps). */

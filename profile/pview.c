@@ -37,15 +37,8 @@ static struct pv_proc *add_proc(struct loader *l, uint32_t id)
 	struct pview *v = l->v;
 	struct pv_proc *p;
 
-	if (v->nprocs == l->cap_procs) {
-		size_t ncap = l->cap_procs ? l->cap_procs * 2 : 16;
-		struct pv_proc *n = realloc(v->procs, ncap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		v->procs = n;
-		l->cap_procs = ncap;
-	}
+	if (array__reserve(&v->procs, &l->cap_procs, v->nprocs + 1, sizeof(*v->procs)))
+		return NULL;
 	p = &v->procs[v->nprocs++];
 	memset(p, 0, sizeof(*p));
 	p->id = id;

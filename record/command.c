@@ -204,11 +204,16 @@ static void perf_note(struct record_run *r)
 				     "of the orphans it adopts";
 	const char *what = "perf_event task-clock";
 
-	if (r->bpf && r->callgraph != PDATA_CG_NONE)
-		what = "BPF program on task-clock, every tick through the ring (a call stack "
-		       "cannot be counted in the kernel)";
+	if (record_bpf__kernel_stacks(r->bpf))
+		what = "BPF program on task-clock, call stacks counted in the kernel";
+	else if (r->bpf && r->callgraph != PDATA_CG_NONE)
+		what = "BPF program on task-clock, every tick through the ring (this kernel cannot "
+		       "walk stacks in BPF)";
 	else if (r->bpf)
 		what = "BPF histogram on task-clock";
+	else if (r->o->clock == PDATA_CLOCK_AUTO && r->callgraph != PDATA_CG_NONE)
+		what = "perf_event task-clock (auto: with call stacks, the recorder unwinding the "
+		       "ring's copies measured cheaper than the in-kernel walk, doc/kstacks.md)";
 	else if (r->o->clock == PDATA_CLOCK_AUTO)
 		what = "perf_event task-clock (auto: the BPF histogram measured no cheaper, "
 		       "doc/accounting.md)";
@@ -249,13 +254,14 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 			snprintf(why, whylen, "%s", bwhy);
 			return rc;
 		}
+		record_bpf__track(r->bpf, r->child);
 		po.observer = record_bpf__observer(r->bpf);
 	}
 	open_accounting(r, &po);
 	rc = perf_session__open(&r->perf, r->pd, &po, &r->child, 1, why, whylen);
 	if (rc == 0) {
 		r->clock = r->bpf ? PDATA_CLOCK_BPF : PDATA_CLOCK_PERF;
-		r->callgraph = po.callgraph;
+		r->callgraph = record_bpf__kernel_stacks(r->bpf) ? PDATA_CG_KERNEL : po.callgraph;
 		perf_note(r);
 		return 0;
 	}
@@ -344,7 +350,7 @@ static void run_loop(struct record_run *r)
 		if (r->perf)
 			perf_session__drain(r->perf, 0);
 		record_run__account(r, 0);
-		record_bpf__flush(r->bpf);
+		record_bpf__flush(r->bpf, r->perf ? perf_session__handled_until(r->perf) : 0);
 		record_events__poll(r->events);
 	}
 }
@@ -385,7 +391,7 @@ static void finish_command(struct record_run *r, int use_agent)
 	record_run__account(r, 1);
 	if (r->perf && r->root_runtime_ns) /* after every sample of it is counted: its split */
 		perf_session__thread_total(r->perf, r->child, r->root_runtime_ns);
-	record_bpf__flush(r->bpf);
+	record_bpf__flush(r->bpf, UINT64_MAX);
 	record_run__kernel(r);
 	root = record_run__latest_proc(r->pd, r->child);
 	if (!root) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "profile/pdata.h"
+#include "utils/array.h"
 #include "record/ksyms.h"
 #include "utils/why.h"
 
@@ -54,16 +55,9 @@ static void add_pc(struct pcs *a, uint64_t pc)
 {
 	if (pc < PDATA_KERNEL_START || pc == PDATA_PC_TRUNCATED)
 		return;
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 1024;
-		uint64_t *n = realloc(a->v, cap * sizeof(*n));
-
-		if (!n) {
-			a->oom = 1;
-			return;
-		}
-		a->v = n;
-		a->cap = cap;
+	if (array__reserve(&a->v, &a->cap, a->n + 1, sizeof(*a->v))) {
+		a->oom = 1;
+		return;
 	}
 	a->v[a->n++] = pc;
 }

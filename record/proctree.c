@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "record/proctree.h"
+#include "utils/array.h"
 #include "utils/procmaps.h"
 #include "utils/htab.h"
 
@@ -138,15 +139,8 @@ struct pstate *pstate__new(pid_t pid, pid_t ppid, const char *exe)
 int pstate__remember_map(struct pstate *p, uint64_t start, uint64_t end, uint64_t pgoff,
 			 uint32_t prot, const char *path)
 {
-	if (p->nmaps == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 16;
-		struct pmap *n = realloc(p->maps, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		p->maps = n;
-		p->cap = cap;
-	}
+	if (array__reserve(&p->maps, &p->cap, p->nmaps + 1, sizeof(*p->maps)))
+		return -ENOMEM;
 	p->maps[p->nmaps].path = strdup(path);
 	if (!p->maps[p->nmaps].path)
 		return -ENOMEM;

@@ -65,9 +65,12 @@
  *    while recording and deduplicated in the frame table; header.callgraph
  *    says how (fp, dwarf), header.truncated how many were cut short, and
  *    the clock note how they were taken and what went through the rings.
- *    -g picks dwarf on the perf clock: the bpf clock cannot count a stack
- *    in the kernel (every sample goes through the ring, as with perf, plus
- *    the BPF program's run: no gain measured); auto takes perf anyway.
+ *    -g picks dwarf on the perf clock (auto: the recorder unwinding the
+ *    ring's copies measured cheaper than the in-kernel walk,
+ *    bench/results/callgraph.md); with --clock bpf each stack is walked
+ *    through the CFI and counted in the kernel (record/kstacks.h,
+ *    doc/kstacks.md; header.callgraph kernel-cfi), the ticks it cannot walk
+ *    there come through the ring and are unwound as with the perf clock.
  */
 #ifndef PROFIL_RECORD_RECORD_H
 #define PROFIL_RECORD_RECORD_H
@@ -138,6 +141,13 @@ struct record_result {
 	const char *callgraph_name; /* "none", "fp", "dwarf" (header.callgraph) */
 	uint64_t stacks_truncated;  /* samples whose stack was cut short (header.truncated) */
 	uint64_t stacks_dropped;    /* samples stored without their stack (frame table full) */
+	/*
+	 * Where the profile is at the end: opts->output, or OUTPUT.old when
+	 * another recorder on the same -o moved it aside; "" when it is no
+	 * longer at either name.  file_size: its size.
+	 */
+	char output[4096];
+	uint64_t file_size;
 };
 
 /*

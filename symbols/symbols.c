@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "symbols/symbols.h"
+#include "utils/array.h"
 #include "symbols/symfile.h"
 #include "utils/htab.h"
 
@@ -978,15 +979,8 @@ static int scan_cu(struct sym_object *o, Dwarf_Addr addr, Dwarf_Die *cu)
 			Dwarf_Die die;
 
 			if (dwarf_offdie(o->dwarf, off + hsize, &die)) {
-				if (o->ncus == cap) {
-					size_t ncap = cap ? cap * 2 : 16;
-					Dwarf_Die *n = realloc(o->cus, ncap * sizeof(*n));
-
-					if (!n)
-						break;
-					o->cus = n;
-					cap = ncap;
-				}
+				if (array__reserve(&o->cus, &cap, o->ncus + 1, sizeof(*o->cus)))
+					break;
 				o->cus[o->ncus++] = die;
 			}
 			off = next;

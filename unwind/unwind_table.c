@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "unwind/unwind_table.h"
+#include "utils/array.h"
 
 /* More signal frames than this in one stack is taken for a loop. */
 #define MAX_SIGNAL_FRAMES 16
@@ -18,15 +19,8 @@ int unw_table_add_fde(struct unw_table *t, uint64_t start, uint64_t end)
 {
 	if (start >= end)
 		return -EINVAL;
-	if (t->nfdes == t->fdecap) {
-		size_t cap = t->fdecap ? t->fdecap * 2 : 256;
-		struct unw_fde *v = realloc(t->fdes, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->fdes = v;
-		t->fdecap = cap;
-	}
+	if (array__reserve(&t->fdes, &t->fdecap, t->nfdes + 1, sizeof(*t->fdes)))
+		return -ENOMEM;
 	t->fdes[t->nfdes++] = (struct unw_fde){.start = start, .end = end};
 	return 0;
 }
@@ -86,15 +80,8 @@ int unw_table_add_row(struct unw_table *t, struct unw_fde *fde, const struct unw
 		return 0;
 	if (t->nrows >= UINT32_MAX)
 		return -ENOMEM;
-	if (t->nrows == t->rowcap) {
-		size_t cap = t->rowcap ? t->rowcap * 2 : 256;
-		struct unw_row *v = realloc(t->rows, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->rows = v;
-		t->rowcap = cap;
-	}
+	if (array__reserve(&t->rows, &t->rowcap, t->nrows + 1, sizeof(*t->rows)))
+		return -ENOMEM;
 	if (!fde->n)
 		fde->first = (uint32_t)t->nrows;
 	t->rows[t->nrows++] = *row;
@@ -276,13 +263,17 @@ int unw_walk(const struct unw_regs *leaf, const struct unw_stack *stack, unw_fin
 	pcs[n++] = r.r[UNW_REG_RIP];
 	for (;;) {
 		uint64_t pc = r.r[UNW_REG_RIP], sp = r.r[UNW_REG_RSP];
-		struct unw_found found = {NULL, 0};
+		struct unw_found found = {NULL, 0, 0};
 		enum unw_step_result res;
 		int signal = 0;
 
 		find(arg, exact ? pc : pc - 1, &found);
 		if (!found.mapped) {
 			f |= UNW_F_TRUNC_NO_MAP;
+			break;
+		}
+		if (found.bound) {
+			f |= UNW_F_TRUNC_BOUND;
 			break;
 		}
 		if (found.row && found.row->cfa_kind != UNW_CFA_NONE) {

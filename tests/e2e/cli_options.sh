@@ -3,25 +3,21 @@
 # subcommand: an unknown option and an option without its value each give
 # exactly one line on stderr, naming the command and its --help, nothing on
 # stdout, exit status 2, and nothing run or written.
-P="$B/profil"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
+. "$ROOT/tests/lib.sh"
 
-ok() { echo "ok $1"; }
-nok() { echo "not ok $1: $2"; }
+cd "$T" || exit 1
 
 # one_line NAME WANT-LINE ARGS...: profil ARGS must print exactly WANT-LINE on stderr and exit 2
 one_line() {
 	name=$1 want=$2
 	shift 2
-	"$P" "$@" >out.txt 2>err.txt </dev/null
+	"$PROFIL" "$@" >out.txt 2>err.txt </dev/null
 	rc=$?
 	if [ $rc -eq 2 ] && [ "$(wc -l <err.txt)" -eq 1 ] && [ "$(cat err.txt)" = "$want" ] &&
 		[ ! -s out.txt ] && [ ! -e ran ] && [ ! -e profil.data ] && [ ! -e gmon.out ]; then
 		ok "$name"
 	else
-		nok "$name" "rc=$rc (want 2), stdout $(wc -c <out.txt) bytes, stderr: $(cat err.txt) (want: $want)"
+		no "$name" "rc=$rc (want 2), stdout $(wc -c <out.txt) bytes, stderr: $(cat err.txt) (want: $want)"
 	fi
 	rm -f ran profil.data gmon.out
 }
@@ -69,11 +65,11 @@ one_line after_a_good_option "$(unknown record --bogus)" record -q -F 99 --bogus
 
 # --help is not an error: usage on stdout, exit 0, for every command
 for cmd in record report export events watch diff; do
-	"$P" $cmd --help >out.txt 2>err.txt
+	"$PROFIL" $cmd --help >out.txt 2>err.txt
 	rc=$?
 	if [ $rc -eq 0 ] && grep -q "^usage: profil $cmd" out.txt && [ ! -s err.txt ]; then
 		ok "${cmd}_help"
 	else
-		nok "${cmd}_help" "rc=$rc, stderr: $(cat err.txt)"
+		no "${cmd}_help" "rc=$rc, stderr: $(cat err.txt)"
 	fi
 done

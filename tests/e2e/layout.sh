@@ -10,17 +10,13 @@
 #    bpf -> events/events.h; lib on nothing of ours;
 #  - no circle: no file includes itself through others, and no object calls
 #    into an object that calls back into it (directly or round a loop).
-cd "$ROOT" || exit 1
-B=${B:-build}
-case "$B" in /*) ;; *) B="$ROOT/$B" ;; esac
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$ROOT/tests/lib.sh"
 
-ok() { echo "ok $1"; }
-nok() { echo "not ok $1: $2"; }
+cd "$ROOT" || exit 1
+
 # check NAME FILE-OF-VIOLATIONS: ok when empty
 check() {
-	if [ -s "$2" ]; then nok "$1" "$(head -5 "$2" | tr '\n' ';')"; else ok "$1"; fi
+	if [ -s "$2" ]; then no "$1" "$(head -5 "$2" | tr '\n' ';')"; else ok "$1"; fi
 }
 
 # the product's folders, top layer first
@@ -48,7 +44,7 @@ for f in $SRCS; do
 			done
 		done
 done >"$T/includes"
-[ -s "$T/includes" ] || nok includes_read "no include found in $(echo "$SRCS" | wc -w) files"
+[ -s "$T/includes" ] || no includes_read "no include found in $(echo "$SRCS" | wc -w) files"
 
 # --- cmds/ is thin --------------------------------------------------------------------
 grep -E '^cmds/[^ ]* <(linux/perf_event\.h|bpf/.*|libelf\.h|gelf\.h|elfutils/.*|dwarf\.h|libdw\.h)>$' \
@@ -69,7 +65,8 @@ forbidden() {
 	forbidden utils 'cmds/|record/|events/|output/|report/|symbols/|unwind/|profile/|agent/|bpf/|lib/'
 	forbidden profile 'cmds/|record/|events/|output/|report/|symbols/|unwind/|agent/|bpf/|lib/'
 	forbidden symbols 'cmds/|record/|events/|output/|report/|unwind/|profile/|agent/|bpf/|lib/'
-	forbidden unwind 'cmds/|record/|events/|output/|report/|symbols/|profile/|agent/|bpf/|lib/'
+	forbidden unwind 'cmds/|record/|events/|output/|report/|symbols/|profile/|agent/|lib/'
+	forbidden unwind 'bpf/' | grep -v ' bpf/kunwind\.h$'
 	forbidden report 'cmds/|record/|events/|output/|unwind/|agent/|bpf/|lib/'
 	forbidden output 'cmds/|record/|events/|unwind/|agent/|bpf/|lib/'
 	forbidden events 'cmds/|record/|output/|report/|symbols/|unwind/|agent/'
@@ -77,9 +74,9 @@ forbidden() {
 	forbidden events 'bpf/' | grep -v ' bpf/watch\.h$'
 	forbidden events 'lib/' | grep -vE ' lib/(callmsg|env)\.h$'
 	forbidden record 'cmds/|output/|report/|symbols/'
-	forbidden record 'unwind/' | grep -v ' unwind/unwind\.h$'
+	forbidden record 'unwind/' | grep -vE ' unwind/unwind(_bpf)?\.h$'
 	forbidden record 'agent/' | grep -v ' agent/agent_env\.h$'
-	forbidden record 'bpf/' | grep -vE ' bpf/(histclock|procacct)\.h$'
+	forbidden record 'bpf/' | grep -vE ' bpf/(histclock|procacct|kunwind)\.h$'
 	forbidden record 'lib/'
 	forbidden agent 'cmds/|record/|events/|output/|report/|symbols/|unwind/|bpf/'
 	forbidden agent 'profile/' | grep -v ' profile/pdata\.h$'
@@ -151,7 +148,7 @@ for o in $OBJS; do
 	nm -u "$o" | awk -v f="$rel" '{ print $NF, f }'
 done | sort >"$T/uses"
 join "$T/uses" "$T/defs" | awk '$2 != $3 { print $2, $3 }' | sort -u >"$T/call_edges"
-[ -s "$T/call_edges" ] || nok object_calls_read "no call between the objects of $B"
+[ -s "$T/call_edges" ] || no object_calls_read "no call between the objects of $B"
 find_cycle <"$T/call_edges" >"$T/v"
 check no_call_circle "$T/v"
 

@@ -4,13 +4,9 @@
 # (when installed), has the version filled in; every command of `profil
 # --help` has its page, every option of its --help is in that page, and
 # libprofil(3) names every function of include/profil.h.
-M="$B/man"
-P="$B/profil"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$ROOT/tests/lib.sh"
 
-ok() { echo "ok $1"; }
-no() { echo "not ok $1: $2"; }
+M="$B/man"
 
 pages=$(ls "$M"/man1/*.1 "$M"/man3/*.3 2>/dev/null)
 [ -n "$pages" ] || { no pages_built "nothing in $M"; exit 0; }
@@ -52,7 +48,7 @@ done
 render() { MANWIDTH=200 man -l "$1" 2>/dev/null | sed 's/‐/-/g'; }
 
 # every command has its page; every option of its --help is in it
-cmds=$("$P" --help | sed -n '/^commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p' | grep -v '^help$')
+cmds=$("$PROFIL" --help | sed -n '/^commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p' | grep -v '^help$')
 [ -n "$cmds" ] || no commands_listed "profil --help lists no command"
 for c in $cmds; do
 	page="$M/man1/profil-$c.1"
@@ -64,7 +60,7 @@ for c in $cmds; do
 	[ -n "$have_man" ] || continue
 	render "$page" >"$T/page"
 	missing=""
-	for opt in $("$P" "$c" --help | grep -oE '^ +(-[A-Za-z], )?--[a-z][a-z0-9-]*|^ +-[A-Za-z]\b' |
+	for opt in $("$PROFIL" "$c" --help | grep -oE '^ +(-[A-Za-z], )?--[a-z][a-z0-9-]*|^ +-[A-Za-z]\b' |
 		grep -oE -- '--?[A-Za-z][a-z0-9-]*'); do
 		grep -q -- "$opt" "$T/page" || missing="$missing $opt"
 	done
