@@ -150,7 +150,7 @@ static int start_clock(void)
 	if (!ops)
 		return 0;
 	if (ops->uses_signal) {
-		ret = sig_install(params.signo, params.gen);
+		ret = sig_install(params.signo, params.gen, params.period_ns);
 		if (ret < 0)
 			goto fail;
 	}
@@ -306,6 +306,10 @@ void sampler_thread_started(void)
 {
 	const struct clock_ops *o = __atomic_load_n(&ops, __ATOMIC_ACQUIRE);
 
-	if (__atomic_load_n(&started, __ATOMIC_ACQUIRE) && o && o->thread_started)
+	if (!__atomic_load_n(&started, __ATOMIC_ACQUIRE) || !o)
+		return;
+	if (o->uses_signal)
+		sig_thread_begins(1);
+	if (o->thread_started)
 		o->thread_started();
 }
