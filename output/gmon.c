@@ -77,16 +77,11 @@ static bool str_ent_eq(const void *entry, const void *key)
 	return !strcmp(((const struct str_ent *)entry)->s, *(const char *const *)key);
 }
 
-static uint64_t str_ent_hash(const void *entry)
-{
-	return ((const struct str_ent *)entry)->hash;
-}
-
 static const struct htab_type str_type = {
 	.entry_size = sizeof(struct str_ent),
 	.hash = str_key_hash,
 	.eq = str_ent_eq,
-	.entry_hash = str_ent_hash,
+	.stored_hash = HTAB_STORED_HASH(struct str_ent, hash),
 };
 
 /* The index of s in t, added as idx when new; *fresh says which. NULL: out of memory. */

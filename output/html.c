@@ -66,6 +66,8 @@ struct html_report {
 	size_t scratch_cap;
 	/* the report's time without samples (html__write_report), which the page states */
 	uint64_t accounted_ns, unsampled_ns;
+	/* the report's process images, and those with time (as its text header says them) */
+	size_t images, images_with_time;
 };
 
 /* ---- idmap ------------------------------------------------------------------ */
@@ -360,6 +362,8 @@ static struct json_object *meta_json(const struct html_report *h, const char *co
 		rc |= json__set(m, "cpu_seconds", json__double((double)hdr->cpu_ns / 1e9));
 		rc |= json__set(m, "accounted_seconds", json__double((double)h->accounted_ns / 1e9));
 		rc |= json__set(m, "unsampled_seconds", json__double((double)h->unsampled_ns / 1e9));
+		rc |= json__set(m, "process_images", json__uint(h->images));
+		rc |= json__set(m, "images_with_time", json__uint(h->images_with_time));
 		rc |= json__set(m, "profil_version", json_object_new_string(PROFIL_VERSION));
 	}
 	json_object_put(jnotes);
@@ -626,6 +630,8 @@ int html__write_report(const struct report *m, const char *path, char *why, size
 	if (pg.h) {
 		pg.h->accounted_ns = m->totals.accounted_ns;
 		pg.h->unsampled_ns = m->totals.unsampled_ns;
+		pg.h->images = m->totals.images;
+		pg.h->images_with_time = m->totals.images_with_time;
 	}
 
 	if (rc < 0) {

@@ -11,6 +11,7 @@
 #include "profile/pview.h"
 #include "utils/htab.h"
 #include "utils/why.h"
+#include "utils/search.h"
 
 #define MAX_PARENT_DEPTH 64
 
@@ -343,16 +344,11 @@ static bool stack_eq(const void *entry, const void *key)
 	       (!k->n || !memcmp(k->st->pcs + (uintptr_t)s->pcs, k->pcs, k->n * sizeof(*k->pcs)));
 }
 
-static uint64_t stack_entry_hash(const void *entry)
-{
-	return ((const struct stack_entry *)entry)->hash;
-}
-
 static const struct htab_type stack_type = {
 	.entry_size = sizeof(struct stack_entry),
 	.hash = stack_key_hash,
 	.eq = stack_eq,
-	.entry_hash = stack_entry_hash,
+	.stored_hash = HTAB_STORED_HASH(struct stack_entry, hash),
 };
 
 static uint64_t pcs_hash(const uint64_t *pcs, uint32_t n, int truncated)
@@ -712,16 +708,8 @@ void pview__free(struct pview *v)
 const struct pv_thread *pv_proc__thread(const struct pv_proc *p, int tid)
 {
 	/* one entry per tid (merge_threads) */
-	size_t lo = 0, hi = p->nthreads;
+	size_t lo = SEARCH_UPPER(p->threads, p->nthreads, tid, tid);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->threads[mid].tid <= tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo && p->threads[lo - 1].tid == tid)
 		return &p->threads[lo - 1];
 	return NULL;
@@ -729,16 +717,8 @@ const struct pv_thread *pv_proc__thread(const struct pv_proc *p, int tid)
 
 static const struct pv_map *own_map(const struct pv_proc *p, uint64_t pc)
 {
-	size_t lo = 0, hi = p->nmaps;
+	size_t lo = SEARCH_UPPER(p->maps, p->nmaps, start, pc);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* overlapping maps (a region re-mapped): the latest start at or below pc that covers it */
 	for (size_t k = lo; k > 0 && k + 8 > lo; k--)
 		if (pc < p->maps[k - 1].end)
@@ -779,16 +759,8 @@ const struct pv_stack *pview__stack(const struct pview *v, uint32_t stack)
 
 const struct pv_ksym *pview__ksym(const struct pview *v, uint64_t pc)
 {
-	size_t lo = 0, hi = v->nksyms;
+	size_t lo = SEARCH_UPPER(v->ksyms, v->nksyms, start, pc);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v->ksyms[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return NULL;
 	if (v->ksyms[lo - 1].size && pc - v->ksyms[lo - 1].start >= v->ksyms[lo - 1].size)

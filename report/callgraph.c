@@ -13,6 +13,7 @@
 #include "utils/array.h"
 #include "report/callgraph.h"
 #include "utils/htab.h"
+#include "utils/search.h"
 
 /* Counts come from an untrusted file: saturate instead of wrapping. */
 static uint64_t sat_add(uint64_t a, uint64_t b)
@@ -109,16 +110,11 @@ static bool key_eq(const void *entry, const void *key)
 	       !memcmp(k->cg->pool + s->off, k->frames, k->n * sizeof(*k->frames));
 }
 
-static uint64_t index_entry_hash(const void *entry)
-{
-	return ((const struct index_ent *)entry)->hash;
-}
-
 static const struct htab_type index_type = {
 	.entry_size = sizeof(struct index_ent),
 	.hash = key_hash,
 	.eq = key_eq,
-	.entry_hash = index_entry_hash,
+	.stored_hash = HTAB_STORED_HASH(struct index_ent, hash),
 };
 
 struct callgraph *callgraph__new(void)
@@ -191,16 +187,8 @@ int callgraph__add(struct callgraph *cg, int tid, const struct func *const *fram
 /* The first sample of process image id in v (v->nsamples when it has none). */
 static size_t callgraph__first_sample(const struct pview *v, uint32_t id)
 {
-	size_t lo = 0, hi = v->nsamples;
+	size_t lo = SEARCH_LOWER(v->samples, v->nsamples, proc, id);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v->samples[mid].proc < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo;
 }
 

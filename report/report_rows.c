@@ -55,16 +55,11 @@ static bool ent_eq(const void *entry, const void *key)
 	       (a->f || str_eq(a->objpath, b->objpath)) && str_eq(a->comm, b->comm);
 }
 
-static uint64_t ent_hash(const void *entry)
-{
-	return ((const struct row_ent *)entry)->hash;
-}
-
 static const struct htab_type row_type = {
 	.entry_size = sizeof(struct row_ent),
 	.hash = ent_key_hash,
 	.eq = ent_eq,
-	.entry_hash = ent_hash,
+	.stored_hash = HTAB_STORED_HASH(struct row_ent, hash),
 };
 
 /* 64 slots to start with: most images and threads have few functions. */

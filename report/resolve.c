@@ -55,16 +55,11 @@ static bool func_eq(const void *entry, const void *key)
 	       a->line == b->line;
 }
 
-static uint64_t func_entry_hash(const void *entry)
-{
-	return ((const struct func_ent *)entry)->hash;
-}
-
 static const struct htab_type func_type = {
 	.entry_size = sizeof(struct func_ent),
 	.hash = func_hash,
 	.eq = func_eq,
-	.entry_hash = func_entry_hash,
+	.stored_hash = HTAB_STORED_HASH(struct func_ent, hash),
 };
 
 static uint64_t cache_hash(const void *key)

@@ -26,6 +26,7 @@
 #include "utils/array.h"
 #include "symbols/symfile.h"
 #include "utils/htab.h"
+#include "utils/search.h"
 
 #define BUILD_ID_MAX 20 /* as much as the profile records (pdata_map.build_id) */
 
@@ -117,11 +118,6 @@ static uint64_t object_entry_hash(const void *entry)
 	return htab_hash_str((*(struct sym_object *const *)entry)->path);
 }
 
-static uint64_t str_entry_hash(const void *entry)
-{
-	return ((const struct str_ent *)entry)->hash;
-}
-
 static const struct htab_type object_type = {
 	.entry_size = sizeof(struct sym_object *),
 	.hash = str_hash,
@@ -133,7 +129,7 @@ static const struct htab_type str_type = {
 	.entry_size = sizeof(struct str_ent),
 	.hash = str_hash,
 	.eq = str_eq,
-	.entry_hash = str_entry_hash,
+	.stored_hash = HTAB_STORED_HASH(struct str_ent, hash),
 };
 
 /* A report names hundreds of objects and thousands of range names at most. */
@@ -854,16 +850,8 @@ int symobj__text_range(const struct sym_object *o, uint64_t *lo, uint64_t *hi)
 /* Index of the last symbol starting at or before vaddr, or -1. */
 static long find_sym(const struct sym_object *o, uint64_t vaddr)
 {
-	size_t lo = 0, hi = o->nsyms;
+	size_t lo = SEARCH_UPPER(o->syms, o->nsyms, start, vaddr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (o->syms[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return (long)lo - 1;
 }
 

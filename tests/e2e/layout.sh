@@ -9,7 +9,8 @@
 #    utils, record -> unwind -> utils; agent -> profile/pdata.h, lib;
 #    bpf -> events/events.h; lib on nothing of ours;
 #  - no circle: no file includes itself through others, and no object calls
-#    into an object that calls back into it (directly or round a loop).
+#    into an object that calls back into it (directly or round a loop);
+#  - no function over 100 lines (split it into named steps).
 . "$ROOT/tests/lib.sh"
 
 cd "$ROOT" || exit 1
@@ -92,6 +93,23 @@ for c in $COMPONENTS; do
 	echo "$c $n"
 done | awk '{ n[$1] = $2; all += $2 } END { for (c in n) if (n[c] * 4 > all) printf "%s: %d of %d lines\n", c, n[c], all }' >"$T/v"
 check no_folder_over_a_quarter "$T/v"
+
+# --- small functions: none over 100 lines ------------------------------------------------
+# Kernel style: a definition starts at column 0 and its body's braces stand at column 0, so
+# a function runs from its first line to the "}" that closes it.
+for f in $SRCS; do
+	case "$f" in *.c) echo "$f" ;; esac
+done | xargs awk -v max=100 '
+	FNR == 1 { head = ""; body = 0 }
+	/^[A-Za-z_].*\(/ && !/;[ \t]*$/ && !body { head = $0; start = FNR }
+	/^\{/ && head != "" { body = 1; next }
+	/^\}/ && body {
+		if (FNR - start + 1 > max)
+			printf "%s:%d: %s: %d lines\n", FILENAME, start, head, FNR - start + 1
+		body = 0
+		head = ""
+	}' >"$T/v"
+check no_function_over_100_lines "$T/v"
 
 # --- no circle ------------------------------------------------------------------------
 # find_cycle < "A B" edges: prints one cycle "A -> B -> ... -> A", or nothing
