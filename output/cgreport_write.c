@@ -41,10 +41,10 @@ void cgreport__text_header(const struct cgreport *cr, FILE *out)
 		h->truncated == 1 ? "" : "s", (unsigned long long)h->stacks_dropped);
 	if (h->agent_refused || h->agent_unwalked || h->agent_no_room)
 		fprintf(out,
-			"# call stacks cut short by the agent: %llu at unwind information it refused "
-			"(a looping DWARF expression or over a bound: see doc/stacks.md), %llu not "
-			"walked (no stack free for the walk, a sandbox, a fork in progress), %llu at "
-			"objects past the %u its unwinder holds at once\n",
+			"# call stacks cut short by the agent: %llu at unwind information it "
+			"refused (a looping DWARF expression or over a bound: see doc/stacks.md), "
+			"%llu not walked (no stack free for the walk, a sandbox, a fork in "
+			"progress), %llu at objects past the %u its unwinder holds at once\n",
 			(unsigned long long)h->agent_refused, (unsigned long long)h->agent_unwalked,
 			(unsigned long long)h->agent_no_room, PDATA_AGENT_MAX_OBJECTS);
 }

@@ -244,14 +244,14 @@ static void header_agent(const struct pdata_header *h, FILE *out)
 
 	if (f & (PDATA_AGENT_SECCOMP_STRICT | PDATA_AGENT_SECCOMP_FILTER))
 		fprintf(out,
-			"# sandbox: a profiled process entered seccomp %s: its agent made no system "
-			"call from then on (threads it started later were not sampled, libraries it "
-			"loaded later are unnamed, stacks were not walked, its CPU time is the "
-			"recorder's)\n",
+			"# sandbox: a profiled process entered seccomp %s: its agent made no "
+			"system call from then on (threads it started later were not sampled, "
+			"libraries it loaded later are unnamed, stacks were not walked, its CPU "
+			"time is the recorder's)\n",
 			(f & PDATA_AGENT_SECCOMP_STRICT) && (f & PDATA_AGENT_SECCOMP_FILTER) ?
 				"strict mode and a filter" :
 			(f & PDATA_AGENT_SECCOMP_STRICT) ? "strict mode" :
-							    "filtering");
+							   "filtering");
 	if (f & PDATA_AGENT_MAPS_FULL)
 		fprintf(out, "# mappings: a process had over 16384 executable mappings: the agent "
 			     "recorded the first 16384 (samples in the others are unnamed)\n");

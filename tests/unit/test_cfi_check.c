@@ -29,15 +29,15 @@ static int expr(const uint8_t *b, size_t n)
 
 static void test_expressions(void)
 {
-	static const uint8_t skip_back[] = {0x2f, 0xfd, 0xff};		  /* skip -3 */
-	static const uint8_t bra_back[] = {0x31, 0x28, 0xfc, 0xff};	  /* lit1; bra -4 */
-	static const uint8_t skip_zero[] = {0x2f, 0x00, 0x00, 0x96};	  /* skip 0; nop */
-	static const uint8_t skip_fwd[] = {0x77, 0x08, 0x2f, 0x01, 0x00, 0x96}; /* over the nop */
-	static const uint8_t skip_end[] = {0x2f, 0x00, 0x00};		  /* to the end */
-	static const uint8_t skip_past[] = {0x2f, 0x02, 0x00};		  /* past the end */
+	static const uint8_t skip_back[] = {0x2f, 0xfd, 0xff};			 /* skip -3 */
+	static const uint8_t bra_back[] = {0x31, 0x28, 0xfc, 0xff};		 /* lit1; bra -4 */
+	static const uint8_t skip_zero[] = {0x2f, 0x00, 0x00, 0x96};		 /* skip 0; nop */
+	static const uint8_t skip_fwd[] = {0x77, 0x08, 0x2f, 0x01, 0x00, 0x96};	 /* over the nop */
+	static const uint8_t skip_end[] = {0x2f, 0x00, 0x00};			 /* to the end */
+	static const uint8_t skip_past[] = {0x2f, 0x02, 0x00};			 /* past the end */
 	static const uint8_t skip_into[] = {0x2f, 0x01, 0x00, 0x0a, 0x2f, 0xfd}; /* into const2u */
 	static const uint8_t call2[] = {0x98, 0x00, 0x00};
-	static const uint8_t truncated[] = {0x0c, 0x01, 0x02};		  /* const4u, 2 bytes */
+	static const uint8_t truncated[] = {0x0c, 0x01, 0x02}; /* const4u, 2 bytes */
 	static const uint8_t long_uleb[] = {0x10, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
 					    0x80, 0x80, 0x80, 0x80, 0x80, 0x01};
 	static uint8_t big[CFI_MAX_EXPR + 1];
@@ -103,7 +103,7 @@ static size_t make_object(const char *aug, int nonul, size_t insn_len)
 	at = fde + 17 + insn_len;
 	at = (at + 3) & ~(size_t)3;
 	put32(fde, (uint32_t)(at - fde - 4));
-	put32(12, 0x1000);	/* the table: initial location, datarel */
+	put32(12, 0x1000);	  /* the table: initial location, datarel */
 	put32(16, (uint32_t)fde); /* the FDE, datarel */
 	return at;
 }
@@ -133,7 +133,8 @@ static void test_objects(void)
 	o.hi = (uintptr_t)image + n;
 	CHECK("object_signal_frame_ok", cfi_check_pc(&o, (uintptr_t)image + 0x1010) == CFI_OK);
 	o.fde_count = 1u << 30; /* a table past the object's end */
-	CHECK("object_table_past_end", cfi_check_pc(&o, (uintptr_t)image + 0x1010) == CFI_MALFORMED);
+	CHECK("object_table_past_end",
+	      cfi_check_pc(&o, (uintptr_t)image + 0x1010) == CFI_MALFORMED);
 }
 
 /* ---- the fuzz seeds, walked ------------------------------------------------------------ */
@@ -166,7 +167,8 @@ static void test_seeds(void)
 	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
 		char name[64];
 
-		snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/agent_unwind/%s", root, hostile[i]);
+		snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/agent_unwind/%s", root,
+			 hostile[i]);
 		snprintf(name, sizeof(name), "seed_%s_refused", hostile[i]);
 		if (read_file(path, buf, sizeof(buf), &len) < 0) {
 			CHECKF(name, 0, "cannot read %s", path);
