@@ -111,6 +111,10 @@ static const struct opt options[] = {
 	 "each image split by thread (text: implies --images)", .set = 1},
 	{"lines", 0, OPT_FLAG, NULL, AT(ro.lines), "split by source line (file:line from DWARF)",
 	 .set = 1},
+	{"inline", 0, OPT_FLAG, NULL, AT(ro.inline_rows),
+	 "a sample in inlined code counts for the inlined function (from DWARF), not the "
+	 "function it was inlined into (call stacks always show inlined functions as frames)",
+	 .set = 1},
 	OPT_GROUP("call stacks (profiles recorded with -g; a flat profile has its leaves only;\n"
 		  "text and json, csv with --children):"),
 	{"children", 0, OPT_FLAG, NULL, AT(cg.children),

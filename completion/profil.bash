@@ -26,6 +26,7 @@ _profil_values()
 			"sched_process_fork sched_process_exec sched_process_exit events_lost"
 		;;
 	diff:--format) echo "text json" ;;
+	annotate:--format) echo "text json" ;;
 	diff:--sort) echo "share seconds" ;;
 	*) return 1 ;;
 	esac

@@ -8,9 +8,10 @@
 #   output/   every writer           unwind/   the recorder's CFI unwinder
 #   record/   the recording engine   events/   the prof/profil events, `watch`
 #   cmds/     the profil command     agent/    the LD_PRELOAD agent (its own .so)
-COMPONENTS := utils profile symbols report output unwind record events
+#   annotate/ profil annotate (disassembly with capstone, Debian libcapstone-dev)
+COMPONENTS := utils profile symbols report annotate output unwind record events
 COMPONENT_OBJS := $(patsubst %.c,$(B)/%.o,$(foreach c,$(COMPONENTS),$(wildcard $(c)/*.c)))
-CLI_LIBS += -lz -lm -ljson-c -lelf -ldw -liberty
+CLI_LIBS += -lz -lm -ljson-c -lelf -ldw -llzma -liberty -lcapstone
 
 # ---- output/: the pprof message compiled by protoc-c (Debian protobuf-c-compiler)
 # into $(B)/output/, included as "output/profile.pb-c.h" through -I$(B); both

@@ -90,6 +90,15 @@ $(PROGS_B)/record_prog_static: tests/progs/record_prog.c tests/progs/record_cpu.
 $(PROGS_B)/record_prog_stripped: $(PROGS_B)/record_prog
 	strip -o $@ $<
 
+# profil annotate and the names (tests/e2e/annotate.sh, names.sh): two measured loops, each
+# on one line with a statement after it (hence -Wno-misleading-indentation), and a stripped
+# copy; a PLT call (-fno-builtin: labs is not inlined), a versioned libc function and inlined
+# functions (-O2)
+PROG_FLAGS_annotate_loops := -Wno-misleading-indentation
+PROG_FLAGS_names_prog := -O2 -fno-builtin -fno-omit-frame-pointer
+$(PROGS_B)/annotate_loops_stripped: $(PROGS_B)/annotate_loops
+	strip --strip-all -o $@ $<
+
 # report_gen writes a profile of itself, built four ways (PIE, not a PIE,
 # static, stripped with its globals left in .dynsym) beside its library
 REPORT_LIB := -L$(PROGS_B) -lreport_lib -Wl,-rpath,'$$ORIGIN' -lpthread
@@ -170,6 +179,7 @@ PROG_SOS := $(PROGS_B)/librecord_hot.so $(PROGS_B)/libreport_lib.so $(PROGS_B)/l
 	$(PROGS_B)/libswap_a.so $(PROGS_B)/libswap_b.so $(PROGS_B)/libagent_manylibs.so \
 	$(PROGS_B)/libagent_swap.so
 VARIANTS := $(PROGS_B)/record_prog_nopie $(PROGS_B)/record_prog_static $(PROGS_B)/record_prog_stripped \
+	$(PROGS_B)/annotate_loops_stripped \
 	$(foreach v,pie nopie static stripped,$(PROGS_B)/report_gen_$v)
 
 tests: all $(UNIT_BINS) $(TOOLS) $(filter-out $(PROGS_B)/report_gen,$(PROGS)) $(PROG_SOS) $(VARIANTS)

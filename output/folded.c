@@ -144,13 +144,16 @@ static int fold_proc(struct folding *fo, const struct pview *v, struct resolver 
 	int rc = cg ? callgraph__add_samples(cg, v, r, p, NULL) : -ENOMEM;
 
 	for (size_t i = 0; !rc && i < callgraph__nstacks(cg); i++) {
+		const struct func *frames[CALLGRAPH_MAX_FRAMES];
 		struct cg_stack s;
+		unsigned n;
 
 		callgraph__stack(cg, i, &s);
+		n = callgraph__frames(cg, &s, frames);
 		fo->b.len = 0;
 		rc = buf_frame(&fo->b, 1, comm);
-		for (uint32_t k = s.n; !rc && k-- > 0;)
-			rc = buf_frame(&fo->b, 0, s.frames[k]->name);
+		for (uint32_t k = n; !rc && k-- > 0;)
+			rc = buf_frame(&fo->b, 0, frames[k]->name);
 		if (!rc)
 			rc = add_line(fo, s.count);
 	}
@@ -182,11 +185,13 @@ static int folded__write(FILE *out, const struct pview *v, struct resolver *r, s
 		lines = htab__take(fo.lines, &n);
 		if (n > 1)
 			qsort(lines, n, sizeof(*lines), cmp_line);
-		for (size_t i = 0; i < n; i++)
+		errno = 0;
+		for (size_t i = 0; i < n && !ferror(out); i++)
 			fprintf(out, "%s %llu\n", lines[i].text,
 				(unsigned long long)lines[i].count);
-		if (ferror(out))
-			rc = why_fail(why, whylen, -EIO, "write error");
+		if (ferror(out)) /* the write's own error: a full disk, a file size limit */
+			rc = why_fail(why, whylen, errno ? -errno : -EIO, "%s",
+				      strerror(errno ? errno : EIO));
 	} else {
 		rc = why_fail(why, whylen, rc, "out of memory");
 	}

@@ -27,6 +27,13 @@
 #define GMON_TAG_CG_ARC 1
 #define ARC_COUNT_MAX 0x7fffffffu /* per record: gprof reads a 32-bit count */
 /*
+ * Records of one arc at most: an arc saturates at 64 * (2^31 - 1) samples
+ * (1.4e11: 16 days of one edge at 100 kHz), as bins do, so that a damaged
+ * or hostile count (2^64 - 1: 8.6e9 records, 180 GB) costs 1.3 KiB.
+ */
+#define ARC_MAX_RECORDS 64
+#define ARC_MAX_COUNT ((uint64_t)ARC_MAX_RECORDS * ARC_COUNT_MAX)
+/*
  * Text bytes per bin: gprof's own resolution (its UNIT is 2 bytes).  Wider
  * bins would straddle function boundaries (functions need not be aligned,
  * e.g. at -O1) and gprof splits such a bin between both functions.
@@ -35,6 +42,12 @@
 #define GMON_MAX_BINS (1u << 23)      /* wider bins beyond this */
 #define GMON_MAX_BYTES (512ull << 20) /* beyond this, saturate instead of adding records */
 #define BIN_MAX 65535u
+
+/* Counts come from an untrusted file: saturate instead of wrapping. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
 
 struct hist {
 	uint64_t lo, hi, bin_bytes;
@@ -182,8 +195,7 @@ static int objects_load(struct objects *os, struct pview *v)
 		if (m && m->aux) {
 			struct gobj *o = &os->o[(uintptr_t)m->aux - 1];
 
-			o->samples = o->samples + s->count < o->samples ? UINT64_MAX :
-									  o->samples + s->count;
+			o->samples = sat_add(o->samples, s->count);
 		}
 	}
 	return rc;
@@ -306,11 +318,12 @@ static void hist_fill(struct hist *h, const struct pview *v, size_t idx, struct 
 		if (!m || (uintptr_t)m->aux != idx + 1 ||
 		    symobj__to_vaddr(obj, m->start, m->pgoff, s->pc, &vaddr) < 0 || vaddr < h->lo ||
 		    vaddr >= h->hi) {
-			h->outside += s->count;
+			h->outside = sat_add(h->outside, s->count);
 			continue;
 		}
-		h->counts[(vaddr - h->lo) / h->bin_bytes] += s->count;
-		h->in_text += s->count;
+		h->counts[(vaddr - h->lo) / h->bin_bytes] =
+			sat_add(h->counts[(vaddr - h->lo) / h->bin_bytes], s->count);
+		h->in_text = sat_add(h->in_text, s->count);
 	}
 }
 
@@ -412,7 +425,7 @@ static int arc_add(struct arcs *a, uint64_t from, uint64_t self, uint64_t count)
 		return -ENOMEM;
 	if (fresh)
 		*e = key;
-	e->count = e->count + count < e->count ? UINT64_MAX : e->count + count;
+	e->count = sat_add(e->count, count);
 	return 0;
 }
 
@@ -423,8 +436,8 @@ static int arc_add(struct arcs *a, uint64_t from, uint64_t self, uint64_t count)
 static int sample_arcs(struct arcs *a, const struct pview *v, const struct pv_proc *p,
 		       const struct pv_sample *s)
 {
-	uint64_t pcs[CALLGRAPH_MAX_FRAMES], seen[CALLGRAPH_MAX_FRAMES][2];
-	struct text_pc t[CALLGRAPH_MAX_FRAMES];
+	uint64_t pcs[CALLGRAPH_MAX_PCS], seen[CALLGRAPH_MAX_PCS][2];
+	struct text_pc t[CALLGRAPH_MAX_PCS];
 	unsigned n, nseen = 0;
 	int truncated, rc = 0;
 
@@ -509,13 +522,16 @@ static int write_hist_record(FILE *f, const struct hist *h, uint32_t rate, uint6
 	return rc;
 }
 
-/* Tag 1 records: from_pc, self_pc (8 bytes each here), count (4 bytes), native order. */
+/*
+ * Tag 1 records: from_pc, self_pc (8 bytes each here), count (4 bytes),
+ * native order; an arc's count saturated at ARC_MAX_COUNT.
+ */
 static int write_arcs(FILE *f, const struct arc *arcs, size_t n)
 {
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < n; i++) {
-		uint64_t left = arcs[i].count;
+		uint64_t left = arcs[i].count > ARC_MAX_COUNT ? ARC_MAX_COUNT : arcs[i].count;
 
 		while (!rc && left) {
 			unsigned char rec[1 + 8 + 8 + 4];
@@ -630,11 +646,11 @@ void gmon_print_summary(FILE *out, const char *prefix, const char *out_path,
 		snprintf(arcs, sizeof(arcs), ", %zu call-graph arc%s", sum->arcs,
 			 sum->arcs == 1 ? "" : "s");
 	fprintf(out,
-		"%s: %s: %llu samples of %s at %u Hz (%llu elsewhere left out)%s%s; %s; "
+		"%s: %s: %llu samples of %s at %u Hz (%llu elsewhere left out)%s%s%s; %s; "
 		"read it with: gprof %s %s\n",
 		prefix, out_path, (unsigned long long)sum->in_text, sum->exe, sum->rate,
 		(unsigned long long)sum->outside, sum->saturated ? ", some bins saturated" : "",
-		arcs, sum->why, sum->exe, out_path);
+		arcs, sum->arcs_saturated ? " (some saturated)" : "", sum->why, sum->exe, out_path);
 	if (sum->warning[0])
 		fprintf(out, "%s: warning: %s\n", prefix, sum->warning);
 }
@@ -739,6 +755,9 @@ int gmon_export_opts(const char *data_path, const char *out_path, const struct g
 		sum->records = nrec;
 		sum->saturated = max > nrec * BIN_MAX;
 		sum->arcs = narcs;
+		sum->arcs_saturated = 0;
+		for (size_t i = 0; i < narcs; i++)
+			sum->arcs_saturated |= arc_list[i].count > ARC_MAX_COUNT;
 		explain(sum, &os, idx, obj, o && o->object);
 	}
 out:

@@ -595,6 +595,23 @@ struct pdata_ksym *pdata__add_ksym(struct pdata *p, uint64_t start, uint64_t siz
 	return k;
 }
 
+struct pdata_jitsym *pdata__add_jitsym(struct pdata *p, uint32_t proc, uint32_t kind,
+				       uint64_t start, uint64_t size, const char *name)
+{
+	size_t len = strlen(name ? name : "") + 1;
+	struct pdata_jitsym *j = (struct pdata_jitsym *)reserve(p, sizeof(*j) + len);
+
+	if (!j)
+		return NULL;
+	j->proc = proc;
+	j->kind = kind;
+	j->start = start;
+	j->size = size;
+	memcpy(j->name, name ? name : "", len);
+	publish(&j->rec, PDATA_REC_JITSYM);
+	return j;
+}
+
 static void store_cpu(struct pdata_cpu *dst, const struct pdata_cpu *src)
 {
 	__atomic_store_n(&dst->cpu_ns, src->cpu_ns, __ATOMIC_RELAXED);
@@ -834,6 +851,25 @@ int pdata__stack(struct pdata *p, uint32_t id, uint64_t *pcs, unsigned int max)
 		id = parent & ~PDATA_FRAME_READY;
 	}
 	return (int)(n < max ? n : max);
+}
+
+int pdata__frame(struct pdata *p, uint32_t id, uint64_t *pc, uint32_t *parent)
+{
+	int rc = p->base ? 0 : frames_snapshot(p);
+	const struct pdata_frame *f;
+	uint32_t up;
+
+	if (rc < 0)
+		return rc;
+	if (!id || id > p->lay.frame_slots)
+		return -EBADMSG;
+	f = &p->frames[id - 1];
+	up = __atomic_load_n(&f->parent, __ATOMIC_ACQUIRE);
+	if (!(up & PDATA_FRAME_READY))
+		return -EBADMSG;
+	*pc = __atomic_load_n(&f->pc, __ATOMIC_RELAXED);
+	*parent = up & ~PDATA_FRAME_READY;
+	return 0;
 }
 
 uint32_t pdata__frames_used(struct pdata *p)

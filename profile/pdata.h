@@ -204,6 +204,7 @@ enum pdata_rec_type {
 	PDATA_REC_THREAD = 2, /* struct pdata_thread */
 	PDATA_REC_MAP = 3,    /* struct pdata_map */
 	PDATA_REC_KSYM = 4,   /* struct pdata_ksym */
+	PDATA_REC_JITSYM = 5, /* struct pdata_jitsym (readers before it count it as damaged) */
 };
 
 struct pdata_rec {
@@ -266,6 +267,20 @@ struct pdata_ksym {
 	uint64_t start; /* address of the symbol */
 	uint64_t size;	/* bytes up to the next symbol, 0 unknown */
 	char name[];	/* NUL-terminated; "name [module]" for a module's symbol */
+};
+
+/*
+ * A piece of JIT-compiled code that samples hit, named by the process's
+ * perf map or jitdump file (record/jitsyms.h), which the recorder read
+ * while the process lived: a report names the code after the files are gone.
+ */
+struct pdata_jitsym {
+	struct pdata_rec rec;
+	uint32_t proc;	/* the process image whose code it is */
+	uint32_t kind;	/* where the name came from: enum jit_kind (1 perf map, 2 jitdump) */
+	uint64_t start; /* runtime address */
+	uint64_t size;
+	char name[]; /* NUL-terminated */
 };
 
 struct pdata;
@@ -356,6 +371,8 @@ struct pdata_map *pdata__add_map(struct pdata *p, uint32_t proc, uint64_t start,
 				 const uint8_t *build_id, unsigned int build_id_len);
 struct pdata_ksym *pdata__add_ksym(struct pdata *p, uint64_t start, uint64_t size,
 				   const char *name);
+struct pdata_jitsym *pdata__add_jitsym(struct pdata *p, uint32_t proc, uint32_t kind,
+				       uint64_t start, uint64_t size, const char *name);
 
 /* Record the end of a process image; cpu may be NULL (unknown). */
 void pdata__end_proc(struct pdata_proc *proc, int end_kind, int end_code, uint64_t end_ns,
@@ -477,6 +494,14 @@ int pdata__foreach_sample(struct pdata *p, int (*cb)(void *arg, const struct pda
  * (read once, at the first call) cannot be read.
  */
 int pdata__stack(struct pdata *p, uint32_t id, uint64_t *pcs, unsigned int max);
+
+/*
+ * One stack node: its pc and its parent node id (0: the outermost).
+ * Returns 0, or -EBADMSG for an id outside the table or a node not yet
+ * written; -ENOMEM or -errno as pdata__stack.  Readers that walk every
+ * stack once per node (not per stack) use it.
+ */
+int pdata__frame(struct pdata *p, uint32_t id, uint64_t *pc, uint32_t *parent);
 
 /* Frame nodes in use (for statistics and compaction). */
 uint32_t pdata__frames_used(struct pdata *p);

@@ -26,7 +26,8 @@ struct record_run {
 	struct record_bpf *bpf;	      /* bpf clock: the kernel-side histogram */
 	struct procacct *acct;	      /* the kernel's accounting of the tree (BPF), NULL: none */
 	struct record_events *events; /* opts->events: the prof/profil event stream */
-	int sfd;		      /* signalfd */
+	struct jitcollect *jit; /* JIT code names (perf maps, jitdump), made at the first poll */
+	int sfd;		/* signalfd */
 	sigset_t oldmask;
 	pid_t child;
 	int status;
@@ -84,8 +85,10 @@ void record_run__start_header(struct record_run *r);
 void record_run__account(struct record_run *r, int final);
 
 /*
- * The kernel symbols the samples hit, as records (when the events sampled
- * the kernel), and what the clock note says about the kernel's time.
+ * The names the profile carries: the JIT code the samples hit (perf maps
+ * and jitdump files read while the processes lived: record/jitcollect.h),
+ * and the kernel symbols they hit (when the events sampled the kernel),
+ * with what the clock note says about the kernel's time.
  */
 void record_run__kernel(struct record_run *r);
 

@@ -18,6 +18,7 @@
 #include "utils/array.h"
 #include "report/report.h"
 #include "report/report_rows.h"
+#include "symbols/symfile.h"
 #include "utils/why.h"
 
 /* The rows that are not code: their function is their object. */
@@ -208,6 +209,19 @@ struct tid_count {
 	uint64_t samples;
 };
 
+/* A sample's row: its function, or with --inline the innermost function inlined at its PC. */
+static const struct func *sample_row(struct report *rep, const struct pv_proc *p, uint64_t pc,
+				     uint64_t count)
+{
+	const struct func *frames[RESOLVE_MAX_INLINE + 1];
+
+	if (!rep->o.inline_rows)
+		return resolver__pc(rep->r, p, pc, count);
+	return resolver__frames(rep->r, p, pc, count, frames, RESOLVE_MAX_INLINE + 1) > 0 ?
+		       frames[0] :
+		       NULL;
+}
+
 /* What a walk of an image's items gives its callback. */
 enum items_mode {
 	ITEMS_FIRST, /* every item; the first walk: the resolver counts the samples for its notes */
@@ -281,7 +295,7 @@ static int sample_items(struct item_walk *w)
 		if (w->mode == ITEMS_TIMED || !s->count)
 			continue;
 		it.comm = comm;
-		it.f = resolver__pc(rep->r, img->p, s->pc, w->mode == ITEMS_FIRST ? s->count : 0);
+		it.f = sample_row(rep, img->p, s->pc, w->mode == ITEMS_FIRST ? s->count : 0);
 		if (!it.f)
 			return -ENOMEM;
 		rc = w->cb(w->arg, &it);
@@ -767,6 +781,11 @@ static void collect_notes(struct report *rep)
 		else if (notes[i].no_vaddr)
 			add_note(rep, "%s: %s", path,
 				 "some addresses are outside its segments (binary changed?)");
+		if (fl & SYMOBJ_DEBUGDATA_TOO_BIG)
+			add_note(rep,
+				 "%s: its MiniDebugInfo (.gnu_debugdata) decompresses to more "
+				 "than %s; not read",
+				 path, SYMFILE_DEBUGDATA_MAX_TEXT);
 		/* only where it matters: some samples could not be named */
 		if ((fl & SYMOBJ_NOSYMS) && notes[i].unnamed)
 			add_note(rep, "%s: %s", path,

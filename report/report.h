@@ -78,6 +78,7 @@ struct report_filter {
 struct report_opts {
 	int threads;		   /* per-image rows per thread too */
 	int lines;		   /* split by source line (file:line from DWARF) */
+	int inline_rows;	   /* a sample's row is the innermost function inlined at its PC */
 	int sort_name;		   /* rows by name, else most time first */
 	int keys[REPORT_MAX_KEYS]; /* the whole run's grouping (enum report_key) */
 	size_t nkeys;		   /* 0: comm, dso, sym */

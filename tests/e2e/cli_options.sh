@@ -122,6 +122,8 @@ sample() {
 	diff:--sort) echo seconds ;;
 	diff:--threshold) echo 0.5 ;;
 	diff:--top) echo 2 ;;
+	annotate:--format) echo json ;;
+	annotate:--top) echo 2 ;;
 	*) echo x ;;
 	esac
 }

@@ -32,6 +32,15 @@
  *                100 real_rec <- real_rec <- real_rec <- real_top <- main <- ...
  * deep       one stack of 300 frames (cg_rec 299 times under cg_main), 7
  *            samples: stored as its innermost 255 frames and [truncated]
+ * arcmax     two samples of 2^64 - 1 each in the kernel under
+ *            cg_hot_a <- cg_run <- cg_main (a damaged or hostile count: the
+ *            gmon.out histogram has nothing, its arcs carry the counts)
+ * chain [STACKS]
+ *            for memory: STACKS (default 600000) distinct stacks of 255
+ *            frames, one sample each: 250 frames of cg_rec under cg_main
+ *            shared by all, then four frames over 64 functions that make
+ *            each stack distinct (readers must cost the profile's nodes,
+ *            not stacks x depth)
  * big [STACKS [SAMPLES]]
  *            for timing: STACKS (default 4000) distinct stacks of 4 to 16
  *            frames over 64 functions, in 4 threads, SAMPLES (default
@@ -291,11 +300,40 @@ static void big(long stacks, long samples)
 	}
 }
 
+/* ---- arcmax -------------------------------------------------------------------- */
+
+static void arcmax(void)
+{
+	pdata__add_ksym(pd, KTEXT, 0x200, "k_entry");
+	count(root_id, main_tid, STACK(KTEXT + 0x21, RET(cg_hot_a), RET(cg_run), RET(cg_main)), 0,
+	      UINT64_MAX);
+	count(root_id, main_tid, STACK(KTEXT + 0x31, RET(cg_hot_a), RET(cg_run), RET(cg_main)), 0,
+	      UINT64_MAX);
+}
+
+/* ---- chain ------------------------------------------------------------------------ */
+
+static void chain(long stacks)
+{
+	uint64_t pcs[PDATA_MAX_DEPTH - 1];
+	unsigned n = PDATA_MAX_DEPTH - 1;
+
+	for (unsigned d = 4; d + 1 < n; d++)
+		pcs[d] = RET(cg_rec);
+	pcs[n - 1] = RET(cg_main);
+	for (long s = 0; s < stacks; s++) {
+		pcs[0] = LEAF(bigfs[s % 64]);
+		for (unsigned d = 1; d < 4; d++)
+			pcs[d] = RET(bigfs[(s >> (6 * d)) % 64]);
+		count(root_id, main_tid, pcs, n, 0, 1);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 2 ? argv[2] : "synthetic";
-	int is_big = !strcmp(mode, "big");
-	long stacks = is_big && argc > 3 ? atol(argv[3]) : 4000;
+	int is_big = !strcmp(mode, "big"), is_chain = !strcmp(mode, "chain");
+	long stacks = (is_big || is_chain) && argc > 3 ? atol(argv[3]) : is_chain ? 600000 : 4000;
 	struct pdata_create_opts opts = {
 		.table_slots = 4096, .frame_slots = 4096, .records_cap = 1 << 20};
 	struct pdata_header *h;
@@ -303,17 +341,21 @@ int main(int argc, char **argv)
 	char *exe = exe_path, why[256];
 	ssize_t n;
 
-	if (is_big && (stacks < 1 || stacks > 10000000)) {
-		fprintf(stderr, "report_stackgen: big wants 1 to 10000000 stacks\n");
+	if ((is_big || is_chain) && (stacks < 1 || stacks > 10000000)) {
+		fprintf(stderr, "report_stackgen: %s wants 1 to 10000000 stacks\n", mode);
 		return 2;
 	}
 	if (is_big) { /* room for every slot and node, at most half full */
 		opts.table_slots = (uint32_t)(2 * stacks);
 		opts.frame_slots = (uint32_t)(32 * stacks);
+	} else if (is_chain) { /* each stack adds at most 4 nodes to the shared chain */
+		opts.table_slots = (uint32_t)(2 * stacks);
+		opts.frame_slots = (uint32_t)(8 * stacks + 1024);
 	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: report_stackgen OUT synthetic|real|deep|big [STACKS "
-				"[SAMPLES]]\n");
+		fprintf(stderr,
+			"usage: report_stackgen OUT synthetic|real|deep|arcmax|chain|big [STACKS "
+			"[SAMPLES]]\n");
 		return 2;
 	}
 	n = readlink("/proc/self/exe", exe, sizeof(exe_path) - 1);
@@ -344,6 +386,10 @@ int main(int argc, char **argv)
 		real_top(1);
 	} else if (!strcmp(mode, "deep")) {
 		deep();
+	} else if (!strcmp(mode, "arcmax")) {
+		arcmax();
+	} else if (is_chain) {
+		chain(stacks);
 	} else if (is_big) {
 		big(stacks, argc > 4 ? atol(argv[4]) : 1000000);
 	} else {
