@@ -32,8 +32,11 @@ $(B)/tests/unit/%: tests/unit/%.c tests/unit/check.h tests/tools/profile_fixture
 
 # the agent's unwinder in-process (libunwind is dlopen'ed at run time); -rdynamic
 # so that its malloc & co. interpose libunwind's calls
-PROG_OBJS_test_agent_unwind := $(B)/agent/unwind.o $(B)/agent/frame_cache.o
+PROG_OBJS_test_agent_unwind := $(B)/agent/unwind.o $(B)/agent/frame_cache.o $(B)/agent/cfi_check.o
 PROG_FLAGS_test_agent_unwind := -rdynamic
+# the CFI gate, and the unwind step on the fuzz target's seeds (tests/fuzz/agent_unwind_input.h)
+PROG_OBJS_test_cfi_check := $(PROG_OBJS_test_agent_unwind)
+PROG_FLAGS_test_cfi_check := -Itests/fuzz
 # the recorder's unwinder on real samples of tests/progs/unwind_zlib
 PROG_OBJS_test_unwind_real := $(TOOLS_B)/unwind_corpus.o
 $(B)/tests/unit/test_unwind_real: $(PROGS_B)/unwind_zlib
@@ -141,6 +144,11 @@ PROG_LIBS_stack_stress := -ldl
 PROG_FLAGS_libstack_stress := $(NOFP)
 PROG_FLAGS_unwind_zlib := $(NOFP) -pthread
 PROG_LIBS_unwind_zlib := -lz
+# hostile CFI, odd stacks, many threads and objects (issue 16): tests/e2e/agent_hostile.sh
+PROG_FLAGS_agent_hostile := $(NOFP) -pthread
+PROG_LIBS_agent_manylibs := -ldl
+PROG_FLAGS_libagent_manylibs := $(NOFP)
+PROG_FLAGS_libagent_swap := $(NOFP)
 # hostile objects (issue 16): CFI over the bounds, libraries swapped, deleted, FIFOs at their path
 PROG_FLAGS_hostile_objects := $(NOINLINE)
 PROG_LIBS_hostile_objects := -ldl
@@ -176,7 +184,8 @@ PROGS := $(filter-out %/events_ia32,$(PROGS))
 endif
 
 PROG_SOS := $(PROGS_B)/librecord_hot.so $(PROGS_B)/libreport_lib.so $(PROGS_B)/libstack_stress.so \
-	$(PROGS_B)/libswap_a.so $(PROGS_B)/libswap_b.so
+	$(PROGS_B)/libswap_a.so $(PROGS_B)/libswap_b.so $(PROGS_B)/libagent_manylibs.so \
+	$(PROGS_B)/libagent_swap.so
 VARIANTS := $(PROGS_B)/record_prog_nopie $(PROGS_B)/record_prog_static $(PROGS_B)/record_prog_stripped \
 	$(PROGS_B)/annotate_loops_stripped \
 	$(foreach v,pie nopie static stripped,$(PROGS_B)/report_gen_$v)
