@@ -17,7 +17,7 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_SECONDS ?= 60
 FUZZ_B       := $(B)/fuzz
 FUZZ_SRCS    := tests/fuzz/input_file.c
-FUZZ_DEPS    := $(FUZZ_SRCS) tests/fuzz/fuzz.h
+FUZZ_DEPS    := $(FUZZ_SRCS) $(wildcard tests/fuzz/*.h)
 FUZZ_LINK    = $(filter-out $(B)/cmds/profil.o,$(CMDS_OBJS)) $(COMPONENT_OBJS) \
 	$(B)/agent/build_id.o $(B)/agent/unwind.o $(B)/agent/frame_cache.o $(B)/agent/cfi_check.o \
 	$(LIB_A)
