@@ -30,6 +30,7 @@ struct cmd_record_opts {
 	struct record_opts rec;
 	const char *gmon;
 	int quiet;
+	int output_given;
 };
 
 static void usage(FILE *out)
@@ -37,6 +38,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: profil record [OPTIONS] -- COMMAND [ARGS...]\n"
 		"       profil record [OPTIONS] -p PID\n"
+		"       profil record -a [OPTIONS] [-- COMMAND [ARGS...]]\n"
 		"\n"
 		"  -o, --output FILE   profile to write (default " DEFAULT_OUTPUT ")\n"
 		"  -F, --freq HZ       samples per CPU second (default %d)\n"
@@ -51,6 +53,15 @@ static void usage(FILE *out)
 		"                      pointers), fp (the kernel's frame-pointer walk: cheap, cut\n"
 		"                      short by code built without them) or none\n"
 		"  -p, --pid PID       attach to a running process and all its threads\n"
+		"  -a, --all-cpus      the whole machine: every process on every CPU, user and\n"
+		"                      kernel, while COMMAND runs, for --duration, or until\n"
+		"                      Ctrl-C (needs root, CAP_PERFMON or perf_event_paranoid\n"
+		"                      <= 0; the profile is mode 0600)\n"
+		"  -C, --cpu LIST      with -a: these CPUs only (e.g. 0,2-3)\n"
+		"      --duration SECS with -a: stop after SECS seconds\n"
+		"      --rotate SECS   with -a: one complete profile per SECS seconds into the\n"
+		"                      directory -o names (profil-YYYYmmddTHHMMSSZ.data, UTC)\n"
+		"      --keep N        with --rotate: keep the newest N profiles of the run\n"
 		"      --no-inherit    do not follow child processes\n"
 		"      --gmon [FILE]   also write a gmon.out for gprof (default " DEFAULT_GMON ")\n"
 		"      --events FILE   write the prof/profil event stream as Tracee JSON lines\n"
@@ -117,6 +128,96 @@ static int parse_call_graph(const char *arg, struct record_opts *o)
 	return -1;
 }
 
+/* -a and its options.  Returns 0 or -1 (said why). */
+static int parse_system_option(int c, const char *arg, struct record_opts *o)
+{
+	unsigned long v;
+	char *end;
+
+	switch (c) {
+	case 'a':
+		o->all_cpus = 1;
+		return 0;
+	case 'C':
+		o->cpu_list = arg;
+		return 0;
+	case 'D':
+		errno = 0;
+		o->duration = strtod(arg, &end);
+		if (errno || end == arg || *end || !(o->duration > 0) || o->duration > 31536000) {
+			fprintf(stderr, "profil record: bad duration '%s' (expected seconds > 0)\n",
+				arg);
+			return -1;
+		}
+		return 0;
+	case 'R':
+		if (parse_uint(arg, 86400, &v) < 0) {
+			fprintf(stderr,
+				"profil record: bad rotation period '%s' (expected 1..86400 "
+				"seconds)\n",
+				arg);
+			return -1;
+		}
+		o->rotate = (unsigned int)v;
+		return 0;
+	default:
+		if (parse_uint(arg, 1000000, &v) < 0) {
+			fprintf(stderr, "profil record: bad --keep '%s' (expected 1..1000000)\n",
+				arg);
+			return -1;
+		}
+		o->keep = (unsigned int)v;
+		return 0;
+	}
+}
+
+/* What -a takes and what it does not.  Returns -1 to go on, else the exit status. */
+static int check_system_options(const struct cmd_record_opts *co)
+{
+	const struct record_opts *o = &co->rec;
+	const char *only_a = o->cpu_list     ? "-C" :
+			     o->duration > 0 ? "--duration" :
+			     o->rotate	     ? "--rotate" :
+			     o->keep	     ? "--keep" :
+					       NULL;
+
+	if (!o->all_cpus) {
+		if (only_a) {
+			fprintf(stderr, "profil record: %s is for the whole machine: add -a\n",
+				only_a);
+			return 2;
+		}
+		return -1;
+	}
+	if (o->attach_pid) {
+		fprintf(stderr, "profil record: -a records every process already; give -a or -p "
+				"PID, not both\n");
+		return 2;
+	}
+	if (o->clock == RECORD_CLOCK_THREAD || o->clock == RECORD_CLOCK_ITIMER) {
+		fprintf(stderr,
+			"profil record: -a needs perf events (--clock auto, perf or bpf)\n");
+		return 2;
+	}
+	if (o->events || co->gmon) {
+		fprintf(stderr,
+			"profil record: %s is for a COMMAND's processes, not -a (profil watch "
+			"shows the whole machine's events)\n",
+			o->events ? "--events" : "--gmon");
+		return 2;
+	}
+	if (o->keep && !o->rotate) {
+		fprintf(stderr, "profil record: --keep counts the profiles of --rotate\n");
+		return 2;
+	}
+	if (o->rotate && !co->output_given) {
+		fprintf(stderr, "profil record: --rotate writes a directory of profiles: name it "
+				"with -o DIR\n");
+		return 2;
+	}
+	return -1;
+}
+
 static int has_double_dash_after(int argc, char **argv, int from)
 {
 	for (int i = from; i < argc; i++)
@@ -137,7 +238,12 @@ static int parse_args(int argc, char **argv, struct cmd_record_opts *co)
 		{"gmon", optional_argument, NULL, 'G'},
 		{"events", required_argument, NULL, 'E'},
 		{"quiet", no_argument, NULL, 'q'},
-		{"call-graph", required_argument, NULL, 'C'},
+		{"call-graph", required_argument, NULL, 'K'},
+		{"all-cpus", no_argument, NULL, 'a'},
+		{"cpu", required_argument, NULL, 'C'},
+		{"duration", required_argument, NULL, 'D'},
+		{"rotate", required_argument, NULL, 'R'},
+		{"keep", required_argument, NULL, 'k'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -148,10 +254,11 @@ static int parse_args(int argc, char **argv, struct cmd_record_opts *co)
 	o->output = DEFAULT_OUTPUT;
 	o->hz = RECORD_DEFAULT_HZ;
 	o->inherit = 1;
-	while ((c = opts__next("record", argc, argv, "+o:F:p:qhg", longopts)) != -1) {
+	while ((c = opts__next("record", argc, argv, "+o:F:p:qhgaC:", longopts)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
+			co->output_given = 1;
 			break;
 		case 'F':
 			if (parse_uint(optarg, 1000000, &v) < 0) {
@@ -194,8 +301,16 @@ static int parse_args(int argc, char **argv, struct cmd_record_opts *co)
 		case 'g':
 			o->callgraph = RECORD_CG_AUTO;
 			break;
-		case 'C':
+		case 'K':
 			if (parse_call_graph(optarg, o) < 0)
+				return 2;
+			break;
+		case 'a':
+		case 'C':
+		case 'D':
+		case 'R':
+		case 'k':
+			if (parse_system_option(c, optarg, o) < 0)
 				return 2;
 			break;
 		case 'G':
@@ -221,11 +336,13 @@ static int parse_args(int argc, char **argv, struct cmd_record_opts *co)
 	if (optind < argc && !strcmp(argv[optind], "--"))
 		optind++;
 	o->argv = argv + optind;
+	if (check_system_options(co) >= 0)
+		return check_system_options(co);
 	if (o->attach_pid && *o->argv) {
 		fprintf(stderr, "profil record: give either a COMMAND or -p PID, not both\n");
 		return 2;
 	}
-	if (!o->attach_pid && !*o->argv) {
+	if (!o->attach_pid && !*o->argv && !o->all_cpus) {
 		fprintf(stderr, "profil record: no COMMAND given (usage: profil record [OPTIONS] "
 				"-- COMMAND [ARGS...])\n");
 		return 2;
@@ -293,6 +410,33 @@ static void summary(const struct cmd_record_opts *co, const struct record_result
 		why_incomplete ? why_incomplete : "");
 }
 
+/* -a: the machine's CPU time beside the samples, and where the profiles are. */
+static void summary_system(const struct cmd_record_opts *co, const struct record_result *res)
+{
+	const struct record_opts *o = &co->rec;
+	char where[PATH_MAX + 96];
+	struct stat st;
+
+	if (o->rotate)
+		snprintf(where, sizeof(where), "%u %s in %s/%s", res->periods,
+			 plural(res->periods, "profile", "profiles"), o->output,
+			 o->keep && res->periods > o->keep ? " (the newest kept)" : "");
+	else
+		snprintf(where, sizeof(where), "%s (%.1f MiB)", o->output,
+			 stat(o->output, &st) == 0 ? mib((uint64_t)st.st_size) : 0.0);
+	fprintf(stderr,
+		"profil record: the whole machine, %d %s, %.3f s busy: %llu %s (%.3f s), %llu "
+		"lost, clock %s at %u Hz%s%s, %s\n",
+		res->ncpus, plural((uint64_t)res->ncpus, "CPU", "CPUs"),
+		(double)res->machine_ns / 1e9, (unsigned long long)res->samples,
+		plural(res->samples, "sample", "samples"),
+		res->hz ? (double)res->samples / (double)res->hz : 0.0,
+		(unsigned long long)res->lost, res->clock_name, res->hz,
+		res->kernel ? ", kernel sampled" : "",
+		res->callgraph_name && strcmp(res->callgraph_name, "none") ? ", call stacks" : "",
+		where);
+}
+
 /*
  * The same export as `profil export --format gmon`: the object it chose and
  * why, stripped or not.  Returns 0, or -1 after one sentence.
@@ -358,7 +502,9 @@ int cmd_record(int argc, char **argv)
 	}
 	if (res.warning[0] && !co.quiet)
 		fprintf(stderr, "profil record: %s\n", res.warning);
-	if (!co.quiet)
+	if (!co.quiet && co.rec.all_cpus)
+		summary_system(&co, &res);
+	else if (!co.quiet)
 		summary(&co, &res);
 	if (res.events_error[0]) {
 		fprintf(stderr, "profil record: %s\n", res.events_error);

@@ -558,6 +558,22 @@ struct pdata_ksym *pdata__add_ksym(struct pdata *p, uint64_t start, uint64_t siz
 	return k;
 }
 
+struct pdata_proc_ctx *pdata__add_proc_ctx(struct pdata *p, uint32_t proc, int nspid,
+					   uint32_t flags, const char *cgroup)
+{
+	size_t len = strlen(cgroup ? cgroup : "") + 1;
+	struct pdata_proc_ctx *c = (struct pdata_proc_ctx *)reserve(p, sizeof(*c) + len);
+
+	if (!c)
+		return NULL;
+	c->proc = proc;
+	c->nspid = nspid;
+	c->flags = flags;
+	memcpy(c->cgroup, cgroup ? cgroup : "", len);
+	publish(&c->rec, PDATA_REC_PROC_CTX);
+	return c;
+}
+
 static void store_cpu(struct pdata_cpu *dst, const struct pdata_cpu *src)
 {
 	__atomic_store_n(&dst->cpu_ns, src->cpu_ns, __ATOMIC_RELAXED);

@@ -161,6 +161,7 @@ struct pdata_header {
 #define PDATA_F_INHERIT 0x1 /* children were followed */
 #define PDATA_F_ATTACH 0x2  /* attached to a running process */
 #define PDATA_F_KERNEL 0x4 /* kernel PCs were sampled (else kernel time is per-thread accounting) */
+#define PDATA_F_SYSTEM 0x8 /* the whole machine (record -a): cpu_ns is the CPUs' busy time */
 
 struct pdata_slot {
 	uint64_t key;	/* (proc << 32) | tid; 0 = empty.  Claimed first by CAS. */
@@ -178,10 +179,11 @@ struct pdata_frame {
 #define PDATA_FRAME_READY 0x80000000u
 
 enum pdata_rec_type {
-	PDATA_REC_PROC = 1,   /* struct pdata_proc */
-	PDATA_REC_THREAD = 2, /* struct pdata_thread */
-	PDATA_REC_MAP = 3,    /* struct pdata_map */
-	PDATA_REC_KSYM = 4,   /* struct pdata_ksym */
+	PDATA_REC_PROC = 1,	/* struct pdata_proc */
+	PDATA_REC_THREAD = 2,	/* struct pdata_thread */
+	PDATA_REC_MAP = 3,	/* struct pdata_map */
+	PDATA_REC_KSYM = 4,	/* struct pdata_ksym */
+	PDATA_REC_PROC_CTX = 5, /* struct pdata_proc_ctx */
 };
 
 struct pdata_rec {
@@ -245,6 +247,25 @@ struct pdata_ksym {
 	uint64_t size;	/* bytes up to the next symbol, 0 unknown */
 	char name[];	/* NUL-terminated; "name [module]" for a module's symbol */
 };
+
+/*
+ * Where a process image ran (`record -a`): its cgroup (v2 path, as
+ * utils/cgroup.h reads it; the container or service is read from it), its
+ * pid in its own pid namespace, and whether its file paths are those of
+ * another mount namespace (a reader opens them through /proc/PID/root while
+ * the process lives; else by the build ids of its mappings).  At most one
+ * per proc; written before the proc's samples are counted.
+ */
+struct pdata_proc_ctx {
+	struct pdata_rec rec;
+	uint32_t proc;
+	int32_t nspid;	/* its pid in its own pid namespace (the pid when it is the recorder's) */
+	uint32_t flags; /* PDATA_CTX_* */
+	uint32_t pad;
+	char cgroup[]; /* NUL-terminated cgroup v2 path, "" unknown */
+};
+#define PDATA_CTX_MNTNS 0x1   /* another mount namespace: paths under /proc/PID/root */
+#define PDATA_CTX_KTHREAD 0x2 /* a kernel thread (no user space) */
 
 struct pdata;
 
@@ -337,6 +358,10 @@ struct pdata_map *pdata__add_map(struct pdata *p, uint32_t proc, uint64_t start,
 				 const uint8_t *build_id, unsigned int build_id_len);
 struct pdata_ksym *pdata__add_ksym(struct pdata *p, uint64_t start, uint64_t size,
 				   const char *name);
+
+/* Where process image proc ran (cgroup path may be NULL: unknown). */
+struct pdata_proc_ctx *pdata__add_proc_ctx(struct pdata *p, uint32_t proc, int nspid,
+					   uint32_t flags, const char *cgroup);
 
 /* Record the end of a process image; cpu may be NULL (unknown). */
 void pdata__end_proc(struct pdata_proc *proc, int end_kind, int end_code, uint64_t end_ns,

@@ -49,6 +49,10 @@ struct pv_proc {
 	size_t nthreads;
 	uint64_t samples; /* sum of its samples */
 	size_t order;	  /* position of its record in the file */
+	/* where it ran (a PDATA_REC_PROC_CTX record; whole-machine profiles) */
+	char *cgroup;	    /* cgroup v2 path, "" unknown (never NULL) */
+	int nspid;	    /* its pid in its own pid namespace, 0 unknown */
+	uint32_t ctx_flags; /* PDATA_CTX_* */
 };
 
 struct pv_sample {

@@ -55,6 +55,8 @@ static void on_signal(struct record_run *r, const struct signalfd_siginfo *si)
 		r->detached = 1; /* Ctrl-C / SIGTERM ends an attach session */
 		return;
 	}
+	if (r->o->all_cpus)
+		r->detached = 1; /* and a whole-machine one (its command gets it as below) */
 	if (si->ssi_code == SI_KERNEL && si->ssi_signo != SIGTERM)
 		return;
 	if (r->child > 0 && !r->exited)
@@ -342,7 +344,7 @@ int record_run__poll_once(struct record_run *r, int extra_fd)
 		map[n] = i;
 		pfd[n++] = (struct pollfd){.fd = rfds[i], .events = POLLIN};
 	}
-	if (poll(pfd, (nfds_t)n, 50) < 0 && errno != EINTR)
+	if (poll(pfd, (nfds_t)n, r->poll_ms > 0 ? r->poll_ms : 50) < 0 && errno != EINTR)
 		return 0;
 	if (pfd[0].revents)
 		drain_signals(r);

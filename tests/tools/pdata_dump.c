@@ -85,6 +85,13 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 		ksyms[nksyms++] = (struct ksym){k->start, k->size, strdup(k->name)};
 		break;
 	}
+	case PDATA_REC_PROC_CTX: {
+		const struct pdata_proc_ctx *c = (const void *)rec;
+
+		printf("ctx proc=%u nspid=%d flags=%#x cgroup=%s\n", c->proc, c->nspid, c->flags,
+		       c->cgroup);
+		break;
+	}
 	case PDATA_REC_MAP: {
 		const struct pdata_map *m = (const void *)rec;
 
@@ -195,7 +202,7 @@ static void add(const char *kind, uint32_t proc, const char *name, uint64_t n)
 			return;
 		}
 	aggs = realloc(aggs, (naggs + 1) * sizeof(*aggs));
-	aggs[naggs++] = (struct named){ kind, proc, strdup(name), n };
+	aggs[naggs++] = (struct named){kind, proc, strdup(name), n};
 }
 
 static const char TID[] = "tid", OBJ[] = "obj", FUNC[] = "func";
@@ -250,8 +257,8 @@ int main(int argc, char **argv)
 	       "flags=%u user_ns=%llu sys_ns=%llu throttled=%llu\n",
 	       h->state, h->clock, h->nominal_hz, (unsigned long long)h->period_ns,
 	       (unsigned long long)h->samples, (unsigned long long)h->lost,
-	       (unsigned long long)h->dropped, h->processes, h->root_pid, h->end_kind,
-	       h->end_code, (unsigned long long)h->cpu_ns, h->flags, (unsigned long long)h->user_ns,
+	       (unsigned long long)h->dropped, h->processes, h->root_pid, h->end_kind, h->end_code,
+	       (unsigned long long)h->cpu_ns, h->flags, (unsigned long long)h->user_ns,
 	       (unsigned long long)h->sys_ns, (unsigned long long)h->throttled);
 	printf("note %.512s\n", h->clock_note);
 	printf("command %.2048s\n", h->command);
