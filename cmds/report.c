@@ -24,8 +24,8 @@ enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_HTML };
 /* The filters' lists, as parsed (the report points into them). */
 struct lists {
 	int *pids, *tids;
-	char **comms, **dsos;
-	char *comm_buf, *dso_buf; /* the strings of comms and dsos */
+	char **comms, **dsos, **cgroups;
+	char *comm_buf, *dso_buf, *cgroup_buf; /* the strings of comms, dsos and cgroups */
 };
 
 struct opts {
@@ -44,6 +44,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: profil report [-i FILE] [--format text|json|csv] [--sort KEYS]\n"
 		"                     [--pid LIST] [--tid LIST] [--comm LIST] [--dso LIST]\n"
+		"                     [--cgroup LIST]\n"
 		"                     [--percent-limit P] [--top N] [--images] [--threads] "
 		"[--lines]\n"
 		"                     [--children] [-g|--call-graph caller|callee[,PERCENT]]\n"
@@ -56,12 +57,15 @@ static void usage(FILE *out)
 		"                      through a symbolic link, over another user's file, a\n"
 		"                      profile or a program), - for stdout\n"
 		"  --sort KEYS         the whole run's columns and grouping, comma-separated, as\n"
-		"                      perf report's: comm, dso, sym, pid, tid (default "
+		"                      perf report's: comm, dso, sym, pid, tid, cgroup (default "
 		"comm,dso,sym);\n"
 		"                      with self (most time first, the default) or name (by name)\n"
 		"  --pid, --tid LIST   only these processes, threads (comma-separated ids)\n"
 		"  --comm LIST         only these commands (thread names)\n"
 		"  --dso LIST          only these objects (full path or base name, [kernel], ...)\n"
+		"  --cgroup LIST       only these cgroups (record -a): a path (and those below\n"
+		"                      it), a container (docker:ID, podman:ID, ...; a prefix of\n"
+		"                      the id) or a container id's first digits\n"
 		"  --percent-limit P   leave out rows below P %% of the run (of the image, per "
 		"image)\n"
 		"  --top N             at most N rows per table (0: all, the default)\n"
@@ -157,8 +161,7 @@ static int parse_sort(const char *arg, struct opts *o)
 		} else if (!key) {
 			fprintf(stderr,
 				"profil report: unknown sort key '%s' (comm, dso, sym, pid, tid, "
-				"self "
-				"or name)\n",
+				"cgroup, self or name)\n",
 				items[i]);
 			rc = OPTS_EXIT_USAGE;
 		} else if (o->ro.nkeys < REPORT_MAX_KEYS) {
@@ -203,6 +206,8 @@ static void free_lists(struct lists *l)
 	free(l->dsos);
 	free(l->comm_buf);
 	free(l->dso_buf);
+	free(l->cgroups);
+	free(l->cgroup_buf);
 }
 
 /* ---- command --------------------------------------------------------------------- */
@@ -258,6 +263,10 @@ static int parse_opt(int c, struct opts *o)
 	case 'd':
 		rc = split("--dso", optarg, &o->l.dso_buf, &o->l.dsos, &f->ndsos);
 		f->dsos = (const char *const *)o->l.dsos;
+		return rc;
+	case 'G':
+		rc = split("--cgroup", optarg, &o->l.cgroup_buf, &o->l.cgroups, &f->ncgroups);
+		f->cgroups = (const char *const *)o->l.cgroups;
 		return rc;
 	case 'C':
 		o->cg.children = 1;
@@ -333,6 +342,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"tid", required_argument, NULL, 'T'},
 		{"comm", required_argument, NULL, 'c'},
 		{"dso", required_argument, NULL, 'd'},
+		{"cgroup", required_argument, NULL, 'G'},
 		{"children", no_argument, NULL, 'C'},
 		{"call-graph", required_argument, NULL, 'g'},
 		{"callers", required_argument, NULL, 'R'},

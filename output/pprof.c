@@ -13,6 +13,7 @@
 #include "report/report.h"
 #include "output/profile.pb-c.h"
 #include "symbols/symbols.h"
+#include "utils/cgroup.h"
 #include "utils/outfile.h"
 #include "utils/why.h"
 
@@ -23,7 +24,7 @@
 /* The generated message types, shorter. */
 #define PB(type) Perftools__Profiles__##type
 
-#define NLABELS_MAX 4		/* pid, tid, process_comm, thread_comm */
+#define NLABELS_MAX 8 /* pid, tid, process_comm, thread_comm; host, cgroup, container, nspid */
 #define GZ_IN_SIZE (256u << 10) /* encoded bytes gathered before deflate */
 #define GZ_OUT_SIZE (64u << 10)
 #define GZ_LEVEL 1 /* fastest: profiles compress well anyway (as Go's runtime does) */
@@ -620,6 +621,26 @@ static const char *base_name(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
+/*
+ * A whole machine's profile: the host, and where the process ran, as the
+ * fleet's servers group by them (Pyroscope's and Parca's series labels).
+ */
+static int add_machine_labels(struct pprof_ctx *c, const struct pv_proc *p)
+{
+	char label[96];
+	int rc = 0;
+
+	if (c->v->hdr.hostname[0])
+		rc = add_label(c, "host", c->v->hdr.hostname, 0);
+	if (!rc && p->cgroup[0])
+		rc = add_label(c, "cgroup", p->cgroup, 0);
+	if (!rc && cgroup__label(p->cgroup, label, sizeof(label)))
+		rc = add_label(c, "container", label, 0);
+	if (!rc && p->nspid && p->nspid != p->pid)
+		rc = add_label(c, "nspid", NULL, p->nspid);
+	return rc;
+}
+
 /* Index of the label set of thread tid of image p, created on first use; -ENOMEM. */
 static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid)
 {
@@ -642,6 +663,8 @@ static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid)
 		rc = add_label(c, "process_comm", base_name(p->exe), 0);
 	if (!rc && th && th->comm[0])
 		rc = add_label(c, "thread_comm", th->comm, 0);
+	if (!rc && (c->v->hdr.flags & PDATA_F_SYSTEM))
+		rc = add_machine_labels(c, p);
 	if (rc)
 		return rc;
 	key.n = c->nlabels - key.first;

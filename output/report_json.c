@@ -17,6 +17,7 @@
 
 #include "report/cgreport.h"
 #include "output/output.h"
+#include "utils/cgroup.h"
 
 #define JSON_VERSION 2
 /* One line per top-level field, as json-c's pretty printer: "key":value, values on one line. */
@@ -248,6 +249,7 @@ static struct json_object *filters_json(const struct report *rep)
 		rc |= jadd(o, "tid", ints_json(f->tids, f->ntids));
 		rc |= jadd(o, "comm", strs_json(f->comms, f->ncomms));
 		rc |= jadd(o, "dso", strs_json(f->dsos, f->ndsos));
+		rc |= jadd(o, "cgroup", strs_json(f->cgroups, f->ncgroups));
 	}
 	if (rc) {
 		json_object_put(o);
@@ -314,6 +316,20 @@ static int put_head(const struct report *rep, FILE *out, int *first)
 	return rc;
 }
 
+/* "cgroup": the path, "container": its owner's label (utils/cgroup.h), "" when none. */
+static int add_cgroup(struct json_object *o, const char *path)
+{
+	char label[96];
+	int rc;
+
+	path = path ? path : "";
+	cgroup__label(path, label, sizeof(label));
+	rc = jadd(o, "cgroup", json_object_new_string(path));
+	if (!rc)
+		rc = jadd(o, "container", json_object_new_string(label));
+	return rc;
+}
+
 static struct json_object *run_row_json(const struct report *rep, const struct report_row *r)
 {
 	struct json_object *o = json_object_new_object();
@@ -326,6 +342,8 @@ static struct json_object *run_row_json(const struct report *rep, const struct r
 		rc |= jadd(o, "pid", json_object_new_int(r->pid));
 	if (!rc && report__has_key(rep, REPORT_KEY_TID))
 		rc |= jadd(o, "tid", json_object_new_int(r->tid));
+	if (!rc && report__has_key(rep, REPORT_KEY_CGROUP))
+		rc |= add_cgroup(o, r->cgroup);
 	if (!rc)
 		rc = row_fields(rep, o, r, sym, dso, rep->totals.seconds);
 	if (rc) {
@@ -412,6 +430,10 @@ static struct json_object *proc_json(const struct report *rep, const struct repo
 		rc |= jadd(o, "exe", json_object_new_string(p->exe));
 		rc |= jadd(o, "comm", json_object_new_string(img->comm));
 		rc |= jadd(o, "exit", exit_json(p->end_kind, p->end_code));
+		if (rep->v->hdr.flags & PDATA_F_SYSTEM) {
+			rc |= add_cgroup(o, p->cgroup);
+			rc |= jadd(o, "nspid", json_object_new_int(p->nspid));
+		}
 		rc |= jadd(o, "samples", jint(p->samples));
 		rc |= jadd(o, "self_seconds", jdouble((double)p->samples * rep->period_s));
 		rc |= jadd(o, "accounted_seconds", jdouble((double)img->accounted_ns / 1e9));

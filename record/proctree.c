@@ -556,6 +556,8 @@ struct pstate *proctree__lazy(struct proctree *t, pid_t pid)
 	if (parent && parent->rec)
 		p->parent = parent->rec->id;
 	read_comm(pid, pid, p->comm);
+	if (t->system) /* now, while it lives: its children inherit it */
+		read_ctx(t, p);
 	p = proctree__set(t, p);
 	if (!p)
 		return NULL;
