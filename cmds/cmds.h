@@ -9,6 +9,7 @@ int cmd_export(int argc, char **argv);
 int cmd_events(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 /*
  * Show the manual page PAGE(SECTION) this build installed (or formatted, in

@@ -232,7 +232,9 @@ void record_run__kernel(struct record_run *r)
 	}
 	h->flags |= PDATA_F_KERNEL;
 	append(r->note, sizeof(r->note), "%s", "; kernel sampled");
-	n = ksyms__store(r->pd, "/proc/kallsyms", why, sizeof(why));
+	n = r->keep_ksyms ?
+		    ksyms__store_cached(r->pd, &r->ksyms, 60, "/proc/kallsyms", why, sizeof(why)) :
+		    ksyms__store(r->pd, "/proc/kallsyms", why, sizeof(why));
 	if (n < 0)
 		append(r->note, sizeof(r->note), " (its functions unnamed: %s)", why);
 }

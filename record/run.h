@@ -42,6 +42,8 @@ struct record_run {
 	char exe[PATH_MAX];
 	unsigned char ring_hup[MAX_POLLED_RINGS]; /* rings no longer polled */
 	int poll_ms;				  /* the poll's timeout, 0: 50 ms */
+	int keep_ksyms;		   /* kallsyms read once for every profile (system.c frees it) */
+	struct ksyms_cache *ksyms; /* with keep_ksyms */
 };
 
 /* Block the signals the recorder watches (in itself only) and read them through a signalfd. */

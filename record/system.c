@@ -37,6 +37,7 @@
 
 #include "profile/pdata.h"
 #include "record/cpulist.h"
+#include "record/ksyms.h"
 #include "record/perf_session.h"
 #include "record/record.h"
 #include "record/record_bpf.h"
@@ -69,6 +70,7 @@ struct system_run {
 	char **files;
 	size_t nfiles;
 	uint64_t samples, lost;
+	unsigned int seq; /* the hook's period files */
 	int hook_stop;
 };
 
@@ -239,14 +241,14 @@ static void start_profile(struct system_run *s, uint64_t start_real, uint64_t bu
 }
 
 /* The name of the period that starts at real (ns, CLOCK_REALTIME), in UTC. */
-static void period_path(const struct system_run *s, uint64_t real, char *buf, size_t len)
+static void period_path(struct system_run *s, uint64_t real, char *buf, size_t len)
 {
 	time_t t = (time_t)(real / 1000000000ull);
 	struct tm tm;
 	char stamp[32];
 
 	if (s->r.o->hook) { /* periods shorter than a second: numbered */
-		snprintf(buf, len, "%s/period-%u.data", s->dir, s->r.res->periods);
+		snprintf(buf, len, "%s/period-%u.data", s->dir, s->seq++);
 		return;
 	}
 	gmtime_r(&t, &tm);
@@ -478,6 +480,7 @@ static int open_session(struct system_run *s, char *why, size_t whylen)
 	const struct record_opts *o = s->r.o;
 	struct perf_session_opts po = {.hz = s->r.hz,
 				       .system = 1,
+				       .follow_children = 1,
 				       .cpus = s->cpus,
 				       .ncpus = s->ncpus,
 				       .kernel = 1,
@@ -531,6 +534,7 @@ static int prepare_output(struct system_run *s, char *why, size_t whylen)
 
 static void cleanup(struct system_run *s)
 {
+	ksyms__cache_free(s->r.ksyms);
 	perf_session__close(s->r.perf);
 	record_bpf__close(s->r.bpf);
 	pdata__close(s->r.pd);
@@ -560,7 +564,9 @@ static void finish_system(struct system_run *s)
 		perf_session__drain(s->r.perf, 1);
 		record_bpf__flush(s->r.bpf);
 		finish_profile(s, real_of(s, end_mono), busy_ns(s));
-		if (s->period_ns)
+		if (s->r.o->hook) /* the last, partial period is not shown */
+			unlink(s->path);
+		else if (s->period_ns)
 			period_done(s, s->path);
 	}
 	if (s->r.child > 0 && !s->r.exited) {
@@ -604,6 +610,7 @@ int record__system(const struct record_opts *o, struct record_result *res)
 	s.mono0 = now_ns(CLOCK_MONOTONIC);
 	s.real0 = now_ns(CLOCK_REALTIME);
 	s.last_prune = s.mono0;
+	s.r.keep_ksyms = 1;
 	if (o->hook)
 		snprintf(s.dir, sizeof(s.dir), "%s", o->output);
 	rc = prepare_output(&s, res->why, sizeof(res->why));

@@ -63,4 +63,11 @@ size_t resolver__notes(struct resolver *r, const struct resolve_note **notes);
 
 struct symbols *resolver__symbols(struct resolver *r);
 
+/*
+ * Resolve in view v from now on (a live view reads one profile after
+ * another): the symbols, the objects and the names already found are
+ * kept; the functions given before stay valid.
+ */
+void resolver__set_view(struct resolver *r, const struct pview *v);
+
 #endif /* PROFIL_RESOLVE_H */

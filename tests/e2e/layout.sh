@@ -5,7 +5,7 @@
 #    those libraries, and from the components only their interface headers
 #    (record/record.h, output/output.h, events/, utils/);
 #  - the components depend one way (the layers of doc/architecture.md):
-#    cmds -> record -> events -> output -> report -> symbols -> profile ->
+#    cmds -> live -> record -> events -> output -> report -> symbols -> profile ->
 #    utils, record -> unwind -> utils; agent -> profile/pdata.h, lib;
 #    bpf -> events/events.h; lib on nothing of ours;
 #  - no circle: no file includes itself through others, and no object calls
@@ -24,7 +24,7 @@ check() {
 }
 
 # the product's folders, top layer first
-COMPONENTS="cmds record events output report symbols unwind profile utils agent lib bpf"
+COMPONENTS="cmds live record events output report symbols unwind profile utils agent lib bpf"
 SRCS=$(for c in $COMPONENTS; do git ls-files "$c/*.[ch]" "$c/*/*.[ch]"; done; git ls-files 'include/*.h')
 
 # every include as "FILE INCLUDED" (quoted includes resolved as the compiler does:
@@ -54,8 +54,8 @@ done >"$T/includes"
 grep -E '^cmds/[^ ]* <(linux/perf_event\.h|bpf/.*|libelf\.h|gelf\.h|elfutils/.*|dwarf\.h|libdw\.h)>$' \
 	"$T/includes" >"$T/v"
 check cmds_no_perf_bpf_elf_headers "$T/v"
-grep -E '^cmds/[^ ]* (record/|profile/|symbols/|report/|output/|unwind/)' "$T/includes" |
-	grep -vE ' (record/record\.h|output/output\.h)$' >"$T/v"
+grep -E '^cmds/[^ ]* (record/|profile/|symbols/|report/|output/|unwind/|live/)' "$T/includes" |
+	grep -vE ' (record/record\.h|output/output\.h|live/live\.h)$' >"$T/v"
 check cmds_use_component_interfaces "$T/v"
 grep -E '^cmds/[^ ]* (lib/|agent/|bpf/)' "$T/includes" >"$T/v"
 check cmds_no_lib_agent_bpf_internals "$T/v"
@@ -66,25 +66,27 @@ forbidden() {
 	grep -E "^$1/[^ ]* ($2)" "$T/includes"
 }
 {
-	forbidden utils 'cmds/|record/|events/|output/|report/|symbols/|unwind/|profile/|agent/|bpf/|lib/'
-	forbidden profile 'cmds/|record/|events/|output/|report/|symbols/|unwind/|agent/|bpf/|lib/'
-	forbidden symbols 'cmds/|record/|events/|output/|report/|unwind/|profile/|agent/|bpf/|lib/'
-	forbidden unwind 'cmds/|record/|events/|output/|report/|symbols/|profile/|agent/|bpf/|lib/'
-	forbidden report 'cmds/|record/|events/|output/|unwind/|agent/|bpf/|lib/'
-	forbidden output 'cmds/|record/|events/|unwind/|agent/|bpf/|lib/'
-	forbidden events 'cmds/|record/|output/|report/|symbols/|unwind/|agent/'
+	forbidden utils 'cmds/|live/|record/|events/|output/|report/|symbols/|unwind/|profile/|agent/|bpf/|lib/'
+	forbidden profile 'cmds/|live/|record/|events/|output/|report/|symbols/|unwind/|agent/|bpf/|lib/'
+	forbidden symbols 'cmds/|live/|record/|events/|output/|report/|unwind/|profile/|agent/|bpf/|lib/'
+	forbidden unwind 'cmds/|live/|record/|events/|output/|report/|symbols/|profile/|agent/|bpf/|lib/'
+	forbidden report 'cmds/|live/|record/|events/|output/|unwind/|agent/|bpf/|lib/'
+	forbidden output 'cmds/|live/|record/|events/|unwind/|agent/|bpf/|lib/'
+	forbidden events 'cmds/|live/|record/|output/|report/|symbols/|unwind/|agent/'
 	forbidden events 'profile/' | grep -v ' profile/pdata\.h$'
 	forbidden events 'bpf/' | grep -v ' bpf/watch\.h$'
 	forbidden events 'lib/' | grep -vE ' lib/(callmsg|env)\.h$'
-	forbidden record 'cmds/|output/|report/|symbols/'
+	forbidden live 'cmds/|output/|unwind/|agent/|bpf/|lib/|events/'
+	forbidden live 'record/' | grep -v ' record/record\.h$'
+	forbidden record 'cmds/|live/|output/|report/|symbols/'
 	forbidden record 'unwind/' | grep -v ' unwind/unwind\.h$'
 	forbidden record 'agent/' | grep -v ' agent/agent_env\.h$'
 	forbidden record 'bpf/' | grep -vE ' bpf/(histclock|procacct)\.h$'
 	forbidden record 'lib/'
-	forbidden agent 'cmds/|record/|events/|output/|report/|symbols/|unwind/|bpf/'
+	forbidden agent 'cmds/|live/|record/|events/|output/|report/|symbols/|unwind/|bpf/'
 	forbidden agent 'profile/' | grep -v ' profile/pdata\.h$'
-	forbidden lib 'cmds/|record/|events/|output/|report/|symbols/|unwind/|profile/|utils/|agent/|bpf/'
-	forbidden bpf 'cmds/|record/|output/|report/|symbols/|unwind/|profile/|utils/|agent/|lib/'
+	forbidden lib 'cmds/|live/|record/|events/|output/|report/|symbols/|unwind/|profile/|utils/|agent/|bpf/'
+	forbidden bpf 'cmds/|live/|record/|output/|report/|symbols/|unwind/|profile/|utils/|agent/|lib/'
 	forbidden bpf 'events/' | grep -v ' events/events\.h$'
 } >"$T/v"
 check dependencies_one_way "$T/v"
@@ -135,7 +137,7 @@ find_cycle <"$T/inc_edges" >"$T/v"
 check no_include_circle "$T/v"
 
 # objects: A -> B when A uses a symbol B defines (objects whose source is gone are stale: left out)
-OBJS=$(for c in $(for d in cmds record events output report symbols unwind profile utils; do git ls-files "$d/*.c"; done); do
+OBJS=$(for c in $(for d in cmds live record events output report symbols unwind profile utils; do git ls-files "$d/*.c"; done); do
 	[ -f "$B/${c%.c}.o" ] && echo "$B/${c%.c}.o"
 done)
 if [ -z "$OBJS" ]; then
