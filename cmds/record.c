@@ -249,7 +249,7 @@ static int parse_args(int argc, char **argv, struct cmd_record_opts *co)
 	};
 	struct record_opts *o = &co->rec;
 	unsigned long v;
-	int c;
+	int c, rc;
 
 	o->output = DEFAULT_OUTPUT;
 	o->hz = RECORD_DEFAULT_HZ;
@@ -336,8 +336,9 @@ static int parse_args(int argc, char **argv, struct cmd_record_opts *co)
 	if (optind < argc && !strcmp(argv[optind], "--"))
 		optind++;
 	o->argv = argv + optind;
-	if (check_system_options(co) >= 0)
-		return check_system_options(co);
+	rc = check_system_options(co);
+	if (rc >= 0)
+		return rc;
 	if (o->attach_pid && *o->argv) {
 		fprintf(stderr, "profil record: give either a COMMAND or -p PID, not both\n");
 		return 2;

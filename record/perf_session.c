@@ -615,6 +615,7 @@ static void on_sample(struct perf_session *s, const struct perf_event_header *h)
 	if (b->ip < PDATA_KERNEL_START)
 		p->await_first_exec = 0;
 	if (!p->rec && !p->exe[0] && b->ip >= PDATA_KERNEL_START &&
+	    !(p->ctx_flags & PDATA_CTX_KTHREAD) && /* a kernel thread has no mapping to wait for */
 	    p->nearly < sizeof(p->early) / sizeof(p->early[0])) {
 		/* an exec'd image in the kernel before its first mapping names it: later */
 		p->early[p->nearly].tid = (pid_t)b->tid;
@@ -742,7 +743,7 @@ static void on_exec(struct perf_session *s, pid_t pid, const char *comm)
 		return;
 	p->parent = old && old->rec ? old->rec->id : 0;
 	if (old)
-		pstate__inherit_ctx(p, old);
+		pstate__inherit_ctx(p, old, 1);
 	snprintf(p->comm, sizeof(p->comm), "%s", comm);
 	/* the thread is renamed by the exec: its record in the new image must not take the old name */
 	t = proctree__get_thread(s->tree, pid, pid);
@@ -813,7 +814,7 @@ static void on_fork(struct perf_session *s, const struct perf_event_header *h)
 	if (parent) {
 		proctree__ensure_rec(s->tree, parent);
 		child->parent = parent->rec ? parent->rec->id : 0;
-		pstate__inherit_ctx(child, parent);
+		pstate__inherit_ctx(child, parent, 0);
 		/* a fork copies the address space; the kernel reports no mappings for it */
 		for (size_t i = 0; i < parent->nmaps; i++)
 			pstate__copy_map(child, &parent->maps[i]);

@@ -286,13 +286,14 @@ void proctree__set_system(struct proctree *t)
 	t->self_mntns = mntns_of("self");
 }
 
-void pstate__inherit_ctx(struct pstate *p, const struct pstate *from)
+void pstate__inherit_ctx(struct pstate *p, const struct pstate *from, int exec)
 {
 	free(p->cgroup);
 	p->cgroup = from->cgroup ? strdup(from->cgroup) : NULL;
 	/* a child's pid in a pid namespace is unknown; outside any, it is its pid */
 	p->nspid = from->nspid == from->pid ? p->pid : (p->pid == from->pid ? from->nspid : 0);
-	p->ctx_flags = from->ctx_flags & PDATA_CTX_MNTNS;
+	p->ctx_flags =
+		from->ctx_flags & (exec ? PDATA_CTX_MNTNS : PDATA_CTX_MNTNS | PDATA_CTX_KTHREAD);
 }
 
 const char *proctree__host_path(const struct pstate *p, const char *path, char *buf, size_t len)

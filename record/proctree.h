@@ -138,8 +138,12 @@ struct pdata_proc *proctree__add_root(struct proctree *t, pid_t pid, pid_t ppid,
  */
 void proctree__set_system(struct proctree *t);
 
-/* A forked child or an exec'd image takes where from ran (whole machine). */
-void pstate__inherit_ctx(struct pstate *p, const struct pstate *from);
+/*
+ * A forked child or an exec'd image takes where from ran (whole machine);
+ * an exec'd image is no kernel thread (a kernel thread's child that execs
+ * a helper program).
+ */
+void pstate__inherit_ctx(struct pstate *p, const struct pstate *from, int exec);
 
 /*
  * Write from now on into pd (a rotation): every image and thread is
