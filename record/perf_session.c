@@ -389,7 +389,9 @@ static uint32_t ring_pages_for(const struct perf_session_opts *o, int ncpus)
 		o->callgraph == PDATA_CG_DWARF ?
 			(o->stack_bytes ? o->stack_bytes : RECORD_STACK_BYTES_DEFAULT) + 512 :
 			1024;
-	uint64_t want = (uint64_t)o->hz * record / 5, cap = (256ull << 20) / (uint64_t)ncpus;
+	/* the whole machine: a second of samples (its recorder competes with every task) */
+	uint64_t want = (uint64_t)o->hz * record / (o->system ? 1 : 5);
+	uint64_t cap = (256ull << 20) / (uint64_t)ncpus;
 	uint64_t page = (uint64_t)getpagesize();
 	uint32_t pages = 256;
 

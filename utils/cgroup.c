@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "utils/cgroup.h"
@@ -57,6 +58,51 @@ int cgroup__of_pid(pid_t pid, char *buf, size_t len)
 	}
 	close(fd);
 	return cgroup__parse_proc(text, (size_t)n, buf, len);
+}
+
+/* The cgroup v2 mount point (from /proc/self/mounts) into buf: 0, or -ENOENT. */
+static int cgroup2_mount(char *buf, size_t len)
+{
+	char line[1024], dev[256], dir[512], type[64];
+	FILE *f = fopen("/proc/self/mounts", "re");
+	int rc = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (rc && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%255s %511s %63s", dev, dir, type) == 3 &&
+		    !strcmp(type, "cgroup2"))
+			rc = snprintf(buf, len, "%s", dir) < (int)len ? 0 : -ENAMETOOLONG;
+	fclose(f);
+	return rc;
+}
+
+uint64_t cgroup__id(const char *path)
+{
+	char mnt[512], full[CGROUP_PATH_MAX + 520];
+	struct stat st;
+
+	if (!path || path[0] != '/' || cgroup2_mount(mnt, sizeof(mnt)) < 0)
+		return 0;
+	snprintf(full, sizeof(full), "%s%s", mnt, path);
+	return stat(full, &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+int cgroup__event_ctx(pid_t pid, uint64_t *id, char *container, size_t len)
+{
+	char path[CGROUP_PATH_MAX];
+	struct cgroup_owner o;
+	int rc = cgroup__of_pid(pid, path, sizeof(path));
+
+	*id = 0;
+	if (len)
+		container[0] = 0;
+	if (rc < 0)
+		return rc;
+	*id = cgroup__id(path);
+	if (cgroup__owner(path, &o) && strcmp(o.kind, "systemd") && len)
+		snprintf(container, len, "%s", o.id);
+	return 0;
 }
 
 static int is_hex_id(const char *s, size_t n)

@@ -24,6 +24,7 @@
 #define PROFIL_UTILS_CGROUP_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define CGROUP_PATH_MAX 512 /* longer paths are cut (and still end in their container) */
@@ -46,6 +47,20 @@ int cgroup__of_pid(pid_t pid, char *buf, size_t len);
 
 /* The same from the text of a /proc/PID/cgroup file (for tests and fuzzing). */
 int cgroup__parse_proc(const char *text, size_t n, char *buf, size_t len);
+
+/*
+ * The id the kernel gives the cgroup at path: the inode of its directory in
+ * the cgroup v2 mount (what BPF's bpf_get_current_cgroup_id() returns, and
+ * Tracee's cgroupId).  0 when unknown.
+ */
+uint64_t cgroup__id(const char *path);
+
+/*
+ * Where pid runs, for an event (watch, record --events): its cgroup id and
+ * its container's full id ("" when the path shows none).  Returns 0, or
+ * -errno when /proc/PID/cgroup cannot be read.
+ */
+int cgroup__event_ctx(pid_t pid, uint64_t *id, char *container, size_t len);
 
 /* The owner of a cgroup path: 1 when it shows one (*out filled), else 0 (*out->kind NULL). */
 int cgroup__owner(const char *path, struct cgroup_owner *out);

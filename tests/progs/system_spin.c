@@ -2,8 +2,10 @@
 /*
  * A busy process that profil is not told about (record -a, top): spins in
  * the function its first argument names (alpha or beta) until it is killed
- * or, with a second argument, for that many seconds of its own CPU time.
+ * or, with a second argument, for that many seconds of its own CPU time;
+ * with a third, in that many threads (the bench's busy threads).
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +35,24 @@ __attribute__((noinline)) static void spin_beta(double until)
 			sink ^= (unsigned long)i * 13;
 }
 
+static void *spin_thread(void *arg)
+{
+	(void)arg;
+	spin_alpha(1e12);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	double until = argc > 2 ? atof(argv[2]) : 1e12;
+	int threads = argc > 3 ? atoi(argv[3]) : 1;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
+	for (int i = 1; i < threads; i++) {
+		pthread_t t;
+
+		pthread_create(&t, NULL, spin_thread, NULL);
+	}
 	if (argc > 1 && !strcmp(argv[1], "beta"))
 		spin_beta(until);
 	else
