@@ -69,15 +69,14 @@ VARIANTS = [
     Variant('profil-g-8k', 'profil', ['--call-graph', 'dwarf,8192', '--clock', 'perf'],
             'profil record --call-graph dwarf,8192 (the copy perf takes)'),
     Variant('profil-g-bpf', 'profil', ['-g', '--clock', 'bpf'],
-            'profil record -g --clock bpf (every tick through the ring)'),
+            'profil record -g --clock bpf (stacks walked through the CFI and counted in the '
+            'kernel)'),
     Variant('profil-fp', 'profil', ['--call-graph', 'fp', '--clock', 'perf'],
             'profil record --call-graph fp'),
     Variant('perf-dwarf', 'perf', ['--call-graph', 'dwarf'],
             'perf record --call-graph dwarf (8 KiB copies, unwound by perf script)'),
     Variant('perf-fp', 'perf', ['--call-graph', 'fp'], 'perf record --call-graph fp'),
 ]
-
-
 def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
@@ -178,7 +177,11 @@ def run_variant(ctx, v, hz, tmp, with_quality, scale=None):
     for p in (data, truth_path):
         if os.path.exists(p):
             os.unlink(p)
-    env = dict(os.environ, BENCH_TRUTH=truth_path, BENCH_SCALE=str(scale or ctx.scale))
+    kstats = os.path.join(tmp, 'kunwind.json')
+    if os.path.exists(kstats):
+        os.unlink(kstats)
+    env = dict(os.environ, BENCH_TRUTH=truth_path, BENCH_SCALE=str(scale or ctx.scale),
+               PROFIL_KUNWIND_STATS=kstats)
     status, tree_cpu = cpu_of(v.argv(ctx, hz, data, [ctx.workload]), env)
     try:
         with open(truth_path) as f:
@@ -194,12 +197,48 @@ def run_variant(ctx, v, hz, tmp, with_quality, scale=None):
         r['samples'] = int(h.get('samples', 0))
         r['lost'] = int(h.get('lost', 0)) + int(h.get('dropped', 0))
         r['callgraph'] = h.get('callgraph')
+        r.update(kunwind_figures(kstats))
     else:
         r['samples'], r['lost'] = perf_counts(data)
     r['recorder_cpu'] = tree_cpu - r['inproc']
+    r['recorder_per_cpu'] = r['recorder_cpu'] / r['inproc'] if r['inproc'] else None
     if with_quality:
         r.update(quality(ctx, v, data, truth, tmp))
     return r
+
+
+COST_CLASSES = ('1-7', '8-15', '16-31', '32-63', '64+')
+
+
+def kunwind_figures(path):
+    """The in-kernel walk's figures (PROFIL_KUNWIND_STATS): share walked in the kernel, and the
+    median cost of a walk per depth class (ns, from the program's own histogram)."""
+    try:
+        with open(path) as f:
+            d = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    out = {'kernel_share': d['counted'] / d['ticks'] if d.get('ticks') else None,
+           'cost_hist': d.get('cost'), 'build_ms': d.get('build_ns', 0) / 1e6}
+    return out
+
+
+def cost_quantiles(hists, bucket_ns=25):
+    """Median, p90, p99 (ns) per depth class of summed cost histograms."""
+    out = {}
+    for ci, name in enumerate(COST_CLASSES):
+        row = [sum(h[ci][b] for h in hists) for b in range(len(hists[0][ci]))]
+        n = sum(row)
+        if not n:
+            continue
+        q, acc = {}, 0
+        for b, c in enumerate(row):
+            acc += c
+            for p in (0.5, 0.9, 0.99):
+                if p not in q and acc >= p * n:
+                    q[p] = b * bucket_ns + bucket_ns / 2
+        out[name] = {'n': n, 'median': q[0.5], 'p90': q[0.9], 'p99': q[0.99]}
+    return out
 
 
 def summary(values):
@@ -256,8 +295,13 @@ def summarise(ctx, runs, big):
             'size': summary([r.get('size') for r in ok]),
             'samples': summary([r.get('samples') for r in ok]),
             'lost': summary([r.get('lost') for r in ok]),
+            'recorder_per_cpu': summary([r.get('recorder_per_cpu') for r in ok]),
+            'kernel_share': summary([r.get('kernel_share') for r in ok]),
             'errors': len(rs) - len(ok),
         }
+        hists = [r['cost_hist'] for r in ok if r.get('cost_hist')]
+        if hists:
+            s['cost'] = cost_quantiles(hists)
         for k in ('reach', 'split_error', 'complete', 'stacks', 'callgraph'):
             s[k] = first.get(k)
         if s['callgraph'] == 'fp':
@@ -350,6 +394,7 @@ def write_md(ctx, summ, path):
         lines.append('')
     lines += ['Variants:', '']
     lines += ['- `%s`: %s' % (v.name, v.desc) for v in ctx.variants]
+    lines += targets_md(ctx, summ)
     lines += ['', 'Ratios of median overheads (the target for -g: at most 1.5x the flat one):', '']
     for hz in ctx.rates:
         def ovh(name):
@@ -368,6 +413,42 @@ def write_md(ctx, summ, path):
     lines.append('')
     with open(path, 'w') as f:
         f.write('\n'.join(lines))
+
+
+def targets_md(ctx, summ):
+    """Issue 17's targets: the recorder's CPU per second of program CPU against perf dwarf's and
+    the flat recorder's, the program's overhead with -g against flat, the in-kernel walk's cost."""
+    def get(name, hz, key):
+        s = summ.get('%s@%d' % (name, hz))
+        return s[key]['median'] if s and s.get(key) else None
+    lines = ['', 'Recorder CPU per second of the program\'s own CPU (median ms/s; targets for '
+             '`-g --clock bpf`: at most 1/3 of perf dwarf\'s, at most 1.2x the flat recorder\'s):', '',
+             '| rate | ' + ' | '.join(v.name for v in ctx.variants) + ' | g-bpf / perf-dwarf '
+             '| g-bpf / flat | g-bpf / flat overhead |',
+             '| --- |' + ' ---: |' * (len(ctx.variants) + 3)]
+    for hz in ctx.rates:
+        per = [get(v.name, hz, 'recorder_per_cpu') for v in ctx.variants]
+        g, pd, fl = (get(n, hz, 'recorder_per_cpu') for n in ('profil-g-bpf', 'perf-dwarf',
+                                                               'profil-flat'))
+        og, of = get('profil-g-bpf', hz, 'overhead'), get('profil-flat', hz, 'overhead')
+        lines.append('| %d | %s | %s | %s | %s |' % (
+            hz, ' | '.join('-' if x is None else '%.1f' % (1e3 * x) for x in per),
+            '-' if g is None or not pd else '%.2f' % (g / pd),
+            '-' if g is None or not fl else '%.2f' % (g / fl),
+            '-' if og is None or of is None or of <= 0 else '%.2f' % (og / of)))
+    for hz in ctx.rates:
+        s = summ.get('profil-g-bpf@%d' % hz)
+        if not s or not s.get('cost'):
+            continue
+        share = s.get('kernel_share')
+        lines += ['', 'In-kernel walk at %d Hz: %s of the ticks walked in the kernel; its cost per '
+                  'tick (ns, the program\'s own histogram, 25 ns buckets), by user frames:' % (
+                      hz, '-' if not share else '%.1f %%' % (100 * share['median'])), '',
+                  '| frames | ticks | median | p90 | p99 |', '| --- | ---: | ---: | ---: | ---: |']
+        for name, q in s['cost'].items():
+            lines.append('| %s | %d | %.0f | %.0f | %.0f |' % (name, q['n'], q['median'], q['p90'],
+                                                                q['p99']))
+    return lines
 
 
 def from_json(path, out):

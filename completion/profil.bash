@@ -77,7 +77,7 @@ _profil_options()
 				break
 			}
 		}
-		takes = (i <= NF && $i ~ /^[A-Z][A-Z_]*$/) ? 1 : 0
+		takes = (i <= NF && $i ~ /^[A-Z][A-Z_]*(\[.*)?$/) ? 1 : 0
 		for (k = 1; k <= n; k++)
 			print opt[k], takes
 	}'

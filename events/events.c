@@ -12,6 +12,8 @@
 #include <time.h>
 
 #include "events/events.h"
+#include "utils/array.h"
+#include "utils/utf8.h"
 
 #define ARG(n, t, k, field)                                                                        \
 	{                                                                                          \
@@ -116,7 +118,8 @@ const struct profil_event_def *profil_event_defs(unsigned int *count)
 	return event_defs;
 }
 
-const struct profil_event_def *profil_event_def__by_id(uint32_t id)
+/* The definition of an event, or NULL for an unknown id / name. */
+static const struct profil_event_def *profil_event_def__by_id(uint32_t id)
 {
 	for (size_t i = 0; i < NARGS(event_defs); i++)
 		if (event_defs[i].id == id)
@@ -232,18 +235,8 @@ struct sbuf {
 
 static void sb_reserve(struct sbuf *sb, size_t more)
 {
-	if (sb->err || sb->len + more + 1 <= sb->cap)
-		return;
-	size_t cap = sb->cap ? sb->cap : 1024;
-	while (cap < sb->len + more + 1)
-		cap *= 2;
-	char *p = realloc(sb->p, cap);
-	if (!p) {
+	if (!sb->err && array__reserve(&sb->p, &sb->cap, sb->len + more + 1, 1))
 		sb->err = -ENOMEM;
-		return;
-	}
-	sb->p = p;
-	sb->cap = cap;
 }
 
 static void sb_put(struct sbuf *sb, const char *s, size_t n)
@@ -261,53 +254,26 @@ static void sb_str(struct sbuf *sb, const char *s)
 	sb_put(sb, s, strlen(s));
 }
 
+/* Append printf's output, whatever its length. */
 __attribute__((format(printf, 2, 3))) static void sb_printf(struct sbuf *sb, const char *fmt, ...)
 {
-	char tmp[128];
 	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
 	if (n < 0) {
 		sb->err = -EINVAL;
 		return;
 	}
-	sb_put(sb, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
-}
-
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is not valid. */
-static size_t utf8_seq_len(const unsigned char *s, size_t avail)
-{
-	size_t n;
-	unsigned int cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		n = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		n = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		n = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (n > avail)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* overlong forms, surrogates and values beyond Unicode are not UTF-8 */
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return n;
+	sb_reserve(sb, (size_t)n);
+	if (sb->err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(sb->p + sb->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb->len += (size_t)n;
 }
 
 /*
@@ -323,7 +289,7 @@ static void sb_json_str(struct sbuf *sb, const char *s)
 
 	sb_put(sb, "\"", 1);
 	while (left) {
-		size_t n = utf8_seq_len(p, left);
+		size_t n = utf8__seq_len(p, left);
 
 		if (n == 1 && *p >= 0x20 && *p != '"' && *p != '\\') {
 			sb_put(sb, (const char *)p, 1);

@@ -205,8 +205,6 @@ struct profil_event_def {
 	const struct profil_arg_def *args;
 };
 
-/* The definition of an event, or NULL for an unknown id / name. */
-const struct profil_event_def *profil_event_def__by_id(uint32_t id);
 const struct profil_event_def *profil_event_def__by_name(const char *name);
 /* All definitions, for listings. */
 const struct profil_event_def *profil_event_defs(unsigned int *count);

@@ -16,6 +16,7 @@
 
 #include "events/watch.h"
 #include "utils/cgroup.h"
+#include "utils/array.h"
 #include "utils/why.h"
 
 #ifndef PROFIL_HAVE_BPF
@@ -141,14 +142,8 @@ static struct proc_state *proc_get(struct watch *w, uint32_t tgid)
 
 	if (p)
 		return p;
-	if (w->nprocs == w->cap_procs) {
-		size_t cap = w->cap_procs ? w->cap_procs * 2 : 64;
-		struct proc_state *n = realloc(w->procs, cap * sizeof(*n));
-		if (!n)
-			return NULL;
-		w->procs = n;
-		w->cap_procs = cap;
-	}
+	if (array__reserve(&w->procs, &w->cap_procs, w->nprocs + 1, sizeof(*w->procs)))
+		return NULL;
 	p = &w->procs[w->nprocs++];
 	memset(p, 0, sizeof(*p));
 	p->tgid = tgid;

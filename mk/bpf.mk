@@ -3,6 +3,8 @@
 #   bpf/histclock.bpf.c -> $(BPF_OUT)/histclock.skel.h  (record/bpfclock.c, the bpf clock)
 #   bpf/watch.bpf.c     -> $(BPF_OUT)/watch.skel.h      (events/watch.c, `profil watch`)
 #   bpf/procacct.bpf.c  -> $(BPF_OUT)/procacct.skel.h   (record/procacct.c, every thread's CPU time and exit)
+#   bpf/kunwind.bpf.c   -> $(BPF_OUT)/kunwind.skel.h    (record/kstacks.c, call stacks walked in the kernel;
+#                          the walk itself is bpf/kunwind_walk.bpf.h, for other programs too)
 # Without clang, bpftool, libbpf or kernel BTF the rest still builds: the bpf
 # clock says it was built without BPF and `profil watch` says why (BPF_MISSING).
 BPF_CLANG   ?= clang
@@ -27,6 +29,8 @@ $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/%.h $(BPF_OUT)/vmlinux.h
 
 $(BPF_OUT)/watch.bpf.o: events/events.h
 BPF_CFLAGS_watch := -Wall -Wno-unused-function $(if $(WERROR),-Werror)
+$(BPF_OUT)/kunwind.bpf.o: bpf/kunwind_walk.bpf.h
+BPF_CFLAGS_kunwind := -Wall -Wno-unused-function $(if $(WERROR),-Werror)
 
 # The skeletons of watch and procacct are named watch_bpf and procacct_bpf (their functions:
 # watch_bpf__open, ...: the user halves own the plain names).

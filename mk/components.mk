@@ -42,10 +42,11 @@ $(B)/output/html_assets.o: output/html_assets.S $(wildcard output/html/*) | $(SE
 # ---- the BPF skeletons' users (mk/bpf.mk builds the skeletons); without BPF,
 # `profil watch` is compiled to say why.
 ifeq ($(HAVE_BPF),1)
-BPF_USERS := record/bpfclock record/procacct events/watch
+BPF_USERS := record/bpfclock record/procacct record/kstacks events/watch
 $(foreach u,$(BPF_USERS),$(eval EXTRA_CFLAGS_$(u) := -DPROFIL_HAVE_BPF -I$(BPF_OUT)))
 $(B)/record/bpfclock.o: $(BPF_OUT)/histclock.skel.h
 $(B)/record/procacct.o: $(BPF_OUT)/procacct.skel.h
+$(B)/record/kstacks.o: $(BPF_OUT)/kunwind.skel.h
 $(B)/events/watch.o: $(BPF_OUT)/watch.skel.h
 CLI_LIBS += -lbpf
 else

@@ -125,6 +125,13 @@ PROG_LIBS_stack_stress := -ldl
 PROG_FLAGS_libstack_stress := $(NOFP)
 PROG_FLAGS_unwind_zlib := $(NOFP) -pthread
 PROG_LIBS_unwind_zlib := -lz
+# hostile objects (issue 16): CFI over the bounds, libraries swapped, deleted, FIFOs at their path
+PROG_FLAGS_hostile_objects := $(NOINLINE)
+PROG_LIBS_hostile_objects := -ldl
+PROG_DEPS_hostile_objects := tests/progs/hostile_elf.h
+PROG_FLAGS_libswap_a := $(NOFP)
+PROG_FLAGS_libswap_b := $(NOFP)
+$(PROGS_B)/libswap_b.so: tests/progs/libswap_a.c
 
 # libprofil's users: linked with the shared library as a user would, built like
 # the library (sanitized in the ASan build)
@@ -151,7 +158,8 @@ ifeq ($(IA32_CC),)
 PROGS := $(filter-out %/events_ia32,$(PROGS))
 endif
 
-PROG_SOS := $(PROGS_B)/librecord_hot.so $(PROGS_B)/libreport_lib.so $(PROGS_B)/libstack_stress.so
+PROG_SOS := $(PROGS_B)/librecord_hot.so $(PROGS_B)/libreport_lib.so $(PROGS_B)/libstack_stress.so \
+	$(PROGS_B)/libswap_a.so $(PROGS_B)/libswap_b.so
 VARIANTS := $(PROGS_B)/record_prog_nopie $(PROGS_B)/record_prog_static $(PROGS_B)/record_prog_stripped \
 	$(foreach v,pie nopie static stripped,$(PROGS_B)/report_gen_$v)
 

@@ -163,7 +163,11 @@ static int cmp_line(const void *a, const void *b)
 	return strcmp(((const struct line_ent *)a)->text, ((const struct line_ent *)b)->text);
 }
 
-int folded__write(FILE *out, const struct pview *v, struct resolver *r, struct folded_summary *sum,
+/*
+ * Write the folded stacks of v (names from r) to out.  sum may be NULL.
+ * Returns 0, or -errno with one sentence in why.
+ */
+static int folded__write(FILE *out, const struct pview *v, struct resolver *r, struct folded_summary *sum,
 		  char *why, size_t whylen)
 {
 	struct folding fo = {htab__new(&line_type, 1023), {0}, 0};

@@ -35,13 +35,6 @@ struct folded_summary {
 };
 
 /*
- * Write the folded stacks of v (names from r) to out.  sum may be NULL.
- * Returns 0, or -errno with one sentence in why.
- */
-int folded__write(FILE *out, const struct pview *v, struct resolver *r, struct folded_summary *sum,
-		  char *why, size_t whylen);
-
-/*
  * The profile at data_path as folded stacks to out_path ("-": stdout; a
  * file is written to a temporary beside it and renamed: never a partial
  * file).  sum may be NULL.  Returns 0, or -errno with one sentence in why.

@@ -77,16 +77,11 @@ static bool str_ent_eq(const void *entry, const void *key)
 	return !strcmp(((const struct str_ent *)entry)->s, *(const char *const *)key);
 }
 
-static uint64_t str_ent_hash(const void *entry)
-{
-	return ((const struct str_ent *)entry)->hash;
-}
-
 static const struct htab_type str_type = {
 	.entry_size = sizeof(struct str_ent),
 	.hash = str_key_hash,
 	.eq = str_ent_eq,
-	.entry_hash = str_ent_hash,
+	.stored_hash = HTAB_STORED_HASH(struct str_ent, hash),
 };
 
 /* The index of s in t, added as idx when new; *fresh says which. NULL: out of memory. */
@@ -590,17 +585,6 @@ static uint32_t gmon_rate(const struct pdata_header *hdr)
 	if (r < 1)
 		return 0;
 	return r > INT32_MAX ? INT32_MAX : (uint32_t)llround(r);
-}
-
-int gmon_export(const char *data_path, const char *out_path, char *why, size_t whylen)
-{
-	return gmon_export_opts(data_path, out_path, NULL, NULL, why, whylen);
-}
-
-int gmon_export_summary(const char *data_path, const char *out_path, struct gmon_summary *sum,
-			char *why, size_t whylen)
-{
-	return gmon_export_opts(data_path, out_path, NULL, sum, why, whylen);
 }
 
 /* Why this object, and what gprof will make of its symbols. */

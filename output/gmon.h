@@ -75,10 +75,6 @@ struct gmon_summary {
 int gmon_export_opts(const char *data_path, const char *out_path, const struct gmon_opts *o,
 		     struct gmon_summary *sum, char *why, size_t whylen);
 
-/* gmon_export_opts choosing the object. */
-int gmon_export(const char *data_path, const char *out_path, char *why, size_t whylen);
-int gmon_export_summary(const char *data_path, const char *out_path, struct gmon_summary *sum,
-			char *why, size_t whylen);
 
 /*
  * What was written, for the user, on out: "PREFIX: OUT: N samples of OBJ at

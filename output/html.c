@@ -13,6 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "utils/array.h"
+#include "utils/htab.h"
+#include "utils/json.h"
 #include "report/callgraph.h"
 #include "output/html.h"
 #include "profile/pdata.h"
@@ -63,34 +66,9 @@ struct html_report {
 	size_t scratch_cap;
 	/* the report's time without samples (html__write_report), which the page states */
 	uint64_t accounted_ns, unsampled_ns;
+	/* the report's process images, and those with time (as its text header says them) */
+	size_t images, images_with_time;
 };
-
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 29;
-	h *= 0x94d049bb133111ebull;
-	return h ^ (h >> 32);
-}
-
-/* Make room for n + 1 elements of size sz in *arr (capacity *cap). */
-static int reserve(void *arr, size_t *cap, size_t n, size_t sz)
-{
-	void **a = arr;
-	size_t ncap;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 64;
-	p = realloc(*a, ncap * sz);
-	if (!p)
-		return -ENOMEM;
-	*a = p;
-	*cap = ncap;
-	return 0;
-}
 
 /* ---- idmap ------------------------------------------------------------------ */
 
@@ -110,7 +88,7 @@ static int idmap_resize(struct idmap *m, size_t nmask)
 
 		if (m->vals[i] == EMPTY)
 			continue;
-		for (k = mix(m->keys[i]) & nmask; vals[k] != EMPTY; k = (k + 1) & nmask)
+		for (k = htab_hash_u64(m->keys[i]) & nmask; vals[k] != EMPTY; k = (k + 1) & nmask)
 			;
 		keys[k] = m->keys[i];
 		vals[k] = m->vals[i];
@@ -135,7 +113,7 @@ static int idmap_get(struct idmap *m, uint64_t key, uint32_t *idx, int *added)
 	if ((!m->vals || (m->n + 1) * 2 > m->mask) &&
 	    idmap_resize(m, m->vals ? m->mask * 2 + 1 : 255))
 		return -ENOMEM;
-	for (k = mix(key) & m->mask; m->vals[k] != EMPTY; k = (k + 1) & m->mask) {
+	for (k = htab_hash_u64(key) & m->mask; m->vals[k] != EMPTY; k = (k + 1) & m->mask) {
 		if (m->keys[k] == key) {
 			*idx = m->vals[k];
 			return 0;
@@ -193,7 +171,7 @@ static int proc_index(struct html_report *h, const struct pv_proc *p, uint32_t *
 
 	if (rc || !added)
 		return rc;
-	if (reserve(&h->procs, &h->procs_cap, h->nprocs, sizeof(*h->procs)))
+	if (array__reserve(&h->procs, &h->procs_cap, h->nprocs + 1, sizeof(*h->procs)))
 		return -ENOMEM;
 	h->procs[h->nprocs++] = p;
 	return 0;
@@ -206,7 +184,7 @@ static int thread_index(struct html_report *h, uint32_t proc, int tid, uint32_t 
 
 	if (rc || !added)
 		return rc;
-	if (reserve(&h->threads, &h->threads_cap, h->nthreads, sizeof(*h->threads)))
+	if (array__reserve(&h->threads, &h->threads_cap, h->nthreads + 1, sizeof(*h->threads)))
 		return -ENOMEM;
 	h->threads[h->nthreads].proc = proc;
 	h->threads[h->nthreads++].tid = tid;
@@ -220,7 +198,7 @@ static int frame_index(struct html_report *h, const struct func *f, uint32_t *id
 
 	if (rc || !added)
 		return rc;
-	if (reserve(&h->frames, &h->frames_cap, h->nframes, sizeof(*h->frames)))
+	if (array__reserve(&h->frames, &h->frames_cap, h->nframes + 1, sizeof(*h->frames)))
 		return -ENOMEM;
 	h->frames[h->nframes++] = f;
 	return 0;
@@ -228,10 +206,10 @@ static int frame_index(struct html_report *h, const struct func *f, uint32_t *id
 
 static uint64_t stack_hash(uint32_t thread, const uint32_t *frames, size_t n)
 {
-	uint64_t x = mix(thread + 0x9e3779b97f4a7c15ull);
+	uint64_t x = htab_hash_u64(thread + 0x9e3779b97f4a7c15ull);
 
 	for (size_t i = 0; i < n; i++)
-		x = mix(x ^ (frames[i] + 0x632be59bd9b4e019ull));
+		x = htab_hash_u64(x ^ (frames[i] + 0x632be59bd9b4e019ull));
 	return x;
 }
 
@@ -273,7 +251,7 @@ static int add_row(struct html_report *h, uint32_t thread, const uint32_t *frame
 			return 0;
 		}
 	}
-	if (h->nrows >= EMPTY - 1 || reserve(&h->rows, &h->rows_cap, h->nrows, sizeof(*h->rows)))
+	if (h->nrows >= EMPTY - 1 || array__reserve(&h->rows, &h->rows_cap, h->nrows + 1, sizeof(*h->rows)))
 		return -ENOMEM;
 	row = &h->rows[h->nrows];
 	row->frames = malloc(n * sizeof(*frames));
@@ -315,27 +293,13 @@ int html__add_stack(struct html_report *h, const struct pv_proc *p, int tid, con
 	return rc ? rc : add_row(h, thread, h->scratch, npcs, count);
 }
 
-int html__add_flat(struct html_report *h)
-{
-	const struct pview *v = h->v;
-	const struct pv_proc *p = NULL;
-
-	for (size_t i = 0; i < v->nsamples; i++) {
-		const struct pv_sample *s = &v->samples[i];
-		int rc;
-
-		if (!p || p->id != s->proc) /* samples are sorted by proc */
-			p = pview__proc(v, s->proc);
-		if (!p)
-			continue; /* cannot happen: pview gives every proc id a process */
-		rc = html__add_stack(h, p, s->tid, &s->pc, 1, s->count);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-int html__add_samples(struct html_report *h)
+/*
+ * Add every sample of the profile with its call stack (callgraph.h's
+ * callgraph__lookup_pcs: callers at their return address - 1, a stack cut
+ * short under "[truncated]"); a sample without a stack is one frame.
+ * 0 or -ENOMEM.
+ */
+static int html__add_samples(struct html_report *h)
 {
 	const struct pview *v = h->v;
 	const struct pv_proc *p = NULL;
@@ -360,41 +324,6 @@ int html__add_samples(struct html_report *h)
 
 /* ---- JSON --------------------------------------------------------------------- */
 
-/* A number with 9 significant digits (0.835, not 0.83499999999999996); never NaN or inf. */
-static struct json_object *jnum(double d)
-{
-	char buf[64];
-
-	if (!isfinite(d))
-		d = 0;
-	snprintf(buf, sizeof(buf), "%.9g", d);
-	return json_object_new_double_s(d, buf);
-}
-
-static struct json_object *jint(uint64_t n)
-{
-	return json_object_new_int64(n > INT64_MAX ? INT64_MAX : (int64_t)n);
-}
-
-/* Add v as o[k]; any failure (v == NULL included) makes the result non-zero. */
-static int jset(struct json_object *o, const char *k, struct json_object *v)
-{
-	if (!v)
-		return -ENOMEM;
-	return json_object_object_add(o, k, v) ? -ENOMEM : 0;
-}
-
-static int jpush(struct json_object *arr, struct json_object *v)
-{
-	if (!v)
-		return -ENOMEM;
-	if (json_object_array_add(arr, v)) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 static double seconds_per_sample(const struct pdata_header *hdr)
 {
 	if (hdr->period_ns)
@@ -411,29 +340,31 @@ static struct json_object *meta_json(const struct html_report *h, const char *co
 	int rc = m && jnotes ? 0 : -ENOMEM;
 
 	for (size_t i = 0; !rc && i < nnotes; i++)
-		rc = jpush(jnotes, json_object_new_string(notes[i]));
+		rc = json__push(jnotes, json_object_new_string(notes[i]));
 	if (!rc) {
-		rc |= jset(m, "notes", jnotes);
+		rc |= json__set(m, "notes", jnotes);
 		jnotes = NULL;
 	}
 	if (!rc) {
-		rc |= jset(m, "command", json_object_new_string(hdr->command));
-		rc |= jset(m, "clock", json_object_new_string(pdata__clock_name(hdr->clock)));
-		rc |= jset(m, "clock_note", json_object_new_string(hdr->clock_note));
-		rc |= jset(m, "rate_hz", jnum(pview__rate_hz(h->v)));
-		rc |= jset(m, "nominal_hz", jint(hdr->nominal_hz));
-		rc |= jset(m, "period_ns", jint(hdr->period_ns));
-		rc |= jset(m, "seconds_per_sample", jnum(per));
-		rc |= jset(m, "samples", jint(hdr->samples));
-		rc |= jset(m, "lost", jint(hdr->lost));
-		rc |= jset(m, "dropped", jint(hdr->dropped));
-		rc |= jset(m, "complete", json_object_new_boolean(hdr->state == PDATA_COMPLETE));
-		rc |= jset(m, "total_samples", jint(h->v->total));
-		rc |= jset(m, "total_seconds", jnum((double)h->v->total * per));
-		rc |= jset(m, "cpu_seconds", jnum((double)hdr->cpu_ns / 1e9));
-		rc |= jset(m, "accounted_seconds", jnum((double)h->accounted_ns / 1e9));
-		rc |= jset(m, "unsampled_seconds", jnum((double)h->unsampled_ns / 1e9));
-		rc |= jset(m, "profil_version", json_object_new_string(PROFIL_VERSION));
+		rc |= json__set(m, "command", json_object_new_string(hdr->command));
+		rc |= json__set(m, "clock", json_object_new_string(pdata__clock_name(hdr->clock)));
+		rc |= json__set(m, "clock_note", json_object_new_string(hdr->clock_note));
+		rc |= json__set(m, "rate_hz", json__double(pview__rate_hz(h->v)));
+		rc |= json__set(m, "nominal_hz", json__uint(hdr->nominal_hz));
+		rc |= json__set(m, "period_ns", json__uint(hdr->period_ns));
+		rc |= json__set(m, "seconds_per_sample", json__double(per));
+		rc |= json__set(m, "samples", json__uint(hdr->samples));
+		rc |= json__set(m, "lost", json__uint(hdr->lost));
+		rc |= json__set(m, "dropped", json__uint(hdr->dropped));
+		rc |= json__set(m, "complete", json_object_new_boolean(hdr->state == PDATA_COMPLETE));
+		rc |= json__set(m, "total_samples", json__uint(h->v->total));
+		rc |= json__set(m, "total_seconds", json__double((double)h->v->total * per));
+		rc |= json__set(m, "cpu_seconds", json__double((double)hdr->cpu_ns / 1e9));
+		rc |= json__set(m, "accounted_seconds", json__double((double)h->accounted_ns / 1e9));
+		rc |= json__set(m, "unsampled_seconds", json__double((double)h->unsampled_ns / 1e9));
+		rc |= json__set(m, "process_images", json__uint(h->images));
+		rc |= json__set(m, "images_with_time", json__uint(h->images_with_time));
+		rc |= json__set(m, "profil_version", json_object_new_string(PROFIL_VERSION));
 	}
 	json_object_put(jnotes);
 	if (rc) {
@@ -463,10 +394,10 @@ static int add_procs_threads(const struct html_report *h, struct json_object *to
 
 		rc = o ? 0 : -ENOMEM;
 		if (!rc) {
-			rc |= jset(o, "pid", json_object_new_int(h->procs[i]->pid));
-			rc |= jset(o, "exe", json_object_new_string(h->procs[i]->exe));
-			rc |= jset(o, "comm", json_object_new_string(proc_comm(h->procs[i])));
-			rc |= jpush(procs, o);
+			rc |= json__set(o, "pid", json_object_new_int(h->procs[i]->pid));
+			rc |= json__set(o, "exe", json_object_new_string(h->procs[i]->exe));
+			rc |= json__set(o, "comm", json_object_new_string(proc_comm(h->procs[i])));
+			rc |= json__push(procs, o);
 		}
 	}
 	for (size_t i = 0; !rc && i < h->nthreads; i++) {
@@ -476,18 +407,18 @@ static int add_procs_threads(const struct html_report *h, struct json_object *to
 
 		rc = o ? 0 : -ENOMEM;
 		if (!rc) {
-			rc |= jset(o, "proc", json_object_new_int((int32_t)t->proc));
-			rc |= jset(o, "tid", json_object_new_int(t->tid));
-			rc |= jset(o, "comm", json_object_new_string(pt ? pt->comm : ""));
-			rc |= jpush(threads, o);
+			rc |= json__set(o, "proc", json_object_new_int((int32_t)t->proc));
+			rc |= json__set(o, "tid", json_object_new_int(t->tid));
+			rc |= json__set(o, "comm", json_object_new_string(pt ? pt->comm : ""));
+			rc |= json__push(threads, o);
 		}
 	}
 	if (!rc) {
-		rc = jset(top, "procs", procs);
+		rc = json__set(top, "procs", procs);
 		procs = NULL;
 	}
 	if (!rc) {
-		rc = jset(top, "threads", threads);
+		rc = json__set(top, "threads", threads);
 		threads = NULL;
 	}
 	json_object_put(procs);
@@ -506,18 +437,18 @@ static int add_frames(const struct html_report *h, struct json_object *top)
 
 		rc = o ? 0 : -ENOMEM;
 		if (!rc) {
-			rc |= jset(o, "name", json_object_new_string(f->name));
-			rc |= jset(o, "object", json_object_new_string(f->objpath));
+			rc |= json__set(o, "name", json_object_new_string(f->name));
+			rc |= json__set(o, "object", json_object_new_string(f->objpath));
 			if (f->file)
-				rc |= jset(o, "file", json_object_new_string(f->file));
+				rc |= json__set(o, "file", json_object_new_string(f->file));
 			else
 				json_object_object_add(o, "file", NULL); /* JSON null */
-			rc |= jset(o, "line", json_object_new_int(f->line));
-			rc |= jpush(frames, o);
+			rc |= json__set(o, "line", json_object_new_int(f->line));
+			rc |= json__push(frames, o);
 		}
 	}
 	if (!rc)
-		return jset(top, "frames", frames);
+		return json__set(top, "frames", frames);
 	json_object_put(frames);
 	return rc;
 }
@@ -533,15 +464,15 @@ static int add_samples(const struct html_report *h, struct json_object *top)
 
 		rc = a ? 0 : -ENOMEM;
 		if (!rc) {
-			rc |= jpush(a, json_object_new_int64(row->thread));
-			rc |= jpush(a, jint(row->count));
+			rc |= json__push(a, json_object_new_int64(row->thread));
+			rc |= json__push(a, json__uint(row->count));
 			for (uint32_t f = 0; !rc && f < row->nframes; f++)
-				rc = jpush(a, json_object_new_int64(row->frames[f]));
-			rc |= jpush(samples, a);
+				rc = json__push(a, json_object_new_int64(row->frames[f]));
+			rc |= json__push(samples, a);
 		}
 	}
 	if (!rc)
-		return jset(top, "samples", samples);
+		return json__set(top, "samples", samples);
 	json_object_put(samples);
 	return rc;
 }
@@ -553,8 +484,8 @@ static struct json_object *document_json(const struct html_report *h, const char
 	int rc = top ? 0 : -ENOMEM;
 
 	if (!rc) {
-		rc |= jset(top, "version", json_object_new_int(1));
-		rc |= jset(top, "meta", meta_json(h, notes, nnotes));
+		rc |= json__set(top, "version", json_object_new_int(1));
+		rc |= json__set(top, "meta", meta_json(h, notes, nnotes));
 	}
 	if (!rc)
 		rc = add_procs_threads(h, top);
@@ -597,7 +528,7 @@ static void make_nonce(char out[33])
 	if (getrandom(b, sizeof(b), GRND_NONBLOCK) != (ssize_t)sizeof(b)) {
 		clock_gettime(CLOCK_REALTIME, &ts);
 		for (size_t i = 0; i < sizeof(b); i++)
-			b[i] = (unsigned char)(mix((uint64_t)ts.tv_nsec + i * 0x9e37ull) >> 24);
+			b[i] = (unsigned char)(htab_hash_u64((uint64_t)ts.tv_nsec + i * 0x9e37ull) >> 24);
 	}
 	for (size_t i = 0; i < sizeof(b); i++)
 		snprintf(out + 2 * i, 3, "%02x", b[i]);
@@ -699,6 +630,8 @@ int html__write_report(const struct report *m, const char *path, char *why, size
 	if (pg.h) {
 		pg.h->accounted_ns = m->totals.accounted_ns;
 		pg.h->unsampled_ns = m->totals.unsampled_ns;
+		pg.h->images = m->totals.images;
+		pg.h->images_with_time = m->totals.images_with_time;
 	}
 
 	if (rc < 0) {

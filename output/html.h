@@ -36,17 +36,6 @@ void html__free(struct html_report *h);
 int html__add_stack(struct html_report *h, const struct pv_proc *p, int tid, const uint64_t *pcs,
 		    size_t npcs, uint64_t count);
 
-/* Add every sample of the profile as a one-frame stack: the flat profile.  0 or -ENOMEM. */
-int html__add_flat(struct html_report *h);
-
-/*
- * Add every sample of the profile with its call stack (callgraph.h's
- * callgraph__lookup_pcs: callers at their return address - 1, a stack cut
- * short under "[truncated]"); a sample without a stack is one frame, as
- * html__add_flat.  0 or -ENOMEM.
- */
-int html__add_samples(struct html_report *h);
-
 /*
  * Write the page to out.  notes: remarks on the data for the reader (as in
  * the text report).  Returns 0 or -errno with one sentence in why; on error

@@ -10,6 +10,7 @@
  *   output/pprof.h       export: pprof's profile.proto, gzipped
  *   output/gmon.h        export: gmon.out for GNU gprof
  *   output/folded.h      export: collapsed stacks (flamegraph.pl, speedscope)
+ *   profil diff          text, JSON (below)
  */
 #ifndef PROFIL_OUTPUT_OUTPUT_H
 #define PROFIL_OUTPUT_OUTPUT_H
@@ -23,6 +24,8 @@
 #include "report/cgreport.h"
 #include "report/diff.h"
 #include "report/report.h"
+
+struct json_object;
 
 /*
  * ---- the report's writers: output/report_text.c and output/report_json.c.
@@ -45,5 +48,48 @@ int report__write_json(struct report *rep, const struct cgreport *cr, FILE *out)
  * thread with o.threads) as in version 1; run = 1, the whole run's rows.
  */
 int report__write_csv(struct report *rep, FILE *out, int run);
+
+/* ---- the report's call-stack parts (output/cgreport_write.c): text ---- */
+
+/* "# call stacks: ..." header line, when the profile has stacks or o asks for them. */
+void cgreport__text_header(const struct cgreport *cr, FILE *out);
+
+/*
+ * The trees o asks for, after their table: of the whole run (ci NULL), of
+ * image ci (thread CGREPORT_PROCESS) or of its thread index thread (an
+ * index into its report_proc.threads).
+ */
+void cgreport__text_trees(const struct cgreport *cr, const struct cgreport_image *ci, size_t thread,
+			  FILE *out);
+
+/* ---- JSON: fields for the report's stream (report_json.c) ---- */
+
+/* Top level, of m's profile: callgraph, truncated_samples, stacks_dropped, into o.  0 or -ENOMEM. */
+int cgreport__json_top(const struct report *m, struct json_object *o);
+
+/* The whole run's call_graph, callers, callees and their frames, into o.  0 or -ENOMEM. */
+int cgreport__json_run(const struct cgreport *cr, struct json_object *o);
+
+/*
+ * The process object o of image ci (as the report writes it, with its
+ * "threads"): its stacks, its trees and its threads' trees, and the frames
+ * they refer to.  0 or -ENOMEM.
+ */
+int cgreport__json_image(const struct cgreport *cr, const struct cgreport_image *ci,
+			 struct json_object *o);
+
+/* ---- profil diff's writers (output/diff_write.c) ---- */
+
+/* What the writers of a comparison show beside it. */
+struct diff_print {
+	const char *old_path, *new_path; /* the profiles as named on the command line */
+	long top;			 /* rows per table, 0 = all */
+};
+
+/* The comparison as text.  0, or -EIO (a write error). */
+int diff__write_text(const struct diff *d, const struct diff_print *o, FILE *out);
+
+/* The comparison as one JSON document.  0, or -ENOMEM, or -EIO. */
+int diff__write_json(const struct diff *d, const struct diff_print *o, FILE *out);
 
 #endif /* PROFIL_OUTPUT_OUTPUT_H */

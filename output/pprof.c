@@ -8,13 +8,16 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "utils/array.h"
 #include "profile/pdata.h"
+#include "utils/htab.h"
 #include "output/pprof.h"
 #include "report/report.h"
 #include "output/profile.pb-c.h"
 #include "symbols/symbols.h"
 #include "utils/cgroup.h"
 #include "utils/outfile.h"
+#include "utils/utf8.h"
 #include "utils/why.h"
 
 #ifndef PROFIL_VERSION
@@ -42,24 +45,6 @@ struct itab {
 };
 
 typedef int (*itab_eq)(const void *ctx, uint32_t idx, const void *key);
-
-static uint64_t mix(uint64_t a, uint64_t b)
-{
-	uint64_t h = (a * 0x9e3779b97f4a7c15ull) ^ (b + 0x632be59bd9b4e019ull + (a << 6));
-
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ull;
-	return h ^ (h >> 29);
-}
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
-}
 
 static int itab_grow(struct itab *t)
 {
@@ -99,82 +84,6 @@ static struct islot *itab_slot(struct itab *t, uint64_t h, itab_eq eq, const voi
 			break;
 	t->s[k].h = h;
 	return &t->s[k];
-}
-
-/* Grow *arr (of elem-sized items, *cap of them) to hold n + 1. */
-static int reserve(void **arr, size_t *cap, size_t n, size_t elem)
-{
-	size_t ncap;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 64;
-	p = realloc(*arr, ncap * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
-/* ---- UTF-8 ----------------------------------------------------------------- */
-
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 when it is not one. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t len;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* overlong forms, surrogates, beyond U+10FFFF */
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
-char *pprof__utf8_dup(const char *s, size_t n)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t bad = 0, i, len, k = 0;
-	char *out;
-
-	for (i = 0; i < n; i += len ? len : 1) {
-		len = utf8_seq(u + i, n - i);
-		bad += !len;
-	}
-	out = malloc(n + bad * 2 + 1); /* U+FFFD is 3 bytes for 1 */
-	if (!out)
-		return NULL;
-	for (i = 0; i < n; i += len ? len : 1) {
-		len = utf8_seq(u + i, n - i);
-		if (len) {
-			memcpy(out + k, s + i, len);
-			k += len;
-		} else {
-			memcpy(out + k, "\xef\xbf\xbd", 3);
-			k += 3;
-		}
-	}
-	out[k] = 0;
-	return out;
 }
 
 /* ---- the profile being built ----------------------------------------------- */
@@ -264,15 +173,15 @@ static int64_t str_index(struct pprof_ctx *c, const char *s)
 
 	if (!s || !*s)
 		return 0;
-	copy = pprof__utf8_dup(s, strlen(s));
+	copy = utf8__dup_valid(s, strlen(s));
 	if (!copy)
 		return -ENOMEM;
-	slot = itab_slot(&st->idx, hash_bytes(copy, strlen(copy)), str_eq, st, copy);
+	slot = itab_slot(&st->idx, htab_hash_str(copy), str_eq, st, copy);
 	if (!slot || slot->idx1) {
 		free(copy);
 		return slot ? (int64_t)slot->idx1 - 1 : -ENOMEM;
 	}
-	if (reserve((void **)&st->strs, &st->cap, st->n, sizeof(*st->strs)) < 0) {
+	if (array__reserve((void **)&st->strs, &st->cap, st->n + 1, sizeof(*st->strs)) < 0) {
 		free(copy);
 		return -ENOMEM;
 	}
@@ -338,8 +247,8 @@ static long mapping_of(struct pprof_ctx *c, struct sym_object *obj, int linktime
 	if (!(fl & (SYMOBJ_MISSING | SYMOBJ_NOT_ELF | SYMOBJ_PSEUDO)))
 		bid = build_id_string(c, obj);
 	if (file < 0 || bid < 0 ||
-	    reserve((void **)&c->maps, &c->maps_cap, c->nmaps, sizeof(*c->maps)) < 0 ||
-	    reserve((void **)&c->map_infos, &c->infos_cap, c->nmaps, sizeof(*c->map_infos)) < 0)
+	    array__reserve((void **)&c->maps, &c->maps_cap, c->nmaps + 1, sizeof(*c->maps)) < 0 ||
+	    array__reserve((void **)&c->map_infos, &c->infos_cap, c->nmaps + 1, sizeof(*c->map_infos)) < 0)
 		return -ENOMEM;
 	m = &c->maps[c->nmaps];
 	perftools__profiles__mapping__init(m);
@@ -438,8 +347,8 @@ static int func_eq(const void *ctx, uint32_t idx, const void *key)
 /* Id of the function (name, system name, file, start line), created on first use; -ENOMEM. */
 static int64_t function_id(struct pprof_ctx *c, const struct func_key *k)
 {
-	uint64_t h = mix(mix((uint64_t)k->name, (uint64_t)k->system_name),
-			 mix((uint64_t)k->filename, (uint64_t)k->start_line));
+	uint64_t h = htab_hash_combine(htab_hash_combine((uint64_t)k->name, (uint64_t)k->system_name),
+			 htab_hash_combine((uint64_t)k->filename, (uint64_t)k->start_line));
 	struct islot *slot = itab_slot(&c->func_idx, h, func_eq, c, k);
 	PB(Function) * f;
 
@@ -447,8 +356,8 @@ static int64_t function_id(struct pprof_ctx *c, const struct func_key *k)
 		return -ENOMEM;
 	if (slot->idx1)
 		return slot->idx1;
-	if (reserve((void **)&c->funcs, &c->funcs_cap, c->nfuncs, sizeof(*c->funcs)) < 0 ||
-	    reserve((void **)&c->func_keys, &c->fkeys_cap, c->nfuncs, sizeof(*c->func_keys)) < 0)
+	if (array__reserve((void **)&c->funcs, &c->funcs_cap, c->nfuncs + 1, sizeof(*c->funcs)) < 0 ||
+	    array__reserve((void **)&c->func_keys, &c->fkeys_cap, c->nfuncs + 1, sizeof(*c->func_keys)) < 0)
 		return -ENOMEM;
 	f = &c->funcs[c->nfuncs];
 	perftools__profiles__function__init(f);
@@ -512,9 +421,9 @@ static PB(Line) * push_location(struct pprof_ctx *c, const struct loc_key *key, 
 	PB(Location) * l;
 	PB(Line) * ln;
 
-	if (reserve((void **)&c->locs, &c->locs_cap, c->nlocs, sizeof(*c->locs)) < 0 ||
-	    reserve((void **)&c->lines, &c->lines_cap, c->nlocs, sizeof(*c->lines)) < 0 ||
-	    reserve((void **)&c->loc_keys, &c->keys_cap, c->nlocs, sizeof(*c->loc_keys)) < 0)
+	if (array__reserve((void **)&c->locs, &c->locs_cap, c->nlocs + 1, sizeof(*c->locs)) < 0 ||
+	    array__reserve((void **)&c->lines, &c->lines_cap, c->nlocs + 1, sizeof(*c->lines)) < 0 ||
+	    array__reserve((void **)&c->loc_keys, &c->keys_cap, c->nlocs + 1, sizeof(*c->loc_keys)) < 0)
 		return NULL;
 	l = &c->locs[c->nlocs];
 	perftools__profiles__location__init(l);
@@ -575,7 +484,7 @@ static int64_t location_id(struct pprof_ctx *c, const struct pv_proc *p, uint64_
 		return -ENOMEM;
 	key = (struct loc_key){rl.obj, rl.addr, rl.linktime};
 	slot = itab_slot(&c->loc_idx,
-			 mix(mix((uintptr_t)key.obj, key.addr), (uint64_t)key.linktime), loc_eq, c,
+			 htab_hash_combine(htab_hash_combine((uintptr_t)key.obj, key.addr), (uint64_t)key.linktime), loc_eq, c,
 			 &key);
 	if (!slot)
 		return -ENOMEM;
@@ -604,7 +513,7 @@ static int add_label(struct pprof_ctx *c, const char *key, const char *str, int6
 	int64_t k = str_index(c, key), s = str ? str_index(c, str) : 0;
 
 	if (k < 0 || s < 0 ||
-	    reserve((void **)&c->labels, &c->labels_cap, c->nlabels, sizeof(*c->labels)) < 0)
+	    array__reserve((void **)&c->labels, &c->labels_cap, c->nlabels + 1, sizeof(*c->labels)) < 0)
 		return -ENOMEM;
 	l = &c->labels[c->nlabels++];
 	perftools__profiles__label__init(l);
@@ -645,7 +554,7 @@ static int add_machine_labels(struct pprof_ctx *c, const struct pv_proc *p)
 static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid)
 {
 	struct label_set key = {p->id, tid, 0, 0}, *set;
-	struct islot *slot = itab_slot(&c->set_idx, mix(p->id, (uint32_t)tid), set_eq, c, &key);
+	struct islot *slot = itab_slot(&c->set_idx, htab_hash_combine(p->id, (uint32_t)tid), set_eq, c, &key);
 	const struct pv_thread *th = pv_proc__thread(p, tid);
 	int rc;
 
@@ -653,7 +562,7 @@ static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid)
 		return -ENOMEM;
 	if (slot->idx1)
 		return (long)slot->idx1 - 1;
-	if (reserve((void **)&c->sets, &c->sets_cap, c->nsets, sizeof(*c->sets)) < 0)
+	if (array__reserve((void **)&c->sets, &c->sets_cap, c->nsets + 1, sizeof(*c->sets)) < 0)
 		return -ENOMEM;
 	key.first = c->nlabels;
 	rc = add_label(c, "pid", NULL, p->pid);
@@ -686,12 +595,11 @@ static int push_sample(struct pprof_ctx *c, long set, size_t off, size_t n, int6
 {
 	PB(Sample) * s;
 
-	if (reserve((void **)&c->samples, &c->samples_cap, c->nsamples, sizeof(*c->samples)) < 0 ||
-	    reserve((void **)&c->sample_set, &c->set_cap, c->nsamples, sizeof(*c->sample_set)) <
+	if (array__reserve((void **)&c->samples, &c->samples_cap, c->nsamples + 1, sizeof(*c->samples)) < 0 ||
+	    array__reserve((void **)&c->sample_set, &c->set_cap, c->nsamples + 1, sizeof(*c->sample_set)) <
 		    0 ||
-	    reserve((void **)&c->sample_loc_off, &c->off_cap, c->nsamples,
-		    sizeof(*c->sample_loc_off)) < 0 ||
-	    reserve((void **)&c->values, &c->values_cap, 2 * c->nsamples + 1, sizeof(*c->values)) <
+	    array__reserve((void **)&c->sample_loc_off, &c->off_cap, c->nsamples + 1, sizeof(*c->sample_loc_off)) < 0 ||
+	    array__reserve((void **)&c->values, &c->values_cap, 2 * c->nsamples + 1 + 1, sizeof(*c->values)) <
 		    0)
 		return -ENOMEM;
 	s = &c->samples[c->nsamples];
@@ -721,8 +629,7 @@ static int add_sample(struct pprof_ctx *c, const struct pv_proc *p, int tid, con
 	for (unsigned i = 0; i < n; i++) {
 		int64_t id = location_id(c, p, pcs[i], i == 0, count);
 
-		if (id < 0 || reserve((void **)&c->loc_ids, &c->loc_ids_cap, c->nloc_ids,
-				      sizeof(*c->loc_ids)) < 0)
+		if (id < 0 || array__reserve((void **)&c->loc_ids, &c->loc_ids_cap, c->nloc_ids + 1, sizeof(*c->loc_ids)) < 0)
 			return -ENOMEM;
 		c->loc_ids[c->nloc_ids++] = (uint64_t)id;
 	}
@@ -773,7 +680,7 @@ static int64_t timed_location_id(struct pprof_ctx *c, const struct func *f, int 
 	/* linktime 2 + kind: a key no resolved location has (0 or 1) */
 	struct loc_key key = {NULL, 0, 2 + kind};
 	struct islot *slot =
-		itab_slot(&c->loc_idx, mix(mix(0, 0), (uint64_t)key.linktime), loc_eq, c, &key);
+		itab_slot(&c->loc_idx, htab_hash_combine(htab_hash_combine(0, 0), (uint64_t)key.linktime), loc_eq, c, &key);
 	struct func_key k = {0};
 	int64_t fid;
 
@@ -800,7 +707,7 @@ static int add_timed(void *arg, const struct report_item *it)
 	size_t off = c->nloc_ids;
 
 	if (id < 0 ||
-	    reserve((void **)&c->loc_ids, &c->loc_ids_cap, c->nloc_ids, sizeof(*c->loc_ids)) < 0)
+	    array__reserve((void **)&c->loc_ids, &c->loc_ids_cap, c->nloc_ids + 1, sizeof(*c->loc_ids)) < 0)
 		return -ENOMEM;
 	c->loc_ids[c->nloc_ids++] = (uint64_t)id;
 	if (push_sample(c, set, off, 1, 0, clamp64(it->ns)) < 0)

@@ -108,10 +108,4 @@ int pprof__write(int fd, const struct pview *v, struct resolver *r, struct pprof
 int pprof__export(const char *data_path, const char *out_path, struct pprof_summary *sum, char *why,
 		  size_t whylen);
 
-/*
- * Copy of the n bytes at s as valid UTF-8 (each byte of an invalid
- * sequence becomes U+FFFD), NUL-terminated; NULL on out-of-memory.
- */
-char *pprof__utf8_dup(const char *s, size_t n);
-
 #endif /* PROFIL_PPROF_H */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utils/json.h"
 #include "report/cgreport.h"
 #include "output/output.h"
 #include "utils/cgroup.h"
@@ -24,47 +25,6 @@
 #define JFLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
 /* ---- values ----------------------------------------------------------------------- */
-
-/* A double printed with 9 significant digits, not 17 (0.835, not 0.83499999999999996). */
-static struct json_object *jdouble(double d)
-{
-	char buf[64];
-
-	if (!isfinite(d))
-		d = 0;
-	snprintf(buf, sizeof(buf), "%.9g", d);
-	if (!strpbrk(buf, ".en")) /* keep it a JSON number with a fraction: 1000.0 */
-		strcat(buf, ".0");
-	return json_object_new_double_s(d, buf);
-}
-
-static struct json_object *jint(uint64_t n)
-{
-	return json_object_new_int64(n > INT64_MAX ? INT64_MAX : (int64_t)n);
-}
-
-/* Add v as o[k]; any failure (v == NULL included) makes the result non-zero. */
-static int jadd(struct json_object *o, const char *k, struct json_object *v)
-{
-	if (!v)
-		return -ENOMEM;
-	if (json_object_object_add(o, k, v)) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-static int jpush(struct json_object *arr, struct json_object *v)
-{
-	if (!v)
-		return -ENOMEM;
-	if (json_object_array_add(arr, v)) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
 
 static double pct(double part, double of)
 {
@@ -92,8 +52,8 @@ static struct json_object *exit_json(int kind, int code)
 	struct json_object *e = json_object_new_object();
 	int rc = e ? 0 : -ENOMEM;
 
-	rc |= e ? jadd(e, "kind", json_object_new_string(end_kind_name(kind))) : 0;
-	rc |= e ? jadd(e, "code", json_object_new_int(code)) : 0;
+	rc |= e ? json__set(e, "kind", json_object_new_string(end_kind_name(kind))) : 0;
+	rc |= e ? json__set(e, "code", json_object_new_int(code)) : 0;
 	if (rc) {
 		json_object_put(e);
 		return NULL;
@@ -106,8 +66,8 @@ static struct json_object *cpu_json(const struct pdata_cpu *c)
 	struct json_object *o = json_object_new_object();
 	int rc = o ? 0 : -ENOMEM;
 
-	rc |= o ? jadd(o, "user_seconds", jdouble((double)c->user_ns / 1e9)) : 0;
-	rc |= o ? jadd(o, "system_seconds", jdouble((double)c->sys_ns / 1e9)) : 0;
+	rc |= o ? json__set(o, "user_seconds", json__double((double)c->user_ns / 1e9)) : 0;
+	rc |= o ? json__set(o, "system_seconds", json__double((double)c->sys_ns / 1e9)) : 0;
 	if (rc) {
 		json_object_put(o);
 		return NULL;
@@ -137,26 +97,26 @@ static int row_fields(const struct report *rep, struct json_object *o, const str
 	int rc = 0;
 
 	if (sym && r->f)
-		rc |= jadd(o, "name", json_object_new_string(r->f->name));
+		rc |= json__set(o, "name", json_object_new_string(r->f->name));
 	if ((sym || dso) && r->objpath)
-		rc |= jadd(o, "object", json_object_new_string(r->objpath));
-	rc |= jadd(o, "kind", json_object_new_string(report__kind_name(r->kind)));
-	rc |= jadd(o, "samples", jint(r->count));
-	rc |= jadd(o, "percent", jdouble(pct(s, of_seconds)));
-	rc |= jadd(o, "self_seconds", jdouble(s));
+		rc |= json__set(o, "object", json_object_new_string(r->objpath));
+	rc |= json__set(o, "kind", json_object_new_string(report__kind_name(r->kind)));
+	rc |= json__set(o, "samples", json__uint(r->count));
+	rc |= json__set(o, "percent", json__double(pct(s, of_seconds)));
+	rc |= json__set(o, "self_seconds", json__double(s));
 	if (rep->o.children) {
 		double t = report__row_total_seconds(rep, r);
 
-		rc |= jadd(o, "total_samples", jint(r->total));
-		rc |= jadd(o, "total_percent", jdouble(pct(t, of_seconds)));
-		rc |= jadd(o, "total_seconds", jdouble(t));
+		rc |= json__set(o, "total_samples", json__uint(r->total));
+		rc |= json__set(o, "total_percent", json__double(pct(t, of_seconds)));
+		rc |= json__set(o, "total_seconds", json__double(t));
 	}
 	if (sym && rep->o.lines && r->f) {
 		if (r->f->file)
-			rc |= jadd(o, "file", json_object_new_string(r->f->file));
+			rc |= json__set(o, "file", json_object_new_string(r->f->file));
 		else
 			json_object_object_add(o, "file", NULL); /* JSON null */
-		rc |= jadd(o, "line", json_object_new_int(r->f->line));
+		rc |= json__set(o, "line", json_object_new_int(r->f->line));
 	}
 	return rc;
 }
@@ -172,7 +132,7 @@ static struct json_object *rows_json(const struct report *rep, const struct repo
 
 		rc = f ? row_fields(rep, f, &l->rows[i], 1, 1, of_seconds) : -ENOMEM;
 		if (!rc)
-			rc = jpush(arr, f);
+			rc = json__push(arr, f);
 		else
 			json_object_put(f);
 	}
@@ -216,7 +176,7 @@ static struct json_object *strs_json(const char *const *s, size_t n)
 	int rc = a ? 0 : -ENOMEM;
 
 	for (size_t i = 0; !rc && i < n; i++)
-		rc = jpush(a, json_object_new_string(s[i]));
+		rc = json__push(a, json_object_new_string(s[i]));
 	if (rc) {
 		json_object_put(a);
 		return NULL;
@@ -230,7 +190,7 @@ static struct json_object *ints_json(const int *v, size_t n)
 	int rc = a ? 0 : -ENOMEM;
 
 	for (size_t i = 0; !rc && i < n; i++)
-		rc = jpush(a, json_object_new_int(v[i]));
+		rc = json__push(a, json_object_new_int(v[i]));
 	if (rc) {
 		json_object_put(a);
 		return NULL;
@@ -245,11 +205,11 @@ static struct json_object *filters_json(const struct report *rep)
 	int rc = o ? 0 : -ENOMEM;
 
 	if (!rc) {
-		rc |= jadd(o, "pid", ints_json(f->pids, f->npids));
-		rc |= jadd(o, "tid", ints_json(f->tids, f->ntids));
-		rc |= jadd(o, "comm", strs_json(f->comms, f->ncomms));
-		rc |= jadd(o, "dso", strs_json(f->dsos, f->ndsos));
-		rc |= jadd(o, "cgroup", strs_json(f->cgroups, f->ncgroups));
+		rc |= json__set(o, "pid", ints_json(f->pids, f->npids));
+		rc |= json__set(o, "tid", ints_json(f->tids, f->ntids));
+		rc |= json__set(o, "comm", strs_json(f->comms, f->ncomms));
+		rc |= json__set(o, "dso", strs_json(f->dsos, f->ndsos));
+		rc |= json__set(o, "cgroup", strs_json(f->cgroups, f->ncgroups));
 	}
 	if (rc) {
 		json_object_put(o);
@@ -285,23 +245,26 @@ static int put_head(const struct report *rep, FILE *out, int *first)
 	rc |= put_field(out, first, "command", json_object_new_string(h->command));
 	rc |= put_field(out, first, "clock", json_object_new_string(pdata__clock_name(h->clock)));
 	rc |= put_field(out, first, "clock_note", json_object_new_string(h->clock_note));
-	rc |= put_field(out, first, "rate_hz", jdouble(pview__rate_hz(rep->v)));
-	rc |= put_field(out, first, "nominal_hz", jint(h->nominal_hz));
-	rc |= put_field(out, first, "period_ns", jint(h->period_ns));
-	rc |= put_field(out, first, "samples", jint(h->samples));
-	rc |= put_field(out, first, "lost", jint(h->lost));
-	rc |= put_field(out, first, "dropped", jint(h->dropped));
-	rc |= put_field(out, first, "throttled", jint(h->throttled));
+	rc |= put_field(out, first, "rate_hz", json__double(pview__rate_hz(rep->v)));
+	rc |= put_field(out, first, "nominal_hz", json__uint(h->nominal_hz));
+	rc |= put_field(out, first, "period_ns", json__uint(h->period_ns));
+	rc |= put_field(out, first, "samples", json__uint(h->samples));
+	rc |= put_field(out, first, "lost", json__uint(h->lost));
+	rc |= put_field(out, first, "dropped", json__uint(h->dropped));
+	rc |= put_field(out, first, "throttled", json__uint(h->throttled));
 	rc |= put_field(out, first, "complete",
 			json_object_new_boolean(h->state == PDATA_COMPLETE));
 	rc |= put_field(out, first, "exit", exit_json(h->end_kind, h->end_code));
 	rc |= put_field(out, first, "kernel", json_object_new_string(kernel_name(rep->kernel)));
-	rc |= put_field(out, first, "total_samples", jint(t->samples));
-	rc |= put_field(out, first, "total_seconds", jdouble((double)t->samples * rep->period_s));
-	rc |= put_field(out, first, "accounted_seconds", jdouble((double)t->accounted_ns / 1e9));
-	rc |= put_field(out, first, "unsampled_seconds", jdouble((double)t->unsampled_ns / 1e9));
-	rc |= put_field(out, first, "seconds", jdouble(t->seconds));
-	rc |= put_field(out, first, "cpu_seconds", jdouble((double)h->cpu_ns / 1e9));
+	rc |= put_field(out, first, "total_samples", json__uint(t->samples));
+	rc |= put_field(out, first, "total_seconds",
+			json__double((double)t->samples * rep->period_s));
+	rc |= put_field(out, first, "accounted_seconds",
+			json__double((double)t->accounted_ns / 1e9));
+	rc |= put_field(out, first, "unsampled_seconds",
+			json__double((double)t->unsampled_ns / 1e9));
+	rc |= put_field(out, first, "seconds", json__double(t->seconds));
+	rc |= put_field(out, first, "cpu_seconds", json__double((double)h->cpu_ns / 1e9));
 	rc |= put_field(out, first, "cpu", cpu_json(&cpu));
 	rc |= put_field(out, first, "percent_of", json_object_new_string("process"));
 	if (!rc) {
@@ -324,9 +287,9 @@ static int add_cgroup(struct json_object *o, const char *path)
 
 	path = path ? path : "";
 	cgroup__label(path, label, sizeof(label));
-	rc = jadd(o, "cgroup", json_object_new_string(path));
+	rc = json__set(o, "cgroup", json_object_new_string(path));
 	if (!rc)
-		rc = jadd(o, "container", json_object_new_string(label));
+		rc = json__set(o, "container", json_object_new_string(label));
 	return rc;
 }
 
@@ -337,11 +300,11 @@ static struct json_object *run_row_json(const struct report *rep, const struct r
 	int rc = o ? 0 : -ENOMEM;
 
 	if (!rc && report__has_key(rep, REPORT_KEY_COMM))
-		rc |= jadd(o, "comm", json_object_new_string(r->comm ? r->comm : ""));
+		rc |= json__set(o, "comm", json_object_new_string(r->comm ? r->comm : ""));
 	if (!rc && report__has_key(rep, REPORT_KEY_PID))
-		rc |= jadd(o, "pid", json_object_new_int(r->pid));
+		rc |= json__set(o, "pid", json_object_new_int(r->pid));
 	if (!rc && report__has_key(rep, REPORT_KEY_TID))
-		rc |= jadd(o, "tid", json_object_new_int(r->tid));
+		rc |= json__set(o, "tid", json_object_new_int(r->tid));
 	if (!rc && report__has_key(rep, REPORT_KEY_CGROUP))
 		rc |= add_cgroup(o, r->cgroup);
 	if (!rc)
@@ -359,7 +322,7 @@ static int put_run(const struct report *rep, const struct cgreport *cr, FILE *ou
 	int rc = keys ? 0 : -ENOMEM, f = 1;
 
 	for (size_t i = 0; !rc && i < rep->nkeys; i++)
-		rc = jpush(keys, json_object_new_string(report__key_name(rep->keys[i])));
+		rc = json__push(keys, json_object_new_string(report__key_name(rep->keys[i])));
 	fprintf(out, ",\n  \"whole_run\":{\n");
 	*first = 0;
 	rc |= put_field_at(out, &f, I2, "sort", keys);
@@ -368,10 +331,10 @@ static int put_run(const struct report *rep, const struct cgreport *cr, FILE *ou
 						  rep->o.children  ? "total" :
 								     "self"));
 	rc |= put_field_at(out, &f, I2, "percent_of", json_object_new_string("run"));
-	rc |= put_field_at(out, &f, I2, "seconds", jdouble(rep->totals.seconds));
-	rc |= put_field_at(out, &f, I2, "shown_seconds", jdouble(rep->totals.shown_seconds));
-	rc |= put_field_at(out, &f, I2, "hidden_rows", jint(rep->run.hidden));
-	rc |= put_field_at(out, &f, I2, "hidden_seconds", jdouble(rep->run.hidden_seconds));
+	rc |= put_field_at(out, &f, I2, "seconds", json__double(rep->totals.seconds));
+	rc |= put_field_at(out, &f, I2, "shown_seconds", json__double(rep->totals.shown_seconds));
+	rc |= put_field_at(out, &f, I2, "hidden_rows", json__uint(rep->run.hidden));
+	rc |= put_field_at(out, &f, I2, "hidden_seconds", json__double(rep->run.hidden_seconds));
 	fprintf(out, ",\n" I2 "\"rows\":[");
 	for (size_t i = 0; !rc && i < rep->run.nrows; i++) {
 		struct json_object *o = run_row_json(rep, &rep->run.rows[i]);
@@ -401,20 +364,20 @@ static int add_thread(const struct report *rep, struct json_object *arr,
 	int rc = to ? 0 : -ENOMEM;
 
 	if (!rc) {
-		rc |= jadd(to, "tid", json_object_new_int(th->tid));
-		rc |= jadd(to, "comm", json_object_new_string(th->comm));
-		rc |= jadd(to, "samples", jint(th->samples));
-		rc |= jadd(to, "seconds", jdouble(th->seconds));
-		rc |= jadd(to, "cpu_seconds", jdouble((double)th->cpu.cpu_ns / 1e9));
-		rc |= jadd(to, "cpu", cpu_json(&th->cpu));
+		rc |= json__set(to, "tid", json_object_new_int(th->tid));
+		rc |= json__set(to, "comm", json_object_new_string(th->comm));
+		rc |= json__set(to, "samples", json__uint(th->samples));
+		rc |= json__set(to, "seconds", json__double(th->seconds));
+		rc |= json__set(to, "cpu_seconds", json__double((double)th->cpu.cpu_ns / 1e9));
+		rc |= json__set(to, "cpu", cpu_json(&th->cpu));
 		if (rep->o.threads)
-			rc |= jadd(to, "functions", rows_json(rep, &th->list, of_seconds));
+			rc |= json__set(to, "functions", rows_json(rep, &th->list, of_seconds));
 	}
 	if (rc) {
 		json_object_put(to);
 		return rc;
 	}
-	return jpush(arr, to);
+	return json__push(arr, to);
 }
 
 static struct json_object *proc_json(const struct report *rep, const struct report_proc *pr)
@@ -425,28 +388,32 @@ static struct json_object *proc_json(const struct report *rep, const struct repo
 	int rc = o && threads ? 0 : -ENOMEM;
 
 	if (!rc) {
-		rc |= jadd(o, "pid", json_object_new_int(p->pid));
-		rc |= jadd(o, "parent_pid", json_object_new_int(parent ? parent->pid : p->ppid));
-		rc |= jadd(o, "exe", json_object_new_string(p->exe));
-		rc |= jadd(o, "comm", json_object_new_string(img->comm));
-		rc |= jadd(o, "exit", exit_json(p->end_kind, p->end_code));
+		rc |= json__set(o, "pid", json_object_new_int(p->pid));
+		rc |= json__set(o, "parent_pid",
+				json_object_new_int(parent ? parent->pid : p->ppid));
+		rc |= json__set(o, "exe", json_object_new_string(p->exe));
+		rc |= json__set(o, "comm", json_object_new_string(img->comm));
+		rc |= json__set(o, "exit", exit_json(p->end_kind, p->end_code));
 		if (rep->v->hdr.flags & PDATA_F_SYSTEM) {
 			rc |= add_cgroup(o, p->cgroup);
-			rc |= jadd(o, "nspid", json_object_new_int(p->nspid));
+			rc |= json__set(o, "nspid", json_object_new_int(p->nspid));
 		}
-		rc |= jadd(o, "samples", jint(p->samples));
-		rc |= jadd(o, "self_seconds", jdouble((double)p->samples * rep->period_s));
-		rc |= jadd(o, "accounted_seconds", jdouble((double)img->accounted_ns / 1e9));
-		rc |= jadd(o, "unsampled_seconds", jdouble((double)img->unsampled_ns / 1e9));
-		rc |= jadd(o, "seconds", jdouble(img->seconds));
-		rc |= jadd(o, "cpu_seconds", jdouble((double)img->cpu.cpu_ns / 1e9));
-		rc |= jadd(o, "cpu", cpu_json(&img->cpu));
-		rc |= jadd(o, "functions", rows_json(rep, &pr->list, img->seconds));
+		rc |= json__set(o, "samples", json__uint(p->samples));
+		rc |= json__set(o, "self_seconds",
+				json__double((double)p->samples * rep->period_s));
+		rc |= json__set(o, "accounted_seconds",
+				json__double((double)img->accounted_ns / 1e9));
+		rc |= json__set(o, "unsampled_seconds",
+				json__double((double)img->unsampled_ns / 1e9));
+		rc |= json__set(o, "seconds", json__double(img->seconds));
+		rc |= json__set(o, "cpu_seconds", json__double((double)img->cpu.cpu_ns / 1e9));
+		rc |= json__set(o, "cpu", cpu_json(&img->cpu));
+		rc |= json__set(o, "functions", rows_json(rep, &pr->list, img->seconds));
 	}
 	for (size_t t = 0; !rc && t < pr->nthreads; t++)
 		rc = add_thread(rep, threads, &pr->threads[t], img->seconds);
 	if (!rc) {
-		rc = jadd(o, "threads", threads);
+		rc = json__set(o, "threads", threads);
 		threads = NULL;
 	}
 	json_object_put(threads);

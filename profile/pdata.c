@@ -23,9 +23,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "profil.h"
+#include "profile/pdata.h"
+#include "utils/htab.h"
 #include "utils/outfile.h"
 #include "utils/why.h"
-#include "profile/pdata.h"
 
 struct pdata {
 	int fd;
@@ -223,7 +225,8 @@ static void init_header(struct pdata_header *h, const struct layout *l)
 
 /* ---- creating ---------------------------------------------------------------- */
 
-int pdata__is_profile_fd(int fd)
+/* 1 when fd holds the first bytes of a profile (any version), else 0. */
+static int pdata__is_profile_fd(int fd)
 {
 	char magic[8];
 
@@ -268,13 +271,16 @@ static int keep_old(const char *path, char *why, size_t whylen)
  * a crash to lose nothing), so it is never a temporary file: the name is
  * checked by the output rules (utils/outfile.h), then created O_EXCL.
  */
-static int open_fresh(const char *path, unsigned int mode, char *why, size_t whylen)
+static int open_fresh(const char *path, unsigned int mode, int *moved, char *why, size_t whylen)
 {
+	*moved = 0;
 	for (int attempt = 0; attempt < 3; attempt++) {
 		int rc = outfile__check(path, &pdata__profile_rules, why, whylen), fd;
 
-		if (rc == OUTFILE_REPLACE)
+		if (rc == OUTFILE_REPLACE && !*moved) {
 			rc = keep_old(path, why, whylen);
+			*moved = rc == 0;
+		}
 		if (rc < 0)
 			return rc;
 		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
@@ -296,13 +302,46 @@ static int open_fresh(const char *path, unsigned int mode, char *why, size_t why
 	return why_fail(why, whylen, -EEXIST, "cannot create %s: it keeps reappearing", path);
 }
 
+/*
+ * The file's blocks, allocated before it is mapped: a full file system then
+ * fails here (ENOSPC) instead of a store into the mapping (SIGBUS), and a
+ * file size limit (ulimit -f) fails with EFBIG (SIGXFSZ held) instead of
+ * killing.  File systems without fallocate get ftruncate (a hole).
+ */
 static int reserve_space(int fd, uint64_t size)
 {
-	int rc = posix_fallocate(fd, 0, (off_t)size);
+	sigset_t old;
+	int rc;
 
-	if (rc == EOPNOTSUPP || rc == EINVAL) /* file systems without fallocate */
+	outfile__hold_xfsz(&old);
+	rc = posix_fallocate(fd, 0, (off_t)size);
+	if (rc == EOPNOTSUPP || rc == EINVAL)
 		rc = ftruncate(fd, (off_t)size) < 0 ? errno : 0;
+	outfile__release_xfsz(&old);
 	return -rc;
+}
+
+/* "cannot reserve N bytes for PATH: why" */
+static int reserve_failed(char *why, size_t whylen, int rc, uint64_t size, const char *what)
+{
+	if (rc == -EFBIG)
+		return why_fail(why, whylen, rc,
+				"cannot reserve %llu bytes for %s: over the file size limit (ulimit "
+				"-f)",
+				(unsigned long long)size, what);
+	return why_fail(why, whylen, rc, "cannot reserve %llu bytes for %s: %s",
+			(unsigned long long)size, what, strerror(-rc));
+}
+
+/* Undo open_fresh after a failure: the new file goes, the previous profile comes back. */
+static void undo_fresh(const char *path, int fd, int moved)
+{
+	char old[PATH_MAX];
+
+	unlink(path);
+	close(fd);
+	if (moved && snprintf(old, sizeof(old), "%s.old", path) < (int)sizeof(old))
+		rename(old, path);
 }
 
 int pdata__create(struct pdata **out, const char *path, const struct pdata_create_opts *opts,
@@ -316,10 +355,10 @@ int pdata__create(struct pdata **out, const char *path, const struct pdata_creat
 	struct pdata_header hdr;
 	struct layout l;
 	struct pdata *p;
-	int rc, fd;
+	int rc, fd, moved;
 
 	plan_layout(&l, slots, fslots, (rcap + 4095) & ~4095ull);
-	fd = open_fresh(path, mode, why, whylen);
+	fd = open_fresh(path, mode, &moved, why, whylen);
 	if (fd < 0)
 		return fd;
 	p = calloc(1, sizeof(*p));
@@ -331,8 +370,7 @@ int pdata__create(struct pdata **out, const char *path, const struct pdata_creat
 	p->size = l.size;
 	rc = reserve_space(fd, l.size);
 	if (rc < 0) {
-		why_fail(why, whylen, rc, "cannot reserve %llu bytes for %s: %s",
-			 (unsigned long long)l.size, path, strerror(-rc));
+		reserve_failed(why, whylen, rc, l.size, path);
 		goto err_free;
 	}
 	init_header(&hdr, &l);
@@ -355,8 +393,7 @@ int pdata__create(struct pdata **out, const char *path, const struct pdata_creat
 err_free:
 	free(p);
 err_unlink:
-	unlink(path);
-	close(fd);
+	undo_fresh(path, fd, moved);
 	return rc;
 }
 
@@ -603,13 +640,6 @@ void pdata__proc_cpu(struct pdata_proc *proc, const struct pdata_cpu *cpu)
 
 /* ---- samples and stacks ---------------------------------------------------- */
 
-static uint64_t mix(uint64_t a, uint64_t b)
-{
-	uint64_t h = (b ^ (a * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
-
-	return h ^ (h >> 32);
-}
-
 /*
  * How far an insert may probe: PDATA_PROBE_LIMIT while recording (a bound
  * on a signal handler's work), the whole table when compacting (nothing
@@ -626,7 +656,7 @@ static int count_slot(struct pdata *p, uint64_t key, uint64_t pc, uint32_t stack
 {
 	uint64_t mask = p->lay.table_slots - 1;
 	/* every bit of the stack id counts: one PC under thousands of stacks is common */
-	uint64_t i = mix(mix(key, stack), pc) & mask;
+	uint64_t i = htab_hash_combine(htab_hash_combine(key, stack), pc) & mask;
 
 	if (pc == 0)
 		pc = 1; /* 0 marks an unwritten slot */
@@ -683,7 +713,7 @@ int pdata__count(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint64_t 
 static uint32_t frame_node(struct pdata *p, uint32_t parent, uint64_t pc)
 {
 	uint64_t mask = p->lay.frame_slots - 1;
-	uint64_t i = mix(parent, pc) & mask;
+	uint64_t i = htab_hash_combine(parent, pc) & mask;
 	uint32_t want = PDATA_FRAME_READY | parent;
 
 	if (pc == 0)
@@ -747,6 +777,32 @@ int pdata__count_stack(struct pdata *p, uint32_t proc, int tid, const uint64_t *
 	}
 	__atomic_add_fetch(&p->hdr->samples, count, __ATOMIC_RELAXED);
 	if (count_slot(p, slot_key(proc, tid), pcs[0], stack, count) < 0) {
+		__atomic_add_fetch(&p->hdr->dropped, count, __ATOMIC_RELAXED);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+uint32_t pdata__intern_stack(struct pdata *p, const uint64_t *pcs, unsigned int n, int truncated)
+{
+	if (!p->base || finished(p) || !n || !p->lay.frame_slots)
+		return 0;
+	return intern_stack(p, pcs, n, truncated);
+}
+
+int pdata__count_interned(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint32_t stack,
+			  int truncated, uint64_t count)
+{
+	if (!p->base)
+		return -EBADF;
+	if (finished(p))
+		return -ESTALE;
+	if (!stack)
+		__atomic_add_fetch(&p->hdr->stacks_dropped, count, __ATOMIC_RELAXED);
+	else if (truncated)
+		__atomic_add_fetch(&p->hdr->truncated, count, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&p->hdr->samples, count, __ATOMIC_RELAXED);
+	if (count_slot(p, slot_key(proc, tid), pc, stack, count) < 0) {
 		__atomic_add_fetch(&p->hdr->dropped, count, __ATOMIC_RELAXED);
 		return -ENOSPC;
 	}
@@ -1122,9 +1178,9 @@ static int write_compact(struct pdata *src, int fd, const struct layout *l, uint
 	struct pdata_header hdr;
 	int rc;
 
-	if (ftruncate(fd, (off_t)l->size) < 0)
-		return why_fail(why, whylen, -errno, "cannot size the compact copy: %s",
-				strerror(errno));
+	rc = reserve_space(fd, l->size); /* no hole to fill through the mapping: no SIGBUS */
+	if (rc < 0)
+		return reserve_failed(why, whylen, rc, l->size, "the compact copy");
 	/* everything the recorder wrote, with the new layout */
 	memcpy(&hdr, src->hdr, sizeof(hdr));
 	set_layout(&hdr, l);
@@ -1222,22 +1278,31 @@ int pdata__compact(struct pdata *p, const char *path, char *why, size_t whylen)
 
 /* ---- names ------------------------------------------------------------------- */
 
+#define SAME_CLOCK(x) ((int)PDATA_CLOCK_##x == (int)PROFIL_CLOCK_##x)
+_Static_assert(SAME_CLOCK(AUTO) && SAME_CLOCK(THREAD) && SAME_CLOCK(ITIMER) && SAME_CLOCK(PERF) &&
+		       SAME_CLOCK(MANUAL),
+	       "the profile's clock ids are libprofil's (the agent's samples name them)");
+
+static const char *const clock_names[] = {
+	[PDATA_CLOCK_AUTO] = "auto",	 [PDATA_CLOCK_THREAD] = "thread", [PDATA_CLOCK_ITIMER] = "itimer",
+	[PDATA_CLOCK_PERF] = "perf",	 [PDATA_CLOCK_MANUAL] = "manual", [PDATA_CLOCK_BPF] = "bpf",
+};
+
 const char *pdata__clock_name(uint32_t clock)
 {
-	switch (clock) {
-	case PDATA_CLOCK_THREAD:
-		return "thread";
-	case PDATA_CLOCK_ITIMER:
-		return "itimer";
-	case PDATA_CLOCK_PERF:
-		return "perf";
-	case PDATA_CLOCK_MANUAL:
-		return "manual";
-	case PDATA_CLOCK_BPF:
-		return "bpf";
-	default:
-		return "unknown";
+	return clock < sizeof(clock_names) / sizeof(clock_names[0]) ? clock_names[clock] :
+								       "unknown";
+}
+
+int pdata__clock_from_name(const char *name, uint32_t *clock)
+{
+	for (uint32_t c = 0; c < sizeof(clock_names) / sizeof(clock_names[0]); c++) {
+		if (!strcmp(name, clock_names[c])) {
+			*clock = c;
+			return 0;
+		}
 	}
+	return -EINVAL;
 }
 
 const char *pdata__callgraph_name(uint32_t cg)
@@ -1251,6 +1316,8 @@ const char *pdata__callgraph_name(uint32_t cg)
 		return "dwarf";
 	case PDATA_CG_LIBUNWIND:
 		return "libunwind";
+	case PDATA_CG_KERNEL:
+		return "kernel-cfi";
 	default:
 		return "unknown";
 	}

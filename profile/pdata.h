@@ -100,8 +100,14 @@ enum pdata_end {
 	PDATA_END_DETACHED = 4, /* attach mode: the recorder stopped before the process */
 };
 
-/* Clock that took the samples (values of enum profil_clock, plus BPF). */
+/*
+ * Clock that took the samples: the values of libprofil's enum profil_clock
+ * (include/profil.h), plus BPF.  The clock ids of every command and the
+ * agent's environment, with one table of names (pdata__clock_name,
+ * pdata__clock_from_name); 0 is "auto", a request that no file holds.
+ */
 enum pdata_clock {
+	PDATA_CLOCK_AUTO = 0,
 	PDATA_CLOCK_THREAD = 1,
 	PDATA_CLOCK_ITIMER = 2,
 	PDATA_CLOCK_PERF = 3,
@@ -115,6 +121,7 @@ enum pdata_callgraph {
 	PDATA_CG_FP = 1,	/* frame pointers */
 	PDATA_CG_DWARF = 2,	/* the CFI (.eh_frame/.debug_frame), unwound by the recorder */
 	PDATA_CG_LIBUNWIND = 3, /* the CFI, unwound in the sampled thread (agent clocks) */
+	PDATA_CG_KERNEL = 4,	/* the CFI, walked in the kernel (BPF); ticks it could not: dwarf */
 };
 
 struct pdata_header {
@@ -338,9 +345,6 @@ int pdata__open(struct pdata **out, const char *path, int writable, char *why, s
 /* Map an already open descriptor (agents inherit it); same checks as pdata__open. */
 int pdata__open_fd(struct pdata **out, int fd, int writable, char *why, size_t whylen);
 
-/* 1 when fd holds the first bytes of a profile (any version), else 0. */
-int pdata__is_profile_fd(int fd);
-
 void pdata__close(struct pdata *p);
 struct pdata_header *pdata__header(struct pdata *p);
 int pdata__fd(struct pdata *p);
@@ -390,6 +394,17 @@ int pdata__count(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint64_t 
  */
 int pdata__count_stack(struct pdata *p, uint32_t proc, int tid, const uint64_t *pcs, unsigned int n,
 		       int truncated, uint64_t count);
+
+/*
+ * The same in two steps, for a writer that counts one stack many times (the
+ * recorder's in-kernel stacks): the stack's innermost node (0: no frame
+ * table, or it is full), then n samples with that node (pc: pcs[0];
+ * truncated as the stack was interned; n > PDATA_MAX_DEPTH - 1 counts as
+ * truncated, pass it so).  Same accounting as pdata__count_stack.
+ */
+uint32_t pdata__intern_stack(struct pdata *p, const uint64_t *pcs, unsigned int n, int truncated);
+int pdata__count_interned(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint32_t stack,
+			  int truncated, uint64_t count);
 
 /*
  * For the recorder, whose mapping any process of the tree may cut short
@@ -476,10 +491,12 @@ int pdata__stack(struct pdata *p, uint32_t id, uint64_t *pcs, unsigned int max);
 /* Frame nodes in use (for statistics and compaction). */
 uint32_t pdata__frames_used(struct pdata *p);
 
-/* "thread", "itimer", "perf", "manual", "bpf" for an enum pdata_clock, else "unknown". */
+/* "auto", "thread", "itimer", "perf", "manual", "bpf" for an enum pdata_clock, else "unknown". */
 const char *pdata__clock_name(uint32_t clock);
+/* The enum pdata_clock of a name of pdata__clock_name's.  0, or -EINVAL. */
+int pdata__clock_from_name(const char *name, uint32_t *clock);
 
-/* "none", "fp", "dwarf", "libunwind" for an enum pdata_callgraph, else "unknown". */
+/* "none", "fp", "dwarf", "libunwind", "kernel-cfi" for an enum pdata_callgraph, else "unknown". */
 const char *pdata__callgraph_name(uint32_t cg);
 
 /* Realtime clock in ns (for start/end stamps). */

@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utils/array.h"
 #include "profile/pview.h"
 #include "utils/htab.h"
 #include "utils/why.h"
+#include "utils/search.h"
 
 #define MAX_PARENT_DEPTH 64
 
@@ -36,15 +38,8 @@ static struct pv_proc *add_proc(struct loader *l, uint32_t id)
 	struct pview *v = l->v;
 	struct pv_proc *p;
 
-	if (v->nprocs == l->cap_procs) {
-		size_t ncap = l->cap_procs ? l->cap_procs * 2 : 16;
-		struct pv_proc *n = realloc(v->procs, ncap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		v->procs = n;
-		l->cap_procs = ncap;
-	}
+	if (array__reserve(&v->procs, &l->cap_procs, v->nprocs + 1, sizeof(*v->procs)))
+		return NULL;
 	p = &v->procs[v->nprocs++];
 	memset(p, 0, sizeof(*p));
 	p->id = id;
@@ -373,16 +368,11 @@ static bool stack_eq(const void *entry, const void *key)
 	       (!k->n || !memcmp(k->st->pcs + (uintptr_t)s->pcs, k->pcs, k->n * sizeof(*k->pcs)));
 }
 
-static uint64_t stack_entry_hash(const void *entry)
-{
-	return ((const struct stack_entry *)entry)->hash;
-}
-
 static const struct htab_type stack_type = {
 	.entry_size = sizeof(struct stack_entry),
 	.hash = stack_key_hash,
 	.eq = stack_eq,
-	.entry_hash = stack_entry_hash,
+	.stored_hash = HTAB_STORED_HASH(struct stack_entry, hash),
 };
 
 static uint64_t pcs_hash(const uint64_t *pcs, uint32_t n, int truncated)
@@ -392,23 +382,6 @@ static uint64_t pcs_hash(const uint64_t *pcs, uint32_t n, int truncated)
 	for (uint32_t i = 0; i < n; i++)
 		h = htab_hash_u64(h ^ pcs[i]);
 	return h | 1; /* an entry is never all zero */
-}
-
-static int reserve_array(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap : 64;
-	void *a;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	a = realloc(*arr, ncap * elem);
-	if (!a)
-		return -ENOMEM;
-	*arr = a;
-	*cap = ncap;
-	return 0;
 }
 
 /* The stack index of a PC list, added when new; index 0 is the empty stack. */
@@ -427,9 +400,9 @@ static int stack_index(struct stack_store *st, const uint64_t *pcs, uint32_t n, 
 		*index = e->index;
 		return 0;
 	}
-	if (reserve_array((void **)&st->stacks, &st->cap_stacks, st->nstacks + 1,
+	if (array__reserve((void **)&st->stacks, &st->cap_stacks, st->nstacks + 1,
 			  sizeof(*st->stacks)) ||
-	    reserve_array((void **)&st->pcs, &st->cap_pcs, st->npcs + n, sizeof(*st->pcs))) {
+	    array__reserve((void **)&st->pcs, &st->cap_pcs, st->npcs + n, sizeof(*st->pcs))) {
 		htab__cancel_fresh(st->index);
 		return -ENOMEM;
 	}
@@ -552,7 +525,7 @@ static int load_samples(struct pview *v, struct pdata *pd)
 	st->index = htab__new(&stack_type, 1024);
 	/* index 0: the empty stack (not in the index: no PC list maps to it) */
 	if (!sl.samples || !sl.nodes || !st->index ||
-	    reserve_array((void **)&st->stacks, &st->cap_stacks, 1, sizeof(*st->stacks)))
+	    array__reserve((void **)&st->stacks, &st->cap_stacks, 1, sizeof(*st->stacks)))
 		goto out;
 	st->stacks[st->nstacks++] = (struct pv_stack){0};
 	rc = pdata__foreach_sample(pd, load_sample, &sl);
@@ -766,16 +739,8 @@ void pview__free(struct pview *v)
 const struct pv_thread *pv_proc__thread(const struct pv_proc *p, int tid)
 {
 	/* one entry per tid (merge_threads) */
-	size_t lo = 0, hi = p->nthreads;
+	size_t lo = SEARCH_UPPER(p->threads, p->nthreads, tid, tid);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->threads[mid].tid <= tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo && p->threads[lo - 1].tid == tid)
 		return &p->threads[lo - 1];
 	return NULL;
@@ -783,16 +748,8 @@ const struct pv_thread *pv_proc__thread(const struct pv_proc *p, int tid)
 
 static const struct pv_map *own_map(const struct pv_proc *p, uint64_t pc)
 {
-	size_t lo = 0, hi = p->nmaps;
+	size_t lo = SEARCH_UPPER(p->maps, p->nmaps, start, pc);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* overlapping maps (a region re-mapped): the latest start at or below pc that covers it */
 	for (size_t k = lo; k > 0 && k + 8 > lo; k--)
 		if (pc < p->maps[k - 1].end)
@@ -833,16 +790,8 @@ const struct pv_stack *pview__stack(const struct pview *v, uint32_t stack)
 
 const struct pv_ksym *pview__ksym(const struct pview *v, uint64_t pc)
 {
-	size_t lo = 0, hi = v->nksyms;
+	size_t lo = SEARCH_UPPER(v->ksyms, v->nksyms, start, pc);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v->ksyms[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return NULL;
 	if (v->ksyms[lo - 1].size && pc - v->ksyms[lo - 1].start >= v->ksyms[lo - 1].size)

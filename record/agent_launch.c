@@ -40,7 +40,7 @@ void agent_launch__prepare_child(int pdata_fd, int clock, unsigned int hz, int i
 	snprintf(buf, sizeof(buf), "%d:%llu:%llu", pdata_fd, (unsigned long long)st.st_dev,
 		 (unsigned long long)st.st_ino);
 	setenv(PROFIL_ENV_AGENT_FD, buf, 1);
-	setenv(PROFIL_ENV_AGENT_CLOCK, clock == PDATA_CLOCK_ITIMER ? "itimer" : "thread", 1);
+	setenv(PROFIL_ENV_AGENT_CLOCK, pdata__clock_name(clock), 1);
 	snprintf(buf, sizeof(buf), "%u", hz);
 	setenv(PROFIL_ENV_AGENT_HZ, buf, 1);
 	setenv(PROFIL_ENV_AGENT_INHERIT, inherit ? "1" : "0", 1);

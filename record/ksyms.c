@@ -7,8 +7,10 @@
 #include <time.h>
 
 #include "profile/pdata.h"
+#include "utils/array.h"
 #include "record/ksyms.h"
 #include "utils/why.h"
+#include "utils/search.h"
 
 int ksyms__parse_line(char *line, struct ksym_entry *out)
 {
@@ -55,16 +57,9 @@ static void add_pc(struct pcs *a, uint64_t pc)
 {
 	if (pc < PDATA_KERNEL_START || pc == PDATA_PC_TRUNCATED)
 		return;
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 1024;
-		uint64_t *n = realloc(a->v, cap * sizeof(*n));
-
-		if (!n) {
-			a->oom = 1;
-			return;
-		}
-		a->v = n;
-		a->cap = cap;
+	if (array__reserve(&a->v, &a->cap, a->n + 1, sizeof(*a->v))) {
+		a->oom = 1;
+		return;
 	}
 	a->v[a->n++] = pc;
 }
@@ -175,16 +170,8 @@ static int load_table(const char *path, struct table *t)
 /* The symbol holding pc: the last one that starts at or before it (-1: none). */
 static long find(const struct table *t, uint64_t pc)
 {
-	size_t lo = 0, hi = t->n;
+	size_t lo = SEARCH_UPPER(t->e, t->n, addr, pc);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->e[mid].addr <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return (long)lo - 1;
 }
 

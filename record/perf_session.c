@@ -32,6 +32,7 @@
 
 #include "record/cpuacct.h"
 #include "record/cpulist.h"
+#include "utils/array.h"
 #include "record/perf_sample.h"
 #include "record/perf_session.h"
 #include "record/proctree.h"
@@ -419,8 +420,17 @@ static int copy_cpus(const int *cpus, int n, int **out)
 static void on_proc_maps(void *arg, pid_t pid)
 {
 	struct perf_session *s = arg;
+	const struct perf_session_observer *o = s->opts.observer;
+	struct pstate *p;
 
 	stacks__proc_maps(s->stacks, pid);
+	if (!o || !o->proc_maps)
+		return;
+	p = proctree__find(s->tree, pid);
+	if (p)
+		proctree__ensure_rec(s->tree, p);
+	if (p && p->rec)
+		o->proc_maps(o->arg, pid, p->rec->id);
 }
 
 int perf_session__open(struct perf_session **out, struct pdata *pd,
@@ -599,6 +609,21 @@ struct task_body {
 	uint64_t time;
 };
 
+/* The recorder's walk of a ring sample, to the observer (the in-kernel walk's cross-check). */
+static void observe_user_stack(struct perf_session *s, pid_t tid, uint64_t time)
+{
+	const struct perf_session_observer *o = s->opts.observer;
+	const uint64_t *pcs;
+	unsigned int n, flags;
+	uint64_t sp;
+
+	if (!o || !o->user_stack)
+		return;
+	n = stacks__last_user(s->stacks, &sp, &pcs, &flags);
+	if (n)
+		o->user_stack(o->arg, tid, time, sp, pcs, n, flags);
+}
+
 static void on_sample(struct perf_session *s, const struct perf_event_header *h)
 {
 	struct perf_sample smp;
@@ -639,10 +664,12 @@ static void on_sample(struct perf_session *s, const struct perf_event_header *h)
 		if (t)
 			cpuacct__sample(t, b->ip);
 	}
-	if (s->stacks)
+	if (s->stacks) {
 		stacks__count(s->stacks, s->pd, p->rec->id, b);
-	else
+		observe_user_stack(s, (pid_t)b->tid, b->time);
+	} else {
 		pdata__count(s->pd, p->rec->id, (int)b->tid, b->ip, 1);
+	}
 	if (s->opts.observer && s->opts.observer->sample)
 		s->opts.observer->sample(s->opts.observer->arg, p->pid, (pid_t)b->tid, p->rec->id,
 					 b->ip);
@@ -705,14 +732,21 @@ static void on_mmap2(struct perf_session *s, const struct perf_event_header *h)
 	else
 		proctree__add_map(s->tree, p, b->addr, b->addr + b->len, b->pgoff, b->prot, path);
 	if (s->stacks) {
-		/* a record with a build id has no device and inode: the file is then known by path */
+		/* a record with a build id has no device and inode: the file is known by its id */
 		int by_id = (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) != 0;
+		uint8_t id_len = by_id ? *(const uint8_t *)&b->maj : 0;
 
 		char host[PATH_MAX + 32];
 
 		stacks__map(s->stacks, (pid_t)b->pid, b->addr, b->addr + b->len, b->pgoff,
 			    by_id ? 0 : makedev(b->maj, b->min), by_id ? 0 : b->ino,
+			    (const uint8_t *)&b->maj + 4, id_len <= 20 ? id_len : 0,
 			    proctree__host_path(p, path, host, sizeof(host)));
+		if (s->opts.observer && s->opts.observer->map && p->rec)
+			s->opts.observer->map(s->opts.observer->arg, (pid_t)b->pid, p->rec->id,
+					      b->addr, b->addr + b->len, b->pgoff,
+					      by_id ? 0 : makedev(b->maj, b->min),
+					      by_id ? 0 : b->ino, path);
 	}
 }
 
@@ -828,6 +862,9 @@ static void on_fork(struct perf_session *s, const struct perf_event_header *h)
 		return;
 	proctree__ensure_rec(s->tree, child);
 	proctree__note_thread(s->tree, child, (pid_t)b->tid, comm);
+	if (s->opts.observer && s->opts.observer->fork && child->rec)
+		s->opts.observer->fork(s->opts.observer->arg, (pid_t)b->ppid, (pid_t)b->pid,
+				       child->rec->id);
 }
 
 static void mark_thread_ended(struct perf_session *s, pid_t tid)
@@ -862,6 +899,8 @@ static void on_exit_rec(struct perf_session *s, const struct perf_event_header *
 		count_early(s, p);
 	}
 	observe_end(s, p->pid);
+	if (s->opts.observer && s->opts.observer->exited)
+		s->opts.observer->exited(s->opts.observer->arg, p->pid);
 	/*
 	 * The exit status is not in the record.  A process its parent has not
 	 * reaped yet shows it in /proc (best effort: a shell reaps at once);
@@ -1005,15 +1044,8 @@ static int queue_reserve(struct perf_session *s, size_t bytes)
 {
 	if (chunk_reserve(s, bytes) < 0)
 		return -ENOMEM;
-	if (s->nq == s->qcap) {
-		size_t cap = s->qcap ? s->qcap * 2 : 16384;
-		struct qent *n = realloc(s->q, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		s->q = n;
-		s->qcap = cap;
-	}
+	if (array__reserve(&s->q, &s->qcap, s->nq + 1, sizeof(*s->q)))
+		return -ENOMEM;
 	return 0;
 }
 

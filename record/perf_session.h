@@ -35,6 +35,21 @@ struct perf_session_observer {
 	void (*sample)(void *arg, pid_t pid, pid_t tid, uint32_t proc, uint64_t pc);
 	void (*thread_end)(void *arg, pid_t tid);
 	void (*image_end)(void *arg, pid_t pid);
+	/*
+	 * For the in-kernel stack walk's tables (record/kstacks.h); each may be
+	 * NULL.  An executable mapping of image proc of pid (dev = ino = 0 when
+	 * the record carries a build id instead); a new process (a copy of its
+	 * parent's mappings); a process whose mappings were read from /proc;
+	 * a process that ended (after image_end).
+	 */
+	void (*map)(void *arg, pid_t pid, uint32_t proc, uint64_t start, uint64_t end,
+		    uint64_t pgoff, uint64_t dev, uint64_t ino, const char *path);
+	void (*fork)(void *arg, pid_t ppid, pid_t pid, uint32_t proc);
+	void (*proc_maps)(void *arg, pid_t pid, uint32_t proc);
+	void (*exited)(void *arg, pid_t pid);
+	/* A ring sample's user stack as the recorder unwound it (leaf first; UNWIND_* flags). */
+	void (*user_stack)(void *arg, pid_t tid, uint64_t time, uint64_t sp, const uint64_t *pcs,
+			   unsigned int n, unsigned int flags);
 };
 
 struct perf_session_opts {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "record/procacct.h"
+#include "utils/array.h"
 
 #ifdef PROFIL_HAVE_BPF
 #include <bpf/bpf.h>
@@ -40,15 +41,8 @@ static int on_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*e))
 		return 0;
-	if (pa->nev == pa->cap) {
-		size_t cap = pa->cap ? pa->cap * 2 : 256;
-		struct procacct_event *n = realloc(pa->ev, cap * sizeof(*n));
-
-		if (!n)
-			return 0; /* out of memory: this event is lost */
-		pa->ev = n;
-		pa->cap = cap;
-	}
+	if (array__reserve(&pa->ev, &pa->cap, pa->nev + 1, sizeof(*pa->ev)))
+		return 0; /* out of memory: this event is lost */
 	pa->ev[pa->nev++] = *e;
 	if (e->kind == PROCACCT_EXIT && e->group_dead && (pid_t)e->pid == pa->root)
 		pa->root_ended = 1;

@@ -14,6 +14,8 @@
 
 #include "record/proctree.h"
 #include "utils/cgroup.h"
+#include "utils/array.h"
+#include "utils/procmaps.h"
 #include "utils/htab.h"
 
 /* Both tables are keyed by a pid (tid) and hold a pointer that stays put. */
@@ -142,15 +144,8 @@ struct pstate *pstate__new(pid_t pid, pid_t ppid, const char *exe)
 int pstate__remember_map(struct pstate *p, uint64_t start, uint64_t end, uint64_t pgoff,
 			 uint32_t prot, const char *path)
 {
-	if (p->nmaps == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 16;
-		struct pmap *n = realloc(p->maps, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		p->maps = n;
-		p->cap = cap;
-	}
+	if (array__reserve(&p->maps, &p->cap, p->nmaps + 1, sizeof(*p->maps)))
+		return -ENOMEM;
 	p->maps[p->nmaps].path = strdup(path);
 	if (!p->maps[p->nmaps].path)
 		return -ENOMEM;
@@ -394,39 +389,28 @@ void proctree__on_proc_maps(struct proctree *t, void (*fn)(void *arg, pid_t pid)
 	t->on_proc_maps_arg = arg;
 }
 
+struct maps_ctx {
+	struct proctree *t;
+	struct pstate *p;
+};
+
+static int add_proc_map(void *arg, const struct procmap *m)
+{
+	struct maps_ctx *c = arg;
+
+	if ((m->prot & PROT_EXEC) && strcmp(m->path, "[vsyscall]"))
+		proctree__add_map(c->t, c->p, m->start, m->end, m->offset, m->prot,
+				  *m->path ? m->path : "[anon]");
+	return 0;
+}
+
 void proctree__read_proc_maps(struct proctree *t, struct pstate *p)
 {
-	char path[64], line[PATH_MAX + 128];
-	FILE *f;
+	struct maps_ctx c = {t, p};
 
 	if (t->on_proc_maps)
 		t->on_proc_maps(t->on_proc_maps_arg, p->pid);
-	snprintf(path, sizeof(path), "/proc/%d/maps", p->pid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off;
-		char perms[8];
-		int name_at = 0;
-		char *name;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off,
-			   &name_at) < 4 ||
-		    !name_at)
-			continue;
-		if (perms[2] != 'x')
-			continue;
-		name = line + name_at;
-		name[strcspn(name, "\n")] = 0;
-		if (!strcmp(name, "[vsyscall]"))
-			continue;
-		proctree__add_map(t, p, start, end, off,
-				  PROT_EXEC | (perms[0] == 'r' ? PROT_READ : 0) |
-					  (perms[1] == 'w' ? PROT_WRITE : 0),
-				  *name ? name : "[anon]");
-	}
-	fclose(f);
+	procmaps__for_each(p->pid, add_proc_map, &c);
 }
 
 static void read_comm(pid_t pid, pid_t tid, char comm[16])

@@ -65,9 +65,12 @@
  *    while recording and deduplicated in the frame table; header.callgraph
  *    says how (fp, dwarf), header.truncated how many were cut short, and
  *    the clock note how they were taken and what went through the rings.
- *    -g picks dwarf on the perf clock: the bpf clock cannot count a stack
- *    in the kernel (every sample goes through the ring, as with perf, plus
- *    the BPF program's run: no gain measured); auto takes perf anyway.
+ *    -g picks dwarf on the perf clock (auto: the recorder unwinding the
+ *    ring's copies measured cheaper than the in-kernel walk,
+ *    bench/results/callgraph.md); with --clock bpf each stack is walked
+ *    through the CFI and counted in the kernel (record/kstacks.h,
+ *    doc/kstacks.md; header.callgraph kernel-cfi), the ticks it cannot walk
+ *    there come through the ring and are unwound as with the perf clock.
  */
 #ifndef PROFIL_RECORD_RECORD_H
 #define PROFIL_RECORD_RECORD_H
@@ -82,14 +85,6 @@
 #define RECORD_STACK_BYTES_MIN 512
 #define RECORD_STACK_BYTES_MAX 65528 /* the kernel's limit: a sample record is at most 64 KiB */
 
-enum record_clock {
-	RECORD_CLOCK_AUTO,   /* perf, else thread (the agent); bpf measured no cheaper than perf */
-	RECORD_CLOCK_PERF,   /* perf_event task-clock sampling into ring buffers */
-	RECORD_CLOCK_THREAD, /* the agent: per-thread CPU-time timers */
-	RECORD_CLOCK_ITIMER, /* the agent: a process-wide CPU timer */
-	RECORD_CLOCK_BPF,    /* the kernel-side histogram on the perf events */
-};
-
 /* Call stacks (`-g`, `--call-graph MODE`), perf's names. */
 enum record_callgraph {
 	RECORD_CG_NONE,	 /* a flat profile */
@@ -101,7 +96,14 @@ enum record_callgraph {
 struct record_opts {
 	const char *output;	 /* profil.data to create (replaced) */
 	unsigned int hz;	 /* nominal samples per CPU second */
-	enum record_clock clock; /* attach: AUTO or PERF */
+	/*
+	 * enum pdata_clock (profile/pdata.h): AUTO (perf, else thread; bpf
+	 * measured no cheaper than perf), PERF (task-clock sampling into ring
+	 * buffers), BPF (the kernel-side histogram on the perf events), THREAD
+	 * (the agent: per-thread CPU-time timers), ITIMER (the agent: a
+	 * process-wide CPU timer).  attach: AUTO or PERF.
+	 */
+	uint32_t clock;
 	pid_t attach_pid;	 /* attach to this running process, 0: run argv */
 	int inherit;		 /* follow child processes */
 	const char *events;	 /* the prof/profil event stream ("-" = stdout), NULL: none */
@@ -175,6 +177,13 @@ struct record_result {
 	unsigned int periods; /* --rotate: profiles written (kept or not) */
 	uint64_t machine_ns;  /* CPU time the recorded CPUs spent outside idle (/proc/stat) */
 	int ncpus;	      /* CPUs recorded */
+	/*
+	 * Where the profile is at the end: opts->output, or OUTPUT.old when
+	 * another recorder on the same -o moved it aside; "" when it is no
+	 * longer at either name.  file_size: its size.
+	 */
+	char output[4096];
+	uint64_t file_size;
 };
 
 /*

@@ -16,20 +16,23 @@
 #include <string.h>
 
 #include "record/bpfclock.h"
+#include "record/kstacks.h"
 #include "record/record_bpf.h"
 
 struct record_bpf {
-	struct bpfclock *bc;
+	struct bpfclock *bc; /* flat: the histogram (with stacks, when ks could not load) */
+	struct kstacks *ks;  /* call stacks walked in the kernel */
 	struct pdata *pd;
 	struct perf_session_observer obs;
-	int stacks; /* every tick through the ring: no bins */
+	int stacks;	  /* call stacks asked for */
+	char ks_why[256]; /* why ks could not load */
 };
 
 static int on_event_fd(void *arg, int fd)
 {
 	struct record_bpf *rb = arg;
 
-	return bpfclock__attach(rb->bc, fd);
+	return rb->ks ? kstacks__attach(rb->ks, fd) : bpfclock__attach(rb->bc, fd);
 }
 
 /*
@@ -42,6 +45,7 @@ static void on_sample(void *arg, pid_t pid, pid_t tid, uint32_t proc, uint64_t p
 {
 	struct record_bpf *rb = arg;
 
+	(void)proc;
 	if (!rb->stacks)
 		bpfclock__add_region(rb->bc, (uint32_t)pid, (uint32_t)tid, proc, pc, pc + 1);
 }
@@ -50,14 +54,78 @@ static void on_thread_end(void *arg, pid_t tid)
 {
 	struct record_bpf *rb = arg;
 
-	bpfclock__forget_thread(rb->bc, (uint32_t)tid, rb->pd);
+	if (rb->bc)
+		bpfclock__forget_thread(rb->bc, (uint32_t)tid, rb->pd);
 }
 
 static void on_image_end(void *arg, pid_t pid)
 {
 	struct record_bpf *rb = arg;
 
-	bpfclock__forget_process(rb->bc, (uint32_t)pid, rb->pd);
+	if (rb->ks)
+		kstacks__forget(rb->ks, pid);
+	else
+		bpfclock__forget_process(rb->bc, (uint32_t)pid, rb->pd);
+}
+
+static void on_map(void *arg, pid_t pid, uint32_t proc, uint64_t start, uint64_t end,
+		   uint64_t pgoff, uint64_t dev, uint64_t ino, const char *path)
+{
+	struct record_bpf *rb = arg;
+
+	kstacks__map(rb->ks, pid, proc, start, end, pgoff, dev, ino, path);
+}
+
+static void on_fork(void *arg, pid_t ppid, pid_t pid, uint32_t proc)
+{
+	struct record_bpf *rb = arg;
+
+	kstacks__fork(rb->ks, ppid, pid, proc);
+}
+
+static void on_proc_maps(void *arg, pid_t pid, uint32_t proc)
+{
+	struct record_bpf *rb = arg;
+
+	kstacks__proc_maps(rb->ks, pid, proc);
+}
+
+static void on_exited(void *arg, pid_t pid)
+{
+	struct record_bpf *rb = arg;
+
+	kstacks__exited(rb->ks, pid);
+}
+
+static void on_user_stack(void *arg, pid_t tid, uint64_t time, uint64_t sp, const uint64_t *pcs,
+			  unsigned int n, unsigned int flags)
+{
+	struct record_bpf *rb = arg;
+
+	kstacks__check(rb->ks, tid, time, sp, pcs, n, flags);
+}
+
+/*
+ * With call stacks: the in-kernel walk, else (a kernel that cannot run it)
+ * the histogram's program with no bins: every tick through the ring.
+ */
+static int open_stacks(struct record_bpf *rb, char *why, size_t whylen)
+{
+	int rc = kstacks__open(&rb->ks, rb->pd, rb->ks_why, sizeof(rb->ks_why));
+
+	if (rc == 0) {
+		rb->obs.map = on_map;
+		rb->obs.fork = on_fork;
+		rb->obs.proc_maps = on_proc_maps;
+		rb->obs.exited = on_exited;
+		rb->obs.user_stack = on_user_stack;
+		return 0;
+	}
+	if (rc == -EPERM) {
+		snprintf(why, whylen, "%s", rb->ks_why);
+		return rc;
+	}
+	return bpfclock__open(&rb->bc, why, whylen);
 }
 
 int record_bpf__open(struct record_bpf **out, struct pdata *pd, int stacks, char *why,
@@ -68,11 +136,6 @@ int record_bpf__open(struct record_bpf **out, struct pdata *pd, int stacks, char
 
 	if (!rb)
 		return -ENOMEM;
-	rc = bpfclock__open(&rb->bc, why, whylen);
-	if (rc < 0) {
-		free(rb);
-		return rc;
-	}
 	rb->pd = pd;
 	rb->stacks = stacks;
 	rb->obs = (struct perf_session_observer){.arg = rb,
@@ -80,8 +143,23 @@ int record_bpf__open(struct record_bpf **out, struct pdata *pd, int stacks, char
 						 .sample = on_sample,
 						 .thread_end = on_thread_end,
 						 .image_end = on_image_end};
+	rc = stacks ? open_stacks(rb, why, whylen) : bpfclock__open(&rb->bc, why, whylen);
+	if (rc < 0) {
+		free(rb);
+		return rc;
+	}
 	*out = rb;
 	return 0;
+}
+
+int record_bpf__kernel_stacks(const struct record_bpf *rb)
+{
+	return rb && rb->ks;
+}
+
+int record_bpf__track(struct record_bpf *rb, pid_t pid)
+{
+	return rb && rb->ks ? kstacks__track(rb->ks, pid) : 0;
 }
 
 const struct perf_session_observer *record_bpf__observer(struct record_bpf *rb)
@@ -89,9 +167,11 @@ const struct perf_session_observer *record_bpf__observer(struct record_bpf *rb)
 	return rb ? &rb->obs : NULL;
 }
 
-void record_bpf__flush(struct record_bpf *rb)
+void record_bpf__flush(struct record_bpf *rb, uint64_t synced_until)
 {
-	if (rb)
+	if (rb && rb->ks)
+		kstacks__flush(rb->ks, synced_until);
+	else if (rb)
 		bpfclock__flush(rb->bc, rb->pd);
 }
 
@@ -99,10 +179,14 @@ void record_bpf__describe(struct record_bpf *rb, char *buf, size_t len)
 {
 	struct bpfclock_stats st;
 
+	if (rb->ks) {
+		kstacks__describe(rb->ks, buf, len);
+		return;
+	}
 	bpfclock__stats(rb->bc, &st);
 	if (rb->stacks) {
-		snprintf(buf, len, "%llu ticks, all through the ring (call stacks)",
-			 (unsigned long long)st.ticks);
+		snprintf(buf, len, "%llu ticks, all through the ring (call stacks; %s)",
+			 (unsigned long long)st.ticks, rb->ks_why);
 		return;
 	}
 	snprintf(buf, len, "%.1f%% binned in the kernel, %llu via the ring (%llu %s of bins%s)",
@@ -116,6 +200,7 @@ void record_bpf__close(struct record_bpf *rb)
 {
 	if (!rb)
 		return;
+	kstacks__close(rb->ks);
 	bpfclock__close(rb->bc);
 	free(rb);
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "profile/pdata.h"
@@ -149,6 +150,18 @@ static void append_stacks(struct record_run *r, char *note, size_t len)
 
 	if (!r->perf || !perf_session__stacks(r->perf) || at + 2 >= len)
 		return;
+	if (r->callgraph == PDATA_CG_KERNEL) { /* the kernel's walk says it all (finish_header) */
+		struct stacks_stats ss;
+
+		stacks__stats(perf_session__stacks(r->perf), &ss);
+		if (ss.samples)
+			snprintf(note + at, len - at,
+				 "; the ring's %llu unwound by the recorder, "
+				 "%.2f%% complete",
+				 (unsigned long long)ss.samples,
+				 100.0 * (double)(ss.samples - ss.truncated) / (double)ss.samples);
+		return;
+	}
 	snprintf(note + at, len - at, "; ");
 	at += 2;
 	stacks__describe(perf_session__stacks(r->perf), note + at, len - at);
@@ -182,15 +195,57 @@ static void warn_lost(struct record_run *r, const struct pdata_header *h)
 			 "; a lower -F helps");
 }
 
+/* The note's end from a clause boundary: the longest that fits in room bytes, or NULL. */
+static const char *note_tail(const char *note, size_t room)
+{
+	const char *tail = NULL;
+
+	for (const char *p = note + strlen(note); p > note; p--)
+		if (!strncmp(p, "; ", 2) && strlen(p + 2) < room)
+			tail = p + 2;
+	return tail;
+}
+
+void record_run__copy_note(char *dst, size_t len, const char *note)
+{
+	size_t n = strlen(note), head;
+	const char *tail;
+	char mark[64];
+
+	if (n < len) {
+		memcpy(dst, note, n + 1);
+		return;
+	}
+	/* the first clause (the clock), the marker, and as many of the last (the findings) as fit */
+	head = strcspn(note, ";");
+	snprintf(mark, sizeof(mark), "; [note cut: %zu bytes]; ", n);
+	tail = head + strlen(mark) < len ? note_tail(note + head, len - head - strlen(mark)) : NULL;
+	if (tail && tail > note + head) {
+		snprintf(mark, sizeof(mark), "; [note cut: %zu bytes]; ",
+			 (size_t)(tail - (note + head)) - 4);
+		snprintf(dst, len, "%.*s%s%s", (int)head, note, mark, tail);
+		return;
+	}
+	/* else the head, cut at its last clause that fits */
+	snprintf(mark, sizeof(mark), "; [note cut: %zu more bytes]", n);
+	head = len - strlen(mark) - 1;
+	while (head > 0 && strncmp(note + head, "; ", 2))
+		head--;
+	snprintf(mark, sizeof(mark), "; [note cut: %zu more bytes]", n - head);
+	snprintf(dst, len, "%.*s%s", (int)head, note, mark);
+}
+
 void record_run__start_header(struct record_run *r)
 {
 	struct pdata_header *h = pdata__header(r->pd);
+	char note[sizeof(r->note)];
 
 	h->clock = (uint32_t)r->clock;
 	h->nominal_hz = r->hz;
 	h->callgraph = r->callgraph;
-	snprintf(h->clock_note, sizeof(h->clock_note), "%s", r->note);
-	append_stacks(r, h->clock_note, sizeof(h->clock_note));
+	snprintf(note, sizeof(note), "%s", r->note);
+	append_stacks(r, note, sizeof(note));
+	record_run__copy_note(h->clock_note, sizeof(h->clock_note), note);
 }
 
 static void append(char *note, size_t len, const char *fmt, const char *a)
@@ -255,6 +310,7 @@ void record_run__children_cpu(const struct record_run *r, struct pdata_cpu *out)
 void record_run__finish_header(struct record_run *r, const struct pdata_cpu *tree)
 {
 	struct pdata_header *h = pdata__header(r->pd);
+	uint64_t missed;
 	char buf[160];
 
 	h->clock = (uint32_t)r->clock;
@@ -272,20 +328,25 @@ void record_run__finish_header(struct record_run *r, const struct pdata_cpu *tre
 			 (unsigned long long)h->throttled);
 		append(r->note, sizeof(r->note), "%s", buf);
 	}
-	/* more than one in a hundred skipped: the kernel's timer could not keep the rate */
-	if (r->perf && perf_session__missed_samples(r->perf) * 100 > h->samples &&
-	    perf_session__missed_samples(r->perf) > h->throttled) {
-		snprintf(
-			buf, sizeof(buf),
-			"; %llu samples not taken: the kernel's timer ran late (the threads' "
-			"runtime was worth more)",
-			(unsigned long long)(perf_session__missed_samples(r->perf) - h->throttled));
-		h->throttled = perf_session__missed_samples(r->perf);
+	/*
+	 * More than one in a hundred skipped: the kernel's timer could not keep
+	 * the rate.  Samples lost in the rings were taken: not counted twice.
+	 */
+	missed = r->perf ? perf_session__missed_samples(r->perf) : 0;
+	missed = missed > h->lost ? missed - h->lost : 0;
+	if (missed * 100 > h->samples && missed > h->throttled) {
+		snprintf(buf, sizeof(buf),
+			 "; %llu samples not taken: the kernel's timer ran late (the threads' "
+			 "runtime was worth more)",
+			 (unsigned long long)(missed - h->throttled));
+		h->throttled = missed;
 		append(r->note, sizeof(r->note), "%s", buf);
 	}
 	if (r->bpf) {
-		record_bpf__describe(r->bpf, buf, sizeof(buf));
-		append(r->note, sizeof(r->note), "; %s", buf);
+		char bbuf[400];
+
+		record_bpf__describe(r->bpf, bbuf, sizeof(bbuf));
+		append(r->note, sizeof(r->note), "; %s", bbuf);
 	}
 	if (r->acct && procacct__dropped(r->acct)) {
 		snprintf(buf, sizeof(buf), "; %llu accounting events lost",
@@ -294,7 +355,34 @@ void record_run__finish_header(struct record_run *r, const struct pdata_cpu *tre
 	}
 	append_stacks(r, r->note, sizeof(r->note));
 	h->callgraph = r->callgraph;
-	snprintf(h->clock_note, sizeof(h->clock_note), "%s", r->note);
+	record_run__copy_note(h->clock_note, sizeof(h->clock_note), r->note);
+}
+
+/*
+ * Where this recording's file is now (res->output, res->file_size): at the
+ * output path (compacted there: at_path), or moved aside to OUTPUT.old by
+ * another recorder on the same -o, or nowhere by either name.
+ */
+static void locate_output(struct record_run *r, int at_path)
+{
+	struct record_result *res = r->res;
+	struct stat mine, st;
+	char old[sizeof(res->output)];
+
+	res->output[0] = 0;
+	res->file_size = 0;
+	if (fstat(pdata__fd(r->pd), &mine) < 0)
+		return;
+	res->file_size = (uint64_t)mine.st_size;
+	if (stat(r->o->output, &st) == 0 &&
+	    (at_path || (st.st_dev == mine.st_dev && st.st_ino == mine.st_ino))) {
+		snprintf(res->output, sizeof(res->output), "%s", r->o->output);
+		res->file_size = (uint64_t)st.st_size;
+		return;
+	}
+	if (snprintf(old, sizeof(old), "%s.old", r->o->output) < (int)sizeof(old) &&
+	    stat(old, &st) == 0 && st.st_dev == mine.st_dev && st.st_ino == mine.st_ino)
+		snprintf(res->output, sizeof(res->output), "%s", old);
 }
 
 void record_run__finish(struct record_run *r)
@@ -302,13 +390,17 @@ void record_run__finish(struct record_run *r)
 	struct pdata_header *h = pdata__header(r->pd);
 	struct record_result *res = r->res;
 	char why[200];
+	int compacted = 0;
 
 	res->flush_err = pdata__finish(r->pd);
 	/* the compact copy replaces the full-size file; failing that, the latter stays, complete */
-	if (!res->flush_err && pdata__compact(r->pd, r->o->output, why, sizeof(why)) < 0 &&
-	    !res->warning[0])
-		snprintf(res->warning, sizeof(res->warning),
-			 "%s (the profile is complete, at full size)", why);
+	if (!res->flush_err) {
+		compacted = pdata__compact(r->pd, r->o->output, why, sizeof(why)) == 0;
+		if (!compacted && !res->warning[0])
+			snprintf(res->warning, sizeof(res->warning),
+				 "%s (the profile is complete, at full size)", why);
+	}
+	locate_output(r, compacted);
 	res->samples = h->samples;
 	res->lost = h->lost + h->dropped;
 	res->processes = h->processes;

@@ -33,10 +33,10 @@ struct record_run {
 	struct rusage ru;
 	int exited;
 	int detached;
-	unsigned int hz;	  /* nominal rate in effect (may be capped) */
-	int clock;		  /* enum pdata_clock */
-	uint32_t callgraph;	  /* enum pdata_callgraph in effect */
-	char note[512];		  /* header.clock_note */
+	unsigned int hz;    /* nominal rate in effect (may be capped) */
+	int clock;	    /* enum pdata_clock */
+	uint32_t callgraph; /* enum pdata_callgraph in effect */
+	char note[2048];    /* header.clock_note (cut there at a clause: record_run__copy_note) */
 	struct rusage children0;  /* RUSAGE_CHILDREN of the recorder before the command */
 	uint64_t root_runtime_ns; /* the command's own thread, from its schedstat as a zombie */
 	char exe[PATH_MAX];
@@ -110,5 +110,13 @@ int record__command(const struct record_opts *o, struct record_result *res);
 int record__attach(const struct record_opts *o, struct record_result *res);
 /* The whole machine (system.c). */
 int record__system(const struct record_opts *o, struct record_result *res);
+
+/*
+ * The note into the header's fixed field of len bytes: whole when it fits,
+ * else its first clause (the clock), "; [note cut: N bytes]; " and as many
+ * of its last clauses (the findings: stacks, losses) as fit; cut only at
+ * clause boundaries ("; "), never mid-word.
+ */
+void record_run__copy_note(char *dst, size_t len, const char *note);
 
 #endif /* PROFIL_RECORD_RUN_H */

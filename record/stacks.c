@@ -21,6 +21,9 @@ struct stacks {
 	struct unwinder *u;   /* dwarf */
 	struct stacks_stats st;
 	uint64_t pcs[PDATA_MAX_DEPTH];
+	/* the last sample's user walk (stacks__last_user) */
+	unsigned int last_at, last_n, last_flags;
+	uint64_t last_sp;
 };
 
 static uint32_t read_max_stack(void)
@@ -70,9 +73,13 @@ void stacks__free(struct stacks *st)
 	free(st);
 }
 
-uint32_t stacks__callgraph(const struct stacks *st)
+unsigned int stacks__last_user(const struct stacks *st, uint64_t *sp, const uint64_t **pcs,
+			       unsigned int *flags)
 {
-	return st->callgraph;
+	*sp = st->last_sp;
+	*pcs = st->pcs + st->last_at;
+	*flags = st->last_flags;
+	return st->last_n;
 }
 
 void stacks__fill_attr(struct stacks *st, struct perf_event_attr *a)
@@ -127,6 +134,8 @@ static void count_reason(struct stacks *st, unsigned int flags)
 		st->st.trunc_no_map++;
 	else if (flags & UNWIND_TRUNC_NO_CFI)
 		st->st.trunc_no_cfi++;
+	else if (flags & UNWIND_TRUNC_BOUND)
+		st->st.trunc_bound++;
 	else
 		st->st.trunc_other++;
 }
@@ -160,6 +169,10 @@ static unsigned int user_dwarf(struct stacks *st, const struct perf_sample *s, u
 		m = 1;
 		flags = UNWIND_TRUNC_NO_REGS;
 	}
+	st->last_at = n;
+	st->last_n = (unsigned int)m;
+	st->last_flags = flags;
+	st->last_sp = s->regs[1]; /* UNWIND_REGS_MASK: BP, SP, IP */
 	if (flags & UNWIND_TRUNCATED) {
 		*truncated = 1;
 		count_reason(st, flags);
@@ -172,6 +185,7 @@ int stacks__count(struct stacks *st, struct pdata *pd, uint32_t proc, const stru
 	unsigned int n = 0;
 	int truncated = 0;
 
+	st->last_n = 0;
 	if (s->callchain && st->kernel)
 		n = perf_callchain__kernel(s->callchain, s->nr, st->pcs, PDATA_MAX_DEPTH / 2);
 	if (!n && is_kernel_pc(s->ip))
@@ -188,9 +202,15 @@ int stacks__count(struct stacks *st, struct pdata *pd, uint32_t proc, const stru
 }
 
 void stacks__map(struct stacks *st, pid_t pid, uint64_t start, uint64_t end, uint64_t pgoff,
-		 uint64_t dev, uint64_t ino, const char *path)
+		 uint64_t dev, uint64_t ino, const uint8_t *build_id, size_t build_id_len,
+		 const char *path)
 {
-	if (st->u)
+	if (!st->u)
+		return;
+	if (build_id_len)
+		unwinder__add_map_build_id(st->u, pid, start, end, pgoff, build_id, build_id_len,
+					   path);
+	else
 		unwinder__add_map(st->u, pid, start, end, pgoff, dev, ino, path);
 }
 
@@ -221,7 +241,35 @@ void stacks__stats(const struct stacks *st, struct stacks_stats *out)
 		unwinder__stats(st->u, &us);
 		out->objects = us.objects;
 		out->objects_no_cfi = us.objects_no_cfi;
+		out->objects_over_bound = us.objects_over_bound;
+		out->max_object_ns = us.max_object_ns;
 	}
+}
+
+/* " (cut short: REASON N, ...)": the dwarf unwinder's reasons that occurred. */
+static void describe_reasons(const struct stacks_stats *s, char *buf, size_t len)
+{
+	const struct {
+		const char *what;
+		uint64_t n;
+	} r[] = {
+		{"stack copy", s->trunc_stack}, {"no mapping", s->trunc_no_map},
+		{"no CFI", s->trunc_no_cfi},	{"CFI over a size bound", s->trunc_bound},
+		{"no registers", s->no_regs},	{"other", s->trunc_other},
+	};
+	const char *sep = " (cut short: ";
+	size_t at = strlen(buf);
+
+	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]) && at < len; i++) {
+		if (!r[i].n)
+			continue;
+		snprintf(buf + at, len - at, "%s%s %llu", sep, r[i].what,
+			 (unsigned long long)r[i].n);
+		at = strlen(buf);
+		sep = ", ";
+	}
+	if (*sep == ',' && at < len)
+		snprintf(buf + at, len - at, ")");
 }
 
 void stacks__describe(const struct stacks *st, char *buf, size_t len)
@@ -250,12 +298,5 @@ void stacks__describe(const struct stacks *st, char *buf, size_t len)
 	}
 	snprintf(buf + at, len - at, ", %.2f%% complete",
 		 100.0 * (double)(s->samples - s->truncated) / (double)s->samples);
-	at = strlen(buf);
-	if (st->callgraph == PDATA_CG_DWARF && s->truncated && at < len)
-		snprintf(buf + at, len - at,
-			 " (cut short: stack copy %llu, no mapping %llu, no CFI %llu, no registers "
-			 "%llu, other %llu)",
-			 (unsigned long long)s->trunc_stack, (unsigned long long)s->trunc_no_map,
-			 (unsigned long long)s->trunc_no_cfi, (unsigned long long)s->no_regs,
-			 (unsigned long long)s->trunc_other);
+	describe_reasons(s, buf, len);
 }

@@ -55,9 +55,14 @@ void stacks__fill_attr(struct stacks *st, struct perf_event_attr *a);
  */
 int stacks__count(struct stacks *st, struct pdata *pd, uint32_t proc, const struct perf_sample *s);
 
-/* Process bookkeeping for the unwinder (dwarf; no-ops for fp). */
+/*
+ * Process bookkeeping for the unwinder (dwarf; no-ops for fp).  A mapping's
+ * file is known by its build id (build_id_len > 0: the MMAP2 record's), else
+ * by dev and ino.
+ */
 void stacks__map(struct stacks *st, pid_t pid, uint64_t start, uint64_t end, uint64_t pgoff,
-		 uint64_t dev, uint64_t ino, const char *path);
+		 uint64_t dev, uint64_t ino, const uint8_t *build_id, size_t build_id_len,
+		 const char *path);
 void stacks__proc_maps(struct stacks *st, pid_t pid); /* from /proc/PID/maps */
 void stacks__fork(struct stacks *st, pid_t ppid, pid_t pid);
 void stacks__forget(struct stacks *st, pid_t pid); /* exec'd or exited */
@@ -69,12 +74,20 @@ struct stacks_stats {
 	uint64_t kernel_frames;
 	/* dwarf: truncations by reason (UNWIND_TRUNC_*), and samples without user registers */
 	uint64_t trunc_stack, trunc_no_map, trunc_no_cfi, trunc_other, no_regs;
+	uint64_t trunc_bound;		  /* at an FDE over a bound of unwind/unwind_cfi.h */
 	uint64_t objects, objects_no_cfi; /* ELF objects opened by the unwinder */
+	uint64_t objects_over_bound;	  /* of which with CFI over a bound */
+	uint64_t max_object_ns;		  /* the most time one object cost the unwinder */
 };
 void stacks__stats(const struct stacks *st, struct stacks_stats *out);
 
-/* "dwarf" or "fp" (enum pdata_callgraph) */
-uint32_t stacks__callgraph(const struct stacks *st);
+/*
+ * The user part of the last sample's stack as the CFI unwinder walked it
+ * (dwarf): its stack pointer, PCs (leaf first), UNWIND_* flags.  0 when
+ * the last sample was not unwound (no user registers, fp).
+ */
+unsigned int stacks__last_user(const struct stacks *st, uint64_t *sp, const uint64_t **pcs,
+			       unsigned int *flags);
 
 /* One phrase for the clock note: how the stacks were taken, and how many are complete. */
 void stacks__describe(const struct stacks *st, char *buf, size_t len);

@@ -336,7 +336,7 @@ static int rotate(struct system_run *s)
 	uint64_t busy = busy_ns(s); /* read once: the end of one period, the start of the next */
 
 	perf_session__drain_to(s->r.perf, s->cut);
-	record_bpf__flush(s->r.bpf);
+	record_bpf__flush(s->r.bpf, s->cut);
 	finish_profile(s, cut_real, busy);
 	snprintf(done, sizeof(done), "%s", s->path);
 	period_path(s, cut_real, s->path, sizeof(s->path));
@@ -392,7 +392,7 @@ static void system_loop(struct system_run *s)
 		set_timeout(s, now);
 		ready = record_run__poll_once(&s->r, hook ? hook->fd : -1);
 		perf_session__drain(s->r.perf, 0);
-		record_bpf__flush(s->r.bpf);
+		record_bpf__flush(s->r.bpf, perf_session__handled_until(s->r.perf));
 		if (ready && hook->ready && hook->ready(hook->arg))
 			s->hook_stop = 1;
 		now = now_ns(CLOCK_MONOTONIC);
@@ -495,7 +495,11 @@ static int open_session(struct system_run *s, char *why, size_t whylen)
 				       .stack_bytes = o->stack_bytes};
 	int rc;
 
-	if (o->clock == RECORD_CLOCK_BPF) {
+	if (o->clock == PDATA_CLOCK_BPF && po.callgraph != PDATA_CG_NONE)
+		return why_fail(why, whylen, -EINVAL,
+				"-a with --clock bpf records flat profiles (its call stacks follow "
+				"one command's tree): leave out -g, or take the perf clock");
+	if (o->clock == PDATA_CLOCK_BPF) {
 		rc = record_bpf__open(&s->r.bpf, s->r.pd, po.callgraph != PDATA_CG_NONE, why,
 				      whylen);
 		if (rc < 0)
@@ -570,7 +574,7 @@ static void finish_system(struct system_run *s)
 
 	if (s->r.pd) {
 		perf_session__drain(s->r.perf, 1);
-		record_bpf__flush(s->r.bpf);
+		record_bpf__flush(s->r.bpf, UINT64_MAX);
 		finish_profile(s, real_of(s, end_mono), busy);
 		if (s->r.o->hook) /* the last, partial period is not shown */
 			unlink(s->path);

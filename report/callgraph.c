@@ -10,36 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utils/array.h"
 #include "report/callgraph.h"
 #include "utils/htab.h"
+#include "utils/search.h"
 
 /* Counts come from an untrusted file: saturate instead of wrapping. */
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
 	return a + b < a ? UINT64_MAX : a + b;
-}
-
-static uint64_t mix(uint64_t h, uint64_t x)
-{
-	return htab_hash_u64(h ^ (x + 0x9e3779b97f4a7c15ull));
-}
-
-/* Grow *arr (elements of elem bytes, *cap of them) to hold need. */
-static int reserve(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap : 64;
-	void *a;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	a = realloc(*arr, ncap * elem);
-	if (!a)
-		return -ENOMEM;
-	*arr = a;
-	*cap = ncap;
-	return 0;
 }
 
 /* ---- the PCs of a sample ----------------------------------------------------- */
@@ -131,16 +110,11 @@ static bool key_eq(const void *entry, const void *key)
 	       !memcmp(k->cg->pool + s->off, k->frames, k->n * sizeof(*k->frames));
 }
 
-static uint64_t index_entry_hash(const void *entry)
-{
-	return ((const struct index_ent *)entry)->hash;
-}
-
 static const struct htab_type index_type = {
 	.entry_size = sizeof(struct index_ent),
 	.hash = key_hash,
 	.eq = key_eq,
-	.entry_hash = index_entry_hash,
+	.stored_hash = HTAB_STORED_HASH(struct index_ent, hash),
 };
 
 struct callgraph *callgraph__new(void)
@@ -177,11 +151,11 @@ int callgraph__add(struct callgraph *cg, int tid, const struct func *const *fram
 
 	if (!n)
 		return -EINVAL;
-	k.hash = mix((uint64_t)(uint32_t)tid * 4 + (uint64_t)k.truncated, n);
+	k.hash = htab_hash_combine((uint64_t)(uint32_t)tid * 4 + (uint64_t)k.truncated, n);
 	for (uint32_t i = 0; i < n; i++) {
 		if (!frames[i])
 			return -EINVAL;
-		k.hash = mix(k.hash, (uintptr_t)frames[i]);
+		k.hash = htab_hash_combine(k.hash, (uintptr_t)frames[i]);
 	}
 	k.hash |= 1; /* an index entry is never all zero */
 	e = htab__insert(cg->index, &index_type, &k, &fresh);
@@ -194,9 +168,9 @@ int callgraph__add(struct callgraph *cg, int tid, const struct func *const *fram
 		return 0;
 	}
 	if (cg->nentries >= UINT32_MAX - 1 ||
-	    reserve((void **)&cg->entries, &cg->entries_cap, cg->nentries + 1,
+	    array__reserve((void **)&cg->entries, &cg->entries_cap, cg->nentries + 1,
 		    sizeof(*cg->entries)) ||
-	    reserve((void **)&cg->pool, &cg->pool_cap, cg->npool + n, sizeof(*cg->pool))) {
+	    array__reserve((void **)&cg->pool, &cg->pool_cap, cg->npool + n, sizeof(*cg->pool))) {
 		htab__cancel_fresh(cg->index);
 		return -ENOMEM;
 	}
@@ -210,18 +184,11 @@ int callgraph__add(struct callgraph *cg, int tid, const struct func *const *fram
 }
 
 /* Samples are sorted by proc: a binary search. */
-size_t callgraph__first_sample(const struct pview *v, uint32_t id)
+/* The first sample of process image id in v (v->nsamples when it has none). */
+static size_t callgraph__first_sample(const struct pview *v, uint32_t id)
 {
-	size_t lo = 0, hi = v->nsamples;
+	size_t lo = SEARCH_LOWER(v->samples, v->nsamples, proc, id);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v->samples[mid].proc < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo;
 }
 
@@ -322,7 +289,7 @@ static int findex_build(const struct callgraph *cg, struct findex *fi)
 			goto out;
 		}
 		if (fresh) {
-			if (reserve((void **)&fi->funcs, &cap, fi->n + 1, sizeof(*fi->funcs))) {
+			if (array__reserve((void **)&fi->funcs, &cap, fi->n + 1, sizeof(*fi->funcs))) {
 				htab__cancel_fresh(t);
 				rc = -ENOMEM;
 				goto out;
@@ -449,7 +416,7 @@ static uint64_t kid_hash(const void *key)
 {
 	const struct kid_key *k = key;
 
-	return mix(htab_hash_u64(k->parent1), (uintptr_t)k->f);
+	return htab_hash_combine(htab_hash_u64(k->parent1), (uintptr_t)k->f);
 }
 
 static bool kid_eq(const void *entry, const void *key)
@@ -500,7 +467,7 @@ static long kid_of(struct builder *b, uint32_t parent, const struct func *f)
 	if (!fresh)
 		return e->node;
 	if (b->n >= UINT32_MAX - 1 ||
-	    reserve((void **)&b->nodes, &b->cap, b->n + 1, sizeof(*b->nodes))) {
+	    array__reserve((void **)&b->nodes, &b->cap, b->n + 1, sizeof(*b->nodes))) {
 		htab__cancel_fresh(b->kids);
 		return -ENOMEM;
 	}
@@ -613,7 +580,7 @@ int callgraph__tree(const struct callgraph *cg, enum cg_order order, const char 
 
 	*out = NULL;
 	b.kids = htab__new(&kid_type, 255);
-	if (!t || !b.kids || reserve((void **)&b.nodes, &b.cap, 1, sizeof(*b.nodes)))
+	if (!t || !b.kids || array__reserve((void **)&b.nodes, &b.cap, 1, sizeof(*b.nodes)))
 		goto out;
 	b.nodes[b.n++] = (struct tnode){0};
 	rc = 0;

@@ -49,9 +49,6 @@ unsigned callgraph__lookup_pcs(const struct pview *v, const struct pv_sample *s,
 int callgraph__sample_frames(const struct pview *v, struct resolver *r, const struct pv_proc *p,
 			     const struct pv_sample *s, const struct func **frames, int *truncated);
 
-/* The first sample of process image id in v (v->nsamples when it has none). */
-size_t callgraph__first_sample(const struct pview *v, uint32_t id);
-
 /* One distinct stack: frames leaf first, and the samples of one thread that had it. */
 struct cg_stack {
 	const struct func *const *frames;

@@ -33,7 +33,7 @@
 #include "report/callgraph.h"
 #include "report/report.h"
 
-struct json_object;
+
 
 #define CGREPORT_DEFAULT_THRESHOLD 0.5 /* percent, as perf's -g */
 #define CGREPORT_PROCESS SIZE_MAX      /* thread argument: the whole image */
@@ -71,9 +71,6 @@ int cgreport__new(struct cgreport **out, struct report *m, const struct cgreport
 		  size_t whylen);
 void cgreport__free(struct cgreport *cr);
 
-/* 1 when the profile has call stacks (it was recorded with them). */
-int cgreport__has_stacks(const struct report *m);
-
 /*
  * The call graphs of one image's rows pr (report__proc), and of its threads
  * with --threads, for as long as a writer shows it: built when o asks for
@@ -84,36 +81,39 @@ int cgreport__image(const struct cgreport *cr, const struct report_proc *pr, int
 		    struct cgreport_image **out);
 void cgreport_image__free(struct cgreport_image *ci);
 
-/* ---- text ---- */
+/*
+ * ---- the model the writers read (output/cgreport_write.c) ----
+ */
 
-/* "# call stacks: ..." header line, when the profile has stacks or o asks for them. */
-void cgreport__text_header(const struct cgreport *cr, FILE *out);
+/* What is shown of one scope: the whole run, a process image or one of its threads. */
+struct cg_scope {
+	struct callgraph *cg;
+	struct cg_tree *tree;	 /* --call-graph */
+	struct cg_tree *callers; /* --callers */
+	struct cg_tree *callees; /* --callees */
+};
+
+struct cgreport_image {
+	const struct report_proc *pr;
+	uint64_t of; /* the image's samples: what percentages are a share of */
+	struct cg_scope all;
+	struct cg_scope *threads; /* with --threads and trees: parallel to pr->threads */
+	size_t nthreads;
+};
+
+struct cgreport {
+	struct report *m;
+	struct cgreport_opts o;
+	int has_stacks;
+	int trees;	      /* o asks for trees */
+	struct cg_scope *run; /* the whole run's, when o asks for trees */
+};
+
+/* The scope of (ci, thread): the run's when ci is NULL; NULL when nothing was built. */
+const struct cg_scope *cgreport__scope(const struct cgreport *cr, const struct cgreport_image *ci,
+				       size_t thread);
 
 /* 1 when the tables give way to the trees (--callers, --callees). */
 int cgreport__replaces_table(const struct cgreport *cr);
-
-/*
- * The trees o asks for, after their table: of the whole run (ci NULL), of
- * image ci (thread CGREPORT_PROCESS) or of its thread index thread (an
- * index into its report_proc.threads).
- */
-void cgreport__text_trees(const struct cgreport *cr, const struct cgreport_image *ci, size_t thread,
-			  FILE *out);
-
-/* ---- JSON: fields for the writer's stream (report_json.c) ---- */
-
-/* Top level, of m's profile: callgraph, truncated_samples, stacks_dropped, into o.  0 or -ENOMEM. */
-int cgreport__json_top(const struct report *m, struct json_object *o);
-
-/* The whole run's call_graph, callers, callees and their frames, into o.  0 or -ENOMEM. */
-int cgreport__json_run(const struct cgreport *cr, struct json_object *o);
-
-/*
- * The process object o of image ci (as the report writes it, with its
- * "threads"): its stacks, its trees and its threads' trees, and the frames
- * they refer to.  0 or -ENOMEM.
- */
-int cgreport__json_image(const struct cgreport *cr, const struct cgreport_image *ci,
-			 struct json_object *o);
 
 #endif /* PROFIL_CGREPORT_H */

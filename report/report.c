@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "report/callgraph.h"
+#include "utils/array.h"
 #include "report/report.h"
 #include "report/report_rows.h"
 #include "utils/cgroup.h"
@@ -234,15 +235,8 @@ static const char *thread_comm(const struct report_image *img, int tid)
 
 static int push_tid(struct item_walk *w, int tid)
 {
-	if (w->ntids == w->cap) {
-		size_t ncap = w->cap ? w->cap * 2 : 16;
-		struct tid_count *n = realloc(w->tids, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		w->tids = n;
-		w->cap = ncap;
-	}
+	if (array__reserve(&w->tids, &w->cap, w->ntids + 1, sizeof(*w->tids)))
+		return -ENOMEM;
 	w->tids[w->ntids++] = (struct tid_count){tid, 0};
 	return 0;
 }

@@ -21,11 +21,6 @@ struct rowtab {
 	uint64_t stamp;	  /* rowtab__add_total calls so far */
 };
 
-static uint64_t mix(uint64_t h, uint64_t x)
-{
-	return htab_hash_u64(h ^ (x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2)));
-}
-
 static uint64_t str_hash(const char *s)
 {
 	return s ? htab_hash_str(s) : 0;
@@ -36,10 +31,10 @@ static uint64_t row_key_hash(const struct report_row *r)
 	uint64_t h = htab_hash_u64((uint64_t)r->kind + 1);
 
 	/* an interned function determines its object: hash the path only without one */
-	h = mix(h, r->f ? (uintptr_t)r->f : str_hash(r->objpath));
-	h = mix(h, str_hash(r->comm));
-	h = mix(h, ((uint64_t)(uint32_t)r->pid << 32) | (uint32_t)r->tid);
-	h = mix(h, str_hash(r->cgroup));
+	h = htab_hash_combine(h, r->f ? (uintptr_t)r->f : str_hash(r->objpath));
+	h = htab_hash_combine(h, str_hash(r->comm));
+	h = htab_hash_combine(h, ((uint64_t)(uint32_t)r->pid << 32) | (uint32_t)r->tid);
+	h = htab_hash_combine(h, str_hash(r->cgroup));
 	return h | 1; /* never 0: an entry is never all zero bytes */
 }
 
@@ -62,16 +57,11 @@ static bool ent_eq(const void *entry, const void *key)
 	       str_eq(a->cgroup, b->cgroup);
 }
 
-static uint64_t ent_hash(const void *entry)
-{
-	return ((const struct row_ent *)entry)->hash;
-}
-
 static const struct htab_type row_type = {
 	.entry_size = sizeof(struct row_ent),
 	.hash = ent_key_hash,
 	.eq = ent_eq,
-	.entry_hash = ent_hash,
+	.stored_hash = HTAB_STORED_HASH(struct row_ent, hash),
 };
 
 /* 64 slots to start with: most images and threads have few functions. */

@@ -33,21 +33,12 @@ struct resolver {
 /* Both tables start with 1024 slots: a profile has at least a few hundred functions. */
 #define RESOLVE_EXPECTED 511
 
-static uint64_t mix(uint64_t a, uint64_t b)
-{
-	uint64_t h = (a * 0x9e3779b97f4a7c15ull) ^ (b + 0x632be59bd9b4e019ull + (a << 6));
-
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ull;
-	return h ^ (h >> 29);
-}
-
 static uint64_t func_hash(const void *key)
 {
 	const struct func *f = key;
 
-	return mix(mix((uintptr_t)f->name, (uintptr_t)f->objpath),
-		   mix((uintptr_t)f->file, (uint64_t)f->line));
+	return htab_hash_combine(htab_hash_combine((uintptr_t)f->name, (uintptr_t)f->objpath),
+				 htab_hash_combine((uintptr_t)f->file, (uint64_t)f->line));
 }
 
 /* An interned function, and its hash (growing the table reads no struct func). */
@@ -65,23 +56,18 @@ static bool func_eq(const void *entry, const void *key)
 	       a->line == b->line;
 }
 
-static uint64_t func_entry_hash(const void *entry)
-{
-	return ((const struct func_ent *)entry)->hash;
-}
-
 static const struct htab_type func_type = {
 	.entry_size = sizeof(struct func_ent),
 	.hash = func_hash,
 	.eq = func_eq,
-	.entry_hash = func_entry_hash,
+	.stored_hash = HTAB_STORED_HASH(struct func_ent, hash),
 };
 
 static uint64_t cache_hash(const void *key)
 {
 	const struct cache_ent *k = key;
 
-	return mix((uintptr_t)k->obj, k->addr);
+	return htab_hash_combine((uintptr_t)k->obj, k->addr);
 }
 
 static bool cache_eq(const void *entry, const void *key)

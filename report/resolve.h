@@ -61,6 +61,7 @@ int resolver__locate(struct resolver *r, const struct pv_proc *p, uint64_t pc, u
 /* Objects seen so far (for notes). */
 size_t resolver__notes(struct resolver *r, const struct resolve_note **notes);
 
+/* The symbols cache (its interned strings live as long as the resolver: profil top's rows). */
 struct symbols *resolver__symbols(struct resolver *r);
 
 /*

@@ -23,8 +23,10 @@
 #include <unistd.h>
 
 #include "symbols/symbols.h"
+#include "utils/array.h"
 #include "symbols/symfile.h"
 #include "utils/htab.h"
+#include "utils/search.h"
 
 #define BUILD_ID_MAX 20 /* as much as the profile records (pdata_map.build_id) */
 
@@ -116,11 +118,6 @@ static uint64_t object_entry_hash(const void *entry)
 	return htab_hash_str((*(struct sym_object *const *)entry)->path);
 }
 
-static uint64_t str_entry_hash(const void *entry)
-{
-	return ((const struct str_ent *)entry)->hash;
-}
-
 static const struct htab_type object_type = {
 	.entry_size = sizeof(struct sym_object *),
 	.hash = str_hash,
@@ -132,7 +129,7 @@ static const struct htab_type str_type = {
 	.entry_size = sizeof(struct str_ent),
 	.hash = str_hash,
 	.eq = str_eq,
-	.entry_hash = str_entry_hash,
+	.stored_hash = HTAB_STORED_HASH(struct str_ent, hash),
 };
 
 /* A report names hundreds of objects and thousands of range names at most. */
@@ -853,16 +850,8 @@ int symobj__text_range(const struct sym_object *o, uint64_t *lo, uint64_t *hi)
 /* Index of the last symbol starting at or before vaddr, or -1. */
 static long find_sym(const struct sym_object *o, uint64_t vaddr)
 {
-	size_t lo = 0, hi = o->nsyms;
+	size_t lo = SEARCH_UPPER(o->syms, o->nsyms, start, vaddr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (o->syms[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return (long)lo - 1;
 }
 
@@ -978,15 +967,8 @@ static int scan_cu(struct sym_object *o, Dwarf_Addr addr, Dwarf_Die *cu)
 			Dwarf_Die die;
 
 			if (dwarf_offdie(o->dwarf, off + hsize, &die)) {
-				if (o->ncus == cap) {
-					size_t ncap = cap ? cap * 2 : 16;
-					Dwarf_Die *n = realloc(o->cus, ncap * sizeof(*n));
-
-					if (!n)
-						break;
-					o->cus = n;
-					cap = ncap;
-				}
+				if (array__reserve(&o->cus, &cap, o->ncus + 1, sizeof(*o->cus)))
+					break;
 				o->cus[o->ncus++] = die;
 			}
 			off = next;

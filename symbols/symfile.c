@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "symbols/symfile.h"
+#include "utils/regfile.h"
 
 #define DEBUG_ROOT "/usr/lib/debug"
 #define DEBUGINFOD_SONAME "libdebuginfod.so.1"
@@ -43,38 +44,9 @@ void symfile_finder__free(struct symfile_finder *f)
 	free(f);
 }
 
-/*
- * An O_PATH descriptor opens nothing (no wait for a FIFO's writer, no
- * device driver's open); the file is then reopened through /proc/self/fd,
- * which names that very inode (no window to swap the path).
- */
 int symfile__open_regular(const char *path, struct stat *st)
 {
-	char self[64];
-	struct stat now;
-	int pfd, fd, err;
-
-	pfd = open(path, O_PATH | O_CLOEXEC);
-	if (pfd < 0)
-		return -errno;
-	if (fstat(pfd, st) < 0 || !S_ISREG(st->st_mode)) {
-		err = S_ISREG(st->st_mode) ? -errno : -EINVAL;
-		close(pfd);
-		return err;
-	}
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
-	fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0 && errno == ENOENT) /* no /proc: the path again, checked below */
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	err = -errno;
-	close(pfd);
-	if (fd < 0)
-		return err;
-	if (fstat(fd, &now) < 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino) {
-		close(fd);
-		return -ESTALE; /* replaced while being opened */
-	}
-	return fd;
+	return regfile__open(path, st);
 }
 
 int symfile__is_elf(int fd)

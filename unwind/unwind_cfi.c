@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * CFI -> unwind table through libdw (see unwind_cfi.h).
- *
- * The FDEs are listed with dwarf_next_cfi; the one thing decoded here is
- * each FDE's initial location and range (their pointer encoding comes from
- * the CIE's 'R' augmentation), and every start is confirmed by libdw
- * (dwarf_cfi_addrframe must report a row starting exactly there) before
- * its rows are taken.  Everything else, the CFA and register rules at each
- * PC, is what libdw computes.
+ * CFI -> unwind table (see unwind_cfi.h): FDE listing through libdw's
+ * dwarf_next_cfi, and a one-pass, bounded interpreter of each FDE's
+ * DW_CFA_* program.  (libdw's own dwarf_cfi_addrframe replays the program
+ * from its start for every row asked: quadratic in an FDE's size, 10 s for
+ * one FDE of 2 M DW_CFA_nop and 8,192 rows.)
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -18,21 +15,99 @@
 #include "unwind/unwind_cfi.h"
 #include "utils/why.h"
 
+/* The rules the table keeps: the CFA's, and where the caller's RBP and RIP are. */
+struct loc_rule {
+	uint8_t kind; /* enum unw_loc_kind */
+	uint8_t reg;
+	int16_t off;
+};
+
+struct cfi_state {
+	uint8_t cfa_kind; /* enum unw_cfa_kind; UNW_CFA_NONE until the program defines it */
+	uint8_t cfa_reg;
+	uint8_t plt_threshold;
+	int32_t cfa_off;
+	struct loc_rule rbp, ra;
+};
+
+/* A CIE: what its FDEs need, and the state after its initial instructions. */
+struct cie_info {
+	Dwarf_Off off;
+	int valid;   /* 0: not parsed yet (cache slot free) */
+	int usable;  /* 0: malformed or over a bound: its FDEs fail */
+	int fde_enc; /* pointer encoding of its FDEs (DW_EH_PE_*) */
+	int has_z;   /* 'z' augmentation: FDEs carry an augmentation block */
+	int signal;  /* 'S': its FDEs describe signal trampolines */
+	int ra_rip;  /* its return address register is RIP (16) */
+	uint64_t code_align;
+	int64_t data_align;
+	struct cfi_state init;
+};
+
+#define CIE_CACHE 16
+
 struct unw_cfi {
-	Dwarf_CFI *cfi;
-	Dwarf *dw; /* for .debug_frame */
+	const unsigned char *ident;
+	Elf_Data *data;
+	uint64_t
+		sh_addr; /* link-time address of the section (.eh_frame), for pc-relative pointers */
 	int eh_frame;
+	struct cie_info cies[CIE_CACHE];
+	unsigned int next_cie; /* round-robin replacement */
 	struct unw_cfi_stats st;
 };
 
-/* The few CIEs of an object and the pointer encoding of their FDEs. */
-struct cie_cache {
-	Dwarf_Off off[16];
-	int enc[16]; /* -1: not understood */
-	int n;
+/* ---- reading ------------------------------------------------------------ */
+
+struct cursor {
+	const uint8_t *p, *end;
 };
 
-/* ---- FDE addresses ---------------------------------------------------- */
+static int get_uleb(struct cursor *c, uint64_t *v)
+{
+	uint64_t r = 0;
+
+	for (unsigned int shift = 0; c->p < c->end && shift < 70; shift += 7) {
+		uint8_t b = *c->p++;
+
+		if (shift < 64)
+			r |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*v = r;
+			return 0;
+		}
+	}
+	return -1; /* truncated, or longer than 10 bytes */
+}
+
+static int get_sleb(struct cursor *c, int64_t *v)
+{
+	uint64_t r = 0;
+
+	for (unsigned int shift = 0; c->p < c->end && shift < 70; shift += 7) {
+		uint8_t b = *c->p++;
+
+		if (shift < 64)
+			r |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			if (shift + 7 < 64 && (b & 0x40))
+				r |= ~0ull << (shift + 7);
+			*v = (int64_t)r;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int get_fixed(struct cursor *c, size_t size, uint64_t *v)
+{
+	if ((size_t)(c->end - c->p) < size)
+		return -1;
+	*v = 0;
+	memcpy(v, c->p, size); /* little-endian, like the host */
+	c->p += size;
+	return 0;
+}
 
 /* Bytes of a pointer in encoding enc (DW_EH_PE_*), or 0 for the forms not handled. */
 static size_t encoded_size(int enc)
@@ -53,21 +128,24 @@ static size_t encoded_size(int enc)
 	}
 }
 
-/* Read a pointer; apply_rel: add the field's own address for pc-relative encodings. */
-static int read_encoded(int enc, const uint8_t *p, const uint8_t *end, uint64_t field_addr,
-			int apply_rel, uint64_t *out)
+/*
+ * Read a pointer at c (section offset: c->p - data), applying pc-relative
+ * encoding when apply_rel (address fields; not a length).
+ */
+static int get_encoded(const struct unw_cfi *x, struct cursor *c, int enc, int apply_rel,
+		       uint64_t *out)
 {
+	uint64_t field = x->sh_addr + (uint64_t)(c->p - (const uint8_t *)x->data->d_buf);
 	size_t size = encoded_size(enc);
-	uint64_t v = 0;
+	uint64_t v;
 
-	if (!size || p > end || (size_t)(end - p) < size)
+	if (!size || get_fixed(c, size, &v))
 		return -1;
-	memcpy(&v, p, size); /* x86-64: little-endian, like the host */
 	if ((enc & DW_EH_PE_signed) && size < 8 && (v >> (size * 8 - 1)) & 1)
 		v |= ~0ull << (size * 8);
 	if (apply_rel) {
 		if ((enc & 0x70) == DW_EH_PE_pcrel)
-			v += field_addr;
+			v += field;
 		else if ((enc & 0x70) != DW_EH_PE_absptr)
 			return -1;
 	}
@@ -75,113 +153,153 @@ static int read_encoded(int enc, const uint8_t *p, const uint8_t *end, uint64_t 
 	return 0;
 }
 
-/* The FDE pointer encoding a CIE announces ('zR' augmentation), or -1. */
-static int cie_fde_encoding(const Dwarf_CIE *cie)
+/* ---- CIEs ----------------------------------------------------------------- */
+
+/* The augmentation ('z' and its letters): FDE pointer encoding, signal flag. */
+static int parse_augmentation(const Dwarf_CIE *cie, struct cie_info *ci)
 {
 	const char *aug = cie->augmentation;
-	const uint8_t *d = cie->augmentation_data;
-	const uint8_t *end = d ? d + cie->augmentation_data_size : NULL;
-	int enc = DW_EH_PE_absptr;
+	struct cursor d = {cie->augmentation_data,
+			   cie->augmentation_data ?
+				   cie->augmentation_data + cie->augmentation_data_size :
+				   NULL};
+	uint64_t skip;
 
+	ci->fde_enc = DW_EH_PE_absptr;
 	if (!aug || !aug[0])
-		return DW_EH_PE_absptr;
-	if (aug[0] != 'z' || !d)
+		return 0;
+	if (aug[0] != 'z' || !d.p)
 		return -1;
+	ci->has_z = 1;
 	for (const char *a = aug + 1; *a; a++) {
 		switch (*a) {
 		case 'R':
-			if (d >= end)
+			if (get_fixed(&d, 1, &skip))
 				return -1;
-			enc = *d++;
+			ci->fde_enc = (int)skip;
 			break;
-		case 'L': /* LSDA encoding */
-			if (d >= end)
+		case 'L': /* the LSDA's encoding */
+			if (get_fixed(&d, 1, &skip))
 				return -1;
-			d++;
 			break;
-		case 'P': /* personality routine: encoding and pointer */
-			if (d >= end || !encoded_size(*d) ||
-			    (size_t)(end - d) < 1 + encoded_size(*d))
+		case 'P': /* the personality routine: encoding and pointer */
+			if (get_fixed(&d, 1, &skip) || !encoded_size((int)skip) ||
+			    get_fixed(&d, encoded_size((int)skip), &skip))
 				return -1;
-			d += 1 + encoded_size(*d);
 			break;
 		case 'S':
+			ci->signal = 1;
+			break;
 		case 'B':
 		case 'G':
 			break;
 		default:
-			return enc; /* data we cannot skip: only letters before it were read */
+			return 0; /* data we cannot skip: 'z' sizes the FDEs' part anyway */
 		}
-	}
-	return enc;
-}
-
-static int cie_encoding(struct cie_cache *cc, const unsigned char *ident, Elf_Data *data,
-			int eh_frame, Dwarf_Off cie_off)
-{
-	Dwarf_CFI_Entry entry;
-	Dwarf_Off next;
-	int enc = -1;
-
-	for (int i = 0; i < cc->n; i++)
-		if (cc->off[i] == cie_off)
-			return cc->enc[i];
-	if (dwarf_next_cfi(ident, data, eh_frame, cie_off, &next, &entry) == 0 &&
-	    entry.CIE_id == (Dwarf_Off)LIBDW_CIE_ID)
-		enc = cie_fde_encoding(&entry.cie);
-	if (cc->n < (int)(sizeof(cc->off) / sizeof(cc->off[0]))) {
-		cc->off[cc->n] = cie_off;
-		cc->enc[cc->n++] = enc;
-	}
-	return enc;
-}
-
-/* Every FDE's [start, end) of a CFI section (sh_addr: its link-time address). */
-static int list_fdes(Elf *elf, Elf_Data *data, uint64_t sh_addr, int eh_frame, struct unw_table *t)
-{
-	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
-	struct cie_cache cc = {.n = 0};
-	Dwarf_Off off = 0, next;
-	Dwarf_CFI_Entry entry;
-
-	while (dwarf_next_cfi(ident, data, eh_frame, off, &next, &entry) == 0) {
-		const uint8_t *p = entry.fde.start, *end = entry.fde.end;
-		uint64_t start, len;
-		int enc;
-
-		if (next <= off)
-			break;
-		off = next;
-		if (entry.CIE_id == (Dwarf_Off)LIBDW_CIE_ID)
-			continue;
-		enc = cie_encoding(&cc, ident, data, eh_frame, entry.fde.CIE_pointer);
-		if (enc < 0 ||
-		    read_encoded(enc, p, end,
-				 sh_addr + (uint64_t)(p - (const uint8_t *)data->d_buf), 1, &start))
-			continue;
-		p += encoded_size(enc);
-		if (read_encoded(enc & 0x0f, p, end, 0, 0, &len) || !len || start + len < start)
-			continue;
-		if (unw_table_add_fde(t, start, start + len) == -ENOMEM)
-			return -ENOMEM;
 	}
 	return 0;
 }
 
-/* ---- rules ------------------------------------------------------------ */
+static int run_program(struct unw_cfi *x, const struct cie_info *ci, struct cursor prog,
+		       struct unw_table *t, struct unw_fde *fde, uint64_t *loc_out);
 
-/* DW_OP_bregN off / DW_OP_bregx N off: register and offset. */
-static int is_breg(const Dwarf_Op *op, unsigned int *reg, int64_t *off)
+static void parse_cie(struct unw_cfi *x, Dwarf_Off off, struct cie_info *ci)
 {
-	if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31) {
-		*reg = op->atom - DW_OP_breg0;
-		*off = (int64_t)op->number;
-		return 1;
+	Dwarf_CFI_Entry e;
+	Dwarf_Off next;
+	struct cursor prog;
+
+	memset(ci, 0, sizeof(*ci));
+	ci->off = off;
+	ci->valid = 1;
+	if (dwarf_next_cfi(x->ident, x->data, x->eh_frame, off, &next, &e) != 0 ||
+	    e.CIE_id != (Dwarf_Off)LIBDW_CIE_ID || parse_augmentation(&e.cie, ci) < 0 ||
+	    !e.cie.code_alignment_factor)
+		return;
+	ci->code_align = e.cie.code_alignment_factor;
+	ci->data_align = e.cie.data_alignment_factor;
+	ci->ra_rip = e.cie.return_address_register == UNW_REG_RIP;
+	/* before any instruction: no CFA, RBP callee-saved (same value), RA unknown */
+	ci->init.rbp.kind = UNW_LOC_SAME;
+	ci->init.ra.kind = UNW_LOC_UNSUPPORTED;
+	prog = (struct cursor){e.cie.initial_instructions, e.cie.initial_instructions_end};
+	if (prog.p > prog.end)
+		return;
+	if ((size_t)(prog.end - prog.p) > UNW_CFI_MAX_FDE_BYTES ||
+	    x->st.bytes + (uint64_t)(prog.end - prog.p) > UNW_CFI_MAX_OBJECT_BYTES) {
+		x->st.over_bound = 1; /* its FDEs are not listed, or fail */
+		return;
 	}
-	if (op->atom == DW_OP_bregx) {
-		*reg = (unsigned int)op->number;
-		*off = (int64_t)op->number2;
-		return op->number < UNW_NREGS;
+	ci->usable = run_program(x, ci, prog, NULL, NULL, NULL) == 0;
+}
+
+static const struct cie_info *get_cie(struct unw_cfi *x, Dwarf_Off off)
+{
+	struct cie_info *ci;
+
+	for (int i = 0; i < CIE_CACHE; i++)
+		if (x->cies[i].valid && x->cies[i].off == off)
+			return &x->cies[i];
+	ci = &x->cies[x->next_cie++ % CIE_CACHE];
+	parse_cie(x, off, ci);
+	return ci;
+}
+
+/* ---- expressions ---------------------------------------------------------- */
+
+struct op {
+	uint8_t atom;
+	uint64_t a;
+	int64_t b;
+};
+
+/*
+ * Decode an expression of at most UNW_CFI_MAX_EXPR_OPS operations (only
+ * the operations the recognised rules use; anything else: -1).  Nothing is
+ * executed, so a branch cannot loop.  Returns the number of operations.
+ */
+static int decode_expr(struct cursor e, struct op *ops)
+{
+	int n = 0;
+
+	while (e.p < e.end) {
+		struct op *o = &ops[n];
+		int64_t s;
+
+		if (n == UNW_CFI_MAX_EXPR_OPS)
+			return -1;
+		o->atom = *e.p++;
+		if (o->atom >= DW_OP_breg0 && o->atom <= DW_OP_breg31) {
+			o->a = o->atom - DW_OP_breg0;
+			if (get_sleb(&e, &o->b))
+				return -1;
+		} else if (o->atom == DW_OP_bregx) {
+			if (get_uleb(&e, &o->a) || get_sleb(&e, &o->b))
+				return -1;
+		} else if (o->atom == DW_OP_plus_uconst) {
+			if (get_uleb(&e, &o->a))
+				return -1;
+			s = (int64_t)o->a;
+			o->b = s;
+		} else if (!((o->atom >= DW_OP_lit0 && o->atom <= DW_OP_lit31) ||
+			     o->atom == DW_OP_deref || o->atom == DW_OP_and ||
+			     o->atom == DW_OP_ge || o->atom == DW_OP_shl ||
+			     o->atom == DW_OP_plus)) {
+			return -1;
+		}
+		n++;
+	}
+	return n;
+}
+
+static int is_breg(const struct op *o, unsigned int *reg, int64_t *off)
+{
+	if ((o->atom >= DW_OP_breg0 && o->atom <= DW_OP_breg31) || o->atom == DW_OP_bregx) {
+		if (o->a >= UNW_NREGS)
+			return 0;
+		*reg = (unsigned int)o->a;
+		*off = o->b;
+		return 1;
 	}
 	return 0;
 }
@@ -201,7 +319,7 @@ static int fits32(int64_t v)
  *   breg7 (rsp) N; breg16 (rip) 0; lit15; and; litK; ge; lit3; shl; plus
  * i.e. CFA = RSP + N + ((RIP & 15) >= K ? 8 : 0).
  */
-static int is_plt_rule(const Dwarf_Op *ops, size_t n, int64_t *off, unsigned int *k)
+static int is_plt_rule(const struct op *ops, int n, int64_t *off, unsigned int *k)
 {
 	static const uint8_t tail[] = {DW_OP_lit15, DW_OP_and, 0,	  DW_OP_ge,
 				       DW_OP_lit3,  DW_OP_shl, DW_OP_plus};
@@ -223,130 +341,466 @@ static int is_plt_rule(const Dwarf_Op *ops, size_t n, int64_t *off, unsigned int
 	return 1;
 }
 
-static void compile_cfa(Dwarf_Frame *fr, struct unw_row *row)
+/* DW_CFA_def_cfa_expression: reg + off, *(reg + off), the PLT rule, else unsupported. */
+static void cfa_expression(struct cursor e, struct cfi_state *s)
 {
-	Dwarf_Op *ops = NULL;
-	size_t n = 0;
+	struct op ops[UNW_CFI_MAX_EXPR_OPS];
+	int n = decode_expr(e, ops);
 	unsigned int reg, k = 0;
 	int64_t off;
 
-	row->cfa_kind = UNW_CFA_UNSUPPORTED;
-	if (dwarf_frame_cfa(fr, &ops, &n) || !n)
-		return;
-	if (n <= 2 && is_breg(&ops[0], &reg, &off) && reg < UNW_NREGS && fits32(off) &&
+	s->cfa_kind = UNW_CFA_UNSUPPORTED;
+	if (n >= 1 && n <= 2 && is_breg(&ops[0], &reg, &off) && fits32(off) &&
 	    (n == 1 || ops[1].atom == DW_OP_deref)) {
-		row->cfa_kind = n == 1 ? UNW_CFA_REG : UNW_CFA_DEREF;
-		row->cfa_reg = (uint8_t)reg;
-		row->cfa_off = (int32_t)off;
-	} else if (is_plt_rule(ops, n, &off, &k) && fits32(off)) {
-		row->cfa_kind = UNW_CFA_PLT;
-		row->cfa_reg = UNW_REG_RSP;
-		row->cfa_off = (int32_t)off;
-		row->plt_threshold = (uint8_t)k;
+		s->cfa_kind = n == 1 ? UNW_CFA_REG : UNW_CFA_DEREF;
+		s->cfa_reg = (uint8_t)reg;
+		s->cfa_off = (int32_t)off;
+	} else if (n > 0 && is_plt_rule(ops, n, &off, &k) && fits32(off)) {
+		s->cfa_kind = UNW_CFA_PLT;
+		s->cfa_reg = UNW_REG_RSP;
+		s->cfa_off = (int32_t)off;
+		s->plt_threshold = (uint8_t)k;
 	}
 }
 
 /*
- * Where the caller's value of a register is, from dwarf_frame_register:
- * same value (ops NULL), undefined (no ops), saved at CFA + off
- * ([call_frame_cfa] or [call_frame_cfa, plus_uconst off]), saved at
- * reg + off (an expression rule: [call_frame_cfa, bregN off]).
+ * DW_CFA_expression: the caller's register is saved at the address the
+ * expression computes, the CFA pushed first.  Empty: at the CFA;
+ * plus_uconst off: at CFA + off; bregN off: at reg + off.
  */
-static void compile_loc(Dwarf_Frame *fr, int regno, uint8_t *kind, uint8_t *reg, int16_t *off)
+static void loc_expression(struct cursor e, struct loc_rule *r)
 {
-	Dwarf_Op mem[3], *ops = NULL;
-	size_t n = 0;
-	unsigned int r;
-	int64_t o;
+	struct op ops[UNW_CFI_MAX_EXPR_OPS];
+	int n = decode_expr(e, ops);
+	unsigned int reg;
+	int64_t off;
 
-	*kind = UNW_LOC_UNSUPPORTED;
-	if (dwarf_frame_register(fr, regno, mem, &ops, &n) < 0)
-		return;
-	if (!n) {
-		*kind = ops ? UNW_LOC_UNDEFINED : UNW_LOC_SAME;
-		return;
-	}
-	if (ops[0].atom == DW_OP_call_frame_cfa) {
-		if (n == 1) {
-			*kind = UNW_LOC_CFA;
-			*off = 0;
-		} else if (n == 2 && ops[1].atom == DW_OP_plus_uconst &&
-			   fits16((int64_t)ops[1].number)) {
-			*kind = UNW_LOC_CFA;
-			*off = (int16_t)(int64_t)ops[1].number;
-		} else if (n == 2 && is_breg(&ops[1], &r, &o) && r < UNW_NREGS && fits16(o)) {
-			*kind = UNW_LOC_REG;
-			*reg = (uint8_t)r;
-			*off = (int16_t)o;
-		}
-	} else if (n == 1 && is_breg(&ops[0], &r, &o) && r < UNW_NREGS && fits16(o)) {
-		*kind = UNW_LOC_REG;
-		*reg = (uint8_t)r;
-		*off = (int16_t)o;
+	*r = (struct loc_rule){.kind = UNW_LOC_UNSUPPORTED};
+	if (n == 0) {
+		*r = (struct loc_rule){.kind = UNW_LOC_CFA};
+	} else if (n == 1 && ops[0].atom == DW_OP_plus_uconst && fits16(ops[0].b)) {
+		*r = (struct loc_rule){.kind = UNW_LOC_CFA, .off = (int16_t)ops[0].b};
+	} else if (n == 1 && is_breg(&ops[0], &reg, &off) && fits16(off)) {
+		*r = (struct loc_rule){
+			.kind = UNW_LOC_REG, .reg = (uint8_t)reg, .off = (int16_t)off};
 	}
 }
 
-static void compile_row(Dwarf_Frame *fr, int ra_regno, bool signal, struct unw_row *row)
+/* ---- the interpreter ------------------------------------------------------ */
+
+enum { RUN_OK = 0, RUN_MALFORMED = -1, RUN_BOUND = -2, RUN_NOMEM = -3 };
+
+struct interp {
+	struct unw_cfi *x;
+	const struct cie_info *ci;
+	struct unw_table *t; /* NULL: a CIE's initial instructions (no rows) */
+	struct unw_fde *fde;
+	struct cfi_state s;
+	struct cfi_state stack[UNW_CFI_MAX_STATE_DEPTH];
+	int depth;
+	uint64_t loc;
+	uint32_t rows;
+};
+
+static void emit_row_rules(const struct interp *in, struct unw_row *row)
 {
-	compile_cfa(fr, row);
-	if (ra_regno == UNW_REG_RIP)
-		compile_loc(fr, UNW_REG_RIP, &row->ra_kind, &row->ra_reg, &row->ra_off);
+	const struct cfi_state *s = &in->s;
+
+	row->cfa_kind = s->cfa_kind == UNW_CFA_NONE ? UNW_CFA_UNSUPPORTED : s->cfa_kind;
+	row->cfa_reg = s->cfa_reg;
+	row->cfa_off = s->cfa_off;
+	row->plt_threshold = s->plt_threshold;
+	row->rbp_kind = s->rbp.kind;
+	row->rbp_reg = s->rbp.reg;
+	row->rbp_off = s->rbp.off;
+	row->ra_kind = in->ci->ra_rip ? s->ra.kind : UNW_LOC_UNSUPPORTED;
+	row->ra_reg = s->ra.reg;
+	row->ra_off = s->ra.off;
+	row->flags = in->ci->signal ? UNW_ROW_SIGNAL : 0;
+}
+
+/* The location moves to to: the row for [loc, to) is emitted (FDEs only; clamped to the FDE). */
+static int advance(struct interp *in, uint64_t to)
+{
+	struct unw_row row = {.start = in->loc};
+
+	if (!in->t)
+		return RUN_MALFORMED; /* a CIE's initial instructions do not advance */
+	if (to < in->loc)
+		return RUN_MALFORMED;
+	if (to > in->fde->end)
+		to = in->fde->end;
+	if (to == in->loc)
+		return RUN_OK;
+	if (++in->rows > UNW_CFI_MAX_ROWS || in->t->nrows >= UNW_CFI_MAX_OBJECT_ROWS)
+		return RUN_BOUND;
+	emit_row_rules(in, &row);
+	if (unw_table_add_row(in->t, in->fde, &row) < 0)
+		return RUN_NOMEM;
+	in->x->st.rows++;
+	in->x->st.unsupported +=
+		row.cfa_kind == UNW_CFA_UNSUPPORTED || row.ra_kind == UNW_LOC_UNSUPPORTED;
+	in->loc = to;
+	return RUN_OK;
+}
+
+static int advance_by(struct interp *in, uint64_t delta)
+{
+	uint64_t to;
+
+	if (__builtin_mul_overflow(delta, in->ci->code_align, &delta) ||
+	    __builtin_add_overflow(in->loc, delta, &to))
+		return RUN_MALFORMED;
+	return advance(in, to);
+}
+
+/* The rule of a register the table keeps, or NULL for the others. */
+static struct loc_rule *rule_of(struct cfi_state *s, uint64_t reg)
+{
+	if (reg == UNW_REG_RBP)
+		return &s->rbp;
+	if (reg == UNW_REG_RIP)
+		return &s->ra;
+	return NULL;
+}
+
+/* Saved at CFA + factored offset * data alignment. */
+static void set_offset(struct interp *in, uint64_t reg, int64_t factored)
+{
+	struct loc_rule *r = rule_of(&in->s, reg);
+	int64_t off;
+
+	if (!r)
+		return;
+	if (__builtin_mul_overflow(factored, in->ci->data_align, &off) || !fits16(off))
+		*r = (struct loc_rule){.kind = UNW_LOC_UNSUPPORTED};
 	else
-		row->ra_kind = UNW_LOC_UNSUPPORTED;
-	compile_loc(fr, UNW_REG_RBP, &row->rbp_kind, &row->rbp_reg, &row->rbp_off);
-	row->flags = signal ? UNW_ROW_SIGNAL : 0;
+		*r = (struct loc_rule){.kind = UNW_LOC_CFA, .off = (int16_t)off};
 }
 
-/* ---- tables ----------------------------------------------------------- */
+static void set_kind(struct interp *in, uint64_t reg, uint8_t kind)
+{
+	struct loc_rule *r = rule_of(&in->s, reg);
+
+	if (r)
+		*r = (struct loc_rule){.kind = kind};
+}
+
+static void restore_reg(struct interp *in, uint64_t reg)
+{
+	struct loc_rule *r = rule_of(&in->s, reg);
+
+	if (r)
+		*r = *rule_of((struct cfi_state *)&in->ci->init, reg);
+}
+
+static void def_cfa(struct interp *in, uint64_t reg, int64_t off)
+{
+	if (reg >= UNW_NREGS || !fits32(off)) {
+		in->s.cfa_kind = UNW_CFA_UNSUPPORTED;
+		return;
+	}
+	in->s.cfa_kind = UNW_CFA_REG;
+	in->s.cfa_reg = (uint8_t)reg;
+	in->s.cfa_off = (int32_t)off;
+}
+
+/* A new offset for a reg + off CFA (meaningless for an expression CFA). */
+static void def_cfa_offset(struct interp *in, int64_t off)
+{
+	if (in->s.cfa_kind != UNW_CFA_REG || !fits32(off))
+		in->s.cfa_kind = UNW_CFA_UNSUPPORTED;
+	else
+		in->s.cfa_off = (int32_t)off;
+}
+
+/* A block operand (uleb length, bytes), consumed from c. */
+static int get_block(struct cursor *c, struct cursor *block)
+{
+	uint64_t len;
+
+	if (get_uleb(c, &len) || len > (uint64_t)(c->end - c->p))
+		return -1;
+	*block = (struct cursor){c->p, c->p + len};
+	c->p += len;
+	return 0;
+}
+
+/* DW_CFA_remember_state / restore_state (the CFA rule included, as GCC's unwinder does). */
+static int remember(struct interp *in, int push)
+{
+	if (push) {
+		if (in->depth == UNW_CFI_MAX_STATE_DEPTH)
+			return RUN_BOUND;
+		in->stack[in->depth++] = in->s;
+		return RUN_OK;
+	}
+	if (!in->depth)
+		return RUN_MALFORMED;
+	in->s = in->stack[--in->depth];
+	return RUN_OK;
+}
+
+/* The location and CFA instructions; -4: not one of them. */
+static int op_loc_cfa(struct interp *in, uint8_t op, struct cursor *c)
+{
+	struct cursor block;
+	uint64_t u, reg;
+	int64_t s;
+
+	switch (op) {
+	case DW_CFA_set_loc:
+		if (get_encoded(in->x, c, in->ci->fde_enc, 1, &u))
+			return RUN_MALFORMED;
+		return advance(in, u);
+	case DW_CFA_advance_loc1:
+	case DW_CFA_advance_loc2:
+	case DW_CFA_advance_loc4:
+	case DW_CFA_MIPS_advance_loc8:
+		if (get_fixed(c,
+			      op == DW_CFA_advance_loc1 ? 1 :
+			      op == DW_CFA_advance_loc2 ? 2 :
+			      op == DW_CFA_advance_loc4 ? 4 :
+							  8,
+			      &u))
+			return RUN_MALFORMED;
+		return advance_by(in, u);
+	case DW_CFA_def_cfa:
+		if (get_uleb(c, &reg) || get_uleb(c, &u))
+			return RUN_MALFORMED;
+		def_cfa(in, reg, u > INT64_MAX ? INT64_MAX : (int64_t)u);
+		return RUN_OK;
+	case DW_CFA_def_cfa_sf:
+		if (get_uleb(c, &reg) || get_sleb(c, &s))
+			return RUN_MALFORMED;
+		def_cfa(in, reg, __builtin_mul_overflow(s, in->ci->data_align, &s) ? INT64_MAX : s);
+		return RUN_OK;
+	case DW_CFA_def_cfa_register:
+		if (get_uleb(c, &reg))
+			return RUN_MALFORMED;
+		if (in->s.cfa_kind != UNW_CFA_REG || reg >= UNW_NREGS)
+			in->s.cfa_kind = UNW_CFA_UNSUPPORTED;
+		else
+			in->s.cfa_reg = (uint8_t)reg;
+		return RUN_OK;
+	case DW_CFA_def_cfa_offset:
+		if (get_uleb(c, &u))
+			return RUN_MALFORMED;
+		def_cfa_offset(in, u > INT64_MAX ? INT64_MAX : (int64_t)u);
+		return RUN_OK;
+	case DW_CFA_def_cfa_offset_sf:
+		if (get_sleb(c, &s))
+			return RUN_MALFORMED;
+		def_cfa_offset(in,
+			       __builtin_mul_overflow(s, in->ci->data_align, &s) ? INT64_MAX : s);
+		return RUN_OK;
+	case DW_CFA_def_cfa_expression:
+		if (get_block(c, &block))
+			return RUN_MALFORMED;
+		cfa_expression(block, &in->s);
+		return RUN_OK;
+	default:
+		return -4;
+	}
+}
+
+/* The register rule instructions. */
+static int op_register(struct interp *in, uint8_t op, struct cursor *c)
+{
+	struct cursor block;
+	struct loc_rule *r;
+	uint64_t u, reg;
+	int64_t s;
+
+	if (get_uleb(c, &reg))
+		return RUN_MALFORMED;
+	switch (op) {
+	case DW_CFA_offset_extended:
+	case DW_CFA_GNU_negative_offset_extended:
+		if (get_uleb(c, &u) || u > INT64_MAX)
+			return RUN_MALFORMED;
+		set_offset(in, reg, op == DW_CFA_offset_extended ? (int64_t)u : -(int64_t)u);
+		return RUN_OK;
+	case DW_CFA_offset_extended_sf:
+		if (get_sleb(c, &s))
+			return RUN_MALFORMED;
+		set_offset(in, reg, s);
+		return RUN_OK;
+	case DW_CFA_restore_extended:
+		restore_reg(in, reg);
+		return RUN_OK;
+	case DW_CFA_undefined:
+		set_kind(in, reg, UNW_LOC_UNDEFINED);
+		return RUN_OK;
+	case DW_CFA_same_value:
+		set_kind(in, reg, UNW_LOC_SAME);
+		return RUN_OK;
+	case DW_CFA_register: /* in another register: not a rule the step evaluates */
+	case DW_CFA_val_offset:
+		if (get_uleb(c, &u))
+			return RUN_MALFORMED;
+		set_kind(in, reg, UNW_LOC_UNSUPPORTED);
+		return RUN_OK;
+	case DW_CFA_val_offset_sf:
+		if (get_sleb(c, &s))
+			return RUN_MALFORMED;
+		set_kind(in, reg, UNW_LOC_UNSUPPORTED);
+		return RUN_OK;
+	case DW_CFA_expression:
+	case DW_CFA_val_expression:
+		if (get_block(c, &block))
+			return RUN_MALFORMED;
+		r = rule_of(&in->s, reg);
+		if (r && op == DW_CFA_expression)
+			loc_expression(block, r);
+		else if (r)
+			*r = (struct loc_rule){.kind = UNW_LOC_UNSUPPORTED};
+		return RUN_OK;
+	default:
+		return RUN_MALFORMED; /* an opcode we do not know: its operands cannot be skipped */
+	}
+}
+
+static int step(struct interp *in, struct cursor *c)
+{
+	uint8_t op = *c->p++;
+	uint64_t u;
+	int rc;
+
+	switch (op & 0xc0) {
+	case DW_CFA_advance_loc:
+		return advance_by(in, op & 0x3f);
+	case DW_CFA_offset:
+		if (get_uleb(c, &u) || u > INT64_MAX)
+			return RUN_MALFORMED;
+		set_offset(in, op & 0x3f, (int64_t)u);
+		return RUN_OK;
+	case DW_CFA_restore:
+		restore_reg(in, op & 0x3f);
+		return RUN_OK;
+	}
+	switch (op) {
+	case DW_CFA_nop:
+		return RUN_OK;
+	case DW_CFA_remember_state:
+	case DW_CFA_restore_state:
+		return remember(in, op == DW_CFA_remember_state);
+	case DW_CFA_GNU_args_size:
+		return get_uleb(c, &u) ? RUN_MALFORMED : RUN_OK;
+	}
+	rc = op_loc_cfa(in, op, c);
+	return rc != -4 ? rc : op_register(in, op, c);
+}
 
 /*
- * Rows compiled per FDE at most: libdw replays the FDE's program up to each
- * row, so the cost grows with the square of its rows; real FDEs have tens
- * to a few thousand.  Past the cap (a hostile file) the rest of the FDE has
- * no CFI for us.
+ * Run a program: a CIE's initial instructions (t NULL: sets ci's initial
+ * state), or an FDE's (rows into t from fde->start; *loc_out: where the
+ * last row ends).  The caller has checked the program's size against the
+ * bounds; every instruction consumes at least one byte.
  */
-#define MAX_ROWS_PER_FDE 8192
+static int run_program(struct unw_cfi *x, const struct cie_info *ci, struct cursor prog,
+		       struct unw_table *t, struct unw_fde *fde, uint64_t *loc_out)
+{
+	struct interp *in = malloc(sizeof(*in));
+	int rc = RUN_OK;
 
-/* Walk one FDE row by row; libdw must confirm that the FDE starts at fde->start. */
+	if (!in)
+		return RUN_NOMEM;
+	in->x = x;
+	in->ci = ci;
+	in->t = t;
+	in->fde = fde;
+	in->s = ci->init;
+	in->depth = 0;
+	in->loc = fde ? fde->start : 0;
+	in->rows = 0;
+	x->st.bytes += (uint64_t)(prog.end - prog.p);
+	while (rc == RUN_OK && prog.p < prog.end && (!fde || in->loc < fde->end))
+		rc = step(in, &prog);
+	if (t && rc == RUN_OK)
+		rc = advance(in, fde->end); /* the last row runs to the FDE's end */
+	if (!t)
+		((struct cie_info *)ci)->init = in->s;
+	if (loc_out)
+		*loc_out = in->loc;
+	free(in);
+	return rc;
+}
+
+/* ---- FDEs ----------------------------------------------------------------- */
+
+/* An FDE's CIE, address range and instructions. */
+struct fde_info {
+	const struct cie_info *ci;
+	uint64_t start, len;
+	struct cursor prog;
+};
+
+static int parse_fde(struct unw_cfi *x, const Dwarf_CFI_Entry *e, struct fde_info *f)
+{
+	struct cursor c = {e->fde.start, e->fde.end};
+	struct cursor aug;
+
+	if (e->CIE_id == (Dwarf_Off)LIBDW_CIE_ID || c.p > c.end)
+		return -1;
+	f->ci = get_cie(x, e->fde.CIE_pointer);
+	if (!f->ci->usable || get_encoded(x, &c, f->ci->fde_enc, 1, &f->start) ||
+	    get_encoded(x, &c, f->ci->fde_enc & 0x0f, 0, &f->len) || !f->len ||
+	    f->start + f->len < f->start)
+		return -1;
+	if (f->ci->has_z && get_block(&c, &aug))
+		return -1;
+	f->prog = c;
+	return 0;
+}
+
+static void fde_bound(struct unw_cfi *x, struct unw_fde *fde)
+{
+	fde->state = UNW_FDE_BOUND;
+	x->st.fdes_bound++;
+	x->st.over_bound = 1;
+}
+
 int unw_cfi_compile_fde(struct unw_cfi *c, struct unw_table *t, struct unw_fde *fde)
 {
-	uint64_t pc = fde->start;
-	int rows = 0;
+	size_t first = t->nrows;
+	struct fde_info f;
+	Dwarf_CFI_Entry e;
+	Dwarf_Off next;
+	uint64_t loc = fde->start;
+	int rc;
 
 	if (fde->state != UNW_FDE_NEW)
 		return 0;
-	fde->state = UNW_FDE_FAILED;
-	while (pc < fde->end && rows++ < MAX_ROWS_PER_FDE) {
-		struct unw_row row = {.start = pc};
-		Dwarf_Frame *fr = NULL;
-		Dwarf_Addr s, e;
-		bool signal = false;
-		int ra;
-
-		if (dwarf_cfi_addrframe(c->cfi, pc, &fr) || !fr)
-			break;
-		ra = dwarf_frame_info(fr, &s, &e, &signal);
-		if (s > pc || e <= pc || (pc == fde->start && s != pc)) {
-			free(fr);
-			break;
-		}
-		compile_row(fr, ra, signal, &row);
-		free(fr);
-		if (unw_table_add_row(t, fde, &row) < 0)
-			return -ENOMEM;
-		c->st.rows++;
-		c->st.unsupported +=
-			row.cfa_kind == UNW_CFA_UNSUPPORTED || row.ra_kind == UNW_LOC_UNSUPPORTED;
-		pc = e;
-	}
 	c->st.fdes_compiled++;
-	if (fde->n) {
-		fde->state = UNW_FDE_READY;
-		if (pc < fde->end)
-			fde->end = pc; /* rules for part of it only (libdw stopped, or the cap) */
-	} else {
+	fde->state = UNW_FDE_FAILED;
+	if (dwarf_next_cfi(c->ident, c->data, c->eh_frame, fde->cfi_off, &next, &e) != 0 ||
+	    parse_fde(c, &e, &f) < 0 || f.start != fde->start) {
 		c->st.fdes_failed++;
+		return 0;
 	}
+	if ((size_t)(f.prog.end - f.prog.p) > UNW_CFI_MAX_FDE_BYTES ||
+	    c->st.bytes + (uint64_t)(f.prog.end - f.prog.p) > UNW_CFI_MAX_OBJECT_BYTES) {
+		fde_bound(c, fde);
+		return 0;
+	}
+	fde->n = 0;
+	rc = run_program(c, f.ci, f.prog, t, fde, &loc);
+	if (rc == RUN_NOMEM || rc == RUN_BOUND) {
+		t->nrows = first; /* its rows are the table's last ones */
+		fde->n = 0;
+		if (rc == RUN_NOMEM)
+			return -ENOMEM;
+		fde_bound(c, fde);
+		return 0;
+	}
+	if (!fde->n) {
+		c->st.fdes_failed++;
+		return 0;
+	}
+	fde->state = UNW_FDE_READY;
+	if (loc < fde->end)
+		fde->end = loc; /* malformed past its last row: rules for part of it only */
 	return 0;
 }
 
@@ -357,6 +811,34 @@ int unw_cfi_compile_all(struct unw_cfi *c, struct unw_table *t)
 
 		if (rc < 0)
 			return rc;
+	}
+	return 0;
+}
+
+/* ---- listing -------------------------------------------------------------- */
+
+/* Every FDE's [start, end) of the section, at most UNW_CFI_MAX_ENTRIES entries. */
+static int list_fdes(struct unw_cfi *x, struct unw_table *t)
+{
+	Dwarf_Off off = 0, next;
+	Dwarf_CFI_Entry e;
+	size_t entries = 0;
+
+	while (dwarf_next_cfi(x->ident, x->data, x->eh_frame, off, &next, &e) == 0) {
+		struct fde_info f;
+
+		if (next <= off)
+			break;
+		if (++entries > UNW_CFI_MAX_ENTRIES) {
+			x->st.over_bound = 1;
+			break;
+		}
+		if (e.CIE_id != (Dwarf_Off)LIBDW_CIE_ID && parse_fde(x, &e, &f) == 0) {
+			if (unw_table_add_fde(t, f.start, f.start + f.len) == -ENOMEM)
+				return -ENOMEM;
+			t->fdes[t->nfdes - 1].cfi_off = (uint32_t)off;
+		}
+		off = next;
 	}
 	return 0;
 }
@@ -380,22 +862,50 @@ static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *shdr)
 	return NULL;
 }
 
-static int list_section(Elf *elf, const char *section, int eh_frame, struct unw_table *t)
+/* The section's bytes, decompressed if need be (within UNW_CFI_MAX_SECTION), or NULL. */
+static Elf_Data *section_data(Elf *elf, const char *name, uint64_t *sh_addr)
 {
 	GElf_Shdr shdr;
-	Elf_Scn *scn = find_section(elf, section, &shdr);
-	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+	Elf_Scn *scn = find_section(elf, name, &shdr);
+	Elf_Data *data;
 
-	if (!data || !data->d_buf)
+	if (!scn)
+		return NULL;
+	if (shdr.sh_flags & SHF_COMPRESSED) {
+		GElf_Chdr ch;
+
+		if (!gelf_getchdr(scn, &ch) || ch.ch_size > UNW_CFI_MAX_SECTION ||
+		    elf_compress(scn, 0, 0) < 0)
+			return NULL;
+	}
+	data = elf_getdata(scn, NULL);
+	if (!data || !data->d_buf || !data->d_size || data->d_size > UNW_CFI_MAX_SECTION)
+		return NULL;
+	*sh_addr = shdr.sh_addr;
+	return data;
+}
+
+static int list_section(struct unw_cfi *x, Elf *elf, const char *name, int eh_frame,
+			struct unw_table *t)
+{
+	uint64_t sh_addr = 0;
+
+	x->data = section_data(elf, name, &sh_addr);
+	if (!x->data)
 		return 0;
-	return list_fdes(elf, data, eh_frame ? shdr.sh_addr : 0, eh_frame, t);
+	x->eh_frame = eh_frame;
+	x->sh_addr = eh_frame ? sh_addr : 0;
+	x->st.source = name;
+	memset(x->cies, 0, sizeof(x->cies));
+	x->st.over_bound = 0;
+	return list_fdes(x, t);
 }
 
 int unw_cfi_open(Elf *elf, struct unw_table *t, struct unw_cfi **out, char *why, size_t whylen)
 {
 	struct unw_cfi *c;
 	GElf_Ehdr ehdr;
-	int rc = 0;
+	int rc;
 
 	*out = NULL;
 	if (!gelf_getehdr(elf, &ehdr) || ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
@@ -404,26 +914,13 @@ int unw_cfi_open(Elf *elf, struct unw_table *t, struct unw_cfi **out, char *why,
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return why_fail(why, whylen, -ENOMEM, "out of memory");
-	c->cfi = dwarf_getcfi_elf(elf);
-	if (c->cfi) {
-		c->eh_frame = 1;
-		c->st.source = ".eh_frame";
-		rc = list_section(elf, ".eh_frame", 1, t);
-	}
-	if (rc == 0 && !t->nfdes) {
-		if (c->cfi)
-			dwarf_cfi_end(c->cfi);
-		c->eh_frame = 0;
-		c->st.source = ".debug_frame";
-		c->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-		c->cfi = c->dw ? dwarf_getcfi(c->dw) : NULL;
-		if (c->cfi)
-			rc = list_section(elf, ".debug_frame", 0, t);
-	}
+	c->ident = (const unsigned char *)elf_getident(elf, NULL);
+	rc = list_section(c, elf, ".eh_frame", 1, t);
+	if (rc == 0 && !t->nfdes)
+		rc = list_section(c, elf, ".debug_frame", 0, t);
 	if (rc < 0 || !t->nfdes) {
 		unw_cfi_close(c);
-		free(t->fdes);
-		memset(t, 0, sizeof(*t));
+		unw_table_free(t);
 		if (rc < 0)
 			return why_fail(why, whylen, rc, "out of memory");
 		return why_fail(why, whylen, 0, "no CFI");
@@ -441,11 +938,5 @@ void unw_cfi_get_stats(const struct unw_cfi *c, struct unw_cfi_stats *st)
 
 void unw_cfi_close(struct unw_cfi *c)
 {
-	if (!c)
-		return;
-	if (c->eh_frame && c->cfi)
-		dwarf_cfi_end(c->cfi);
-	if (c->dw)
-		dwarf_end(c->dw);
 	free(c);
 }

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "unwind/unwind_table.h"
+#include "utils/array.h"
+#include "utils/search.h"
 
 /* More signal frames than this in one stack is taken for a loop. */
 #define MAX_SIGNAL_FRAMES 16
@@ -18,15 +20,8 @@ int unw_table_add_fde(struct unw_table *t, uint64_t start, uint64_t end)
 {
 	if (start >= end)
 		return -EINVAL;
-	if (t->nfdes == t->fdecap) {
-		size_t cap = t->fdecap ? t->fdecap * 2 : 256;
-		struct unw_fde *v = realloc(t->fdes, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->fdes = v;
-		t->fdecap = cap;
-	}
+	if (array__reserve(&t->fdes, &t->fdecap, t->nfdes + 1, sizeof(*t->fdes)))
+		return -ENOMEM;
 	t->fdes[t->nfdes++] = (struct unw_fde){.start = start, .end = end};
 	return 0;
 }
@@ -56,17 +51,10 @@ void unw_table_sort_fdes(struct unw_table *t)
 
 struct unw_fde *unw_table_find_fde(const struct unw_table *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t->nfdes;
+	size_t lo;
 
 	/* the last FDE whose start <= addr */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->fdes[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = SEARCH_UPPER(t->fdes, t->nfdes, start, addr);
 	if (!lo || addr >= t->fdes[lo - 1].end)
 		return NULL;
 	return &t->fdes[lo - 1];
@@ -86,15 +74,8 @@ int unw_table_add_row(struct unw_table *t, struct unw_fde *fde, const struct unw
 		return 0;
 	if (t->nrows >= UINT32_MAX)
 		return -ENOMEM;
-	if (t->nrows == t->rowcap) {
-		size_t cap = t->rowcap ? t->rowcap * 2 : 256;
-		struct unw_row *v = realloc(t->rows, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->rows = v;
-		t->rowcap = cap;
-	}
+	if (array__reserve(&t->rows, &t->rowcap, t->nrows + 1, sizeof(*t->rows)))
+		return -ENOMEM;
 	if (!fde->n)
 		fde->first = (uint32_t)t->nrows;
 	t->rows[t->nrows++] = *row;
@@ -106,19 +87,12 @@ const struct unw_row *unw_table_fde_row(const struct unw_table *t, const struct 
 					uint64_t addr)
 {
 	const struct unw_row *rows;
-	size_t lo = 0, hi = fde->n;
+	size_t lo;
 
 	if (fde->state != UNW_FDE_READY || !fde->n)
 		return NULL;
 	rows = t->rows + fde->first;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (rows[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = SEARCH_UPPER(rows, fde->n, start, addr);
 	return lo ? &rows[lo - 1] : NULL;
 }
 
@@ -276,13 +250,17 @@ int unw_walk(const struct unw_regs *leaf, const struct unw_stack *stack, unw_fin
 	pcs[n++] = r.r[UNW_REG_RIP];
 	for (;;) {
 		uint64_t pc = r.r[UNW_REG_RIP], sp = r.r[UNW_REG_RSP];
-		struct unw_found found = {NULL, 0};
+		struct unw_found found = {NULL, 0, 0};
 		enum unw_step_result res;
 		int signal = 0;
 
 		find(arg, exact ? pc : pc - 1, &found);
 		if (!found.mapped) {
 			f |= UNW_F_TRUNC_NO_MAP;
+			break;
+		}
+		if (found.bound) {
+			f |= UNW_F_TRUNC_BOUND;
 			break;
 		}
 		if (found.row && found.row->cfa_kind != UNW_CFA_NONE) {
@@ -371,18 +349,11 @@ int unw_maps_insert(struct unw_maps *m, uint64_t start, uint64_t end, uint64_t p
 
 struct unw_map *unw_maps_find(struct unw_maps *m, uint64_t addr)
 {
-	size_t lo = 0, hi = m->n;
+	size_t lo;
 
 	if (m->last < m->n && addr >= m->v[m->last].start && addr < m->v[m->last].end)
 		return &m->v[m->last];
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = SEARCH_UPPER(m->v, m->n, start, addr);
 	if (!lo || addr >= m->v[lo - 1].end)
 		return NULL;
 	m->last = lo - 1;

@@ -2,7 +2,7 @@
 /*
  * The pure core of the stack unwinder (x86-64): unwind tables compiled from
  * the CFI, and the step that walks one sample's stack with them.  No OS
- * calls: unwind/unwind_cfi.c fills the tables from libdw, unwind/unwind.c
+ * calls: unwind/unwind_cfi.c fills the tables from the CFI, unwind/unwind.c
  * owns the objects and mappings; the tests drive this file with synthetic
  * tables and stacks.
  *
@@ -84,12 +84,18 @@ struct unw_row {
  * FDE on the first lookup that needs them (a large library's full table
  * would cost a long stall of the recorder and memory for code never run).
  */
-enum unw_fde_state { UNW_FDE_NEW = 0, UNW_FDE_READY, UNW_FDE_FAILED };
+enum unw_fde_state {
+	UNW_FDE_NEW = 0, /* listed, rows not compiled yet */
+	UNW_FDE_READY,	 /* rows[first .. first + n) hold its rules */
+	UNW_FDE_FAILED,	 /* malformed CFI: no rows (the walker takes a frame-pointer step) */
+	UNW_FDE_BOUND,	 /* its CFI exceeds a bound (unwind_cfi.h): no rows, walks end truncated */
+};
 
 struct unw_fde {
 	uint64_t start, end; /* link-time [start, end) */
 	uint32_t first, n;   /* its rows: rows[first .. first + n) */
 	uint32_t state;	     /* enum unw_fde_state */
+	uint32_t cfi_off;    /* the compiler's: where the FDE is in its CFI section */
 };
 
 struct unw_table {
@@ -99,7 +105,10 @@ struct unw_table {
 	size_t nrows, rowcap;
 };
 
-/* Add an FDE's range (any order; unw_table_sort_fdes sorts).  Returns 0, -EINVAL or -ENOMEM. */
+/*
+ * Add an FDE's range (any order; unw_table_sort_fdes sorts), state NEW,
+ * cfi_off 0 (the compiler sets it).  Returns 0, -EINVAL or -ENOMEM.
+ */
 int unw_table_add_fde(struct unw_table *t, uint64_t start, uint64_t end);
 
 /* Sort the FDEs and drop those that overlap a previous one (malformed CFI). */
@@ -160,6 +169,7 @@ enum unw_step_result unw_step_fp(const struct unw_stack *stack, struct unw_regs 
 struct unw_found {
 	const struct unw_row *row; /* NULL: the object has no CFI for the PC (frame-pointer step) */
 	int mapped;		   /* 0: the PC is in no known executable mapping */
+	int bound;		   /* 1: the PC's CFI exceeds a bound (UNW_FDE_BOUND): stop */
 };
 
 /*
@@ -181,7 +191,8 @@ typedef void (*unw_find_fn)(void *arg, uint64_t lookup_pc, struct unw_found *out
 #define UNW_F_TRUNC_LOOP 0x100
 #define UNW_F_TRUNC_DEPTH 0x200
 #define UNW_F_TRUNC_NO_REGS 0x400
-#define UNW_F_TRUNCATED 0x7f0
+#define UNW_F_TRUNC_BOUND 0x800
+#define UNW_F_TRUNCATED 0xff0
 
 /*
  * Walk from the sampled registers (RIP and RSP must be valid) and write at

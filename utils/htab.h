@@ -37,10 +37,16 @@ struct htab_type {
 	bool (*eq)(const void *entry, const void *key); /* entry holds key */
 	/*
 	 * The hash of the key an entry holds, to re-place it when the table
-	 * grows.  NULL when the entry starts with its key (hash(entry) is it).
+	 * grows: HTAB_STORED_HASH(struct, field) when the entry keeps it in a
+	 * uint64_t field, else entry_hash; neither when the entry starts with
+	 * its key (hash(entry) is it).
 	 */
+	size_t stored_hash;
 	uint64_t (*entry_hash)(const void *entry);
 };
+
+/* .stored_hash of a type whose entries keep their key's hash in field (a uint64_t). */
+#define HTAB_STORED_HASH(type, field) (offsetof(type, field) + 1)
 
 /* The table.  Its fields are the functions' business: use those. */
 struct htab {
@@ -143,7 +149,8 @@ void *htab__next(const struct htab *t, size_t *pos);
  */
 void *htab__take(struct htab *t, size_t *n);
 
-/* Hashes for keys: a 64-bit integer (splitmix64's finaliser), a NUL-terminated string (FNV-1a). */
+/* Hashes for keys: a 64-bit integer (splitmix64's finaliser), a NUL-terminated string (FNV-1a);
+ * every hash of the project is made of these. */
 static inline uint64_t htab_hash_u64(uint64_t x)
 {
 	x ^= x >> 30;
@@ -160,6 +167,12 @@ static inline uint64_t htab_hash_str(const char *s)
 	while (*s)
 		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
 	return h;
+}
+
+/* The hash of a key of several fields, combined one at a time: h = htab_hash_combine(h, field). */
+static inline uint64_t htab_hash_combine(uint64_t h, uint64_t x)
+{
+	return htab_hash_u64(h ^ (x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2)));
 }
 
 /* A type's hash and eq for entries that start with a uint64_t key (key: a uint64_t). */

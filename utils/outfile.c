@@ -202,7 +202,7 @@ static uint64_t random_bits(void)
 }
 
 /* SIGXFSZ held while writing: a file size limit makes write fail with EFBIG instead of killing. */
-static void hold_xfsz(sigset_t *old)
+void outfile__hold_xfsz(sigset_t *old)
 {
 	sigset_t s;
 
@@ -211,7 +211,7 @@ static void hold_xfsz(sigset_t *old)
 	sigprocmask(SIG_BLOCK, &s, old);
 }
 
-static void release_xfsz(const sigset_t *old)
+void outfile__release_xfsz(const sigset_t *old)
 {
 	struct timespec zero = {0, 0};
 	sigset_t s;
@@ -494,9 +494,9 @@ static int run_fill(const struct dest *d, int fd, outfile_fill_fn fill, void *ar
 	sigset_t old;
 	int rc;
 
-	hold_xfsz(&old);
+	outfile__hold_xfsz(&old);
 	rc = fill(fd, arg, fill_why, sizeof(fill_why));
-	release_xfsz(&old);
+	outfile__release_xfsz(&old);
 	if (rc > 0)
 		rc = -EIO;
 	if (rc < 0)

@@ -50,6 +50,7 @@
 #ifndef PROFIL_OUTFILE_H
 #define PROFIL_OUTFILE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -102,6 +103,15 @@ int outfile__same(const char *a, const char *b);
 typedef int (*outfile_fill_fn)(int fd, void *arg, char *why, size_t whylen);
 int outfile__write(const char *path, const struct outfile_rules *rules, outfile_fill_fn fill,
 		   void *arg, char *why, size_t whylen);
+
+/*
+ * Hold SIGXFSZ around writes of one's own (outfile__write does it for its
+ * fill): a file size limit then fails the write or the allocation with
+ * EFBIG instead of killing the process.  release drops the signal the
+ * limit raised (unless it was blocked before) and restores *old.
+ */
+void outfile__hold_xfsz(sigset_t *old);
+void outfile__release_xfsz(const sigset_t *old);
 
 /* For tests: named temporary files from the start, as where there is no O_TMPFILE. */
 void outfile__named_temporaries(int on);

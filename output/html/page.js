@@ -350,7 +350,10 @@
 		if (parts.length)
 			fact(facts, 'without samples (in profil report, not below)',
 			     parts.length > 1 ? (acc + uns).toFixed(3) + ' s: ' + parts.join(', ') : parts[0]);
-		fact(facts, 'processes', String(D.procs.length));
+		/* as profil report's text says it: every process image, and those the selector offers */
+		var images = +M.process_images || D.procs.length;
+		fact(facts, 'process images', fmtInt(images) + ' (' + fmtInt(+M.images_with_time || D.procs.length) +
+		     ' with time, ' + fmtInt(D.procs.length) + ' with samples)');
 		fact(facts, 'threads', String(D.threads.length));
 		if (M.complete === false)
 			$('warnings').appendChild(el('div', 'warning',

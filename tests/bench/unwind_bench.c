@@ -67,11 +67,12 @@ static void table_figures(const char *path)
 	t2 = now();
 	unw_cfi_get_stats(cfi, &st);
 	printf("  %-48s %6zu FDEs listed in %7.2f ms; all compiled in %8.2f ms: %7zu rows "
-	       "(%zu merged, %.1f MiB), %zu unsupported, %zu FDEs failed\n",
+	       "(%zu merged, %.1f MiB), %zu unsupported, %zu FDEs failed, %zu over a bound, "
+	       "%.1f MB of CFI interpreted\n",
 	       path, st.fdes, (t1 - t0) * 1e3, (t2 - t1) * 1e3, st.rows, t.nrows,
 	       (double)(t.nrows * sizeof(struct unw_row) + t.nfdes * sizeof(struct unw_fde)) /
 		       1048576.0,
-	       st.unsupported, st.fdes_failed);
+	       st.unsupported, st.fdes_failed, st.fdes_bound, (double)st.bytes / 1e6);
 cleanup:
 	unw_cfi_close(cfi);
 	unw_table_free(&t);

@@ -345,6 +345,11 @@ def test_main(s, page, report, screenshot):
     else:
         check("time_without_samples_stated", facts and "without samples" not in facts,
               "facts %r, the report has none" % facts)
+    # the process images as the text and JSON reports count them (every image, not only
+    # those with samples)
+    check("process_images_stated", facts and
+          ("process images %d (" % len(report["processes"])) in facts.replace(",", ""),
+          "facts %r, the report has %d process images" % (facts, len(report["processes"])))
     check("all_samples_shown", shown_samples(s) == report["total_samples"],
           "page shows %s samples, the profile has %d" % (shown_samples(s),
                                                           report["total_samples"]))

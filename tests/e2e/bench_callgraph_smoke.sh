@@ -2,24 +2,23 @@
 # Smoke test of the benchmark's call-stack section (bench/callgraph.py --smoke):
 # a tiny run of two variants at one rate.  Asserts structure only (the table,
 # the results JSON), never timing or overhead.
-B=${B:-build}
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$ROOT/tests/lib.sh"
+
 PY=$(command -v /usr/bin/python3 || command -v python3)
 if [ -z "$PY" ]; then
 	echo "skip bench_callgraph_smoke: python3 is not installed"
 	exit 0
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-if ! "$B/profil" record -q --clock perf -o "$tmp/probe.data" -- true 2>/dev/null; then
+if ! "$B/profil" record -q --clock perf -o "$T/probe.data" -- true 2>/dev/null; then
 	echo "skip bench_callgraph_smoke: perf events are refused here"
 	exit 0
 fi
-if "$PY" "$ROOT/bench/callgraph.py" --build "$B" --out "$tmp" --smoke --variants profil-flat,profil-g \
-	>"$tmp/log" 2>&1; then
-	if grep -q '^| variant | overhead % | samples | recorder CPU ms' "$tmp/callgraph.md" &&
-		grep -q '^| profil-g | ' "$tmp/callgraph.md" && grep -q '^| profil-flat | ' "$tmp/callgraph.md" &&
-		"$PY" - "$tmp/callgraph.json" <<'PYEOF'
+if "$PY" "$ROOT/bench/callgraph.py" --build "$B" --out "$T" --smoke --variants profil-flat,profil-g \
+	>"$T/log" 2>&1; then
+	if grep -q '^| variant | overhead % | samples | recorder CPU ms' "$T/callgraph.md" &&
+		grep -q '^| profil-g | ' "$T/callgraph.md" && grep -q '^| profil-flat | ' "$T/callgraph.md" &&
+		"$PY" - "$T/callgraph.json" <<'PYEOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
 g = d["raw"]["profil-g@997"][0]
@@ -31,9 +30,9 @@ PYEOF
 		echo "ok bench_callgraph_smoke"
 	else
 		echo "not ok bench_callgraph_smoke: results incomplete"
-		cat "$tmp/callgraph.md" "$tmp/log"
+		cat "$T/callgraph.md" "$T/log"
 	fi
 else
 	echo "not ok bench_callgraph_smoke: callgraph.py --smoke failed"
-	tail -n 20 "$tmp/log"
+	tail -n 20 "$T/log"
 fi

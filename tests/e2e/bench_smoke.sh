@@ -2,8 +2,9 @@
 # Smoke test of the benchmark harness (bench/bench.py --smoke): the funcs
 # workload with no profiler and with glibc profil, once, at a tiny scale.
 # Asserts structure only (files, tables, sane truth JSON), never timing.
-B=${B:-build}
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$ROOT/tests/lib.sh"
+
 PY=$(command -v /usr/bin/python3 || command -v python3)
 if [ -z "$PY" ]; then
 	echo "skip bench_smoke: python3 is not installed"
@@ -13,12 +14,10 @@ if [ ! -x "$B/bench/wl_funcs" ]; then
 	echo "not ok bench_smoke: $B/bench/wl_funcs is not built"
 	exit 1
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # 1. the workload's truth file
-if BENCH_SCALE=0.05 BENCH_TRUTH="$tmp/truth.json" "$B/bench/wl_funcs" &&
-	"$PY" - "$tmp/truth.json" <<'PYEOF'
+if BENCH_SCALE=0.05 BENCH_TRUTH="$T/truth.json" "$B/bench/wl_funcs" &&
+	"$PY" - "$T/truth.json" <<'PYEOF'
 import json, sys
 t = json.load(open(sys.argv[1]))
 fns = t["functions"]
@@ -30,24 +29,24 @@ PYEOF
 then echo "ok bench_smoke_truth"; else echo "not ok bench_smoke_truth: bad truth JSON"; fi
 
 # 2. the forkexec workload writes one truth file per process
-if BENCH_SCALE=0.05 BENCH_TRUTH="$tmp/fe.json" "$B/bench/wl_forkexec" &&
-	[ -s "$tmp/fe.json" ] && [ "$(ls "$tmp"/fe.json.child* | wc -l)" -eq 40 ]; then
+if BENCH_SCALE=0.05 BENCH_TRUTH="$T/fe.json" "$B/bench/wl_forkexec" &&
+	[ -s "$T/fe.json" ] && [ "$(ls "$T"/fe.json.child* | wc -l)" -eq 40 ]; then
 	echo "ok bench_smoke_forkexec_truth"
 else
 	echo "not ok bench_smoke_forkexec_truth: expected the parent's and 40 children's truth files"
 fi
 
 # 3. the harness end to end, structure only
-if "$PY" "$ROOT/bench/bench.py" --build "$B" --out "$tmp/out" --smoke >"$tmp/log" 2>&1; then
-	if [ -s "$tmp/out/funcs.md" ] && grep -q '^| glibc-profil | 100 |' "$tmp/out/funcs.md" &&
-		grep -q '^| profiler | rate Hz | TVD' "$tmp/out/funcs.md" &&
-		"$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["summary"]["funcs"]["glibc-profil"]; assert s["samples"] is not None and s["samples"]["n"] == 1' "$tmp/out/results.json"; then
+if "$PY" "$ROOT/bench/bench.py" --build "$B" --out "$T/out" --smoke >"$T/log" 2>&1; then
+	if [ -s "$T/out/funcs.md" ] && grep -q '^| glibc-profil | 100 |' "$T/out/funcs.md" &&
+		grep -q '^| profiler | rate Hz | TVD' "$T/out/funcs.md" &&
+		"$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["summary"]["funcs"]["glibc-profil"]; assert s["samples"] is not None and s["samples"]["n"] == 1' "$T/out/results.json"; then
 		echo "ok bench_smoke_harness"
 	else
 		echo "not ok bench_smoke_harness: results incomplete"
-		cat "$tmp/log"
+		cat "$T/log"
 	fi
 else
 	echo "not ok bench_smoke_harness: bench.py --smoke failed"
-	tail -n 20 "$tmp/log"
+	tail -n 20 "$T/log"
 fi

@@ -8,11 +8,9 @@
 # installs the package (tests must not change the machine): `dpkg -i` is
 # done by hand, see the report of the packaging work.
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
-ok() { echo "ok $1"; }
-no() { echo "not ok $1: $2"; }
+. "$ROOT/tests/lib.sh"
+
 for tool in dpkg-deb dpkg-shlibdeps dpkg-architecture; do
 	if ! command -v $tool >/dev/null; then
 		echo "skip deb: $tool is not installed (dpkg-dev)"
@@ -22,14 +20,14 @@ done
 arch=$(dpkg --print-architecture)
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 version=$(sed -n 's/^VERSION *:= *//p' "$ROOT/Makefile")
-deb=$tmp/build/profil_${version}_$arch.deb
+deb=$T/build/profil_${version}_$arch.deb
 
 if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE -u CFLAGS -u CC -u WERROR -u PREFIX -u DESTDIR \
-	-u BINDIR -u LIBDIR -u INCDIR -u MANDIR -u BASHCOMPDIR -u INSTALL_RECORD make -s -C "$ROOT" B="$tmp/build" NO_SETUP=1 deb \
-	>"$tmp/log" 2>&1 && [ -f "$deb" ]; then
+	-u BINDIR -u LIBDIR -u INCDIR -u MANDIR -u BASHCOMPDIR -u INSTALL_RECORD make -s -C "$ROOT" B="$T/build" NO_SETUP=1 deb \
+	>"$T/log" 2>&1 && [ -f "$deb" ]; then
 	ok make_deb
 else
-	no make_deb "$(tail -5 "$tmp/log")"
+	no make_deb "$(tail -5 "$T/log")"
 	exit 0
 fi
 
@@ -52,7 +50,7 @@ done
 dpkg-deb --ctrl-tarfile "$deb" | tar -t | grep -q '^./triggers$' && ok ldconfig_trigger || no ldconfig_trigger "no triggers file"
 
 # contents
-dpkg-deb --contents "$deb" >"$tmp/contents"
+dpkg-deb --contents "$deb" >"$T/contents"
 for f in ./usr/bin/profil ./usr/lib/$multiarch/profil/libprofil-agent.so \
 	./usr/lib/$multiarch/libprofil.so.$version ./usr/lib/$multiarch/libprofil.so.0 \
 	./usr/lib/$multiarch/libprofil.a ./usr/lib/$multiarch/pkgconfig/profil.pc ./usr/include/profil.h \
@@ -61,19 +59,19 @@ for f in ./usr/bin/profil ./usr/lib/$multiarch/profil/libprofil-agent.so \
 	./usr/share/bash-completion/completions/profil ./usr/share/doc/profil/copyright \
 	./usr/share/doc/profil/report-json.md ./usr/share/doc/profil/events.md \
 	./usr/share/doc/profil/libprofil.md; do
-	grep -q " $f\( ->.*\)\?$" "$tmp/contents" && ok "contains $f" || no "contains $f" "not in the package"
+	grep -q " $f\( ->.*\)\?$" "$T/contents" && ok "contains $f" || no "contains $f" "not in the package"
 done
-grep -q 'install-dirs' "$tmp/contents" && no no_install_record "the package holds make install's record" || ok no_install_record
-awk '$2 != "root/root"' "$tmp/contents" >"$tmp/owners"
-[ -s "$tmp/owners" ] && no owned_by_root "$(head -2 "$tmp/owners")" || ok owned_by_root
+grep -q 'install-dirs' "$T/contents" && no no_install_record "the package holds make install's record" || ok no_install_record
+awk '$2 != "root/root"' "$T/contents" >"$T/owners"
+[ -s "$T/owners" ] && no owned_by_root "$(head -2 "$T/owners")" || ok owned_by_root
 
 # unpacked anywhere, the tree works: the thread clock's agent, the pages
-dpkg-deb -x "$deb" "$tmp/x"
-(cd "$tmp" && "$tmp/x/usr/bin/profil" record -q --clock thread -o t.data -- sh -c 'i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done') >"$tmp/rec" 2>&1
+dpkg-deb -x "$deb" "$T/x"
+(cd "$T" && "$T/x/usr/bin/profil" record -q --clock thread -o t.data -- sh -c 'i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done') >"$T/rec" 2>&1
 rc=$?
-clock=$("$tmp/x/usr/bin/profil" report -i "$tmp/t.data" --format json 2>/dev/null | sed -n 's/^ *"clock": *"\([a-z]*\)".*/\1/p')
-[ $rc -eq 0 ] && [ "$clock" = thread ] && ok unpacked_thread_clock || no unpacked_thread_clock "rc=$rc clock=$clock $(cat "$tmp/rec")"
+clock=$("$T/x/usr/bin/profil" report -i "$T/t.data" --format json 2>/dev/null | sed -n 's/^ *"clock": *"\([a-z]*\)".*/\1/p')
+[ $rc -eq 0 ] && [ "$clock" = thread ] && ok unpacked_thread_clock || no unpacked_thread_clock "rc=$rc clock=$clock $(cat "$T/rec")"
 if command -v man >/dev/null; then
-	"$tmp/x/usr/bin/profil" help report >"$tmp/help" 2>&1
-	head -1 "$tmp/help" | grep -q '^PROFIL-REPORT(1)' && ok unpacked_help_compressed_page || no unpacked_help_compressed_page "$(head -2 "$tmp/help")"
+	"$T/x/usr/bin/profil" help report >"$T/help" 2>&1
+	head -1 "$T/help" | grep -q '^PROFIL-REPORT(1)' && ok unpacked_help_compressed_page || no unpacked_help_compressed_page "$(head -2 "$T/help")"
 fi

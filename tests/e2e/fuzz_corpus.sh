@@ -2,6 +2,8 @@
 # The fuzz targets (tests/fuzz/fuzz_*.c) built as plain programs replay every corpus file
 # (tests/fuzz/corpus/TARGET/: seeds, and the inputs of crashes found by `make fuzz`, kept as
 # regression tests).  A crash, a sanitizer report (ci-extra's ASan+UBSan build) or a hang fails.
+. "$ROOT/tests/lib.sh"
+
 for src in "$ROOT"/tests/fuzz/fuzz_*.c; do
 	t=$(basename "$src" .c)
 	t=${t#fuzz_}

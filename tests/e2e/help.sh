@@ -3,39 +3,44 @@
 # command listed); with one, the command's manual page where this build's
 # pages are (the build tree's $B/man here), else the command's --help; an
 # unknown command is one line and status 2.
-P="$B/profil"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 
-ok() { echo "ok $1"; }
-no() { echo "not ok $1: $2"; }
+. "$ROOT/tests/lib.sh"
 
-"$P" help >"$T/out" 2>"$T/err"
+"$PROFIL" help >"$T/out" 2>"$T/err"
 rc=$?
 if [ $rc -eq 0 ] && [ ! -s "$T/err" ] && grep -q '^usage: profil COMMAND' "$T/out"; then
 	ok help_usage
 else
 	no help_usage "rc=$rc $(cat "$T/err")"
 fi
-"$P" --help >"$T/top" 2>&1
+"$PROFIL" --help >"$T/top" 2>&1
 cmp -s "$T/out" "$T/top" && ok help_is_dash_dash_help || no help_is_dash_dash_help "differs"
 for c in record report export events watch diff help; do
 	grep -q "^  $c " "$T/out" && ok "usage_lists_$c" || no "usage_lists_$c" "$(cat "$T/out")"
 done
 
+# the export line names every format `profil export --format` takes
+formats=$("$PROFIL" export --format bogus 2>&1 | sed -n 's/.*(\(.*\))$/\1/p' | sed 's/,//g; s/ or / /')
+missing=""
+for f in $formats; do
+	grep "^  export " "$T/out" | grep -qw "$f" || missing="$missing $f"
+done
+[ -n "$formats" ] && [ -z "$missing" ] && ok help_names_export_formats ||
+	no help_names_export_formats "formats '$formats', not in: $(grep '^  export ' "$T/out")"
+
 # unknown commands, too many words
-"$P" help bogus >"$T/out" 2>"$T/err"
+"$PROFIL" help bogus >"$T/out" 2>"$T/err"
 rc=$?
 [ $rc -eq 2 ] && [ ! -s "$T/out" ] && [ "$(cat "$T/err")" = "profil help: unknown command 'bogus' (try 'profil help')" ] &&
 	ok help_unknown || no help_unknown "rc=$rc $(cat "$T/err")"
-"$P" help record report >"$T/out" 2>"$T/err"
+"$PROFIL" help record report >"$T/out" 2>"$T/err"
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && ok help_two_commands || no help_two_commands "rc=$rc $(cat "$T/err")"
 
 # the manual page of every command, from the build tree's pages
 if command -v man >/dev/null; then
 	for c in record report export events watch diff; do
-		"$P" help $c >"$T/out" 2>"$T/err"
+		"$PROFIL" help $c >"$T/out" 2>"$T/err"
 		rc=$?
 		up=$(echo "profil-$c" | tr a-z A-Z)
 		if [ $rc -eq 0 ] && head -1 "$T/out" | grep -q "^$up(1)" && grep -q '^SYNOPSIS' "$T/out"; then
@@ -49,7 +54,7 @@ else
 fi
 
 # without man in PATH: the command's --help
-PATH=/nonexistent "$P" help diff >"$T/out" 2>"$T/err"
+PATH=/nonexistent "$PROFIL" help diff >"$T/out" 2>"$T/err"
 rc=$?
 [ $rc -eq 0 ] && grep -q '^usage: profil diff' "$T/out" && ok help_without_man_falls_back ||
 	no help_without_man_falls_back "rc=$rc $(head -2 "$T/out") $(cat "$T/err")"
@@ -60,7 +65,7 @@ if [ -n "$mandir" ] && [ -e "$mandir/man1/profil-record.1" ]; then
 	echo "skip help_without_pages: profil's pages are installed in $mandir"
 else
 	mkdir "$T/bin"
-	cp "$P" "$T/bin/profil"
+	cp "$PROFIL" "$T/bin/profil"
 	"$T/bin/profil" help record >"$T/out" 2>"$T/err"
 	rc=$?
 	[ $rc -eq 0 ] && grep -q '^usage: profil record' "$T/out" && ok help_without_pages_falls_back ||

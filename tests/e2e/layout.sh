@@ -9,18 +9,15 @@
 #    utils, record -> unwind -> utils; agent -> profile/pdata.h, lib;
 #    bpf -> events/events.h; lib on nothing of ours;
 #  - no circle: no file includes itself through others, and no object calls
-#    into an object that calls back into it (directly or round a loop).
-cd "$ROOT" || exit 1
-B=${B:-build}
-case "$B" in /*) ;; *) B="$ROOT/$B" ;; esac
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+#    into an object that calls back into it (directly or round a loop);
+#  - no function over 100 lines (split it into named steps).
+. "$ROOT/tests/lib.sh"
 
-ok() { echo "ok $1"; }
-nok() { echo "not ok $1: $2"; }
+cd "$ROOT" || exit 1
+
 # check NAME FILE-OF-VIOLATIONS: ok when empty
 check() {
-	if [ -s "$2" ]; then nok "$1" "$(head -5 "$2" | tr '\n' ';')"; else ok "$1"; fi
+	if [ -s "$2" ]; then no "$1" "$(head -5 "$2" | tr '\n' ';')"; else ok "$1"; fi
 }
 
 # the product's folders, top layer first
@@ -48,7 +45,7 @@ for f in $SRCS; do
 			done
 		done
 done >"$T/includes"
-[ -s "$T/includes" ] || nok includes_read "no include found in $(echo "$SRCS" | wc -w) files"
+[ -s "$T/includes" ] || no includes_read "no include found in $(echo "$SRCS" | wc -w) files"
 
 # --- cmds/ is thin --------------------------------------------------------------------
 grep -E '^cmds/[^ ]* <(linux/perf_event\.h|bpf/.*|libelf\.h|gelf\.h|elfutils/.*|dwarf\.h|libdw\.h)>$' \
@@ -69,7 +66,8 @@ forbidden() {
 	forbidden utils 'cmds/|live/|record/|events/|output/|report/|symbols/|unwind/|profile/|agent/|bpf/|lib/'
 	forbidden profile 'cmds/|live/|record/|events/|output/|report/|symbols/|unwind/|agent/|bpf/|lib/'
 	forbidden symbols 'cmds/|live/|record/|events/|output/|report/|unwind/|profile/|agent/|bpf/|lib/'
-	forbidden unwind 'cmds/|live/|record/|events/|output/|report/|symbols/|profile/|agent/|bpf/|lib/'
+	forbidden unwind 'cmds/|live/|record/|events/|output/|report/|symbols/|profile/|agent/|lib/'
+	forbidden unwind 'bpf/' | grep -v ' bpf/kunwind\.h$'
 	forbidden report 'cmds/|live/|record/|events/|output/|unwind/|agent/|bpf/|lib/'
 	forbidden output 'cmds/|live/|record/|events/|unwind/|agent/|bpf/|lib/'
 	forbidden events 'cmds/|live/|record/|output/|report/|symbols/|unwind/|agent/'
@@ -79,9 +77,9 @@ forbidden() {
 	forbidden live 'cmds/|output/|unwind/|agent/|bpf/|lib/|events/'
 	forbidden live 'record/' | grep -v ' record/record\.h$'
 	forbidden record 'cmds/|live/|output/|report/|symbols/'
-	forbidden record 'unwind/' | grep -v ' unwind/unwind\.h$'
+	forbidden record 'unwind/' | grep -vE ' unwind/unwind(_bpf)?\.h$'
 	forbidden record 'agent/' | grep -v ' agent/agent_env\.h$'
-	forbidden record 'bpf/' | grep -vE ' bpf/(histclock|procacct)\.h$'
+	forbidden record 'bpf/' | grep -vE ' bpf/(histclock|procacct|kunwind)\.h$'
 	forbidden record 'lib/'
 	forbidden agent 'cmds/|live/|record/|events/|output/|report/|symbols/|unwind/|bpf/'
 	forbidden agent 'profile/' | grep -v ' profile/pdata\.h$'
@@ -97,6 +95,23 @@ for c in $COMPONENTS; do
 	echo "$c $n"
 done | awk '{ n[$1] = $2; all += $2 } END { for (c in n) if (n[c] * 4 > all) printf "%s: %d of %d lines\n", c, n[c], all }' >"$T/v"
 check no_folder_over_a_quarter "$T/v"
+
+# --- small functions: none over 100 lines ------------------------------------------------
+# Kernel style: a definition starts at column 0 and its body's braces stand at column 0, so
+# a function runs from its first line to the "}" that closes it.
+for f in $SRCS; do
+	case "$f" in *.c) echo "$f" ;; esac
+done | xargs awk -v max=100 '
+	FNR == 1 { head = ""; body = 0 }
+	/^[A-Za-z_].*\(/ && !/;[ \t]*$/ && !body { head = $0; start = FNR }
+	/^\{/ && head != "" { body = 1; next }
+	/^\}/ && body {
+		if (FNR - start + 1 > max)
+			printf "%s:%d: %s: %d lines\n", FILENAME, start, head, FNR - start + 1
+		body = 0
+		head = ""
+	}' >"$T/v"
+check no_function_over_100_lines "$T/v"
 
 # --- no circle ------------------------------------------------------------------------
 # find_cycle < "A B" edges: prints one cycle "A -> B -> ... -> A", or nothing
@@ -153,7 +168,7 @@ for o in $OBJS; do
 	nm -u "$o" | awk -v f="$rel" '{ print $NF, f }'
 done | sort >"$T/uses"
 join "$T/uses" "$T/defs" | awk '$2 != $3 { print $2, $3 }' | sort -u >"$T/call_edges"
-[ -s "$T/call_edges" ] || nok object_calls_read "no call between the objects of $B"
+[ -s "$T/call_edges" ] || no object_calls_read "no call between the objects of $B"
 find_cycle <"$T/call_edges" >"$T/v"
 check no_call_circle "$T/v"
 

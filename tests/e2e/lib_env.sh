@@ -1,6 +1,8 @@
 #!/bin/sh
 # PROFIL_CLOCK, PROFIL_HZ and PROFIL_SIGNAL (read once by libprofil's constructor), and one
 # clear sentence on stderr for a value that cannot be used.
+. "$ROOT/tests/lib.sh"
+
 S="$B/tests/progs/lib_scen"
 
 out=$(PROFIL_CLOCK=itimer PROFIL_HZ=200 PROFIL_SIGNAL=SIGRTMAX-5 "$S" env - 0 2>&1)

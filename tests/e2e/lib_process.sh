@@ -6,10 +6,9 @@
 # Sample-count floors are far below the expected counts (the kernel checks
 # CPU timers less often on a loaded machine): they only prove that sampling,
 # or the program's own SIGPROF, kept going.
-P="$B/tests/progs"
-S="$P/lib_scen"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$ROOT/tests/lib.sh"
+
+S="$PROGS/lib_scen"
 
 val() { # key text
 	echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1
@@ -88,17 +87,17 @@ one_clock() { # clock hz
 	esac
 }
 
-out=$("$P/lib_hot" perf 1000 0.01 2>&1)
+out=$("$PROGS/lib_hot" perf 1000 0.01 2>&1)
 perf_rc=$?
-one_clock thread 250 >"$tmp/thread" 2>&1 &
-one_clock itimer 250 >"$tmp/itimer" 2>&1 &
+one_clock thread 250 >"$T/thread" 2>&1 &
+one_clock itimer 250 >"$T/itimer" 2>&1 &
 if [ $perf_rc = 77 ]; then
-	echo "skip perf: perf_event_open refused here: $out" >"$tmp/perf"
+	echo "skip perf: perf_event_open refused here: $out" >"$T/perf"
 else
-	one_clock perf 10000 >"$tmp/perf" 2>&1
+	one_clock perf 10000 >"$T/perf" 2>&1
 fi
 wait
-cat "$tmp/thread" "$tmp/itimer" "$tmp/perf"
+cat "$T/thread" "$T/itimer" "$T/perf"
 
 # 300 on/off cycles across all clocks while threads are created and exit: no crash, no
 # stray tick after the last off (the default action of the signal would kill the program).

@@ -2,6 +2,8 @@
 # profil()/sprofil() from a signal handler (issue 12, item 10): a handler that interrupted an API
 # call of its own thread gets EBUSY, never a deadlock; a handler on a thread that is not in the
 # API waits for the lock and succeeds.  Each run is bounded by a timeout.
+. "$ROOT/tests/lib.sh"
+
 R="$B/tests/progs/lib_reentry"
 
 field() { # name, line

@@ -6,18 +6,17 @@
 # at the 1000 asked), at least 6 points, with at least 300 samples in the
 # functions (a loaded machine merges CPU-timer ticks: 716 of 1000 seen in 10 s
 # of CPU with two busy processes beside the test).
-P="$B/tests/progs"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+
+. "$ROOT/tests/lib.sh"
 
 run() { # name clock hz max_cpu_seconds
-	"$P/lib_hot" "$2" "$3" "$4" 1000 >"$tmp/$1" 2>&1
-	echo $? >"$tmp/$1.rc"
+	"$PROGS/lib_hot" "$2" "$3" "$4" 1000 >"$T/$1" 2>&1
+	echo $? >"$T/$1.rc"
 }
 
 check() { # name
-	rc=$(cat "$tmp/$1.rc")
-	out=$(cat "$tmp/$1")
+	rc=$(cat "$T/$1.rc")
+	out=$(cat "$T/$1")
 	if [ "$rc" = 77 ]; then
 		echo "skip $1: $out"
 		return

@@ -6,10 +6,11 @@
 # threads run in rounds of equal CPU until enough samples: 1400 for the thread
 # clock (at least 1200 required; sd of a within-group share about 1.6 points,
 # so 7 points is over 4 sd), 2500 for perf.
-P="$B/tests/progs"
+
+. "$ROOT/tests/lib.sh"
 
 check() { # name clock hz cpu_per_thread_per_round min_samples floor
-	out=$("$P/lib_threads" "$2" "$3" "$4" "$5" 2>&1)
+	out=$("$PROGS/lib_threads" "$2" "$3" "$4" "$5" 2>&1)
 	rc=$?
 	if [ $rc = 77 ]; then
 		echo "skip $1: $out"

@@ -25,7 +25,7 @@ one_sentence() { [ "$(wc -l <"$1.err")" -eq 1 ]; }
 # no_temporaries DIR: no ".NAME.XXXXXX" left behind
 no_temporaries() { [ -z "$(ls -A "$1" | grep '^\.')" ]; }
 
-"$GEN" gen.data >/dev/null || nok generator "report_gen failed"
+"$GEN" gen.data >/dev/null || no generator "report_gen failed"
 echo precious >"$T/root_file" # stands for /etc/shadow: root's file an attacker points at
 
 # ---- another user: links and files planted in a sticky, world-writable directory ----------

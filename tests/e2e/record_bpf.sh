@@ -11,7 +11,7 @@ if [ $? -ne 0 ]; then
 		skip record_bpf "$(head -1 probe.err)"
 		exit 0
 	fi
-	nok bpf_clock_runs "$(cat probe.err)"
+	no bpf_clock_runs "$(cat probe.err)"
 	exit 1
 fi
 [ "$(hdr probe.data clock)" = 5 ]

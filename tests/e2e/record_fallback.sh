@@ -9,7 +9,7 @@ if is_asan; then
 	exit 0
 fi
 if [ ! -f "$B/libprofil-agent.so" ]; then
-	nok record_fallback "$B/libprofil-agent.so was not built"
+	no record_fallback "$B/libprofil-agent.so was not built"
 	exit 1
 fi
 

@@ -3,9 +3,8 @@
 # under /usr/lib/debug/.build-id/ (as Debian's -dbgsym packages install them):
 # report names its functions and lines from there.  The debug file is unique to
 # this test's binary (its build id) and removed afterwards.
-P="$B/tests/progs"
-PROFIL="$B/profil"
-T=$(mktemp -d)
+. "$ROOT/tests/lib.sh"
+
 DBG=
 cleanup() {
 	[ -n "$DBG" ] && rm -f "$DBG"
@@ -14,10 +13,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() { echo "ok $1"; }
-no() { echo "not ok $1: $2"; }
-
-cp "$P/report_gen_pie" "$P/libreport_lib.so" "$T/"
+cp "$PROGS/report_gen_pie" "$PROGS/libreport_lib.so" "$T/"
 id=$(readelf -n "$T/report_gen_pie" | awk '/Build ID/ { print $3 }')
 if [ -z "$id" ]; then
 	echo "skip debugfile: the test binary has no build id"

@@ -5,7 +5,6 @@
 . "$ROOT/tests/e2e/report/common.sh"
 TAMPER="$B/tests/tools/pdata_tamper"
 
-is_asan() { case "$B" in */asan) return 0 ;; esac; return 1; }
 
 # fails NAME CMD...: status 1 or 2 within 20 s, one line on stderr, nothing on stdout
 fails() {

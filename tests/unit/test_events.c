@@ -237,8 +237,39 @@ static void test_every_event_renders(void)
 	CHECKF("every defined event renders with argsNum args", ok && n == 10, "%u defs", n);
 }
 
+/* Every number at its widest renders whole: no line of the writer is cut. */
+static void test_widest_numbers(void)
+{
+	struct profil_event ev = {.id = PEV_PROFIL,
+				  .timestamp = UINT64_MAX,
+				  .thread_start_time = UINT64_MAX,
+				  .processor_id = UINT32_MAX,
+				  .pid = UINT32_MAX,
+				  .tid = UINT32_MAX,
+				  .ppid = UINT32_MAX,
+				  .host_pid = UINT32_MAX,
+				  .host_tid = UINT32_MAX,
+				  .host_ppid = UINT32_MAX,
+				  .uid = UINT32_MAX,
+				  .cgroup_id = UINT64_MAX,
+				  .mnt_ns = UINT32_MAX,
+				  .pid_ns = UINT32_MAX,
+				  .return_value = INT64_MIN};
+	struct json_object *obj = render(&ev);
+
+	CHECK("widest numbers render as JSON", obj != NULL);
+	CHECK("widest timestamp whole",
+	      obj && (uint64_t)json_object_get_uint64(field(obj, "timestamp")) == UINT64_MAX);
+	CHECK("widest cgroup whole",
+	      obj && (uint64_t)json_object_get_uint64(field(obj, "cgroupId")) == UINT64_MAX);
+	CHECK("widest return value whole",
+	      obj && json_object_get_int64(field(obj, "returnValue")) == INT64_MIN);
+	json_object_put(obj);
+}
+
 int main(void)
 {
+	test_widest_numbers();
 	test_field_order();
 	test_profil_args();
 	test_prof_args();

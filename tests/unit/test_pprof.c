@@ -416,33 +416,6 @@ static void test_write_errors(struct fixture *f)
 	resolver__free(r);
 }
 
-static void test_utf8(void)
-{
-	static const struct {
-		const char *in, *out;
-	} cases[] = {
-		{"plain", "plain"},
-		{"caf\xc3\xa9 \xf0\x9f\x94\xa5", "caf\xc3\xa9 \xf0\x9f\x94\xa5"}, /* é, U+1F525 */
-		{"\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd"},			  /* overlong '/' */
-		{"\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},	  /* surrogate */
-		{"end\xe2\x82", "end\xef\xbf\xbd\xef\xbf\xbd"},			  /* cut short */
-		{"\xf4\x90\x80\x80",
-		 "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"}, /* > U+10FFFF */
-	};
-	int good = 1;
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *s = pprof__utf8_dup(cases[i].in, strlen(cases[i].in));
-
-		if (!s || strcmp(s, cases[i].out)) {
-			printf("# utf8 case %zu: got '%s'\n", i, s ? s : "(null)");
-			good = 0;
-		}
-		free(s);
-	}
-	CHECK("UTF-8 sanitising", good);
-}
-
 int main(void)
 {
 	static struct fixture f;
@@ -463,6 +436,5 @@ int main(void)
 	}
 	test_empty(&f);
 	test_write_errors(&f);
-	test_utf8();
 	return CHECK_DONE();
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * record/unwind and record/unwind_cfi on real Debian objects, without perf:
+ * unwind/unwind and unwind/unwind_cfi on real Debian objects, without perf:
  *  - the tables libdw gives for libz (PLT rows), libc (the signal
  *    trampoline, clone's outermost rows) and ld.so;
  *  - unwinder__unwind with synthetic samples in real objects mapped at a
@@ -267,6 +267,105 @@ static void test_identity(struct unwinder *u)
 	      unwinder__add_map(u, FAKE_PID, BASE, BASE, 0, 0, 0, LIBZ) == -EINVAL);
 }
 
+/* Copy src to a new file dst (a new inode).  Returns 0 or -1. */
+static int copy_to(const char *src, const char *dst)
+{
+	char buf[65536];
+	int in = open(src, O_RDONLY | O_CLOEXEC), out;
+	ssize_t n;
+	int rc = 0;
+
+	unlink(dst);
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (in < 0 || out < 0)
+		rc = -1;
+	while (!rc && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			rc = -1;
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return rc;
+}
+
+/*
+ * Issue 16 items 4 and 5: what is at a mapping's path when the recorder
+ * looks is untrusted.  A FIFO (a plain open would block until a writer
+ * comes), a link to a FIFO or to a device: nothing is opened, no CFI.  The
+ * same path rewritten (a new inode) is another object, not the old one's
+ * cached table.  (The test's alarm is the fail-safe: a blocking open kills it.)
+ */
+static void test_hostile_paths(struct unwinder *u)
+{
+	char dir[] = "/tmp/unwind_paths.XXXXXX", fifo[64], link_fifo[64], link_dev[64], lib[64];
+	struct unwinder_stats before, after;
+	uint64_t size, dev, ino, pcs[16];
+	unsigned int flags;
+	struct stat st;
+	int n;
+
+	if (!mkdtemp(dir) || file_size(LIBZ, &size, &dev, &ino) < 0) {
+		SKIP("hostile_paths", "no temporary directory or no libz");
+		return;
+	}
+	snprintf(fifo, sizeof(fifo), "%s/fifo.so", dir);
+	snprintf(link_fifo, sizeof(link_fifo), "%s/link_fifo.so", dir);
+	snprintf(link_dev, sizeof(link_dev), "%s/link_dev.so", dir);
+	snprintf(lib, sizeof(lib), "%s/lib.so", dir);
+	if (mkfifo(fifo, 0600) < 0 || symlink(fifo, link_fifo) < 0 ||
+	    symlink("/dev/null", link_dev) < 0 || stat("/dev/null", &st) < 0) {
+		SKIP("hostile_paths", "cannot make a FIFO or links");
+		return;
+	}
+	memset(stackmem, 0, sizeof(stackmem));
+	set_regs(BASE + 0x100, STACK_AT, 0);
+	unwinder__stats(u, &before);
+	unwinder__add_map(u, FAKE_PID, BASE, BASE + size, 0, 0, 0, fifo);
+	n = unwind_fake(u, pcs, &flags);
+	unwinder__forget(u, FAKE_PID);
+	unwinder__add_map(u, FAKE_PID, BASE, BASE + size, 0, 0, 0, link_fifo);
+	n += unwind_fake(u, pcs, &flags);
+	unwinder__forget(u, FAKE_PID);
+	/* the device's own identity: only the file type can refuse it */
+	unwinder__add_map(u, FAKE_PID, BASE, BASE + size, 0, st.st_dev, st.st_ino, link_dev);
+	n += unwind_fake(u, pcs, &flags);
+	unwinder__forget(u, FAKE_PID);
+	unwinder__stats(u, &after);
+	CHECKF("fifo_and_device_paths_refused",
+	       n == 3 && after.objects_no_cfi - before.objects_no_cfi == 3,
+	       "n %d, %llu objects without CFI", n,
+	       (unsigned long long)(after.objects_no_cfi - before.objects_no_cfi));
+
+	/* the same path, rewritten: another inode, another object */
+	if (copy_to(LIBZ, lib) < 0 || stat(lib, &st) < 0) {
+		SKIP("rewritten_path", "cannot copy libz");
+		return;
+	}
+	unwinder__add_map(u, FAKE_PID, BASE, BASE + size, 0, st.st_dev, st.st_ino, lib);
+	unwind_fake(u, pcs, &flags);
+	unwinder__forget(u, FAKE_PID);
+	if (copy_to(LDSO, lib) < 0 || stat(lib, &st) < 0) {
+		SKIP("rewritten_path", "cannot copy ld.so");
+		return;
+	}
+	unwinder__stats(u, &before);
+	unwinder__add_map(u, FAKE_PID, BASE, BASE + size, 0, st.st_dev, st.st_ino, lib);
+	unwind_fake(u, pcs, &flags);
+	unwinder__forget(u, FAKE_PID);
+	unwinder__stats(u, &after);
+	CHECKF("rewritten_path_new_object",
+	       after.objects == before.objects + 1 && after.objects_no_cfi == before.objects_no_cfi,
+	       "objects %llu -> %llu, without CFI %llu -> %llu", (unsigned long long)before.objects,
+	       (unsigned long long)after.objects, (unsigned long long)before.objects_no_cfi,
+	       (unsigned long long)after.objects_no_cfi);
+	unlink(lib);
+	unlink(link_dev);
+	unlink(link_fifo);
+	unlink(fifo);
+	rmdir(dir);
+}
+
 static void test_vdso(struct unwinder *u)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
@@ -430,6 +529,9 @@ int main(void)
 	test_plt(u);
 	test_entry_code(u);
 	test_identity(u);
+	alarm(60); /* a blocking open must not hang the suite */
+	test_hostile_paths(u);
+	alarm(0);
 	test_vdso(u);
 	test_self(u);
 	unwinder__stats(u, &st);

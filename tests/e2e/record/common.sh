@@ -1,23 +1,9 @@
 # Shared helpers of tests/e2e/record_*.sh (sourced; POSIX sh).
 # Reads profiles with tests/tools/pdata_dump, independently of `profil report`.
-B=${B:-build}
-case "$B" in /*) ;; *) B="$ROOT/$B" ;; esac
-P="$B/profil"
-PROGS="$B/tests/progs"
-TOOLS="$B/tests/tools"
+. "$ROOT/tests/lib.sh"
+P="$PROFIL" # the tests' short name for the command
 DUMP="$TOOLS/pdata_dump"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1
-
-ok() { echo "ok $1"; }
-nok() { echo "not ok $1: $2"; }
-skip() { echo "skip $1: $2"; }
-
-# expect NAME CONDITION-TEXT: report the result of the last command (0 = ok)
-expect() {
-	if [ "$?" -eq 0 ]; then ok "$1"; else nok "$1" "$2"; fi
-}
 
 # hdr FILE KEY: a header field
 hdr() {
@@ -36,11 +22,6 @@ osamples() {
 		if (substr(path, length(path)-length(n)+1)==n) s+=b[2] } END {print s+0}'
 }
 
-# in_range VALUE LO HI (floating point)
-in_range() {
-	awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'
-}
-
 # share A B: A / (A + B)
 share() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (a + b == 0) print 0; else printf "%.3f", a / (a + b) }'
@@ -52,8 +33,6 @@ wait_file() {
 	while [ ! -s "$1" ] && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
 	[ -s "$1" ]
 }
-
-is_asan() { case "$B" in */asan) return 0 ;; esac; return 1; }
 
 # perf_usable: can `profil record --clock perf` run here?
 perf_usable() {

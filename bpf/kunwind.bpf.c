@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * kunwind: at every task-clock tick, the whole call stack (the kernel's
+ * frames, then the user stack walked through the CFI tables of
+ * kunwind.h) counted in the kernel: a stack seen before costs a counter,
+ * a new one goes to user space once.  A tick whose stack cannot be walked
+ * here now (the process's tables not loaded yet or out of date, an object
+ * still being built, no room) goes to the perf ring with its stack copy
+ * (the program returns 1) and the recorder unwinds it, as without BPF.
+ *
+ * The mapping-change tracepoints keep pstate (kunwind.h) true: a process
+ * of the tree whose executable mappings change is not walked here until
+ * user space has read the records of the change.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "kunwind_walk.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+#define PROT_EXEC_FLAG 0x4
+#define PERF_CONTEXT_MAX_MARK ((__u64)-4095)
+
+/* Set by user space before loading. */
+const volatile __u64 hash_seed = 0x9e3779b97f4a7c15ull;
+const volatile __u32 crosscheck = 0; /* tests: every tick also through the ring, see kunw_check */
+const volatile __u32 kernel_frames = 1;
+
+/* Which counts map BPF writes (user space flips it, reads the other one a round later). */
+volatile __u32 kunw_cur;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, KUNW_COUNTS);
+	__type(key, struct kunw_count_key);
+	__type(value, __u64);
+} counts0 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, KUNW_COUNTS);
+	__type(key, struct kunw_count_key);
+	__type(value, __u64);
+} counts1 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, KUNW_KNOWN);
+	__type(key, __u64);
+	__type(value, __u8);
+} known SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, KUNW_RING_BYTES);
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kunw_stack);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, KUNW_STAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, KUNW_COST_DEPTHS *KUNW_COST_BUCKETS);
+	__type(key, __u32);
+	__type(value, __u64);
+} cost SEC(".maps");
+
+static __always_inline void stat_inc(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &which);
+
+	if (v)
+		*v += 1;
+}
+
+static __always_inline void cost_add(__u64 ns, __u32 nuser)
+{
+	__u32 d = nuser < 8 ? 0 : nuser < 16 ? 1 : nuser < 32 ? 2 : nuser < 64 ? 3 : 4;
+	__u64 b = ns / KUNW_COST_NS;
+	__u32 key;
+	__u64 *v;
+
+	if (b >= KUNW_COST_BUCKETS)
+		b = KUNW_COST_BUCKETS - 1;
+	key = d * KUNW_COST_BUCKETS + (__u32)b;
+	v = bpf_map_lookup_elem(&cost, &key);
+	if (v)
+		*v += 1;
+}
+
+static __always_inline __u64 mix(__u64 h, __u64 v)
+{
+	h ^= v;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h;
+}
+
+/*
+ * The kernel's frames of this tick: the perf event's callchain
+ * (exclude_callchain_user: one context marker, first, which goes).
+ */
+static __always_inline __u32 kernel_part(struct bpf_perf_event_data *ctx, struct kunw_stack *s,
+					 __u64 ip)
+{
+	long bytes = 0;
+	__u32 n;
+
+	if (ip < 0xffff800000000000ull)
+		return 0;
+	if (kernel_frames)
+		bytes = bpf_get_stack(ctx, s->pcs, KUNW_KERNEL_FRAMES * 8, 0);
+	n = bytes > 0 ? (__u32)bytes / 8 : 0;
+	if (n > KUNW_KERNEL_FRAMES)
+		n = KUNW_KERNEL_FRAMES;
+	if (n && s->pcs[0] >= PERF_CONTEXT_MAX_MARK) {
+		for (int i = 0; i + 1 < KUNW_KERNEL_FRAMES; i++) {
+			volatile __u64 pc;
+
+			if (i + 1 >= n)
+				break;
+			pc = s->pcs[i + 1]; /* not a memmove: the BPF target has none */
+			s->pcs[i] = pc;
+		}
+		n--;
+	}
+	if (!n)
+		s->pcs[n++] = ip; /* the kernel PC, without its callers */
+	return n;
+}
+
+/* A new stack: once to user space (ring buffer), then known.  0, or a kunw_stat reason. */
+static __always_inline __u32 send_if_new(struct kunw_stack *s)
+{
+	__u64 size = KUNW_STACK_HEAD + 8ull * (s->nkernel + s->nuser);
+	__u8 one = 1;
+
+	if (bpf_map_lookup_elem(&known, &s->hash))
+		return 0;
+	if (size > sizeof(*s))
+		size = sizeof(*s);
+	if (bpf_ringbuf_output(&stacks, s, size, 0))
+		return KUNW_STAT_RING_FULL;
+	bpf_map_update_elem(&known, &s->hash, &one, BPF_ANY);
+	stat_inc(KUNW_STAT_NEW_STACKS);
+	return 0;
+}
+
+static __always_inline int count_in(void *map, struct kunw_count_key *key)
+{
+	__u64 one = 1, *c = bpf_map_lookup_elem(map, key);
+
+	if (c) {
+		__sync_fetch_and_add(c, 1);
+		return 0;
+	}
+	if (!bpf_map_update_elem(map, key, &one, BPF_NOEXIST))
+		return 0;
+	c = bpf_map_lookup_elem(map, key); /* another CPU added it meanwhile */
+	if (!c)
+		return -1;
+	__sync_fetch_and_add(c, 1);
+	return 0;
+}
+
+/* The hot path is one lookup: a (image, thread, stack) counted before in this map. */
+static __always_inline __u32 count_stack(struct kunw_stack *s, __u32 image, __u32 tid)
+{
+	struct kunw_count_key key = {.image = image, .tid = tid, .stack = s->hash};
+	void *map = kunw_cur ? (void *)&counts1 : (void *)&counts0;
+	__u64 *c = bpf_map_lookup_elem(map, &key);
+	__u32 why;
+
+	if (c) {
+		__sync_fetch_and_add(c, 1);
+		return 0;
+	}
+	why = send_if_new(s);
+	if (why)
+		return why;
+	if (count_in(map, &key))
+		return KUNW_STAT_COUNTS_FULL;
+	return 0;
+}
+
+/* Cross-check mode: the user part of this tick's stack for the recorder to compare. */
+static __always_inline void send_check(struct kunw_stack *s, __u32 tid, __u64 sp, __u64 t0)
+{
+	struct kunw_check *c = bpf_ringbuf_reserve(&stacks, sizeof(*c), 0);
+	__u64 nk = s->nkernel, n = s->nuser;
+
+	if (!c)
+		return;
+	c->hash = 0;
+	c->tid = tid;
+	c->nuser = (__u32)n;
+	c->flags = s->flags;
+	c->sp = sp;
+	c->time = t0;
+	if (nk > KUNW_KERNEL_FRAMES)
+		nk = KUNW_KERNEL_FRAMES;
+	for (__u64 i = 0; i < KUNW_USER_FRAMES; i++) {
+		__u64 k = nk + i;
+
+		if (i >= n || k >= KUNW_FRAMES)
+			break;
+		c->pcs[i] = s->pcs[k];
+	}
+	bpf_ringbuf_submit(c, 0);
+}
+
+static __always_inline __u64 hash_stack(const struct kunw_stack *s)
+{
+	__u64 h = mix(hash_seed, (__u64)s->nkernel << 32 | s->nuser);
+	__u32 n = s->nkernel + s->nuser;
+
+	h = mix(h, s->flags);
+	for (int i = 0; i < KUNW_FRAMES; i++) {
+		if (i >= n)
+			break;
+		h = mix(h, s->pcs[i]);
+	}
+	return h ? h : 1;
+}
+
+/* The walk of one tick; returns 0 (counted) or a kunw_stat reason to go through the ring. */
+static __always_inline __u32 tick(struct bpf_perf_event_data *ctx, struct kunw_stack *s,
+				  __u64 *nuser, __u64 t0)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct kunw_walk_res res = {.max = KUNW_USER_FRAMES};
+	struct kunw_regs regs;
+	__u32 nk;
+	int n;
+
+	if (kunw_user_regs(task, (struct pt_regs *)&ctx->regs, &regs))
+		return KUNW_STAT_KERNEL_THREAD;
+	nk = kernel_part(ctx, s, ctx->regs.ip);
+	if (nk > KUNW_KERNEL_FRAMES)
+		return KUNW_STAT_NO_TABLE;
+	n = kunw_walk_user(&regs, (__u32)(id >> 32), (struct kunw_pcs *)&s->pcs[nk], &res);
+	if (n < 0)
+		return (__u32)-n;
+	s->nkernel = nk;
+	s->nuser = (__u32)n;
+	s->flags = res.flags;
+	s->hash = hash_stack(s);
+	*nuser = (__u32)n;
+	if (crosscheck) {
+		send_check(s, (__u32)id, regs.sp, t0);
+		return KUNW_STAT_NR; /* through the ring as well, not counted here */
+	}
+	return count_stack(s, res.image, (__u32)id);
+}
+
+SEC("perf_event")
+int kunwind_tick(struct bpf_perf_event_data *ctx)
+{
+	__u64 t0 = bpf_ktime_get_ns(), nuser = 0;
+	__u32 zero = 0, why;
+	struct kunw_stack *s = bpf_map_lookup_elem(&scratch, &zero);
+
+	stat_inc(KUNW_STAT_TICKS);
+	if (!s)
+		return 1;
+	why = tick(ctx, s, &nuser, t0);
+	if (why) {
+		if (why < KUNW_STAT_NR)
+			stat_inc(why);
+		return 1; /* perf writes the sample, with its stack copy, to the ring */
+	}
+	stat_inc(KUNW_STAT_COUNTED);
+	cost_add(bpf_ktime_get_ns() - t0, (__u32)nuser);
+	return 0;
+}
+
+/*
+ * Does the system call the task is in change its executable mappings?
+ * (mmap/mprotect with PROT_EXEC, mremap, exec, shmat, remap_file_pages;
+ * a munmap only takes code away, and a PC cannot be there any more.)
+ */
+static __always_inline int changes_exec_mappings(struct task_struct *task)
+{
+	struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(task);
+	long nr;
+
+	if (!r)
+		return 1;
+	nr = BPF_CORE_READ(r, orig_ax);
+	switch (nr) {
+	case 9:	  /* mmap */
+	case 10:  /* mprotect */
+	case 329: /* pkey_mprotect */
+		return (BPF_CORE_READ(r, dx) & PROT_EXEC_FLAG) != 0;
+	case 25:  /* mremap */
+	case 30:  /* shmat */
+	case 59:  /* execve */
+	case 216: /* remap_file_pages */
+	case 322: /* execveat */
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static __always_inline struct kunw_pstate *own_pstate(struct mm_struct *mm)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+
+	if (task->mm !=
+	    mm) /* another process's address space (khugepaged...): not a mapping change */
+		return NULL;
+	return bpf_map_lookup_elem(&pstate, &tgid);
+}
+
+SEC("tp_btf/mmap_lock_acquire_returned")
+int BPF_PROG(kunwind_lock_acquired, struct mm_struct *mm, bool write, bool success)
+{
+	struct kunw_pstate *st;
+
+	if (!write || !success)
+		return 0;
+	st = own_pstate(mm);
+	if (st && changes_exec_mappings(bpf_get_current_task_btf()))
+		st->changing = 1;
+	return 0;
+}
+
+/* A write lock may be downgraded and released as a read lock (munmap): any release ends a change. */
+SEC("tp_btf/mmap_lock_released")
+int BPF_PROG(kunwind_lock_released, struct mm_struct *mm, bool write)
+{
+	struct kunw_pstate *st = own_pstate(mm);
+
+	if (st && st->changing) {
+		/* volatile: the time first, then the end of the change (x86 keeps store order) */
+		*(volatile __u64 *)&st->changed_ns = bpf_ktime_get_ns();
+		*(volatile __u32 *)&st->changing = 0;
+	}
+	return 0;
+}
+
+/* An exec starts: the old image's mappings are not to be trusted from here on. */
+SEC("tp_btf/sched_prepare_exec")
+int BPF_PROG(kunwind_prepare_exec, struct task_struct *task, struct linux_binprm *bprm)
+{
+	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	struct kunw_pstate *st = bpf_map_lookup_elem(&pstate, &tgid);
+
+	if (st)
+		st->changing = 1;
+	return 0;
+}
+
+/* A process of the tree forks: the child's table is its parent's copy, valid from now on. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(kunwind_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	struct kunw_pstate st = {};
+
+	if (ptgid == ctgid || !bpf_map_lookup_elem(&pstate, &ptgid))
+		return 0;
+	st.changed_ns = bpf_ktime_get_ns();
+	bpf_map_update_elem(&pstate, &ctgid, &st, BPF_ANY);
+	return 0;
+}

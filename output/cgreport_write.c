@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The call-stack parts of `profil report` (report/cgreport.h) written out:
+ * the text trees after each table and the JSON stacks and trees of the
+ * report's stream (output/report_json.c).
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output/output.h"
+#include "utils/htab.h"
+#include "utils/json.h"
+
+static double pct(uint64_t n, uint64_t of)
+{
+	return of ? 100.0 * (double)n / (double)of : 0.0;
+}
+
+/* ---- text ------------------------------------------------------------------------- */
+
+void cgreport__text_header(const struct cgreport *cr, FILE *out)
+{
+	const struct pdata_header *h;
+
+	if (!cr)
+		return;
+	h = &cr->m->v->hdr;
+	if (!cr->has_stacks) {
+		if (cgreport__wanted(&cr->o))
+			fprintf(out, "# call stacks: none (a flat profile: each sample is its leaf "
+				     "alone, so total equals self)\n");
+		return;
+	}
+	fprintf(out,
+		"# call stacks: %s; %llu sample%s cut short (their outer callers are "
+		"[truncated]), %llu counted without their stack (frame table full)\n",
+		pdata__callgraph_name(h->callgraph), (unsigned long long)h->truncated,
+		h->truncated == 1 ? "" : "s", (unsigned long long)h->stacks_dropped);
+}
+
+static void text_source(const struct cgreport *cr, const struct func *f, FILE *out)
+{
+	if (!cr->m->o.lines)
+		return;
+	if (f->file)
+		fprintf(out, "  %s:%d", f->file, f->line);
+	else
+		fputs("  ??", out);
+}
+
+/* What a tree's percentages are of, for its title. */
+struct tree_scope {
+	uint64_t of;
+	const char *whole; /* "run's", "process's" */
+};
+
+/* A node and, most samples first, its children down to the threshold. */
+static void text_node(const struct cgreport *cr, const struct cg_node *nd, int depth, uint64_t of,
+		      FILE *out)
+{
+	fprintf(out, "  %6.2f%%  %9llu  %*s%s", pct(nd->total, of), (unsigned long long)nd->total,
+		2 * depth, "", nd->f->name);
+	text_source(cr, nd->f, out);
+	fputc('\n', out);
+	for (size_t k = 0; k < nd->nkids; k++) {
+		if ((double)nd->kids[k]->total * 100.0 < cr->o.threshold * (double)of)
+			break; /* sorted: the rest are smaller */
+		text_node(cr, nd->kids[k], depth + 1, of, out);
+	}
+}
+
+static void text_tree(const struct cgreport *cr, const struct cg_tree *t, const char *focus,
+		      const char *title, const struct tree_scope *ts, FILE *out)
+{
+	const struct cg_node *root = cg_tree__root(t);
+	uint64_t of = ts->of;
+
+	fprintf(out, "\n %s", title);
+	if (focus)
+		fprintf(out, " %s", focus);
+	fprintf(out, ", nodes of at least %g%% of the %s samples:\n", cr->o.threshold, ts->whole);
+	if (focus && !root->total) {
+		fprintf(out, "  (%s is on no stack here)\n", focus);
+		return;
+	}
+	fprintf(out, "   %%total    samples  function\n");
+	if (focus) {
+		fprintf(out, "  %6.2f%%  %9llu  %s (self %llu)\n", pct(root->total, of),
+			(unsigned long long)root->total, focus, (unsigned long long)root->self);
+		for (size_t k = 0; k < root->nkids; k++)
+			if ((double)root->kids[k]->total * 100.0 >= cr->o.threshold * (double)of)
+				text_node(cr, root->kids[k], 1, of, out);
+		return;
+	}
+	for (size_t k = 0; k < root->nkids; k++)
+		if ((double)root->kids[k]->total * 100.0 >= cr->o.threshold * (double)of)
+			text_node(cr, root->kids[k], 0, of, out);
+}
+
+void cgreport__text_trees(const struct cgreport *cr, const struct cgreport_image *ci, size_t thread,
+			  FILE *out)
+{
+	const struct cg_scope *sc = cr ? cgreport__scope(cr, ci, thread) : NULL;
+	struct tree_scope ts;
+
+	if (!sc)
+		return;
+	ts = ci ? (struct tree_scope){ci->of, "process's"} :
+		  (struct tree_scope){cr->m->totals.samples, "run's"};
+	if (sc->tree)
+		text_tree(cr, sc->tree, NULL,
+			  cr->o.order == CG_CALLER ?
+				  "call graph, caller order (top-down: from the outermost callers "
+				  "inwards)" :
+				  "call graph, callee order (bottom-up: from where the samples hit "
+				  "outwards, through the callers)",
+			  &ts, out);
+	if (sc->callers)
+		text_tree(cr, sc->callers, cr->o.callers, "callers (outwards) of", &ts, out);
+	if (sc->callees)
+		text_tree(cr, sc->callees, cr->o.callees, "callees (inwards) of", &ts, out);
+}
+
+/* ---- JSON -------------------------------------------------------------------------- */
+
+int cgreport__json_top(const struct report *m, struct json_object *top)
+{
+	const struct pdata_header *h = &m->v->hdr;
+	int rc =
+		json__set(top, "callgraph", json_object_new_string(pdata__callgraph_name(h->callgraph)));
+
+	if (!rc)
+		rc = json__set(top, "truncated_samples", json__uint(h->truncated));
+	if (!rc)
+		rc = json__set(top, "stacks_dropped", json__uint(h->stacks_dropped));
+	return rc;
+}
+
+/* The frames of one process: every function row of its stacks, numbered as met. */
+struct frame_ent {
+	const struct func *f; /* the key */
+	uint64_t idx;
+};
+
+static uint64_t frame_hash(const void *key)
+{
+	return htab_hash_u64((uintptr_t) * (const struct func *const *)key);
+}
+
+static bool frame_eq(const void *entry, const void *key)
+{
+	return ((const struct frame_ent *)entry)->f == *(const struct func *const *)key;
+}
+
+static const struct htab_type frame_type = {
+	.entry_size = sizeof(struct frame_ent),
+	.hash = frame_hash,
+	.eq = frame_eq,
+};
+
+struct frames {
+	struct htab *ids;
+	struct json_object *arr; /* the frame objects, in number order */
+	int lines;
+};
+
+/* The number of f in fr, added (with its frame object) when new; -ENOMEM. */
+static int64_t frame_id(struct frames *fr, const struct func *f)
+{
+	struct frame_ent *e;
+	struct json_object *o;
+	bool fresh;
+	int rc = 0;
+
+	e = htab__insert(fr->ids, &frame_type, &f, &fresh);
+	if (!e)
+		return -ENOMEM;
+	if (!fresh)
+		return (int64_t)e->idx;
+	o = json_object_new_object();
+	if (o) {
+		rc |= json__set(o, "name", json_object_new_string(f->name));
+		rc |= json__set(o, "object", json_object_new_string(f->objpath));
+		if (fr->lines) {
+			if (f->file)
+				rc |= json__set(o, "file", json_object_new_string(f->file));
+			else
+				json_object_object_add(o, "file", NULL); /* JSON null */
+			rc |= json__set(o, "line", json_object_new_int(f->line));
+		}
+	}
+	if (!o || rc || json__push(fr->arr, o)) {
+		if (o && rc)
+			json_object_put(o);
+		htab__cancel_fresh(fr->ids);
+		return -ENOMEM;
+	}
+	e->f = f;
+	e->idx = htab__count(fr->ids) - 1;
+	return (int64_t)e->idx;
+}
+
+/* A stack and its place in the call graph (ties keep that order). */
+struct stack_at {
+	struct cg_stack s;
+	size_t i;
+};
+
+static int cmp_stack(const void *a, const void *b)
+{
+	const struct stack_at *x = a, *y = b;
+
+	if (x->s.tid != y->s.tid)
+		return x->s.tid < y->s.tid ? -1 : 1;
+	if (x->s.count != y->s.count)
+		return x->s.count > y->s.count ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* "stacks": every distinct (thread, stack) of the process, by thread, most samples first. */
+static struct json_object *json_stacks(const struct callgraph *cg, struct frames *fr)
+{
+	size_t n = callgraph__nstacks(cg);
+	struct stack_at *st = malloc((n ? n : 1) * sizeof(*st));
+	struct json_object *arr = json_object_new_array();
+	int rc = st && arr ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !rc && i < n; i++) {
+		callgraph__stack(cg, i, &st[i].s);
+		st[i].i = i;
+	}
+	if (!rc && n > 1)
+		qsort(st, n, sizeof(*st), cmp_stack);
+	for (size_t i = 0; !rc && i < n; i++) {
+		struct json_object *o = json_object_new_object(), *fa = json_object_new_array();
+
+		rc = o && fa ? 0 : -ENOMEM;
+		for (uint32_t k = 0; !rc && k < st[i].s.n; k++) {
+			int64_t id = frame_id(fr, st[i].s.frames[k]);
+
+			rc = id < 0 ? -ENOMEM : json__push(fa, json_object_new_int64(id));
+		}
+		if (!rc) {
+			rc |= json__set(o, "tid", json_object_new_int(st[i].s.tid));
+			rc |= json__set(o, "samples", json__uint(st[i].s.count));
+			rc |= json__set(o, "truncated", json_object_new_boolean(st[i].s.truncated));
+			rc |= json__set(o, "frames", fa);
+			fa = NULL;
+		}
+		json_object_put(fa);
+		if (rc || json__push(arr, o)) {
+			if (rc)
+				json_object_put(o);
+			rc = -ENOMEM;
+		}
+	}
+	free(st);
+	if (rc) {
+		json_object_put(arr);
+		return NULL;
+	}
+	return arr;
+}
+
+struct jtree {
+	const struct cgreport *cr;
+	struct frames *fr;
+	uint64_t of;
+};
+
+static int json_node_fields(const struct jtree *jt, struct json_object *o,
+			    const struct cg_node *nd);
+
+/* The children of nd at or above the threshold, as node objects. */
+static struct json_object *json_kids(const struct jtree *jt, const struct cg_node *nd)
+{
+	struct json_object *arr = json_object_new_array();
+	int rc = arr ? 0 : -ENOMEM;
+
+	for (size_t k = 0; !rc && k < nd->nkids; k++) {
+		const struct cg_node *kid = nd->kids[k];
+		struct json_object *o;
+		int64_t id;
+
+		if ((double)kid->total * 100.0 < jt->cr->o.threshold * (double)jt->of)
+			break;
+		id = frame_id(jt->fr, kid->f);
+		o = json_object_new_object();
+		rc = o && id >= 0 ? 0 : -ENOMEM;
+		if (!rc)
+			rc = json__set(o, "frame", json_object_new_int64(id));
+		if (!rc)
+			rc = json_node_fields(jt, o, kid);
+		if (rc || json__push(arr, o)) {
+			if (rc)
+				json_object_put(o);
+			rc = -ENOMEM;
+		}
+	}
+	if (rc) {
+		json_object_put(arr);
+		return NULL;
+	}
+	return arr;
+}
+
+static int json_node_fields(const struct jtree *jt, struct json_object *o, const struct cg_node *nd)
+{
+	int rc = 0;
+
+	rc |= json__set(o, "samples", json__uint(nd->total));
+	rc |= json__set(o, "self_samples", json__uint(nd->self));
+	rc |= json__set(o, "percent", json__double(pct(nd->total, jt->of)));
+	if (!rc)
+		rc = json__set(o, "children", json_kids(jt, nd));
+	return rc;
+}
+
+/* A whole-graph tree: {order, threshold_percent, samples, children}. */
+static struct json_object *json_graph(const struct jtree *jt, const struct cg_tree *t)
+{
+	struct json_object *o = json_object_new_object();
+	const struct cg_node *root = cg_tree__root(t);
+	int rc = o ? 0 : -ENOMEM;
+
+	if (!rc) {
+		rc |= json__set(
+			o, "order",
+			json_object_new_string(jt->cr->o.order == CG_CALLER ? "caller" : "callee"));
+		rc |= json__set(o, "threshold_percent", json__double(jt->cr->o.threshold));
+		rc |= json__set(o, "samples", json__uint(root->total));
+	}
+	if (!rc)
+		rc = json__set(o, "children", json_kids(jt, root));
+	if (rc) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* A tree around one function: {function, threshold_percent, samples, self_samples, percent, children}. */
+static struct json_object *json_focus(const struct jtree *jt, const struct cg_tree *t,
+				      const char *focus)
+{
+	struct json_object *o = json_object_new_object();
+	int rc = o ? 0 : -ENOMEM;
+
+	if (!rc) {
+		rc |= json__set(o, "function", json_object_new_string(focus));
+		rc |= json__set(o, "threshold_percent", json__double(jt->cr->o.threshold));
+	}
+	if (!rc)
+		rc = json_node_fields(jt, o, cg_tree__root(t));
+	if (rc) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* What one scope adds to its object o: the trees. */
+static int json_scope(const struct jtree *jt, const struct cg_scope *sc, struct json_object *o)
+{
+	const struct cgreport_opts *op = &jt->cr->o;
+	int rc = 0;
+
+	if (sc->tree)
+		rc = json__set(o, "call_graph", json_graph(jt, sc->tree));
+	if (!rc && sc->callers)
+		rc = json__set(o, "callers", json_focus(jt, sc->callers, op->callers));
+	if (!rc && sc->callees)
+		rc = json__set(o, "callees", json_focus(jt, sc->callees, op->callees));
+	return rc;
+}
+
+static int frames_init(const struct cgreport *cr, struct frames *fr)
+{
+	fr->ids = htab__new(&frame_type, 255);
+	fr->arr = json_object_new_array();
+	fr->lines = cr->m->o.lines;
+	return fr->ids && fr->arr ? 0 : -ENOMEM;
+}
+
+/* Last: every frame a tree or stack refers to is numbered by now. */
+static int frames_finish(struct frames *fr, struct json_object *o, int rc)
+{
+	if (!rc) {
+		rc = json__set(o, "frames", fr->arr);
+		fr->arr = NULL;
+	}
+	json_object_put(fr->arr);
+	htab__free(fr->ids);
+	return rc;
+}
+
+int cgreport__json_run(const struct cgreport *cr, struct json_object *o)
+{
+	struct frames fr = {0};
+	struct jtree jt = {cr, &fr, 0};
+	int rc;
+
+	if (!cr || !cr->run)
+		return 0;
+	jt.of = cr->m->totals.samples;
+	rc = frames_init(cr, &fr);
+	if (!rc)
+		rc = json_scope(&jt, cr->run, o);
+	return frames_finish(&fr, o, rc);
+}
+
+int cgreport__json_image(const struct cgreport *cr, const struct cgreport_image *ci,
+			 struct json_object *o)
+{
+	struct frames fr = {0};
+	struct jtree jt = {cr, &fr, 0};
+	struct json_object *threads = NULL;
+	int rc;
+
+	if (!cr || !ci)
+		return 0;
+	jt.of = ci->of;
+	rc = frames_init(cr, &fr);
+	if (!rc)
+		rc = json__set(o, "stacks", json_stacks(ci->all.cg, &fr));
+	if (!rc)
+		rc = json_scope(&jt, &ci->all, o);
+	json_object_object_get_ex(o, "threads", &threads);
+	for (size_t t = 0; !rc && t < ci->nthreads; t++) {
+		struct json_object *to = json_object_array_get_idx(threads, t), *tid;
+
+		/* the report's thread objects are in the same (tid) order */
+		if (!to || !json_object_object_get_ex(to, "tid", &tid) ||
+		    json_object_get_int(tid) != ci->pr->threads[t].tid)
+			continue;
+		rc = json_scope(&jt, &ci->threads[t], to);
+	}
+	return frames_finish(&fr, o, rc);
+}

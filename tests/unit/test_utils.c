@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+/*
+ * utils/json, utils/utf8, utils/array: the one spelling of JSON numbers, the
+ * one UTF-8 check, the one way to grow an array.
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "utils/array.h"
+#include "utils/json.h"
+#include "utils/procmaps.h"
+#include "utils/utf8.h"
+
+/* the text json-c prints for v (released) */
+static const char *text_of(struct json_object *v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", v ? json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN) : "(null)");
+	json_object_put(v);
+	return buf;
+}
+
+static void test_json_numbers(void)
+{
+	char b[64];
+
+	CHECK("json double 9 digits", !strcmp(text_of(json__double(0.835), b, sizeof(b)), "0.835"));
+	CHECK("json double keeps a fraction", !strcmp(text_of(json__double(1000), b, sizeof(b)), "1000.0"));
+	CHECK("json double zero", !strcmp(text_of(json__double(0), b, sizeof(b)), "0.0"));
+	CHECK("json double exponent", !strcmp(text_of(json__double(1e-12), b, sizeof(b)), "1e-12"));
+	CHECK("json NaN is 0.0", !strcmp(text_of(json__double(0.0 / 0.0), b, sizeof(b)), "0.0"));
+	CHECK("json uint", !strcmp(text_of(json__uint(42), b, sizeof(b)), "42"));
+	CHECK("json uint saturates",
+	      !strcmp(text_of(json__uint(UINT64_MAX), b, sizeof(b)), "9223372036854775807"));
+}
+
+static void test_json_setters(void)
+{
+	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
+	char b[128];
+
+	CHECK("json set", json__set(o, "k", json__uint(1)) == 0);
+	CHECK("json set NULL is -ENOMEM", json__set(o, "x", NULL) == -ENOMEM);
+	CHECK("json set null", json__set_null(o, "n") == 0);
+	CHECK("json push", json__push(a, json__uint(2)) == 0);
+	CHECK("json push NULL is -ENOMEM", json__push(a, NULL) == -ENOMEM);
+	CHECK("json set array", json__set(o, "a", a) == 0);
+	CHECK("json object text", !strcmp(text_of(o, b, sizeof(b)), "{\"k\":1,\"n\":null,\"a\":[2]}"));
+}
+
+static void test_utf8_dup(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{"plain", "plain"},
+		{"caf\xc3\xa9 \xf0\x9f\x94\xa5", "caf\xc3\xa9 \xf0\x9f\x94\xa5"}, /* é, U+1F525 */
+		{"\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd"},			  /* overlong '/' */
+		{"\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},	  /* surrogate */
+		{"end\xe2\x82", "end\xef\xbf\xbd\xef\xbf\xbd"},			  /* cut short */
+		{"\xf4\x90\x80\x80",
+		 "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"}, /* > U+10FFFF */
+	};
+	int good = 1;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *s = utf8__dup_valid(cases[i].in, strlen(cases[i].in));
+
+		if (!s || strcmp(s, cases[i].out)) {
+			printf("# utf8 case %zu: got '%s'\n", i, s ? s : "(null)");
+			good = 0;
+		}
+		free(s);
+	}
+	CHECK("UTF-8 sanitising", good);
+}
+
+static void test_utf8_seq(void)
+{
+	CHECK("utf8 ascii", utf8__seq_len((const unsigned char *)"a", 1) == 1);
+	CHECK("utf8 two bytes", utf8__seq_len((const unsigned char *)"\xc3\xa9", 2) == 2);
+	CHECK("utf8 cut short", utf8__seq_len((const unsigned char *)"\xc3\xa9", 1) == 0);
+	CHECK("utf8 lone continuation", utf8__seq_len((const unsigned char *)"\x80", 1) == 0);
+	CHECK("utf8 overlong two bytes", utf8__seq_len((const unsigned char *)"\xc1\xbf", 2) == 0);
+}
+
+static void test_array(void)
+{
+	int *a = NULL;
+	size_t cap = 0;
+
+	CHECK("array reserve", array__reserve(&a, &cap, 10, sizeof(*a)) == 0 && cap == 64 && a);
+	CHECK("array keeps what fits", array__reserve(&a, &cap, 64, sizeof(*a)) == 0 && cap == 64);
+	CHECK("array doubles", array__reserve(&a, &cap, 65, sizeof(*a)) == 0 && cap == 128);
+	CHECK("array overflow is -ENOMEM",
+	      array__reserve(&a, &cap, SIZE_MAX / 2, sizeof(*a)) == -ENOMEM && cap == 128);
+	free(a);
+}
+
+static void test_procmaps_lines(void)
+{
+	char l1[] = "7f1c2a000000-7f1c2a1c5000 r-xp 00026000 fe:01 1311062                    "
+		    "/usr/lib/x86_64-linux-gnu/libc.so.6\n";
+	char l2[] = "7ffd4b5ff000-7ffd4b601000 r-xp 00000000 00:00 0                          [vdso]";
+	char l3[] = "55d3c8a00000-55d3c8a21000 rw-p 00000000 00:00 0 ";
+	char l4[] = "55d3c8a00000 rw-p 00000000 00:00 0";
+	char l5[] = "1-2 r-xp 0 fe:01 12 /a path/with spaces (deleted)";
+	struct procmap m;
+
+	CHECK("maps file line", procmaps__parse_line(l1, &m) == 0 && m.start == 0x7f1c2a000000ull &&
+					m.end == 0x7f1c2a1c5000ull && m.offset == 0x26000 &&
+					m.dev_major == 0xfe && m.dev_minor == 1 && m.inode == 1311062 &&
+					m.prot == (PROT_READ | PROT_EXEC) &&
+					!strcmp(m.path, "/usr/lib/x86_64-linux-gnu/libc.so.6"));
+	CHECK("maps kernel name", procmaps__parse_line(l2, &m) == 0 && !strcmp(m.path, "[vdso]"));
+	CHECK("maps anonymous", procmaps__parse_line(l3, &m) == 0 && !*m.path &&
+					m.prot == (PROT_READ | PROT_WRITE));
+	CHECK("maps bad line", procmaps__parse_line(l4, &m) == -EINVAL);
+	CHECK("maps path kept whole",
+	      procmaps__parse_line(l5, &m) == 0 && !strcmp(m.path, "/a path/with spaces (deleted)"));
+}
+
+/* the test's own text is one of its executable mappings */
+static int find_own_text(void *arg, const struct procmap *m)
+{
+	uintptr_t pc = (uintptr_t)&find_own_text;
+
+	if ((m->prot & PROT_EXEC) && pc >= m->start && pc < m->end && m->inode)
+		*(int *)arg = 1;
+	return 0;
+}
+
+static void test_procmaps_self(void)
+{
+	int found = 0;
+
+	CHECK("maps of self", procmaps__for_each(getpid(), find_own_text, &found) == 0 && found);
+	CHECK("maps of no process", procmaps__for_each(0x7ffffff0, find_own_text, &found) == -ENOENT);
+}
+
+int main(void)
+{
+	test_procmaps_lines();
+	test_procmaps_self();
+	test_json_numbers();
+	test_json_setters();
+	test_utf8_dup();
+	test_utf8_seq();
+	test_array();
+	return CHECK_DONE();
+}
