@@ -516,12 +516,18 @@ static int setup(struct live *l, char *why, size_t whylen)
 	const char *tmp = getenv("TMPDIR");
 	int rc;
 
+	/*
+	 * The periods live a moment: in memory where there is a tmpfs (their
+	 * flush to disk at each period is then free), else in $TMPDIR
+	 */
+	if (!tmp || !*tmp)
+		tmp = access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : "/tmp";
 	for (int v = 0; v < NVIEWS; v++)
 		if (!(l->tab[v] = htab__new(&lrow_type, 256)))
 			return why_fail(why, whylen, -ENOMEM, "out of memory");
 	if (!(l->tree = htab__new(&lrow_type, 16)))
 		return why_fail(why, whylen, -ENOMEM, "out of memory");
-	snprintf(l->dir, sizeof(l->dir), "%s/profil-top.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	snprintf(l->dir, sizeof(l->dir), "%s/profil-top.XXXXXX", tmp);
 	if (!mkdtemp(l->dir))
 		return why_fail(why, whylen, -errno, "cannot make a directory for the periods: %s",
 				strerror(errno));
