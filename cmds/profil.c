@@ -19,6 +19,7 @@ WEAK int cmd_events(int argc, char **argv);
 WEAK int cmd_watch(int argc, char **argv);
 WEAK int cmd_diff(int argc, char **argv);
 WEAK int cmd_top(int argc, char **argv);
+WEAK int cmd_annotate(int argc, char **argv);
 
 static const struct command {
 	const char *name;
@@ -27,6 +28,7 @@ static const struct command {
 } commands[] = {
 	{"record", cmd_record, "run a command (or attach to a process) and record a profile"},
 	{"report", cmd_report, "print the flat profile of a recorded profile"},
+	{"annotate", cmd_annotate, "a function's time down to its source lines and instructions"},
 	{"export", cmd_export, "export a profile as gmon (gprof), pprof or folded (flame graphs)"},
 	{"events", cmd_events, "filter and print a recorded prof/profil event stream"},
 	{"watch", cmd_watch, "show profiling activity of every process on the machine (eBPF)"},

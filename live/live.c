@@ -189,12 +189,16 @@ static void add_children(struct live *l, const struct pview *v, const struct pv_
 			 const struct pv_sample *s)
 {
 	const struct pv_stack *st = pview__stack(v, s->stack);
-	uint64_t pc0 = s->pc;
-	const uint64_t *pcs = st->n ? st->pcs : &pc0;
-	uint32_t n = st->n ? st->n : 1;
+	uint64_t pcs[PDATA_MAX_DEPTH];
+	unsigned n = st->n ? pview__stack_pcs(v, st, pcs, PDATA_MAX_DEPTH) : 0;
+
+	if (!n) { /* a flat sample: the leaf */
+		pcs[0] = s->pc;
+		n = 1;
+	}
 
 	l->stamp++;
-	for (uint32_t i = 0; i < n; i++) {
+	for (unsigned i = 0; i < n; i++) {
 		const struct func *f;
 		struct lrow *e;
 

@@ -80,13 +80,23 @@ $(BENCH_STACKS): bench/workloads/wl_stacks.c $(BENCH_TRUTH_SRC) | $(SETUP_STAMP)
 	$(BENCH_CC) $(BENCH_CFLAGS) -fomit-frame-pointer -o $@ $< bench/workloads/truth.c -lz -lpthread
 
 bench-build: $(BENCH_STACKS) $(B)/tests/tools/stack_query
+
+# ---- off-CPU ---------------------------------------------------------------------
+# The off-CPU section (bench/offcpu.py, doc/offcpu.md): two threads bouncing a
+# byte over two pipes, beside libbpf-tools' offcputime and perf record -e cs.
+BENCH_PINGPONG := $(BENCH_B)/wl_pingpong
+$(BENCH_PINGPONG): bench/workloads/wl_pingpong.c | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $< -lpthread
+
+bench-build: $(BENCH_PINGPONG)
 # the smoke test of the section (tests/e2e/bench_callgraph_smoke.sh)
 tests: $(BENCH_STACKS)
 
 # The cost of the agent's call stacks, in-process (bench/stacks/stackcost.c):
 # `make bench-stacks` (QUICK=1: fewer rounds).  Not part of `make check`.
 STACK_BENCH := $(B)/bench/stackcost
-STACK_BENCH_OBJS := $(B)/agent/unwind.o $(B)/agent/frame_cache.o \
+STACK_BENCH_OBJS := $(B)/agent/unwind.o $(B)/agent/frame_cache.o $(B)/agent/cfi_check.o \
 		    $(B)/profile/pdata.o $(B)/utils/outfile.o $(B)/utils/why.o
 
 $(STACK_BENCH): bench/stacks/stackcost.c $(STACK_BENCH_OBJS) $(LIB_A) | $(SETUP_STAMP)

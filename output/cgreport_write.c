@@ -39,6 +39,14 @@ void cgreport__text_header(const struct cgreport *cr, FILE *out)
 		"[truncated]), %llu counted without their stack (frame table full)\n",
 		pdata__callgraph_name(h->callgraph), (unsigned long long)h->truncated,
 		h->truncated == 1 ? "" : "s", (unsigned long long)h->stacks_dropped);
+	if (h->agent_refused || h->agent_unwalked || h->agent_no_room)
+		fprintf(out,
+			"# call stacks cut short by the agent: %llu at unwind information it "
+			"refused (a looping DWARF expression or over a bound: see doc/stacks.md), "
+			"%llu not walked (no stack free for the walk, a sandbox, a fork in "
+			"progress), %llu at objects past the %u its unwinder holds at once\n",
+			(unsigned long long)h->agent_refused, (unsigned long long)h->agent_unwalked,
+			(unsigned long long)h->agent_no_room, PDATA_AGENT_MAX_OBJECTS);
 }
 
 static void text_source(const struct cgreport *cr, const struct func *f, FILE *out)
@@ -136,6 +144,12 @@ int cgreport__json_top(const struct report *m, struct json_object *top)
 		rc = json__set(top, "truncated_samples", json__uint(h->truncated));
 	if (!rc)
 		rc = json__set(top, "stacks_dropped", json__uint(h->stacks_dropped));
+	if (!rc)
+		rc = json__set(top, "agent_refused_samples", json__uint(h->agent_refused));
+	if (!rc)
+		rc = json__set(top, "agent_unwalked_samples", json__uint(h->agent_unwalked));
+	if (!rc)
+		rc = json__set(top, "agent_no_room_samples", json__uint(h->agent_no_room));
 	return rc;
 }
 
@@ -236,10 +250,12 @@ static struct json_object *json_stacks(const struct callgraph *cg, struct frames
 		qsort(st, n, sizeof(*st), cmp_stack);
 	for (size_t i = 0; !rc && i < n; i++) {
 		struct json_object *o = json_object_new_object(), *fa = json_object_new_array();
+		const struct func *frames[CALLGRAPH_MAX_FRAMES];
+		unsigned nf = callgraph__frames(cg, &st[i].s, frames);
 
 		rc = o && fa ? 0 : -ENOMEM;
-		for (uint32_t k = 0; !rc && k < st[i].s.n; k++) {
-			int64_t id = frame_id(fr, st[i].s.frames[k]);
+		for (uint32_t k = 0; !rc && k < nf; k++) {
+			int64_t id = frame_id(fr, frames[k]);
 
 			rc = id < 0 ? -ENOMEM : json__push(fa, json_object_new_int64(id));
 		}

@@ -94,8 +94,8 @@ enum record_callgraph {
 };
 
 struct record_opts {
-	const char *output;	 /* profil.data to create (replaced) */
-	unsigned int hz;	 /* nominal samples per CPU second */
+	const char *output; /* profil.data to create (replaced) */
+	unsigned int hz;    /* nominal samples per CPU second */
 	/*
 	 * enum pdata_clock (profile/pdata.h): AUTO (perf, else thread; bpf
 	 * measured no cheaper than perf), PERF (task-clock sampling into ring
@@ -104,11 +104,12 @@ struct record_opts {
 	 * process-wide CPU timer).  attach: AUTO or PERF.
 	 */
 	uint32_t clock;
-	pid_t attach_pid;	 /* attach to this running process, 0: run argv */
-	int inherit;		 /* follow child processes */
-	const char *events;	 /* the prof/profil event stream ("-" = stdout), NULL: none */
+	pid_t attach_pid;   /* attach to this running process, 0: run argv */
+	int inherit;	    /* follow child processes */
+	const char *events; /* the prof/profil event stream ("-" = stdout), NULL: none */
 	enum record_callgraph callgraph;
 	unsigned int stack_bytes; /* dwarf: user stack bytes copied per sample, 0 = 16 KiB */
+	int offcpu;		  /* --off-cpu: the time off the CPU too (record/offcpu.h) */
 	char **argv;		  /* COMMAND [ARGS...] (NULL-terminated) when not attaching */
 	/*
 	 * The whole machine (`-a`, record/system.c): every process on every CPU
@@ -174,9 +175,11 @@ struct record_result {
 	uint64_t stacks_truncated;  /* samples whose stack was cut short (header.truncated) */
 	uint64_t stacks_dropped;    /* samples stored without their stack (frame table full) */
 	/* the whole machine */
-	unsigned int periods; /* --rotate: profiles written (kept or not) */
-	uint64_t machine_ns;  /* CPU time the recorded CPUs spent outside idle (/proc/stat) */
-	int ncpus;	      /* CPUs recorded */
+	unsigned int periods;	 /* --rotate: profiles written (kept or not) */
+	uint64_t machine_ns;	 /* CPU time the recorded CPUs spent outside idle (/proc/stat) */
+	int ncpus;		 /* CPUs recorded */
+	uint64_t offcpu_ns;	 /* --off-cpu: nanoseconds off the CPU counted (header.offcpu_ns) */
+	const char *offcpu_name; /* "bpf", "switch", "none" (header.offcpu) */
 	/*
 	 * Where the profile is at the end: opts->output, or OUTPUT.old when
 	 * another recorder on the same -o moved it aside; "" when it is no

@@ -114,6 +114,8 @@ sample() {
 	top:--sort) echo total ;;
 	report:--format) echo json ;;
 	report:--sort) echo pid,sym,name ;;
+	report:--reason) echo sleep,blocked ;;
+	export:--value) echo wall ;;
 	report:--pid | report:--tid | events:--pid | watch:--pid) echo 1,2 ;;
 	report:--percent-limit) echo 1.5 ;;
 	report:--top) echo 0 ;;
@@ -127,6 +129,8 @@ sample() {
 	diff:--sort) echo seconds ;;
 	diff:--threshold) echo 0.5 ;;
 	diff:--top) echo 2 ;;
+	annotate:--format) echo json ;;
+	annotate:--top) echo 2 ;;
 	*) echo x ;;
 	esac
 }

@@ -15,7 +15,7 @@ else
 fi
 "$PROFIL" --help >"$T/top" 2>&1
 cmp -s "$T/out" "$T/top" && ok help_is_dash_dash_help || no help_is_dash_dash_help "differs"
-for c in record report export events watch diff help; do
+for c in record report annotate export events watch diff help; do
 	grep -q "^  $c " "$T/out" && ok "usage_lists_$c" || no "usage_lists_$c" "$(cat "$T/out")"
 done
 
@@ -39,7 +39,7 @@ rc=$?
 
 # the manual page of every command, from the build tree's pages
 if command -v man >/dev/null; then
-	for c in record report export events watch diff; do
+	for c in record report annotate export events watch diff; do
 		"$PROFIL" help $c >"$T/out" 2>"$T/err"
 		rc=$?
 		up=$(echo "profil-$c" | tr a-z A-Z)

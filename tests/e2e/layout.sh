@@ -3,10 +3,10 @@
 # the built objects:
 #  - cmds/ is thin: no perf_event, BPF, ELF or DWARF header, no call into
 #    those libraries, and from the components only their interface headers
-#    (record/record.h, output/output.h, events/, utils/);
+#    (record/record.h, output/output.h, annotate/annotate.h, events/, utils/);
 #  - the components depend one way (the layers of doc/architecture.md):
-#    cmds -> live -> record -> events -> output -> report -> symbols -> profile ->
-#    utils, record -> unwind -> utils; agent -> profile/pdata.h, lib;
+#    cmds -> live -> record -> events -> output -> annotate -> report -> symbols ->
+#    profile -> utils, record -> unwind -> utils; agent -> profile/pdata.h, lib;
 #    bpf -> events/events.h; lib on nothing of ours;
 #  - no circle: no file includes itself through others, and no object calls
 #    into an object that calls back into it (directly or round a loop);
@@ -21,7 +21,7 @@ check() {
 }
 
 # the product's folders, top layer first
-COMPONENTS="cmds live record events output report symbols unwind profile utils agent lib bpf"
+COMPONENTS="cmds live record events output annotate report symbols unwind profile utils agent lib bpf"
 SRCS=$(for c in $COMPONENTS; do git ls-files "$c/*.[ch]" "$c/*/*.[ch]"; done; git ls-files 'include/*.h')
 
 # every include as "FILE INCLUDED" (quoted includes resolved as the compiler does:
@@ -51,8 +51,8 @@ done >"$T/includes"
 grep -E '^cmds/[^ ]* <(linux/perf_event\.h|bpf/.*|libelf\.h|gelf\.h|elfutils/.*|dwarf\.h|libdw\.h)>$' \
 	"$T/includes" >"$T/v"
 check cmds_no_perf_bpf_elf_headers "$T/v"
-grep -E '^cmds/[^ ]* (record/|profile/|symbols/|report/|output/|unwind/|live/)' "$T/includes" |
-	grep -vE ' (record/record\.h|output/output\.h|live/live\.h)$' >"$T/v"
+grep -E '^cmds/[^ ]* (record/|profile/|symbols/|report/|output/|unwind/|annotate/|live/)' "$T/includes" |
+	grep -vE ' (record/record\.h|output/output\.h|annotate/annotate\.h|live/live\.h)$' >"$T/v"
 check cmds_use_component_interfaces "$T/v"
 grep -E '^cmds/[^ ]* (lib/|agent/|bpf/)' "$T/includes" >"$T/v"
 check cmds_no_lib_agent_bpf_internals "$T/v"
@@ -63,28 +63,29 @@ forbidden() {
 	grep -E "^$1/[^ ]* ($2)" "$T/includes"
 }
 {
-	forbidden utils 'cmds/|live/|record/|events/|output/|report/|symbols/|unwind/|profile/|agent/|bpf/|lib/'
-	forbidden profile 'cmds/|live/|record/|events/|output/|report/|symbols/|unwind/|agent/|bpf/|lib/'
-	forbidden symbols 'cmds/|live/|record/|events/|output/|report/|unwind/|profile/|agent/|bpf/|lib/'
-	forbidden unwind 'cmds/|live/|record/|events/|output/|report/|symbols/|profile/|agent/|lib/'
+	forbidden utils 'annotate/|cmds/|live/|record/|events/|output/|report/|symbols/|unwind/|profile/|agent/|bpf/|lib/'
+	forbidden profile 'annotate/|cmds/|live/|record/|events/|output/|report/|symbols/|unwind/|agent/|bpf/|lib/'
+	forbidden symbols 'annotate/|cmds/|live/|record/|events/|output/|report/|unwind/|profile/|agent/|bpf/|lib/'
+	forbidden unwind 'annotate/|cmds/|live/|record/|events/|output/|report/|symbols/|profile/|agent/|lib/'
 	forbidden unwind 'bpf/' | grep -v ' bpf/kunwind\.h$'
-	forbidden report 'cmds/|live/|record/|events/|output/|unwind/|agent/|bpf/|lib/'
+	forbidden report 'annotate/|cmds/|live/|record/|events/|output/|unwind/|agent/|bpf/|lib/'
 	forbidden output 'cmds/|live/|record/|events/|unwind/|agent/|bpf/|lib/'
-	forbidden events 'cmds/|live/|record/|output/|report/|symbols/|unwind/|agent/'
+	forbidden annotate 'cmds/|live/|record/|events/|output/|unwind/|agent/|bpf/|lib/'
+	forbidden events 'annotate/|cmds/|live/|record/|output/|report/|symbols/|unwind/|agent/'
 	forbidden events 'profile/' | grep -v ' profile/pdata\.h$'
 	forbidden events 'bpf/' | grep -v ' bpf/watch\.h$'
 	forbidden events 'lib/' | grep -vE ' lib/(callmsg|env)\.h$'
-	forbidden live 'cmds/|output/|unwind/|agent/|bpf/|lib/|events/'
+	forbidden live 'annotate/|cmds/|output/|unwind/|agent/|bpf/|lib/|events/'
 	forbidden live 'record/' | grep -v ' record/record\.h$'
-	forbidden record 'cmds/|live/|output/|report/|symbols/'
+	forbidden record 'annotate/|cmds/|live/|output/|report/|symbols/'
 	forbidden record 'unwind/' | grep -vE ' unwind/unwind(_bpf)?\.h$'
 	forbidden record 'agent/' | grep -v ' agent/agent_env\.h$'
-	forbidden record 'bpf/' | grep -vE ' bpf/(histclock|procacct|kunwind)\.h$'
+	forbidden record 'bpf/' | grep -vE ' bpf/(histclock|procacct|kunwind|offcpu)\.h$'
 	forbidden record 'lib/'
-	forbidden agent 'cmds/|live/|record/|events/|output/|report/|symbols/|unwind/|bpf/'
+	forbidden agent 'annotate/|cmds/|live/|record/|events/|output/|report/|symbols/|unwind/|bpf/'
 	forbidden agent 'profile/' | grep -v ' profile/pdata\.h$'
-	forbidden lib 'cmds/|live/|record/|events/|output/|report/|symbols/|unwind/|profile/|utils/|agent/|bpf/'
-	forbidden bpf 'cmds/|live/|record/|output/|report/|symbols/|unwind/|profile/|utils/|agent/|lib/'
+	forbidden lib 'annotate/|cmds/|live/|record/|events/|output/|report/|symbols/|unwind/|profile/|utils/|agent/|bpf/'
+	forbidden bpf 'annotate/|cmds/|live/|record/|output/|report/|symbols/|unwind/|profile/|utils/|agent/|lib/'
 	forbidden bpf 'events/' | grep -v ' events/events\.h$'
 } >"$T/v"
 check dependencies_one_way "$T/v"
@@ -152,7 +153,7 @@ find_cycle <"$T/inc_edges" >"$T/v"
 check no_include_circle "$T/v"
 
 # objects: A -> B when A uses a symbol B defines (objects whose source is gone are stale: left out)
-OBJS=$(for c in $(for d in cmds live record events output report symbols unwind profile utils; do git ls-files "$d/*.c"; done); do
+OBJS=$(for c in $(for d in cmds live record events output annotate report symbols unwind profile utils; do git ls-files "$d/*.c"; done); do
 	[ -f "$B/${c%.c}.o" ] && echo "$B/${c%.c}.o"
 done)
 if [ -z "$OBJS" ]; then

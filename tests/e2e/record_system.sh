@@ -208,7 +208,7 @@ if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ] && [ "$(cat /proc/sys/ker
 fi
 for bad in "-a -p 1" "--rotate 1 -- true" "-a -C 4096 -- true" "-a -C 9x -- true" \
 	"-a --clock thread -- true" "-a --rotate 1 -- true" "-a --keep 2 --rotate 1 --events e -o d -- true" \
-	"-C 0 -- true" "-a --duration -1"; do
+	"-C 0 -- true" "-a --duration -1" "-a --off-cpu -- true"; do
 	"$P" record $bad >bad.out 2>bad.err
 	rc=$?
 	[ $rc -eq 2 ] && [ "$(wc -l <bad.err)" = 1 ]
