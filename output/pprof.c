@@ -18,6 +18,7 @@
 #include "report/report.h"
 #include "output/profile.pb-c.h"
 #include "symbols/symbols.h"
+#include "utils/cgroup.h"
 #include "utils/outfile.h"
 #include "utils/utf8.h"
 #include "utils/why.h"
@@ -640,6 +641,26 @@ static const char *base_name(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
+/*
+ * A whole machine's profile: the host, and where the process ran, as the
+ * fleet's servers group by them (Pyroscope's and Parca's series labels).
+ */
+static int add_machine_labels(struct pprof_ctx *c, const struct pv_proc *p)
+{
+	char label[96];
+	int rc = 0;
+
+	if (c->v->hdr.hostname[0])
+		rc = add_label(c, "host", c->v->hdr.hostname, 0);
+	if (!rc && p->cgroup[0])
+		rc = add_label(c, "cgroup", p->cgroup, 0);
+	if (!rc && cgroup__label(p->cgroup, label, sizeof(label)))
+		rc = add_label(c, "container", label, 0);
+	if (!rc && p->nspid && p->nspid != p->pid)
+		rc = add_label(c, "nspid", NULL, p->nspid);
+	return rc;
+}
+
 /* Index of the label set of thread tid of image p, created on first use; -ENOMEM. */
 static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid, uint32_t reason)
 {
@@ -668,6 +689,8 @@ static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid, uin
 		rc = add_label(c, "off_cpu_reason", pdata__kind_name(reason), 0);
 	if (!rc && c->base) /* what pprof -diff_base marks its base's samples with */
 		rc = add_label(c, "pprof::base", "true", 0);
+	if (!rc && (c->v->hdr.flags & PDATA_F_SYSTEM))
+		rc = add_machine_labels(c, p);
 	if (rc)
 		return rc;
 	key.n = c->nlabels - key.first;
