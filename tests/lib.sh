@@ -30,6 +30,33 @@ expect() {
 	fi
 }
 
+# fails NAME CMD...         CMD fails cleanly: exit status 1 or 2 within 20 s (not a
+#                           signal, not a hang), one line on stderr, nothing on stdout
+# fails_rc RC NAME CMD...   the same with exit status RC only
+# (CMD's stdout and stderr are left in $T/out and $T/err)
+fails() { fails_rc "1 2" "$@"; }
+fails_rc() {
+	want=$1 name=$2
+	shift 2
+	timeout 20 "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	lines=$(wc -l <"$T/err")
+	case " $want " in
+	*" $rc "*) ;;
+	*)
+		no "$name" "exit status $rc (124: hang): $(head -5 "$T/err")"
+		return
+		;;
+	esac
+	if [ "$lines" -ne 1 ]; then
+		no "$name" "$lines lines on stderr: $(head -5 "$T/err")"
+	elif [ -s "$T/out" ]; then
+		no "$name" "wrote to stdout: $(head -3 "$T/out")"
+	else
+		ok "$name ($(cat "$T/err"))"
+	fi
+}
+
 # in_range VALUE LO HI (floating point)
 in_range() {
 	awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'

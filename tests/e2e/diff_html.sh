@@ -14,26 +14,13 @@
 # Chromium cannot be started.
 . "$ROOT/tests/e2e/report/common.sh"
 
-# fails NAME CMD...: exit status 2, one line on stderr, nothing on stdout
-fails() {
-	name=$1
-	shift
-	"$@" >"$T/out" 2>"$T/err"
-	rc=$?
-	if [ "$rc" -ne 2 ] || [ "$(wc -l <"$T/err")" -ne 1 ] || [ -s "$T/out" ]; then
-		no "$name" "status $rc, stderr: $(cat "$T/err"), stdout: $(head -c 200 "$T/out")"
-	else
-		ok "$name ($(cat "$T/err"))"
-	fi
-}
-
 "$P/report_gen_pie" "$T/n.data" normal >/dev/null 2>"$T/gen.err" &&
 	"$P/report_gen_pie" "$T/b.data" big >/dev/null 2>>"$T/gen.err" ||
 	{ no gen "$(cat "$T/gen.err")"; exit 0; }
 
-fails html_needs_output "$PROFIL" diff --format html "$T/n.data" "$T/b.data"
-fails pprof_needs_output "$PROFIL" diff --format pprof "$T/n.data" "$T/b.data"
-fails output_not_for_text "$PROFIL" diff -o "$T/x" "$T/n.data" "$T/b.data"
+fails_rc 2 html_needs_output "$PROFIL" diff --format html "$T/n.data" "$T/b.data"
+fails_rc 2 pprof_needs_output "$PROFIL" diff --format pprof "$T/n.data" "$T/b.data"
+fails_rc 2 output_not_for_text "$PROFIL" diff -o "$T/x" "$T/n.data" "$T/b.data"
 [ ! -e "$T/x" ] && ok output_refused_writes_nothing || no output_refused_writes_nothing "x exists"
 
 "$PROFIL" diff --format html -o "$T/nb.html" "$T/n.data" "$T/b.data" 2>"$T/err"

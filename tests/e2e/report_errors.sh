@@ -5,24 +5,6 @@
 # report (text, json, --threads --lines) and export must never crash.
 . "$ROOT/tests/e2e/report/common.sh"
 
-# fails NAME CMD...: exit status 1 or 2 (not a signal), one line on stderr, nothing on stdout
-fails() {
-	name=$1
-	shift
-	"$@" >"$T/out" 2>"$T/err"
-	rc=$?
-	lines=$(wc -l <"$T/err")
-	if [ "$rc" -ne 1 ] && [ "$rc" -ne 2 ]; then
-		no "$name" "exit status $rc: $(cat "$T/err")"
-	elif [ "$lines" -ne 1 ]; then
-		no "$name" "$lines lines on stderr: $(cat "$T/err")"
-	elif [ -s "$T/out" ]; then
-		no "$name" "wrote to stdout: $(head -3 "$T/out")"
-	else
-		ok "$name ($(cat "$T/err"))"
-	fi
-}
-
 "$P/report_gen_pie" "$T/good.data" >/dev/null || no gen "report_gen failed"
 : >"$T/empty.data"
 head -c 3000 "$T/good.data" >"$T/short.data"

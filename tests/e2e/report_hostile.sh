@@ -5,25 +5,6 @@
 . "$ROOT/tests/e2e/report/common.sh"
 TAMPER="$B/tests/tools/pdata_tamper"
 
-
-# fails NAME CMD...: status 1 or 2 within 20 s, one line on stderr, nothing on stdout
-fails() {
-	name=$1
-	shift
-	timeout 20 "$@" >"$T/out" 2>"$T/err"
-	rc=$?
-	lines=$(wc -l <"$T/err")
-	if [ "$rc" -ne 1 ] && [ "$rc" -ne 2 ]; then
-		no "$name" "exit status $rc (124: hang): $(head -5 "$T/err")"
-	elif [ "$lines" -ne 1 ]; then
-		no "$name" "$lines lines on stderr: $(head -5 "$T/err")"
-	elif [ -s "$T/out" ]; then
-		no "$name" "wrote to stdout: $(head -3 "$T/out")"
-	else
-		ok "$name ($(cat "$T/err"))"
-	fi
-}
-
 # reads NAME CMD...: status 0 within 20 s and a report on stdout
 reads() {
 	name=$1

@@ -18,23 +18,10 @@
 EVIL='</script><img src=x onerror=alert(1)>'
 SHOT=${HTML_SCREENSHOT:-$B/tests/html-report.png}
 
-# fails NAME CMD...: exit status 2, one line on stderr, nothing on stdout
-fails() {
-	name=$1
-	shift
-	"$@" >"$T/out" 2>"$T/err"
-	rc=$?
-	if [ "$rc" -ne 2 ] || [ "$(wc -l <"$T/err")" -ne 1 ] || [ -s "$T/out" ]; then
-		no "$name" "status $rc, stderr: $(cat "$T/err"), stdout: $(head -c 200 "$T/out")"
-	else
-		ok "$name ($(cat "$T/err"))"
-	fi
-}
-
 # ---- the file, without a browser (generated profile: exact) -------------------
 "$P/report_gen_pie" "$T/gen.data" >/dev/null || no gen "report_gen failed"
-fails html_needs_output "$PROFIL" report -i "$T/gen.data" --format html
-fails output_only_for_html "$PROFIL" report -i "$T/gen.data" --format json -o "$T/x.json"
+fails_rc 2 html_needs_output "$PROFIL" report -i "$T/gen.data" --format html
+fails_rc 2 output_only_for_html "$PROFIL" report -i "$T/gen.data" --format json -o "$T/x.json"
 [ ! -e "$T/x.json" ] && ok output_refused_writes_nothing || no output_refused_writes_nothing "x.json exists"
 
 "$PROFIL" report -i "$T/gen.data" --format html -o "$T/gen.html" 2>"$T/err"

@@ -30,8 +30,8 @@ same() {
 		no "$1" "$(diff "$3" "$2" | head -20 | tr '\n' '|')"
 	fi
 }
-# fails NAME STATUS WANT_STDERR CMD...: that exit status, that one line on stderr, no stdout
-fails() {
+# fails_saying NAME STATUS WANT_STDERR CMD...: that exit status, that one line on stderr, no stdout
+fails_saying() {
 	name=$1 want_rc=$2 want_err=$3
 	shift 3
 	"$@" >"$T/fo" 2>"$T/fe"
@@ -409,20 +409,20 @@ for k in sorted(out):
 same "html: the page holds the stacks" "$T/got" "$T/want"
 
 # ---- errors -----------------------------------------------------------------------------
-fails callers_unknown 1 "profil report: $T/s.data: no function named 'nope' in the profile" \
+fails_saying callers_unknown 1 "profil report: $T/s.data: no function named 'nope' in the profile" \
 	"$PROFIL" report -i "$T/s.data" --callers nope
-fails callees_unknown_json 1 "profil report: $T/s.data: no function named 'nope' in the profile" \
+fails_saying callees_unknown_json 1 "profil report: $T/s.data: no function named 'nope' in the profile" \
 	"$PROFIL" report -i "$T/s.data" --format json --callees nope
-fails call_graph_order 2 "profil report: --call-graph wants caller or callee, optionally with ,PERCENT (e.g. caller,0.5), not 'sideways'" \
+fails_saying call_graph_order 2 "profil report: --call-graph wants caller or callee, optionally with ,PERCENT (e.g. caller,0.5), not 'sideways'" \
 	"$PROFIL" report -i "$T/s.data" -g sideways
-fails call_graph_percent 2 "profil report: --call-graph: the threshold must be a percentage from 0 to 100, not '101'" \
+fails_saying call_graph_percent 2 "profil report: --call-graph: the threshold must be a percentage from 0 to 100, not '101'" \
 	"$PROFIL" report -i "$T/s.data" --call-graph caller,101
-fails call_graph_percent_junk 2 "profil report: --call-graph: the threshold must be a percentage from 0 to 100, not '1x'" \
+fails_saying call_graph_percent_junk 2 "profil report: --call-graph: the threshold must be a percentage from 0 to 100, not '1x'" \
 	"$PROFIL" report -i "$T/s.data" --call-graph callee,1x
 refuse="profil report: --children, --call-graph, --callers and --callees are for text and json (csv: --children); the html page shows totals and stacks itself"
-fails html_children 2 "$refuse" "$PROFIL" report -i "$T/s.data" --format html -o "$T/x.html" --children
-fails csv_graph 2 "$refuse" "$PROFIL" report -i "$T/s.data" --format csv -g caller
-fails call_graph_needs_value 2 "profil report: option '--call-graph' needs a value (try 'profil report --help')" \
+fails_saying html_children 2 "$refuse" "$PROFIL" report -i "$T/s.data" --format html -o "$T/x.html" --children
+fails_saying csv_graph 2 "$refuse" "$PROFIL" report -i "$T/s.data" --format csv -g caller
+fails_saying call_graph_needs_value 2 "profil report: option '--call-graph' needs a value (try 'profil report --help')" \
 	"$PROFIL" report -i "$T/s.data" --call-graph
 
 # ---- deep: a stack longer than the format keeps -------------------------------------
