@@ -57,6 +57,15 @@ fails_rc() {
 	fi
 }
 
+# go_offline: `go tool pprof` offline and self-contained from here on (no module
+# download, no telemetry, caches in $T); fails when go is not installed
+go_offline() {
+	command -v go >/dev/null || return 1
+	export HOME="$T" GOCACHE="$T/gocache" GOPATH="$T/gopath" GOFLAGS= GOPROXY=off \
+		GOTOOLCHAIN=local GOTELEMETRY=off PPROF_TMPDIR="$T"
+	unset PPROF_BINARY_PATH
+}
+
 # in_range VALUE LO HI (floating point)
 in_range() {
 	awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'

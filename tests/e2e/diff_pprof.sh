@@ -6,7 +6,7 @@
 # gives the rows and total of -diff_base OLD NEW; with --normalize those of
 # -normalize -diff_base.
 . "$ROOT/tests/e2e/report/common.sh"
-if ! command -v go >/dev/null; then
+if ! go_offline; then
 	echo "skip diff_base: no go (golang-go)"
 	exit 0
 fi
@@ -19,7 +19,7 @@ for run in old:0.3 new:0.7; do
 done
 measured=$(awk 'FNR == 1 { f++ } $1 ~ /^loop_/ { s[f] += $2 } END { printf "%.3f", s[2] - s[1] }' \
 	"$T/old.out" "$T/new.out")
-HOME=$T GOCACHE=$T/go timeout 120 go tool pprof -top -unit ms -diff_base "$T/old.pb.gz" \
+timeout 120 go tool pprof -top -unit ms -diff_base "$T/old.pb.gz" \
 	"$T/new.pb.gz" >"$T/top.txt" 2>"$T/top.err"
 got=$(awk '$NF == "two_loops" { sub(/ms$/, "", $1); printf "%.3f", $1 / 1000 }' "$T/top.txt")
 if [ -z "$got" ]; then
@@ -37,7 +37,7 @@ rows() { sed -n '/flat%/,$p' "$1"; }
 expect diff_pprof_status "$?" 0
 grep -q "go tool pprof -top $T/diff.pb.gz" "$T/diff.err" && ok diff_pprof_says_how ||
 	no diff_pprof_says_how "$(cat "$T/diff.err")"
-HOME=$T GOCACHE=$T/go timeout 120 go tool pprof -top -unit ms "$T/diff.pb.gz" >"$T/one.txt" 2>"$T/one.err"
+timeout 120 go tool pprof -top -unit ms "$T/diff.pb.gz" >"$T/one.txt" 2>"$T/one.err"
 if [ -s "$T/one.txt" ] && [ "$(rows "$T/one.txt")" = "$(rows "$T/top.txt")" ]; then
 	ok "diff_pprof_is_diff_base ($(rows "$T/one.txt" | wc -l) rows)"
 else
@@ -47,8 +47,8 @@ total() { sed -n 's/.*Total samples = \([^ ]*\).*/\1/p' "$1"; }
 expect diff_pprof_total_of_base "$(total "$T/one.txt")" "$(total "$T/top.txt")"
 # --normalize: as pprof's -normalize -diff_base (NEW scaled to OLD's totals)
 "$PROFIL" diff --format pprof --normalize -o "$T/norm.pb.gz" "$T/old.data" "$T/new.data" 2>/dev/null
-HOME=$T GOCACHE=$T/go timeout 120 go tool pprof -top -unit ms "$T/norm.pb.gz" >"$T/n1.txt" 2>&1
-HOME=$T GOCACHE=$T/go timeout 120 go tool pprof -top -unit ms -normalize -diff_base "$T/old.pb.gz" \
+timeout 120 go tool pprof -top -unit ms "$T/norm.pb.gz" >"$T/n1.txt" 2>&1
+timeout 120 go tool pprof -top -unit ms -normalize -diff_base "$T/old.pb.gz" \
 	"$T/new.pb.gz" >"$T/n2.txt" 2>&1
 # (rounding: pprof scales in floating point, profil to whole nanoseconds; compare to 0.01 ms)
 if python3 -c '

@@ -11,15 +11,10 @@
 # give one sentence, a non-zero exit and no file.
 . "$ROOT/tests/e2e/report/common.sh"
 
-if ! command -v go >/dev/null; then
+if ! go_offline; then
 	echo "skip export_pprof: go (golang-go) is not installed"
 	exit 0
 fi
-# go tool pprof, offline and self-contained: no module download, no telemetry,
-# caches in the temporary directory.
-export HOME="$T" GOCACHE="$T/gocache" GOPATH="$T/gopath" GOFLAGS= GOPROXY=off \
-	GOTOOLCHAIN=local GOTELEMETRY=off PPROF_TMPDIR="$T"
-unset PPROF_BINARY_PATH
 # (-nodefraction=0: no row is hidden for being small)
 pp() { go tool pprof -nodefraction=0 "$@" 2>"$T/pp.err"; }
 

@@ -495,13 +495,10 @@ else
 fi
 
 # ---- go tool pprof agrees ---------------------------------------------------------------
-if ! command -v go >/dev/null; then
+if ! go_offline; then
 	echo "skip pprof_stacks: go (golang-go) is not installed"
 	exit 0
 fi
-export HOME="$T" GOCACHE="$T/gocache" GOPATH="$T/gopath" GOFLAGS= GOPROXY=off \
-	GOTOOLCHAIN=local GOTELEMETRY=off PPROF_TMPDIR="$T"
-unset PPROF_BINARY_PATH
 for d in s r; do
 	"$PROFIL" export --format pprof -i "$T/$d.data" -o "$T/$d.pb.gz" 2>/dev/null ||
 		no "pprof_export_$d" "export failed"
