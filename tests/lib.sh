@@ -66,6 +66,14 @@ go_offline() {
 	unset PPROF_BINARY_PATH
 }
 
+# need_python NAME: PY is python3; without one, skip NAME and end the test
+need_python() {
+	PY=$(command -v /usr/bin/python3 || command -v python3)
+	[ -n "$PY" ] && return
+	skip "$1" "python3 is not installed"
+	exit 0
+}
+
 # in_range VALUE LO HI (floating point)
 in_range() {
 	awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'

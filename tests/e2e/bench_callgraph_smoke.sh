@@ -5,11 +5,7 @@
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/lib.sh"
 
-PY=$(command -v /usr/bin/python3 || command -v python3)
-if [ -z "$PY" ]; then
-	echo "skip bench_callgraph_smoke: python3 is not installed"
-	exit 0
-fi
+need_python bench_callgraph_smoke
 if ! "$B/profil" record -q --clock perf -o "$T/probe.data" -- true 2>/dev/null; then
 	echo "skip bench_callgraph_smoke: perf events are refused here"
 	exit 0

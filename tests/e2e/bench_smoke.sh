@@ -5,11 +5,7 @@
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/lib.sh"
 
-PY=$(command -v /usr/bin/python3 || command -v python3)
-if [ -z "$PY" ]; then
-	echo "skip bench_smoke: python3 is not installed"
-	exit 0
-fi
+need_python bench_smoke
 if [ ! -x "$B/bench/wl_funcs" ]; then
 	echo "not ok bench_smoke: $B/bench/wl_funcs is not built"
 	exit 1
