@@ -30,12 +30,8 @@ wait $REC
 rc=$?
 unwatch
 total=$(hdr at.data samples)
-"$DUMP" at.data >tids.txt
 # every thread's share of the samples is its share of the CPU time it measured (within 0.06)
-n=$(awk '$1=="truth" && $4=="func=thread_spin" { split($3,a,"="); split($5,b,"="); t[a[2]]=b[2]; tt+=b[2] }
-	$1=="tid" { split($3,a,"="); split($4,b,"="); s[a[2]]=b[2] }
-	END { for (k in t) st += s[k]; for (k in t) { d = s[k] / st - t[k] / tt; if (d < 0) d = -d; if (d <= 0.06) n++ }
-		print n+0 }' at.truth tids.txt)
+n=$(thread_tids_match at.data at.truth 0.06)
 [ $rc -eq 0 ] && [ "$total" -ge 100 ] && [ "$n" -eq 4 ]
 expect attach_four_threads "rc=$rc total=$total, $n threads with their measured share: $(grep '^tid' tids.txt | tr '\n' ' ') $(grep thread_spin at.truth | tr '\n' ' ')"
 ts=$(fsamples at.data thread_spin)

@@ -21,12 +21,8 @@ for variant in record_prog record_prog_nopie record_prog_static; do
 	rm -f $variant.truth
 	RECORD_TRUTH=$T/$variant.truth "$P" record -o "$variant.data" -- "$PROGS/$variant" hot 2 >out.txt 2>err.txt
 	rc=$?
-	a=$(fsamples "$variant.data" hot_a)
-	b=$(fsamples "$variant.data" hot_b)
-	s=$(share "$a" "$b")
-	t=$(share "$(truth $variant.truth hot_a)" "$(truth $variant.truth hot_b)")
-	[ $rc -eq 0 ] && [ $((a + b)) -ge 200 ] && near "$s" "$t" 0.05
-	expect "hot_functions_$variant" "rc=$rc hot_a=$a hot_b=$b share=$s (measured $t)"
+	hot_ab "$variant.data" $variant.truth 200 0.05 && [ $rc -eq 0 ]
+	expect "hot_functions_$variant" "rc=$rc $HOT_AB"
 done
 
 # the summary is one line on stderr, stdout is the program's (empty here)
@@ -39,21 +35,10 @@ total=$(hdr stripped.data samples)
 [ "$total" -ge 100 ] && in_range "$(share "$inexe" $((total - inexe)))" 0.9 1
 expect stripped_samples_in_executable "$inexe of $total samples in the executable"
 
-# thread_tids_match DATA TRUTH: every thread's share of thread_spin's samples is its measured
-# share of thread_spin's CPU time, within 0.06; prints the number of threads that match
-thread_tids_match() {
-	"$DUMP" "$1" >tids.txt
-	awk '$1=="truth" && $4=="func=thread_spin" { split($3,a,"="); split($5,b,"="); t[a[2]]=b[2]; tt+=b[2] }
-		$1=="tid" { split($3,a,"="); split($4,b,"="); s[a[2]]=b[2] }
-		END { for (k in s) if (!(k in t)) other += s[k]; for (k in t) st += s[k]
-			for (k in t) { d = s[k] / st - t[k] / tt; if (d < 0) d = -d; if (d <= 0.06) n++ }
-			print n+0 }' "$2" tids.txt
-}
-
 rm -f thr.truth
 RECORD_TRUTH=$T/thr.truth "$P" record -q -o thr.data -- "$PROGS/record_prog" threads
 total=$(hdr thr.data samples)
-n=$(thread_tids_match thr.data thr.truth)
+n=$(thread_tids_match thr.data thr.truth 0.06)
 [ "$n" -eq 4 ]
 expect four_threads_measured_shares "$n of 4: $(grep '^tid' tids.txt | tr '\n' ' ') $(grep thread_spin thr.truth | tr '\n' ' ')"
 nthreads=$("$DUMP" thr.data | grep -c '^thread ')

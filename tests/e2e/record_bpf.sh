@@ -21,12 +21,8 @@ for variant in record_prog record_prog_static; do
 	rm -f $variant.truth
 	RECORD_TRUTH=$T/$variant.truth "$P" record -q --clock bpf -F 4999 -o "$variant.data" -- "$PROGS/$variant" hot 2
 	rc=$?
-	a=$(fsamples "$variant.data" hot_a)
-	b=$(fsamples "$variant.data" hot_b)
-	s=$(share "$a" "$b")
-	t=$(share "$(truth $variant.truth hot_a)" "$(truth $variant.truth hot_b)")
-	[ $rc -eq 0 ] && [ $((a + b)) -ge 1000 ] && near "$s" "$t" 0.04
-	expect "bpf_hot_functions_$variant" "rc=$rc hot_a=$a hot_b=$b share=$s (measured $t)"
+	hot_ab "$variant.data" $variant.truth 1000 0.04 && [ $rc -eq 0 ]
+	expect "bpf_hot_functions_$variant" "rc=$rc $HOT_AB"
 done
 
 # calibration: samples x the clock's period == the CPU time the program measured
@@ -51,11 +47,7 @@ total=$(hdr thr.data samples)
 ts=$(fsamples thr.data thread_spin)
 [ "$total" -ge 1000 ] && in_range "$(share "$ts" $((total - ts)))" 0.9 1
 expect bpf_threads_all_counted "thread_spin $ts of $total"
-"$DUMP" thr.data >tids.txt
-n=$(awk '$1=="truth" && $4=="func=thread_spin" { split($3,a,"="); split($5,b,"="); t[a[2]]=b[2]; tt+=b[2] }
-	$1=="tid" { split($3,a,"="); split($4,b,"="); s[a[2]]=b[2] }
-	END { for (k in t) st += s[k]; for (k in t) { d = s[k] / st - t[k] / tt; if (d < 0) d = -d; if (d <= 0.05) n++ }
-		print n+0 }' thr.truth tids.txt)
+n=$(thread_tids_match thr.data thr.truth 0.05)
 [ "$n" -eq 4 ]
 expect bpf_four_threads_measured_shares "$n of 4: $(grep '^tid' tids.txt | tr '\n' ' ') $(grep thread_spin thr.truth | tr '\n' ' ')"
 pct=$("$DUMP" thr.data | sed -n 's/^note .*; \([0-9.]*\)% binned in the kernel.*/\1/p')

@@ -16,13 +16,9 @@ fi
 # truth: the CPU time the program measured in each function (tests/progs/record_cpu.h)
 RECORD_TRUTH=$T/th.truth "$P" record -q --clock thread -o th.data -- "$PROGS/record_prog" hot 3 >out.txt
 rc=$?
-a=$(fsamples th.data hot_a)
-b=$(fsamples th.data hot_b)
-s=$(share "$a" "$b")
-t=$(share "$(truth th.truth hot_a)" "$(truth th.truth hot_b)")
-[ $rc -eq 0 ] && [ "$(hdr th.data clock)" = 1 ] && [ "$(hdr th.data state)" = 2 ] &&
-	[ $((a + b)) -ge 600 ] && near "$s" "$t" 0.06 && [ ! -s out.txt ]
-expect thread_clock_hot_functions "rc=$rc hot_a=$a hot_b=$b share=$s (measured $t) $("$DUMP" th.data | head -1)"
+hot_ab th.data th.truth 600 0.06 && [ $rc -eq 0 ] && [ "$(hdr th.data clock)" = 1 ] &&
+	[ "$(hdr th.data state)" = 2 ] && [ ! -s out.txt ]
+expect thread_clock_hot_functions "rc=$rc $HOT_AB $("$DUMP" th.data | head -1)"
 
 # every mapping of a file carries the file's GNU build id, as MMAP2 records do for perf
 bid() { readelf -n "$1" 2>/dev/null | sed -n 's/^ *Build ID: *//p' | head -1; }
@@ -52,11 +48,7 @@ expect clock_perf_refused_is_an_error "rc=$rc $(cat err.txt)"
 
 RECORD_TRUTH=$T/thr.truth "$P" record -q --clock thread -o thr.data -- "$PROGS/record_prog" threads
 total=$(hdr thr.data samples)
-"$DUMP" thr.data >tids.txt
-n=$(awk '$1=="truth" && $4=="func=thread_spin" { split($3,a,"="); split($5,b,"="); t[a[2]]=b[2]; tt+=b[2] }
-	$1=="tid" { split($3,a,"="); split($4,b,"="); s[a[2]]=b[2] }
-	END { for (k in t) st += s[k]; for (k in t) { d = s[k] / st - t[k] / tt; if (d < 0) d = -d; if (d <= 0.06) n++ }
-		print n+0 }' thr.truth tids.txt)
+n=$(thread_tids_match thr.data thr.truth 0.06)
 [ "$total" -ge 400 ] && [ "$n" -eq 4 ]
 expect agent_four_threads "$n of 4 threads with their measured share of $total: $(grep '^tid' tids.txt | tr '\n' ' ')"
 

@@ -72,6 +72,29 @@ truth_rusage() {
 		for (i = 3; i <= NF; i++) { split($i,a,"="); if (a[1]==k) s+=a[2] } } END { print s+0 }' "$1"
 }
 
+# hot_ab DATA TRUTH MIN TOL: hot_a's share of hot_a + hot_b's samples in DATA is within TOL of
+# the share of their CPU time the program measured (TRUTH), with at least MIN samples between
+# them; HOT_AB says what was seen
+hot_ab() {
+	a=$(fsamples "$1" hot_a)
+	b=$(fsamples "$1" hot_b)
+	s=$(share "$a" "$b")
+	t=$(share "$(truth "$2" hot_a)" "$(truth "$2" hot_b)")
+	HOT_AB="hot_a=$a hot_b=$b share=$s (measured $t)"
+	[ $((a + b)) -ge "$3" ] && near "$s" "$t" "$4"
+}
+
+# thread_tids_match DATA TRUTH TOL: how many threads have their share of thread_spin's samples
+# within TOL of their measured share of thread_spin's CPU time (DATA's dump left in tids.txt)
+thread_tids_match() {
+	"$DUMP" "$1" >tids.txt
+	awk -v tol="$3" '$1=="truth" && $4=="func=thread_spin" { split($3,a,"="); split($5,b,"="); t[a[2]]=b[2]; tt+=b[2] }
+		$1=="tid" { split($3,a,"="); split($4,b,"="); s[a[2]]=b[2] }
+		END { for (k in t) st += s[k]
+			for (k in t) { d = s[k] / st - t[k] / tt; if (d < 0) d = -d; if (d <= tol) n++ }
+			print n+0 }' "$2" tids.txt
+}
+
 # ratio A B: A / B (0 when B is 0)
 ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print 0; else printf "%.4f", a / b }'
