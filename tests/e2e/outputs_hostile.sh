@@ -197,13 +197,9 @@ else
 fi
 
 # ---- a killed recorder takes its command with it; the profile stays readable --------------
-clocks=thread
-perf_usable && clocks="$clocks perf"
-[ "$(id -u)" -eq 0 ] && clocks="$clocks bpf"
-if is_asan; then clocks=$(echo $clocks | sed 's/thread//'); fi
-for clock in $clocks; do
-	rm -f pid k.data
-	"$P" record -q --clock $clock -o k.data -- "$PROGS/record_prog" forever pid >/dev/null 2>&1 &
+# record_killed ARGS...: `record ARGS` in the background, SIGKILLed 0.3 s after its command wrote ./pid
+record_killed() {
+	"$P" record "$@" >/dev/null 2>&1 &
 	REC=$!
 	watchdog $REC
 	wait_file pid
@@ -211,11 +207,24 @@ for clock in $clocks; do
 	kill -KILL $REC
 	wait $REC 2>/dev/null
 	unwatch
-	child=$(cat pid)
+}
+# wait_gone PID: until process PID has ended (at most 10 s); fails if it lives on
+wait_gone() {
 	n=0
-	while kill -0 "$child" 2>/dev/null && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+	while kill -0 "$1" 2>/dev/null && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+	! kill -0 "$1" 2>/dev/null
+}
+
+clocks=thread
+perf_usable && clocks="$clocks perf"
+[ "$(id -u)" -eq 0 ] && clocks="$clocks bpf"
+if is_asan; then clocks=$(echo $clocks | sed 's/thread//'); fi
+for clock in $clocks; do
+	rm -f pid k.data
+	record_killed -q --clock $clock -o k.data -- "$PROGS/record_prog" forever pid
+	child=$(cat pid)
 	gone=yes
-	kill -0 "$child" 2>/dev/null && gone=no && kill -KILL "$child"
+	wait_gone "$child" || { gone=no && kill -KILL "$child"; }
 	timeout 20 "$P" report -i k.data >k.out 2>k.err
 	rrc=$?
 	[ "$gone" = yes ] && [ $rrc -eq 0 ] && grep -q "^# run:" k.out && [ "$(hdr k.data state)" = 1 ]
@@ -226,17 +235,9 @@ done
 # a grandchild keeps counting into the unfinished profile, which stays readable
 if ! is_asan; then
 	rm -f pid g.data shpid
-	"$P" record -q --clock thread -o g.data -- \
-		sh -c 'echo $$ >shpid; "$1" forever pid & wait' sh "$PROGS/record_prog" >/dev/null 2>&1 &
-	REC=$!
-	watchdog $REC
-	wait_file pid
-	sleep 0.3
-	kill -KILL $REC
-	wait $REC 2>/dev/null
-	unwatch
-	n=0
-	while kill -0 "$(cat shpid)" 2>/dev/null && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+	record_killed -q --clock thread -o g.data -- \
+		sh -c 'echo $$ >shpid; "$1" forever pid & wait' sh "$PROGS/record_prog"
+	wait_gone "$(cat shpid)"
 	s1=$(hdr g.data samples)
 	sleep 0.5
 	timeout 20 "$P" report -i g.data >g.out 2>g.err
