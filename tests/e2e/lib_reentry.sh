@@ -10,28 +10,31 @@ field() { # name, line
 	echo "$2" | sed -n "s/.*$1=\([0-9]*\).*/\1/p"
 }
 
-for clock in manual thread itimer; do
-	out=$(timeout 60 "$R" same $clock 2>&1)
+# reentry MODE CLOCK: one run of lib_reentry (within 60 s); out, rc and its counts ok, busy, other, fail
+reentry() {
+	out=$(timeout 60 "$R" "$1" "$2" 2>&1)
 	rc=$?
 	ok=$(field handler_ok "$out") busy=$(field handler_ebusy "$out")
 	other=$(field handler_other "$out") fail=$(field loop_fail "$out")
-	if [ $rc -ne 0 ]; then
-		echo "not ok reentry same thread ($clock): status $rc (124: deadlock): $out"
+	return $rc
+}
+
+for clock in manual thread itimer; do
+	name="reentry same thread ($clock)"
+	if ! reentry same $clock; then
+		no "$name" "status $rc (124: deadlock): $out"
 	elif [ "${busy:-0}" -ge 1 ] && [ "$other" = 0 ] && [ "$fail" = 0 ]; then
-		echo "ok reentry same thread ($clock): $busy handler calls EBUSY, $ok succeeded, no other error"
+		ok "$name: $busy handler calls EBUSY, $ok succeeded, no other error"
 	else
-		echo "not ok reentry same thread ($clock): $out"
+		no "$name" "$out"
 	fi
 
-	out=$(timeout 60 "$R" other $clock 2>&1)
-	rc=$?
-	ok=$(field handler_ok "$out") busy=$(field handler_ebusy "$out")
-	other=$(field handler_other "$out") fail=$(field loop_fail "$out")
-	if [ $rc -ne 0 ]; then
-		echo "not ok reentry other thread ($clock): status $rc (124: deadlock): $out"
+	name="reentry other thread ($clock)"
+	if ! reentry other $clock; then
+		no "$name" "status $rc (124: deadlock): $out"
 	elif [ "${ok:-0}" -ge 1 ] && [ "$busy" = 0 ] && [ "$other" = 0 ] && [ "$fail" = 0 ]; then
-		echo "ok reentry other thread ($clock): $ok handler calls waited and succeeded, none EBUSY"
+		ok "$name: $ok handler calls waited and succeeded, none EBUSY"
 	else
-		echo "not ok reentry other thread ($clock): $out"
+		no "$name" "$out"
 	fi
 done
