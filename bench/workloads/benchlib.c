@@ -8,18 +8,5 @@
 
 EXPORT volatile uint64_t benchlib_sink;
 
-EXPORT NOINLINE void lib_hash(uint64_t n)
-{
-	uint64_t acc = n * 3;
-
-	SPIN(n, acc);
-	benchlib_sink += acc;
-}
-
-EXPORT NOINLINE void lib_mix(uint64_t n)
-{
-	uint64_t acc = n * 5;
-
-	SPIN(n, acc);
-	benchlib_sink += acc;
-}
+EXPORT SPIN_FN(lib_hash, n * 3, benchlib_sink)
+EXPORT SPIN_FN(lib_mix, n * 5, benchlib_sink)

@@ -121,3 +121,21 @@ uint64_t rng_next(uint64_t *state)
 	x ^= x << 17;
 	return *state = x;
 }
+
+uint64_t work_budget(double ms)
+{
+	return (uint64_t)(ms * ITERS_PER_MS * work_scale());
+}
+
+void run_chunks(uint64_t budget, uint64_t seed, unsigned int picks,
+		void (*step)(void *arg, uint64_t n, unsigned int pick), void *arg)
+{
+	uint64_t done = 0, rng = seed;
+
+	while (done < budget) {
+		uint64_t n = ITERS_PER_MS / 2 + rng_next(&rng) % ITERS_PER_MS;
+
+		step(arg, n, rng_next(&rng) % picks);
+		done += n;
+	}
+}

@@ -36,6 +36,18 @@ uint64_t rng_next(uint64_t *state);
 /* Iterations of the spin loop below that take about one millisecond (measured here). */
 #define ITERS_PER_MS 600000ull
 
+/* The iterations of about ms milliseconds of work at $BENCH_SCALE. */
+uint64_t work_budget(double ms);
+
+/*
+ * The workloads' loop: chunks of 0.5 to 1.5 ms nominal in random sizes (the
+ * xorshift from seed: no sampling period runs in lock-step with them) until
+ * budget iterations have run.  Each chunk is step(arg, n, pick): n
+ * iterations, pick a random number below picks that chooses the function.
+ */
+void run_chunks(uint64_t budget, uint64_t seed, unsigned int picks,
+		void (*step)(void *arg, uint64_t n, unsigned int pick), void *arg);
+
 /*
  * The body every work function spins in, expanded inline so that the time
  * is the function's own (self) time.  The result depends on every step.
@@ -47,6 +59,18 @@ uint64_t rng_next(uint64_t *state);
 			(acc) ^= (acc) >> 29;                                           \
 		}                                                                       \
 	} while (0)
+
+/*
+ * A work function: name(n) spins n iterations from acc = init (an expression
+ * of n) and adds acc to sink, so that all its time is its own (self) time.
+ */
+#define SPIN_FN(name, init, sink)                                               \
+	NOINLINE void name(uint64_t n)                                          \
+	{                                                                       \
+		uint64_t acc = (init);                                          \
+		SPIN(n, acc);                                                   \
+		(sink) += acc;                                                  \
+	}
 
 /* Run call (an expression) and charge its thread CPU time to fn. */
 #define TIMED(fn, call)                                                 \

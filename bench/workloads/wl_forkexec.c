@@ -19,45 +19,24 @@
 
 volatile uint64_t sink;
 
-NOINLINE void parent_work(uint64_t n)
+SPIN_FN(parent_work, n, sink)
+SPIN_FN(child_parse, n ^ 7, sink)
+SPIN_FN(child_crunch, n ^ 11, sink)
+
+/* 1/3 parse, 2/3 crunch */
+static void child_step(void *arg, uint64_t n, unsigned int pick)
 {
-	uint64_t acc = n;
-
-	SPIN(n, acc);
-	sink += acc;
-}
-
-NOINLINE void child_parse(uint64_t n)
-{
-	uint64_t acc = n ^ 7;
-
-	SPIN(n, acc);
-	sink += acc;
-}
-
-NOINLINE void child_crunch(uint64_t n)
-{
-	uint64_t acc = n ^ 11;
-
-	SPIN(n, acc);
-	sink += acc;
+	(void)arg;
+	if (pick)
+		TIMED("child_crunch", child_crunch(n));
+	else
+		TIMED("child_parse", child_parse(n));
 }
 
 static int child_main(void)
 {
-	/* about 17 ms at scale 1: 1/3 parse, 2/3 crunch */
-	uint64_t budget = (uint64_t)(17 * ITERS_PER_MS * work_scale());
-	uint64_t done = 0, rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
-
-	while (done < budget) {
-		uint64_t n = ITERS_PER_MS / 2 + rng_next(&rng) % ITERS_PER_MS;
-
-		if (rng_next(&rng) % 3)
-			TIMED("child_crunch", child_crunch(n));
-		else
-			TIMED("child_parse", child_parse(n));
-		done += n;
-	}
+	/* about 17 ms at scale 1 */
+	run_chunks(work_budget(17), 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid(), 3, child_step, NULL);
 	truth_add_thread("child", thread_cpu_seconds());
 	truth_write("forkexec-child");
 	return 0;
@@ -81,7 +60,7 @@ static pid_t spawn_child(const char *self, const char *truth, int k)
 int main(int argc, char **argv)
 {
 	const char *truth = getenv(TRUTH_ENV);
-	uint64_t slice = (uint64_t)(7 * ITERS_PER_MS * work_scale());
+	uint64_t slice = work_budget(7);
 	int started = 0, running = 0, status, failed = 0;
 
 	if (argc > 1 && !strcmp(argv[1], "child"))

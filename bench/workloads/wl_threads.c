@@ -19,30 +19,24 @@ struct worker {
 	pthread_t thread;
 };
 
-NOINLINE void shared_step(uint64_t n)
-{
-	uint64_t acc = n;
-
-	SPIN(n, acc);
-	sink += acc;
-}
+SPIN_FN(shared_step, n, sink)
 
 /* One function per worker, so that function shares also reveal thread shares. */
-#define WORKER_FN(k)                              \
-	NOINLINE void worker##k##_step(uint64_t n) \
-	{                                          \
-		uint64_t acc = n + k;              \
-		SPIN(n, acc);                      \
-		sink += acc;                       \
-	}
-WORKER_FN(0)
-WORKER_FN(1)
-WORKER_FN(2)
-WORKER_FN(3)
+SPIN_FN(worker0_step, n + 0, sink)
+SPIN_FN(worker1_step, n + 1, sink)
+SPIN_FN(worker2_step, n + 2, sink)
+SPIN_FN(worker3_step, n + 3, sink)
 
-static void own_step(int id, uint64_t n)
+/* two thirds in the worker's own function, one third shared */
+static void worker_step(void *arg, uint64_t n, unsigned int pick)
 {
-	switch (id) {
+	const struct worker *w = arg;
+
+	if (!pick) {
+		TIMED("shared_step", shared_step(n));
+		return;
+	}
+	switch (w->id) {
 	case 0: TIMED("worker0_step", worker0_step(n)); break;
 	case 1: TIMED("worker1_step", worker1_step(n)); break;
 	case 2: TIMED("worker2_step", worker2_step(n)); break;
@@ -53,21 +47,11 @@ static void own_step(int id, uint64_t n)
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	uint64_t done = 0, rng = 0x9e3779b97f4a7c15ull * (w->id + 1);
 	char name[16];
 
 	snprintf(name, sizeof(name), "w%d", w->id);
 	pthread_setname_np(pthread_self(), name);
-	while (done < w->budget) {
-		uint64_t n = ITERS_PER_MS / 2 + rng_next(&rng) % ITERS_PER_MS;
-
-		/* two thirds in the worker's own function, one third shared */
-		if (rng_next(&rng) % 3)
-			own_step(w->id, n);
-		else
-			TIMED("shared_step", shared_step(n));
-		done += n;
-	}
+	run_chunks(w->budget, 0x9e3779b97f4a7c15ull * (w->id + 1), 3, worker_step, w);
 	truth_add_thread(name, thread_cpu_seconds());
 	return NULL;
 }
@@ -76,7 +60,7 @@ int main(void)
 {
 	static const int weight[NWORKERS] = { 4, 3, 2, 1 };
 	/* about 1.1 CPU seconds at scale 1 */
-	uint64_t total = (uint64_t)(1100 * ITERS_PER_MS * work_scale());
+	uint64_t total = work_budget(1100);
 	struct worker w[NWORKERS];
 	int i;
 
