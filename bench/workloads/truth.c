@@ -127,15 +127,20 @@ uint64_t work_budget(double ms)
 	return (uint64_t)(ms * ITERS_PER_MS * work_scale());
 }
 
-void run_chunks(uint64_t budget, uint64_t seed, unsigned int picks,
-		void (*step)(void *arg, uint64_t n, unsigned int pick), void *arg)
+void run_works(uint64_t budget, uint64_t seed, const struct work *works, unsigned int nworks)
 {
 	uint64_t done = 0, rng = seed;
+	unsigned int total = 0, i, pick;
 
+	for (i = 0; i < nworks; i++)
+		total += works[i].weight;
 	while (done < budget) {
 		uint64_t n = ITERS_PER_MS / 2 + rng_next(&rng) % ITERS_PER_MS;
 
-		step(arg, n, rng_next(&rng) % picks);
+		pick = rng_next(&rng) % total;
+		for (i = 0; pick >= works[i].weight; i++)
+			pick -= works[i].weight;
+		TIMED(works[i].name, works[i].fn(n));
 		done += n;
 	}
 }

@@ -39,14 +39,20 @@ uint64_t rng_next(uint64_t *state);
 /* The iterations of about ms milliseconds of work at $BENCH_SCALE. */
 uint64_t work_budget(double ms);
 
+/* A work function of a workload and its share of the chunks (a weight). */
+struct work {
+	const char *name;
+	void (*fn)(uint64_t n);
+	unsigned int weight;
+};
+
 /*
  * The workloads' loop: chunks of 0.5 to 1.5 ms nominal in random sizes (the
  * xorshift from seed: no sampling period runs in lock-step with them) until
- * budget iterations have run.  Each chunk is step(arg, n, pick): n
- * iterations, pick a random number below picks that chooses the function.
+ * budget iterations have run, each in one of the nworks works chosen at
+ * random by weight, and its thread CPU time charged to it (TIMED).
  */
-void run_chunks(uint64_t budget, uint64_t seed, unsigned int picks,
-		void (*step)(void *arg, uint64_t n, unsigned int pick), void *arg);
+void run_works(uint64_t budget, uint64_t seed, const struct work *works, unsigned int nworks);
 
 /*
  * The body every work function spins in, expanded inline so that the time

@@ -23,20 +23,13 @@ SPIN_FN(parent_work, n, sink)
 SPIN_FN(child_parse, n ^ 7, sink)
 SPIN_FN(child_crunch, n ^ 11, sink)
 
-/* 1/3 parse, 2/3 crunch */
-static void child_step(void *arg, uint64_t n, unsigned int pick)
-{
-	(void)arg;
-	if (pick)
-		TIMED("child_crunch", child_crunch(n));
-	else
-		TIMED("child_parse", child_parse(n));
-}
-
 static int child_main(void)
 {
-	/* about 17 ms at scale 1 */
-	run_chunks(work_budget(17), 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid(), 3, child_step, NULL);
+	/* about 17 ms at scale 1: 1/3 parse, 2/3 crunch */
+	static const struct work works[] = {{"child_parse", child_parse, 1},
+					    {"child_crunch", child_crunch, 2}};
+
+	run_works(work_budget(17), 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid(), works, 2);
 	truth_add_thread("child", thread_cpu_seconds());
 	truth_write("forkexec-child");
 	return 0;

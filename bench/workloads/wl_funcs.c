@@ -15,21 +15,12 @@ SPIN_FN(hot_b, n ^ 0x5555, sink)
 SPIN_FN(hot_c, n ^ 0xaaaa, sink)
 
 /* 5:3:2 by probability, same chunk size distribution */
-static void funcs_step(void *arg, uint64_t n, unsigned int pick)
-{
-	(void)arg;
-	if (pick < 5)
-		TIMED("hot_a", hot_a(n));
-	else if (pick < 8)
-		TIMED("hot_b", hot_b(n));
-	else
-		TIMED("hot_c", hot_c(n));
-}
+static const struct work works[] = {{"hot_a", hot_a, 5}, {"hot_b", hot_b, 3}, {"hot_c", hot_c, 2}};
 
 int main(void)
 {
 	/* about 0.7 CPU seconds at scale 1 */
-	run_chunks(work_budget(700), 0x9e3779b97f4a7c15ull, 10, funcs_step, NULL);
+	run_works(work_budget(700), 0x9e3779b97f4a7c15ull, works, 3);
 	truth_add_thread("main", thread_cpu_seconds());
 	truth_write("funcs");
 	return 0;

@@ -14,20 +14,12 @@ volatile uint64_t sink;
 
 SPIN_FN(app_compute, n, sink)
 
-static void shlib_step(void *arg, uint64_t n, unsigned int pick)
-{
-	(void)arg;
-	if (pick < 8)
-		TIMED("app_compute", app_compute(n));
-	else if (pick < 15)
-		TIMED("lib_hash", lib_hash(n));
-	else
-		TIMED("lib_mix", lib_mix(n));
-}
+static const struct work works[] = {
+	{"app_compute", app_compute, 8}, {"lib_hash", lib_hash, 7}, {"lib_mix", lib_mix, 5}};
 
 int main(void)
 {
-	run_chunks(work_budget(700), 0x2545f4914f6cdd1dull, 20, shlib_step, NULL);
+	run_works(work_budget(700), 0x2545f4914f6cdd1dull, works, 3);
 	truth_add_thread("main", thread_cpu_seconds());
 	truth_write("shlib");
 	return 0;

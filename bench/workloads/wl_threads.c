@@ -27,31 +27,21 @@ SPIN_FN(worker1_step, n + 1, sink)
 SPIN_FN(worker2_step, n + 2, sink)
 SPIN_FN(worker3_step, n + 3, sink)
 
-/* two thirds in the worker's own function, one third shared */
-static void worker_step(void *arg, uint64_t n, unsigned int pick)
-{
-	const struct worker *w = arg;
-
-	if (!pick) {
-		TIMED("shared_step", shared_step(n));
-		return;
-	}
-	switch (w->id) {
-	case 0: TIMED("worker0_step", worker0_step(n)); break;
-	case 1: TIMED("worker1_step", worker1_step(n)); break;
-	case 2: TIMED("worker2_step", worker2_step(n)); break;
-	default: TIMED("worker3_step", worker3_step(n)); break;
-	}
-}
+static const struct work own[NWORKERS] = {{"worker0_step", worker0_step, 2},
+					   {"worker1_step", worker1_step, 2},
+					   {"worker2_step", worker2_step, 2},
+					   {"worker3_step", worker3_step, 2}};
 
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
+	/* one third shared, two thirds in the worker's own function */
+	const struct work works[] = {{"shared_step", shared_step, 1}, own[w->id]};
 	char name[16];
 
 	snprintf(name, sizeof(name), "w%d", w->id);
 	pthread_setname_np(pthread_self(), name);
-	run_chunks(w->budget, 0x9e3779b97f4a7c15ull * (w->id + 1), 3, worker_step, w);
+	run_works(w->budget, 0x9e3779b97f4a7c15ull * (w->id + 1), works, 2);
 	truth_add_thread(name, thread_cpu_seconds());
 	return NULL;
 }
