@@ -18,11 +18,7 @@ static int timer_on; /* atomic: 1 while timer_id is ours to delete */
 
 static int itimer_probe(void)
 {
-	int id, ret = ptimer_create(CLOCK_PROCESS_CPUTIME_ID, SIGRTMAX - 2, 0, NULL, &id);
-
-	if (ret == 0)
-		ptimer_delete(id);
-	return ret;
+	return ptimer_probe(CLOCK_PROCESS_CPUTIME_ID, 0);
 }
 
 static void itimer_quiesce(void)
@@ -50,11 +46,6 @@ static void itimer_forget(void)
 	__atomic_store_n(&timer_on, 0, __ATOMIC_RELEASE);
 }
 
-static uint64_t itimer_lost(void)
-{
-	return sig_lost();
-}
-
 static int itimer_threads(void)
 {
 	return 0;
@@ -70,6 +61,6 @@ const struct clock_ops clock_itimer_ops = {
 	.quiesce = itimer_quiesce,
 	.stop = itimer_quiesce,
 	.forget = itimer_forget,
-	.lost = itimer_lost,
+	.lost = sig_lost,
 	.threads = itimer_threads,
 };

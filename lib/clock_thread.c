@@ -58,12 +58,9 @@ static const struct threads_ops thread_table_ops = {
 
 static int thread_probe(void)
 {
-	int id, ret = ptimer_create(ptimer_thread_clock((pid_t)syscall(SYS_gettid)), SIGRTMAX - 2,
-				    (pid_t)syscall(SYS_gettid), NULL, &id);
+	pid_t tid = (pid_t)syscall(SYS_gettid);
 
-	if (ret == 0)
-		ptimer_delete(id);
-	return ret;
+	return ptimer_probe(ptimer_thread_clock(tid), tid);
 }
 
 static void thread_quiesce(void)
@@ -103,11 +100,6 @@ static void thread_stop(void)
 	threads_reset();
 }
 
-static uint64_t thread_lost(void)
-{
-	return sig_lost();
-}
-
 const struct clock_ops clock_thread_ops = {
 	.id = PROFIL_CLOCK_THREAD,
 	.default_hz = 100,
@@ -118,7 +110,7 @@ const struct clock_ops clock_thread_ops = {
 	.quiesce = thread_quiesce,
 	.stop = thread_stop,
 	.forget = threads_forget,
-	.lost = thread_lost,
+	.lost = sig_lost,
 	.threads = threads_armed,
 	.thread_started = threads_arm_self,
 };

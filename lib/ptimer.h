@@ -60,4 +60,17 @@ static inline void ptimer_delete(int id)
 	syscall(SYS_timer_delete, id);
 }
 
+/*
+ * A clock's probe: 0 when a timer on clock that signals thread tid (0: the
+ * process) can be made here, else -errno.
+ */
+static inline int ptimer_probe(clockid_t clock, pid_t tid)
+{
+	int id, ret = ptimer_create(clock, SIGRTMAX - 2, tid, NULL, &id);
+
+	if (ret == 0)
+		ptimer_delete(id);
+	return ret;
+}
+
 #endif
