@@ -29,6 +29,7 @@
 
 #include "unwind/unwind.h"
 #include "unwind/unwind_cfi.h"
+#include "object_fixture.h"
 #include "unwind_corpus.h"
 
 #define MAX_FRAMES UNWIND_MAX_FRAMES
@@ -45,41 +46,33 @@ static double now(void)
 
 static void table_figures(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
-	struct unw_table t = {0};
-	struct unw_cfi *cfi = NULL;
+	struct object_cfi o = {0};
+	struct unw_table *t = &o.t;
 	struct unw_cfi_stats st;
 	double t0, t1, t2;
-	char why[128] = "";
 
-	if (!elf) {
+	if (!object_file__open(&o.file, path)) {
 		printf("  %-48s cannot open\n", path);
 		goto cleanup;
 	}
 	t0 = now();
-	if (unw_cfi_open(elf, &t, &cfi, why, sizeof(why)) < 0 || !cfi) {
-		printf("  %-48s %s\n", path, why);
+	if (unw_cfi_open(o.file.elf, t, &o.cfi, o.why, sizeof(o.why)) < 0 || !o.cfi) {
+		printf("  %-48s %s\n", path, o.why);
 		goto cleanup;
 	}
 	t1 = now();
-	unw_cfi_compile_all(cfi, &t);
+	unw_cfi_compile_all(o.cfi, t);
 	t2 = now();
-	unw_cfi_get_stats(cfi, &st);
+	unw_cfi_get_stats(o.cfi, &st);
 	printf("  %-48s %6zu FDEs listed in %7.2f ms; all compiled in %8.2f ms: %7zu rows "
 	       "(%zu merged, %.1f MiB), %zu unsupported, %zu FDEs failed, %zu over a bound, "
 	       "%.1f MB of CFI interpreted\n",
-	       path, st.fdes, (t1 - t0) * 1e3, (t2 - t1) * 1e3, st.rows, t.nrows,
-	       (double)(t.nrows * sizeof(struct unw_row) + t.nfdes * sizeof(struct unw_fde)) /
+	       path, st.fdes, (t1 - t0) * 1e3, (t2 - t1) * 1e3, st.rows, t->nrows,
+	       (double)(t->nrows * sizeof(struct unw_row) + t->nfdes * sizeof(struct unw_fde)) /
 		       1048576.0,
 	       st.unsupported, st.fdes_failed, st.fdes_bound, (double)st.bytes / 1e6);
 cleanup:
-	unw_cfi_close(cfi);
-	unw_table_free(&t);
-	if (elf)
-		elf_end(elf);
-	if (fd >= 0)
-		close(fd);
+	object_cfi__close(&o);
 }
 
 /* ---- 2. unwinding ----------------------------------------------------- */

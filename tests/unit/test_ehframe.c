@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "object_fixture.h"
 #include "tests/progs/hostile_elf.h"
 #include "utils/ehframe.h"
 
@@ -193,9 +194,10 @@ static void test_unreadable_entry(void)
 /* A real object's FDEs: every one listed is an FDE libdw finds at its start. */
 static void test_real_object(const char *path)
 {
-	int fd = open(path, O_RDONLY), bad = 0, n = 0;
-	Elf *elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	struct object_file o;
+	Elf *elf = object_file__open(&o, path);
 	Dwarf_CFI *cfi = elf ? dwarf_getcfi_elf(elf) : NULL;
+	int bad = 0, n = 0;
 	struct ehframe s;
 	struct ehframe_iter it = {0};
 	struct ehframe_fde f;
@@ -220,10 +222,7 @@ static void test_real_object(const char *path)
 out:
 	if (cfi)
 		dwarf_cfi_end(cfi);
-	if (elf)
-		elf_end(elf);
-	if (fd >= 0)
-		close(fd);
+	object_file__close(&o);
 }
 
 int main(void)

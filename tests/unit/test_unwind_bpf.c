@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "object_fixture.h"
 #include "unwind/unwind_bpf.h"
 #include "unwind/unwind_cfi.h"
 #include "unwind/unwind_table.h"
@@ -144,41 +145,39 @@ static void test_synthetic(void)
 /* A real object's whole CFI, encoded, against the recorder's table at every row edge. */
 static void test_object(const char *name, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
-	struct unw_table t = {0};
-	struct unw_cfi *cfi = NULL;
+	struct object_cfi o;
+	struct unw_table *t = &o.t;
 	struct unwind_bpf_rules *dict = NULL;
 	struct unwind_bpf_rows rows = {0}, again = {0};
 	uint32_t *pages = NULL;
-	char why[160], tn[96];
+	char tn[96];
 	size_t bad = 0, checked = 0;
 	int rc;
 
-	if (!elf || unw_cfi_open(elf, &t, &cfi, why, sizeof(why)) < 0 || !cfi) {
+	if (object_cfi__open(&o, path) < 0) {
 		snprintf(tn, sizeof(tn), "%s_table", name);
 		SKIP(tn, "cannot open the object's CFI");
 		goto out;
 	}
-	unw_cfi_compile_all(cfi, &t);
+	unw_cfi_compile_all(o.cfi, t);
 	unwind_bpf_rules__new(&dict, rules, KUNW_RULES);
-	rc = unwind_bpf__encode(&t, 0, 0, dict, &rows, 1u << 22);
+	rc = unwind_bpf__encode(t, 0, 0, dict, &rows, 1u << 22);
 	snprintf(tn, sizeof(tn), "%s_encodes", name);
 	CHECKF(tn, rc == 0 && rows.n, "rc=%d", rc);
 	pages = calloc(unwind_bpf__npages(&rows) + 1, sizeof(*pages));
 	if (rc || !pages)
 		goto out;
 	unwind_bpf__pages(&rows, pages);
-	for (size_t i = 0; i < t.nfdes; i++) {
-		const struct unw_fde *f = &t.fdes[i];
+	for (size_t i = 0; i < t->nfdes; i++) {
+		const struct unw_fde *f = &t->fdes[i];
 
-		bad += compare_range(&t, 0, 0, &rows, pages, f->start - 1, f->start + 2, 1);
-		bad += compare_range(&t, 0, 0, &rows, pages, f->end - 1, f->end + 1, 1);
+		bad += compare_range(t, 0, 0, &rows, pages, f->start - 1, f->start + 2, 1);
+		bad += compare_range(t, 0, 0, &rows, pages, f->end - 1, f->end + 1, 1);
 		checked += 5;
 		for (uint32_t r = 0; f->state == UNW_FDE_READY && r < f->n; r++) {
-			uint64_t a = t.rows[f->first + r].start;
+			uint64_t a = t->rows[f->first + r].start;
 
-			bad += compare_range(&t, 0, 0, &rows, pages, a - 1, a + 2, 1);
+			bad += compare_range(t, 0, 0, &rows, pages, a - 1, a + 2, 1);
 			checked += 3;
 		}
 	}
@@ -186,23 +185,18 @@ static void test_object(const char *name, const char *path)
 	CHECKF(tn, !bad && checked > 1000, "%zu of %zu addresses differ", bad, checked);
 	/* the same object again: every rule is in the dictionary already */
 	rc = (int)unwind_bpf_rules__count(dict);
-	unwind_bpf__encode(&t, 0, 0, dict, &again, 1u << 22);
+	unwind_bpf__encode(t, 0, 0, dict, &again, 1u << 22);
 	snprintf(tn, sizeof(tn), "%s_rules_deduplicated", name);
 	CHECKF(tn, (int)unwind_bpf_rules__count(dict) == rc && again.n == rows.n && rc < 4096,
 	       "%d rules, then %u", rc, unwind_bpf_rules__count(dict));
 	printf("# %s: %zu FDEs, %zu rows compiled, %zu encoded, %u rules, %u pages\n", name,
-	       t.nfdes, t.nrows, rows.n, unwind_bpf_rules__count(dict), unwind_bpf__npages(&rows));
+	       t->nfdes, t->nrows, rows.n, unwind_bpf_rules__count(dict), unwind_bpf__npages(&rows));
 out:
 	free(pages);
 	unwind_bpf_rows__free(&rows);
 	unwind_bpf_rows__free(&again);
 	unwind_bpf_rules__free(dict);
-	unw_cfi_close(cfi);
-	unw_table_free(&t);
-	if (elf)
-		elf_end(elf);
-	if (fd >= 0)
-		close(fd);
+	object_cfi__close(&o);
 }
 
 int main(void)

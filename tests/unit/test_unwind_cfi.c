@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "object_fixture.h"
 #include "unwind/unwind.h"
 #include "unwind/unwind_cfi.h"
 #include "tests/progs/hostile_elf.h"
@@ -170,32 +171,24 @@ static void diff_fde(Dwarf_CFI *cfi, const struct unw_table *t, const struct unw
 static struct diff_facts diff_object(const char *path)
 {
 	struct diff_facts d = {0};
-	struct unw_table t = {0};
-	struct unw_cfi *c = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
-	Dwarf_CFI *cfi = elf ? dwarf_getcfi_elf(elf) : NULL;
-	char why[128];
+	struct object_cfi o;
+	const struct unw_table *t = &o.t;
+	Dwarf_CFI *cfi = NULL; /* libdw's, the reference */
 
-	if (cfi && unw_cfi_open(elf, &t, &c, why, sizeof(why)) == 0 && c &&
-	    unw_cfi_compile_all(c, &t) == 0) {
+	if (object_cfi__open(&o, path) == 0 && (cfi = dwarf_getcfi_elf(o.file.elf)) &&
+	    unw_cfi_compile_all(o.cfi, &o.t) == 0) {
 		d.ok = 1;
-		d.fdes = t.nfdes;
-		for (size_t i = 0; i < t.nfdes; i++) {
-			if (t.fdes[i].state == UNW_FDE_READY)
-				diff_fde(cfi, &t, &t.fdes[i], &d);
+		d.fdes = t->nfdes;
+		for (size_t i = 0; i < t->nfdes; i++) {
+			if (t->fdes[i].state == UNW_FDE_READY)
+				diff_fde(cfi, t, &t->fdes[i], &d);
 			else
 				d.not_ready++;
 		}
 	}
-	unw_cfi_close(c);
-	unw_table_free(&t);
 	if (cfi)
 		dwarf_cfi_end(cfi);
-	if (elf)
-		elf_end(elf);
-	if (fd >= 0)
-		close(fd);
+	object_cfi__close(&o);
 	return d;
 }
 

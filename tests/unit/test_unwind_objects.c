@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "object_fixture.h"
 #include "symbols/symbols.h"
 #include "unwind/unwind.h"
 #include "unwind/unwind_cfi.h"
@@ -53,22 +54,18 @@ struct table_facts {
 static struct table_facts compile_object(const char *path)
 {
 	struct table_facts f = {0};
-	struct unw_table t = {0};
-	struct unw_cfi *cfi = NULL;
+	struct object_cfi o;
+	const struct unw_table *t = &o.t;
 	struct unw_cfi_stats st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
-	char why[128];
 
-	if (elf && unw_cfi_open(elf, &t, &cfi, why, sizeof(why)) == 0 && cfi &&
-	    unw_cfi_compile_all(cfi, &t) == 0) {
-		unw_cfi_get_stats(cfi, &st);
+	if (object_cfi__open(&o, path) == 0 && unw_cfi_compile_all(o.cfi, &o.t) == 0) {
+		unw_cfi_get_stats(o.cfi, &st);
 		f.ok = 1;
 		f.fdes = st.fdes;
 		f.failed = st.fdes_failed;
 		f.unsupported = st.unsupported;
-		for (size_t i = 0; i < t.nrows; i++) {
-			const struct unw_row *r = &t.rows[i];
+		for (size_t i = 0; i < t->nrows; i++) {
+			const struct unw_row *r = &t->rows[i];
 
 			if (r->cfa_kind == UNW_CFA_PLT) {
 				f.plt_rows++;
@@ -79,12 +76,7 @@ static struct table_facts compile_object(const char *path)
 			f.outermost_rows += r->ra_kind == UNW_LOC_UNDEFINED;
 		}
 	}
-	unw_cfi_close(cfi);
-	unw_table_free(&t);
-	if (elf)
-		elf_end(elf);
-	if (fd >= 0)
-		close(fd);
+	object_cfi__close(&o);
 	return f;
 }
 
@@ -132,10 +124,11 @@ static int file_size(const char *path, uint64_t *size, uint64_t *dev, uint64_t *
 /* Link-time address and size of a section. */
 static int section_of(const char *path, const char *name, uint64_t *addr, uint64_t *size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
-	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	struct object_file o;
+	Elf *elf = object_file__open(&o, path);
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
+	int rc = -1;
 
 	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0) {
 		while ((scn = elf_nextscn(elf, scn))) {
@@ -151,26 +144,20 @@ static int section_of(const char *path, const char *name, uint64_t *addr, uint64
 			}
 		}
 	}
-	if (elf)
-		elf_end(elf);
-	if (fd >= 0)
-		close(fd);
+	object_file__close(&o);
 	return rc;
 }
 
 static uint64_t entry_of(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	struct object_file o;
+	Elf *elf = object_file__open(&o, path);
 	GElf_Ehdr eh;
 	uint64_t e = 0;
 
 	if (elf && gelf_getehdr(elf, &eh))
 		e = eh.e_entry;
-	if (elf)
-		elf_end(elf);
-	if (fd >= 0)
-		close(fd);
+	object_file__close(&o);
 	return e;
 }
 
