@@ -399,6 +399,19 @@ static void test_looping_expressions(void)
 	unw_table_free(&r.t);
 }
 
+/* An FDE of ops that compiles READY, cut short at text + end: the rows before the bad op stand. */
+static void check_cut_at(const char *name, const uint8_t *ops, size_t len, uint64_t end)
+{
+	struct compiled r = one_fde(ops, len);
+
+	CHECKF(name,
+	       r.t.nfdes == 1 && r.t.fdes[0].state == UNW_FDE_READY &&
+		       r.t.fdes[0].end == HELF_TEXT + end,
+	       "state %u end %#llx", r.t.nfdes ? r.t.fdes[0].state : 0,
+	       r.t.nfdes ? (unsigned long long)r.t.fdes[0].end : 0);
+	unw_table_free(&r.t);
+}
+
 static void test_malformed(void)
 {
 	/* an opcode libdw does not know either, first: no rows */
@@ -430,18 +443,8 @@ static void test_malformed(void)
 	       "state %u end %#llx", r.t.nfdes ? r.t.fdes[0].state : 0,
 	       r.t.nfdes ? (unsigned long long)r.t.fdes[0].end : 0);
 	unw_table_free(&r.t);
-	r = one_fde(back, sizeof(back));
-	CHECKF("malformed_set_loc_backwards",
-	       r.t.nfdes == 1 && r.t.fdes[0].state == UNW_FDE_READY &&
-		       r.t.fdes[0].end == HELF_TEXT + 4,
-	       "state %u", r.t.nfdes ? r.t.fdes[0].state : 0);
-	unw_table_free(&r.t);
-	r = one_fde(leb, sizeof(leb));
-	CHECKF("malformed_endless_uleb",
-	       r.t.nfdes == 1 && r.t.fdes[0].state == UNW_FDE_READY &&
-		       r.t.fdes[0].end == HELF_TEXT + 2,
-	       "state %u", r.t.nfdes ? r.t.fdes[0].state : 0);
-	unw_table_free(&r.t);
+	check_cut_at("malformed_set_loc_backwards", back, sizeof(back), 4);
+	check_cut_at("malformed_endless_uleb", leb, sizeof(leb), 2);
 }
 
 /* ---- the unwinder: a sample in an object over a bound ends counted --------- */
