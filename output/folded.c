@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "report/callgraph.h"
+#include "output/export.h"
 #include "output/folded.h"
 #include "utils/htab.h"
 #include "utils/outfile.h"
@@ -257,11 +258,8 @@ int folded__export_value(const char *data_path, const char *out_path, int value,
 	struct resolver *r = NULL;
 	int rc;
 
-	/* refused before any work ("-" is stdout, written in place; outfile__write checks again) */
-	rc = outfile__check(out_path, &pdata__output_rules, why, whylen);
-	if (rc < 0)
-		return rc;
-	rc = pview__load(&v, data_path, why, whylen);
+	/* ("-" is stdout, written in place) */
+	rc = export__load_view(&v, data_path, out_path, why, whylen);
 	if (rc < 0)
 		return rc;
 	if (value != FOLDED_CPU && !v->noffcpu) {

@@ -17,6 +17,7 @@
 #include "utils/outfile.h"
 #include "utils/why.h"
 #include "report/callgraph.h"
+#include "output/export.h"
 #include "output/gmon.h"
 #include "profile/pdata.h"
 #include "profile/pview.h"
@@ -691,11 +692,7 @@ int gmon_export_opts(const char *data_path, const char *out_path, const struct g
 
 	if (!sum)
 		sum = &local;
-	/* refused before any work (outfile__write checks again) */
-	rc = outfile__check(out_path, &pdata__output_rules, why, whylen);
-	if (rc < 0)
-		return rc;
-	rc = pview__load(&v, data_path, why, whylen);
+	rc = export__load_view(&v, data_path, out_path, why, whylen);
 	if (rc < 0)
 		return rc;
 	rate = gmon_rate(&v->hdr);

@@ -13,6 +13,7 @@
 #include "utils/htab.h"
 #include "profile/pdata.h"
 #include "utils/htab.h"
+#include "output/export.h"
 #include "output/output.h"
 #include "output/pprof.h"
 #include "report/report.h"
@@ -1400,11 +1401,7 @@ int pprof__export(const char *data_path, const char *out_path, struct pprof_summ
 	struct report *rep = NULL;
 	int rc;
 
-	/* refused before any work (outfile__write checks again) */
-	rc = outfile__check(out_path, &pdata__output_rules, why, whylen);
-	if (rc < 0)
-		return rc;
-	rc = report__load(&rep, data_path, &o, why, whylen);
+	rc = export__load_report(&rep, data_path, &o, out_path, why, whylen);
 	if (rc < 0)
 		return rc;
 	rc = outfile__write(out_path, &pdata__output_rules, fill_pprof,
