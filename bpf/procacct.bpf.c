@@ -52,22 +52,7 @@ struct {
 	__uint(max_entries, PROCACCT_RING_BYTES);
 } events SEC(".maps");
 
-/* Events the ring had no room for. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} drops SEC(".maps");
-
-static __always_inline void count_drop(void)
-{
-	__u32 zero = 0;
-	__u64 *d = bpf_map_lookup_elem(&drops, &zero);
-
-	if (d)
-		*d += 1;
-}
+#include "drops.bpf.h"
 
 /* The thread's segment so far: its values now less those at the segment's start. */
 static __always_inline void segment(struct task_struct *t, __u32 tid, struct procacct_event *e,
@@ -88,6 +73,33 @@ static __always_inline void segment(struct task_struct *t, __u32 tid, struct pro
 	}
 }
 
+/*
+ * The segment so far of thread tid (task t) of process tgid to user space as
+ * an event of kind; x: its exit status (EXIT), or NULL.
+ */
+static __always_inline void send_segment(struct task_struct *t, __u32 kind, __u32 tgid, __u32 tid,
+					 const struct procacct_exiting *x)
+{
+	struct procacct_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	struct procacct_base now;
+
+	if (!e) {
+		count_drop();
+		return;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->kind = kind;
+	e->pid = tgid;
+	e->tid = tid;
+	if (x) {
+		e->group_dead = x->group_dead;
+		e->status = x->status;
+	}
+	segment(t, tid, e, &now);
+	e->time = bpf_ktime_get_ns();
+	bpf_ringbuf_submit(e, 0);
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(acct_fork, struct task_struct *parent, struct task_struct *child)
 {
@@ -105,22 +117,10 @@ int BPF_PROG(acct_exec, struct task_struct *p, pid_t old_pid, struct linux_binpr
 {
 	__u32 tgid = p->tgid, tid = p->pid, old = (__u32)old_pid;
 	struct procacct_base now;
-	struct procacct_event *e;
 
 	if (!bpf_map_lookup_elem(&tracked, &tgid))
 		return 0;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		count_drop();
-	} else {
-		__builtin_memset(e, 0, sizeof(*e));
-		e->kind = PROCACCT_EXEC;
-		e->pid = tgid;
-		e->tid = old;
-		segment(p, old, e, &now);
-		e->time = bpf_ktime_get_ns();
-		bpf_ringbuf_submit(e, 0);
-	}
+	send_segment(p, PROCACCT_EXEC, tgid, old, NULL);
 	if (old != tid) /* a thread that exec'd took its process's id */
 		bpf_map_delete_elem(&base, &old);
 	now.runtime_ns = BPF_CORE_READ(p, se.sum_exec_runtime);
@@ -156,8 +156,6 @@ int BPF_PROG(acct_switch, bool preempt, struct task_struct *prev, struct task_st
 {
 	__u32 tid, tgid;
 	struct procacct_exiting *x;
-	struct procacct_event *e;
-	struct procacct_base now;
 
 	if (!(prev_state & TASK_DEAD_STATE))
 		return 0;
@@ -166,20 +164,7 @@ int BPF_PROG(acct_switch, bool preempt, struct task_struct *prev, struct task_st
 	if (!x)
 		return 0;
 	tgid = prev->tgid;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		count_drop();
-	} else {
-		__builtin_memset(e, 0, sizeof(*e));
-		e->kind = PROCACCT_EXIT;
-		e->pid = tgid;
-		e->tid = tid;
-		e->group_dead = x->group_dead;
-		e->status = x->status;
-		segment(prev, tid, e, &now);
-		e->time = bpf_ktime_get_ns();
-		bpf_ringbuf_submit(e, 0);
-	}
+	send_segment(prev, PROCACCT_EXIT, tgid, tid, x);
 	if (x->group_dead)
 		bpf_map_delete_elem(&tracked, &tgid);
 	bpf_map_delete_elem(&exiting, &tid);

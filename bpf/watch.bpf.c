@@ -40,12 +40,7 @@ struct {
 	__uint(max_entries, 1 << 20);
 } events SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} drops SEC(".maps");
+#include "drops.bpf.h"
 
 /* tgid -> WATCH_TRACK_* of processes whose lifecycle we report. */
 struct {
@@ -89,15 +84,6 @@ static __always_inline struct watch_event *scratch_event(__u32 id)
 		e->id = id;
 	}
 	return e;
-}
-
-static __always_inline void count_drop(void)
-{
-	__u32 zero = 0;
-	__u64 *n = bpf_map_lookup_elem(&drops, &zero);
-
-	if (n)
-		__sync_fetch_and_add(n, 1);
 }
 
 static __always_inline void submit(struct watch_event *e)

@@ -28,7 +28,8 @@ $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/%.h $(BPF_OUT)/vmlinux.h
 	$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BPF_OUT) -I. \
 		-idirafter /usr/include/$(BPF_MULTIARCH) $(BPF_CFLAGS_$*) -c $< -o $@
 
-$(BPF_OUT)/watch.bpf.o: events/events.h
+$(BPF_OUT)/watch.bpf.o: events/events.h bpf/drops.bpf.h
+$(BPF_OUT)/procacct.bpf.o: bpf/drops.bpf.h
 BPF_CFLAGS_watch := -Wall -Wno-unused-function $(if $(WERROR),-Werror)
 $(BPF_OUT)/kunwind.bpf.o: bpf/kunwind_walk.bpf.h
 BPF_CFLAGS_kunwind := -Wall -Wno-unused-function $(if $(WERROR),-Werror)
