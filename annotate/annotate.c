@@ -18,6 +18,7 @@
 #include "annotate/source.h"
 #include "profile/pview.h"
 #include "report/resolve.h"
+#include "utils/array.h"
 #include "utils/htab.h"
 #include "utils/why.h"
 #include "utils/search.h"
@@ -107,16 +108,9 @@ static struct fent *fent_of(struct priv *pv, const struct fent *proto)
 		return NULL;
 	if (!fresh)
 		return &pv->f[(e->kind_idx1 & 0xffffffffu) - 1];
-	if (pv->nf == pv->fcap) {
-		size_t cap = pv->fcap ? pv->fcap * 2 : 256;
-		struct fent *n = realloc(pv->f, cap * sizeof(*n));
-
-		if (!n) {
-			htab__cancel_fresh(pv->idx);
-			return NULL;
-		}
-		pv->f = n;
-		pv->fcap = cap;
+	if (array__reserve(&pv->f, &pv->fcap, pv->nf + 1, sizeof(*pv->f))) {
+		htab__cancel_fresh(pv->idx);
+		return NULL;
 	}
 	*e = key;
 	pv->f[pv->nf] = *proto;
@@ -126,15 +120,8 @@ static struct fent *fent_of(struct priv *pv, const struct fent *proto)
 
 static int add_pc(struct fent *f, uint64_t addr, uint64_t count)
 {
-	if (f->npcs == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 16;
-		struct pcount *n = realloc(f->pcs, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		f->pcs = n;
-		f->cap = cap;
-	}
+	if (array__reserve(&f->pcs, &f->cap, f->npcs + 1, sizeof(*f->pcs)))
+		return -ENOMEM;
 	f->pcs[f->npcs++] = (struct pcount){addr, count};
 	f->samples += count;
 	return 0;
@@ -442,15 +429,8 @@ static int on_insn(void *arg, const struct dis_insn *in)
 	struct ann_func *af = k->af;
 	struct ann_insn *a;
 
-	if (af->ninsns == k->cap) {
-		size_t cap = k->cap ? k->cap * 2 : 64;
-		struct ann_insn *n = realloc(af->insns, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		af->insns = n;
-		k->cap = cap;
-	}
+	if (array__reserve(&af->insns, &k->cap, af->ninsns + 1, sizeof(*af->insns)))
+		return -ENOMEM;
 	a = &af->insns[af->ninsns++];
 	memset(a, 0, sizeof(*a));
 	a->addr = in->addr;
@@ -549,15 +529,8 @@ static struct ann_line *line_of(struct ann_func *af, const char *file, int line,
 	for (size_t i = af->nlines; i > 0; i--)
 		if (af->lines[i - 1].line == line && !strcmp(af->lines[i - 1].file, file))
 			return &af->lines[i - 1];
-	if (af->nlines == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 32;
-		struct ann_line *n = realloc(af->lines, ncap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		af->lines = n;
-		*cap = ncap;
-	}
+	if (array__reserve(&af->lines, cap, af->nlines + 1, sizeof(*af->lines)))
+		return NULL;
 	memset(&af->lines[af->nlines], 0, sizeof(af->lines[0]));
 	af->lines[af->nlines].file = file;
 	af->lines[af->nlines].line = line;

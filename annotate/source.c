@@ -10,6 +10,7 @@
 
 #include "annotate/source.h"
 #include "symbols/symfile.h"
+#include "utils/array.h"
 
 #define MAX_FILES 4096
 
@@ -89,13 +90,8 @@ static int split_lines(struct srcfile *f, size_t len)
 	for (;;) {
 		char *nl = memchr(p, '\n', (size_t)(end - p));
 
-		if (f->nlines == cap) {
-			char **n = realloc(f->lines, (cap = cap ? cap * 2 : 256) * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			f->lines = n;
-		}
+		if (array__reserve(&f->lines, &cap, f->nlines + 1, sizeof(*f->lines)))
+			return -ENOMEM;
 		f->lines[f->nlines++] = p;
 		if (!nl)
 			return 0;

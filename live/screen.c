@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "live/screen.h"
+#include "utils/array.h"
 
 #define ENTER "\033[?1049h\033[?25l" /* the alternate screen, no cursor */
 #define LEAVE "\033[?25h\033[?1049l" /* the cursor, the main screen */
@@ -171,16 +172,7 @@ void screen__size(const struct screen *s, int *rows, int *cols)
 
 static int reserve(struct screen *s, size_t need)
 {
-	char *n;
-
-	if (need <= s->cap)
-		return 0;
-	n = realloc(s->frame, need);
-	if (!n)
-		return -ENOMEM;
-	s->frame = n;
-	s->cap = need;
-	return 0;
+	return array__reserve(&s->frame, &s->cap, need, 1);
 }
 
 void screen__draw(struct screen *s, const char *const *lines, size_t n)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "report/callgraph.h"
+#include "utils/array.h"
 #include "output/export.h"
 #include "output/folded.h"
 #include "utils/htab.h"
@@ -53,19 +54,7 @@ struct buf {
 /* Room for n more bytes and the NUL. */
 static int buf_room(struct buf *b, size_t n)
 {
-	size_t ncap = b->cap ? b->cap : 256;
-	char *ns;
-
-	if (b->len + n + 1 <= b->cap)
-		return 0;
-	while (ncap < b->len + n + 1)
-		ncap *= 2;
-	ns = realloc(b->s, ncap);
-	if (!ns)
-		return -ENOMEM;
-	b->s = ns;
-	b->cap = ncap;
-	return 0;
+	return array__reserve(&b->s, &b->cap, b->len + n + 1, 1);
 }
 
 /* Append a frame: one per ';'-separated field, one stack per line. */

@@ -14,6 +14,7 @@
 
 #include "record/jitsyms.h"
 #include "record/jitcollect.h"
+#include "utils/array.h"
 #include "utils/why.h"
 
 /* Proc ids of a hostile agent-mode file are bounded: beyond this, no JIT names. */
@@ -219,27 +220,9 @@ static int add_sym(void *arg, const struct jit_sym *sym)
 		j->full = 1;
 		return 1;
 	}
-	if (j->nsyms == j->syms_cap) {
-		size_t cap = j->syms_cap ? j->syms_cap * 2 : 1024;
-		struct jsym *n = realloc(j->syms, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		j->syms = n;
-		j->syms_cap = cap;
-	}
-	if (j->names_len + len > j->names_cap) {
-		size_t cap = j->names_cap ? j->names_cap * 2 : 65536;
-		char *n;
-
-		while (cap < j->names_len + len)
-			cap *= 2;
-		n = realloc(j->names, cap);
-		if (!n)
-			return -ENOMEM;
-		j->names = n;
-		j->names_cap = cap;
-	}
+	if (array__reserve(&j->syms, &j->syms_cap, j->nsyms + 1, sizeof(*j->syms)) ||
+	    array__reserve(&j->names, &j->names_cap, j->names_len + len, 1))
+		return -ENOMEM;
 	memcpy(j->names + j->names_len, sym->name, len);
 	j->syms[j->nsyms++] = (struct jsym){sym->start, sym->size,  (uint32_t)j->names_len,
 					    j->seq++,	c->s->proc, (uint8_t)c->s->kind,

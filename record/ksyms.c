@@ -150,14 +150,8 @@ static int load_table(const char *path, struct table *t)
 
 		if (!ksyms__parse_line(line, &e))
 			continue;
-		if (t->n == cap) {
-			struct ksym_entry *n =
-				realloc(t->e, (cap = cap ? cap * 2 : 65536) * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			t->e = n;
-		}
+		if (array__reserve(&t->e, &cap, t->n + 1, sizeof(*t->e)))
+			return -ENOMEM;
 		t->e[t->n++] = e;
 		nonzero += e.addr != 0;
 	}

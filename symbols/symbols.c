@@ -417,15 +417,8 @@ static int plt_entry(void *arg, uint64_t start, uint64_t size, const char *name)
 
 	if (i >= 0 && start < p->o->syms[i].end)
 		return 0; /* a symbol of its own (the file names its PLT entries) */
-	if (p->n == p->cap) {
-		size_t ncap = p->cap ? p->cap * 2 : 64;
-		struct sym *v = realloc(p->v, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		p->v = v;
-		p->cap = ncap;
-	}
+	if (array__reserve(&p->v, &p->cap, p->n + 1, sizeof(*p->v)))
+		return -ENOMEM;
 	base = unversioned(s, name);
 	if (!base)
 		return -ENOMEM;
