@@ -1021,6 +1021,24 @@ def write_ab_md(ctx, results, notes):
         f.write('\n'.join(lines))
 
 
+def median_table(title, wls, profs, all_summ, cell):
+    """Lines of a table of each profiler (rows) on each workload (columns): cell(summary) of
+    the pair, '-' where it has none; a profiler with no cell at all is left out."""
+    lines = ['', title, '',
+             '| profiler | ' + ' | '.join(w.name for w in wls) + ' |',
+             '| --- |' + ' ---: |' * len(wls)]
+    for p in profs:
+        if isinstance(p, Baseline):
+            continue
+        cells = []
+        for w in wls:
+            s = all_summ.get(w.name, {}).get(p.name)
+            cells.append(cell(s) if s else '-')
+        if any(c != '-' for c in cells):
+            lines.append('| %s | %s |' % (p.name, ' | '.join(cells)))
+    return lines
+
+
 def write_index(ctx, wls, profs, all_summ):
     lines = ['# profil benchmark results', '',
              'Regenerate with `make bench` (full) or `make bench QUICK=1`.  Method and metrics: '
@@ -1030,31 +1048,13 @@ def write_index(ctx, wls, profs, all_summ):
              ('; call stacks (-g beside perf --call-graph): [callgraph](callgraph.md)'
               if os.path.exists(os.path.join(ctx.out, 'callgraph.md')) else '') +
              ('; off-CPU time (beside offcputime and perf -e cs): [offcpu](offcpu.md)'
-              if os.path.exists(os.path.join(ctx.out, 'offcpu.md')) else '') + '.', '',
-             'Median TVD (accuracy, lower is better) per profiler and workload:', '',
-             '| profiler | ' + ' | '.join(w.name for w in wls) + ' |',
-             '| --- |' + ' ---: |' * len(wls)]
-    for p in profs:
-        if isinstance(p, Baseline):
-            continue
-        cells = []
-        for w in wls:
-            s = all_summ.get(w.name, {}).get(p.name)
-            cells.append('%.3f' % s['tvd']['median'] if s and s['tvd'] else '-')
-        if any(c != '-' for c in cells):
-            lines.append('| %s | %s |' % (p.name, ' | '.join(cells)))
-    lines += ['', 'Median whole-run overhead (%):', '',
-              '| profiler | ' + ' | '.join(w.name for w in wls) + ' |',
-              '| --- |' + ' ---: |' * len(wls)]
-    for p in profs:
-        if isinstance(p, Baseline):
-            continue
-        cells = []
-        for w in wls:
-            s = all_summ.get(w.name, {}).get(p.name)
-            cells.append('%.1f' % (100 * s['overhead']['median']) if s and s['overhead'] else '-')
-        if any(c != '-' for c in cells):
-            lines.append('| %s | %s |' % (p.name, ' | '.join(cells)))
+              if os.path.exists(os.path.join(ctx.out, 'offcpu.md')) else '') + '.']
+    lines += median_table('Median TVD (accuracy, lower is better) per profiler and workload:',
+                          wls, profs, all_summ,
+                          lambda s: '%.3f' % s['tvd']['median'] if s['tvd'] else '-')
+    lines += median_table('Median whole-run overhead (%):', wls, profs, all_summ,
+                          lambda s: '%.1f' % (100 * s['overhead']['median'])
+                          if s['overhead'] else '-')
     lines.append('')
     with open(os.path.join(ctx.out, 'README.md'), 'w') as f:
         f.write('\n'.join(lines))
