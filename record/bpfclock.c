@@ -18,6 +18,7 @@
 #include "profile/pdata.h"
 #include "bpf/histclock.h"
 #include "histclock.skel.h"
+#include "record/bpfload.h"
 
 /* What a block of bins counts, while it is in use. */
 struct block_use {
@@ -43,14 +44,6 @@ int bpfclock__built(void)
 	return 1;
 }
 
-static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	(void)fmt;
-	(void)ap;
-	return 0;
-}
-
 int bpfclock__open(struct bpfclock **out, char *why, size_t whylen)
 {
 	struct bpfclock *bc = calloc(1, sizeof(*bc));
@@ -58,15 +51,12 @@ int bpfclock__open(struct bpfclock **out, char *why, size_t whylen)
 
 	if (!bc)
 		return -ENOMEM;
-	libbpf_set_print(silent);
+	bpfload__quiet();
 	bc->skel = histclock__open_and_load();
 	if (!bc->skel) {
-		err = -errno;
-		snprintf(why, whylen, "cannot load the BPF histogram program: %s%s", strerror(-err),
-			 err == -EPERM || err == -EACCES ? " (needs root or CAP_BPF+CAP_PERFMON)" :
-							   "");
+		err = bpfload__failed(-errno, "histogram program", why, whylen);
 		free(bc);
-		return err == -EACCES ? -EPERM : err;
+		return err;
 	}
 	bc->blocks_len = (size_t)HISTCLOCK_BLOCKS * sizeof(struct histclock_block);
 	bc->blocks = mmap(NULL, bc->blocks_len, PROT_READ | PROT_WRITE, MAP_SHARED,

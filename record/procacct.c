@@ -15,6 +15,7 @@
 
 #include "bpf/procacct.h"
 #include "procacct.skel.h"
+#include "record/bpfload.h"
 
 struct procacct {
 	struct procacct_bpf *skel;
@@ -25,14 +26,6 @@ struct procacct {
 	pid_t root;
 	int root_ended;
 };
-
-static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	(void)fmt;
-	(void)ap;
-	return 0;
-}
 
 static int on_event(void *ctx, void *data, size_t size)
 {
@@ -56,7 +49,7 @@ int procacct__open(struct procacct **out, int follow_children, char *why, size_t
 
 	if (!pa)
 		return -ENOMEM;
-	libbpf_set_print(silent);
+	bpfload__quiet();
 	pa->skel = procacct_bpf__open();
 	if (!pa->skel) {
 		err = -errno;
@@ -76,12 +69,10 @@ int procacct__open(struct procacct **out, int follow_children, char *why, size_t
 	*out = pa;
 	return 0;
 fail:
-	snprintf(why, whylen, "cannot load the BPF accounting programs: %s%s",
-		 strerror(err < 0 ? -err : EINVAL),
-		 err == -EPERM || err == -EACCES ? " (needs root or CAP_BPF+CAP_PERFMON)" : "");
+	err = bpfload__failed(err, "accounting programs", why, whylen);
 	procacct_bpf__destroy(pa->skel);
 	free(pa);
-	return err == -EACCES ? -EPERM : (err < 0 ? err : -EINVAL);
+	return err;
 }
 
 int procacct__track(struct procacct *pa, pid_t pid)
