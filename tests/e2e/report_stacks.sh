@@ -392,7 +392,7 @@ expect folded_stdout_quiet "$(cat "$T/err")" ""
 
 # the HTML page: one row per (thread, stack), the same stacks
 "$PROFIL" report -i "$T/s.data" --format html -o "$T/s.html" || no html "report --format html failed"
-sed -n 's/.*<script type="application\/json" id="profile-data">\(.*\)<\/script>.*/\1/p' "$T/s.html" |
+page_data "$T/s.html" |
 	python3 -c '
 import json, sys
 d = json.load(sys.stdin)
