@@ -5,7 +5,8 @@
  * tests/tools/report_synth, tests/progs/report_gen and report_stackgen):
  *
  *   fixture__create     a profile with the header a recorder writes (clock,
- *                       period, rate, root pid, command, clock note)
+ *                       period, rate, root pid, command, clock note);
+ *                       FIXTURE_FP_HEADER the usual one
  *   fixture__own_maps   this process's executable mappings (utils/procmaps)
  *                       as the recorder records them, so that a PC of the
  *                       program's own code names its function
@@ -57,6 +58,18 @@ struct fixture_header {
 	const char *note;    /* header.clock_note */
 	struct pdata_create_opts create;
 };
+
+/*
+ * The header of most unit tests' profiles: the perf clock, one sample of
+ * period_ns, frame-pointer stacks, small tables (64 slots and frames, 1 MiB
+ * of records); command: a string or NULL.
+ */
+#define FIXTURE_FP_HEADER(cmd, period)                                                             \
+	{                                                                                          \
+		.clock = PDATA_CLOCK_PERF, .period_ns = (period), .callgraph = PDATA_CG_FP,        \
+		.command = (cmd),                                                                  \
+		.create = {.table_slots = 64, .frame_slots = 64, .records_cap = 1 << 20},          \
+	}
 
 /* Create path as h says, root pid this process.  0, or -errno with why. */
 static inline int fixture__create(struct pdata **pd, const char *path,

@@ -41,12 +41,7 @@ static char profile[256];
 
 static int write_profile(const char *path, char *why, size_t whylen)
 {
-	static const struct fixture_header h = {
-		.clock = PDATA_CLOCK_PERF,
-		.period_ns = FIXTURE_MS,
-		.callgraph = PDATA_CG_FP,
-		.command = "cg",
-		.create = {.table_slots = 64, .frame_slots = 64, .records_cap = 1 << 20}};
+	static const struct fixture_header h = FIXTURE_FP_HEADER("cg", FIXTURE_MS);
 	struct pdata *pd;
 	struct pdata_proc *p;
 	int rc = fixture__start(&pd, path, &h, 6000, &p, why, whylen);

@@ -54,12 +54,7 @@ static int first_object(struct dl_phdr_info *info, size_t size, void *arg)
  */
 static int write_profile(const char *path, uint64_t period_ns, char *why, size_t whylen)
 {
-	struct fixture_header h = {
-		.clock = PDATA_CLOCK_PERF,
-		.period_ns = period_ns,
-		.callgraph = PDATA_CG_FP,
-		.command = "gmon",
-		.create = {.table_slots = 64, .frame_slots = 64, .records_cap = 1 << 20}};
+	struct fixture_header h = FIXTURE_FP_HEADER("gmon", period_ns);
 	struct pdata *pd;
 	struct pdata_proc *p;
 	int rc = fixture__start(&pd, path, &h, getpid(), &p, why, whylen);
@@ -339,11 +334,7 @@ static void test_no_rate(void)
 /* Two samples of 2^64 - 1 in the kernel under gm_b <- gm_main: the arc saturates, nothing wraps. */
 static void test_arc_saturation(void)
 {
-	static const struct fixture_header h = {
-		.clock = PDATA_CLOCK_PERF,
-		.period_ns = PERIOD,
-		.callgraph = PDATA_CG_FP,
-		.create = {.table_slots = 64, .frame_slots = 64, .records_cap = 1 << 20}};
+	static const struct fixture_header h = FIXTURE_FP_HEADER(NULL, PERIOD);
 	struct gmon_summary sum = {0};
 	struct gmon_file g = {0};
 	struct pdata *pd;
