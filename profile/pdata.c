@@ -459,14 +459,33 @@ int pdata__open(struct pdata **out, const char *path, int writable, char *why, s
 	return 0;
 }
 
+/*
+ * The recorder's file after its compact copy replaced it (no name left):
+ * its blocks are freed at close.  On a file system mounted with `discard`,
+ * each extent is discarded on its own, and every page the recording wrote
+ * split the preallocated (unwritten) extent: 4.5 s of wall time and ~65 ms
+ * of CPU for a -g profile of a one-second program here, 0.5 s flat.
+ * Zeroing the whole range first makes it one unwritten extent again
+ * (0.12 s); where the file system cannot, the close frees it as before.
+ */
+static void release_blocks(int fd, uint64_t size)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 0)
+		fallocate(fd, FALLOC_FL_ZERO_RANGE, 0, (off_t)size);
+}
+
 void pdata__close(struct pdata *p)
 {
 	if (!p)
 		return;
-	if (p->base)
+	if (p->base) {
 		munmap(p->base, p->size);
-	else
+		release_blocks(p->fd, p->size);
+	} else {
 		free(p->frames); /* the snapshot */
+	}
 	close(p->fd);
 	free(p);
 }
