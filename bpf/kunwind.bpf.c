@@ -31,16 +31,24 @@ const volatile __u32 kernel_frames = 1;
 
 /* Which counts map BPF writes (user space flips it, reads the other one a round later). */
 volatile __u32 kunw_cur;
+/* Keys added to counts0, counts1 since the recorder last drained it (0: nothing to drain). */
+volatile __u32 kunw_added[2];
+/* When the recorder was last woken (wake_recorder). */
+volatile __u64 kunw_wake_ns;
 
+/* allocated as used (Linux 6.1+ for perf_event programs): nothing to preallocate at load */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, KUNW_COUNTS);
 	__type(key, struct kunw_count_key);
 	__type(value, __u64);
 } counts0 SEC(".maps");
 
+/* allocated as used (Linux 6.1+ for perf_event programs): nothing to preallocate at load */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, KUNW_COUNTS);
 	__type(key, struct kunw_count_key);
 	__type(value, __u64);
@@ -48,6 +56,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, KUNW_KNOWN);
 	__type(key, __u64);
 	__type(value, __u8);
@@ -112,13 +121,14 @@ static __always_inline __u64 mix(__u64 h, __u64 v)
 
 /*
  * The kernel's frames of this tick: the perf event's callchain
- * (exclude_callchain_user: one context marker, first, which goes).
+ * (exclude_callchain_user), whose first entry may be a context marker:
+ * it stays (user space drops it) rather than a loop moving every frame.
  */
 static __always_inline __u32 kernel_part(struct bpf_perf_event_data *ctx, struct kunw_stack *s,
 					 __u64 ip)
 {
 	long bytes = 0;
-	__u32 n;
+	__u32 n, marker;
 
 	if (ip < 0xffff800000000000ull)
 		return 0;
@@ -127,19 +137,9 @@ static __always_inline __u32 kernel_part(struct bpf_perf_event_data *ctx, struct
 	n = bytes > 0 ? (__u32)bytes / 8 : 0;
 	if (n > KUNW_KERNEL_FRAMES)
 		n = KUNW_KERNEL_FRAMES;
-	if (n && s->pcs[0] >= PERF_CONTEXT_MAX_MARK) {
-		for (int i = 0; i + 1 < KUNW_KERNEL_FRAMES; i++) {
-			volatile __u64 pc;
-
-			if (i + 1 >= n)
-				break;
-			pc = s->pcs[i + 1]; /* not a memmove: the BPF target has none */
-			s->pcs[i] = pc;
-		}
-		n--;
-	}
-	if (!n)
-		s->pcs[n++] = ip; /* the kernel PC, without its callers */
+	marker = n && s->pcs[0] >= PERF_CONTEXT_MAX_MARK;
+	if (n == marker) /* no frames: the kernel PC, without its callers */
+		s->pcs[n++ & 1] = ip;
 	return n;
 }
 
@@ -153,7 +153,8 @@ static __always_inline __u32 send_if_new(struct kunw_stack *s)
 		return 0;
 	if (size > sizeof(*s))
 		size = sizeof(*s);
-	if (bpf_ringbuf_output(&stacks, s, size, 0))
+	/* no wakeup: the recorder reads new stacks at its next round */
+	if (bpf_ringbuf_output(&stacks, s, size, BPF_RB_NO_WAKEUP))
 		return KUNW_STAT_RING_FULL;
 	bpf_map_update_elem(&known, &s->hash, &one, BPF_ANY);
 	stat_inc(KUNW_STAT_NEW_STACKS);
@@ -181,9 +182,9 @@ static __always_inline int count_in(void *map, struct kunw_count_key *key)
 static __always_inline __u32 count_stack(struct kunw_stack *s, __u32 image, __u32 tid)
 {
 	struct kunw_count_key key = {.image = image, .tid = tid, .stack = s->hash};
-	void *map = kunw_cur ? (void *)&counts1 : (void *)&counts0;
+	__u32 cur = kunw_cur & 1, why;
+	void *map = cur ? (void *)&counts1 : (void *)&counts0;
 	__u64 *c = bpf_map_lookup_elem(map, &key);
-	__u32 why;
 
 	if (c) {
 		__sync_fetch_and_add(c, 1);
@@ -194,6 +195,7 @@ static __always_inline __u32 count_stack(struct kunw_stack *s, __u32 image, __u3
 		return why;
 	if (count_in(map, &key))
 		return KUNW_STAT_COUNTS_FULL;
+	__sync_fetch_and_add(&kunw_added[cur], 1);
 	return 0;
 }
 
@@ -220,21 +222,33 @@ static __always_inline void send_check(struct kunw_stack *s, __u32 tid, __u64 sp
 			break;
 		c->pcs[i] = s->pcs[k];
 	}
-	bpf_ringbuf_submit(c, 0);
+	bpf_ringbuf_submit(c, BPF_RB_NO_WAKEUP);
 }
 
-static __always_inline __u64 hash_stack(const struct kunw_stack *s)
+struct hash_ctx {
+	struct kunw_stack *s;
+	__u64 h;
+};
+
+static long hash_frame(__u64 i, void *arg)
 {
-	__u64 h = mix(hash_seed, (__u64)s->nkernel << 32 | s->nuser);
+	struct hash_ctx *c = arg;
+
+	if (i >= KUNW_FRAMES)
+		return 1;
+	c->h = mix(c->h, c->s->pcs[i]);
+	return 0;
+}
+
+/* bpf_loop: the verifier checks the step once instead of once per frame (faster loading) */
+static __always_inline __u64 hash_stack(struct kunw_stack *s)
+{
+	struct hash_ctx c = {.s = s};
 	__u32 n = s->nkernel + s->nuser;
 
-	h = mix(h, s->flags);
-	for (int i = 0; i < KUNW_FRAMES; i++) {
-		if (i >= n)
-			break;
-		h = mix(h, s->pcs[i]);
-	}
-	return h ? h : 1;
+	c.h = mix(mix(hash_seed, (__u64)s->nkernel << 32 | s->nuser), s->flags);
+	bpf_loop(n < KUNW_FRAMES ? n : KUNW_FRAMES, hash_frame, &c, 0);
+	return c.h ? c.h : 1;
 }
 
 /* The walk of one tick; returns 0 (counted) or a kunw_stat reason to go through the ring. */
@@ -268,6 +282,26 @@ static __always_inline __u32 tick(struct bpf_perf_event_data *ctx, struct kunw_s
 	return count_stack(s, res.image, (__u32)id);
 }
 
+/*
+ * A tick went through the ring because the recorder has not caught up
+ * (a new process, changed mappings, a table or the ring to read): wake it
+ * now rather than at its next round (up to 50 ms, ~5 % of the ticks of a
+ * one-second program at its start), at most once per KUNW_WAKE_NS.
+ */
+static __always_inline void wake_recorder(__u32 why)
+{
+	__u64 now, zero = 0;
+
+	if (why != KUNW_STAT_NO_PROC && why != KUNW_STAT_NOT_SYNCED &&
+	    why != KUNW_STAT_NOT_READY && why != KUNW_STAT_RING_FULL)
+		return;
+	now = bpf_ktime_get_ns();
+	if (now - kunw_wake_ns < KUNW_WAKE_NS)
+		return;
+	kunw_wake_ns = now;
+	bpf_ringbuf_output(&stacks, &zero, sizeof(zero), BPF_RB_FORCE_WAKEUP);
+}
+
 SEC("perf_event")
 int kunwind_tick(struct bpf_perf_event_data *ctx)
 {
@@ -282,6 +316,7 @@ int kunwind_tick(struct bpf_perf_event_data *ctx)
 	if (why) {
 		if (why < KUNW_STAT_NR)
 			stat_inc(why);
+		wake_recorder(why);
 		return 1; /* perf writes the sample, with its stack copy, to the ring */
 	}
 	stat_inc(KUNW_STAT_COUNTED);

@@ -53,6 +53,7 @@
 #define KUNW_SIGNAL_FRAMES 16	   /* signal frames in one stack, at most (a loop beyond) */
 #define KUNW_MAP_STEPS 9	   /* binary search over KUNW_MAX_MAPS */
 #define KUNW_ROW_STEPS 22	   /* binary search over KUNW_ROWS (a page's rows: far fewer) */
+#define KUNW_WAKE_NS 1000000	   /* the recorder woken at most once per ms (kunwind_tick) */
 #define KUNW_WINDOW 1024	   /* user stack read per bpf_probe_read_user (~100 ns each here) */
 
 /* DWARF register numbers (unwind/unwind_table.h). */

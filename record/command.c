@@ -345,7 +345,7 @@ static void reap_children(struct record_run *r)
 static void run_loop(struct record_run *r)
 {
 	while (!r->exited) {
-		record_run__poll_once(r, -1);
+		record_run__poll_once(r, record_bpf__wake_fd(r->bpf));
 		reap_children(r);
 		if (r->perf)
 			perf_session__drain(r->perf, 0);

@@ -14,10 +14,10 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "profile/pdata.h"
@@ -25,6 +25,9 @@
 #include "unwind/unwind_bpf.h"
 #include "utils/htab.h"
 #include "kunwind.skel.h"
+
+/* PERF_CONTEXT_MAX: callchain entries from here on are context markers, not PCs */
+#define KSTACKS_CONTEXT_MARK ((uint64_t)-4095)
 
 enum kobj_state { KOBJ_QUEUED, KOBJ_READY, KOBJ_NO_TABLE };
 
@@ -697,7 +700,7 @@ static int on_ring(void *arg, void *data, size_t size)
 	const struct kunw_stack *s = data;
 	struct kstack *st;
 	struct ptr_ent *e;
-	uint32_t n;
+	uint32_t n, skip;
 	bool fresh;
 
 	if (size >= sizeof(struct kunw_check) && !s->hash) {
@@ -718,11 +721,12 @@ static int on_ring(void *arg, void *data, size_t size)
 		e->key = 0;
 		return 0;
 	}
-	st->n = n;
-	st->nkernel = s->nkernel;
+	skip = s->nkernel && s->pcs[0] >= KSTACKS_CONTEXT_MARK; /* the callchain's context marker */
+	st->n = n - skip;
+	st->nkernel = s->nkernel - skip;
 	st->flags = s->flags;
 	st->node = 0;
-	memcpy(st->pcs, s->pcs, 8ull * n);
+	memcpy(st->pcs, s->pcs + skip, 8ull * st->n);
 	e->key = s->hash;
 	e->p = st;
 	k->st.stacks++;
@@ -767,13 +771,22 @@ static void apply_count(struct kstacks *k, const struct kunw_count_key *key, uin
 	}
 }
 
-/* Move one counts map (which BPF no longer writes) into the profile, emptying it. */
-static void drain_counts(struct kstacks *k, int fd)
+/*
+ * Move counts map `which` (which BPF no longer writes) into the profile,
+ * emptying it; nothing to do when BPF added no key to it (a batch lookup
+ * visits every bucket of the map, full or empty).
+ */
+static void drain_counts(struct kstacks *k, uint32_t which)
 {
 	static struct kunw_count_key keys[1024];
 	static uint64_t vals[1024];
+	int fd = bpf_map__fd(which ? k->skel->maps.counts1 : k->skel->maps.counts0);
 	uint64_t out = 0;
 	void *in = NULL;
+
+	if (!__atomic_load_n(&k->skel->bss->kunw_added[which], __ATOMIC_ACQUIRE))
+		return;
+	__atomic_store_n(&k->skel->bss->kunw_added[which], 0, __ATOMIC_RELEASE);
 
 	for (;;) {
 		uint32_t n = 1024;
@@ -806,27 +819,37 @@ static void trim_known(struct kstacks *k)
 void kstacks__flush(struct kstacks *k, uint64_t synced_until)
 {
 	int final = synced_until == UINT64_MAX;
-	uint32_t cur = k->skel->bss->kunw_cur;
+	uint32_t cur = k->skel->bss->kunw_cur & 1;
 	uint64_t now = now_ns();
 
 	release_quarantine(k);
+	ring_buffer__consume(k->ring); /* new stacks, and the wakeups (their epoll fd is polled) */
 	build_some(k);
 	write_dirty_procs(k);
 	k->skel->bss->kunw_synced_until = final ? now : synced_until;
-	/* the map BPF stopped writing at the last flip (>= 1 ms ago: no program still in it) */
-	if (now - k->flipped_ns >= 1000000 || final) {
+	/*
+	 * The counts: at most every KSTACKS_FLIP_NS (a round woken early only
+	 * writes tables), from the map BPF stopped writing at the last flip
+	 * (>= 1 ms ago: no program still in it).
+	 */
+	if (now - k->flipped_ns >= KSTACKS_FLIP_NS || final) {
 		ring_buffer__consume(k->ring);
-		drain_counts(k, bpf_map__fd(cur ? k->skel->maps.counts0 : k->skel->maps.counts1));
+		drain_counts(k, cur ^ 1);
 		__atomic_store_n(&k->skel->bss->kunw_cur, cur ^ 1, __ATOMIC_SEQ_CST);
 		k->flipped_ns = now_ns();
 	}
 	if (final) {
 		usleep(2000);
 		ring_buffer__consume(k->ring);
-		drain_counts(k, bpf_map__fd(cur ? k->skel->maps.counts1 : k->skel->maps.counts0));
+		drain_counts(k, cur);
 	}
 	trim_known(k);
 	k->round++;
+}
+
+int kstacks__wake_fd(struct kstacks *k)
+{
+	return k && k->ring ? ring_buffer__epoll_fd(k->ring) : -1;
 }
 
 /* ---- cross-check ---------------------------------------------------------------- */
@@ -903,56 +926,72 @@ static void *map_array(struct bpf_map *m, size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* The tracepoints this kernel lacks are left out (sched_prepare_exec: Linux 6.10). */
-static int has_tracepoint(const struct btf *vmlinux, const char *name)
+/* This kernel's release is at least major.minor (uname). */
+static int kernel_at_least(int major, int minor)
 {
-	char type[96];
+	struct utsname u;
+	int ma = 0, mi = 0;
 
-	snprintf(type, sizeof(type), "btf_trace_%s", name);
-	return vmlinux && btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF) >= 0;
+	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		return 0;
+	return ma > major || (ma == major && mi >= minor);
 }
 
-static int load(struct kstacks *k, char *why, size_t whylen)
+static int open_skel(struct kstacks *k, int prepare_exec)
 {
-	struct btf *vmlinux = btf__load_vmlinux_btf();
-	int err;
-
 	k->skel = kunwind__open();
-	if (!k->skel) {
-		btf__free(vmlinux);
+	if (!k->skel)
 		return -errno;
-	}
 	k->skel->rodata->hash_seed = ((uint64_t)rand() << 32 ^ (uint64_t)now_ns()) | 1;
 	k->skel->rodata->crosscheck = k->crosscheck;
-	if (!has_tracepoint(vmlinux, "sched_prepare_exec"))
-		bpf_program__set_autoload(k->skel->progs.kunwind_prepare_exec, false);
-	if (!has_tracepoint(vmlinux, "mmap_lock_released")) {
-		btf__free(vmlinux);
-		snprintf(why, whylen,
-			 "in-kernel unwinding needs the mmap_lock tracepoints (Linux 5.17 or "
-			 "later, with BTF)");
-		return -ENOTSUP;
-	}
-	btf__free(vmlinux);
-	err = kunwind__load(k->skel);
+	bpf_program__set_autoload(k->skel->progs.kunwind_prepare_exec, prepare_exec);
+	return 0;
+}
+
+static int load_skel(struct kstacks *k)
+{
+	int err = kunwind__load(k->skel);
+
 	if (!err)
 		err = kunwind__attach(k->skel);
-	if (err) {
-		err = errno ? -errno : err;
-		if ((err == -EACCES || err == -EPERM) && geteuid() == 0) {
-			snprintf(why, whylen,
-				 "the kernel's verifier refused the in-kernel unwinder (it needs "
-				 "Linux "
-				 "5.17 or later with BTF: bpf_loop, tp_btf)");
-			return -ENOTSUP;
-		}
-		snprintf(why, whylen, "cannot load the in-kernel unwinder: %s%s", strerror(-err),
-			 err == -EPERM || err == -EACCES ?
-				 " (needs root or CAP_BPF+CAP_PERFMON)" :
-				 " (it needs Linux 5.17 or later with BTF: bpf_loop, tp_btf)");
-		return err == -EACCES ? -EPERM : err == -EPERM ? err : -ENOTSUP;
+	return err ? (errno ? -errno : err) : 0;
+}
+
+static int load_failed(int err, char *why, size_t whylen)
+{
+	if ((err == -EACCES || err == -EPERM) && geteuid() == 0) {
+		snprintf(why, whylen,
+			 "the kernel's verifier refused the in-kernel unwinder (it needs Linux 6.1 "
+			 "or later with BTF: bpf_loop, tp_btf, hash maps allocated as used)");
+		return -ENOTSUP;
 	}
-	return 0;
+	snprintf(why, whylen, "cannot load the in-kernel unwinder: %s%s", strerror(-err),
+		 err == -EPERM || err == -EACCES ?
+			 " (needs root or CAP_BPF+CAP_PERFMON)" :
+			 " (it needs Linux 6.1 or later with BTF: bpf_loop, tp_btf)");
+	return err == -EACCES ? -EPERM : err == -EPERM ? err : -ENOTSUP;
+}
+
+/*
+ * Load and attach the program.  sched_prepare_exec (Linux 6.10) is used
+ * where the release says it exists, and left out when loading with it
+ * fails; no parse of the kernel's BTF of our own to ask (libbpf parses it
+ * once for the load: ~10 ms each here).
+ */
+static int load(struct kstacks *k, char *why, size_t whylen)
+{
+	int prepare_exec = kernel_at_least(6, 10), err;
+
+	err = open_skel(k, prepare_exec);
+	if (!err)
+		err = load_skel(k);
+	if (err && prepare_exec && k->skel && err != -EPERM) {
+		kunwind__destroy(k->skel);
+		err = open_skel(k, 0);
+		if (!err)
+			err = load_skel(k);
+	}
+	return err ? load_failed(err, why, whylen) : 0;
 }
 
 static int setup(struct kstacks *k)
@@ -1017,18 +1056,22 @@ int kstacks__attach(struct kstacks *k, int perf_fd)
 	return ioctl(perf_fd, PERF_EVENT_IOC_SET_BPF, prog) < 0 ? -errno : 0;
 }
 
+/* Sum a per-CPU array of u64 over the CPUs: one batch lookup (a syscall per key was 640 here). */
 static void sum_percpu(int fd, uint32_t nkeys, uint64_t *sum)
 {
 	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *vals = ncpu > 0 ? calloc((size_t)ncpu, sizeof(uint64_t)) : NULL;
+	uint64_t *vals = ncpu > 0 ? calloc((size_t)ncpu * nkeys, sizeof(uint64_t)) : NULL;
+	uint32_t *keys = calloc(nkeys ? nkeys : 1, sizeof(*keys));
+	uint32_t out = 0, n = nkeys;
 
-	for (uint32_t key = 0; vals && key < nkeys; key++) {
-		sum[key] = 0;
-		if (bpf_map_lookup_elem(fd, &key, vals) < 0)
-			continue;
-		for (int c = 0; c < ncpu; c++)
-			sum[key] += vals[c];
-	}
+	memset(sum, 0, nkeys * sizeof(*sum));
+	if (vals && keys && bpf_map_lookup_batch(fd, NULL, &out, keys, vals, &n, NULL) < 0 &&
+	    errno != ENOENT)
+		n = 0;
+	for (uint32_t i = 0; vals && keys && i < n && i < nkeys; i++)
+		for (int c = 0; c < ncpu && keys[i] < nkeys; c++)
+			sum[keys[i]] += vals[(size_t)i * ncpu + c];
+	free(keys);
 	free(vals);
 }
 
@@ -1248,6 +1291,12 @@ void kstacks__exited(struct kstacks *k, pid_t pid)
 void kstacks__flush(struct kstacks *k, uint64_t synced_until)
 {
 	(void)k, (void)synced_until;
+}
+
+int kstacks__wake_fd(struct kstacks *k)
+{
+	(void)k;
+	return -1;
 }
 
 void kstacks__check(struct kstacks *k, pid_t tid, uint64_t sp, const uint64_t *pcs, unsigned int n,

@@ -17,6 +17,7 @@
  *   kstacks__map / __fork / __proc_maps / __forget / __exited
  *                                  as the session handles MMAP2, FORK,
  *                                  /proc/PID/maps, COMM exec / EXIT
+ *   kstacks__wake_fd()             polled beside the perf rings
  *   kstacks__flush(synced_until)   every poll round (after the session's
  *                                  drain: synced_until is the time up to
  *                                  which its records are handled; UINT64_MAX
@@ -39,6 +40,7 @@
 
 #define KSTACKS_BUILD_NS 8000000ull    /* table building per poll round, at most (about) */
 #define KSTACKS_OBJECT_ROWS (1u << 20) /* rows of one object, at most: beyond, the ring */
+#define KSTACKS_FLIP_NS 45000000ull    /* counts moved into the profile at most this often */
 
 /*
  * Test hook: "1" turns on the cross-check (every tick walked both ways,
@@ -71,6 +73,13 @@ void kstacks__forget(struct kstacks *k, pid_t pid); /* its image ended (exec or 
 void kstacks__exited(struct kstacks *k, pid_t pid); /* the process is gone */
 
 void kstacks__flush(struct kstacks *k, uint64_t synced_until);
+
+/*
+ * A file descriptor to poll beside the perf rings: readable when the BPF
+ * program wants the recorder now (a tick of a process whose tables are
+ * not written yet went through the ring); then drain and flush.  -1: none.
+ */
+int kstacks__wake_fd(struct kstacks *k);
 
 /*
  * Cross-check mode: the recorder's own unwinding of a tick that came
