@@ -251,6 +251,31 @@ static __always_inline __u64 hash_stack(struct kunw_stack *s)
 	return c.h ? c.h : 1;
 }
 
+/*
+ * A tick in the kernel while the process execs (see KUNW_F_EXEC): its
+ * kernel frames alone, counted here even before the recorder knows the
+ * process (image 0: the recorder takes the thread's latest image).
+ * Returns 1 when it was such a tick (*why: 0 or a kunw_stat reason).
+ */
+static __always_inline int exec_tick(struct kunw_stack *s, __u32 nk, __u32 tgid, __u32 tid,
+				     __u32 *why)
+{
+	struct kunw_pstate *st = bpf_map_lookup_elem(&pstate, &tgid);
+	struct kunw_proc *p;
+
+	if (!nk || !st || !st->in_exec)
+		return 0;
+	p = bpf_map_lookup_elem(&procs, &tgid);
+	s->nkernel = nk;
+	s->nuser = 0;
+	s->flags = KUNW_F_EXEC;
+	s->hash = hash_stack(s);
+	*why = count_stack(s, p ? p->image : 0, tid);
+	if (!*why)
+		stat_inc(KUNW_STAT_IN_EXEC);
+	return 1;
+}
+
 /* The walk of one tick; returns 0 (counted) or a kunw_stat reason to go through the ring. */
 static __always_inline __u32 tick(struct bpf_perf_event_data *ctx, struct kunw_stack *s,
 				  __u64 *nuser, __u64 t0)
@@ -259,7 +284,7 @@ static __always_inline __u32 tick(struct bpf_perf_event_data *ctx, struct kunw_s
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct kunw_walk_res res = {.max = KUNW_USER_FRAMES};
 	struct kunw_regs regs;
-	__u32 nk;
+	__u32 nk, why = 0;
 	int n;
 
 	if (kunw_user_regs(task, (struct pt_regs *)&ctx->regs, &regs))
@@ -267,6 +292,8 @@ static __always_inline __u32 tick(struct bpf_perf_event_data *ctx, struct kunw_s
 	nk = kernel_part(ctx, s, ctx->regs.ip);
 	if (nk > KUNW_KERNEL_FRAMES)
 		return KUNW_STAT_NO_TABLE;
+	if (!crosscheck && exec_tick(s, nk, (__u32)(id >> 32), (__u32)id, &why))
+		return why;
 	n = kunw_walk_user(&regs, (__u32)(id >> 32), (struct kunw_pcs *)&s->pcs[nk], &res);
 	if (n < 0)
 		return (__u32)-n;
@@ -320,7 +347,8 @@ int kunwind_tick(struct bpf_perf_event_data *ctx)
 		return 1; /* perf writes the sample, with its stack copy, to the ring */
 	}
 	stat_inc(KUNW_STAT_COUNTED);
-	cost_add(bpf_ktime_get_ns() - t0, (__u32)nuser);
+	if (nuser) /* an exec tick walks nothing */
+		cost_add(bpf_ktime_get_ns() - t0, (__u32)nuser);
 	return 0;
 }
 
@@ -398,8 +426,22 @@ int BPF_PROG(kunwind_prepare_exec, struct task_struct *task, struct linux_binprm
 	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
 	struct kunw_pstate *st = bpf_map_lookup_elem(&pstate, &tgid);
 
-	if (st)
+	if (st) {
 		st->changing = 1;
+		st->in_exec = 1;
+	}
+	return 0;
+}
+
+/* The new image starts (its registers and stack are set): walkable again once synced. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(kunwind_exec_done, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	struct kunw_pstate *st = bpf_map_lookup_elem(&pstate, &tgid);
+
+	if (st)
+		st->in_exec = 0;
 	return 0;
 }
 

@@ -57,6 +57,7 @@
 #define KUNW_WINDOW 1024	   /* user stack read per bpf_probe_read_user (~100 ns each here) */
 
 /* DWARF register numbers (unwind/unwind_table.h). */
+#define KUNW_REG_RDI 5
 #define KUNW_REG_RBP 6
 #define KUNW_REG_RSP 7
 #define KUNW_REG_RIP 16
@@ -76,6 +77,7 @@ enum kunw_loc_kind {
 	KUNW_LOC_REG,
 	KUNW_LOC_UNDEFINED,
 	KUNW_LOC_UNSUPPORTED,
+	KUNW_LOC_IN_REG, /* the value is in register reg (DW_CFA_register): the leaf's RDI only */
 };
 #define KUNW_RULE_SIGNAL 0x01 /* a signal trampoline: the caller's PC is exact */
 
@@ -135,7 +137,7 @@ struct kunw_proc {
 struct kunw_pstate {
 	__u64 changed_ns; /* CLOCK_MONOTONIC of the last change of executable mappings */
 	__u32 changing;	  /* a change is under way (mmap lock held for writing) */
-	__u32 pad;
+	__u32 in_exec;	  /* past an exec's point of no return, the new image not started */
 };
 
 struct kunw_count_key {
@@ -157,6 +159,12 @@ struct kunw_count_key {
 #define KUNW_F_TRUNC_NO_REGS 0x400
 #define KUNW_F_TRUNC_BOUND 0x800
 #define KUNW_F_TRUNCATED 0xff0
+/*
+ * A tick inside an exec past its point of no return (sched_prepare_exec
+ * to sched_process_exec): the old image's stack is gone, the new one has
+ * not started, so the stack is the kernel's frames alone, and whole.
+ */
+#define KUNW_F_EXEC 0x1000
 
 /* One new stack, on the ring buffer: pcs[0 .. nkernel) kernel frames, then nuser user frames. */
 struct kunw_stack {
@@ -197,6 +205,7 @@ enum kunw_stat {
 	KUNW_STAT_COUNTS_FULL, /* fallback: the counts map is full */
 	KUNW_STAT_KERNEL_THREAD, /* fallback: no user context (a kernel thread) */
 	KUNW_STAT_NEW_STACKS,	 /* stacks sent to user space */
+	KUNW_STAT_IN_EXEC,	 /* counted: in an exec, the kernel's frames alone (KUNW_F_EXEC) */
 	KUNW_STAT_NR,
 };
 

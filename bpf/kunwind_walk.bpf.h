@@ -93,6 +93,7 @@ struct {
 
 struct kunw_regs {
 	__u64 ip, sp, bp;
+	__u64 di; /* the leaf's RDI: glibc's __vfork keeps its return address there */
 };
 
 /*
@@ -103,8 +104,9 @@ struct kunw_regs {
  * path: 2^9 paths for a search of 256 mappings).
  */
 struct kunw_walk_state {
-	__u64 pc, sp, bp;
+	__u64 pc, sp, bp, di;
 	__u32 bp_valid;
+	__u32 di_valid; /* the leaf only: no CFI says where a caller's RDI is */
 	__u32 exact; /* look the PC up as is (leaf, after a signal frame), else PC - 1 */
 	__u32 n;     /* PCs written */
 	__u32 max;
@@ -296,6 +298,8 @@ static __always_inline int kunw_reg(const struct kunw_walk_state *w, __u32 reg, 
 		*v = w->pc;
 	else if (reg == KUNW_REG_RBP && w->bp_valid)
 		*v = w->bp;
+	else if (reg == KUNW_REG_RDI && w->di_valid)
+		*v = w->di;
 	else
 		return -1;
 	return 0;
@@ -344,13 +348,19 @@ static __always_inline int kunw_step_cfi(const struct kunw_rule *r, struct kunw_
 	default:
 		return KUNW_STEP_UNSUPPORTED;
 	}
-	if (kunw_saved_at(w, r->ra_kind, r->ra_reg, r->ra_off, cfa, &addr))
+	if (r->ra_kind == KUNW_LOC_IN_REG) {
+		if (kunw_reg(w, r->ra_reg, &pc))
+			return KUNW_STEP_UNSUPPORTED;
+	} else if (kunw_saved_at(w, r->ra_kind, r->ra_reg, r->ra_off, cfa, &addr)) {
 		return KUNW_STEP_UNSUPPORTED;
-	if (kunw_read(w, addr, &pc))
+	} else if (kunw_read(w, addr, &pc)) {
 		return KUNW_STEP_STACK;
+	}
 	if (r->rbp_kind == KUNW_LOC_SAME) {
 		bp = w->bp;
 		bp_valid = w->bp_valid;
+	} else if (r->rbp_kind == KUNW_LOC_IN_REG) {
+		bp_valid = !kunw_reg(w, r->rbp_reg, &bp);
 	} else if (!kunw_saved_at(w, r->rbp_kind, r->rbp_reg, r->rbp_off, cfa, &addr) &&
 		   !kunw_read(w, addr, &bp)) {
 		bp_valid = 1;
@@ -359,6 +369,7 @@ static __always_inline int kunw_step_cfi(const struct kunw_rule *r, struct kunw_
 	w->sp = cfa;
 	w->bp = bp;
 	w->bp_valid = bp_valid;
+	w->di_valid = 0;
 	return KUNW_STEP_OK;
 }
 
@@ -375,6 +386,7 @@ static __always_inline int kunw_step_fp(struct kunw_walk_state *w)
 	w->sp = fp + 16;
 	w->bp = bp;
 	w->bp_valid = 1;
+	w->di_valid = 0;
 	return KUNW_STEP_OK;
 }
 
@@ -426,7 +438,7 @@ static long kunw_step(__u64 index, void *arg)
 	struct kunw_walk_ctx *c = arg;
 	struct kunw_walk_state *w = c->w;
 	struct kunw_rule *r;
-	int res, signal = 0;
+	int res, signal = 0, in_reg = 0;
 	__u64 sp;
 	__u32 n;
 
@@ -446,6 +458,7 @@ static long kunw_step(__u64 index, void *arg)
 	}
 	if (r->cfa_kind != KUNW_CFA_NONE) {
 		signal = r->flags & KUNW_RULE_SIGNAL;
+		in_reg = r->ra_kind == KUNW_LOC_IN_REG;
 		res = kunw_step_cfi(r, w);
 	} else {
 		w->flags |= KUNW_F_FP_FALLBACK;
@@ -459,8 +472,12 @@ static long kunw_step(__u64 index, void *arg)
 		w->flags |= kunw_stop_reason(res);
 		return 1;
 	}
-	/* the caller's frame is above ours, except across a signal frame (sigaltstack) */
-	if (signal ? ++w->signals > KUNW_SIGNAL_FRAMES : w->sp <= sp) {
+	/*
+	 * the caller's frame is above ours, except across a signal frame
+	 * (sigaltstack), or at the same SP when the return address came from a
+	 * register (the leaf's only: it cannot repeat)
+	 */
+	if (signal ? ++w->signals > KUNW_SIGNAL_FRAMES : w->sp < sp || (w->sp == sp && !in_reg)) {
 		w->flags |= KUNW_F_TRUNC_LOOP;
 		return 1;
 	}
@@ -551,6 +568,8 @@ __noinline int kunw_walk_user(const struct kunw_regs *regs, __u32 tgid, struct k
 	w->sp = regs->sp;
 	w->bp = regs->bp;
 	w->bp_valid = 1;
+	w->di = regs->di;
+	w->di_valid = 1;
 	w->exact = 1;
 	w->max = max;
 	pcs[0] = regs->ip;
@@ -582,6 +601,7 @@ static __always_inline int kunw_user_regs(struct task_struct *task, struct pt_re
 		out->ip = ctx_regs->ip;
 		out->sp = ctx_regs->sp;
 		out->bp = ctx_regs->bp;
+		out->di = ctx_regs->di;
 		return 0;
 	}
 	r = (struct pt_regs *)bpf_task_pt_regs(task);
@@ -590,6 +610,7 @@ static __always_inline int kunw_user_regs(struct task_struct *task, struct pt_re
 	out->ip = BPF_CORE_READ(r, ip);
 	out->sp = BPF_CORE_READ(r, sp);
 	out->bp = BPF_CORE_READ(r, bp);
+	out->di = BPF_CORE_READ(r, di);
 	return out->ip && out->ip < 0xffff800000000000ull ? 0 : -1;
 }
 

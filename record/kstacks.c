@@ -104,6 +104,7 @@ struct kstacks {
 	size_t rows_len, rules_len, objects_len;
 	struct ring_buffer *ring;
 	struct htab *objs, *procs, *stacks, *checks;
+	struct htab *last_image; /* pid -> its latest image (a count of an exec tick has none) */
 	struct kobj *queue, *queue_tail;
 	struct pool rows, pages;
 	uint32_t *pages_map;
@@ -473,6 +474,36 @@ static struct kproc *find_proc(struct kstacks *k, pid_t pid)
 	return e ? e->p : NULL;
 }
 
+/* Remember pid's latest image (bounded: forgotten all at once past 64 Ki processes). */
+static void note_image(struct kstacks *k, pid_t pid, uint32_t image)
+{
+	uint64_t key = (uint64_t)(uint32_t)pid + 1;
+	struct ptr_ent *e;
+	bool fresh;
+
+	if (!image || !k->last_image)
+		return;
+	if (htab__count(k->last_image) >= 65536) {
+		htab__free(k->last_image);
+		k->last_image = htab__new(&ptr_type, 256);
+		if (!k->last_image)
+			return;
+	}
+	e = htab__insert(k->last_image, &ptr_type, &key, &fresh);
+	if (e) {
+		e->key = key;
+		e->p = (void *)(uintptr_t)image;
+	}
+}
+
+static uint32_t latest_image(struct kstacks *k, uint32_t pid)
+{
+	uint64_t key = (uint64_t)pid + 1;
+	struct ptr_ent *e = k->last_image ? htab__find(k->last_image, &ptr_type, &key) : NULL;
+
+	return e ? (uint32_t)(uintptr_t)e->p : 0;
+}
+
 static struct kproc *get_proc(struct kstacks *k, pid_t pid, uint32_t image)
 {
 	uint64_t key = (uint64_t)(uint32_t)pid + 1;
@@ -480,6 +511,7 @@ static struct kproc *get_proc(struct kstacks *k, pid_t pid, uint32_t image)
 	struct kproc *p;
 	bool fresh;
 
+	note_image(k, pid, image);
 	e = htab__insert(k->procs, &ptr_type, &key, &fresh);
 	if (!e)
 		return NULL;
@@ -751,6 +783,7 @@ static void apply_count(struct kstacks *k, const struct kunw_count_key *key, uin
 {
 	struct ptr_ent *e = htab__find(k->stacks, &ptr_type, &key->stack);
 	const struct kstack *s;
+	uint32_t image;
 	int truncated;
 
 	if (!e) {
@@ -759,11 +792,12 @@ static void apply_count(struct kstacks *k, const struct kunw_count_key *key, uin
 		return;
 	}
 	s = e->p;
+	/* an exec tick of a process the kernel did not know yet: the thread's (its pid's) image */
+	image = key->image ? key->image : latest_image(k, key->tid);
 	truncated = (s->flags & KUNW_F_TRUNCATED) != 0 || s->n > PDATA_MAX_DEPTH - 1;
 	if (!s->node) /* once per stack: a count is then one slot of the sample table */
 		((struct kstack *)s)->node = pdata__intern_stack(k->pd, s->pcs, s->n, truncated);
-	pdata__count_interned(k->pd, key->image, (int)key->tid, s->pcs[0], s->node, truncated,
-			      count);
+	pdata__count_interned(k->pd, image, (int)key->tid, s->pcs[0], s->node, truncated, count);
 	k->st.samples += count;
 	if (truncated) {
 		k->st.truncated += count;
@@ -1010,6 +1044,7 @@ static int setup(struct kstacks *k)
 	k->procs = htab__new(&ptr_type, 256);
 	k->stacks = htab__new(&ptr_type, 4096);
 	k->checks = htab__new(&check_type, 4096);
+	k->last_image = htab__new(&ptr_type, 256);
 	k->procbuf = calloc(1, sizeof(*k->procbuf));
 	if (!k->rows_map || !k->pages_map || !k->rules_map || !k->objects_map || !k->ring ||
 	    !k->u || !k->objs || !k->procs || !k->stacks || !k->checks || !k->procbuf ||
@@ -1112,6 +1147,7 @@ void kstacks__stats(struct kstacks *k, struct kstacks_stats *st)
 	k->st.ring_full = s[KUNW_STAT_RING_FULL];
 	k->st.counts_full = s[KUNW_STAT_COUNTS_FULL];
 	k->st.kthread = s[KUNW_STAT_KERNEL_THREAD];
+	k->st.in_exec = s[KUNW_STAT_IN_EXEC];
 	k->st.via_ring = k->st.ticks - k->st.counted;
 	k->st.rules = unwind_bpf_rules__count(k->rules);
 	k->st.rows = k->rows.peak;
@@ -1128,6 +1164,12 @@ void kstacks__describe(struct kstacks *k, char *buf, size_t len)
 	snprintf(buf, len, "stacks walked in the kernel (CFI): %llu of %llu ticks, %.2f%% complete",
 		 (unsigned long long)s.counted, (unsigned long long)s.ticks,
 		 s.samples ? 100.0 * (double)(s.samples - s.truncated) / (double)s.samples : 100.0);
+	at = strlen(buf);
+	if (s.in_exec && at < len)
+		snprintf(buf + at, len - at,
+			 " (%llu of them in an exec past its point of no return: the kernel's frames "
+			 "alone, no user stack exists then)",
+			 (unsigned long long)s.in_exec);
 	at = strlen(buf);
 	if (s.truncated && at < len)
 		snprintf(
@@ -1217,6 +1259,7 @@ void kstacks__close(struct kstacks *k)
 	free_ptrs(k->objs);
 	free_ptrs(k->stacks);
 	htab__free(k->checks);
+	htab__free(k->last_image);
 	ring_buffer__free(k->ring);
 	if (k->rows_map)
 		munmap(k->rows_map, k->rows_len);

@@ -82,6 +82,9 @@ unsigned int stacks__last_user(const struct stacks *st, uint64_t *sp, const uint
 	return st->last_n;
 }
 
+_Static_assert(UNWIND_REGS_SP == __builtin_popcountll(UNWIND_REGS_MASK & ((1ull << 7) - 1)),
+	       "UNWIND_REGS_SP is the index of PERF_REG_X86_SP in UNWIND_REGS_MASK's order");
+
 void stacks__fill_attr(struct stacks *st, struct perf_event_attr *a)
 {
 	st->kernel = !a->exclude_kernel;
@@ -172,7 +175,7 @@ static unsigned int user_dwarf(struct stacks *st, const struct perf_sample *s, u
 	st->last_at = n;
 	st->last_n = (unsigned int)m;
 	st->last_flags = flags;
-	st->last_sp = s->regs[1]; /* UNWIND_REGS_MASK: BP, SP, IP */
+	st->last_sp = s->regs[UNWIND_REGS_SP];
 	if (flags & UNWIND_TRUNCATED) {
 		*truncated = 1;
 		count_reason(st, flags);

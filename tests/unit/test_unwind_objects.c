@@ -31,15 +31,16 @@
 #define FAKE_PID 999999
 #define BASE 0x100000000000ull /* where the fake process maps an object */
 
-static uint64_t regs3[3]; /* BP, SP, IP: the order of UNWIND_REGS_MASK */
+static uint64_t regs3[4]; /* DI, BP, SP, IP: the order of UNWIND_REGS_MASK */
 static uint64_t stackmem[64];
 #define STACK_AT 0x7ff000000000ull
 
 static void set_regs(uint64_t ip, uint64_t sp, uint64_t bp)
 {
-	regs3[0] = bp;
-	regs3[1] = sp;
-	regs3[2] = ip;
+	regs3[0] = 0;
+	regs3[1] = bp;
+	regs3[2] = sp;
+	regs3[3] = ip;
 }
 
 /* ---- tables of real objects ------------------------------------------- */
