@@ -83,20 +83,25 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, KUNW_COST_DEPTHS *KUNW_COST_BUCKETS);
+	__uint(max_entries, KUNW_COST_ENTRIES);
 	__type(key, __u32);
 	__type(value, __u64);
 } cost SEC(".maps");
 
-static __always_inline void stat_inc(__u32 which)
+static __always_inline void stat_add(__u32 which, __u64 n)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &which);
 
 	if (v)
-		*v += 1;
+		*v += n;
 }
 
-static __always_inline void cost_add(__u64 ns, __u32 nuser)
+static __always_inline void stat_inc(__u32 which)
+{
+	stat_add(which, 1);
+}
+
+static __always_inline void cost_add(__u32 kind, __u64 ns, __u32 nuser)
 {
 	__u32 d = nuser < 8 ? 0 : nuser < 16 ? 1 : nuser < 32 ? 2 : nuser < 64 ? 3 : 4;
 	__u64 b = ns / KUNW_COST_NS;
@@ -105,7 +110,7 @@ static __always_inline void cost_add(__u64 ns, __u32 nuser)
 
 	if (b >= KUNW_COST_BUCKETS)
 		b = KUNW_COST_BUCKETS - 1;
-	key = d * KUNW_COST_BUCKETS + (__u32)b;
+	key = (kind * KUNW_COST_DEPTHS + d) * KUNW_COST_BUCKETS + (__u32)b;
 	v = bpf_map_lookup_elem(&cost, &key);
 	if (v)
 		*v += 1;
@@ -278,7 +283,7 @@ static __always_inline int exec_tick(struct kunw_stack *s, __u32 nk, __u32 tgid,
 
 /* The walk of one tick; returns 0 (counted) or a kunw_stat reason to go through the ring. */
 static __always_inline __u32 tick(struct bpf_perf_event_data *ctx, struct kunw_stack *s,
-				  __u64 *nuser, __u64 t0)
+				  __u64 *nuser, __u64 *reads, __u64 *t_walk, __u64 t0)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -295,6 +300,7 @@ static __always_inline __u32 tick(struct bpf_perf_event_data *ctx, struct kunw_s
 	if (!crosscheck && exec_tick(s, nk, (__u32)(id >> 32), (__u32)id, &why))
 		return why;
 	n = kunw_walk_user(&regs, (__u32)(id >> 32), (struct kunw_pcs *)&s->pcs[nk], &res);
+	*t_walk = bpf_ktime_get_ns();
 	if (n < 0)
 		return (__u32)-n;
 	s->nkernel = nk;
@@ -302,6 +308,7 @@ static __always_inline __u32 tick(struct bpf_perf_event_data *ctx, struct kunw_s
 	s->flags = res.flags;
 	s->hash = hash_stack(s);
 	*nuser = (__u32)n;
+	*reads = res.reads;
 	if (crosscheck) {
 		send_check(s, (__u32)id, regs.sp, t0);
 		return KUNW_STAT_NR; /* through the ring as well, not counted here */
@@ -332,14 +339,14 @@ static __always_inline void wake_recorder(__u32 why)
 SEC("perf_event")
 int kunwind_tick(struct bpf_perf_event_data *ctx)
 {
-	__u64 t0 = bpf_ktime_get_ns(), nuser = 0;
+	__u64 t0 = bpf_ktime_get_ns(), nuser = 0, reads = 0, t_walk = 0;
 	__u32 zero = 0, why;
 	struct kunw_stack *s = bpf_map_lookup_elem(&scratch, &zero);
 
 	stat_inc(KUNW_STAT_TICKS);
 	if (!s)
 		return 1;
-	why = tick(ctx, s, &nuser, t0);
+	why = tick(ctx, s, &nuser, &reads, &t_walk, t0);
 	if (why) {
 		if (why < KUNW_STAT_NR)
 			stat_inc(why);
@@ -347,8 +354,12 @@ int kunwind_tick(struct bpf_perf_event_data *ctx)
 		return 1; /* perf writes the sample, with its stack copy, to the ring */
 	}
 	stat_inc(KUNW_STAT_COUNTED);
-	if (nuser) /* an exec tick walks nothing */
-		cost_add(bpf_ktime_get_ns() - t0, (__u32)nuser);
+	if (nuser) { /* an exec tick walks nothing */
+		cost_add(KUNW_COST_TICK, bpf_ktime_get_ns() - t0, (__u32)nuser);
+		cost_add(KUNW_COST_WALK, t_walk - t0, (__u32)nuser);
+		stat_add(KUNW_STAT_FRAMES, nuser);
+		stat_add(KUNW_STAT_READS, reads);
+	}
 	return 0;
 }
 

@@ -53,6 +53,7 @@
 #define KUNW_SIGNAL_FRAMES 16	   /* signal frames in one stack, at most (a loop beyond) */
 #define KUNW_MAP_STEPS 9	   /* binary search over KUNW_MAX_MAPS */
 #define KUNW_ROW_STEPS 22	   /* binary search over KUNW_ROWS (a page's rows: far fewer) */
+#define KUNW_PC_CACHE 1024	   /* per CPU: recent (PC, process) -> rule, 24 KiB per CPU */
 #define KUNW_WAKE_NS 1000000	   /* the recorder woken at most once per ms (kunwind_tick) */
 #define KUNW_WINDOW 1024	   /* user stack read per bpf_probe_read_user (~100 ns each here) */
 
@@ -206,6 +207,8 @@ enum kunw_stat {
 	KUNW_STAT_KERNEL_THREAD, /* fallback: no user context (a kernel thread) */
 	KUNW_STAT_NEW_STACKS,	 /* stacks sent to user space */
 	KUNW_STAT_IN_EXEC,	 /* counted: in an exec, the kernel's frames alone (KUNW_F_EXEC) */
+	KUNW_STAT_FRAMES,	 /* user frames of the stacks walked */
+	KUNW_STAT_READS,	 /* bpf_probe_read_user calls of those walks */
 	KUNW_STAT_NR,
 };
 
@@ -213,5 +216,14 @@ enum kunw_stat {
 #define KUNW_COST_NS 25
 #define KUNW_COST_BUCKETS 128 /* 0 .. 3.2 us; the last bucket holds everything beyond */
 #define KUNW_COST_DEPTHS 5    /* user frames: 1-7, 8-15, 16-31, 32-63, 64+ */
+/*
+ * Two histograms: KUNW_COST_WALK, from the tick to the end of the user
+ * walk (registers, kernel frames, the walk); KUNW_COST_TICK, the whole
+ * program (also the stack's hash, its count, a new stack's record).
+ */
+#define KUNW_COST_WALK 0
+#define KUNW_COST_TICK 1
+#define KUNW_COST_KINDS 2
+#define KUNW_COST_ENTRIES (KUNW_COST_KINDS * KUNW_COST_DEPTHS * KUNW_COST_BUCKETS)
 
 #endif

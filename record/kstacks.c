@@ -250,6 +250,12 @@ static void pool_fini(struct pool *pl)
 
 /* ---- objects ---------------------------------------------------------------- */
 
+/* The tables changed (after the change is written): the PC caches' entries are stale. */
+static void bump_generation(struct kstacks *k)
+{
+	__atomic_add_fetch(&k->skel->bss->kunw_generation, 1, __ATOMIC_RELEASE);
+}
+
 static void publish(struct kstacks *k, struct kobj *o, uint64_t base, uint64_t range)
 {
 	struct kunw_object *e = &k->objects_map[o->id];
@@ -259,6 +265,7 @@ static void publish(struct kstacks *k, struct kobj *o, uint64_t base, uint64_t r
 	e->pages = o->pages;
 	e->npages = o->npages;
 	__atomic_store_n(&e->range, range, __ATOMIC_RELEASE);
+	bump_generation(k);
 }
 
 /* The page index of rows (unwind/unwind_bpf.h). */
@@ -543,6 +550,7 @@ static void drop_proc(struct kstacks *k, pid_t pid)
 	struct kproc *p;
 
 	bpf_map_delete_elem(bpf_map__fd(k->skel->maps.procs), &tgid);
+	bump_generation(k);
 	if (!e)
 		return;
 	p = e->p;
@@ -672,6 +680,7 @@ static void write_proc(struct kstacks *k, struct kproc *p)
 	p->dirty = 0;
 	if (p->maps.n > KUNW_MAX_MAPS) { /* too many: its ticks go through the ring */
 		bpf_map_delete_elem(fd, &tgid);
+		bump_generation(k);
 		return;
 	}
 	e->image = p->image;
@@ -689,6 +698,7 @@ static void write_proc(struct kstacks *k, struct kproc *p)
 					       .obj = o ? o->id : KUNW_OBJ_ANON};
 	}
 	bpf_map_update_elem(fd, &tgid, e, BPF_ANY);
+	bump_generation(k);
 }
 
 static void write_dirty_procs(struct kstacks *k)
@@ -1113,13 +1123,13 @@ static void sum_percpu(int fd, uint32_t nkeys, uint64_t *sum)
 /* The walk's cost: quantiles of the per-CPU histogram (all depths). */
 static void cost_quantiles(struct kstacks *k)
 {
-	static uint64_t h[KUNW_COST_DEPTHS * KUNW_COST_BUCKETS];
+	static uint64_t h[KUNW_COST_ENTRIES];
 	uint64_t by[KUNW_COST_BUCKETS] = {0}, n = 0, acc = 0;
 	uint64_t *q[3] = {&k->st.cost_median_ns, &k->st.cost_p90_ns, &k->st.cost_p99_ns};
 	const double at[3] = {0.5, 0.9, 0.99};
 	int qi = 0;
 
-	sum_percpu(bpf_map__fd(k->skel->maps.cost), KUNW_COST_DEPTHS * KUNW_COST_BUCKETS, h);
+	sum_percpu(bpf_map__fd(k->skel->maps.cost), KUNW_COST_ENTRIES, h);
 	for (int d = 0; d < KUNW_COST_DEPTHS; d++)
 		for (int b = 0; b < KUNW_COST_BUCKETS; b++)
 			by[b] += h[d * KUNW_COST_BUCKETS + b];
@@ -1148,6 +1158,8 @@ void kstacks__stats(struct kstacks *k, struct kstacks_stats *st)
 	k->st.counts_full = s[KUNW_STAT_COUNTS_FULL];
 	k->st.kthread = s[KUNW_STAT_KERNEL_THREAD];
 	k->st.in_exec = s[KUNW_STAT_IN_EXEC];
+	k->st.walk_frames = s[KUNW_STAT_FRAMES];
+	k->st.walk_reads = s[KUNW_STAT_READS];
 	k->st.via_ring = k->st.ticks - k->st.counted;
 	k->st.rules = unwind_bpf_rules__count(k->rules);
 	k->st.rows = k->rows.peak;
@@ -1199,7 +1211,7 @@ void kstacks__describe(struct kstacks *k, char *buf, size_t len)
  */
 static void write_stats_file(struct kstacks *k)
 {
-	static uint64_t h[KUNW_COST_DEPTHS * KUNW_COST_BUCKETS];
+	static uint64_t h[KUNW_COST_ENTRIES];
 	const char *path = getenv(KSTACKS_ENV_STATS);
 	struct kstacks_stats s;
 	FILE *f;
@@ -1207,13 +1219,14 @@ static void write_stats_file(struct kstacks *k)
 	if (!path || !*path || !(f = fopen(path, "we")))
 		return;
 	kstacks__stats(k, &s);
-	sum_percpu(bpf_map__fd(k->skel->maps.cost), KUNW_COST_DEPTHS * KUNW_COST_BUCKETS, h);
+	sum_percpu(bpf_map__fd(k->skel->maps.cost), KUNW_COST_ENTRIES, h);
 	fprintf(f,
 		"{\"ticks\": %llu, \"counted\": %llu, \"via_ring\": %llu, \"no_proc\": %llu, "
 		"\"not_synced\": %llu, \"not_ready\": %llu, \"no_table\": %llu, \"samples\": %llu, "
 		"\"truncated\": %llu, \"stacks\": %llu, \"objects\": %llu, \"rows\": %llu, "
 		"\"rules\": %llu, \"build_ns\": %llu, \"build_max_ns\": %llu, \"checked\": %llu, "
-		"\"agreed\": %llu, \"cost_bucket_ns\": %d, \"cost\": [",
+		"\"agreed\": %llu, \"in_exec\": %llu, \"walk_frames\": %llu, \"walk_reads\": %llu, "
+		"\"cost_bucket_ns\": %d, \"cost\": [",
 		(unsigned long long)s.ticks, (unsigned long long)s.counted,
 		(unsigned long long)s.via_ring, (unsigned long long)s.no_proc,
 		(unsigned long long)s.not_synced, (unsigned long long)s.not_ready,
@@ -1222,13 +1235,18 @@ static void write_stats_file(struct kstacks *k)
 		(unsigned long long)s.objects, (unsigned long long)s.rows,
 		(unsigned long long)s.rules, (unsigned long long)s.build_ns,
 		(unsigned long long)s.build_max_ns, (unsigned long long)s.checked,
-		(unsigned long long)s.agreed, KUNW_COST_NS);
-	for (int d = 0; d < KUNW_COST_DEPTHS; d++) {
-		fprintf(f, "%s[", d ? ", " : "");
-		for (int b = 0; b < KUNW_COST_BUCKETS; b++)
-			fprintf(f, "%s%llu", b ? ", " : "",
-				(unsigned long long)h[d * KUNW_COST_BUCKETS + b]);
-		fprintf(f, "]");
+		(unsigned long long)s.agreed, (unsigned long long)s.in_exec,
+		(unsigned long long)s.walk_frames, (unsigned long long)s.walk_reads, KUNW_COST_NS);
+	for (int kind = 0; kind < KUNW_COST_KINDS; kind++) {
+		fprintf(f, "%s", kind ? "], \"tick_cost\": [" : "");
+		for (int d = 0; d < KUNW_COST_DEPTHS; d++) {
+			const uint64_t *row = &h[(kind * KUNW_COST_DEPTHS + d) * KUNW_COST_BUCKETS];
+
+			fprintf(f, "%s[", d ? ", " : "");
+			for (int b = 0; b < KUNW_COST_BUCKETS; b++)
+				fprintf(f, "%s%llu", b ? ", " : "", (unsigned long long)row[b]);
+			fprintf(f, "]");
+		}
 	}
 	fprintf(f, "]}\n");
 	fclose(f);

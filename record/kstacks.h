@@ -97,6 +97,7 @@ struct kstacks_stats {
 	uint64_t trunc_stack, trunc_no_map, trunc_no_cfi, trunc_depth, trunc_other; /* by reason */
 	uint64_t stacks;  /* distinct stacks sent by the kernel */
 	uint64_t in_exec; /* counted in an exec: the kernel's frames alone (no user stack then) */
+	uint64_t walk_frames, walk_reads; /* user frames walked, user memory reads for them */
 	uint64_t objects, objects_no_cfi, objects_too_big, evicted;
 	uint64_t rows, rows_max, rules;	 /* rows in use now / at most; rules */
 	uint64_t build_ns, build_max_ns; /* building tables: all, the longest object */
