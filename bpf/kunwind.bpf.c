@@ -29,30 +29,41 @@ const volatile __u64 hash_seed = 0x9e3779b97f4a7c15ull;
 const volatile __u32 crosscheck = 0; /* tests: every tick also through the ring, see kunw_check */
 const volatile __u32 kernel_frames = 1;
 
-/* Which counts map BPF writes (user space flips it, reads the other one a round later). */
-volatile __u32 kunw_cur;
-/* Keys added to counts0, counts1 since the recorder last drained it (0: nothing to drain). */
-volatile __u32 kunw_added[2];
+/* The CPUs the tallies are sized for (set by user space, with tally's and tally_pos's sizes). */
+const volatile __u32 tally_cpus = 1;
 /* When the recorder was last woken (wake_recorder). */
 volatile __u64 kunw_wake_ns;
 
-/* allocated as used (Linux 6.1+ for perf_event programs): nothing to preallocate at load */
+/*
+ * The tallies (kunwind.h): per CPU, a ring of KUNW_TALLY_SLOTS ticks,
+ * each (image, thread, stack hash), that user space reads through its
+ * mapping; one producer per CPU (this program does not nest on a CPU).
+ * Sizes are set at load: tally_cpus * KUNW_TALLY_SLOTS records, and
+ * tally_cpus * KUNW_TALLY_POS positions (head, then tail a cache line on).
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, KUNW_COUNTS);
-	__type(key, struct kunw_count_key);
-	__type(value, __u64);
-} counts0 SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, KUNW_TALLY_SLOTS);
+	__type(key, __u32);
+	__type(value, struct kunw_tally);
+} tally SEC(".maps");
 
-/* allocated as used (Linux 6.1+ for perf_event programs): nothing to preallocate at load */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, KUNW_COUNTS);
-	__type(key, struct kunw_count_key);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, KUNW_TALLY_POS);
+	__type(key, __u32);
 	__type(value, __u64);
-} counts1 SEC(".maps");
+} tally_pos SEC(".maps");
+
+/* Per CPU: stack hashes sent lately (a direct-mapped cache in front of `known`). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, KUNW_SENT_CACHE);
+	__type(key, __u32);
+	__type(value, __u64);
+} sent_cache SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -151,57 +162,82 @@ static __always_inline __u32 kernel_part(struct bpf_perf_event_data *ctx, struct
 /* A new stack: once to user space (ring buffer), then known.  0, or a kunw_stat reason. */
 static __always_inline __u32 send_if_new(struct kunw_stack *s)
 {
-	__u64 size = KUNW_STACK_HEAD + 8ull * (s->nkernel + s->nuser);
+	__u64 size = KUNW_STACK_HEAD + 8ull * (s->nkernel + s->nuser), *seen;
+	__u32 slot = (__u32)s->hash & (KUNW_SENT_CACHE - 1);
 	__u8 one = 1;
 
-	if (bpf_map_lookup_elem(&known, &s->hash))
+	seen = bpf_map_lookup_elem(&sent_cache, &slot);
+	if (seen && *seen == s->hash)
 		return 0;
-	if (size > sizeof(*s))
-		size = sizeof(*s);
-	/* no wakeup: the recorder reads new stacks at its next round */
-	if (bpf_ringbuf_output(&stacks, s, size, BPF_RB_NO_WAKEUP))
-		return KUNW_STAT_RING_FULL;
-	bpf_map_update_elem(&known, &s->hash, &one, BPF_ANY);
-	stat_inc(KUNW_STAT_NEW_STACKS);
-	return 0;
-}
-
-static __always_inline int count_in(void *map, struct kunw_count_key *key)
-{
-	__u64 one = 1, *c = bpf_map_lookup_elem(map, key);
-
-	if (c) {
-		__sync_fetch_and_add(c, 1);
-		return 0;
+	if (!bpf_map_lookup_elem(&known, &s->hash)) {
+		if (size > sizeof(*s))
+			size = sizeof(*s);
+		/* no wakeup: the recorder reads new stacks at its next round */
+		if (bpf_ringbuf_output(&stacks, s, size, BPF_RB_NO_WAKEUP))
+			return KUNW_STAT_RING_FULL;
+		bpf_map_update_elem(&known, &s->hash, &one, BPF_ANY);
+		stat_inc(KUNW_STAT_NEW_STACKS);
 	}
-	if (!bpf_map_update_elem(map, key, &one, BPF_NOEXIST))
-		return 0;
-	c = bpf_map_lookup_elem(map, key); /* another CPU added it meanwhile */
-	if (!c)
-		return -1;
-	__sync_fetch_and_add(c, 1);
+	if (seen)
+		*seen = s->hash;
 	return 0;
 }
 
-/* The hot path is one lookup: a (image, thread, stack) counted before in this map. */
+/* Wake the recorder now, at most once per KUNW_WAKE_NS. */
+static __always_inline void wake_now(void)
+{
+	__u64 now = bpf_ktime_get_ns(), zero = 0;
+
+	if (now - kunw_wake_ns < KUNW_WAKE_NS)
+		return;
+	kunw_wake_ns = now;
+	bpf_ringbuf_output(&stacks, &zero, sizeof(zero), BPF_RB_FORCE_WAKEUP);
+}
+
+/*
+ * Count one tick: a record in this CPU's tally (user space adds them up).
+ * A record, not a counter in a hash map: an insert into a hash map cost
+ * ~650 ns per tick of a program whose stacks vary (each new (thread,
+ * stack) in each interval), a record ~20 ns.
+ */
+static __always_inline __u32 tally_add(__u32 image, __u32 tid, __u64 stack)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), hk, tk, at;
+	struct kunw_tally *t;
+	__u64 *head, *tail, h, used;
+
+	if (cpu >= tally_cpus)
+		return KUNW_STAT_COUNTS_FULL;
+	hk = cpu * KUNW_TALLY_POS;
+	tk = hk + KUNW_TALLY_TAIL;
+	head = bpf_map_lookup_elem(&tally_pos, &hk);
+	tail = bpf_map_lookup_elem(&tally_pos, &tk);
+	if (!head || !tail)
+		return KUNW_STAT_COUNTS_FULL;
+	h = *head;
+	used = h - *(volatile __u64 *)tail;
+	if (used >= KUNW_TALLY_SLOTS)
+		return KUNW_STAT_COUNTS_FULL;
+	at = cpu * KUNW_TALLY_SLOTS + (__u32)(h & (KUNW_TALLY_SLOTS - 1));
+	t = bpf_map_lookup_elem(&tally, &at);
+	if (!t)
+		return KUNW_STAT_COUNTS_FULL;
+	t->image = image;
+	t->tid = tid;
+	t->stack = stack;
+	asm volatile("" ::: "memory"); /* the record before the head (x86 keeps store order) */
+	*(volatile __u64 *)head = h + 1;
+	if (used + 1 == KUNW_TALLY_SLOTS / 2)
+		wake_now();
+	return 0;
+}
+
+/* A new stack goes to user space first (once), then the tick is tallied. */
 static __always_inline __u32 count_stack(struct kunw_stack *s, __u32 image, __u32 tid)
 {
-	struct kunw_count_key key = {.image = image, .tid = tid, .stack = s->hash};
-	__u32 cur = kunw_cur & 1, why;
-	void *map = cur ? (void *)&counts1 : (void *)&counts0;
-	__u64 *c = bpf_map_lookup_elem(map, &key);
+	__u32 why = send_if_new(s);
 
-	if (c) {
-		__sync_fetch_and_add(c, 1);
-		return 0;
-	}
-	why = send_if_new(s);
-	if (why)
-		return why;
-	if (count_in(map, &key))
-		return KUNW_STAT_COUNTS_FULL;
-	__sync_fetch_and_add(&kunw_added[cur], 1);
-	return 0;
+	return why ? why : tally_add(image, tid, s->hash);
 }
 
 /* Cross-check mode: the user part of this tick's stack for the recorder to compare. */
@@ -324,16 +360,10 @@ static __always_inline __u32 tick(struct bpf_perf_event_data *ctx, struct kunw_s
  */
 static __always_inline void wake_recorder(__u32 why)
 {
-	__u64 now, zero = 0;
-
-	if (why != KUNW_STAT_NO_PROC && why != KUNW_STAT_NOT_SYNCED &&
-	    why != KUNW_STAT_NOT_READY && why != KUNW_STAT_RING_FULL)
-		return;
-	now = bpf_ktime_get_ns();
-	if (now - kunw_wake_ns < KUNW_WAKE_NS)
-		return;
-	kunw_wake_ns = now;
-	bpf_ringbuf_output(&stacks, &zero, sizeof(zero), BPF_RB_FORCE_WAKEUP);
+	if (why == KUNW_STAT_NO_PROC || why == KUNW_STAT_NOT_SYNCED ||
+	    why == KUNW_STAT_NOT_READY || why == KUNW_STAT_RING_FULL ||
+	    why == KUNW_STAT_COUNTS_FULL)
+		wake_now();
 }
 
 SEC("perf_event")

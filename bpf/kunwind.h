@@ -27,8 +27,9 @@
  *    rings: the MMAP2 records come before the change's lock release).
  *
  * Results (written by BPF, read by user space):
- *  - counts[0|1]: (image, thread, stack hash) -> samples; BPF writes the
- *    one `cur` names, user space reads and clears the other one;
+ *  - tally (per CPU, through a mapping): a ring of (image, thread, stack
+ *    hash) records, one per tick counted; tally_pos holds each CPU's head
+ *    (BPF writes) and tail (user space writes);
  *  - known: stack hashes already sent; a new stack goes to user space once
  *    through the `stacks` ring buffer (struct kunw_stack);
  *  - stats (per CPU): why ticks were not counted in the kernel;
@@ -47,7 +48,10 @@
 #define KUNW_USER_FRAMES 127  /* user frames of a stack (unwind/unwind.h: UNWIND_MAX_FRAMES) */
 #define KUNW_KERNEL_FRAMES 64 /* kernel frames of a stack */
 #define KUNW_FRAMES (KUNW_USER_FRAMES + KUNW_KERNEL_FRAMES)
-#define KUNW_COUNTS 65536	   /* (image, thread, stack) keys per flush interval, each map */
+#define KUNW_TALLY_SLOTS 4096	   /* ticks per CPU waiting in its tally (64 KiB) */
+#define KUNW_TALLY_POS 16	   /* u64 positions per CPU in tally_pos: head, then tail */
+#define KUNW_TALLY_TAIL 8	   /* the tail's index, a cache line after the head */
+#define KUNW_SENT_CACHE 4096	   /* per CPU: stack hashes sent lately (32 KiB) */
 #define KUNW_KNOWN 65536	   /* stacks sent to user space (cleared when 3/4 full) */
 #define KUNW_RING_BYTES (1u << 20) /* new stacks on their way to user space */
 #define KUNW_SIGNAL_FRAMES 16	   /* signal frames in one stack, at most (a loop beyond) */
@@ -141,7 +145,8 @@ struct kunw_pstate {
 	__u32 in_exec;	  /* past an exec's point of no return, the new image not started */
 };
 
-struct kunw_count_key {
+/* One tick counted in the kernel, in its CPU's tally. */
+struct kunw_tally {
 	__u32 image;
 	__u32 tid;
 	__u64 stack; /* the stack's hash */
@@ -203,7 +208,7 @@ enum kunw_stat {
 	KUNW_STAT_NOT_READY,   /* fallback: an object's table is being built */
 	KUNW_STAT_NO_TABLE,    /* fallback: an object's table did not fit the kernel's tables */
 	KUNW_STAT_RING_FULL,   /* fallback: no room to send a new stack */
-	KUNW_STAT_COUNTS_FULL, /* fallback: the counts map is full */
+	KUNW_STAT_COUNTS_FULL, /* fallback: the CPU's tally is full */
 	KUNW_STAT_KERNEL_THREAD, /* fallback: no user context (a kernel thread) */
 	KUNW_STAT_NEW_STACKS,	 /* stacks sent to user space */
 	KUNW_STAT_IN_EXEC,	 /* counted: in an exec, the kernel's frames alone (KUNW_F_EXEC) */

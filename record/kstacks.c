@@ -116,7 +116,10 @@ struct kstacks {
 	} quar_ids[KUNW_OBJECTS];
 	uint32_t nquar_ids;
 	uint64_t round;
-	uint64_t flipped_ns; /* when BPF last switched counts maps */
+	struct kunw_tally *tally; /* the per-CPU tallies, mapped */
+	uint64_t *tally_pos;
+	size_t tally_len, tally_pos_len;
+	uint32_t ncpus;
 	int crosscheck;
 	struct kunw_proc *procbuf;
 	struct kstacks_stats st;
@@ -789,7 +792,7 @@ static void count_reason(struct kstacks *k, uint32_t flags, uint64_t n)
 		k->st.trunc_other += n;
 }
 
-static void apply_count(struct kstacks *k, const struct kunw_count_key *key, uint64_t count)
+static void apply_count(struct kstacks *k, const struct kunw_tally *key, uint64_t count)
 {
 	struct ptr_ent *e = htab__find(k->stacks, &ptr_type, &key->stack);
 	const struct kstack *s;
@@ -816,31 +819,40 @@ static void apply_count(struct kstacks *k, const struct kunw_count_key *key, uin
 }
 
 /*
- * Move counts map `which` (which BPF no longer writes) into the profile,
- * emptying it; nothing to do when BPF added no key to it (a batch lookup
- * visits every bucket of the map, full or empty).
+ * Move the ticks of every CPU's tally into the profile (consecutive ticks
+ * of one thread in one stack at once).  The heads are read first, then the
+ * new stacks: every stack a record names was on the BPF ring before it.
  */
-static void drain_counts(struct kstacks *k, uint32_t which)
+static void drain_tally(struct kstacks *k)
 {
-	static struct kunw_count_key keys[1024];
-	static uint64_t vals[1024];
-	int fd = bpf_map__fd(which ? k->skel->maps.counts1 : k->skel->maps.counts0);
-	uint64_t out = 0;
-	void *in = NULL;
+	uint64_t heads[KSTACKS_MAX_CPUS];
 
-	if (!__atomic_load_n(&k->skel->bss->kunw_added[which], __ATOMIC_ACQUIRE))
-		return;
-	__atomic_store_n(&k->skel->bss->kunw_added[which], 0, __ATOMIC_RELEASE);
+	for (uint32_t c = 0; c < k->ncpus; c++)
+		heads[c] = __atomic_load_n(&k->tally_pos[c * KUNW_TALLY_POS], __ATOMIC_ACQUIRE);
+	ring_buffer__consume(k->ring);
+	for (uint32_t c = 0; c < k->ncpus; c++) {
+		uint64_t *tailp = &k->tally_pos[c * KUNW_TALLY_POS + KUNW_TALLY_TAIL];
+		uint64_t tail = *tailp, n = 1;
+		const struct kunw_tally *t = &k->tally[(size_t)c * KUNW_TALLY_SLOTS], *run = NULL;
 
-	for (;;) {
-		uint32_t n = 1024;
-		int rc = bpf_map_lookup_and_delete_batch(fd, in, &out, keys, vals, &n, NULL);
+		if (heads[c] - tail > KUNW_TALLY_SLOTS) /* not BPF's doing: skip, never read past */
+			tail = heads[c];
+		for (; tail != heads[c]; tail++) {
+			const struct kunw_tally *r = &t[tail & (KUNW_TALLY_SLOTS - 1)];
 
-		for (uint32_t i = 0; i < n && i < 1024; i++)
-			apply_count(k, &keys[i], vals[i]);
-		if (rc < 0)
-			break;
-		in = &out;
+			if (run && r->stack == run->stack && r->tid == run->tid &&
+			    r->image == run->image) {
+				n++;
+				continue;
+			}
+			if (run)
+				apply_count(k, run, n);
+			run = r;
+			n = 1;
+		}
+		if (run)
+			apply_count(k, run, n);
+		__atomic_store_n(tailp, heads[c], __ATOMIC_RELEASE);
 	}
 }
 
@@ -863,30 +875,15 @@ static void trim_known(struct kstacks *k)
 void kstacks__flush(struct kstacks *k, uint64_t synced_until)
 {
 	int final = synced_until == UINT64_MAX;
-	uint32_t cur = k->skel->bss->kunw_cur & 1;
-	uint64_t now = now_ns();
 
 	release_quarantine(k);
 	ring_buffer__consume(k->ring); /* new stacks, and the wakeups (their epoll fd is polled) */
 	build_some(k);
 	write_dirty_procs(k);
-	k->skel->bss->kunw_synced_until = final ? now : synced_until;
-	/*
-	 * The counts: at most every KSTACKS_FLIP_NS (a round woken early only
-	 * writes tables), from the map BPF stopped writing at the last flip
-	 * (>= 1 ms ago: no program still in it).
-	 */
-	if (now - k->flipped_ns >= KSTACKS_FLIP_NS || final) {
-		ring_buffer__consume(k->ring);
-		drain_counts(k, cur ^ 1);
-		__atomic_store_n(&k->skel->bss->kunw_cur, cur ^ 1, __ATOMIC_SEQ_CST);
-		k->flipped_ns = now_ns();
-	}
-	if (final) {
-		usleep(2000);
-		ring_buffer__consume(k->ring);
-		drain_counts(k, cur);
-	}
+	k->skel->bss->kunw_synced_until = final ? now_ns() : synced_until;
+	if (final)
+		usleep(2000); /* a tick in flight on another CPU */
+	drain_tally(k);
 	trim_known(k);
 	k->round++;
 }
@@ -988,6 +985,10 @@ static int open_skel(struct kstacks *k, int prepare_exec)
 		return -errno;
 	k->skel->rodata->hash_seed = ((uint64_t)rand() << 32 ^ (uint64_t)now_ns()) | 1;
 	k->skel->rodata->crosscheck = k->crosscheck;
+	k->skel->rodata->tally_cpus = k->ncpus;
+	if (bpf_map__set_max_entries(k->skel->maps.tally, k->ncpus * KUNW_TALLY_SLOTS) < 0 ||
+	    bpf_map__set_max_entries(k->skel->maps.tally_pos, k->ncpus * KUNW_TALLY_POS) < 0)
+		return -EINVAL;
 	bpf_program__set_autoload(k->skel->progs.kunwind_prepare_exec, prepare_exec);
 	return 0;
 }
@@ -1048,6 +1049,10 @@ static int setup(struct kstacks *k)
 	k->pages_map = map_array(k->skel->maps.pages, k->pages_len);
 	k->rules_map = map_array(k->skel->maps.rules, k->rules_len);
 	k->objects_map = map_array(k->skel->maps.objects, k->objects_len);
+	k->tally_len = (size_t)k->ncpus * KUNW_TALLY_SLOTS * sizeof(struct kunw_tally);
+	k->tally_pos_len = (size_t)k->ncpus * KUNW_TALLY_POS * sizeof(uint64_t);
+	k->tally = map_array(k->skel->maps.tally, k->tally_len);
+	k->tally_pos = map_array(k->skel->maps.tally_pos, k->tally_pos_len);
 	k->ring = ring_buffer__new(bpf_map__fd(k->skel->maps.stacks), on_ring, k, NULL);
 	k->u = unwinder__new();
 	k->objs = htab__new(&ptr_type, 256);
@@ -1056,7 +1061,8 @@ static int setup(struct kstacks *k)
 	k->checks = htab__new(&check_type, 4096);
 	k->last_image = htab__new(&ptr_type, 256);
 	k->procbuf = calloc(1, sizeof(*k->procbuf));
-	if (!k->rows_map || !k->pages_map || !k->rules_map || !k->objects_map || !k->ring ||
+	if (!k->rows_map || !k->pages_map || !k->rules_map || !k->objects_map || !k->tally ||
+	    !k->tally_pos || !k->ring ||
 	    !k->u || !k->objs || !k->procs || !k->stacks || !k->checks || !k->procbuf ||
 	    unwind_bpf_rules__new(&k->rules, k->rules_map, KUNW_RULES) < 0 ||
 	    push_extent(&k->rows.free, &k->rows.nfree, &k->rows.capfree,
@@ -1074,12 +1080,20 @@ int kstacks__open(struct kstacks **out, struct pdata *pd, char *why, size_t whyl
 {
 	struct kstacks *k = calloc(1, sizeof(*k));
 	const char *cc = getenv(KSTACKS_ENV_CROSSCHECK);
-	int rc;
+	int rc, ncpus;
 
 	if (!k)
 		return -ENOMEM;
 	k->pd = pd;
 	k->crosscheck = cc && *cc && *cc != '0';
+	ncpus = libbpf_num_possible_cpus();
+	if (ncpus <= 0 || ncpus > KSTACKS_MAX_CPUS) {
+		snprintf(why, whylen, "the in-kernel unwinder supports at most %d CPUs",
+			 KSTACKS_MAX_CPUS);
+		free(k);
+		return -ENOTSUP;
+	}
+	k->ncpus = (uint32_t)ncpus;
 	libbpf_set_print(libbpf_log);
 	rc = load(k, why, whylen);
 	if (rc == 0 && setup(k) < 0) {
@@ -1287,6 +1301,10 @@ void kstacks__close(struct kstacks *k)
 		munmap(k->rules_map, k->rules_len);
 	if (k->objects_map)
 		munmap(k->objects_map, k->objects_len);
+	if (k->tally)
+		munmap(k->tally, k->tally_len);
+	if (k->tally_pos)
+		munmap(k->tally_pos, k->tally_pos_len);
 	unwind_bpf_rules__free(k->rules);
 	unwinder__free(k->u);
 	kunwind__destroy(k->skel);

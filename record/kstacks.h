@@ -40,7 +40,7 @@
 
 #define KSTACKS_BUILD_NS 8000000ull    /* table building per poll round, at most (about) */
 #define KSTACKS_OBJECT_ROWS (1u << 20) /* rows of one object, at most: beyond, the ring */
-#define KSTACKS_FLIP_NS 45000000ull    /* counts moved into the profile at most this often */
+#define KSTACKS_MAX_CPUS 1024	       /* possible CPUs: a tally each (64 KiB) */
 
 /*
  * Test hook: "1" turns on the cross-check (every tick walked both ways,
