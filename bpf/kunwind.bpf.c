@@ -296,10 +296,9 @@ static __always_inline __u64 hash_stack(struct kunw_stack *s)
  * A tick in the kernel while the process execs (see KUNW_F_EXEC): its
  * kernel frames alone, counted here even before the recorder knows the
  * process (image 0: the recorder takes the thread's latest image).
- * Returns 1 when it was such a tick (*why: 0 or a kunw_stat reason).
+ * Returns 1 (and *image) when it is such a tick.
  */
-static __always_inline int exec_tick(struct kunw_stack *s, __u32 nk, __u32 tgid, __u32 tid,
-				     __u32 *why)
+static __always_inline int in_exec(__u32 nk, __u32 tgid, __u32 *image)
 {
 	struct kunw_pstate *st = bpf_map_lookup_elem(&pstate, &tgid);
 	struct kunw_proc *p;
@@ -307,13 +306,7 @@ static __always_inline int exec_tick(struct kunw_stack *s, __u32 nk, __u32 tgid,
 	if (!nk || !st || !st->in_exec)
 		return 0;
 	p = bpf_map_lookup_elem(&procs, &tgid);
-	s->nkernel = nk;
-	s->nuser = 0;
-	s->flags = KUNW_F_EXEC;
-	s->hash = hash_stack(s);
-	*why = count_stack(s, p ? p->image : 0, tid);
-	if (!*why)
-		stat_inc(KUNW_STAT_IN_EXEC);
+	*image = p ? p->image : 0;
 	return 1;
 }
 
@@ -333,12 +326,16 @@ static __always_inline __u32 tick(struct bpf_perf_event_data *ctx, struct kunw_s
 	nk = kernel_part(ctx, s, ctx->regs.ip);
 	if (nk > KUNW_KERNEL_FRAMES)
 		return KUNW_STAT_NO_TABLE;
-	if (!crosscheck && exec_tick(s, nk, (__u32)(id >> 32), (__u32)id, &why))
-		return why;
-	n = kunw_walk_user(&regs, (__u32)(id >> 32), (struct kunw_pcs *)&s->pcs[nk], &res);
+	if (!crosscheck && in_exec(nk, (__u32)(id >> 32), &res.image)) {
+		n = 0;
+		res.flags = KUNW_F_EXEC;
+	} else {
+		n = kunw_walk_user(&regs, (__u32)(id >> 32), (struct kunw_pcs *)&s->pcs[nk],
+				   &res);
+		if (n < 0)
+			return (__u32)-n;
+	}
 	*t_walk = bpf_ktime_get_ns();
-	if (n < 0)
-		return (__u32)-n;
 	s->nkernel = nk;
 	s->nuser = (__u32)n;
 	s->flags = res.flags;
@@ -349,7 +346,10 @@ static __always_inline __u32 tick(struct bpf_perf_event_data *ctx, struct kunw_s
 		send_check(s, (__u32)id, regs.sp, t0);
 		return KUNW_STAT_NR; /* through the ring as well, not counted here */
 	}
-	return count_stack(s, res.image, (__u32)id);
+	why = count_stack(s, res.image, (__u32)id);
+	if (!why && !n)
+		stat_inc(KUNW_STAT_IN_EXEC);
+	return why;
 }
 
 /*

@@ -56,7 +56,11 @@
 #define KUNW_RING_BYTES (1u << 20) /* new stacks on their way to user space */
 #define KUNW_SIGNAL_FRAMES 16	   /* signal frames in one stack, at most (a loop beyond) */
 #define KUNW_MAP_STEPS 9	   /* binary search over KUNW_MAX_MAPS */
-#define KUNW_ROW_STEPS 22	   /* binary search over KUNW_ROWS (a page's rows: far fewer) */
+/*
+ * Binary search over one KiB's rows: at most 1,025 (distinct addresses,
+ * plus the row covering the KiB's start); beyond the last KiB, the last row.
+ */
+#define KUNW_ROW_STEPS 11
 #define KUNW_PC_CACHE 1024	   /* per CPU: recent (PC, process) -> rule, 24 KiB per CPU */
 #define KUNW_WAKE_NS 1000000	   /* the recorder woken at most once per ms (kunwind_tick) */
 #define KUNW_WINDOW 1024	   /* user stack read per bpf_probe_read_user (~100 ns each here) */

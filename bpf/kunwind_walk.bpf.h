@@ -269,7 +269,7 @@ static __always_inline void kunw_page_rows(struct kunw_walk_state *w, struct kun
 	__u64 page = off >> KUNW_PAGE_SHIFT;
 	__u32 at, lo, hi;
 
-	w->lo = 0;
+	w->lo = n - 1; /* past the last KiB: the last row */
 	w->hi = n;
 	if (page >= o->npages)
 		return;

@@ -292,6 +292,7 @@ uint32_t unwind_bpf__lookup(const struct unwind_bpf_rows *rows, const uint32_t *
 	if (addr < rows->base || off > UINT32_MAX || !rows->n)
 		return KUNW_RULE_NONE;
 	page = off >> KUNW_PAGE_SHIFT;
+	lo = hi - 1; /* past the last KiB: the last row */
 	if (page < npages) {
 		lo = pages[page];
 		if (page + 1 < npages)
