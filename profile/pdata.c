@@ -911,7 +911,7 @@ int pdata__exit_on_truncation(struct pdata *p, const char *prefix, const char *p
 	return sigaction(SIGBUS, &sa, NULL) < 0 ? -errno : 0;
 }
 
-int pdata__finish(struct pdata *p)
+int pdata__seal(struct pdata *p)
 {
 	struct layout l = {.table_off = p->lay.table_off,
 			   .table_slots = p->lay.table_slots,
@@ -930,11 +930,25 @@ int pdata__finish(struct pdata *p)
 	set_layout(p->hdr, &l);
 	p->hdr->end_ns = pdata__now_ns();
 	__atomic_store_n(&p->hdr->state, PDATA_COMPLETE, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int pdata__sync(struct pdata *p)
+{
+	if (!p->base)
+		return -EBADF;
 	if (msync(p->base, p->size, MS_SYNC) < 0)
 		return -errno;
 	if (fsync(p->fd) < 0)
 		return -errno;
 	return 0;
+}
+
+int pdata__finish(struct pdata *p)
+{
+	int rc = pdata__seal(p);
+
+	return rc ? rc : pdata__sync(p);
 }
 
 /* ---- iterating --------------------------------------------------------------- */
