@@ -1378,10 +1378,10 @@ int kstacks__wake_fd(struct kstacks *k)
 	return -1;
 }
 
-void kstacks__check(struct kstacks *k, pid_t tid, uint64_t sp, const uint64_t *pcs, unsigned int n,
-		    unsigned int flags)
+void kstacks__check(struct kstacks *k, pid_t tid, uint64_t time, uint64_t sp, const uint64_t *pcs,
+		    unsigned int n, unsigned int flags)
 {
-	(void)k, (void)tid, (void)sp, (void)pcs, (void)n, (void)flags;
+	(void)k, (void)tid, (void)time, (void)sp, (void)pcs, (void)n, (void)flags;
 }
 
 void kstacks__stats(struct kstacks *k, struct kstacks_stats *st)
