@@ -6,10 +6,8 @@
  * output/diff_write.c; this file holds the options.
  */
 #include <errno.h>
-#include <getopt.h>
-#include <math.h>
+#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cmds/cmds.h"
@@ -22,97 +20,50 @@ struct diff_cmd_opts {
 	int json;
 };
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: profil diff [--format text|json] [--sort share|seconds] [--threshold PCT]\n"
-		"                   [--top N] OLD NEW\n"
-		"  OLD, NEW          two profiles (profil.data files) to compare\n"
-		"  --format FMT      text (default) or json (doc/report-json.md, \"profil diff\")\n"
-		"  --sort KEY        share: by the change of share of all samples (default);\n"
-		"                    seconds: by the change of CPU seconds\n"
-		"  --threshold PCT   leave out rows whose share changed by less than PCT points\n"
-		"                    (default 0: every row)\n"
-		"  --top N           at most N rows per table\n"
-		"Rows: functions (name and object), objects, commands (executables), each\n"
-		"summed over every process of the profile; objects are matched by base name.\n");
-}
+static const struct opt_choice formats[] = {{"text", 0}, {"json", 1}, {NULL, 0}};
+static const struct opt_choice sorts[] = {
+	{"share", DIFF_SORT_SHARE}, {"seconds", DIFF_SORT_SECONDS}, {NULL, 0}};
 
-/* ---- command --------------------------------------------------------------- */
+#define AT(m) OPT_AT(struct diff_cmd_opts, m)
+static const struct opt options[] = {
+	{"format", 0, OPT_CHOICE, "FMT", AT(json),
+	 "text (default) or json (doc/report-json.md, \"profil diff\")", .what = "format",
+	 .choices = formats},
+	{"sort", 0, OPT_CHOICE, "KEY", AT(d.sort),
+	 "share: by the change of share of all samples (default); seconds: by the change of "
+	 "CPU seconds",
+	 .what = "sort key", .choices = sorts},
+	{"threshold", 0, OPT_DOUBLE, "PCT", AT(d.threshold),
+	 "leave out rows whose share changed by less than PCT points (default 0: every row)",
+	 .what = "a number of percentage points from 0 to 100", .min = 0, .max = 100},
+	{"top", 0, OPT_INT, "N", AT(p.top), "at most N rows per table",
+	 .what = "a positive number", .min = 1, .max = (double)LONG_MAX},
+	OPT_END,
+};
+
+static const struct opts_cmd diff_cmd = {
+	.name = "diff",
+	.usage = "profil diff [--format text|json] [--sort share|seconds] [--threshold PCT] "
+		 "[--top N] OLD NEW",
+	.opts = options,
+	.text = "OLD and NEW are two profiles (profil.data files) to compare.\n"
+		"Rows: functions (name and object), objects, commands (executables), each\n"
+		"summed over every process of the profile; objects are matched by base name.\n",
+};
 
 /* Returns -1 to go on, else the exit status. */
 static int parse_opts(int argc, char **argv, struct diff_cmd_opts *o)
 {
-	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'},
-		{"sort", required_argument, NULL, 's'},
-		{"threshold", required_argument, NULL, 't'},
-		{"top", required_argument, NULL, 'n'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	char *end;
-	int c;
+	int first, rc = opts__parse(&diff_cmd, argc, argv, o, &first);
 
-	while ((c = opts__next("diff", argc, argv, "h", longopts)) != -1) {
-		switch (c) {
-		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-				fprintf(stderr, "profil diff: unknown format '%s' (text or json)\n",
-					optarg);
-				return 2;
-			}
-			o->json = !strcmp(optarg, "json");
-			break;
-		case 's':
-			if (strcmp(optarg, "share") && strcmp(optarg, "seconds")) {
-				fprintf(stderr,
-					"profil diff: unknown sort key '%s' (share or seconds)\n",
-					optarg);
-				return 2;
-			}
-			o->d.sort =
-				!strcmp(optarg, "seconds") ? DIFF_SORT_SECONDS : DIFF_SORT_SHARE;
-			break;
-		case 't':
-			errno = 0;
-			o->d.threshold = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !isfinite(o->d.threshold) ||
-			    o->d.threshold < 0 || o->d.threshold > 100) {
-				fprintf(stderr,
-					"profil diff: --threshold needs a number of percentage "
-					"points "
-					"from 0 to 100, not '%s'\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'n':
-			errno = 0;
-			o->p.top = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || o->p.top < 1) {
-				fprintf(stderr,
-					"profil diff: --top needs a positive number, not '%s'\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default: /* opts__next said what is wrong */
-			return OPTS_EXIT_USAGE;
-		}
-	}
-	if (argc - optind != 2) {
-		fprintf(stderr,
-			"profil diff: give two profiles, OLD and NEW (usage: profil diff [OPTIONS] "
-			"OLD NEW)\n");
-		return 2;
-	}
-	o->p.old_path = argv[optind];
-	o->p.new_path = argv[optind + 1];
-	return -1;
+	if (rc != OPTS_GO_ON)
+		return rc;
+	if (argc - first != 2)
+		return opts__error("diff", "give two profiles, OLD and NEW (usage: profil diff "
+					   "[OPTIONS] OLD NEW)");
+	o->p.old_path = argv[first];
+	o->p.new_path = argv[first + 1];
+	return OPTS_GO_ON;
 }
 
 int cmd_diff(int argc, char **argv)

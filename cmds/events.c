@@ -10,7 +10,6 @@
  * the file and line, and exit status 1.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,77 +20,46 @@
 #include "events/events.h"
 #include "utils/opts.h"
 
-static void events_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: profil events [-i FILE] [--pid P] [--comm NAME] [--event NAME]\n"
-		"                     [--format json|table]\n"
-		"  -i, --input FILE   event stream to read (default %s, '-' = stdin)\n"
-		"  --pid P            only events of process P (processId or hostProcessId)\n"
-		"  --comm NAME        only events of processes named NAME\n"
-		"  --event NAME       only events NAME (prof, profil, sprofil, setitimer, ...)\n"
-		"  --format FMT       json (default: the input lines) or table\n"
-		"Options may be repeated and take comma-separated lists.\n",
-		PROFIL_EVENTS_DEFAULT_PATH);
-}
-
 struct events_opts {
 	const char *input;
 	bool table;
+	struct event_filter_opts f;
 	struct event_filter filter;
 };
 
-static int events_parse_args(int argc, char **argv, struct events_opts *o)
-{
-	static const struct option longopts[] = {
-		{"input", required_argument, NULL, 'i'},
-		{"pid", required_argument, NULL, 'p'},
-		{"comm", required_argument, NULL, 'c'},
-		{"event", required_argument, NULL, 'e'},
-		{"format", required_argument, NULL, 'f'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	int c;
+static const struct opt_choice formats[] = {{"json", 0}, {"table", 1}, {NULL, 0}};
 
-	while ((c = opts__next("events", argc, argv, "i:h", longopts)) != -1) {
-		switch (c) {
-		case 'i':
-			o->input = optarg;
-			break;
-		case 'p':
-			if (event_filter__add(&o->filter, "profil events", "--pid", optarg))
-				return 2;
-			break;
-		case 'c':
-			if (event_filter__add(&o->filter, "profil events", "--comm", optarg))
-				return 2;
-			break;
-		case 'e':
-			if (event_filter__add(&o->filter, "profil events", "--event", optarg))
-				return 2;
-			break;
-		case 'f':
-			if (strcmp(optarg, "json") && strcmp(optarg, "table")) {
-				fprintf(stderr,
-					"profil events: --format is json or table, not '%s'\n",
-					optarg);
-				return 2;
-			}
-			o->table = !strcmp(optarg, "table");
-			break;
-		case 'h':
-			events_usage(stdout);
-			return -1;
-		default: /* opts__next said what is wrong */
-			return OPTS_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "profil events: unexpected argument '%s'\n", argv[optind]);
-		return 2;
-	}
-	return 0;
+#define AT(m) OPT_AT(struct events_opts, m)
+static const struct opt options[] = {
+	{"input", 'i', OPT_STRING, "FILE", AT(input),
+	 "event stream to read (default " PROFIL_EVENTS_DEFAULT_PATH ", '-' = stdin)"},
+	EVENT_FILTER_OPTIONS(struct events_opts, f),
+	{"format", 0, OPT_CHOICE, "FMT", AT(table), "json (default: the input lines) or table",
+	 .what = "format", .choices = formats},
+	OPT_END,
+};
+
+static const struct opts_cmd events_cmd = {
+	.name = "events",
+	.usage = "profil events [-i FILE] [--pid LIST] [--comm LIST] [--event LIST] "
+		 "[--format json|table]",
+	.opts = options,
+	.flags = OPTS_NO_OPERANDS,
+	.text = "The filters take comma-separated lists and may be repeated (the lists add up).\n",
+};
+
+int event_filter_opts__filter(const char *cmd, const struct event_filter_opts *o,
+			      struct event_filter *f)
+{
+	char why[256];
+
+	f->pids = o->pids.v;
+	f->npids = o->pids.n;
+	f->comms = o->comms.v;
+	f->ncomms = o->comms.n;
+	if (event_filter__events(f, o->events.v, o->events.n, why, sizeof(why)) < 0)
+		return opts__error(cmd, "%s", why);
+	return OPTS_GO_ON;
 }
 
 /* Copy the events that pass the filters to stdout, as they are or as a table. */
@@ -129,15 +97,18 @@ int cmd_events(int argc, char **argv)
 	struct events_opts o = {.input = PROFIL_EVENTS_DEFAULT_PATH};
 	struct event_reader *r;
 	char why[512];
-	int rc = events_parse_args(argc, argv, &o);
+	int first, rc = opts__parse(&events_cmd, argc, argv, &o, &first);
 
-	if (rc)
-		return rc < 0 ? 0 : rc;
-	if (event_reader__open(&r, o.input, why, sizeof(why)) < 0) {
+	if (rc == OPTS_GO_ON)
+		rc = event_filter_opts__filter("events", &o.f, &o.filter);
+	if (rc == OPTS_GO_ON && event_reader__open(&r, o.input, why, sizeof(why)) < 0) {
 		fprintf(stderr, "profil events: %s\n", why);
-		return 1;
+		rc = 1;
+	} else if (rc == OPTS_GO_ON) {
+		rc = events_process(r, &o);
+		event_reader__close(r);
 	}
-	rc = events_process(r, &o);
-	event_reader__close(r);
+	event_filter__free(&o.filter);
+	opts__free(&events_cmd, &o);
 	return rc;
 }

@@ -18,6 +18,7 @@ WEAK int cmd_export(int argc, char **argv);
 WEAK int cmd_events(int argc, char **argv);
 WEAK int cmd_watch(int argc, char **argv);
 WEAK int cmd_diff(int argc, char **argv);
+WEAK int cmd_annotate(int argc, char **argv);
 
 static const struct command {
 	const char *name;
@@ -26,7 +27,8 @@ static const struct command {
 } commands[] = {
 	{"record", cmd_record, "run a command (or attach to a process) and record a profile"},
 	{"report", cmd_report, "print the flat profile of a recorded profile"},
-	{"export", cmd_export, "write a recorded profile as gmon.out for gprof"},
+	{"annotate", cmd_annotate, "a function's time down to its source lines and instructions"},
+	{"export", cmd_export, "export a profile as gmon (gprof), pprof or folded (flame graphs)"},
 	{"events", cmd_events, "filter and print a recorded prof/profil event stream"},
 	{"watch", cmd_watch, "show profiling activity of every process on the machine (eBPF)"},
 	{"diff", cmd_diff, "compare two recorded profiles per function, object and command"},
@@ -34,15 +36,33 @@ static const struct command {
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-static void usage(FILE *out)
+static void list_commands(FILE *out)
 {
-	fprintf(out, "usage: profil COMMAND [OPTIONS] [ARGS]\n\ncommands:\n");
+	fprintf(out, "\ncommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "  %-8s %s\n", "help", "show a command's manual page (or its --help)");
 	fprintf(out, "\n'profil help COMMAND' or 'profil COMMAND --help' describes each command;\n"
 		     "'man profil' the whole tool, 'man libprofil' the library.\n");
 }
+
+struct profil_opts {
+	int version;
+};
+
+static const struct opt options[] = {
+	{"version", 0, OPT_FLAG, NULL, OPT_AT(struct profil_opts, version),
+	 "print profil's version and exit", .set = 1},
+	OPT_END,
+};
+
+static const struct opts_cmd profil_cmd = {
+	.name = NULL,
+	.usage = "profil COMMAND [OPTIONS] [ARGS]",
+	.opts = options,
+	.more = list_commands,
+	.flags = OPTS_IN_ORDER,
+};
 
 static const struct command *find_command(const char *name)
 {
@@ -73,63 +93,58 @@ static int command_help(const struct command *c)
 }
 
 /* profil help [COMMAND]: the top-level usage, or COMMAND's page. */
+static const struct opts_cmd help_cmd = {
+	.name = "help",
+	.usage = "profil help [COMMAND]",
+	.text = "Without COMMAND, profil's usage and its commands; with one, the command's manual\n"
+		"page (profil-COMMAND(1)), or its --help where the pages are not installed.\n",
+};
+
 static int help(int argc, char **argv)
 {
 	const struct command *c;
+	int first, rc = opts__parse(&help_cmd, argc, argv, NULL, &first);
 
-	if (argc < 2 || !strcmp(argv[1], "help")) {
-		usage(stdout);
+	if (rc != OPTS_GO_ON)
+		return rc;
+	if (argc - first < 1 || !strcmp(argv[first], "help")) {
+		opts__help(&profil_cmd, stdout);
 		return 0;
 	}
-	if (argc > 2) {
-		fprintf(stderr,
-			"profil help: one command at a time (usage: profil help [COMMAND])\n");
-		return 2;
-	}
-	c = find_command(argv[1]);
-	if (!c) {
-		fprintf(stderr, "profil help: unknown command '%s' (try 'profil help')\n", argv[1]);
-		return 2;
-	}
+	if (argc - first > 1)
+		return opts__error("help", "one command at a time (usage: profil help [COMMAND])");
+	c = find_command(argv[first]);
+	if (!c)
+		return opts__error("help", "unknown command '%s' (try 'profil help')", argv[first]);
 	return command_help(c);
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
-	};
+	struct profil_opts o = {0};
 	const struct command *c;
-	int opt;
+	int first, rc = opts__parse(&profil_cmd, argc, argv, &o, &first);
 
-	/* "+": the options before the command are profil's, the rest the command's */
-	while ((opt = opts__next(NULL, argc, argv, "+h", longopts)) != -1) {
-		switch (opt) {
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			printf("profil %s\n", PROFIL_VERSION);
-			return 0;
-		default: /* opts__next said what is wrong */
-			return OPTS_EXIT_USAGE;
-		}
+	/* the options before the command are profil's, the rest the command's */
+	if (rc != OPTS_GO_ON)
+		return rc;
+	if (o.version) {
+		printf("profil %s\n", PROFIL_VERSION);
+		return 0;
 	}
-	if (optind >= argc) {
-		usage(stderr);
+	if (first >= argc) {
+		opts__help(&profil_cmd, stderr);
 		return OPTS_EXIT_USAGE;
 	}
-	if (!strcmp(argv[optind], "help"))
-		return help(argc - optind, argv + optind);
-	c = find_command(argv[optind]);
+	if (!strcmp(argv[first], "help"))
+		return help(argc - first, argv + first);
+	c = find_command(argv[first]);
 	if (!c) {
 		fprintf(stderr, "profil: unknown command '%s' (try 'profil --help')\n",
-			argv[optind]);
-		return 2;
+			argv[first]);
+		return OPTS_EXIT_USAGE;
 	}
 	if (!c->fn)
 		return not_built(c->name);
-	return c->fn(argc - optind, argv + optind);
+	return c->fn(argc - first, argv + first);
 }

@@ -10,12 +10,10 @@
  * profile, --events, --gmon; one sentence each).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cmds/cmds.h"
 #include "output/output.h"
@@ -32,216 +30,169 @@ struct cmd_record_opts {
 	int quiet;
 };
 
-static void usage(FILE *out)
+#define STR(x) #x
+#define XSTR(x) STR(x)
+
+/* --call-graph MODE: dwarf[,SIZE], fp or none, as perf spells them.  0, or -1 with why. */
+static int parse_call_graph(void *out, const char *arg, char *why, size_t whylen)
 {
-	fprintf(out,
-		"usage: profil record [OPTIONS] -- COMMAND [ARGS...]\n"
-		"       profil record [OPTIONS] -p PID\n"
-		"\n"
-		"  -o, --output FILE   profile to write (default " DEFAULT_OUTPUT ")\n"
-		"  -F, --freq HZ       samples per CPU second (default %d)\n"
-		"      --clock CLOCK   auto, bpf, perf, thread or itimer (default auto: perf "
-		"where\n"
-		"                      permitted, else thread)\n"
-		"  -g                  record call stacks, the best way this machine permits\n"
-		"                      (dwarf: on perf events, or in the sampled thread with\n"
-		"                      the thread and itimer clocks)\n"
-		"      --call-graph MODE  call stacks: dwarf[,SIZE] (the CFI, from SIZE bytes of\n"
-		"                      user stack per sample, default %d; complete without frame\n"
-		"                      pointers), fp (the kernel's frame-pointer walk: cheap, cut\n"
-		"                      short by code built without them) or none\n"
-		"  -p, --pid PID       attach to a running process and all its threads\n"
-		"      --no-inherit    do not follow child processes\n"
-		"      --gmon [FILE]   also write a gmon.out for gprof (default " DEFAULT_GMON ")\n"
-		"      --events FILE   write the prof/profil event stream as Tracee JSON lines\n"
-		"                      (\"-\" = stdout; see doc/events.md)\n"
-		"  -q, --quiet         no summary line\n"
-		"\n"
-		"Outputs are never written through a symbolic link, over another user's file,\n"
+	struct record_opts *o = &((struct cmd_record_opts *)out)->rec;
+	static const struct {
+		const char *name;
+		enum record_callgraph cg;
+	} modes[] = {{"none", RECORD_CG_NONE}, {"fp", RECORD_CG_FP}, {"dwarf", RECORD_CG_DWARF}};
+	char *end;
+	unsigned long v;
+
+	o->stack_bytes = 0;
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (!strcmp(arg, modes[i].name)) {
+			o->callgraph = modes[i].cg;
+			return 0;
+		}
+	if (strncmp(arg, "dwarf,", 6)) {
+		snprintf(why, whylen, "unknown call-graph mode '%s' (dwarf[,SIZE], fp or none)",
+			 arg);
+		return -1;
+	}
+	errno = 0;
+	v = strtoul(arg + 6, &end, 10);
+	if (!arg[6] || arg[6] == '-' || errno || *end || v < RECORD_STACK_BYTES_MIN ||
+	    v > RECORD_STACK_BYTES_MAX) {
+		snprintf(why, whylen, "bad stack size '%s' (expected %d..%d bytes)", arg + 6,
+			 RECORD_STACK_BYTES_MIN, RECORD_STACK_BYTES_MAX);
+		return -1;
+	}
+	o->callgraph = RECORD_CG_DWARF;
+	o->stack_bytes = (unsigned int)((v + 7) & ~7ul); /* whole words, as perf rounds */
+	return 0;
+}
+
+/* --gmon [FILE] */
+static int set_gmon(void *out, const char *arg, char *why, size_t whylen)
+{
+	(void)why;
+	(void)whylen;
+	((struct cmd_record_opts *)out)->gmon = arg ? arg : DEFAULT_GMON;
+	return 0;
+}
+
+/* --clock CLOCK: a name of pdata's one table of clock names, not "manual" (libprofil's own). */
+static int set_clock(void *out, const char *arg, char *why, size_t whylen)
+{
+	uint32_t *clock = &((struct cmd_record_opts *)out)->rec.clock;
+
+	if (pdata__clock_from_name(arg, clock) == 0 && *clock != PDATA_CLOCK_MANUAL)
+		return 0;
+	snprintf(why, whylen, "unknown clock '%s' (auto, bpf, perf, thread or itimer)", arg);
+	return -1;
+}
+
+#define AT(m) OPT_AT(struct cmd_record_opts, m)
+static const struct opt options[] = {
+	{"output", 'o', OPT_STRING, "FILE", AT(rec.output),
+	 "profile to write (default " DEFAULT_OUTPUT ")"},
+	{"freq", 'F', OPT_INT, "HZ", AT(rec.hz),
+	 "samples per CPU second (default " XSTR(RECORD_DEFAULT_HZ) ")",
+	 .what = "a rate from 1 to 1000000 Hz", .min = 1, .max = 1000000},
+	{"clock", 0, OPT_CALL, "CLOCK", AT(rec.clock),
+	 "auto, bpf, perf, thread or itimer (default auto: perf where permitted, else thread)",
+	 .call = set_clock},
+	{NULL, 'g', OPT_FLAG, NULL, AT(rec.callgraph),
+	 "record call stacks, the best way this machine permits (dwarf: on perf events, or in "
+	 "the sampled thread with the thread and itimer clocks)",
+	 .set = RECORD_CG_AUTO},
+	{"call-graph", 0, OPT_CALL, "MODE", AT(rec.callgraph),
+	 "call stacks: dwarf[,SIZE] (the CFI, from SIZE bytes of user stack per sample, "
+	 "default " XSTR(
+		 RECORD_STACK_BYTES_DEFAULT) "; complete without frame pointers), fp (the kernel's "
+					     "frame-pointer walk: cheap, cut short by code built "
+					     "without them) or none",
+	 .call = parse_call_graph},
+	{"pid", 'p', OPT_INT, "PID", AT(rec.attach_pid),
+	 "attach to a running process and all its threads", .what = "a process id (1 or more)",
+	 .min = 1, .max = INT_MAX},
+	{"no-inherit", 0, OPT_FLAG, NULL, AT(rec.inherit), "do not follow child processes",
+	 .set = 0},
+	{"gmon", 0, OPT_CALL, "FILE", AT(gmon),
+	 "also write a gmon.out for gprof (default " DEFAULT_GMON ")", .call = set_gmon,
+	 .flags = OPT_OPTIONAL},
+	{"events", 0, OPT_STRING, "FILE", AT(rec.events),
+	 "write the prof/profil event stream as Tracee JSON lines (\"-\" = stdout; see "
+	 "doc/events.md)"},
+	{"off-cpu", 0, OPT_FLAG, NULL, AT(rec.offcpu),
+	 "also the time each thread spends off the CPU (sleeping, blocked, preempted), under the "
+	 "stack it left the CPU with (with -g), counted in the kernel where BPF is permitted; "
+	 "else each thread's total where perf can say",
+	 .set = 1},
+	{"quiet", 'q', OPT_FLAG, NULL, AT(quiet), "no summary line", .set = 1},
+	OPT_END,
+};
+
+static const struct opts_cmd record_cmd = {
+	.name = "record",
+	.usage = "profil record [OPTIONS] -- COMMAND [ARGS...]\n"
+		 "profil record [OPTIONS] -p PID",
+	.opts = options,
+	.flags = OPTS_IN_ORDER,
+	.text = "Outputs are never written through a symbolic link, over another user's file,\n"
 		"over the program or a file its arguments name; -o replaces only a profile\n"
 		"(the previous one is kept as FILE.old), --gmon and --events never a profile\n"
 		"or a program; /dev/stdout, /dev/null and your FIFOs are written in place.\n"
 		"Exits with COMMAND's exit status (128+N when a signal N ended it), or 1 when\n"
 		"COMMAND succeeded but an output could not be written whole (said in one line).\n"
 		"If profil record is killed, COMMAND gets SIGTERM (not its own children).\n",
-		RECORD_DEFAULT_HZ, RECORD_STACK_BYTES_DEFAULT);
-}
+};
 
-static int parse_uint(const char *s, unsigned long max, unsigned long *out)
+/* What the options cannot say alone.  -1 to go on, else the exit status. */
+static int check_args(const struct record_opts *o)
 {
-	char *end;
-	unsigned long v;
-
-	if (!s || !*s || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v == 0 || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-/* --call-graph MODE: dwarf[,SIZE], fp or none, as perf spells them.  Returns 0 or -1 (said why). */
-static int parse_call_graph(const char *arg, struct record_opts *o)
-{
-	unsigned long v;
-
-	o->stack_bytes = 0;
-	if (!strcmp(arg, "none")) {
-		o->callgraph = RECORD_CG_NONE;
-		return 0;
-	}
-	if (!strcmp(arg, "fp")) {
-		o->callgraph = RECORD_CG_FP;
-		return 0;
-	}
-	if (!strcmp(arg, "dwarf")) {
-		o->callgraph = RECORD_CG_DWARF;
-		return 0;
-	}
-	if (!strncmp(arg, "dwarf,", 6)) {
-		if (parse_uint(arg + 6, RECORD_STACK_BYTES_MAX, &v) < 0 ||
-		    v < RECORD_STACK_BYTES_MIN) {
-			fprintf(stderr,
-				"profil record: bad stack size '%s' (expected %d..%d bytes)\n",
-				arg + 6, RECORD_STACK_BYTES_MIN, RECORD_STACK_BYTES_MAX);
-			return -1;
-		}
-		o->callgraph = RECORD_CG_DWARF;
-		o->stack_bytes = (unsigned int)((v + 7) & ~7ul); /* whole words, as perf rounds */
-		return 0;
-	}
-	fprintf(stderr, "profil record: unknown call-graph mode '%s' (dwarf[,SIZE], fp or none)\n",
-		arg);
+	if (o->attach_pid && *o->argv)
+		return opts__error("record", "give either a COMMAND or -p PID, not both");
+	if (!o->attach_pid && !*o->argv)
+		return opts__error("record", "no COMMAND given (usage: profil record [OPTIONS] -- "
+					     "COMMAND [ARGS...])");
+	if (o->callgraph == RECORD_CG_FP &&
+	    (o->clock == PDATA_CLOCK_THREAD || o->clock == PDATA_CLOCK_ITIMER))
+		return opts__error("record",
+				   "--call-graph fp needs perf events (--clock perf or bpf); the "
+				   "thread and itimer clocks take dwarf stacks (-g)");
+	if (o->attach_pid && o->events)
+		return opts__error("record", "--events is for a COMMAND, not -p PID");
+	if (o->attach_pid && o->clock != PDATA_CLOCK_AUTO && o->clock != PDATA_CLOCK_PERF)
+		return opts__error("record", "attaching to a running process needs --clock perf");
 	return -1;
-}
-
-static int has_double_dash_after(int argc, char **argv, int from)
-{
-	for (int i = from; i < argc; i++)
-		if (!strcmp(argv[i], "--"))
-			return 1;
-	return 0;
 }
 
 /* Returns -1 to continue, else the exit status. */
 static int parse_args(int argc, char **argv, struct cmd_record_opts *co)
 {
-	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"freq", required_argument, NULL, 'F'},
-		{"clock", required_argument, NULL, 'c'},
-		{"pid", required_argument, NULL, 'p'},
-		{"no-inherit", no_argument, NULL, 'I'},
-		{"gmon", optional_argument, NULL, 'G'},
-		{"events", required_argument, NULL, 'E'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"call-graph", required_argument, NULL, 'C'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	struct record_opts *o = &co->rec;
-	unsigned long v;
-	int c;
+	int first, rc;
 
 	o->output = DEFAULT_OUTPUT;
 	o->hz = RECORD_DEFAULT_HZ;
 	o->inherit = 1;
-	while ((c = opts__next("record", argc, argv, "+o:F:p:qhg", longopts)) != -1) {
-		switch (c) {
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'F':
-			if (parse_uint(optarg, 1000000, &v) < 0) {
-				fprintf(stderr,
-					"profil record: bad rate '%s' (expected 1..1000000 Hz)\n",
-					optarg);
-				return 2;
-			}
-			o->hz = (unsigned int)v;
-			break;
-		case 'c':
-			if (pdata__clock_from_name(optarg, &o->clock) < 0 ||
-			    o->clock == PDATA_CLOCK_MANUAL) {
-				fprintf(stderr,
-					"profil record: unknown clock '%s' (auto, bpf, perf, "
-					"thread or itimer)\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'p':
-			if (parse_uint(optarg, INT_MAX, &v) < 0) {
-				fprintf(stderr, "profil record: bad process id '%s'\n", optarg);
-				return 2;
-			}
-			o->attach_pid = (pid_t)v;
-			break;
-		case 'I':
-			o->inherit = 0;
-			break;
-		case 'g':
-			o->callgraph = RECORD_CG_AUTO;
-			break;
-		case 'C':
-			if (parse_call_graph(optarg, o) < 0)
-				return 2;
-			break;
-		case 'G':
-			co->gmon = optarg ? optarg : DEFAULT_GMON;
-			/* "--gmon FILE -- CMD": a plain word before the "--" is the file name */
-			if (!optarg && optind < argc && argv[optind][0] != '-' &&
-			    has_double_dash_after(argc, argv, optind + 1))
-				co->gmon = argv[optind++];
-			break;
-		case 'E':
-			o->events = optarg;
-			break;
-		case 'q':
-			co->quiet = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default: /* opts__next said what is wrong */
-			return OPTS_EXIT_USAGE;
-		}
-	}
-	if (optind < argc && !strcmp(argv[optind], "--"))
-		optind++;
-	o->argv = argv + optind;
-	if (o->attach_pid && *o->argv) {
-		fprintf(stderr, "profil record: give either a COMMAND or -p PID, not both\n");
-		return 2;
-	}
-	if (!o->attach_pid && !*o->argv) {
-		fprintf(stderr, "profil record: no COMMAND given (usage: profil record [OPTIONS] "
-				"-- COMMAND [ARGS...])\n");
-		return 2;
-	}
-	if (o->callgraph == RECORD_CG_FP &&
-	    (o->clock == PDATA_CLOCK_THREAD || o->clock == PDATA_CLOCK_ITIMER)) {
-		fprintf(stderr, "profil record: --call-graph fp needs perf events (--clock perf or "
-				"bpf); the thread and itimer clocks take dwarf stacks (-g)\n");
-		return 2;
-	}
-	if (o->attach_pid && o->events) {
-		fprintf(stderr, "profil record: --events is for a COMMAND, not -p PID\n");
-		return 2;
-	}
-	if (o->attach_pid && o->clock != PDATA_CLOCK_AUTO && o->clock != PDATA_CLOCK_PERF) {
-		fprintf(stderr,
-			"profil record: attaching to a running process needs --clock perf\n");
-		return 2;
-	}
-	return -1;
+	rc = opts__parse(&record_cmd, argc, argv, co, &first);
+	if (rc != OPTS_GO_ON)
+		return rc;
+	o->argv = argv + first;
+	return check_args(o);
 }
 
-static double mib(uint64_t bytes)
+/* A file's size as a person reads it: bytes, KiB under 1 MiB, then MiB, GiB. */
+static const char *size_text(uint64_t bytes, char *buf, size_t len)
 {
-	return (double)bytes / (1024.0 * 1024.0);
+	if (bytes < 1024)
+		snprintf(buf, len, "%llu %s", (unsigned long long)bytes,
+			 bytes == 1 ? "byte" : "bytes");
+	else if (bytes < 1024 * 1024)
+		snprintf(buf, len, "%.1f KiB", (double)bytes / 1024.0);
+	else if (bytes < 1024ull * 1024 * 1024)
+		snprintf(buf, len, "%.1f MiB", (double)bytes / (1024.0 * 1024.0));
+	else
+		snprintf(buf, len, "%.1f GiB", (double)bytes / (1024.0 * 1024.0 * 1024.0));
+	return buf;
 }
 
 static const char *plural(uint64_t n, const char *one, const char *many)
@@ -252,7 +203,7 @@ static const char *plural(uint64_t n, const char *one, const char *many)
 /* One line: the rate is the one every reader of the profile states (1e9 / its period). */
 static void summary(const struct cmd_record_opts *co, const struct record_result *res)
 {
-	char thr[96] = "", cap[64] = "", stk[96] = "";
+	char thr[96] = "", cap[64] = "", stk[96] = "", size[32], off[64] = "";
 	const char *why_incomplete = res->flush_err < 0 ? strerror(-res->flush_err) : NULL;
 
 	if (res->throttled)
@@ -261,6 +212,9 @@ static void summary(const struct cmd_record_opts *co, const struct record_result
 			 plural(res->throttled, "sample", "samples"));
 	if (res->hz < co->rec.hz)
 		snprintf(cap, sizeof(cap), ", capped at %u by the kernel", res->hz);
+	if (co->rec.offcpu)
+		snprintf(off, sizeof(off), ", off-CPU %.3f s (%s)", (double)res->offcpu_ns / 1e9,
+			 res->offcpu_name ? res->offcpu_name : "none");
 	if (res->callgraph_name && !strcmp(res->callgraph_name, "fp"))
 		snprintf(stk, sizeof(stk), ", fp call stacks");
 	else if (res->callgraph_name && strcmp(res->callgraph_name, "none") && !res->samples)
@@ -273,14 +227,14 @@ static void summary(const struct cmd_record_opts *co, const struct record_result
 			 res->stacks_dropped ? ", some stored without: frame table full" : "");
 	fprintf(stderr,
 		"profil record: %llu %s, %llu lost, %u %s, clock %s at %.1f Hz (%u Hz "
-		"asked%s%s)%s%s, %s (%.1f MiB)%s%s\n",
+		"asked%s%s)%s%s%s, %s (%s)%s%s\n",
 		(unsigned long long)res->samples, plural(res->samples, "sample", "samples"),
 		(unsigned long long)res->lost, res->processes,
 		plural(res->processes, "process", "processes"), res->clock_name, res->effective_hz,
-		co->rec.hz, cap, thr, res->kernel ? ", kernel sampled" : "", stk,
+		co->rec.hz, cap, thr, res->kernel ? ", kernel sampled" : "", stk, off,
 		res->output[0] ? res->output :
 				 "its file gone (removed or renamed by another writer)",
-		mib(res->file_size), why_incomplete ? ": " : "",
+		size_text(res->file_size, size, sizeof(size)), why_incomplete ? ": " : "",
 		why_incomplete ? why_incomplete : "");
 }
 

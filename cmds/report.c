@@ -8,9 +8,7 @@
  * --callees).  The model and its writers are report/report.h, the
  * call-stack parts report/cgreport.h; this file holds the options.
  */
-#include <errno.h>
-#include <getopt.h>
-#include <math.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,13 +19,6 @@
 
 enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_HTML };
 
-/* The filters' lists, as parsed (the report points into them). */
-struct lists {
-	int *pids, *tids;
-	char **comms, **dsos;
-	char *comm_buf, *dso_buf; /* the strings of comms and dsos */
-};
-
 struct opts {
 	const char *input;
 	const char *output; /* --format html: the page's file, "-" for stdout */
@@ -36,317 +27,207 @@ struct opts {
 	int run_csv; /* csv: the whole run's table (--sort with a key) */
 	struct report_opts ro;
 	struct cgreport_opts cg; /* --children, --call-graph, --callers, --callees */
-	struct lists l;
+	struct opt_ids pids, tids;
+	struct opt_list comms, dsos;
 };
 
-static void usage(FILE *out)
+/* --sort KEYS: the report's keys, and self or name. 0, or -1 with why. */
+static int parse_sort(void *out, const char *arg, char *why, size_t whylen)
 {
-	fprintf(out,
-		"usage: profil report [-i FILE] [--format text|json|csv] [--sort KEYS]\n"
-		"                     [--pid LIST] [--tid LIST] [--comm LIST] [--dso LIST]\n"
-		"                     [--percent-limit P] [--top N] [--images] [--threads] "
-		"[--lines]\n"
-		"                     [--children] [-g|--call-graph caller|callee[,PERCENT]]\n"
-		"                     [--callers FUNC] [--callees FUNC]\n"
-		"       profil report --format html -o OUT [-i FILE] [--lines]\n"
-		"  -i, --input FILE    profile to read (default profil.data)\n"
-		"  --format FMT        text (default), json (doc/report-json.md), csv, or html:\n"
-		"                      one self-contained page (flame graph, sortable table)\n"
-		"  -o, --output OUT    html: the file to write (replaced atomically; never\n"
-		"                      through a symbolic link, over another user's file, a\n"
-		"                      profile or a program), - for stdout\n"
-		"  --sort KEYS         the whole run's columns and grouping, comma-separated, as\n"
-		"                      perf report's: comm, dso, sym, pid, tid (default "
-		"comm,dso,sym);\n"
-		"                      with self (most time first, the default) or name (by name)\n"
-		"  --pid, --tid LIST   only these processes, threads (comma-separated ids)\n"
-		"  --comm LIST         only these commands (thread names)\n"
-		"  --dso LIST          only these objects (full path or base name, [kernel], ...)\n"
-		"  --percent-limit P   leave out rows below P %% of the run (of the image, per "
-		"image)\n"
-		"  --top N             at most N rows per table (0: all, the default)\n"
-		"  --images            text: each process image's own rows after the whole run\n"
-		"  --threads           each image split by thread (text: implies --images)\n"
-		"  --lines             split by source line (file:line from DWARF)\n"
-		"call stacks (profiles recorded with -g; a flat profile has its leaves only):\n"
-		"  --children          total (inclusive: the row and its callees) beside self,\n"
-		"                      every row on a stack, most total first, as perf's\n"
-		"  -g, --call-graph ORDER[,PERCENT]\n"
-		"                      after each table, the tree of its stacks: caller "
-		"(top-down,\n"
-		"                      from the outermost callers) or callee (bottom-up, from\n"
-		"                      where the samples hit); nodes of at least PERCENT of the\n"
-		"                      run's (the image's) samples (default: --percent-limit,\n"
-		"                      else 0.5)\n"
-		"  --callers FUNC      the tree of FUNC's callers instead of the table\n"
-		"  --callees FUNC      the tree of FUNC's callees instead of the table\n"
-		"  (text and json; csv with --children)\n"
-		"The text report starts with the whole run merged; %%time is a share of the whole\n"
-		"run (per image: of the image).  [kernel] rows marked \"accounted\" are each\n"
-		"thread's system time as the kernel accounted it, where the kernel could not be\n"
-		"sampled; [unsampled] rows are CPU time of a process image that no sample covers\n"
-		"(short processes).  CSV: per image as before; with --sort KEYS, the whole run.\n");
-}
-
-/* ---- option values ---------------------------------------------------------------- */
-
-static int bad_value(const char *opt, const char *what, const char *arg)
-{
-	fprintf(stderr, "profil report: %s needs %s, not '%s'\n", opt, what, arg);
-	return OPTS_EXIT_USAGE;
-}
-
-/* Split a comma-separated list in place (buf is a copy of arg); no empty items. */
-static int split(const char *opt, const char *arg, char **buf, char ***items, size_t *n)
-{
-	char *save = NULL, *tok;
-
-	free(*buf);
-	free(*items);
-	*items = NULL;
-	*n = 0;
-	*buf = strdup(arg);
-	*items = calloc(strlen(arg) / 2 + 2, sizeof(**items));
-	if (!*buf || !*items) {
-		fprintf(stderr, "profil report: out of memory\n");
-		return 1;
-	}
-	for (tok = strtok_r(*buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		(*items)[(*n)++] = tok;
-	return *n ? 0 : bad_value(opt, "a comma-separated list", arg);
-}
-
-static int parse_ids(const char *opt, const char *what, const char *arg, int **ids, size_t *n)
-{
-	char *buf = NULL, **items = NULL;
-	int rc = split(opt, arg, &buf, &items, n);
-
-	free(*ids);
-	*ids = rc ? NULL : calloc(*n, sizeof(**ids));
-	if (!rc && !*ids)
-		rc = 1;
-	for (size_t i = 0; !rc && i < *n; i++) {
-		char *end;
-		long v;
-
-		errno = 0;
-		v = strtol(items[i], &end, 10);
-		if (errno || end == items[i] || *end || v < 0 || v > INT32_MAX)
-			rc = bad_value(opt, what, arg);
-		else
-			(*ids)[i] = (int)v;
-	}
-	free(buf);
-	free(items);
-	return rc;
-}
-
-static int parse_sort(const char *arg, struct opts *o)
-{
-	char *buf = NULL, **items = NULL;
-	size_t n = 0;
-	int rc = split("--sort", arg, &buf, &items, &n);
+	struct opts *o = out;
+	size_t items = 0;
 
 	o->ro.nkeys = 0;
 	o->ro.sort_name = 0;
-	for (size_t i = 0; !rc && i < n; i++) {
-		int key = report__key_parse(items[i]);
+	for (const char *s = arg; *s; s += strcspn(s, ","), s += *s == ',') {
+		char item[32];
+		size_t len = strcspn(s, ",");
+		int key;
 
-		if (!strcmp(items[i], "self") || !strcmp(items[i], "name")) {
-			o->ro.sort_name = !strcmp(items[i], "name");
+		if (!len)
+			continue;
+		items++;
+		snprintf(item, sizeof(item), "%.*s", (int)(len < sizeof(item) ? len : 0), s);
+		key = report__key_parse(item);
+		if (!strcmp(item, "self") || !strcmp(item, "name")) {
+			o->ro.sort_name = !strcmp(item, "name");
+		} else if (report__value_parse(item)) {
+			o->ro.value = report__value_parse(item); /* most of this time first */
 		} else if (!key) {
-			fprintf(stderr,
-				"profil report: unknown sort key '%s' (comm, dso, sym, pid, tid, "
-				"self "
-				"or name)\n",
-				items[i]);
-			rc = OPTS_EXIT_USAGE;
+			snprintf(why, whylen,
+				 "unknown sort key '%.*s' (comm, dso, sym, pid, tid, self, name, "
+				 "cpu, "
+				 "wall, off-cpu, sleep, blocked, preempted or stopped)",
+				 (int)len, s);
+			return -1;
 		} else if (o->ro.nkeys < REPORT_MAX_KEYS) {
 			o->ro.keys[o->ro.nkeys++] = key;
 		}
 	}
-	o->run_csv = o->ro.nkeys > 0;
-	free(buf);
-	free(items);
-	return rc;
-}
-
-static int parse_percent(const char *opt, const char *arg, double *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(*v) || *v < 0 || *v > 100)
-		return bad_value(opt, "a percentage from 0 to 100", arg);
-	return 0;
-}
-
-static int parse_format(const char *arg, enum fmt *f)
-{
-	static const char *const names[] = {"text", "json", "csv", "html"};
-
-	for (int i = 0; i < 4; i++)
-		if (!strcmp(arg, names[i])) {
-			*f = (enum fmt)i;
-			return 0;
-		}
-	fprintf(stderr, "profil report: unknown format '%s' (text, json, csv or html)\n", arg);
-	return OPTS_EXIT_USAGE;
-}
-
-static void free_lists(struct lists *l)
-{
-	free(l->pids);
-	free(l->tids);
-	free(l->comms);
-	free(l->dsos);
-	free(l->comm_buf);
-	free(l->dso_buf);
-}
-
-/* ---- command --------------------------------------------------------------------- */
-
-static int parse_opt(int c, struct opts *o)
-{
-	struct report_filter *f = &o->ro.filter;
-	char *end, why[256];
-	int rc;
-
-	switch (c) {
-	case 'i':
-		o->input = optarg;
-		return 0;
-	case 'o':
-		o->output = optarg;
-		return 0;
-	case 'f':
-		return parse_format(optarg, &o->format);
-	case 's':
-		return parse_sort(optarg, o);
-	case 't':
-		o->ro.threads = 1;
-		return 0;
-	case 'l':
-		o->ro.lines = 1;
-		return 0;
-	case 'I':
-		o->images = 1;
-		return 0;
-	case 'n':
-		errno = 0;
-		o->ro.top = strtol(optarg, &end, 10);
-		if (errno || end == optarg || *end || o->ro.top < 0)
-			return bad_value("--top", "a whole number, 0 (all) or more", optarg);
-		return 0;
-	case 'P':
-		return parse_percent("--percent-limit", optarg, &o->ro.percent_limit);
-	case 'p':
-		rc = parse_ids("--pid", "process ids separated by commas", optarg, &o->l.pids,
-			       &f->npids);
-		f->pids = o->l.pids;
-		return rc;
-	case 'T':
-		rc = parse_ids("--tid", "thread ids separated by commas", optarg, &o->l.tids,
-			       &f->ntids);
-		f->tids = o->l.tids;
-		return rc;
-	case 'c':
-		rc = split("--comm", optarg, &o->l.comm_buf, &o->l.comms, &f->ncomms);
-		f->comms = (const char *const *)o->l.comms;
-		return rc;
-	case 'd':
-		rc = split("--dso", optarg, &o->l.dso_buf, &o->l.dsos, &f->ndsos);
-		f->dsos = (const char *const *)o->l.dsos;
-		return rc;
-	case 'C':
-		o->cg.children = 1;
-		o->ro.children = 1;
-		return 0;
-	case 'g':
-		if (cgreport__parse_call_graph(optarg, &o->cg, why, sizeof(why)) < 0) {
-			fprintf(stderr, "profil report: %s\n", why);
-			return OPTS_EXIT_USAGE;
-		}
-		return 0;
-	case 'R':
-		o->cg.callers = optarg;
-		return 0;
-	case 'E':
-		o->cg.callees = optarg;
-		return 0;
-	case 'h':
-		usage(stdout);
+	if (!items) {
+		snprintf(why, whylen, "--sort needs a comma-separated list, not '%s'", arg);
 		return -1;
-	default: /* opts__next said what is wrong */
-		return OPTS_EXIT_USAGE;
 	}
+	o->run_csv = o->ro.nkeys > 0;
+	return 0;
 }
 
-static int check_opts(int argc, char **argv, const struct opts *o)
+/* --reason LIST: the off-CPU reasons kept.  0, or -1 with why. */
+static int parse_reasons(void *out, const char *arg, char *why, size_t whylen)
 {
-	if (optind < argc) {
-		fprintf(stderr,
-			"profil report: unexpected argument '%s' (the profile is given with -i)\n",
-			argv[optind]);
-		return OPTS_EXIT_USAGE;
+	struct opts *o = out;
+
+	o->ro.reasons = 0;
+	for (const char *s = arg; *s; s += strcspn(s, ","), s += *s == ',') {
+		size_t len = strcspn(s, ",");
+		int k = PDATA_KIND_SLEEP;
+
+		if (!len)
+			continue;
+		while (k < PDATA_KIND_NR && (strlen(pdata__kind_name((uint32_t)k)) != len ||
+					     strncmp(s, pdata__kind_name((uint32_t)k), len)))
+			k++;
+		if (k == PDATA_KIND_NR) {
+			snprintf(why, whylen,
+				 "unknown reason '%.*s' (sleep, blocked, preempted or stopped)",
+				 (int)len, s);
+			return -1;
+		}
+		o->ro.reasons |= 1u << k;
 	}
-	if (o->format == FMT_HTML && !o->output) {
-		fprintf(stderr,
-			"profil report: --format html needs -o FILE (or -o - for stdout)\n");
-		return OPTS_EXIT_USAGE;
-	}
-	if (o->format != FMT_HTML && o->output) {
-		fprintf(stderr, "profil report: -o is for --format html; text, json and csv go to "
-				"stdout\n");
-		return OPTS_EXIT_USAGE;
-	}
-	if ((o->format == FMT_HTML && cgreport__wanted(&o->cg)) ||
-	    (o->format == FMT_CSV && (o->cg.call_graph || o->cg.callers || o->cg.callees))) {
-		fprintf(stderr,
-			"profil report: --children, --call-graph, --callers and --callees are "
-			"for text and json (csv: --children); the html page shows totals and "
-			"stacks itself\n");
-		return OPTS_EXIT_USAGE;
-	}
-	if (o->format == FMT_CSV && o->run_csv && o->ro.threads) {
-		fprintf(stderr, "profil report: csv: --threads splits the per-image table, --sort "
-				"KEYS makes the whole run's table (add the tid key to split it)\n");
-		return OPTS_EXIT_USAGE;
+	if (!o->ro.reasons) {
+		snprintf(why, whylen, "--reason needs a comma-separated list, not '%s'", arg);
+		return -1;
 	}
 	return 0;
 }
 
+/* --call-graph ORDER[,PERCENT] */
+static int parse_call_graph(void *out, const char *arg, char *why, size_t whylen)
+{
+	return cgreport__parse_call_graph(arg, &((struct opts *)out)->cg, why, whylen) < 0 ? -1 : 0;
+}
+
+static const struct opt_choice formats[] = {
+	{"text", FMT_TEXT}, {"json", FMT_JSON}, {"csv", FMT_CSV}, {"html", FMT_HTML}, {NULL, 0},
+};
+
+#define AT(m) OPT_AT(struct opts, m)
+static const struct opt options[] = {
+	{"input", 'i', OPT_STRING, "FILE", AT(input), "profile to read (default profil.data)"},
+	{"format", 0, OPT_CHOICE, "FMT", AT(format),
+	 "text (default), json (doc/report-json.md), csv, or html: one self-contained page "
+	 "(flame graph, sortable table)",
+	 .what = "format", .choices = formats},
+	{"output", 'o', OPT_STRING, "OUT", AT(output),
+	 "html: the file to write (replaced atomically; never through a symbolic link, over "
+	 "another user's file, a profile or a program), - for stdout"},
+	{"sort", 0, OPT_CALL, "KEYS", AT(ro),
+	 "the whole run's columns and grouping, comma-separated, as perf report's: comm, dso, "
+	 "sym, pid, tid (default comm,dso,sym); with self (most time first, the default) or "
+	 "name (by name).  With off-CPU time (record --off-cpu) the time first: wall (the "
+	 "default there), cpu, off-cpu, or one reason's: sleep, blocked, preempted, stopped",
+	 .call = parse_sort},
+	{"reason", 0, OPT_CALL, "LIST", AT(ro.reasons),
+	 "off-CPU time of these reasons only (sleep, blocked, preempted, stopped)",
+	 .call = parse_reasons},
+	{"pid", 0, OPT_ID_LIST, "LIST", AT(pids), "only these processes (comma-separated ids)",
+	 .what = "positive process ids separated by commas"},
+	{"tid", 0, OPT_ID_LIST, "LIST", AT(tids), "only these threads (comma-separated ids)",
+	 .what = "positive thread ids separated by commas"},
+	{"comm", 0, OPT_LIST, "LIST", AT(comms), "only these commands (thread names)"},
+	{"dso", 0, OPT_LIST, "LIST", AT(dsos),
+	 "only these objects (full path or base name, [kernel], ...)"},
+	{"percent-limit", 0, OPT_DOUBLE, "P", AT(ro.percent_limit),
+	 "leave out rows below P % of the run (of the image, per image)",
+	 .what = "a percentage from 0 to 100", .min = 0, .max = 100},
+	{"top", 0, OPT_INT, "N", AT(ro.top), "at most N rows per table (0: all, the default)",
+	 .what = "a whole number, 0 (all) or more", .min = 0, .max = (double)LONG_MAX},
+	{"images", 0, OPT_FLAG, NULL, AT(images),
+	 "text: each process image's own rows after the whole run", .set = 1},
+	{"threads", 0, OPT_FLAG, NULL, AT(ro.threads),
+	 "each image split by thread (text: implies --images)", .set = 1},
+	{"lines", 0, OPT_FLAG, NULL, AT(ro.lines), "split by source line (file:line from DWARF)",
+	 .set = 1},
+	{"inline", 0, OPT_FLAG, NULL, AT(ro.inline_rows),
+	 "a sample in inlined code counts for the inlined function (from DWARF), not the "
+	 "function it was inlined into (call stacks always show inlined functions as frames)",
+	 .set = 1},
+	OPT_GROUP("call stacks (profiles recorded with -g; a flat profile has its leaves only;\n"
+		  "text and json, csv with --children):"),
+	{"children", 0, OPT_FLAG, NULL, AT(cg.children),
+	 "total (inclusive: the row and its callees) beside self, every row on a stack, most "
+	 "total first, as perf's",
+	 .set = 1},
+	{"call-graph", 'g', OPT_CALL, "ORDER[,PERCENT]", AT(cg),
+	 "after each table, the tree of its stacks: caller (top-down, from the outermost "
+	 "callers) or callee (bottom-up, from where the samples hit); nodes of at least PERCENT "
+	 "of the run's (the image's) samples (default: --percent-limit, else 0.5)",
+	 .call = parse_call_graph},
+	{"callers", 0, OPT_STRING, "FUNC", AT(cg.callers),
+	 "the tree of FUNC's callers instead of the table"},
+	{"callees", 0, OPT_STRING, "FUNC", AT(cg.callees),
+	 "the tree of FUNC's callees instead of the table"},
+	OPT_END,
+};
+
+static const struct opts_cmd report_cmd = {
+	.name = "report",
+	.usage = "profil report [OPTIONS]\n"
+		 "profil report --format html -o OUT [-i FILE] [--lines]",
+	.opts = options,
+	.flags = OPTS_NO_OPERANDS,
+	.operand_hint = "the profile is given with -i",
+	.text = "The text report starts with the whole run merged; %time is a share of the whole\n"
+		"run (per image: of the image).  [kernel] rows marked \"accounted\" are each\n"
+		"thread's system time as the kernel accounted it, where the kernel could not be\n"
+		"sampled; [unsampled] rows are CPU time of a process image that no sample covers\n"
+		"(short processes).  CSV: per image as before; with --sort KEYS, the whole run.\n",
+};
+
+/* What the options cannot say alone. */
+static int check_opts(const struct opts *o)
+{
+	if (o->format == FMT_HTML && !o->output)
+		return opts__error("report", "--format html needs -o FILE (or -o - for stdout)");
+	if (o->format != FMT_HTML && o->output)
+		return opts__error("report",
+				   "-o is for --format html; text, json and csv go to stdout");
+	if ((o->format == FMT_HTML && cgreport__wanted(&o->cg)) ||
+	    (o->format == FMT_CSV && (o->cg.call_graph || o->cg.callers || o->cg.callees)))
+		return opts__error("report",
+				   "--children, --call-graph, --callers and --callees are for text "
+				   "and json (csv: --children); the html page shows totals and "
+				   "stacks itself");
+	if (o->format == FMT_CSV && o->run_csv && o->ro.threads)
+		return opts__error("report",
+				   "csv: --threads splits the per-image table, --sort KEYS makes "
+				   "the whole run's table (add the tid key to split it)");
+	return 0;
+}
+
+/* -1 to go on, else the exit status. */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {
-		{"input", required_argument, NULL, 'i'},
-		{"format", required_argument, NULL, 'f'},
-		{"output", required_argument, NULL, 'o'},
-		{"sort", required_argument, NULL, 's'},
-		{"threads", no_argument, NULL, 't'},
-		{"lines", no_argument, NULL, 'l'},
-		{"images", no_argument, NULL, 'I'},
-		{"top", required_argument, NULL, 'n'},
-		{"percent-limit", required_argument, NULL, 'P'},
-		{"pid", required_argument, NULL, 'p'},
-		{"tid", required_argument, NULL, 'T'},
-		{"comm", required_argument, NULL, 'c'},
-		{"dso", required_argument, NULL, 'd'},
-		{"children", no_argument, NULL, 'C'},
-		{"call-graph", required_argument, NULL, 'g'},
-		{"callers", required_argument, NULL, 'R'},
-		{"callees", required_argument, NULL, 'E'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	int c, rc = 0;
+	struct report_filter *f = &o->ro.filter;
+	int first, rc;
 
 	o->input = "profil.data";
 	o->cg.threshold = CGREPORT_DEFAULT_THRESHOLD; /* of every tree; --call-graph may set it */
-	while (!rc && (c = opts__next("report", argc, argv, "i:o:g:h", longopts)) != -1)
-		rc = parse_opt(c, o);
-	return rc ? rc : check_opts(argc, argv, o);
+	rc = opts__parse(&report_cmd, argc, argv, o, &first);
+	if (rc != OPTS_GO_ON)
+		return rc;
+	o->ro.children = o->cg.children;
+	f->pids = o->pids.v;
+	f->npids = o->pids.n;
+	f->tids = o->tids.v;
+	f->ntids = o->tids.n;
+	f->comms = o->comms.v;
+	f->ncomms = o->comms.n;
+	f->dsos = o->dsos.v;
+	f->ndsos = o->dsos.n;
+	rc = check_opts(o);
+	return rc ? rc : -1;
 }
 
 static int write_report(struct report *m, const struct cgreport *cr, const struct opts *o,
@@ -372,27 +253,27 @@ int cmd_report(int argc, char **argv)
 	char why[512] = "";
 	int rc = parse_opts(argc, argv, &o);
 
-	if (rc) {
-		free_lists(&o.l);
-		return rc < 0 ? 0 : rc;
+	if (rc >= 0) {
+		opts__free(&report_cmd, &o);
+		return rc;
 	}
 	rc = report__load(&m, o.input, &o.ro, why, sizeof(why));
 	if (rc < 0) {
 		fprintf(stderr, "profil report: %s\n", why);
-		free_lists(&o.l);
+		opts__free(&report_cmd, &o);
 		return 1;
 	}
 	rc = cgreport__new(&cr, m, &o.cg, why, sizeof(why));
 	if (rc < 0) {
 		fprintf(stderr, "profil report: %s: %s\n", o.input, why);
 		report__free(m);
-		free_lists(&o.l);
+		opts__free(&report_cmd, &o);
 		return 1;
 	}
 	rc = write_report(m, cr, &o, why, sizeof(why));
 	cgreport__free(cr);
 	report__free(m);
-	free_lists(&o.l);
+	opts__free(&report_cmd, &o);
 	if (rc < 0 && o.format == FMT_HTML) {
 		fprintf(stderr, "profil report: %s\n", why);
 		return 1;

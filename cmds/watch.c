@@ -9,7 +9,6 @@
  * "profil watch: ready ..." on stderr once every probe is attached.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,6 +25,8 @@ struct cmd_watch_opts {
 	const char *output;
 	enum event_format fmt;
 	double duration; /* seconds, 0 = until a signal */
+	struct event_filter_opts f;
+	struct opt_list libs;
 	struct event_filter filter;
 	struct watch_opts watch;
 };
@@ -45,109 +46,65 @@ static void on_signal(int sig)
 	stop_requested = 1;
 }
 
-static void watch_usage(FILE *out)
+/* --ringbuf-kb KB: a power of two from 4 to 2097152. */
+static int set_ringbuf(void *out, const char *arg, char *why, size_t whylen)
 {
-	fprintf(out, "usage: profil watch [--pid P] [--comm NAME] [--event NAME] [-o FILE]\n"
-		     "                    [--format json|table] [--duration SEC] [--lib PATH]...\n"
-		     "  --pid P          only events of process P (processId or hostProcessId)\n"
-		     "  --comm NAME      only events of processes named NAME\n"
-		     "  --event NAME     only events NAME (prof, profil, sprofil, setitimer, ...)\n"
-		     "  -o, --output F   write events to F (default: stdout; never through a\n"
-		     "                   symbolic link, over another user's file, a profile or\n"
-		     "                   a program; an existing file of yours is truncated)\n"
-		     "  --format FMT     json (Tracee JSON lines, default) or table\n"
-		     "  --duration SEC   stop after SEC seconds (default: at Ctrl-C / SIGTERM)\n"
-		     "  --lib PATH       also probe profil()/sprofil() in this library or program\n"
-		     "  --ringbuf-kb KB  ring buffer size, a power of two >= 4 (default 1024)\n"
-		     "  -v, --verbose    print libbpf diagnostics\n"
-		     "Needs root, or CAP_BPF and CAP_PERFMON.\n");
+	char *end;
+	unsigned long kb = strtoul(arg, &end, 10);
+
+	if (!*arg || *arg == '-' || *end || kb < 4 || kb > (1ul << 21) || (kb & (kb - 1))) {
+		snprintf(why, whylen,
+			 "--ringbuf-kb needs a power of two from 4 to 2097152, not '%s'", arg);
+		return -1;
+	}
+	((struct cmd_watch_opts *)out)->watch.ringbuf_kb = (unsigned int)kb;
+	return 0;
 }
 
+static const struct opt_choice formats[] = {
+	{"json", EVENT_FORMAT_JSON}, {"table", EVENT_FORMAT_TABLE}, {NULL, 0}};
+
+#define AT(m) OPT_AT(struct cmd_watch_opts, m)
+static const struct opt options[] = {
+	EVENT_FILTER_OPTIONS(struct cmd_watch_opts, f),
+	{"output", 'o', OPT_STRING, "FILE", AT(output),
+	 "write events to FILE (default: stdout; never through a symbolic link, over another "
+	 "user's file, a profile or a program; an existing file of yours is truncated)"},
+	{"format", 0, OPT_CHOICE, "FMT", AT(fmt), "json (Tracee JSON lines, default) or table",
+	 .what = "format", .choices = formats},
+	{"duration", 0, OPT_DOUBLE, "SEC", AT(duration),
+	 "stop after SEC seconds (default: at Ctrl-C / SIGTERM)",
+	 .what = "a positive number of seconds", .min = 0, .max = 1e9, .flags = OPT_ABOVE_MIN},
+	{"lib", 0, OPT_LIST, "PATH", AT(libs),
+	 "also probe profil()/sprofil() in this library or program (repeat for more)",
+	 .flags = OPT_WHOLE},
+	{"ringbuf-kb", 0, OPT_CALL, "KB", AT(watch.ringbuf_kb),
+	 "ring buffer size, a power of two >= 4 (default 1024)", .call = set_ringbuf},
+	{"verbose", 'v', OPT_FLAG, NULL, AT(watch.verbose), "print libbpf diagnostics", .set = 1},
+	OPT_END,
+};
+
+static const struct opts_cmd watch_cmd = {
+	.name = "watch",
+	.usage = "profil watch [OPTIONS]",
+	.opts = options,
+	.flags = OPTS_NO_OPERANDS,
+	.text = "The filters take comma-separated lists and may be repeated (the lists add up).\n"
+		"Needs root, or CAP_BPF and CAP_PERFMON.\n",
+};
+
+/* -1 to go on, else the exit status. */
 static int watch_parse_args(int argc, char **argv, struct cmd_watch_opts *o)
 {
-	static const struct option longopts[] = {
-		{"pid", required_argument, NULL, 'p'},
-		{"comm", required_argument, NULL, 'c'},
-		{"event", required_argument, NULL, 'e'},
-		{"output", required_argument, NULL, 'o'},
-		{"format", required_argument, NULL, 'f'},
-		{"duration", required_argument, NULL, 'd'},
-		{"lib", required_argument, NULL, 'l'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"ringbuf-kb", required_argument, NULL, 'r'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	static const char *const names[] = {['p'] = "--pid", ['c'] = "--comm", ['e'] = "--event"};
-	char *end;
-	int c;
+	int first, rc = opts__parse(&watch_cmd, argc, argv, o, &first);
 
-	while ((c = opts__next("watch", argc, argv, "o:vh", longopts)) != -1) {
-		switch (c) {
-		case 'p':
-		case 'c':
-		case 'e':
-			if (event_filter__add(&o->filter, "profil watch", names[c], optarg))
-				return 2;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'f':
-			if (strcmp(optarg, "json") && strcmp(optarg, "table")) {
-				fprintf(stderr,
-					"profil watch: --format is json or table, not '%s'\n",
-					optarg);
-				return 2;
-			}
-			o->fmt = strcmp(optarg, "json") ? EVENT_FORMAT_TABLE : EVENT_FORMAT_JSON;
-			break;
-		case 'd':
-			o->duration = strtod(optarg, &end);
-			if (!*optarg || *end || !(o->duration > 0)) {
-				fprintf(stderr,
-					"profil watch: --duration needs a positive number of "
-					"seconds, not '%s'\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'l':
-			if (o->watch.nlibs == WATCH_MAX_LIBS) {
-				fprintf(stderr, "profil watch: at most %d --lib options\n",
-					WATCH_MAX_LIBS);
-				return 2;
-			}
-			o->watch.libs[o->watch.nlibs++] = optarg;
-			break;
-		case 'r': {
-			unsigned long kb = strtoul(optarg, &end, 10);
-
-			if (!*optarg || *end || kb < 4 || kb > (1ul << 21) || (kb & (kb - 1))) {
-				fprintf(stderr,
-					"profil watch: --ringbuf-kb needs a power of two from 4 "
-					"to 2097152, not '%s'\n",
-					optarg);
-				return 2;
-			}
-			o->watch.ringbuf_kb = (unsigned int)kb;
-			break;
-		}
-		case 'v':
-			o->watch.verbose = true;
-			break;
-		case 'h':
-			watch_usage(stdout);
-			return -1;
-		default: /* opts__next said what is wrong */
-			return OPTS_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "profil watch: unexpected argument '%s'\n", argv[optind]);
-		return 2;
-	}
-	return 0;
+	if (rc != OPTS_GO_ON)
+		return rc;
+	if (o->libs.n > WATCH_MAX_LIBS)
+		return opts__error("watch", "at most %d --lib options", WATCH_MAX_LIBS);
+	for (size_t i = 0; i < o->libs.n; i++)
+		o->watch.libs[o->watch.nlibs++] = o->libs.v[i];
+	return event_filter_opts__filter("watch", &o->f, &o->filter);
 }
 
 /* Write one event; the first write error is said once and stops the watch. */
@@ -194,17 +151,18 @@ int cmd_watch(int argc, char **argv)
 	char probed[2048], why[512];
 	int rc = watch_parse_args(argc, argv, &o);
 
-	if (rc)
-		return rc < 0 ? 0 : rc;
+	if (rc != OPTS_GO_ON)
+		goto done;
+	rc = 2;
 	if (watch__check(why, sizeof(why)) < 0) {
 		fprintf(stderr, "profil watch: %s\n", why);
-		return 2;
-	}
-	if (event_writer__create(&out.w, o.output, o.fmt, why, sizeof(why)) < 0) {
-		fprintf(stderr, "profil watch: %s\n", why);
-		return 1;
+		goto done;
 	}
 	rc = 1;
+	if (event_writer__create(&out.w, o.output, o.fmt, why, sizeof(why)) < 0) {
+		fprintf(stderr, "profil watch: %s\n", why);
+		goto done;
+	}
 	if (watch__open(&w, &o.watch, &sink, why, sizeof(why)) < 0) {
 		fprintf(stderr, "profil watch: %s\n", why);
 		goto cleanup;
@@ -225,5 +183,8 @@ cleanup:
 		fprintf(stderr, "profil watch: %s\n", why);
 		rc = 1;
 	}
+done:
+	event_filter__free(&o.filter);
+	opts__free(&watch_cmd, &o);
 	return rc;
 }

@@ -17,15 +17,18 @@ _profil_values()
 	record:--clock) echo "auto bpf perf thread itimer" ;;
 	record:--call-graph) echo "dwarf fp none" ;;
 	report:--format) echo "text json csv html" ;;
-	report:--sort) echo "comm dso sym pid tid self name" ;;
+	report:--sort) echo "comm dso sym pid tid self name cpu wall off-cpu sleep blocked preempted stopped" ;;
+	report:--reason) echo "sleep blocked preempted stopped" ;;
 	report:--call-graph | report:-g) echo "caller callee" ;;
 	export:--format) echo "gmon pprof folded" ;;
+	export:--value) echo "cpu off-cpu wall" ;;
 	events:--format | watch:--format) echo "json table" ;;
 	events:--event | watch:--event)
 		echo "prof profil sprofil setitimer timer_create perf_event_open" \
 			"sched_process_fork sched_process_exec sched_process_exit events_lost"
 		;;
 	diff:--format) echo "text json" ;;
+	annotate:--format) echo "text json" ;;
 	diff:--sort) echo "share seconds" ;;
 	*) return 1 ;;
 	esac
@@ -75,7 +78,7 @@ _profil_options()
 				break
 			}
 		}
-		takes = (i <= NF && $i ~ /^[A-Z][A-Z_]*$/) ? 1 : 0
+		takes = (i <= NF && $i ~ /^[A-Z][A-Z_]*(\[.*)?$/) ? 1 : 0
 		for (k = 1; k <= n; k++)
 			print opt[k], takes
 	}'

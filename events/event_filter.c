@@ -7,62 +7,44 @@
 #include "events/event_filter.h"
 #include "events/events.h"
 
-static int add_one(struct event_filter *f, const char *prefix, const char *opt, char *v)
+int event_filter__events(struct event_filter *f, const char *const *names, size_t n, char *why,
+			 size_t whylen)
 {
-	if (!strcmp(opt, "--pid")) {
-		char *end;
-		long long pid = strtoll(v, &end, 10);
-
-		if (!*v || *end || pid <= 0) {
-			fprintf(stderr, "%s: --pid needs a positive process id, not '%s'\n", prefix,
-				v);
-			return -EINVAL;
-		}
-		if (f->npids == EVENT_FILTER_MAX)
-			goto too_many;
-		f->pids[f->npids++] = pid;
-	} else if (!strcmp(opt, "--comm")) {
-		if (f->ncomms == EVENT_FILTER_MAX)
-			goto too_many;
-		f->comms[f->ncomms++] = v;
-	} else {
-		const struct profil_event_def *def = profil_event_def__by_name(v);
+	free(f->events);
+	f->events = NULL;
+	f->nevents = 0;
+	if (!n)
+		return 0;
+	f->events = calloc(n, sizeof(*f->events));
+	if (!f->events) {
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct profil_event_def *def = profil_event_def__by_name(names[i]);
 
 		if (!def) {
-			fprintf(stderr, "%s: unknown event '%s' (see doc/events.md for the list)\n",
-				prefix, v);
+			snprintf(why, whylen, "unknown event '%s' (see doc/events.md for the list)",
+				 names[i]);
+			event_filter__free(f);
 			return -EINVAL;
 		}
-		if (f->nevents == EVENT_FILTER_MAX)
-			goto too_many;
 		f->events[f->nevents++] = def->id;
 	}
 	return 0;
-too_many:
-	fprintf(stderr, "%s: at most %d values for %s\n", prefix, EVENT_FILTER_MAX, opt);
-	return -EINVAL;
 }
 
-int event_filter__add(struct event_filter *f, const char *prefix, const char *opt, char *value)
+void event_filter__free(struct event_filter *f)
 {
-	char *save = NULL;
-
-	if (!value[strspn(value, ", ")]) {
-		fprintf(stderr, "%s: %s needs a value\n", prefix, opt);
-		return -EINVAL;
-	}
-	for (char *tok = strtok_r(value, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int err = add_one(f, prefix, opt, tok);
-		if (err)
-			return err;
-	}
-	return 0;
+	free(f->events);
+	f->events = NULL;
+	f->nevents = 0;
 }
 
 bool event_filter__match(const struct event_filter *f, int64_t pid, int64_t host_pid,
 			 const char *comm, uint32_t event_id)
 {
-	unsigned int i;
+	size_t i;
 
 	for (i = 0; i < f->npids; i++)
 		if (f->pids[i] == pid || f->pids[i] == host_pid)

@@ -4,23 +4,28 @@
 #define PROFIL_EVENT_FILTER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#define EVENT_FILTER_MAX 16
-
+/* An empty list passes every event; the lists belong to the caller, events to the filter. */
 struct event_filter {
-	unsigned int npids, ncomms, nevents;
-	int64_t pids[EVENT_FILTER_MAX];	     /* processId or hostProcessId */
-	const char *comms[EVENT_FILTER_MAX]; /* processName, exact */
-	uint32_t events[EVENT_FILTER_MAX];   /* event ids */
+	const int *pids; /* processId or hostProcessId (positive) */
+	size_t npids;
+	const char *const *comms; /* processName, exact */
+	size_t ncomms;
+	uint32_t *events; /* event ids: event_filter__events */
+	size_t nevents;
 };
 
 /*
- * Add a filter value from option opt ("--pid", "--comm", "--event"); value
- * may be a comma-separated list.  Returns 0, or -EINVAL after printing one
- * sentence on stderr (prefix names the command).
+ * Filter on the events named names[0..n) (doc/events.md).  Returns 0,
+ * -EINVAL with one sentence in why ("unknown event 'x' (...)"), or -ENOMEM.
  */
-int event_filter__add(struct event_filter *f, const char *prefix, const char *opt, char *value);
+int event_filter__events(struct event_filter *f, const char *const *names, size_t n, char *why,
+			 size_t whylen);
+
+/* Free what event_filter__events allocated. */
+void event_filter__free(struct event_filter *f);
 
 /* True when the event passes every filter given (an empty filter passes all). */
 bool event_filter__match(const struct event_filter *f, int64_t pid, int64_t host_pid,

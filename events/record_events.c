@@ -28,6 +28,7 @@
 #include "profile/pdata.h"
 #include "profil.h"
 #include "events/record_events.h"
+#include "utils/array.h"
 
 struct ev_proc {
 	struct {
@@ -41,6 +42,12 @@ struct ev_proc {
 	int ended; /* its DISABLE + exit (or exec) events are out */
 };
 
+/* An event of the current poll round, with its place in the round (equal times keep it). */
+struct pending {
+	uint64_t seq;
+	struct profil_event ev;
+};
+
 struct record_events {
 	struct event_writer *w;
 	struct pdata *pd;
@@ -52,6 +59,8 @@ struct record_events {
 	uint32_t clock_event;
 	uint64_t calls_lost;
 	char hostname[PROFIL_HOSTNAME_LEN];
+	struct pending *pending; /* this poll round's events, written in time order at its end */
+	size_t npending, pending_cap;
 };
 
 int record_events__open(struct record_events **out, const char *path, char *why, size_t whylen)
@@ -110,6 +119,42 @@ void record_events__start(struct record_events *re, struct pdata *pd, int pdata_
 	}
 }
 
+/* ---- one round's events, in time order ------------------------------------------------ */
+
+/*
+ * A round finds its events process by process (records, then calls, then
+ * ends), not in the order they happened: they are held until the round's
+ * end and written sorted by time.  Without memory, an event is written at
+ * once (out of order, not lost).
+ */
+static void queue(struct record_events *re, const struct profil_event *ev)
+{
+	if (array__reserve(&re->pending, &re->pending_cap, re->npending + 1,
+			   sizeof(*re->pending))) {
+		event_writer__emit(re->w, ev);
+		return;
+	}
+	re->pending[re->npending].seq = re->npending;
+	re->pending[re->npending++].ev = *ev;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct pending *x = a, *y = b;
+
+	if (x->ev.timestamp != y->ev.timestamp)
+		return x->ev.timestamp < y->ev.timestamp ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void write_round(struct record_events *re)
+{
+	qsort(re->pending, re->npending, sizeof(*re->pending), by_time);
+	for (size_t i = 0; i < re->npending; i++)
+		event_writer__emit(re->w, &re->pending[i].ev);
+	re->npending = 0;
+}
+
 /* ---- context ---------------------------------------------------------------- */
 
 static void context(struct record_events *re, struct profil_event *ev, uint32_t id,
@@ -139,7 +184,7 @@ static void emit_prof(struct record_events *re, const struct ev_proc *p, uint64_
 	ev.prof.flags = flags | re->clock_flags;
 	ev.prof.nevents = 1;
 	ev.prof.events[0] = re->clock_event;
-	event_writer__emit(re->w, &ev);
+	queue(re, &ev);
 }
 
 /* ---- lifecycle from profil.data ------------------------------------------------- */
@@ -165,7 +210,7 @@ static void emit_exit(struct record_events *re, struct ev_proc *p, int kind, int
 	} else {
 		ev.exit.exit_code = -1; /* status not observable (see doc/events.md) */
 	}
-	event_writer__emit(re->w, &ev);
+	queue(re, &ev);
 	p->ended = 1;
 }
 
@@ -179,7 +224,7 @@ static void on_new_proc(struct record_events *re, struct ev_proc *p)
 		ev.fork.parent_pid = ev.fork.parent_tid = (uint32_t)parent->head.pid;
 		ev.fork.child_pid = ev.fork.child_tid = (uint32_t)p->head.pid;
 		ev.fork.start_time = p->head.start_ns;
-		event_writer__emit(re->w, &ev);
+		queue(re, &ev);
 		emit_prof(re, p, PROF_FLAG_ENABLE | PROF_FLAG_INHERIT_FORK, p->head.start_ns);
 		return;
 	}
@@ -189,7 +234,7 @@ static void on_new_proc(struct record_events *re, struct ev_proc *p)
 	}
 	context(re, &ev, PEV_SCHED_PROCESS_EXEC, p, p->head.start_ns);
 	snprintf(ev.exec.pathname, sizeof(ev.exec.pathname), "%s", p->exe);
-	event_writer__emit(re->w, &ev);
+	queue(re, &ev);
 	emit_prof(re, p, PROF_FLAG_ENABLE | PROF_FLAG_ON_EXEC, p->head.start_ns);
 }
 
@@ -338,7 +383,7 @@ static void on_call(struct record_events *re, const struct profil_callmsg *m)
 		ev.profil.scale = m->scale;
 		ev.profil.pc = m->pc;
 	}
-	event_writer__emit(re->w, &ev);
+	queue(re, &ev);
 	if (m->ret != 0)
 		return; /* a refused call changes nothing */
 	context(re, &ev, PEV_PROF, p, m->time_ns);
@@ -351,7 +396,7 @@ static void on_call(struct record_events *re, const struct profil_callmsg *m)
 		ev.prof.nevents = 1;
 		ev.prof.events[0] = call_clock_event(m->clock);
 	}
-	event_writer__emit(re->w, &ev);
+	queue(re, &ev);
 }
 
 static void read_calls(struct record_events *re)
@@ -373,6 +418,7 @@ void record_events__poll(struct record_events *re)
 	pdata__foreach_rec_from(re->pd, &re->off, on_record, re);
 	read_calls(re);
 	check_ends(re, 0);
+	write_round(re);
 }
 
 void record_events__finish(struct record_events *re)
@@ -383,6 +429,7 @@ void record_events__finish(struct record_events *re)
 	read_calls(re);
 	check_ends(re, 1); /* the children first */
 	check_ends(re, 2);
+	write_round(re);
 }
 
 int record_events__close(struct record_events *re, char *why, size_t whylen)
@@ -399,6 +446,7 @@ int record_events__close(struct record_events *re, char *why, size_t whylen)
 	for (size_t i = 0; i < re->nprocs; i++)
 		free(re->procs[i].exe);
 	free(re->procs);
+	free(re->pending);
 	free(re);
 	return err;
 }

@@ -236,10 +236,12 @@ static struct json_object *json_stacks(const struct callgraph *cg, struct frames
 		qsort(st, n, sizeof(*st), cmp_stack);
 	for (size_t i = 0; !rc && i < n; i++) {
 		struct json_object *o = json_object_new_object(), *fa = json_object_new_array();
+		const struct func *frames[CALLGRAPH_MAX_FRAMES];
+		unsigned nf = callgraph__frames(cg, &st[i].s, frames);
 
 		rc = o && fa ? 0 : -ENOMEM;
-		for (uint32_t k = 0; !rc && k < st[i].s.n; k++) {
-			int64_t id = frame_id(fr, st[i].s.frames[k]);
+		for (uint32_t k = 0; !rc && k < nf; k++) {
+			int64_t id = frame_id(fr, frames[k]);
 
 			rc = id < 0 ? -ENOMEM : json__push(fa, json_object_new_int64(id));
 		}

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "utils/array.h"
 #include "utils/htab.h"
 #include "utils/outfile.h"
 #include "utils/why.h"
@@ -27,6 +28,13 @@
 #define GMON_TAG_CG_ARC 1
 #define ARC_COUNT_MAX 0x7fffffffu /* per record: gprof reads a 32-bit count */
 /*
+ * Records of one arc at most: an arc saturates at 64 * (2^31 - 1) samples
+ * (1.4e11: 16 days of one edge at 100 kHz), as bins do, so that a damaged
+ * or hostile count (2^64 - 1: 8.6e9 records, 180 GB) costs 1.3 KiB.
+ */
+#define ARC_MAX_RECORDS 64
+#define ARC_MAX_COUNT ((uint64_t)ARC_MAX_RECORDS * ARC_COUNT_MAX)
+/*
  * Text bytes per bin: gprof's own resolution (its UNIT is 2 bytes).  Wider
  * bins would straddle function boundaries (functions need not be aligned,
  * e.g. at -O1) and gprof splits such a bin between both functions.
@@ -35,6 +43,12 @@
 #define GMON_MAX_BINS (1u << 23)      /* wider bins beyond this */
 #define GMON_MAX_BYTES (512ull << 20) /* beyond this, saturate instead of adding records */
 #define BIN_MAX 65535u
+
+/* Counts come from an untrusted file: saturate instead of wrapping. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
 
 struct hist {
 	uint64_t lo, hi, bin_bytes;
@@ -56,7 +70,7 @@ struct gobj {
 
 struct objects {
 	struct gobj *o;
-	size_t n;
+	size_t n, cap;
 	struct htab *by_path; /* struct str_ent: a mapping's path -> index */
 	struct htab *by_real; /* struct str_ent: a canonical path -> index */
 };
@@ -77,16 +91,11 @@ static bool str_ent_eq(const void *entry, const void *key)
 	return !strcmp(((const struct str_ent *)entry)->s, *(const char *const *)key);
 }
 
-static uint64_t str_ent_hash(const void *entry)
-{
-	return ((const struct str_ent *)entry)->hash;
-}
-
 static const struct htab_type str_type = {
 	.entry_size = sizeof(struct str_ent),
 	.hash = str_key_hash,
 	.eq = str_ent_eq,
-	.entry_hash = str_ent_hash,
+	.stored_hash = HTAB_STORED_HASH(struct str_ent, hash),
 };
 
 /* The index of s in t, added as idx when new; *fresh says which. NULL: out of memory. */
@@ -104,13 +113,8 @@ static int object_of_real(struct objects *os, const char *path, char *real, size
 	struct str_ent *e;
 	bool fresh;
 
-	if ((os->n & (os->n + 1)) == 0 || !os->n) { /* grow at 2^k - 1 */
-		struct gobj *n = realloc(os->o, (os->n ? (os->n + 1) * 2 : 8) * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		os->o = n;
-	}
+	if (array__reserve(&os->o, &os->cap, os->n + 1, sizeof(*os->o)))
+		return -ENOMEM;
 	e = str_find_or_add(os->by_real, real, os->n, &fresh);
 	if (!e)
 		return -ENOMEM;
@@ -187,8 +191,7 @@ static int objects_load(struct objects *os, struct pview *v)
 		if (m && m->aux) {
 			struct gobj *o = &os->o[(uintptr_t)m->aux - 1];
 
-			o->samples = o->samples + s->count < o->samples ? UINT64_MAX :
-									  o->samples + s->count;
+			o->samples = sat_add(o->samples, s->count);
 		}
 	}
 	return rc;
@@ -311,11 +314,12 @@ static void hist_fill(struct hist *h, const struct pview *v, size_t idx, struct 
 		if (!m || (uintptr_t)m->aux != idx + 1 ||
 		    symobj__to_vaddr(obj, m->start, m->pgoff, s->pc, &vaddr) < 0 || vaddr < h->lo ||
 		    vaddr >= h->hi) {
-			h->outside += s->count;
+			h->outside = sat_add(h->outside, s->count);
 			continue;
 		}
-		h->counts[(vaddr - h->lo) / h->bin_bytes] += s->count;
-		h->in_text += s->count;
+		h->counts[(vaddr - h->lo) / h->bin_bytes] =
+			sat_add(h->counts[(vaddr - h->lo) / h->bin_bytes], s->count);
+		h->in_text = sat_add(h->in_text, s->count);
 	}
 }
 
@@ -417,7 +421,7 @@ static int arc_add(struct arcs *a, uint64_t from, uint64_t self, uint64_t count)
 		return -ENOMEM;
 	if (fresh)
 		*e = key;
-	e->count = e->count + count < e->count ? UINT64_MAX : e->count + count;
+	e->count = sat_add(e->count, count);
 	return 0;
 }
 
@@ -428,8 +432,8 @@ static int arc_add(struct arcs *a, uint64_t from, uint64_t self, uint64_t count)
 static int sample_arcs(struct arcs *a, const struct pview *v, const struct pv_proc *p,
 		       const struct pv_sample *s)
 {
-	uint64_t pcs[CALLGRAPH_MAX_FRAMES], seen[CALLGRAPH_MAX_FRAMES][2];
-	struct text_pc t[CALLGRAPH_MAX_FRAMES];
+	uint64_t pcs[CALLGRAPH_MAX_PCS], seen[CALLGRAPH_MAX_PCS][2];
+	struct text_pc t[CALLGRAPH_MAX_PCS];
 	unsigned n, nseen = 0;
 	int truncated, rc = 0;
 
@@ -514,13 +518,16 @@ static int write_hist_record(FILE *f, const struct hist *h, uint32_t rate, uint6
 	return rc;
 }
 
-/* Tag 1 records: from_pc, self_pc (8 bytes each here), count (4 bytes), native order. */
+/*
+ * Tag 1 records: from_pc, self_pc (8 bytes each here), count (4 bytes),
+ * native order; an arc's count saturated at ARC_MAX_COUNT.
+ */
 static int write_arcs(FILE *f, const struct arc *arcs, size_t n)
 {
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < n; i++) {
-		uint64_t left = arcs[i].count;
+		uint64_t left = arcs[i].count > ARC_MAX_COUNT ? ARC_MAX_COUNT : arcs[i].count;
 
 		while (!rc && left) {
 			unsigned char rec[1 + 8 + 8 + 4];
@@ -593,14 +600,15 @@ static uint32_t gmon_rate(const struct pdata_header *hdr)
 }
 
 /* Why this object, and what gprof will make of its symbols. */
-static void explain(struct gmon_summary *sum, const struct objects *os, size_t idx,
-		    const struct sym_object *obj, int asked)
+static void explain(struct gmon_summary *sum, const struct pview *v, const struct objects *os,
+		    size_t idx, const struct sym_object *obj, int asked)
 {
 	unsigned fl = symobj__flags(obj);
 	uint64_t total = total_in_objects(os);
 
 	sum->chosen = !asked;
 	sum->objects = objects_with_samples(os);
+	sum->offcpu_ns = v->offcpu_total; /* left out: gmon.out is CPU time only */
 	if (asked)
 		snprintf(sum->why, sizeof(sum->why), "the object asked for (--object)");
 	else if (os->o[idx].samples)
@@ -635,13 +643,18 @@ void gmon_print_summary(FILE *out, const char *prefix, const char *out_path,
 		snprintf(arcs, sizeof(arcs), ", %zu call-graph arc%s", sum->arcs,
 			 sum->arcs == 1 ? "" : "s");
 	fprintf(out,
-		"%s: %s: %llu samples of %s at %u Hz (%llu elsewhere left out)%s%s; %s; "
+		"%s: %s: %llu samples of %s at %u Hz (%llu elsewhere left out)%s%s%s; %s; "
 		"read it with: gprof %s %s\n",
 		prefix, out_path, (unsigned long long)sum->in_text, sum->exe, sum->rate,
 		(unsigned long long)sum->outside, sum->saturated ? ", some bins saturated" : "",
-		arcs, sum->why, sum->exe, out_path);
+		arcs, sum->arcs_saturated ? " (some saturated)" : "", sum->why, sum->exe, out_path);
 	if (sum->warning[0])
 		fprintf(out, "%s: warning: %s\n", prefix, sum->warning);
+	if (sum->offcpu_ns)
+		fprintf(out,
+			"%s: %s holds CPU time only: the profile's %.3f s off the CPU are left "
+			"out (profil report, pprof and folded --value off-cpu show them)\n",
+			prefix, out_path, (double)sum->offcpu_ns / 1e9);
 }
 
 /* The object to export: asked for, else chosen.  0, or -errno with why. */
@@ -729,9 +742,7 @@ int gmon_export_opts(const char *data_path, const char *out_path, const struct g
 	if (nrec > GMON_MAX_BYTES / (h.nbins * 2ull + 40)) {
 		nrec = GMON_MAX_BYTES / (h.nbins * 2ull + 40);
 		if (!nrec)
-			nrec = 1;
-		fprintf(stderr, "profil: warning: gmon.out bins saturate at %llu samples\n",
-			(unsigned long long)(nrec * BIN_MAX));
+			nrec = 1; /* the summary says "some bins saturated" */
 	}
 	rc = outfile__write(out_path, &pdata__output_rules, fill_gmon,
 			    &(struct gmon_out){&h, rate, nrec, arc_list, narcs}, why, whylen);
@@ -744,7 +755,10 @@ int gmon_export_opts(const char *data_path, const char *out_path, const struct g
 		sum->records = nrec;
 		sum->saturated = max > nrec * BIN_MAX;
 		sum->arcs = narcs;
-		explain(sum, &os, idx, obj, o && o->object);
+		sum->arcs_saturated = 0;
+		for (size_t i = 0; i < narcs; i++)
+			sum->arcs_saturated |= arc_list[i].count > ARC_MAX_COUNT;
+		explain(sum, v, &os, idx, obj, o && o->object);
 	}
 out:
 	free(arc_list);

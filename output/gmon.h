@@ -32,7 +32,8 @@
  * column then reads "samples under this call", and its propagation of time
  * from callees to callers in proportion to these counts approximates the
  * inclusive time.  Counts above 2^31 - 1 are split into several records,
- * which gprof sums.
+ * which gprof sums, up to 64 records (an arc saturates at 64 * (2^31 - 1)
+ * samples, as bins do: a damaged count never makes the file huge).
  *
  * The file is written through utils/outfile.h with pdata__output_rules: to
  * a temporary file in the destination directory, renamed into place, so
@@ -61,10 +62,12 @@ struct gmon_summary {
 	uint64_t records;	  /* histogram records (more than one: bins beyond 65535) */
 	int saturated;		  /* bins too large even for the extra records */
 	size_t arcs;		  /* distinct call-graph arcs (0 without call stacks) */
+	int arcs_saturated;	  /* arcs whose count exceeded what is written (ARC_MAX_COUNT) */
 	int chosen;		  /* 1: chosen (no gmon_opts.object), 0: asked for */
 	size_t objects;		  /* objects with samples */
 	char why[PATH_MAX + 160]; /* why this object, one clause ("the object with the most ...") */
 	char warning[PATH_MAX + 200]; /* "" or one sentence: stripped, no symbols */
+	uint64_t offcpu_ns;	      /* off-CPU time of the profile, left out (CPU time only) */
 };
 
 /*

@@ -17,6 +17,7 @@
 #include "utils/htab.h"
 #include "utils/json.h"
 #include "report/callgraph.h"
+#include "annotate/annotate.h"
 #include "output/html.h"
 #include "profile/pdata.h"
 #include "utils/outfile.h"
@@ -28,6 +29,8 @@ extern const char html_css_start[], html_css_end[];
 extern const char html_js_start[], html_js_end[];
 
 #define EMPTY UINT32_MAX
+/* Functions the page annotates (source lines and instructions), the hottest with code. */
+#define HTML_ANNOTATED 20
 
 /* A map from a 64-bit key to a dense index (open addressing). */
 struct idmap {
@@ -66,6 +69,10 @@ struct html_report {
 	size_t scratch_cap;
 	/* the report's time without samples (html__write_report), which the page states */
 	uint64_t accounted_ns, unsampled_ns;
+	/* the report's process images, and those with time (as its text header says them) */
+	size_t images, images_with_time;
+	/* the annotations of its hottest functions (html__write_report), or NULL */
+	struct json_object *annotations;
 };
 
 /* ---- idmap ------------------------------------------------------------------ */
@@ -160,6 +167,7 @@ void html__free(struct html_report *h)
 	free(h->threads);
 	free(h->frames);
 	free(h->scratch);
+	json_object_put(h->annotations);
 	free(h);
 }
 
@@ -249,7 +257,8 @@ static int add_row(struct html_report *h, uint32_t thread, const uint32_t *frame
 			return 0;
 		}
 	}
-	if (h->nrows >= EMPTY - 1 || array__reserve(&h->rows, &h->rows_cap, h->nrows + 1, sizeof(*h->rows)))
+	if (h->nrows >= EMPTY - 1 ||
+	    array__reserve(&h->rows, &h->rows_cap, h->nrows + 1, sizeof(*h->rows)))
 		return -ENOMEM;
 	row = &h->rows[h->nrows];
 	row->frames = malloc(n * sizeof(*frames));
@@ -267,28 +276,35 @@ static int add_row(struct html_report *h, uint32_t thread, const uint32_t *frame
 int html__add_stack(struct html_report *h, const struct pv_proc *p, int tid, const uint64_t *pcs,
 		    size_t npcs, uint64_t count)
 {
+	const struct func *inl[RESOLVE_MAX_INLINE + 1];
+	size_t nframes = 0;
 	uint32_t proc, thread;
 	int rc;
 
-	if (!npcs || npcs > UINT32_MAX)
+	if (!npcs || npcs > UINT32_MAX / (RESOLVE_MAX_INLINE + 1))
 		return -EINVAL;
-	if (npcs > h->scratch_cap) {
-		uint32_t *s = realloc(h->scratch, npcs * sizeof(*s));
-
-		if (!s)
-			return -ENOMEM;
-		h->scratch = s;
-		h->scratch_cap = npcs;
-	}
 	rc = proc_index(h, p, &proc);
 	if (!rc)
 		rc = thread_index(h, proc, tid, &thread);
+	/* each PC is its function's frame, after the frames of the functions inlined there */
 	for (size_t i = 0; !rc && i < npcs; i++) {
-		const struct func *f = resolver__pc(h->r, p, pcs[i], count);
+		int k = resolver__frames(h->r, p, pcs[i], count, inl, RESOLVE_MAX_INLINE + 1);
 
-		rc = f ? frame_index(h, f, &h->scratch[i]) : -ENOMEM;
+		if (k < 0)
+			return k;
+		if (nframes + (size_t)k > h->scratch_cap) {
+			size_t cap = (nframes + (size_t)k) * 2;
+			uint32_t *s = realloc(h->scratch, cap * sizeof(*s));
+
+			if (!s)
+				return -ENOMEM;
+			h->scratch = s;
+			h->scratch_cap = cap;
+		}
+		for (int j = 0; !rc && j < k; j++)
+			rc = frame_index(h, inl[j], &h->scratch[nframes++]);
 	}
-	return rc ? rc : add_row(h, thread, h->scratch, npcs, count);
+	return rc ? rc : add_row(h, thread, h->scratch, nframes, count);
 }
 
 /*
@@ -301,7 +317,7 @@ static int html__add_samples(struct html_report *h)
 {
 	const struct pview *v = h->v;
 	const struct pv_proc *p = NULL;
-	uint64_t pcs[CALLGRAPH_MAX_FRAMES];
+	uint64_t pcs[CALLGRAPH_MAX_PCS];
 
 	for (size_t i = 0; i < v->nsamples; i++) {
 		const struct pv_sample *s = &v->samples[i];
@@ -354,12 +370,17 @@ static struct json_object *meta_json(const struct html_report *h, const char *co
 		rc |= json__set(m, "samples", json__uint(hdr->samples));
 		rc |= json__set(m, "lost", json__uint(hdr->lost));
 		rc |= json__set(m, "dropped", json__uint(hdr->dropped));
-		rc |= json__set(m, "complete", json_object_new_boolean(hdr->state == PDATA_COMPLETE));
+		rc |= json__set(m, "complete",
+				json_object_new_boolean(hdr->state == PDATA_COMPLETE));
 		rc |= json__set(m, "total_samples", json__uint(h->v->total));
 		rc |= json__set(m, "total_seconds", json__double((double)h->v->total * per));
 		rc |= json__set(m, "cpu_seconds", json__double((double)hdr->cpu_ns / 1e9));
-		rc |= json__set(m, "accounted_seconds", json__double((double)h->accounted_ns / 1e9));
-		rc |= json__set(m, "unsampled_seconds", json__double((double)h->unsampled_ns / 1e9));
+		rc |= json__set(m, "accounted_seconds",
+				json__double((double)h->accounted_ns / 1e9));
+		rc |= json__set(m, "unsampled_seconds",
+				json__double((double)h->unsampled_ns / 1e9));
+		rc |= json__set(m, "process_images", json__uint(h->images));
+		rc |= json__set(m, "images_with_time", json__uint(h->images_with_time));
 		rc |= json__set(m, "profil_version", json_object_new_string(PROFIL_VERSION));
 	}
 	json_object_put(jnotes);
@@ -489,6 +510,8 @@ static struct json_object *document_json(const struct html_report *h, const char
 		rc = add_frames(h, top);
 	if (!rc)
 		rc = add_samples(h, top);
+	if (!rc && h->annotations)
+		rc = json__set(top, "annotations", json_object_get(h->annotations));
 	if (rc) {
 		json_object_put(top);
 		return NULL;
@@ -524,7 +547,9 @@ static void make_nonce(char out[33])
 	if (getrandom(b, sizeof(b), GRND_NONBLOCK) != (ssize_t)sizeof(b)) {
 		clock_gettime(CLOCK_REALTIME, &ts);
 		for (size_t i = 0; i < sizeof(b); i++)
-			b[i] = (unsigned char)(htab_hash_u64((uint64_t)ts.tv_nsec + i * 0x9e37ull) >> 24);
+			b[i] = (unsigned char)(htab_hash_u64((uint64_t)ts.tv_nsec +
+							     i * 0x9e37ull) >>
+					       24);
 	}
 	for (size_t i = 0; i < sizeof(b); i++)
 		snprintf(out + 2 * i, 3, "%02x", b[i]);
@@ -580,11 +605,12 @@ int html__write(struct html_report *h, FILE *out, const char *const *notes, size
 							   JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (!json)
 		rc = why_fail(why, whylen, -ENOMEM, "out of memory");
-	else if (put_page(out, json))
+	else if ((errno = 0, put_page(out, json)))
 		rc = why_fail(why, whylen, -EINVAL,
 			      "the page template built into profil is broken");
-	else if (ferror(out))
-		rc = why_fail(why, whylen, -EIO, "write error");
+	else if (ferror(out)) /* the write's own error: a full disk, a file size limit */
+		rc = why_fail(why, whylen, errno ? -errno : -EIO, "%s",
+			      strerror(errno ? errno : EIO));
 	else
 		rc = 0;
 	json_object_put(doc);
@@ -618,6 +644,27 @@ static int fill_page(int fd, void *arg, char *why, size_t whylen)
 	return rc;
 }
 
+/*
+ * The page's annotations: its HTML_ANNOTATED hottest functions with machine code
+ * (annotate/annotate.h, with the report's own view), or NULL when there are none.
+ */
+static struct json_object *annotations_json(const struct report *m)
+{
+	struct annotate_opts o = {.input = "", .top = HTML_ANNOTATED};
+	struct json_object *top, *arr = NULL;
+	struct annotation *a;
+	char why[256];
+
+	if (annotate__load_view(&a, m->v, m->r, &o, why, sizeof(why)) < 0)
+		return NULL;
+	top = annotate__json(a);
+	annotate__free(a);
+	if (top && json_object_object_get_ex(top, "annotations", &arr))
+		json_object_get(arr);
+	json_object_put(top);
+	return arr;
+}
+
 int html__write_report(const struct report *m, const char *path, char *why, size_t whylen)
 {
 	struct page pg = {html__new(m->v, m->r), m};
@@ -626,6 +673,9 @@ int html__write_report(const struct report *m, const char *path, char *why, size
 	if (pg.h) {
 		pg.h->accounted_ns = m->totals.accounted_ns;
 		pg.h->unsampled_ns = m->totals.unsampled_ns;
+		pg.h->images = m->totals.images;
+		pg.h->images_with_time = m->totals.images_with_time;
+		pg.h->annotations = annotations_json(m);
 	}
 
 	if (rc < 0) {

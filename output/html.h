@@ -29,7 +29,8 @@ void html__free(struct html_report *h);
 /*
  * Add count samples of thread tid of process image p whose stack is pcs[0]
  * (the leaf, where the sample was taken) .. pcs[npcs - 1] (the outermost
- * caller).  Each PC is named with resolver__pc as given: a caller's PC
+ * caller).  Each PC is named with resolver__frames as given (the functions
+ * inlined at it are frames of their own, inside its function): a caller's PC
  * should point into its call instruction (return address - 1).  Equal
  * stacks of a thread are summed.  Returns 0, -EINVAL (npcs == 0) or -ENOMEM.
  */

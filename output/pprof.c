@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "utils/array.h"
+#include "utils/htab.h"
 #include "profile/pdata.h"
 #include "utils/htab.h"
 #include "output/pprof.h"
@@ -31,58 +32,59 @@
 #define GZ_OUT_SIZE (64u << 10)
 #define GZ_LEVEL 1 /* fastest: profiles compress well anyway (as Go's runtime does) */
 
-/* ---- index tables: hash -> index into one of the context's arrays ---------- */
+/* ---- index tables: a key -> its index in one of the context's arrays (utils/htab) ---- */
 
+/* An entry: the key's hash and its index + 1 (never 0 once filled). */
 struct islot {
 	uint64_t h;
-	uint32_t idx1; /* index + 1; 0 = empty */
-};
-
-struct itab {
-	struct islot *s;
-	size_t mask, n;
+	uint64_t idx1;
 };
 
 typedef int (*itab_eq)(const void *ctx, uint32_t idx, const void *key);
 
-static int itab_grow(struct itab *t)
+/* A lookup: the key, its hash, and how to compare it with an entry's element. */
+struct ikey {
+	uint64_t h;
+	itab_eq eq;
+	const void *ctx, *key;
+};
+
+static uint64_t ikey_hash(const void *k)
 {
-	size_t nmask = t->mask ? t->mask * 2 + 1 : 255;
-	struct islot *n = calloc(nmask + 1, sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	for (size_t i = 0; t->s && i <= t->mask; i++) {
-		size_t k;
-
-		if (!t->s[i].idx1)
-			continue;
-		for (k = t->s[i].h & nmask; n[k].idx1; k = (k + 1) & nmask)
-			;
-		n[k] = t->s[i];
-	}
-	free(t->s);
-	t->s = n;
-	t->mask = nmask;
-	return 0;
+	return ((const struct ikey *)k)->h;
 }
 
+static bool islot_eq(const void *entry, const void *k)
+{
+	const struct islot *e = entry;
+	const struct ikey *q = k;
+
+	return e->h == q->h && q->eq(q->ctx, (uint32_t)(e->idx1 - 1), q->key);
+}
+
+static const struct htab_type islot_type = {
+	.entry_size = sizeof(struct islot),
+	.hash = ikey_hash,
+	.eq = islot_eq,
+	.stored_hash = HTAB_STORED_HASH(struct islot, h),
+};
+
 /*
- * The slot of key (hash h): found when ->idx1 != 0, else free for it (set
- * ->idx1 and ->h, then count it with t->n++).  NULL on out-of-memory.
+ * The entry of key (hash h) in *t (made at the first lookup): found when
+ * ->idx1 != 0, else a fresh one that the caller fills (->h, ->idx1) once
+ * the element is in its array, before the next lookup in *t.  NULL on
+ * out-of-memory: the export stops, and an entry left unfilled is never
+ * looked at again.
  */
-static struct islot *itab_slot(struct itab *t, uint64_t h, itab_eq eq, const void *ctx,
+static struct islot *itab_slot(struct htab **t, uint64_t h, itab_eq eq, const void *ctx,
 			       const void *key)
 {
-	size_t k;
+	struct ikey q = {h, eq, ctx, key};
+	bool fresh;
 
-	if ((t->n + 1) * 2 > t->mask && itab_grow(t) < 0)
+	if (!*t && !(*t = htab__new(&islot_type, 256)))
 		return NULL;
-	for (k = h & t->mask; t->s[k].idx1; k = (k + 1) & t->mask)
-		if (t->s[k].h == h && eq(ctx, t->s[k].idx1 - 1, key))
-			break;
-	t->s[k].h = h;
-	return &t->s[k];
+	return htab__insert(*t, &islot_type, &q, &fresh);
 }
 
 /* ---- the profile being built ----------------------------------------------- */
@@ -90,7 +92,7 @@ static struct islot *itab_slot(struct itab *t, uint64_t h, itab_eq eq, const voi
 struct strtab {
 	char **strs; /* owned; strs[0] = "" */
 	size_t n, cap;
-	struct itab idx;
+	struct htab *idx;
 };
 
 /* What a Location stands for (parallel to ctx.locs). */
@@ -108,6 +110,11 @@ struct map_info {
 	int has_files, has_lines;
 };
 
+struct loc_inl {
+	size_t first;
+	uint32_t n;
+};
+
 struct func_key {
 	int64_t name, system_name, filename, start_line;
 };
@@ -116,6 +123,41 @@ struct label_set {
 	uint32_t proc;
 	int tid;
 	size_t first, n; /* in ctx.labels */
+	uint32_t reason; /* off-CPU samples: enum pdata_kind, else 0 */
+};
+
+/* A node of the samples' location-id tree. */
+struct loc_node {
+	uint64_t loc;
+	uint32_t parent;
+	uint32_t pad;
+};
+
+/* (parent, location id) -> node */
+struct loc_node_ent {
+	uint64_t loc;
+	uint32_t parent;
+	uint32_t node; /* >= 1: never all zero */
+};
+
+static uint64_t loc_node_hash(const void *key)
+{
+	const struct loc_node_ent *k = key;
+
+	return htab_hash_u64(k->loc ^ htab_hash_u64(k->parent));
+}
+
+static bool loc_node_eq(const void *entry, const void *key)
+{
+	const struct loc_node_ent *e = entry, *k = key;
+
+	return e->loc == k->loc && e->parent == k->parent;
+}
+
+static const struct htab_type loc_node_type = {
+	.entry_size = sizeof(struct loc_node_ent),
+	.hash = loc_node_hash,
+	.eq = loc_node_eq, /* an entry starts with its key (loc, parent): hash(entry) is its hash */
 };
 
 struct pprof_ctx {
@@ -123,18 +165,25 @@ struct pprof_ctx {
 	struct resolver *r;
 	struct report *rep; /* for the time without samples; NULL: samples only */
 	int64_t period;
+	size_t nvalues;	    /* [samples, cpu], and off_cpu with off-CPU time */
+	uint64_t offcpu_ns; /* written as off_cpu values */
 	struct strtab st;
 	/* locations (one Line each) */
 	PB(Location) * locs;
 	PB(Line) * lines;
 	struct loc_key *loc_keys;
 	size_t nlocs, locs_cap, lines_cap, keys_cap;
-	struct itab loc_idx;
+	/* the Lines of functions inlined at a location, before its own (xlines[first, +n)) */
+	struct loc_inl *loc_inl;
+	size_t inl_cap;
+	PB(Line) * xlines;
+	size_t nxlines, xlines_cap;
+	struct htab *loc_idx;
 	/* functions */
 	PB(Function) * funcs;
 	struct func_key *func_keys;
 	size_t nfuncs, funcs_cap, fkeys_cap;
-	struct itab func_idx;
+	struct htab *func_idx;
 	/* mappings */
 	PB(Mapping) * maps;
 	struct map_info *map_infos;
@@ -144,14 +193,22 @@ struct pprof_ctx {
 	size_t nlabels, labels_cap;
 	struct label_set *sets;
 	size_t nsets, sets_cap;
-	struct itab set_idx;
-	/* samples: values [count, cpu] and location ids live in flat arrays */
+	struct htab *set_idx;
+	/*
+	 * samples: values [count, cpu] in a flat array; location ids as a tree
+	 * of (parent, location id) nodes from the outermost frame inwards, a
+	 * sample holding its innermost node: samples that share their callers
+	 * share their nodes (memory per node, not samples x depth), and a
+	 * sample's ids are read back when it is packed (pack_samples).
+	 */
 	PB(Sample) * samples;
 	uint32_t *sample_set;
-	size_t *sample_loc_off;
+	uint32_t *sample_node;
 	int64_t *values;
-	uint64_t *loc_ids;
-	size_t nsamples, samples_cap, set_cap, off_cap, values_cap, nloc_ids, loc_ids_cap;
+	struct loc_node *lnodes; /* [0] unused: node 0 is "no caller" */
+	struct htab *lnode_idx;	 /* of struct loc_node_ent */
+	struct htab *caller_idx; /* of struct caller_ent */
+	size_t nsamples, samples_cap, set_cap, node_cap, values_cap, nlnodes, lnodes_cap;
 	uint64_t total;
 	uint64_t timed_ns; /* CPU time of the samples without a count (c->rep) */
 };
@@ -168,6 +225,7 @@ static int64_t str_index(struct pprof_ctx *c, const char *s)
 {
 	struct strtab *st = &c->st;
 	struct islot *slot;
+	uint64_t h;
 	char *copy;
 
 	if (!s || !*s)
@@ -175,7 +233,8 @@ static int64_t str_index(struct pprof_ctx *c, const char *s)
 	copy = utf8__dup_valid(s, strlen(s));
 	if (!copy)
 		return -ENOMEM;
-	slot = itab_slot(&st->idx, htab_hash_str(copy), str_eq, st, copy);
+	h = htab_hash_str(copy);
+	slot = itab_slot(&st->idx, h, str_eq, st, copy);
 	if (!slot || slot->idx1) {
 		free(copy);
 		return slot ? (int64_t)slot->idx1 - 1 : -ENOMEM;
@@ -185,8 +244,7 @@ static int64_t str_index(struct pprof_ctx *c, const char *s)
 		return -ENOMEM;
 	}
 	st->strs[st->n] = copy;
-	slot->idx1 = (uint32_t)++st->n;
-	st->idx.n++;
+	*slot = (struct islot){h, ++st->n};
 	return (int64_t)st->n - 1;
 }
 
@@ -247,7 +305,8 @@ static long mapping_of(struct pprof_ctx *c, struct sym_object *obj, int linktime
 		bid = build_id_string(c, obj);
 	if (file < 0 || bid < 0 ||
 	    array__reserve((void **)&c->maps, &c->maps_cap, c->nmaps + 1, sizeof(*c->maps)) < 0 ||
-	    array__reserve((void **)&c->map_infos, &c->infos_cap, c->nmaps + 1, sizeof(*c->map_infos)) < 0)
+	    array__reserve((void **)&c->map_infos, &c->infos_cap, c->nmaps + 1,
+			   sizeof(*c->map_infos)) < 0)
 		return -ENOMEM;
 	m = &c->maps[c->nmaps];
 	perftools__profiles__mapping__init(m);
@@ -355,8 +414,10 @@ static int64_t function_id(struct pprof_ctx *c, const struct func_key *k)
 		return -ENOMEM;
 	if (slot->idx1)
 		return slot->idx1;
-	if (array__reserve((void **)&c->funcs, &c->funcs_cap, c->nfuncs + 1, sizeof(*c->funcs)) < 0 ||
-	    array__reserve((void **)&c->func_keys, &c->fkeys_cap, c->nfuncs + 1, sizeof(*c->func_keys)) < 0)
+	if (array__reserve((void **)&c->funcs, &c->funcs_cap, c->nfuncs + 1, sizeof(*c->funcs)) <
+		    0 ||
+	    array__reserve((void **)&c->func_keys, &c->fkeys_cap, c->nfuncs + 1,
+			   sizeof(*c->func_keys)) < 0)
 		return -ENOMEM;
 	f = &c->funcs[c->nfuncs];
 	perftools__profiles__function__init(f);
@@ -366,8 +427,7 @@ static int64_t function_id(struct pprof_ctx *c, const struct func_key *k)
 	f->filename = k->filename;
 	f->start_line = k->start_line;
 	c->func_keys[c->nfuncs] = *k;
-	slot->idx1 = (uint32_t)++c->nfuncs;
-	c->func_idx.n++;
+	*slot = (struct islot){h, ++c->nfuncs};
 	return (int64_t)c->nfuncs;
 }
 
@@ -376,24 +436,25 @@ static int64_t function_id(struct pprof_ctx *c, const struct func_key *k)
  * name; the location's source file; the line of the function's first
  * instruction when that is in the same file.
  */
-static int64_t location_function(struct pprof_ctx *c, const struct resolve_loc *rl)
+static int64_t location_function(struct pprof_ctx *c, const struct resolve_loc *rl,
+				 const struct func *f)
 {
 	struct func_key k = {0};
 	struct sym_result res;
-	const char *sysname = rl->f->name, *file;
+	const char *sysname = f->name, *file;
 	int line;
 
 	if (rl->linktime) {
 		symobj__lookup(rl->obj, rl->addr, &res);
 		if (res.from_symbol && res.system_name)
 			sysname = res.system_name;
-		if (rl->f->file && symobj__srcline(rl->obj, res.start, &file, &line) == 0 &&
-		    !strcmp(file, rl->f->file))
+		if (f->file && symobj__srcline(rl->obj, res.start, &file, &line) == 0 &&
+		    !strcmp(file, f->file))
 			k.start_line = line;
 	}
-	k.name = str_index(c, rl->f->name);
+	k.name = str_index(c, f->name);
 	k.system_name = str_index(c, sysname);
-	k.filename = str_index(c, rl->f->file);
+	k.filename = str_index(c, f->file);
 	if (k.name < 0 || k.system_name < 0 || k.filename < 0)
 		return -ENOMEM;
 	return function_id(c, &k);
@@ -421,9 +482,14 @@ static PB(Line) * push_location(struct pprof_ctx *c, const struct loc_key *key, 
 	PB(Line) * ln;
 
 	if (array__reserve((void **)&c->locs, &c->locs_cap, c->nlocs + 1, sizeof(*c->locs)) < 0 ||
-	    array__reserve((void **)&c->lines, &c->lines_cap, c->nlocs + 1, sizeof(*c->lines)) < 0 ||
-	    array__reserve((void **)&c->loc_keys, &c->keys_cap, c->nlocs + 1, sizeof(*c->loc_keys)) < 0)
+	    array__reserve((void **)&c->lines, &c->lines_cap, c->nlocs + 1, sizeof(*c->lines)) <
+		    0 ||
+	    array__reserve((void **)&c->loc_keys, &c->keys_cap, c->nlocs + 1,
+			   sizeof(*c->loc_keys)) < 0 ||
+	    array__reserve((void **)&c->loc_inl, &c->inl_cap, c->nlocs + 1, sizeof(*c->loc_inl)) <
+		    0)
 		return NULL;
+	c->loc_inl[c->nlocs] = (struct loc_inl){c->nxlines, 0};
 	l = &c->locs[c->nlocs];
 	perftools__profiles__location__init(l);
 	l->id = c->nlocs + 1;
@@ -437,11 +503,44 @@ static PB(Line) * push_location(struct pprof_ctx *c, const struct loc_key *key, 
 	return ln;
 }
 
-static int new_location(struct pprof_ctx *c, const struct resolve_loc *rl)
+/* A Line of a function inlined at location idx (frame f of its chain). */
+static int push_inline_line(struct pprof_ctx *c, size_t idx, const struct func *f)
+{
+	struct func_key k = {0};
+	int64_t fid;
+	PB(Line) * ln;
+
+	k.name = k.system_name = str_index(c, f->name);
+	k.filename = str_index(c, f->file);
+	if (k.name < 0 || k.filename < 0)
+		return -ENOMEM;
+	fid = function_id(c, &k);
+	if (fid < 0 ||
+	    array__reserve((void **)&c->xlines, &c->xlines_cap, c->nxlines + 1, sizeof(*c->xlines)))
+		return -ENOMEM;
+	ln = &c->xlines[c->nxlines++];
+	perftools__profiles__line__init(ln);
+	ln->function_id = (uint64_t)fid;
+	ln->line = f->line > 0 ? f->line : 0;
+	c->loc_inl[idx].n++;
+	return 0;
+}
+
+/*
+ * A location: its mapping, then its Lines: the functions inlined at its
+ * address, innermost first, then its own function at the call of the
+ * outermost inlined one (pprof: the last Line is the function the others
+ * were inlined into).
+ */
+static int new_location(struct pprof_ctx *c, const struct pv_proc *p, uint64_t pc,
+			const struct resolve_loc *rl)
 {
 	const struct loc_key key = {rl->obj, rl->addr, rl->linktime};
+	const struct func *chain[RESOLVE_MAX_INLINE + 1];
+	int n = resolver__frames(c->r, p, pc, 0, chain, RESOLVE_MAX_INLINE + 1);
+	const struct func *own = n > 0 ? chain[n - 1] : rl->f;
+	int64_t fid = n < 0 ? -ENOMEM : location_function(c, rl, own);
 	PB(Line) * ln;
-	int64_t fid = location_function(c, rl);
 	long mi = -1;
 
 	if (fid < 0)
@@ -451,9 +550,12 @@ static int new_location(struct pprof_ctx *c, const struct resolve_loc *rl)
 		if (mi < 0)
 			return -ENOMEM;
 	}
-	ln = push_location(c, &key, fid, mi, rl->f->line);
+	ln = push_location(c, &key, fid, mi, own->line);
 	if (!ln)
 		return -ENOMEM;
+	for (int i = 0; i + 1 < n; i++)
+		if (push_inline_line(c, c->nlocs, chain[i]) < 0)
+			return -ENOMEM;
 	if (mi >= 0) {
 		struct map_info *m = &c->map_infos[mi];
 
@@ -461,7 +563,7 @@ static int new_location(struct pprof_ctx *c, const struct resolve_loc *rl)
 			m->lo = rl->addr;
 		if (rl->addr > m->hi)
 			m->hi = rl->addr;
-		m->has_files |= rl->f->file != NULL;
+		m->has_files |= own->file != NULL;
 		m->has_lines |= ln->line > 0;
 	}
 	return 0;
@@ -477,21 +579,21 @@ static int64_t location_id(struct pprof_ctx *c, const struct pv_proc *p, uint64_
 	struct resolve_loc rl;
 	struct loc_key key;
 	struct islot *slot;
+	uint64_t h;
 
-	if (resolver__locate(c->r, p, leaf || pc == PDATA_PC_TRUNCATED || !pc ? pc : pc - 1,
-			     leaf ? count : 0, &rl) < 0)
+	if (!leaf && pc != PDATA_PC_TRUNCATED && pc)
+		pc--;
+	if (resolver__locate(c->r, p, pc, leaf ? count : 0, &rl) < 0)
 		return -ENOMEM;
 	key = (struct loc_key){rl.obj, rl.addr, rl.linktime};
-	slot = itab_slot(&c->loc_idx,
-			 htab_hash_combine(htab_hash_combine((uintptr_t)key.obj, key.addr), (uint64_t)key.linktime), loc_eq, c,
-			 &key);
+	h = htab_hash_combine(htab_hash_combine((uintptr_t)key.obj, key.addr), (uint64_t)key.linktime);
+	slot = itab_slot(&c->loc_idx, h, loc_eq, c, &key);
 	if (!slot)
 		return -ENOMEM;
 	if (!slot->idx1) {
-		if (new_location(c, &rl) < 0)
+		if (new_location(c, p, pc, &rl) < 0)
 			return -ENOMEM;
-		slot->idx1 = (uint32_t)++c->nlocs;
-		c->loc_idx.n++;
+		*slot = (struct islot){h, ++c->nlocs};
 	}
 	return slot->idx1;
 }
@@ -503,7 +605,7 @@ static int set_eq(const void *ctx, uint32_t idx, const void *key)
 	const struct pprof_ctx *c = ctx;
 	const struct label_set *a = &c->sets[idx], *b = key;
 
-	return a->proc == b->proc && a->tid == b->tid;
+	return a->proc == b->proc && a->tid == b->tid && a->reason == b->reason;
 }
 
 static int add_label(struct pprof_ctx *c, const char *key, const char *str, int64_t num)
@@ -512,7 +614,8 @@ static int add_label(struct pprof_ctx *c, const char *key, const char *str, int6
 	int64_t k = str_index(c, key), s = str ? str_index(c, str) : 0;
 
 	if (k < 0 || s < 0 ||
-	    array__reserve((void **)&c->labels, &c->labels_cap, c->nlabels + 1, sizeof(*c->labels)) < 0)
+	    array__reserve((void **)&c->labels, &c->labels_cap, c->nlabels + 1,
+			   sizeof(*c->labels)) < 0)
 		return -ENOMEM;
 	l = &c->labels[c->nlabels++];
 	perftools__profiles__label__init(l);
@@ -530,10 +633,11 @@ static const char *base_name(const char *path)
 }
 
 /* Index of the label set of thread tid of image p, created on first use; -ENOMEM. */
-static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid)
+static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid, uint32_t reason)
 {
-	struct label_set key = {p->id, tid, 0, 0}, *set;
-	struct islot *slot = itab_slot(&c->set_idx, htab_hash_combine(p->id, (uint32_t)tid), set_eq, c, &key);
+	struct label_set key = {p->id, tid, 0, 0, reason}, *set;
+	uint64_t h = htab_hash_combine(htab_hash_combine(p->id, (uint32_t)tid), reason);
+	struct islot *slot = itab_slot(&c->set_idx, h, set_eq, c, &key);
 	const struct pv_thread *th = pv_proc__thread(p, tid);
 	int rc;
 
@@ -551,97 +655,209 @@ static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid)
 		rc = add_label(c, "process_comm", base_name(p->exe), 0);
 	if (!rc && th && th->comm[0])
 		rc = add_label(c, "thread_comm", th->comm, 0);
+	if (!rc && reason)
+		rc = add_label(c, "off_cpu_reason", pdata__kind_name(reason), 0);
 	if (rc)
 		return rc;
 	key.n = c->nlabels - key.first;
 	set = &c->sets[c->nsets];
 	*set = key;
-	slot->idx1 = (uint32_t)++c->nsets;
-	c->set_idx.n++;
+	*slot = (struct islot){h, ++c->nsets};
 	return (long)c->nsets - 1;
 }
 
 /* ---- samples -------------------------------------------------------------------- */
 
-/*
- * A Sample of label set `set` whose n location ids start at loc_ids[off],
- * with values [count, cpu].  Returns 0 or -ENOMEM.
- */
-static int push_sample(struct pprof_ctx *c, long set, size_t off, size_t n, int64_t count,
-		       int64_t cpu)
+/* The node of location id loc below parent, made when new.  Its number, or -ENOMEM. */
+static long loc_node(struct pprof_ctx *c, uint32_t parent, uint64_t loc)
 {
+	struct loc_node_ent k = {loc, parent, 0}, *e;
+	bool fresh;
+
+	if (!c->lnode_idx && !(c->lnode_idx = htab__new(&loc_node_type, 1024)))
+		return -ENOMEM;
+	if (!c->nlnodes) { /* node 0: no caller */
+		if (array__reserve((void **)&c->lnodes, &c->lnodes_cap, 1, sizeof(*c->lnodes)) < 0)
+			return -ENOMEM;
+		c->lnodes[c->nlnodes++] = (struct loc_node){0};
+	}
+	e = htab__insert(c->lnode_idx, &loc_node_type, &k, &fresh);
+	if (!e)
+		return -ENOMEM;
+	if (!fresh)
+		return e->node;
+	if (c->nlnodes >= UINT32_MAX - 1 ||
+	    array__reserve((void **)&c->lnodes, &c->lnodes_cap, c->nlnodes + 1,
+			   sizeof(*c->lnodes)) < 0) {
+		htab__cancel_fresh(c->lnode_idx);
+		return -ENOMEM;
+	}
+	c->lnodes[c->nlnodes] = (struct loc_node){loc, parent, 0};
+	*e = (struct loc_node_ent){loc, parent, (uint32_t)c->nlnodes};
+	return (long)c->nlnodes++;
+}
+
+/* The ids of node's list, innermost first, into ids (room for n).  Returns their number. */
+static size_t loc_ids(const struct pprof_ctx *c, uint32_t node, uint64_t *ids, size_t n)
+{
+	size_t k = 0;
+
+	for (; node && k < n; node = c->lnodes[node].parent)
+		ids[k++] = c->lnodes[node].loc;
+	return k;
+}
+
+/*
+ * A Sample of label set `set` whose n location ids are node's list, with
+ * values [count, cpu] (and off_cpu: offcpu).  Returns 0 or -ENOMEM.
+ */
+static int push_sample(struct pprof_ctx *c, long set, uint32_t node, size_t n, int64_t count,
+		       int64_t cpu, int64_t offcpu)
+{
+	size_t at = c->nvalues * c->nsamples;
 	PB(Sample) * s;
 
-	if (array__reserve((void **)&c->samples, &c->samples_cap, c->nsamples + 1, sizeof(*c->samples)) < 0 ||
-	    array__reserve((void **)&c->sample_set, &c->set_cap, c->nsamples + 1, sizeof(*c->sample_set)) <
-		    0 ||
-	    array__reserve((void **)&c->sample_loc_off, &c->off_cap, c->nsamples + 1, sizeof(*c->sample_loc_off)) < 0 ||
-	    array__reserve((void **)&c->values, &c->values_cap, 2 * c->nsamples + 1 + 1, sizeof(*c->values)) <
-		    0)
+	if (array__reserve((void **)&c->samples, &c->samples_cap, c->nsamples + 1,
+			   sizeof(*c->samples)) < 0 ||
+	    array__reserve((void **)&c->sample_set, &c->set_cap, c->nsamples + 1,
+			   sizeof(*c->sample_set)) < 0 ||
+	    array__reserve((void **)&c->sample_node, &c->node_cap, c->nsamples + 1,
+			   sizeof(*c->sample_node)) < 0 ||
+	    array__reserve((void **)&c->values, &c->values_cap, at + c->nvalues,
+			   sizeof(*c->values)) < 0)
 		return -ENOMEM;
 	s = &c->samples[c->nsamples];
 	perftools__profiles__sample__init(s);
 	s->n_location_id = n;
-	s->n_value = 2;
-	c->values[2 * c->nsamples] = count;
-	c->values[2 * c->nsamples + 1] = cpu;
+	s->n_value = c->nvalues;
+	c->values[at] = count;
+	c->values[at + 1] = cpu;
+	if (c->nvalues > 2)
+		c->values[at + 2] = offcpu;
 	c->sample_set[c->nsamples] = (uint32_t)set;
-	c->sample_loc_off[c->nsamples] = off;
+	c->sample_node[c->nsamples] = node;
 	c->nsamples++;
 	return 0;
 }
 
+/* A process image's view node (pview.frames) and the location-id node of its callers' chain. */
+struct caller_ent {
+	uint64_t key;	/* proc id << 32 | view node (>= 1): never 0 */
+	uint64_t lnode; /* the location-id node of the chain from the view node outwards */
+};
+
+static const struct htab_type caller_type = {
+	.entry_size = sizeof(struct caller_ent),
+	.hash = htab_u64_hash,
+	.eq = htab_u64_eq,
+};
+
 /*
- * One sample of count at the stack pcs[0..n) (leaf first; callers are return
- * addresses) of thread tid in process image p.  Returns 0 or -ENOMEM.
+ * The location-id node of the callers' chain from view node vnode outwards
+ * (return addresses, looked up at pc - 1, then the cut-short mark), made
+ * once per (process image, view node): a sample's callers cost a lookup,
+ * not one per frame.  The chain's new locations are made innermost first,
+ * as a walk of each sample's frames would.  Returns it (0: no callers), or
+ * -ENOMEM.
  */
-static int add_sample(struct pprof_ctx *c, const struct pv_proc *p, int tid, const uint64_t *pcs,
-		      unsigned n, uint64_t count)
+static long callers_node(struct pprof_ctx *c, const struct pv_proc *p, uint32_t vnode)
 {
-	long set = label_set(c, p, tid);
-	size_t off = c->nloc_ids;
+	const struct pview *v = c->v;
+	uint32_t chain[PDATA_MAX_DEPTH + 1];
+	uint64_t ids[PDATA_MAX_DEPTH + 1];
+	unsigned n = 0;
+	long node = 0;
 
-	if (set < 0 || !n)
-		return set < 0 ? -ENOMEM : 0;
-	for (unsigned i = 0; i < n; i++) {
-		int64_t id = location_id(c, p, pcs[i], i == 0, count);
+	if (!c->caller_idx && !(c->caller_idx = htab__new(&caller_type, 1024)))
+		return -ENOMEM;
+	for (; vnode && vnode < v->nframes && n <= PDATA_MAX_DEPTH;
+	     vnode = v->frames[vnode].parent) {
+		uint64_t key = (uint64_t)p->id << 32 | vnode;
+		const struct caller_ent *e = htab__find(c->caller_idx, &caller_type, &key);
+		int64_t id;
 
-		if (id < 0 || array__reserve((void **)&c->loc_ids, &c->loc_ids_cap, c->nloc_ids + 1, sizeof(*c->loc_ids)) < 0)
+		if (e) {
+			node = (long)e->lnode;
+			break;
+		}
+		id = location_id(c, p, v->frames[vnode].pc, 0, 0);
+		if (id < 0)
 			return -ENOMEM;
-		c->loc_ids[c->nloc_ids++] = (uint64_t)id;
+		ids[n] = (uint64_t)id;
+		chain[n++] = vnode;
 	}
-	if (push_sample(c, set, off, n, clamp64(count), cpu_ns(count, c->period)) < 0)
+	for (unsigned i = n; i-- > 0;) {
+		uint64_t key = (uint64_t)p->id << 32 | chain[i];
+		struct caller_ent *e;
+		bool fresh;
+
+		node = loc_node(c, (uint32_t)node, ids[i]);
+		e = node < 0 ? NULL : htab__insert(c->caller_idx, &caller_type, &key, &fresh);
+		if (!e)
+			return -ENOMEM;
+		*e = (struct caller_ent){key, (uint64_t)node};
+	}
+	return node;
+}
+
+/*
+ * One sample of count of thread tid in process image p: its own PC as the
+ * leaf, then the callers of its stack st.  reason: an off-CPU slot's
+ * (count is ns), else 0.  Returns 0 or -ENOMEM.
+ */
+static int add_sample(struct pprof_ctx *c, const struct pv_proc *p, int tid, uint64_t pc,
+		      const struct pv_stack *st, uint64_t count, uint32_t reason)
+{
+	const struct pview *v = c->v;
+	/* a stack of no PC but the cut-short mark: the mark is its callers */
+	uint32_t callers = st->n && st->node < v->nframes ? v->frames[st->node].parent : st->node;
+	long set = label_set(c, p, tid, reason), node;
+	int64_t leaf;
+	size_t n;
+
+	if (set < 0)
+		return -ENOMEM;
+	leaf = location_id(c, p, pc, 1, reason ? 0 : count);
+	node = leaf < 0 ? -ENOMEM : callers_node(c, p, callers);
+	if (node >= 0)
+		node = loc_node(c, (uint32_t)node, (uint64_t)leaf);
+	if (node < 0)
+		return -ENOMEM;
+	n = 1 + (callers && callers < v->nframes ? v->frames[callers].depth : 0);
+	if (reason) {
+		if (push_sample(c, set, (uint32_t)node, n, 0, 0, clamp64(count)) < 0)
+			return -ENOMEM;
+		c->offcpu_ns += count;
+		return 0;
+	}
+	if (push_sample(c, set, (uint32_t)node, n, clamp64(count), cpu_ns(count, c->period), 0) <
+	    0)
 		return -ENOMEM;
 	c->total += count;
 	return 0;
 }
 
-/* Every sample of the view, with its call stack (one PC for a flat sample). */
-static int add_samples(struct pprof_ctx *c)
+/*
+ * Every sample of the view (off: every off-CPU slot), with its call stack
+ * (one PC for a flat sample).
+ */
+static int add_samples(struct pprof_ctx *c, int off)
 {
 	const struct pview *v = c->v;
-	uint64_t pcs[PDATA_MAX_DEPTH + 1];
+	const struct pv_sample *all = off ? v->offcpu : v->samples;
+	size_t nall = off ? v->noffcpu : v->nsamples;
 	size_t at = 0;
 
 	for (size_t i = 0; i < v->nprocs; i++) {
 		const struct pv_proc *p = &v->procs[i];
 
-		while (at < v->nsamples && v->samples[at].proc < p->id)
+		while (at < nall && all[at].proc < p->id)
 			at++;
-		for (; at < v->nsamples && v->samples[at].proc == p->id; at++) {
-			const struct pv_sample *s = &v->samples[at];
-			const struct pv_stack *st = pview__stack(v, s->stack);
-			unsigned n = 1;
+		for (; at < nall && all[at].proc == p->id; at++) {
+			const struct pv_sample *s = &all[at];
 
-			if (!s->count)
-				continue;
-			/* the leaf is the sample's PC, then the callers' return addresses */
-			pcs[0] = s->pc;
-			for (uint32_t k = 1; k < st->n && n < PDATA_MAX_DEPTH; k++)
-				pcs[n++] = st->pcs[k];
-			if (st->truncated)
-				pcs[n++] = PDATA_PC_TRUNCATED;
-			if (add_sample(c, p, s->tid, pcs, n, s->count) < 0)
+			if (s->count && add_sample(c, p, s->tid, s->pc, pview__stack(v, s->stack),
+						   s->count, off ? s->kind : 0) < 0)
 				return -ENOMEM;
 		}
 	}
@@ -656,8 +872,8 @@ static int64_t timed_location_id(struct pprof_ctx *c, const struct func *f, int 
 {
 	/* linktime 2 + kind: a key no resolved location has (0 or 1) */
 	struct loc_key key = {NULL, 0, 2 + kind};
-	struct islot *slot =
-		itab_slot(&c->loc_idx, htab_hash_combine(htab_hash_combine(0, 0), (uint64_t)key.linktime), loc_eq, c, &key);
+	uint64_t h = htab_hash_combine(htab_hash_combine(0, 0), (uint64_t)key.linktime);
+	struct islot *slot = itab_slot(&c->loc_idx, h, loc_eq, c, &key);
 	struct func_key k = {0};
 	int64_t fid;
 
@@ -670,8 +886,7 @@ static int64_t timed_location_id(struct pprof_ctx *c, const struct func *f, int 
 	fid = k.name < 0 || k.filename < 0 ? -ENOMEM : function_id(c, &k);
 	if (fid < 0 || !push_location(c, &key, fid, -1, 0))
 		return -ENOMEM;
-	slot->idx1 = (uint32_t)++c->nlocs;
-	c->loc_idx.n++;
+	*slot = (struct islot){h, ++c->nlocs};
 	return slot->idx1;
 }
 
@@ -679,15 +894,11 @@ static int64_t timed_location_id(struct pprof_ctx *c, const struct func *f, int 
 static int add_timed(void *arg, const struct report_item *it)
 {
 	struct pprof_ctx *c = arg;
-	long set = label_set(c, it->p, it->tid);
+	long set = label_set(c, it->p, it->tid, 0);
 	int64_t id = set < 0 ? -ENOMEM : timed_location_id(c, it->f, it->kind);
-	size_t off = c->nloc_ids;
+	long node = id < 0 ? -ENOMEM : loc_node(c, 0, (uint64_t)id);
 
-	if (id < 0 ||
-	    array__reserve((void **)&c->loc_ids, &c->loc_ids_cap, c->nloc_ids + 1, sizeof(*c->loc_ids)) < 0)
-		return -ENOMEM;
-	c->loc_ids[c->nloc_ids++] = (uint64_t)id;
-	if (push_sample(c, set, off, 1, 0, clamp64(it->ns)) < 0)
+	if (node < 0 || push_sample(c, set, (uint32_t)node, 1, 0, clamp64(it->ns), 0) < 0)
 		return -ENOMEM;
 	c->timed_ns += it->ns;
 	return 0;
@@ -706,8 +917,8 @@ static int add_timed_samples(struct pprof_ctx *c)
 /* ---- the Profile message ------------------------------------------------------------ */
 
 struct pb_arrays {
-	PB(ValueType) types[2], period_type;
-	PB(ValueType) * type_ptrs[2];
+	PB(ValueType) types[3], period_type;
+	PB(ValueType) * type_ptrs[3];
 	PB(Sample) * *samples;
 	PB(Location) * *locs;
 	PB(Line) * *line_ptrs;
@@ -776,7 +987,7 @@ static int link_messages(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays
 {
 	a->samples = calloc(c->nsamples + 1, sizeof(*a->samples));
 	a->locs = calloc(c->nlocs + 1, sizeof(*a->locs));
-	a->line_ptrs = calloc(c->nlocs + 1, sizeof(*a->line_ptrs));
+	a->line_ptrs = calloc(c->nlocs + c->nxlines + 1, sizeof(*a->line_ptrs));
 	a->funcs = calloc(c->nfuncs + 1, sizeof(*a->funcs));
 	a->maps = calloc(c->nmaps + 1, sizeof(*a->maps));
 	a->label_ptrs = calloc(c->nlabels + 1, sizeof(*a->label_ptrs));
@@ -788,16 +999,20 @@ static int link_messages(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays
 		PB(Sample) *s = &c->samples[i];
 		const struct label_set *set = &c->sets[c->sample_set[i]];
 
-		s->location_id = c->loc_ids + c->sample_loc_off[i];
-		s->value = c->values + 2 * i;
+		s->location_id = NULL; /* when it is packed: pack_samples */
+		s->value = c->values + c->nvalues * i;
 		s->label = a->label_ptrs + set->first; /* shared by the thread's samples */
 		s->n_label = set->n;
 		a->samples[i] = s;
 	}
-	for (size_t i = 0; i < c->nlocs; i++) {
-		a->line_ptrs[i] = &c->lines[i];
-		c->locs[i].line = &a->line_ptrs[i];
-		c->locs[i].n_line = 1;
+	for (size_t i = 0, k = 0; i < c->nlocs; i++) {
+		const struct loc_inl *in = &c->loc_inl[i];
+
+		c->locs[i].line = &a->line_ptrs[k];
+		for (uint32_t j = 0; j < in->n; j++)
+			a->line_ptrs[k++] = &c->xlines[in->first + j];
+		a->line_ptrs[k++] = &c->lines[i];
+		c->locs[i].n_line = in->n + 1;
 		a->locs[i] = &c->locs[i];
 	}
 	for (size_t i = 0; i < c->nfuncs; i++)
@@ -818,8 +1033,10 @@ static int link_messages(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays
 static int build_profile(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays *a)
 {
 	const struct pdata_header *h = &c->v->hdr;
-	int rc = add_samples(c);
+	int rc = add_samples(c, 0);
 
+	if (!rc && c->nvalues > 2)
+		rc = add_samples(c, 1);
 	if (!rc)
 		rc = add_timed_samples(c);
 	if (rc < 0)
@@ -829,11 +1046,12 @@ static int build_profile(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays
 	perftools__profiles__profile__init(pr);
 	if (value_type(c, &a->types[0], "samples", "count") < 0 ||
 	    value_type(c, &a->types[1], "cpu", "nanoseconds") < 0 ||
+	    value_type(c, &a->types[2], "off_cpu", "nanoseconds") < 0 ||
 	    value_type(c, &a->period_type, "cpu", "nanoseconds") < 0 || add_comments(c, pr, a) < 0)
 		return -ENOMEM;
-	a->type_ptrs[0] = &a->types[0];
-	a->type_ptrs[1] = &a->types[1];
-	pr->n_sample_type = 2;
+	for (size_t i = 0; i < c->nvalues; i++)
+		a->type_ptrs[i] = &a->types[i];
+	pr->n_sample_type = c->nvalues;
 	pr->sample_type = a->type_ptrs;
 	pr->period_type = &a->period_type;
 	pr->period = c->period;
@@ -853,24 +1071,28 @@ static void ctx_free(struct pprof_ctx *c)
 	for (size_t i = 0; i < c->st.n; i++)
 		free(c->st.strs[i]);
 	free(c->st.strs);
-	free(c->st.idx.s);
+	htab__free(c->st.idx);
 	free(c->locs);
 	free(c->lines);
 	free(c->loc_keys);
-	free(c->loc_idx.s);
+	free(c->loc_inl);
+	free(c->xlines);
+	htab__free(c->loc_idx);
 	free(c->funcs);
 	free(c->func_keys);
-	free(c->func_idx.s);
+	htab__free(c->func_idx);
 	free(c->maps);
 	free(c->map_infos);
 	free(c->labels);
 	free(c->sets);
-	free(c->set_idx.s);
+	htab__free(c->set_idx);
 	free(c->samples);
 	free(c->sample_set);
-	free(c->sample_loc_off);
+	free(c->sample_node);
 	free(c->values);
-	free(c->loc_ids);
+	free(c->lnodes);
+	htab__free(c->lnode_idx);
+	htab__free(c->caller_idx);
 }
 
 /* ---- gzip output ---------------------------------------------------------------------- */
@@ -946,8 +1168,47 @@ static void gz_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 	}
 }
 
+/*
+ * pr packed as protobuf-c packs it (fields in the order of their numbers),
+ * its samples one at a time, each with its location ids read back from the
+ * tree: the ids of every sample are never in memory at once.
+ */
+static void pack_profile(const struct pprof_ctx *c, PB(Profile) * pr, ProtobufCBuffer *out)
+{
+	size_t nsample = pr->n_sample, ntype = pr->n_sample_type;
+	uint64_t ids[PDATA_MAX_DEPTH + 1];
+	PB(Profile) head;
+
+	perftools__profiles__profile__init(&head); /* field 1, sample_type */
+	head.n_sample_type = ntype;
+	head.sample_type = pr->sample_type;
+	protobuf_c_message_pack_to_buffer(&head.base, out);
+	for (size_t i = 0; i < nsample; i++) { /* field 2, sample: tag, length, message */
+		PB(Sample) *s = pr->sample[i];
+		uint8_t tag[1 + 10];
+		size_t len, n = 1;
+
+		s->n_location_id = loc_ids(c, c->sample_node[i], ids, PDATA_MAX_DEPTH + 1);
+		s->location_id = ids;
+		len = protobuf_c_message_get_packed_size(&s->base);
+		tag[0] = (2 << 3) | PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED;
+		do {
+			tag[n++] = (uint8_t)((len & 0x7f) | (len > 0x7f ? 0x80 : 0));
+			len >>= 7;
+		} while (len);
+		out->append(out, n, tag);
+		protobuf_c_message_pack_to_buffer(&s->base, out);
+		s->location_id = NULL;
+	}
+	pr->n_sample = 0; /* the rest: fields 3 and after */
+	pr->n_sample_type = 0;
+	protobuf_c_message_pack_to_buffer(&pr->base, out);
+	pr->n_sample = nsample;
+	pr->n_sample_type = ntype;
+}
+
 /* Pack pr into fd through gzip.  Returns 0 or -errno. */
-static int write_gz(int fd, const PB(Profile) * pr, uint64_t *written)
+static int write_gz(int fd, const struct pprof_ctx *c, PB(Profile) * pr, uint64_t *written)
 {
 	struct gz_sink *g = calloc(1, sizeof(*g));
 	int rc;
@@ -961,7 +1222,7 @@ static int write_gz(int fd, const PB(Profile) * pr, uint64_t *written)
 		free(g);
 		return -ENOMEM;
 	}
-	protobuf_c_message_pack_to_buffer(&pr->base, &g->base);
+	pack_profile(c, pr, &g->base);
 	rc = g->err ? g->err : gz_deflate(g, g->in, g->in_len, Z_FINISH);
 	*written = g->written;
 	deflateEnd(&g->z);
@@ -972,7 +1233,8 @@ static int write_gz(int fd, const PB(Profile) * pr, uint64_t *written)
 static int write_profile(int fd, const struct pview *v, struct resolver *r, struct report *rep,
 			 struct pprof_summary *sum, char *why, size_t whylen)
 {
-	struct pprof_ctx c = {.v = v, .r = r, .rep = rep};
+	/* off_cpu values only where the profile has off-CPU time (the OpenTelemetry name) */
+	struct pprof_ctx c = {.v = v, .r = r, .rep = rep, .nvalues = v->noffcpu ? 3 : 2};
 	struct pb_arrays a = {0};
 	PB(Profile) pr;
 	uint64_t written = 0;
@@ -989,7 +1251,7 @@ static int write_profile(int fd, const struct pview *v, struct resolver *r, stru
 		rc = why_fail(why, whylen, rc, "out of memory");
 		goto out;
 	}
-	rc = write_gz(fd, &pr, &written);
+	rc = write_gz(fd, &c, &pr, &written);
 	if (rc < 0) {
 		rc = why_fail(why, whylen, rc, "%s", strerror(-rc));
 		goto out;
@@ -997,6 +1259,7 @@ static int write_profile(int fd, const struct pview *v, struct resolver *r, stru
 	if (sum) {
 		sum->samples = c.total;
 		sum->timed_ns = c.timed_ns;
+		sum->offcpu_ns = c.offcpu_ns;
 		sum->nsamples = c.nsamples;
 		sum->nlocations = c.nlocs;
 		sum->nfunctions = c.nfuncs;

@@ -36,6 +36,19 @@
  * before the outermost frame) ends with an outermost node whose pc is
  * PDATA_PC_TRUNCATED.
  *
+ * Off-CPU time (format 3, `record --off-cpu`): slots of the same table
+ * whose kind is an enum pdata_kind other than PDATA_KIND_CPU count the
+ * nanoseconds threads spent off the CPU for that reason under that stack
+ * (the stack the thread left the CPU with; pc: its innermost frame, the
+ * kernel's where kernel frames were taken), not samples; header.offcpu
+ * says where they came from and what they hold.  A thread record then
+ * also holds the thread's lifetime inside the recording and its off-CPU
+ * total (struct pdata_thread: life_ns, offcpu_ns), so that a reader can
+ * tell what share of the lifetime each clock could attribute.  A profile
+ * without off-CPU time is written as format 2, which readers of format 2
+ * read as before; readers of format 3 read both (a format 2 thread record
+ * is shorter: its life_ns and offcpu_ns read as 0, unknown).
+ *
  * A profile is complete when header.state == PDATA_COMPLETE; a profile
  * left in PDATA_RECORDING was cut short (the recorder itself was killed).
  * Once complete, nothing more goes in: counts (-ESTALE) and new records
@@ -72,7 +85,8 @@
 #include <sys/types.h>
 
 #define PDATA_MAGIC "PROFILDT"
-#define PDATA_VERSION 2
+#define PDATA_VERSION 3	    /* the newest format this code reads and writes */
+#define PDATA_VERSION_CPU 2 /* the format of a profile without off-CPU time (read too) */
 #define PDATA_HEADER_SIZE 4096
 #define PDATA_DEFAULT_SLOTS (1u << 20)	 /* 32 MiB of sample table while recording */
 #define PDATA_DEFAULT_FRAMES (1u << 20)	 /* 16 MiB of call-stack nodes (with stacks only) */
@@ -85,6 +99,8 @@
 #define PDATA_KERNEL_START 0xffff800000000000ull
 /* Pseudo PC of the outermost node of a stack that was cut short. */
 #define PDATA_PC_TRUNCATED 0xfffffffffffffff0ull
+/* Pseudo PC of off-CPU time without a place (a thread's total from its switch records). */
+#define PDATA_PC_OFFCPU 0xffffffffffffffe0ull
 
 enum pdata_state {
 	PDATA_RECORDING = 1, /* being written, or the recorder died */
@@ -113,6 +129,28 @@ enum pdata_clock {
 	PDATA_CLOCK_PERF = 3,
 	PDATA_CLOCK_MANUAL = 4,
 	PDATA_CLOCK_BPF = 5,
+};
+
+/*
+ * What a slot of the sample table counts (pdata_slot.kind): samples of CPU
+ * time, or nanoseconds off the CPU by reason (the task state when the
+ * thread left the CPU).  Format 3; a format 2 table holds CPU samples only.
+ */
+enum pdata_kind {
+	PDATA_KIND_CPU = 0,	  /* samples of CPU time (count x period_ns) */
+	PDATA_KIND_SLEEP = 1,	  /* off the CPU, interruptible sleep (S): count is ns */
+	PDATA_KIND_BLOCKED = 2,	  /* off the CPU, uninterruptible (D: disk, page faults): ns */
+	PDATA_KIND_PREEMPTED = 3, /* off the CPU, runnable but not running (R): ns */
+	PDATA_KIND_STOPPED = 4,	  /* off the CPU, stopped or traced (T): ns */
+	PDATA_KIND_NR = 5,
+};
+#define PDATA_KIND_OFFCPU(k) ((k) >= PDATA_KIND_SLEEP && (k) < PDATA_KIND_NR)
+
+/* Where a profile's off-CPU time comes from (header.offcpu). */
+enum pdata_offcpu {
+	PDATA_OFFCPU_NONE = 0, /* not recorded */
+	PDATA_OFFCPU_BPF = 1,  /* every interval, with reasons and stacks, counted in the kernel */
+	PDATA_OFFCPU_SWITCH = 2, /* each thread's totals (switch records): no stacks, reasons */
 };
 
 /* How call stacks were taken (header.callgraph). */
@@ -159,7 +197,12 @@ struct pdata_header {
 	uint64_t
 		stacks_dropped; /* atomic: samples counted without their stack (frame table full) */
 	uint64_t throttled;	/* samples the kernel did not take (throttling), when known */
-	uint64_t reserved[16];
+	/* format 3 (zeros in format 2): */
+	uint64_t offcpu_ns;   /* off-CPU nanoseconds of every thread (the table's and lost) */
+	uint64_t offcpu_lost; /* of which not in the table (no room, or no place) */
+	uint32_t offcpu;      /* enum pdata_offcpu */
+	uint32_t pad2;
+	uint64_t reserved[13];
 	char command[2048];   /* command line, quoted as a shell needs it */
 	char clock_note[512]; /* how the clock was chosen and what it can see */
 	char hostname[64];
@@ -171,10 +214,10 @@ struct pdata_header {
 
 struct pdata_slot {
 	uint64_t key;	/* (proc << 32) | tid; 0 = empty.  Claimed first by CAS. */
-	uint64_t pc;	/* sampled PC; 0 until the claimer stores it (after stack) */
+	uint64_t pc;	/* sampled PC; 0 until the claimer stores it (after stack and kind) */
 	uint32_t stack; /* innermost frame node of the call stack, 0 = none */
-	uint32_t pad;
-	uint64_t count; /* atomic */
+	uint32_t kind;	/* enum pdata_kind (format 2: always 0) */
+	uint64_t count; /* atomic: samples, or nanoseconds off the CPU */
 };
 
 struct pdata_frame {
@@ -189,6 +232,8 @@ enum pdata_rec_type {
 	PDATA_REC_THREAD = 2, /* struct pdata_thread */
 	PDATA_REC_MAP = 3,    /* struct pdata_map */
 	PDATA_REC_KSYM = 4,   /* struct pdata_ksym */
+	PDATA_REC_JITSYM = 5, /* struct pdata_jitsym (readers before it count it as damaged) */
+	PDATA_REC_NOTE = 6,   /* struct pdata_note (format 3) */
 };
 
 struct pdata_rec {
@@ -230,7 +275,12 @@ struct pdata_thread {
 	int32_t tid;
 	char comm[16];
 	struct pdata_cpu cpu; /* written when the thread ends (or at finish) */
+	/* format 3, with off-CPU time (a format 2 record ends here: read as 0) */
+	uint64_t life_ns;   /* lifetime in the recording (creation or start to end), 0 unknown */
+	uint64_t offcpu_ns; /* of which off the CPU (every interval), 0 unknown or none */
 };
+/* The size of a format 2 thread record. */
+#define PDATA_THREAD_V2_SIZE 56
 
 /* An executable mapping of a process image. */
 struct pdata_map {
@@ -253,6 +303,31 @@ struct pdata_ksym {
 	char name[];	/* NUL-terminated; "name [module]" for a module's symbol */
 };
 
+/*
+ * A piece of JIT-compiled code that samples hit, named by the process's
+ * perf map or jitdump file (record/jitsyms.h), which the recorder read
+ * while the process lived: a report names the code after the files are gone.
+ */
+struct pdata_jitsym {
+	struct pdata_rec rec;
+	uint32_t proc;	/* the process image whose code it is */
+	uint32_t kind;	/* where the name came from: enum jit_kind (1 perf map, 2 jitdump) */
+	uint64_t start; /* runtime address */
+	uint64_t size;
+	char name[]; /* NUL-terminated */
+};
+
+/*
+ * What a part of the recorder says about what it recorded, beside the
+ * header's clock note (format 3): e.g. the off-CPU time's source, rules
+ * and losses.
+ */
+struct pdata_note {
+	struct pdata_rec rec;
+	char topic[16]; /* NUL-terminated: "off-cpu" */
+	char text[];	/* NUL-terminated */
+};
+
 struct pdata;
 
 /*
@@ -271,6 +346,7 @@ struct pdata_layout {
 	uint32_t frame_slots; /* power of two, or 0 */
 	uint64_t records_off;
 	uint64_t records_cap;
+	uint32_t version; /* PDATA_VERSION_CPU or PDATA_VERSION (off-CPU kinds allowed) */
 };
 
 /*
@@ -286,6 +362,7 @@ struct pdata_create_opts {
 	uint32_t frame_slots; /* 0 = a flat profile (no call stacks); rounded up likewise */
 	uint64_t records_cap; /* 0 = PDATA_DEFAULT_RECORDS */
 	unsigned int mode; /* permission bits of a new file, 0 = outfile__mode() (0600 for root) */
+	uint32_t offcpu;   /* enum pdata_offcpu: with off-CPU time (format 3), else format 2 */
 };
 
 /*
@@ -341,6 +418,10 @@ struct pdata_map *pdata__add_map(struct pdata *p, uint32_t proc, uint64_t start,
 				 const uint8_t *build_id, unsigned int build_id_len);
 struct pdata_ksym *pdata__add_ksym(struct pdata *p, uint64_t start, uint64_t size,
 				   const char *name);
+/* topic: at most 15 bytes kept. */
+struct pdata_note *pdata__add_note(struct pdata *p, const char *topic, const char *text);
+struct pdata_jitsym *pdata__add_jitsym(struct pdata *p, uint32_t proc, uint32_t kind,
+				       uint64_t start, uint64_t size, const char *name);
 
 /* Record the end of a process image; cpu may be NULL (unknown). */
 void pdata__end_proc(struct pdata_proc *proc, int end_kind, int end_code, uint64_t end_ns,
@@ -348,6 +429,9 @@ void pdata__end_proc(struct pdata_proc *proc, int end_kind, int end_code, uint64
 
 /* Record a thread's CPU time (when it ends, or at finish). */
 void pdata__thread_cpu(struct pdata_thread *t, const struct pdata_cpu *cpu);
+
+/* Record a thread's lifetime inside the recording and its off-CPU total (format 3). */
+void pdata__thread_life(struct pdata_thread *t, uint64_t life_ns, uint64_t offcpu_ns);
 
 /* Record a process image's CPU time (its threads' accounting may come after its end). */
 void pdata__proc_cpu(struct pdata_proc *proc, const struct pdata_cpu *cpu);
@@ -380,6 +464,22 @@ int pdata__count_stack(struct pdata *p, uint32_t proc, int tid, const uint64_t *
 uint32_t pdata__intern_stack(struct pdata *p, const uint64_t *pcs, unsigned int n, int truncated);
 int pdata__count_interned(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint32_t stack,
 			  int truncated, uint64_t count);
+
+/*
+ * Add ns nanoseconds off the CPU (kind: PDATA_KIND_SLEEP .. _STOPPED) with
+ * the stack the thread left the CPU with (as pdata__count_stack; n >= 1).
+ * Counted in header.offcpu_ns; what finds no room also in
+ * header.offcpu_lost.  Only in a profile created with off-CPU time
+ * (-EINVAL otherwise).  Returns 0, or -ENOSPC when the table is full.
+ */
+int pdata__count_offcpu(struct pdata *p, uint32_t proc, int tid, const uint64_t *pcs,
+			unsigned int n, int truncated, uint32_t kind, uint64_t ns);
+
+/* "cpu", "sleep", "blocked", "preempted", "stopped" for an enum pdata_kind, else "unknown". */
+const char *pdata__kind_name(uint32_t kind);
+
+/* "none", "bpf", "switch" for an enum pdata_offcpu, else "unknown". */
+const char *pdata__offcpu_name(uint32_t src);
 
 /*
  * For the recorder, whose mapping any process of the tree may cut short
@@ -453,6 +553,7 @@ struct pdata_sample {
 	int tid;
 	uint64_t pc;
 	uint32_t stack; /* innermost frame node, 0 = none */
+	uint32_t kind;	/* enum pdata_kind: PDATA_KIND_CPU, or off-CPU (count is ns) */
 	uint64_t count;
 };
 
@@ -472,6 +573,14 @@ int pdata__foreach_sample(struct pdata *p, int (*cb)(void *arg, const struct pda
  * (read once, at the first call) cannot be read.
  */
 int pdata__stack(struct pdata *p, uint32_t id, uint64_t *pcs, unsigned int max);
+
+/*
+ * One stack node: its pc and its parent node id (0: the outermost).
+ * Returns 0, or -EBADMSG for an id outside the table or a node not yet
+ * written; -ENOMEM or -errno as pdata__stack.  Readers that walk every
+ * stack once per node (not per stack) use it.
+ */
+int pdata__frame(struct pdata *p, uint32_t id, uint64_t *pc, uint32_t *parent);
 
 /* Frame nodes in use (for statistics and compaction). */
 uint32_t pdata__frames_used(struct pdata *p);

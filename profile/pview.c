@@ -11,6 +11,7 @@
 #include "profile/pview.h"
 #include "utils/htab.h"
 #include "utils/why.h"
+#include "utils/search.h"
 
 #define MAX_PARENT_DEPTH 64
 
@@ -131,7 +132,7 @@ static int on_thread(struct loader *l, const struct pdata_rec *rec)
 	struct pv_thread *t;
 	struct pv_proc *p;
 
-	if (rec->size < sizeof(*r) || r->proc == 0)
+	if (rec->size < PDATA_THREAD_V2_SIZE || r->proc == 0)
 		return -EBADMSG;
 	p = pview__proc(l->v, r->proc);
 	if (!p)
@@ -144,6 +145,10 @@ static int on_thread(struct loader *l, const struct pdata_rec *rec)
 	t->comm[sizeof(t->comm) - 1] = 0;
 	t->cpu = r->cpu;
 	t->seq = (uint32_t)l->seen;
+	if (rec->size >= sizeof(*r)) { /* format 3 (a format 2 record ends before) */
+		t->life_ns = r->life_ns;
+		t->offcpu_ns = r->offcpu_ns;
+	}
 	return 0;
 }
 
@@ -203,6 +208,55 @@ static int on_ksym(struct loader *l, const struct pdata_rec *rec)
 	return 0;
 }
 
+/* What the recorder says about its off-CPU time (the last note of the topic wins). */
+static int on_note(struct loader *l, const struct pdata_rec *rec)
+{
+	const struct pdata_note *r = (const struct pdata_note *)rec;
+	char *text;
+
+	if (rec->size <= sizeof(*r) || l->v->hdr.version < PDATA_VERSION)
+		return -EBADMSG;
+	if (strncmp(r->topic, "off-cpu", sizeof(r->topic)))
+		return 0; /* a topic this reader does not show */
+	if (strnlen(r->text, rec->size - sizeof(*r)) == rec->size - sizeof(*r))
+		return -EBADMSG;
+	text = copy_str(r->text, rec->size - sizeof(*r));
+	if (!text)
+		return -ENOMEM;
+	free(l->v->offcpu_note);
+	l->v->offcpu_note = text;
+	return 0;
+}
+
+static int on_jitsym(struct loader *l, const struct pdata_rec *rec)
+{
+	const struct pdata_jitsym *r = (const struct pdata_jitsym *)rec;
+	struct pv_proc *p;
+	struct pv_jitsym *j;
+	char *name;
+
+	if (rec->size <= sizeof(*r) || !r->size || r->start + r->size < r->start ||
+	    r->start >= PDATA_KERNEL_START)
+		return -EBADMSG;
+	p = pview__proc(l->v, r->proc);
+	if (!p)
+		return -EBADMSG;
+	name = copy_str(r->name, rec->size - sizeof(*r));
+	if (!name)
+		return -EBADMSG;
+	if (push((void **)&p->jit, &p->njit, sizeof(*j)) < 0) {
+		free(name);
+		return -ENOMEM;
+	}
+	j = &p->jit[p->njit - 1];
+	j->start = r->start;
+	j->size = r->size;
+	j->name = name;
+	j->kind = r->kind;
+	j->seq = (uint32_t)l->seen;
+	return 0;
+}
+
 /* A damaged record is counted and skipped; any other error stops the walk. */
 static int settle(struct loader *l, int rc)
 {
@@ -231,10 +285,14 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 		rc = 1; /* second pass */
 		break;
 	case PDATA_REC_MAP:
-		rc = 1;
+	case PDATA_REC_JITSYM:
+		rc = 1; /* second pass */
 		break;
 	case PDATA_REC_KSYM:
 		rc = on_ksym(l, rec);
+		break;
+	case PDATA_REC_NOTE:
+		rc = on_note(l, rec);
 		break;
 	default:
 		rc = -EBADMSG;
@@ -255,6 +313,8 @@ static int on_rec2(void *arg, const struct pdata_rec *rec)
 		rc = on_thread(l, rec);
 	else if (rec->type == PDATA_REC_MAP)
 		rc = on_map(l, rec);
+	else if (rec->type == PDATA_REC_JITSYM)
+		rc = on_jitsym(l, rec);
 	return settle(l, rc);
 }
 
@@ -272,6 +332,7 @@ struct sample_key {
 	int tid;
 	uint64_t pc;
 	uint32_t stack;
+	uint32_t kind;
 };
 
 static uint64_t sample_hash(const void *key)
@@ -279,7 +340,7 @@ static uint64_t sample_hash(const void *key)
 	const struct sample_key *k = key;
 
 	return htab_hash_u64(k->pc ^ htab_hash_u64(((uint64_t)k->proc << 32) | (uint32_t)k->tid) ^
-			     ((uint64_t)k->stack << 17));
+			     ((uint64_t)k->stack << 17) ^ ((uint64_t)k->kind << 49));
 }
 
 static bool sample_eq(const void *entry, const void *key)
@@ -287,13 +348,14 @@ static bool sample_eq(const void *entry, const void *key)
 	const struct pv_sample *e = entry;
 	const struct sample_key *k = key;
 
-	return e->proc == k->proc && e->tid == k->tid && e->pc == k->pc && e->stack == k->stack;
+	return e->proc == k->proc && e->tid == k->tid && e->pc == k->pc && e->stack == k->stack &&
+	       e->kind == k->kind;
 }
 
 static uint64_t sample_entry_hash(const void *entry)
 {
 	const struct pv_sample *e = entry;
-	struct sample_key k = {e->proc, e->tid, e->pc, e->stack};
+	struct sample_key k = {e->proc, e->tid, e->pc, e->stack, e->kind};
 
 	return sample_hash(&k);
 }
@@ -305,102 +367,55 @@ static const struct htab_type sample_type = {
 	.entry_hash = sample_entry_hash,
 };
 
-/* Distinct PC lists: every stack's PCs one after another in pcs. */
-struct stack_store {
-	uint64_t *pcs;
-	size_t npcs, cap_pcs;
-	struct pv_stack *stacks; /* .pcs holds an offset into pcs until the end */
-	size_t nstacks, cap_stacks;
-	struct htab *index; /* of struct stack_entry */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/*
+ * The view's call stacks: a tree of (pc, parent) nodes, as in the file,
+ * interned so that equal paths from the outermost frame are one node.  A
+ * stack is its innermost node, so distinct stacks cost their distinct
+ * nodes, not stacks x depth (600,000 stacks under one 250-deep chain are
+ * 600,000 nodes, not 150 million PCs).
+ */
+struct frame_entry { /* (pc, parent) -> node */
+	uint64_t pc;
+	uint32_t parent;
+	uint32_t node; /* >= 1: never all zero */
 };
 
-struct stack_entry {
-	uint64_t hash;	/* of the PC list; never 0 (see stack_key) */
-	uint32_t index; /* into stacks */
-	uint32_t pad;
+struct frame_key {
+	uint64_t pc;
+	uint32_t parent;
 };
 
-struct stack_key {
-	const struct stack_store *st;
-	const uint64_t *pcs;
-	uint32_t n;
-	int truncated;
-	uint64_t hash;
+static uint64_t frame_key_hash(const void *key)
+{
+	const struct frame_key *k = key;
+
+	return htab_hash_u64(k->pc ^ htab_hash_u64(k->parent));
+}
+
+static bool frame_eq(const void *entry, const void *key)
+{
+	const struct frame_entry *e = entry;
+	const struct frame_key *k = key;
+
+	return e->pc == k->pc && e->parent == k->parent;
+}
+
+static const struct htab_type frame_type = {
+	.entry_size = sizeof(struct frame_entry),
+	.hash = frame_key_hash,
+	.eq = frame_eq, /* an entry starts with its key: hash(entry) is its hash */
 };
 
-static uint64_t stack_key_hash(const void *key)
-{
-	return ((const struct stack_key *)key)->hash;
-}
-
-static bool stack_eq(const void *entry, const void *key)
-{
-	const struct stack_entry *e = entry;
-	const struct stack_key *k = key;
-	const struct pv_stack *s = &k->st->stacks[e->index];
-
-	return e->hash == k->hash && s->n == k->n && s->truncated == k->truncated &&
-	       (!k->n || !memcmp(k->st->pcs + (uintptr_t)s->pcs, k->pcs, k->n * sizeof(*k->pcs)));
-}
-
-static uint64_t stack_entry_hash(const void *entry)
-{
-	return ((const struct stack_entry *)entry)->hash;
-}
-
-static const struct htab_type stack_type = {
-	.entry_size = sizeof(struct stack_entry),
-	.hash = stack_key_hash,
-	.eq = stack_eq,
-	.entry_hash = stack_entry_hash,
-};
-
-static uint64_t pcs_hash(const uint64_t *pcs, uint32_t n, int truncated)
-{
-	uint64_t h = htab_hash_u64(n * 2 + (uint64_t)truncated);
-
-	for (uint32_t i = 0; i < n; i++)
-		h = htab_hash_u64(h ^ pcs[i]);
-	return h | 1; /* an entry is never all zero */
-}
-
-/* The stack index of a PC list, added when new; index 0 is the empty stack. */
-static int stack_index(struct stack_store *st, const uint64_t *pcs, uint32_t n, int truncated,
-		       uint32_t *index)
-{
-	struct stack_key k = {st, pcs, n, truncated, 0};
-	struct stack_entry *e;
-	bool fresh;
-
-	k.hash = pcs_hash(pcs, n, truncated);
-	e = htab__insert(st->index, &stack_type, &k, &fresh);
-	if (!e)
-		return -ENOMEM;
-	if (!fresh) {
-		*index = e->index;
-		return 0;
-	}
-	if (array__reserve((void **)&st->stacks, &st->cap_stacks, st->nstacks + 1,
-			  sizeof(*st->stacks)) ||
-	    array__reserve((void **)&st->pcs, &st->cap_pcs, st->npcs + n, sizeof(*st->pcs))) {
-		htab__cancel_fresh(st->index);
-		return -ENOMEM;
-	}
-	if (n)
-		memcpy(st->pcs + st->npcs, pcs, n * sizeof(*pcs));
-	st->stacks[st->nstacks] = (struct pv_stack){
-		.pcs = (const uint64_t *)(uintptr_t)st->npcs, .n = n, .truncated = truncated};
-	st->npcs += n;
-	*e = (struct stack_entry){.hash = k.hash, .index = (uint32_t)st->nstacks};
-	*index = (uint32_t)st->nstacks++;
-	return 0;
-}
-
-/* A file's stack node id and the stack index it was read back into. */
+/* A file's stack node id: its view node, and the stack index when a sample named it. */
 struct node_entry {
-	uint64_t node; /* >= 1 */
-	uint32_t index;
-	uint32_t pad;
+	uint64_t node;	/* >= 1 */
+	uint32_t vnode; /* the view node; 0: the file's chain is unreadable (the empty stack) */
+	uint32_t index; /* the stack index + 1, 0 while no sample had it as its stack */
 };
 
 static const struct htab_type node_type = {
@@ -409,72 +424,173 @@ static const struct htab_type node_type = {
 	.eq = htab_u64_eq,
 };
 
+struct stack_store {
+	struct pv_frame *frames; /* [0] unused: node 0 is "no parent" */
+	size_t nframes, cap_frames;
+	struct htab *index; /* of struct frame_entry */
+	struct pv_stack *stacks;
+	size_t nstacks, cap_stacks;
+};
+
 struct sample_loader {
 	struct pdata *pd;
 	struct htab *samples; /* of struct pv_sample */
+	struct htab *offcpu;  /* of struct pv_sample, off-CPU kinds */
 	struct htab *nodes;   /* of struct node_entry */
 	struct stack_store st;
-	uint64_t pcs[PDATA_MAX_DEPTH];
+	uint32_t chain[PDATA_MAX_DEPTH + 1]; /* file node ids, innermost first */
+	uint64_t pcs[PDATA_MAX_DEPTH + 1];
+	size_t bad_kinds; /* slots of a kind this reader does not know */
 	int err;
 };
 
-/*
- * The stack index of a file's stack node id, read back once per id.  A
- * node chain that cannot be read (damaged, or a loop) gives the empty
- * stack: the sample still counts, flat.
- */
-static int node_stack(struct sample_loader *sl, uint32_t node, uint32_t *index)
+/* The view node of (pc, parent), made when new.  0 (never a node) when out of memory. */
+static uint32_t frame_node(struct stack_store *st, uint64_t pc, uint32_t parent)
 {
-	uint64_t key = node;
-	struct node_entry *e;
+	struct frame_key k = {pc, parent};
+	const struct pv_frame *up = parent ? &st->frames[parent] : NULL;
+	struct frame_entry *e;
 	bool fresh;
-	int n, truncated, rc;
 
-	e = htab__find(sl->nodes, &node_type, &key);
-	if (e) {
-		*index = e->index;
+	e = htab__insert(st->index, &frame_type, &k, &fresh);
+	if (!e)
+		return 0;
+	if (!fresh)
+		return e->node;
+	if (st->nframes >= UINT32_MAX - 1 || array__reserve((void **)&st->frames, &st->cap_frames,
+							    st->nframes + 1, sizeof(*st->frames))) {
+		htab__cancel_fresh(st->index);
 		return 0;
 	}
-	*index = 0;
-	n = pdata__stack(sl->pd, node, sl->pcs, PDATA_MAX_DEPTH);
-	if (n == -ENOMEM)
-		return n;
-	if (n > 0) {
-		truncated = sl->pcs[n - 1] == PDATA_PC_TRUNCATED;
-		rc = stack_index(&sl->st, sl->pcs, (uint32_t)(n - truncated), truncated, index);
+	up = parent ? &st->frames[parent] : NULL; /* the array may have moved */
+	st->frames[st->nframes] = (struct pv_frame){
+		.pc = pc,
+		.parent = parent,
+		.depth = up ? up->depth + 1 : 1,
+		.truncated = up ? up->truncated : pc == PDATA_PC_TRUNCATED,
+	};
+	*e = (struct frame_entry){pc, parent, (uint32_t)st->nframes};
+	return (uint32_t)st->nframes++;
+}
+
+/*
+ * The node_entry of a file's stack node id, its view node made once per
+ * id: the chain is walked up to the first node already made (or the
+ * outermost), then made downwards.  A chain that cannot be read (damaged,
+ * a loop, longer than PDATA_MAX_DEPTH) gives view node 0: its samples
+ * still count, flat, as pdata__stack's readers did.
+ */
+static int node_of(struct sample_loader *sl, uint32_t node, struct node_entry **out)
+{
+	uint32_t id = node, above = 0, vnode;
+	unsigned n = 0, depth = 0;
+	struct node_entry *e = NULL;
+	bool fresh;
+	int rc = 0;
+
+	while (id && !(e = htab__find(sl->nodes, &node_type, &(uint64_t){id}))) {
+		uint32_t parent;
+
+		if (n >= PDATA_MAX_DEPTH) { /* a loop, or longer than any stack */
+			rc = -EBADMSG;
+			break;
+		}
+		rc = pdata__frame(sl->pd, id, &sl->pcs[n], &parent);
 		if (rc < 0)
-			return rc;
+			break;
+		sl->chain[n++] = id;
+		id = parent;
 	}
-	e = htab__insert(sl->nodes, &node_type, &key, &fresh);
-	if (!e)
+	if (rc == -ENOMEM)
+		return rc;
+	if (!rc && id) { /* met a node already made */
+		above = e->vnode;
+		depth = above ? sl->st.frames[above].depth : 0;
+		if (!above) /* ... whose chain is unreadable: so is this one */
+			rc = -EBADMSG;
+	}
+	if (!rc && depth + n > PDATA_MAX_DEPTH)
+		rc = -EBADMSG;
+	vnode = above;
+	for (unsigned i = n; !rc && i-- > 0;) {
+		vnode = frame_node(&sl->st, sl->pcs[i], vnode);
+		if (!vnode)
+			return -ENOMEM;
+		/* each file node on the way: made once */
+		e = htab__insert(sl->nodes, &node_type, &(uint64_t){sl->chain[i]}, &fresh);
+		if (!e)
+			return -ENOMEM;
+		*e = (struct node_entry){sl->chain[i], vnode, 0};
+	}
+	if (rc) { /* unreadable: the innermost id gives the empty stack */
+		e = htab__insert(sl->nodes, &node_type, &(uint64_t){node}, &fresh);
+		if (!e)
+			return -ENOMEM;
+		if (fresh)
+			*e = (struct node_entry){node, 0, 0};
+	} else {
+		e = htab__find(sl->nodes, &node_type, &(uint64_t){node});
+	}
+	*out = e;
+	return 0;
+}
+
+/* The stack index of a file's stack node id; 0 (the empty stack) when unreadable. */
+static int node_stack(struct sample_loader *sl, uint32_t node, uint32_t *index)
+{
+	struct stack_store *st = &sl->st;
+	struct node_entry *e;
+	const struct pv_frame *f;
+	int rc = node_of(sl, node, &e);
+
+	*index = 0;
+	if (rc < 0)
+		return rc;
+	if (e->index) {
+		*index = e->index - 1;
+		return 0;
+	}
+	if (!e->vnode)
+		return 0;
+	if (st->nstacks >= UINT32_MAX - 1 || array__reserve((void **)&st->stacks, &st->cap_stacks,
+							    st->nstacks + 1, sizeof(*st->stacks)))
 		return -ENOMEM;
-	*e = (struct node_entry){.node = node, .index = *index};
+	f = &st->frames[e->vnode];
+	st->stacks[st->nstacks] = (struct pv_stack){
+		.node = e->vnode, .n = f->depth - f->truncated, .truncated = f->truncated};
+	*index = (uint32_t)st->nstacks++;
+	e->index = *index + 1;
 	return 0;
 }
 
 static int load_sample(void *arg, const struct pdata_sample *s)
 {
 	struct sample_loader *sl = arg;
-	struct sample_key k = {s->proc, s->tid, s->pc, 0};
+	struct sample_key k = {s->proc, s->tid, s->pc, 0, s->kind};
+	struct htab *into = s->kind == PDATA_KIND_CPU ? sl->samples : sl->offcpu;
 	struct pv_sample *e;
 	bool fresh;
 	int rc = 0;
 
+	if (s->kind >= PDATA_KIND_NR) {
+		sl->bad_kinds++; /* not a kind this reader knows: left out, and said */
+		return 0;
+	}
 	if (s->stack)
 		rc = node_stack(sl, s->stack, &k.stack);
 	if (rc < 0)
 		goto fail;
-	e = htab__insert(sl->samples, &sample_type, &k, &fresh);
+	e = htab__insert(into, &sample_type, &k, &fresh);
 	if (!e) {
 		rc = -ENOMEM;
 		goto fail;
 	}
 	if (fresh) {
-		*e = (struct pv_sample){k.proc, k.tid, k.pc, k.stack, s->count};
+		*e = (struct pv_sample){k.proc, k.tid, k.pc, k.stack, k.kind, s->count};
 		return 0;
 	}
 	/* saturate rather than wrap on absurd (corrupt) counts */
-	e->count = e->count + s->count < e->count ? UINT64_MAX : e->count + s->count;
+	e->count = sat_add(e->count, s->count);
 	return 0;
 fail:
 	sl->err = rc;
@@ -491,7 +607,9 @@ static int cmp_sample(const void *a, const void *b)
 		return x->tid < y->tid ? -1 : 1;
 	if (x->pc != y->pc)
 		return x->pc < y->pc ? -1 : 1;
-	return x->stack < y->stack ? -1 : x->stack > y->stack;
+	if (x->stack != y->stack)
+		return x->stack < y->stack ? -1 : 1;
+	return x->kind < y->kind ? -1 : x->kind > y->kind;
 }
 
 static int load_samples(struct pview *v, struct pdata *pd)
@@ -501,13 +619,16 @@ static int load_samples(struct pview *v, struct pdata *pd)
 	int rc = -ENOMEM;
 
 	sl.samples = htab__new(&sample_type, 1024);
+	sl.offcpu = htab__new(&sample_type, 64);
 	sl.nodes = htab__new(&node_type, 1024);
-	st->index = htab__new(&stack_type, 1024);
-	/* index 0: the empty stack (not in the index: no PC list maps to it) */
-	if (!sl.samples || !sl.nodes || !st->index ||
-	    array__reserve((void **)&st->stacks, &st->cap_stacks, 1, sizeof(*st->stacks)))
+	st->index = htab__new(&frame_type, 1024);
+	/* stack 0: the empty stack; node 0: no node (the outermost's parent) */
+	if (!sl.samples || !sl.offcpu || !sl.nodes || !st->index ||
+	    array__reserve((void **)&st->stacks, &st->cap_stacks, 1, sizeof(*st->stacks)) ||
+	    array__reserve((void **)&st->frames, &st->cap_frames, 1, sizeof(*st->frames)))
 		goto out;
 	st->stacks[st->nstacks++] = (struct pv_stack){0};
+	st->frames[st->nframes++] = (struct pv_frame){0};
 	rc = pdata__foreach_sample(pd, load_sample, &sl);
 	if (sl.err < 0)
 		rc = sl.err;
@@ -516,20 +637,24 @@ static int load_samples(struct pview *v, struct pdata *pd)
 	v->samples = htab__take(sl.samples, &v->nsamples);
 	if (v->nsamples > 1)
 		qsort(v->samples, v->nsamples, sizeof(*v->samples), cmp_sample);
-	for (size_t i = 0; i < st->nstacks; i++) /* offsets to pointers (no PCs: no stacks) */
-		st->stacks[i].pcs = st->pcs ? st->pcs + (uintptr_t)st->stacks[i].pcs : NULL;
+	v->offcpu = htab__take(sl.offcpu, &v->noffcpu);
+	if (v->noffcpu > 1)
+		qsort(v->offcpu, v->noffcpu, sizeof(*v->offcpu), cmp_sample);
+	v->bad_records += sl.bad_kinds;
 	v->stacks = st->stacks;
 	v->nstacks = st->nstacks;
-	v->stack_pcs = st->pcs;
+	v->frames = st->frames;
+	v->nframes = st->nframes;
 	st->stacks = NULL;
-	st->pcs = NULL;
+	st->frames = NULL;
 	rc = 0;
 out:
 	htab__free(sl.samples);
+	htab__free(sl.offcpu);
 	htab__free(sl.nodes);
 	htab__free(st->index);
 	free(st->stacks);
-	free(st->pcs);
+	free(st->frames);
 	return rc;
 }
 
@@ -562,12 +687,25 @@ static void merge_threads(struct pv_proc *p)
 		if (k && p->threads[k - 1].tid == t.tid) {
 			if (p->threads[k - 1].cpu.cpu_ns > t.cpu.cpu_ns)
 				t.cpu = p->threads[k - 1].cpu;
+			if (p->threads[k - 1].life_ns > t.life_ns) {
+				t.life_ns = p->threads[k - 1].life_ns;
+				t.offcpu_ns = p->threads[k - 1].offcpu_ns;
+			}
 			p->threads[k - 1] = t;
 		} else {
 			p->threads[k++] = t;
 		}
 	}
 	p->nthreads = k;
+}
+
+static int cmp_jitsym(const void *a, const void *b)
+{
+	const struct pv_jitsym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static int cmp_ksym(const void *a, const void *b)
@@ -582,16 +720,19 @@ static int cmp_ksym(const void *a, const void *b)
  * Samples are sorted by proc id, so each unknown id is met in one run:
  * placeholders are appended, then the array is sorted once.
  */
-static int attach_samples(struct loader *l)
+static int add_placeholders(struct loader *l, const struct pv_sample *s, size_t n, size_t known)
 {
 	struct pview *v = l->v;
-	size_t known = v->nprocs;
 
-	for (size_t i = 0; i < v->nsamples; i++) {
-		uint32_t id = v->samples[i].proc;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t id = s[i].proc;
 		struct pv_proc *p;
 
-		if ((i && v->samples[i - 1].proc == id) || find_proc(v->procs, known, id))
+		bool seen = (i && s[i - 1].proc == id) || find_proc(v->procs, known, id);
+
+		for (size_t k = known; !seen && k < v->nprocs; k++) /* placeholders: unsorted */
+			seen = v->procs[k].id == id;
+		if (seen)
 			continue;
 		p = add_proc(l, id);
 		if (!p || !(p->exe = strdup("")))
@@ -599,13 +740,31 @@ static int attach_samples(struct loader *l)
 		p->placeholder = 1;
 		p->order = v->nprocs;
 	}
+	return 0;
+}
+
+static int attach_samples(struct loader *l)
+{
+	struct pview *v = l->v;
+	size_t known = v->nprocs;
+
+	if (add_placeholders(l, v->samples, v->nsamples, known) < 0 ||
+	    add_placeholders(l, v->offcpu, v->noffcpu, known) < 0)
+		return -ENOMEM;
 	if (v->nprocs > known)
 		qsort(v->procs, v->nprocs, sizeof(*v->procs), cmp_proc);
 	for (size_t i = 0; i < v->nsamples; i++) {
 		struct pv_proc *p = pview__proc(v, v->samples[i].proc);
 
-		p->samples += v->samples[i].count;
-		v->total += v->samples[i].count;
+		/* saturate rather than wrap on absurd (corrupt) counts */
+		p->samples = sat_add(p->samples, v->samples[i].count);
+		v->total = sat_add(v->total, v->samples[i].count);
+	}
+	for (size_t i = 0; i < v->noffcpu; i++) {
+		struct pv_proc *p = pview__proc(v, v->offcpu[i].proc);
+
+		p->offcpu_ns = sat_add(p->offcpu_ns, v->offcpu[i].count);
+		v->offcpu_total = sat_add(v->offcpu_total, v->offcpu[i].count);
 	}
 	return 0;
 }
@@ -678,6 +837,8 @@ int pview__load(struct pview **out, const char *path, char *why, size_t whylen)
 
 		if (p->nmaps > 1)
 			qsort(p->maps, p->nmaps, sizeof(*p->maps), cmp_map);
+		if (p->njit > 1)
+			qsort(p->jit, p->njit, sizeof(*p->jit), cmp_jitsym);
 		merge_threads(p);
 	}
 	if (v->nksyms > 1)
@@ -696,6 +857,9 @@ void pview__free(struct pview *v)
 		for (size_t k = 0; k < p->nmaps; k++)
 			free(p->maps[k].path);
 		free(p->maps);
+		for (size_t k = 0; k < p->njit; k++)
+			free(p->jit[k].name);
+		free(p->jit);
 		free(p->threads);
 		free(p->exe);
 	}
@@ -704,24 +868,18 @@ void pview__free(struct pview *v)
 	free(v->ksyms);
 	free(v->procs);
 	free(v->samples);
+	free(v->offcpu);
+	free(v->offcpu_note);
 	free(v->stacks);
-	free(v->stack_pcs);
+	free(v->frames);
 	free(v);
 }
 
 const struct pv_thread *pv_proc__thread(const struct pv_proc *p, int tid)
 {
 	/* one entry per tid (merge_threads) */
-	size_t lo = 0, hi = p->nthreads;
+	size_t lo = SEARCH_UPPER(p->threads, p->nthreads, tid, tid);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->threads[mid].tid <= tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo && p->threads[lo - 1].tid == tid)
 		return &p->threads[lo - 1];
 	return NULL;
@@ -729,16 +887,8 @@ const struct pv_thread *pv_proc__thread(const struct pv_proc *p, int tid)
 
 static const struct pv_map *own_map(const struct pv_proc *p, uint64_t pc)
 {
-	size_t lo = 0, hi = p->nmaps;
+	size_t lo = SEARCH_UPPER(p->maps, p->nmaps, start, pc);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* overlapping maps (a region re-mapped): the latest start at or below pc that covers it */
 	for (size_t k = lo; k > 0 && k + 8 > lo; k--)
 		if (pc < p->maps[k - 1].end)
@@ -765,6 +915,49 @@ const struct pv_map *pview__map_of(const struct pview *v, const struct pv_proc *
 	return NULL;
 }
 
+/* Pieces of code that cover pc looked at, at most (overlaps come from hostile files). */
+#define JIT_OVERLAP_SCAN 16
+
+static const struct pv_jitsym *own_jitsym(const struct pv_proc *p, uint64_t pc)
+{
+	const struct pv_jitsym *best = NULL;
+	size_t lo = 0, hi = p->njit;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->jit[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo; k > 0 && k + JIT_OVERLAP_SCAN > lo; k--) {
+		const struct pv_jitsym *j = &p->jit[k - 1];
+
+		if (pc - j->start < j->size && (!best || j->seq > best->seq))
+			best = j;
+	}
+	return best;
+}
+
+const struct pv_jitsym *pview__jitsym(const struct pview *v, const struct pv_proc *p, uint64_t pc)
+{
+	for (int depth = 0; p && depth < MAX_PARENT_DEPTH; depth++) {
+		const struct pv_jitsym *j = p->njit ? own_jitsym(p, pc) : NULL;
+		const struct pv_proc *parent;
+
+		if (j)
+			return j;
+		if (!p->parent || p->parent == p->id)
+			return NULL;
+		parent = pview__proc(v, p->parent);
+		if (!parent || (parent->end_kind == PDATA_END_EXEC && parent->pid == p->pid))
+			return NULL;
+		p = parent;
+	}
+	return NULL;
+}
+
 double pview__rate_hz(const struct pview *v)
 {
 	return v->hdr.period_ns ? 1e9 / (double)v->hdr.period_ns : 0.0;
@@ -777,18 +970,23 @@ const struct pv_stack *pview__stack(const struct pview *v, uint32_t stack)
 	return stack < v->nstacks ? &v->stacks[stack] : &empty;
 }
 
+unsigned pview__stack_pcs(const struct pview *v, const struct pv_stack *st, uint64_t *pcs,
+			  unsigned max)
+{
+	uint32_t node = st->node;
+	unsigned n = 0;
+
+	if (max > st->n) /* a stack cut short: its outermost node is the mark, not a PC */
+		max = st->n;
+	for (; node && node < v->nframes && n < max; node = v->frames[node].parent)
+		pcs[n++] = v->frames[node].pc;
+	return n;
+}
+
 const struct pv_ksym *pview__ksym(const struct pview *v, uint64_t pc)
 {
-	size_t lo = 0, hi = v->nksyms;
+	size_t lo = SEARCH_UPPER(v->ksyms, v->nksyms, start, pc);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v->ksyms[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return NULL;
 	if (v->ksyms[lo - 1].size && pc - v->ksyms[lo - 1].start >= v->ksyms[lo - 1].size)

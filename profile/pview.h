@@ -4,8 +4,10 @@
  * the readers (report, export).  Everything the readers use is copied out
  * of the mapping and bound-checked here once: record sizes, string
  * termination, map ranges, proc ids.  Samples with the same (proc, tid,
- * pc, call stack) are summed; call stacks are copied out as PC lists (equal
- * lists share one index).  A profile that changes while it is read (live,
+ * pc, call stack) are summed; call stacks are a tree of (pc, parent)
+ * nodes as in the file (equal stacks share one index, equal paths from the
+ * outermost frame share their nodes): the view costs the profile's nodes,
+ * never stacks x depth.  A profile that changes while it is read (live,
  * or written by a hostile process) gives a correct-as-of read: the tables
  * grow as needed and every loop is bounded.  Proc ids that samples refer to without a proc record get a
  * placeholder process (pid 0, no exe) so no sample is silently lost;
@@ -33,6 +35,16 @@ struct pv_thread {
 	char comm[16];	      /* NUL-terminated; the last name the thread had */
 	struct pdata_cpu cpu; /* CPU time when known (zeros when not) */
 	uint32_t seq;	      /* order of its (last) record in the file */
+	uint64_t life_ns;     /* format 3: its lifetime inside the recording, 0 unknown */
+	uint64_t offcpu_ns;   /* format 3: of which off the CPU (every interval), 0 unknown */
+};
+
+/* A piece of JIT code named in the profile (perf map or jitdump, read while the process lived). */
+struct pv_jitsym {
+	uint64_t start, size; /* runtime addresses, size > 0 */
+	char *name;
+	uint32_t kind; /* enum jit_kind: where the name came from */
+	uint32_t seq;  /* order in the file: a later one wins where code was replaced */
 };
 
 struct pv_proc {
@@ -47,8 +59,11 @@ struct pv_proc {
 	size_t nmaps;
 	struct pv_thread *threads; /* sorted by tid, one per tid */
 	size_t nthreads;
-	uint64_t samples; /* sum of its samples */
-	size_t order;	  /* position of its record in the file */
+	uint64_t samples;      /* sum of its samples */
+	uint64_t offcpu_ns;    /* sum of its off-CPU slots (ns) */
+	size_t order;	       /* position of its record in the file */
+	struct pv_jitsym *jit; /* sorted by start, then seq */
+	size_t njit;
 };
 
 struct pv_sample {
@@ -56,12 +71,28 @@ struct pv_sample {
 	int tid;
 	uint64_t pc;
 	uint32_t stack; /* index of its call stack in the view (pview__stack), 0 = none */
-	uint64_t count;
+	uint32_t kind;	/* enum pdata_kind: PDATA_KIND_CPU in samples, a reason in offcpu */
+	uint64_t count; /* samples; nanoseconds for an off-CPU kind */
 };
 
-/* A call stack: pcs[0] is the sampled PC, then the callers' return addresses, outwards. */
+/*
+ * A node of the call-stack tree: a PC and its caller's node (0: none),
+ * shared by every stack with the same path from the outermost frame.  A
+ * stack cut short has the PDATA_PC_TRUNCATED mark as its outermost node.
+ */
+struct pv_frame {
+	uint64_t pc;
+	uint32_t parent;
+	uint16_t depth;	    /* nodes from the outermost to this one, the mark included */
+	uint16_t truncated; /* the outermost node is the PDATA_PC_TRUNCATED mark */
+};
+
+/*
+ * A call stack: its innermost node; its n PCs (pview__stack_pcs) are the
+ * sampled PC, then the callers' return addresses, outwards.
+ */
 struct pv_stack {
-	const uint64_t *pcs;
+	uint32_t node; /* in pview.frames; 0 for the empty stack */
 	uint32_t n;
 	int truncated; /* the unwinding stopped before the outermost frame */
 };
@@ -76,11 +107,17 @@ struct pview {
 	struct pdata_header hdr; /* copy; strings NUL-terminated */
 	struct pv_proc *procs;	 /* sorted by id */
 	size_t nprocs;
-	struct pv_sample *samples; /* merged, sorted by (proc, tid, pc, stack) */
+	struct pv_sample *samples; /* CPU samples, merged, sorted by (proc, tid, pc, stack) */
 	size_t nsamples;
+	/* off-CPU time (format 3): merged, sorted by (proc, tid, pc, stack, kind); count is ns */
+	struct pv_sample *offcpu;
+	size_t noffcpu;
+	uint64_t offcpu_total;	 /* sum of their ns */
+	char *offcpu_note;	 /* what the recorder says about its off-CPU time ("" none) */
 	struct pv_stack *stacks; /* [0] is the empty stack; distinct PC lists */
 	size_t nstacks;
-	uint64_t *stack_pcs;   /* storage of every stack's PCs */
+	struct pv_frame *frames; /* the stacks' nodes ([0] unused): memory per node, not per PC */
+	size_t nframes;
 	struct pv_ksym *ksyms; /* sorted by start */
 	size_t nksyms;
 	uint64_t total;	    /* sum of all sample counts */
@@ -103,6 +140,20 @@ const struct pv_map *pview__map_of(const struct pview *v, const struct pv_proc *
 
 /* The call stack of a sample (s->stack), never NULL: index 0 is the empty stack. */
 const struct pv_stack *pview__stack(const struct pview *v, uint32_t stack);
+
+/*
+ * The PCs of st, innermost first, into pcs (room for max; PDATA_MAX_DEPTH
+ * holds any).  Returns their number: st->n, or max when that is less.
+ */
+unsigned pview__stack_pcs(const struct pview *v, const struct pv_stack *st, uint64_t *pcs,
+			  unsigned max);
+
+/*
+ * The JIT code holding pc in process image p (or, for a forked child, in its
+ * parent's image, as pview__map_of), or NULL.  Where several named pieces
+ * cover pc (code replaced at the same address), the one read last.
+ */
+const struct pv_jitsym *pview__jitsym(const struct pview *v, const struct pv_proc *p, uint64_t pc);
 
 /* The kernel function holding pc, or NULL. */
 const struct pv_ksym *pview__ksym(const struct pview *v, uint64_t pc);

@@ -20,6 +20,8 @@
 #include "events/record_events.h"
 #include "profile/pdata.h"
 #include "record/agent_launch.h"
+#include "record/offcpu.h"
+#include "record/offcpu_switch.h"
 #include "record/perf_session.h"
 #include "record/procacct.h"
 #include "record/proctree.h"
@@ -191,6 +193,88 @@ static void agent_stacks(struct record_run *r)
 		 "; call stacks unwound in the sampled thread (libunwind, the CFI)");
 }
 
+/*
+ * --off-cpu where BPF is not permitted: each thread's totals from the
+ * session's switch records (record/offcpu_switch.h), when the session has
+ * no other observer (the bpf clock needs BPF anyway).
+ */
+static int open_offcpu_switch(struct record_run *r, struct perf_session_opts *po)
+{
+	if (po->observer || offcpu_switch__new(&r->offcpu_sw, r->pd) < 0)
+		return -1;
+	po->observer = offcpu_switch__observer(r->offcpu_sw);
+	po->context_switch = 1;
+	pdata__header(r->pd)->offcpu = PDATA_OFFCPU_SWITCH;
+	return 0;
+}
+
+/*
+ * --off-cpu on a perf-event clock: every interval off the CPU counted in
+ * the kernel where BPF is permitted (record/offcpu.h), else each thread's
+ * totals from its switch records.  Said in the off-CPU note when neither
+ * can be.
+ */
+static void open_offcpu(struct record_run *r, struct perf_session_opts *po)
+{
+	struct offcpu_opts oo = {.follow_children = r->o->inherit,
+				 .stacks = r->o->callgraph != RECORD_CG_NONE,
+				 .copies = record_run__perf_callgraph(r->o) == PDATA_CG_DWARF,
+				 .no_reuse = getenv("PROFIL_OFFCPU_NO_REUSE") != NULL};
+	char why[256];
+
+	if (!r->o->offcpu)
+		return;
+	if (offcpu__open(&r->offcpu, r->pd, &oo, why, sizeof(why)) == 0 &&
+	    offcpu__track(r->offcpu, r->child) == 0)
+		return;
+	offcpu__close(r->offcpu);
+	r->offcpu = NULL;
+	if (open_offcpu_switch(r, po) == 0) {
+		if (!r->res->warning[0])
+			snprintf(r->res->warning, sizeof(r->res->warning),
+				 "--off-cpu: %.160s: each thread's off-CPU total only, without "
+				 "stacks or kernel frames",
+				 why);
+		return;
+	}
+	pdata__header(r->pd)->offcpu = PDATA_OFFCPU_NONE;
+	snprintf(r->offcpu_note, sizeof(r->offcpu_note),
+		 "not recorded: %s; the profile has CPU time only", why);
+}
+
+/* The agent's clocks and --off-cpu: said once, then CPU time is recorded. */
+static void agent_offcpu(struct record_run *r)
+{
+	if (!r->o->offcpu)
+		return;
+	pdata__header(r->pd)->offcpu = PDATA_OFFCPU_NONE;
+	snprintf(r->offcpu_note, sizeof(r->offcpu_note),
+		 "not recorded: the %s clock's CPU-time timers do not run while a thread is off "
+		 "the CPU, and interrupting its sleeps to sample them would shorten them; the "
+		 "profile has CPU time only (off-CPU time needs the perf or bpf clock)",
+		 pdata__clock_name((uint32_t)r->clock));
+	if (!r->res->warning[0])
+		snprintf(r->res->warning, sizeof(r->res->warning),
+			 "--off-cpu: the %s clock cannot see time off the CPU without interrupting "
+			 "the program's sleeps: recording CPU time only",
+			 pdata__clock_name((uint32_t)r->clock));
+}
+
+/* The off-CPU time's last counts and its note, before the header is finished. */
+static void finish_offcpu(struct record_run *r)
+{
+	if (r->offcpu) {
+		offcpu__finish(r->offcpu, r->perf);
+		offcpu__describe(r->offcpu, r->offcpu_note, sizeof(r->offcpu_note));
+	}
+	if (r->offcpu_sw) {
+		offcpu_switch__finish(r->offcpu_sw);
+		offcpu_switch__describe(r->offcpu_sw, r->offcpu_note, sizeof(r->offcpu_note));
+	}
+	if (r->offcpu_note[0])
+		pdata__add_note(r->pd, "off-cpu", r->offcpu_note);
+}
+
 /* The clock note of a perf-event clock, once its events are open. */
 /*
  * auto with call stacks at this rate or more: the in-kernel walk, which
@@ -265,6 +349,7 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 		snprintf(r->note, sizeof(r->note), "%s clock asked for (--clock)%s",
 			 pdata__clock_name(r->o->clock), AGENT_CLOCK_NOTE);
 		agent_stacks(r);
+		agent_offcpu(r);
 		return 1;
 	}
 	/*
@@ -292,8 +377,10 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 		po.observer = record_bpf__observer(r->bpf);
 	}
 	open_accounting(r, &po);
+	open_offcpu(r, &po);
 	rc = perf_session__open(&r->perf, r->pd, &po, &r->child, 1, why, whylen);
 	if (rc == 0) {
+		offcpu_switch__session(r->offcpu_sw, r->perf);
 		r->clock = r->bpf ? PDATA_CLOCK_BPF : PDATA_CLOCK_PERF;
 		r->callgraph = record_bpf__kernel_stacks(r->bpf) ? PDATA_CG_KERNEL : po.callgraph;
 		perf_note(r);
@@ -303,6 +390,10 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 	r->bpf = NULL;
 	procacct__close(r->acct);
 	r->acct = NULL;
+	offcpu__close(r->offcpu);
+	r->offcpu = NULL;
+	offcpu_switch__free(r->offcpu_sw);
+	r->offcpu_sw = NULL;
 	if (r->o->clock == PDATA_CLOCK_PERF || r->o->clock == PDATA_CLOCK_BPF)
 		return rc;
 	/* auto: anything perf cannot do here (refused, or e.g. no ring memory) falls back */
@@ -312,6 +403,7 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 		 strerrorname_np(-rc) ? strerrorname_np(-rc) : "error",
 		 simulated && *simulated ? " (simulated)" : "", AGENT_CLOCK_NOTE);
 	agent_stacks(r);
+	agent_offcpu(r);
 	return 1;
 }
 
@@ -385,6 +477,7 @@ static void run_loop(struct record_run *r)
 			perf_session__drain(r->perf, 0);
 		record_run__account(r, 0);
 		record_bpf__flush(r->bpf, r->perf ? perf_session__handled_until(r->perf) : 0);
+		offcpu__poll(r->offcpu, r->perf);
 		record_events__poll(r->events);
 	}
 }
@@ -426,6 +519,7 @@ static void finish_command(struct record_run *r, int use_agent)
 	if (r->perf && r->root_runtime_ns) /* after every sample of it is counted: its split */
 		perf_session__thread_total(r->perf, r->child, r->root_runtime_ns);
 	record_bpf__flush(r->bpf, UINT64_MAX);
+	finish_offcpu(r); /* before the kernel's symbols: its stacks name kernel functions */
 	record_run__kernel(r);
 	root = record_run__latest_proc(r->pd, r->child);
 	if (!root) {
@@ -452,14 +546,36 @@ static void finish_command(struct record_run *r, int use_agent)
 	r->res->exit_status = exit_status_of(r->status);
 }
 
-int record__command(const struct record_opts *o, struct record_result *res)
+/* Close the clocks' sources: the perf session, the BPF histogram, the kernel's accounting. */
+static void close_sources(struct record_run *r)
 {
-	struct record_run r = {.o = o, .res = res, .sfd = -1};
-	char agent[PATH_MAX] = "", cmdline[2048];
-	int go_w = -1, err_r = -1, use_agent, rc, exec_errno = 0, have_agent;
-	struct go_msg msg = {0};
-	struct pdata_header *h;
+	perf_session__close(r->perf);
+	record_bpf__close(r->bpf);
+	procacct__close(r->acct);
+	offcpu__close(r->offcpu);
+	offcpu_switch__free(r->offcpu_sw);
+}
+
+/* A start that failed: the event stream and the profile go, as if never made. */
+static void discard(struct record_run *r)
+{
+	record_events__close(r->events, NULL, 0);
+	pdata__close(r->pd);
+	unlink(r->o->output);
+	if (r->sfd >= 0)
+		close(r->sfd);
+}
+
+/*
+ * Before the command starts: the executable found, the rate, the profile
+ * and the event stream created.  0, or -errno (why said; nothing left).
+ */
+static int prepare(struct record_run *r)
+{
+	const struct record_opts *o = r->o;
+	struct record_result *res = r->res;
 	unsigned int cap;
+	int rc;
 
 	/*
 	 * The tree's orphans become the recorder's children: their exit status
@@ -467,25 +583,116 @@ int record__command(const struct record_opts *o, struct record_result *res)
 	 * where it said a subreaper above or init).
 	 */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	getrusage(RUSAGE_CHILDREN, &r.children0);
-	rc = resolve_command(o->argv[0], r.exe, sizeof(r.exe));
+	getrusage(RUSAGE_CHILDREN, &r->children0);
+	rc = resolve_command(o->argv[0], r->exe, sizeof(r->exe));
 	if (rc < 0)
 		return cannot_run(res, o->argv[0], -rc);
-	protect_command(o->argv, r.exe);
-	r.hz = o->hz;
+	protect_command(o->argv, r->exe);
+	r->hz = o->hz;
 	cap = record_run__max_perf_rate();
-	if (o->clock != PDATA_CLOCK_THREAD && o->clock != PDATA_CLOCK_ITIMER && cap && r.hz > cap)
-		r.hz = cap;
-	rc = record_run__create(&r, res->why, sizeof(res->why));
+	if (o->clock != PDATA_CLOCK_THREAD && o->clock != PDATA_CLOCK_ITIMER && cap && r->hz > cap)
+		r->hz = cap;
+	rc = record_run__create(r, res->why, sizeof(res->why));
 	if (rc < 0)
 		return rc;
-	pdata__exit_on_truncation(r.pd, "profil record", o->output);
+	pdata__exit_on_truncation(r->pd, "profil record", o->output);
 	if (o->events) {
-		rc = record_events__open(&r.events, o->events, res->why, sizeof(res->why));
-		if (rc < 0)
-			goto fail_unlink;
-		record_events__export_fd(r.events);
+		rc = record_events__open(&r->events, o->events, res->why, sizeof(res->why));
+		if (rc < 0) {
+			discard(r);
+			return rc;
+		}
+		record_events__export_fd(r->events);
 	}
+	return 0;
+}
+
+/* The clock of the stopped child: 0 perf events, 1 the agent, or -errno (why said). */
+static int pick_clock(struct record_run *r, int have_agent)
+{
+	int use_agent = choose_clock_for_child(r, r->res->why, sizeof(r->res->why));
+
+	if (use_agent <= 0)
+		return use_agent;
+	r->hz = r->o->hz;
+	if (!have_agent)
+		return why_fail(r->res->why, sizeof(r->res->why), -ENOENT,
+				"%s%sthe fallback agent %s is not installed (neither next to "
+				"profil nor in %s)",
+				r->note, "; ", PROFIL_AGENT_SO_NAME,
+				install_dirs__configured(INSTALL_DIR_AGENT));
+	return 1;
+}
+
+/* The header's fields of the command, the profile's root, the event stream started. */
+static void start_profile(struct record_run *r, int use_agent)
+{
+	struct pdata_header *h = pdata__header(r->pd);
+	char cmdline[2048];
+
+	shquote__argv(cmdline, sizeof(cmdline), r->o->argv, -1);
+	snprintf(h->command, sizeof(h->command), "%s", cmdline);
+	h->root_pid = r->child;
+	h->flags = r->o->inherit ? PDATA_F_INHERIT : 0;
+	record_run__start_header(r);
+	if (!use_agent)
+		perf_session__add_root(r->perf, r->child, getpid(), r->exe, 0);
+	if (r->events)
+		record_events__start(r->events, r->pd, r->clock);
+}
+
+/* Let the stopped child exec the command (with the agent or not).  0, or -errno (why said). */
+static int release_child(struct record_run *r, int use_agent, int go_w)
+{
+	struct go_msg msg = {0};
+
+	msg.mode = use_agent ? 'a' : 'p';
+	msg.clock = (char)r->clock;
+	msg.stacks = use_agent && r->callgraph == PDATA_CG_LIBUNWIND;
+	msg.hz = r->hz;
+	if (write(go_w, &msg, sizeof(msg)) != (ssize_t)sizeof(msg))
+		return why_fail(r->res->why, sizeof(r->res->why), -errno, "cannot start '%s': %s",
+				r->o->argv[0], strerror(errno));
+	return 0;
+}
+
+/* The stopped child told to exit without running anything, and reaped. */
+static void abort_child(struct record_run *r, int go_w, int err_r)
+{
+	struct go_msg msg = {.mode = 'x'};
+
+	if (go_w >= 0) {
+		if (write(go_w, &msg, sizeof(msg)) < 0)
+			msg.mode = 0;
+		close(go_w);
+	}
+	if (err_r >= 0)
+		close(err_r);
+	if (r->child > 0)
+		waitpid(r->child, NULL, 0);
+}
+
+/* The error pipe closes on a successful exec, else it carries errno: 1 with *err then. */
+static int exec_failed(int err_r, int *err)
+{
+	int rc;
+
+	*err = 0;
+	while ((rc = (int)read(err_r, err, sizeof(*err))) < 0 && errno == EINTR)
+		;
+	close(err_r);
+	return rc == (int)sizeof(*err);
+}
+
+int record__command(const struct record_opts *o, struct record_result *res)
+{
+	struct record_run r = {.o = o, .res = res, .sfd = -1};
+	char agent[PATH_MAX] = "";
+	int go_w = -1, err_r = -1, use_agent, rc, exec_errno, have_agent;
+
+	rc = prepare(&r);
+	if (rc < 0)
+		return rc;
 	have_agent = agent_launch__find(agent, sizeof(agent)) == 0;
 	rc = record_run__setup_signals(&r);
 	if (rc == 0)
@@ -493,90 +700,31 @@ int record__command(const struct record_opts *o, struct record_result *res)
 	if (rc < 0) {
 		why_fail(res->why, sizeof(res->why), rc, "cannot start '%s': %s", o->argv[0],
 			 strerror(-rc));
-		goto fail_unlink;
+		discard(&r);
+		return rc;
 	}
-	use_agent = choose_clock_for_child(&r, res->why, sizeof(res->why));
-	if (use_agent < 0) {
-		rc = use_agent;
-		goto fail_kill;
+	rc = use_agent = pick_clock(&r, have_agent);
+	if (rc >= 0) {
+		start_profile(&r, use_agent);
+		rc = release_child(&r, use_agent, go_w);
 	}
-	if (use_agent) {
-		r.hz = o->hz;
-		if (!have_agent) {
-			rc = why_fail(res->why, sizeof(res->why), -ENOENT,
-				      "%s%sthe fallback agent %s is not installed (neither next to "
-				      "profil nor in %s)",
-				      r.note, "; ", PROFIL_AGENT_SO_NAME,
-				      install_dirs__configured(INSTALL_DIR_AGENT));
-			goto fail_kill;
-		}
-	}
-	h = pdata__header(r.pd);
-	shquote__argv(cmdline, sizeof(cmdline), o->argv, -1);
-	snprintf(h->command, sizeof(h->command), "%s", cmdline);
-	h->root_pid = r.child;
-	h->flags = o->inherit ? PDATA_F_INHERIT : 0;
-	record_run__start_header(&r);
-	if (!use_agent)
-		perf_session__add_root(r.perf, r.child, getpid(), r.exe, 0);
-	if (r.events)
-		record_events__start(r.events, r.pd, r.clock);
-	msg.mode = use_agent ? 'a' : 'p';
-	msg.clock = (char)r.clock;
-	msg.stacks = use_agent && r.callgraph == PDATA_CG_LIBUNWIND;
-	msg.hz = r.hz;
-	if (write(go_w, &msg, sizeof(msg)) != (ssize_t)sizeof(msg)) {
-		rc = why_fail(res->why, sizeof(res->why), -errno, "cannot start '%s': %s",
-			      o->argv[0], strerror(errno));
-		goto fail_kill;
+	if (rc < 0) {
+		abort_child(&r, go_w, err_r);
+		close_sources(&r);
+		discard(&r);
+		return rc;
 	}
 	close(go_w);
-	go_w = -1;
-	/* the error pipe closes on a successful exec, else it carries errno */
-	while ((rc = (int)read(err_r, &exec_errno, sizeof(exec_errno))) < 0 && errno == EINTR)
-		;
-	close(err_r);
-	err_r = -1;
-	if (rc == (int)sizeof(exec_errno)) {
+	if (exec_failed(err_r, &exec_errno)) {
 		waitpid(r.child, NULL, 0);
-		perf_session__close(r.perf);
-		record_bpf__close(r.bpf);
-		procacct__close(r.acct);
-		record_events__close(r.events, NULL, 0);
-		pdata__close(r.pd);
-		unlink(o->output);
-		close(r.sfd);
+		close_sources(&r);
+		discard(&r);
 		return cannot_run(res, o->argv[0], exec_errno);
 	}
-
 	run_loop(&r);
 	finish_command(&r, use_agent);
-	perf_session__close(r.perf);
-	record_bpf__close(r.bpf);
-	procacct__close(r.acct);
+	close_sources(&r);
 	pdata__close(r.pd);
 	close(r.sfd);
 	return 0;
-
-fail_kill:
-	if (go_w >= 0) {
-		msg.mode = 'x'; /* the child exits without running anything */
-		if (write(go_w, &msg, sizeof(msg)) < 0)
-			msg.mode = 0;
-		close(go_w);
-	}
-	if (err_r >= 0)
-		close(err_r);
-	if (r.child > 0)
-		waitpid(r.child, NULL, 0);
-	perf_session__close(r.perf);
-	record_bpf__close(r.bpf);
-	procacct__close(r.acct);
-fail_unlink:
-	record_events__close(r.events, NULL, 0);
-	pdata__close(r.pd);
-	unlink(o->output);
-	if (r.sfd >= 0)
-		close(r.sfd);
-	return rc;
 }

@@ -9,6 +9,7 @@
 #include "utils/array.h"
 #include "record/ksyms.h"
 #include "utils/why.h"
+#include "utils/search.h"
 
 int ksyms__parse_line(char *line, struct ksym_entry *out)
 {
@@ -168,16 +169,8 @@ static int load_table(const char *path, struct table *t)
 /* The symbol holding pc: the last one that starts at or before it (-1: none). */
 static long find(const struct table *t, uint64_t pc)
 {
-	size_t lo = 0, hi = t->n;
+	size_t lo = SEARCH_UPPER(t->e, t->n, addr, pc);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->e[mid].addr <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return (long)lo - 1;
 }
 

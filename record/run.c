@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "profile/pdata.h"
+#include "record/jitcollect.h"
 #include "record/ksyms.h"
 #include "record/perf_session.h"
 #include "record/procacct.h"
@@ -90,6 +91,8 @@ int record_run__create(struct record_run *r, char *why, size_t whylen)
 	/* 1M frame nodes (16 MiB while recording): a few thousand distinct stacks use ~1 % */
 	if (r->o->callgraph != RECORD_CG_NONE)
 		co.frame_slots = PDATA_DEFAULT_FRAMES;
+	/* format 3 (off-CPU slots); header.offcpu says later what could be recorded */
+	co.offcpu = r->o->offcpu ? PDATA_OFFCPU_BPF : PDATA_OFFCPU_NONE;
 	return pdata__create(&r->pd, r->o->output, &co, why, whylen);
 }
 
@@ -268,12 +271,28 @@ void record_run__account(struct record_run *r, int final)
 			apply_event, r->perf);
 }
 
+/* The JIT code names the samples need, into the profile (and the note, when some are lost). */
+static void store_jit(struct record_run *r)
+{
+	char why[160], buf[240];
+	size_t files;
+	int n = jitcollect__store(r->jit, &files, why, sizeof(why));
+
+	jitcollect__free(r->jit);
+	r->jit = NULL;
+	if (n < 0) {
+		snprintf(buf, sizeof(buf), "; JIT code names lost: %s", why);
+		append(r->note, sizeof(r->note), "%s", buf);
+	}
+}
+
 void record_run__kernel(struct record_run *r)
 {
 	struct pdata_header *h = pdata__header(r->pd);
 	char why[160];
 	int n;
 
+	store_jit(r);
 	if (!r->perf)
 		return;
 	if (!perf_session__kernel(r->perf)) {
@@ -420,6 +439,8 @@ void record_run__finish(struct record_run *r)
 	res->callgraph_name = pdata__callgraph_name(h->callgraph);
 	res->stacks_truncated = h->truncated;
 	res->stacks_dropped = h->stacks_dropped;
+	res->offcpu_ns = h->offcpu_ns;
+	res->offcpu_name = pdata__offcpu_name(h->offcpu);
 }
 
 /*
@@ -435,6 +456,10 @@ int record_run__poll_once(struct record_run *r, int extra_fd)
 	int n = 0, nring = 0, extra_ready = 0;
 	const int *rfds = r->perf ? perf_session__fds(r->perf, &nring) : NULL;
 
+	/* the records the last round published: new JIT processes, their files' new names */
+	if (!r->jit)
+		r->jit = jitcollect__new(r->pd);
+	jitcollect__poll(r->jit);
 	pfd[n++] = (struct pollfd){.fd = r->sfd, .events = POLLIN};
 	if (extra_fd >= 0)
 		pfd[n++] = (struct pollfd){.fd = extra_fd, .events = POLLIN};

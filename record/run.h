@@ -25,8 +25,12 @@ struct record_run {
 	struct perf_session *perf;
 	struct record_bpf *bpf;	      /* bpf clock: the kernel-side histogram */
 	struct procacct *acct;	      /* the kernel's accounting of the tree (BPF), NULL: none */
+	struct offcpu *offcpu;	      /* --off-cpu where BPF is permitted, NULL: none */
+	struct offcpu_switch *offcpu_sw; /* --off-cpu from the switch records (unprivileged) */
+	char offcpu_note[512];	      /* what the off-CPU time is (a PDATA_REC_NOTE), "" none */
 	struct record_events *events; /* opts->events: the prof/profil event stream */
-	int sfd;		      /* signalfd */
+	struct jitcollect *jit; /* JIT code names (perf maps, jitdump), made at the first poll */
+	int sfd;		/* signalfd */
 	sigset_t oldmask;
 	pid_t child;
 	int status;
@@ -84,8 +88,10 @@ void record_run__start_header(struct record_run *r);
 void record_run__account(struct record_run *r, int final);
 
 /*
- * The kernel symbols the samples hit, as records (when the events sampled
- * the kernel), and what the clock note says about the kernel's time.
+ * The names the profile carries: the JIT code the samples hit (perf maps
+ * and jitdump files read while the processes lived: record/jitcollect.h),
+ * and the kernel symbols they hit (when the events sampled the kernel),
+ * with what the clock note says about the kernel's time.
  */
 void record_run__kernel(struct record_run *r);
 

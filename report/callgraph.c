@@ -13,6 +13,7 @@
 #include "utils/array.h"
 #include "report/callgraph.h"
 #include "utils/htab.h"
+#include "utils/search.h"
 
 /* Counts come from an untrusted file: saturate instead of wrapping. */
 static uint64_t sat_add(uint64_t a, uint64_t b)
@@ -26,12 +27,13 @@ unsigned callgraph__lookup_pcs(const struct pview *v, const struct pv_sample *s,
 			       int *truncated)
 {
 	const struct pv_stack *st = pview__stack(v, s->stack);
-	unsigned n = 1;
+	uint64_t stack[PDATA_MAX_DEPTH];
+	unsigned n = 1, k = pview__stack_pcs(v, st, stack, PDATA_MAX_DEPTH);
 
 	/* the leaf is the sample's own PC (the flat report's row), whatever the stack says */
 	pcs[0] = s->pc;
-	for (uint32_t i = 1; i < st->n && n < PDATA_MAX_DEPTH; i++) {
-		uint64_t ret = st->pcs[i];
+	for (uint32_t i = 1; i < k && n < PDATA_MAX_DEPTH; i++) {
+		uint64_t ret = stack[i];
 
 		/* a return address of 0 (a damaged file) stays in no mapping: [unknown] */
 		pcs[n++] = ret ? ret - 1 : 0;
@@ -45,39 +47,100 @@ unsigned callgraph__lookup_pcs(const struct pview *v, const struct pv_sample *s,
 int callgraph__sample_frames(const struct pview *v, struct resolver *r, const struct pv_proc *p,
 			     const struct pv_sample *s, const struct func **frames, int *truncated)
 {
-	uint64_t pcs[CALLGRAPH_MAX_FRAMES];
-	unsigned n = callgraph__lookup_pcs(v, s, pcs, truncated);
+	uint64_t pcs[CALLGRAPH_MAX_PCS];
+	unsigned n = callgraph__lookup_pcs(v, s, pcs, truncated), used = 0;
 
 	for (unsigned i = 0; i < n; i++) {
+		/* each PC after this one needs a frame at least */
+		unsigned room = CALLGRAPH_MAX_FRAMES - used - (n - 1 - i);
 		/* count 0: the flat report counted the sample for the notes already */
-		frames[i] = resolver__pc(r, p, pcs[i], 0);
-		if (!frames[i])
+		int k = resolver__frames(r, p, pcs[i], 0, frames + used, room);
+
+		if (k < 0)
 			return -ENOMEM;
+		used += (unsigned)k;
 	}
-	return (int)n;
+	return (int)used;
 }
 
 /* ---- distinct stacks ------------------------------------------------------------- */
 
+/*
+ * Stacks are a tree of (parent, function) nodes, interned from the outermost
+ * frame inwards, so that stacks sharing their callers share their nodes: a
+ * stack costs its distinct nodes, not its depth (600,000 stacks under one
+ * 250-deep chain are 600,000 nodes, not 150 million frames).  A stack is
+ * then (thread, innermost node, truncated).
+ */
+struct cg_tnode {
+	const struct func *f; /* NULL only for node 0, the root above every outermost frame */
+	uint32_t parent;
+	uint32_t depth; /* frames from the outermost to this one */
+};
+
+/* (parent, function) -> node; also the tree builder's index of kids below. */
+struct kid_ent {
+	uint64_t parent1; /* parent node + 1: never 0 */
+	const struct func *f;
+	uint32_t node;
+	uint32_t pad;
+};
+
+struct kid_key {
+	uint64_t parent1;
+	const struct func *f;
+};
+
+static uint64_t kid_hash(const void *key)
+{
+	const struct kid_key *k = key;
+
+	return htab_hash_combine(htab_hash_u64(k->parent1), (uintptr_t)k->f);
+}
+
+static bool kid_eq(const void *entry, const void *key)
+{
+	const struct kid_ent *e = entry;
+	const struct kid_key *k = key;
+
+	return e->parent1 == k->parent1 && e->f == k->f;
+}
+
+static uint64_t kid_entry_hash(const void *entry)
+{
+	const struct kid_ent *e = entry;
+	struct kid_key k = {e->parent1, e->f};
+
+	return kid_hash(&k);
+}
+
+static const struct htab_type kid_type = {
+	.entry_size = sizeof(struct kid_ent),
+	.hash = kid_hash,
+	.eq = kid_eq,
+	.entry_hash = kid_entry_hash,
+};
+
 struct cg_entry {
-	uint64_t hash;
-	size_t off; /* into pool */
+	uint32_t node; /* the innermost frame's node */
 	uint32_t n;
 	int tid;
 	int truncated;
 	uint64_t count;
 };
 
-/* Index entry: a stack's hash and its index in entries (+ 1, so never all zero). */
+/* Index entry: (tid, node, truncated) and the stack's index in entries (+ 1, so never all zero). */
 struct index_ent {
-	uint64_t hash;
+	uint32_t node;
+	int tid;
+	uint32_t truncated;
 	uint32_t idx1;
-	uint32_t pad;
 };
 
 struct callgraph {
-	const struct func **pool; /* every stack's frames, one after another */
-	size_t npool, pool_cap;
+	struct cg_tnode *nodes; /* [0] is the root */
+	size_t nnodes, nodes_cap;
+	struct htab *kids; /* of struct kid_ent */
 	struct cg_entry *entries;
 	size_t nentries, entries_cap;
 	struct htab *index; /* of struct index_ent */
@@ -85,33 +148,33 @@ struct callgraph {
 };
 
 struct stack_key {
-	const struct callgraph *cg;
-	const struct func *const *frames;
-	uint32_t n;
+	uint32_t node;
 	int tid;
-	int truncated;
-	uint64_t hash;
+	uint32_t truncated;
 };
 
 static uint64_t key_hash(const void *key)
 {
-	return ((const struct stack_key *)key)->hash;
+	const struct stack_key *k = key;
+
+	return htab_hash_combine(htab_hash_combine(htab_hash_u64(k->node), (uint32_t)k->tid),
+				 k->truncated);
 }
 
 static bool key_eq(const void *entry, const void *key)
 {
 	const struct index_ent *e = entry;
 	const struct stack_key *k = key;
-	const struct cg_entry *s = &k->cg->entries[e->idx1 - 1];
 
-	return e->hash == k->hash && s->n == k->n && s->tid == k->tid &&
-	       s->truncated == k->truncated &&
-	       !memcmp(k->cg->pool + s->off, k->frames, k->n * sizeof(*k->frames));
+	return e->node == k->node && e->tid == k->tid && e->truncated == k->truncated;
 }
 
 static uint64_t index_entry_hash(const void *entry)
 {
-	return ((const struct index_ent *)entry)->hash;
+	const struct index_ent *e = entry;
+	struct stack_key k = {e->node, e->tid, e->truncated};
+
+	return key_hash(&k);
 }
 
 static const struct htab_type index_type = {
@@ -128,10 +191,13 @@ struct callgraph *callgraph__new(void)
 	if (!cg)
 		return NULL;
 	cg->index = htab__new(&index_type, 255);
-	if (!cg->index) {
-		free(cg);
+	cg->kids = htab__new(&kid_type, 255);
+	if (!cg->index || !cg->kids ||
+	    array__reserve((void **)&cg->nodes, &cg->nodes_cap, 1, sizeof(*cg->nodes))) {
+		callgraph__free(cg);
 		return NULL;
 	}
+	cg->nodes[cg->nnodes++] = (struct cg_tnode){0};
 	return cg;
 }
 
@@ -140,28 +206,54 @@ void callgraph__free(struct callgraph *cg)
 	if (!cg)
 		return;
 	htab__free(cg->index);
-	free(cg->pool);
+	htab__free(cg->kids);
+	free(cg->nodes);
 	free(cg->entries);
 	free(cg);
+}
+
+/* The node of f below parent, made when new.  Its number, or -ENOMEM. */
+static long node_of(struct callgraph *cg, uint32_t parent, const struct func *f)
+{
+	struct kid_key k = {(uint64_t)parent + 1, f};
+	struct kid_ent *e;
+	bool fresh;
+
+	e = htab__insert(cg->kids, &kid_type, &k, &fresh);
+	if (!e)
+		return -ENOMEM;
+	if (!fresh)
+		return e->node;
+	if (cg->nnodes >= UINT32_MAX - 1 || array__reserve((void **)&cg->nodes, &cg->nodes_cap,
+							   cg->nnodes + 1, sizeof(*cg->nodes))) {
+		htab__cancel_fresh(cg->kids);
+		return -ENOMEM;
+	}
+	cg->nodes[cg->nnodes] = (struct cg_tnode){f, parent, cg->nodes[parent].depth + 1};
+	*e = (struct kid_ent){k.parent1, f, (uint32_t)cg->nnodes, 0};
+	return (long)cg->nnodes++;
 }
 
 int callgraph__add(struct callgraph *cg, int tid, const struct func *const *frames, uint32_t n,
 		   int truncated, uint64_t count)
 {
-	struct stack_key k = {cg, frames, n, tid, !!truncated, 0};
+	struct stack_key k = {0, tid, !!truncated};
 	struct index_ent *e;
 	struct cg_entry *s;
 	bool fresh;
 
-	if (!n)
+	if (!n || n > CALLGRAPH_MAX_FRAMES)
 		return -EINVAL;
-	k.hash = htab_hash_combine((uint64_t)(uint32_t)tid * 4 + (uint64_t)k.truncated, n);
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; i < n; i++)
 		if (!frames[i])
 			return -EINVAL;
-		k.hash = htab_hash_combine(k.hash, (uintptr_t)frames[i]);
+	for (uint32_t i = n; i-- > 0;) { /* from the outermost inwards */
+		long node = node_of(cg, k.node, frames[i]);
+
+		if (node < 0)
+			return (int)node;
+		k.node = (uint32_t)node;
 	}
-	k.hash |= 1; /* an index entry is never all zero */
 	e = htab__insert(cg->index, &index_type, &k, &fresh);
 	if (!e)
 		return -ENOMEM;
@@ -173,57 +265,65 @@ int callgraph__add(struct callgraph *cg, int tid, const struct func *const *fram
 	}
 	if (cg->nentries >= UINT32_MAX - 1 ||
 	    array__reserve((void **)&cg->entries, &cg->entries_cap, cg->nentries + 1,
-		    sizeof(*cg->entries)) ||
-	    array__reserve((void **)&cg->pool, &cg->pool_cap, cg->npool + n, sizeof(*cg->pool))) {
+			   sizeof(*cg->entries))) {
 		htab__cancel_fresh(cg->index);
 		return -ENOMEM;
 	}
-	memcpy(cg->pool + cg->npool, frames, n * sizeof(*frames));
-	cg->entries[cg->nentries] =
-		(struct cg_entry){k.hash, cg->npool, n, tid, k.truncated, count};
-	cg->npool += n;
-	*e = (struct index_ent){.hash = k.hash, .idx1 = (uint32_t)++cg->nentries};
+	cg->entries[cg->nentries] = (struct cg_entry){k.node, n, tid, (int)k.truncated, count};
+	*e = (struct index_ent){k.node, tid, k.truncated, (uint32_t)++cg->nentries};
 	cg->total = sat_add(cg->total, count);
 	return 0;
 }
 
-/* Samples are sorted by proc: a binary search. */
-/* The first sample of process image id in v (v->nsamples when it has none). */
-static size_t callgraph__first_sample(const struct pview *v, uint32_t id)
+/* The first of the n slots of all (sorted by proc: a binary search) of image id. */
+static size_t first_of(const struct pv_sample *all, size_t n, uint32_t id)
 {
-	size_t lo = 0, hi = v->nsamples;
+	size_t lo = SEARCH_LOWER(all, n, proc, id);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v->samples[mid].proc < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo;
+}
+
+/* The slots of image p in all[0..n) (thread tid's, when not NULL), each count times mul. */
+static int add_slots(struct callgraph *cg, const struct pview *v, struct resolver *r,
+		     const struct pv_proc *p, const int *tid, const struct pv_sample *all,
+		     size_t nall, uint64_t mul)
+{
+	const struct func *frames[CALLGRAPH_MAX_FRAMES];
+
+	for (size_t i = first_of(all, nall, p->id); i < nall && all[i].proc == p->id; i++) {
+		const struct pv_sample *s = &all[i];
+		uint64_t count = s->count * mul;
+		int truncated, n, rc;
+
+		if (!s->count || (tid && s->tid != *tid))
+			continue;
+		if (mul && count / mul != s->count)
+			count = UINT64_MAX; /* a damaged count */
+		n = callgraph__sample_frames(v, r, p, s, frames, &truncated);
+		if (n < 0)
+			return n;
+		rc = callgraph__add(cg, s->tid, frames, (uint32_t)n, truncated, count);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
 }
 
 int callgraph__add_samples(struct callgraph *cg, const struct pview *v, struct resolver *r,
 			   const struct pv_proc *p, const int *tid)
 {
-	const struct func *frames[CALLGRAPH_MAX_FRAMES];
+	return add_slots(cg, v, r, p, tid, v->samples, v->nsamples, 1);
+}
 
-	for (size_t i = callgraph__first_sample(v, p->id);
-	     i < v->nsamples && v->samples[i].proc == p->id; i++) {
-		const struct pv_sample *s = &v->samples[i];
-		int truncated, n, rc;
+int callgraph__add_weighted(struct callgraph *cg, const struct pview *v, struct resolver *r,
+			    const struct pv_proc *p, const int *tid, uint64_t cpu_ns,
+			    int offcpu)
+{
+	int rc = cpu_ns ? add_slots(cg, v, r, p, tid, v->samples, v->nsamples, cpu_ns) : 0;
 
-		if (!s->count || (tid && s->tid != *tid))
-			continue;
-		n = callgraph__sample_frames(v, r, p, s, frames, &truncated);
-		if (n < 0)
-			return n;
-		rc = callgraph__add(cg, s->tid, frames, (uint32_t)n, truncated, s->count);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (!rc && offcpu)
+		rc = add_slots(cg, v, r, p, tid, v->offcpu, v->noffcpu, 1);
+	return rc;
 }
 
 uint64_t callgraph__total(const struct callgraph *cg)
@@ -240,7 +340,18 @@ void callgraph__stack(const struct callgraph *cg, size_t i, struct cg_stack *out
 {
 	const struct cg_entry *s = &cg->entries[i];
 
-	*out = (struct cg_stack){cg->pool + s->off, s->n, s->truncated, s->tid, s->count};
+	*out = (struct cg_stack){s->node, s->n, s->truncated, s->tid, s->count};
+}
+
+unsigned callgraph__frames(const struct callgraph *cg, const struct cg_stack *s,
+			   const struct func **frames)
+{
+	unsigned n = 0;
+
+	for (uint32_t node = s->node; node && n < CALLGRAPH_MAX_FRAMES;
+	     node = cg->nodes[node].parent)
+		frames[n++] = cg->nodes[node].f;
+	return n;
 }
 
 /* ---- dense function indexes ---------------------------------------------------- */
@@ -267,16 +378,16 @@ static const struct htab_type fidx_type = {
 	.eq = fidx_eq,
 };
 
-/* Every distinct function of cg, numbered: fidx[pool position] is its number. */
+/* Every distinct function of cg, numbered: of_node[node] is its function's number. */
 struct findex {
-	uint32_t *of_pool;	   /* per pool slot */
+	uint32_t *of_node;	   /* per node */
 	const struct func **funcs; /* per number */
 	size_t n;
 };
 
 static void findex_free(struct findex *fi)
 {
-	free(fi->of_pool);
+	free(fi->of_node);
 	free(fi->funcs);
 }
 
@@ -287,14 +398,15 @@ static int findex_build(const struct callgraph *cg, struct findex *fi)
 	int rc = 0;
 
 	memset(fi, 0, sizeof(*fi));
-	fi->of_pool = malloc((cg->npool ? cg->npool : 1) * sizeof(*fi->of_pool));
-	if (!t || !fi->of_pool) {
+	fi->of_node = calloc(cg->nnodes, sizeof(*fi->of_node));
+	if (!t || !fi->of_node) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < cg->npool; i++) {
+	for (size_t i = 1; i < cg->nnodes; i++) {
+		const struct func *f = cg->nodes[i].f;
 		bool fresh;
-		struct fidx_ent *e = htab__insert(t, &fidx_type, &cg->pool[i], &fresh);
+		struct fidx_ent *e = htab__insert(t, &fidx_type, &f, &fresh);
 
 		if (!e) {
 			rc = -ENOMEM;
@@ -306,11 +418,11 @@ static int findex_build(const struct callgraph *cg, struct findex *fi)
 				rc = -ENOMEM;
 				goto out;
 			}
-			e->f = cg->pool[i];
+			e->f = f;
 			e->idx = (uint32_t)fi->n;
-			fi->funcs[fi->n++] = cg->pool[i];
+			fi->funcs[fi->n++] = f;
 		}
-		fi->of_pool[i] = e->idx;
+		fi->of_node[i] = e->idx;
 	}
 out:
 	htab__free(t);
@@ -382,9 +494,9 @@ int callgraph__totals(const struct callgraph *cg, int sort_name, struct cg_total
 	for (size_t s = 0; s < cg->nentries; s++) {
 		const struct cg_entry *e = &cg->entries[s];
 
-		t[fi.of_pool[e->off]].self = sat_add(t[fi.of_pool[e->off]].self, e->count);
-		for (uint32_t k = 0; k < e->n; k++) {
-			uint32_t f = fi.of_pool[e->off + k];
+		t[fi.of_node[e->node]].self = sat_add(t[fi.of_node[e->node]].self, e->count);
+		for (uint32_t node = e->node; node; node = cg->nodes[node].parent) {
+			uint32_t f = fi.of_node[node];
 
 			if (seen[f] == s + 1)
 				continue; /* recursion: once per sample */
@@ -409,49 +521,6 @@ struct tnode {
 	uint64_t total, self;
 	uint32_t first_kid, next_sib; /* node numbers, 0 = none */
 	uint32_t nkids;
-};
-
-/* (parent, function) -> node number */
-struct kid_ent {
-	uint64_t parent1; /* parent node + 1: never 0 */
-	const struct func *f;
-	uint32_t node;
-	uint32_t pad;
-};
-
-struct kid_key {
-	uint64_t parent1;
-	const struct func *f;
-};
-
-static uint64_t kid_hash(const void *key)
-{
-	const struct kid_key *k = key;
-
-	return htab_hash_combine(htab_hash_u64(k->parent1), (uintptr_t)k->f);
-}
-
-static bool kid_eq(const void *entry, const void *key)
-{
-	const struct kid_ent *e = entry;
-	const struct kid_key *k = key;
-
-	return e->parent1 == k->parent1 && e->f == k->f;
-}
-
-static uint64_t kid_entry_hash(const void *entry)
-{
-	const struct kid_ent *e = entry;
-	struct kid_key k = {e->parent1, e->f};
-
-	return kid_hash(&k);
-}
-
-static const struct htab_type kid_type = {
-	.entry_size = sizeof(struct kid_ent),
-	.hash = kid_hash,
-	.eq = kid_eq,
-	.entry_hash = kid_entry_hash,
 };
 
 struct builder {
@@ -517,34 +586,34 @@ static int name_is(const struct func *f, const char *name)
 }
 
 /* Add one stack to the tree being built (see callgraph__tree). */
-static int add_stack(struct builder *b, const struct cg_stack *s, enum cg_order order,
-		     const char *focus)
+static int add_stack(struct builder *b, const struct cg_stack *s, const struct func *const *frames,
+		     enum cg_order order, const char *focus)
 {
 	long n = s->n, at = -1;
 
 	if (!focus) {
 		b->nodes[0].total = sat_add(b->nodes[0].total, s->count);
 		if (order == CG_CALLER)
-			return add_path(b, s->frames, n - 1, -1, n, s->count);
-		return add_path(b, s->frames, 0, 1, n, s->count);
+			return add_path(b, frames, n - 1, -1, n, s->count);
+		return add_path(b, frames, 0, 1, n, s->count);
 	}
 	if (order == CG_CALLER) { /* the outermost occurrence, then inwards */
 		for (long i = n - 1; i >= 0 && at < 0; i--)
-			at = name_is(s->frames[i], focus) ? i : -1;
+			at = name_is(frames[i], focus) ? i : -1;
 	} else { /* the innermost occurrence, then outwards */
 		for (long i = 0; i < n && at < 0; i++)
-			at = name_is(s->frames[i], focus) ? i : -1;
+			at = name_is(frames[i], focus) ? i : -1;
 	}
 	if (at < 0)
 		return 0;
 	if (!b->nodes[0].f)
-		b->nodes[0].f = s->frames[at];
+		b->nodes[0].f = frames[at];
 	b->nodes[0].total = sat_add(b->nodes[0].total, s->count);
-	if (name_is(s->frames[0], focus)) /* the root's self: the samples that hit it */
+	if (name_is(frames[0], focus)) /* the root's self: the samples that hit it */
 		b->nodes[0].self = sat_add(b->nodes[0].self, s->count);
 	if (order == CG_CALLER)
-		return at ? add_path(b, s->frames, at - 1, -1, at, s->count) : 0;
-	return at < n - 1 ? add_path(b, s->frames, at + 1, 1, n - 1 - at, s->count) : 0;
+		return at ? add_path(b, frames, at - 1, -1, at, s->count) : 0;
+	return at < n - 1 ? add_path(b, frames, at + 1, 1, n - 1 - at, s->count) : 0;
 }
 
 static int cmp_node(const void *a, const void *b)
@@ -597,10 +666,12 @@ int callgraph__tree(const struct callgraph *cg, enum cg_order order, const char 
 	b.nodes[b.n++] = (struct tnode){0};
 	rc = 0;
 	for (size_t i = 0; !rc && i < cg->nentries; i++) {
+		const struct func *frames[CALLGRAPH_MAX_FRAMES];
 		struct cg_stack s;
 
 		callgraph__stack(cg, i, &s);
-		rc = add_stack(&b, &s, order, focus);
+		callgraph__frames(cg, &s, frames);
+		rc = add_stack(&b, &s, frames, order, focus);
 	}
 	if (!rc)
 		rc = tree_finish(&b, t);

@@ -28,12 +28,14 @@
 #include "profile/pview.h"
 #include "report/resolve.h"
 
-/* Room for the frames of one sample: a stack's PCs and the "[truncated]" mark. */
-#define CALLGRAPH_MAX_FRAMES (PDATA_MAX_DEPTH + 1)
+/* Room for the PCs of one sample: a stack's PCs and the "[truncated]" mark. */
+#define CALLGRAPH_MAX_PCS (PDATA_MAX_DEPTH + 1)
+/* Room for its frames: the functions inlined at those PCs too (as many again, at most). */
+#define CALLGRAPH_MAX_FRAMES (2 * PDATA_MAX_DEPTH + 1)
 
 /*
  * The PCs to look up for sample s of v, leaf first, into pcs (room for
- * CALLGRAPH_MAX_FRAMES): the sampled PC itself, then each caller's return
+ * CALLGRAPH_MAX_PCS): the sampled PC itself, then each caller's return
  * address minus one (inside its call instruction, so the caller's function
  * and line), then PDATA_PC_TRUNCATED when the stack was cut short.  A flat
  * sample gives its PC alone.  Returns the number of PCs (>= 1).
@@ -43,15 +45,23 @@ unsigned callgraph__lookup_pcs(const struct pview *v, const struct pv_sample *s,
 
 /*
  * The frames of sample s of process image p: the function rows of
- * callgraph__lookup_pcs()'s PCs, named by r, into frames (room for
- * CALLGRAPH_MAX_FRAMES).  Returns their number (>= 1), or -ENOMEM.
+ * callgraph__lookup_pcs()'s PCs, named by r, each preceded by the
+ * functions inlined at it (resolver__frames: a frame of its own each, as
+ * perf --inline, pprof and eu-addr2line -i show them), into frames (room
+ * for CALLGRAPH_MAX_FRAMES; when a deep stack has more inlined frames than
+ * that, the innermost inlined frames of its PCs are left out).  Returns
+ * their number (>= 1), or -ENOMEM.
  */
 int callgraph__sample_frames(const struct pview *v, struct resolver *r, const struct pv_proc *p,
 			     const struct pv_sample *s, const struct func **frames, int *truncated);
 
-/* One distinct stack: frames leaf first, and the samples of one thread that had it. */
+/*
+ * One distinct stack, and the samples of one thread that had it; its
+ * frames, leaf first, by callgraph__frames() (stacks are kept as a tree of
+ * nodes shared by the stacks with the same callers, not as frame lists).
+ */
 struct cg_stack {
-	const struct func *const *frames;
+	uint32_t node; /* its innermost frame's node */
 	uint32_t n;
 	int truncated; /* frames[n - 1] is the "[truncated]" row */
 	int tid;
@@ -88,7 +98,8 @@ void callgraph__free(struct callgraph *cg);
 /*
  * Add count samples of thread tid whose stack is frames[0..n) (leaf first;
  * truncated: frames[n - 1] is the "[truncated]" row).  Equal (tid, stack)
- * are summed.  Returns 0, -EINVAL (n == 0 or a NULL frame) or -ENOMEM.
+ * are summed.  Returns 0, -EINVAL (n == 0, n > CALLGRAPH_MAX_FRAMES or a
+ * NULL frame) or -ENOMEM.
  */
 int callgraph__add(struct callgraph *cg, int tid, const struct func *const *frames, uint32_t n,
 		   int truncated, uint64_t count);
@@ -102,11 +113,23 @@ int callgraph__add_samples(struct callgraph *cg, const struct pview *v, struct r
 			   const struct pv_proc *p, const int *tid);
 
 /* Sum of the samples added. */
+/*
+ * The same in nanoseconds: each sample as cpu_ns (its period; 0: no CPU
+ * samples) and, with offcpu, every off-CPU slot of the image (v->offcpu,
+ * its stack the one its thread left the CPU with) as its nanoseconds.
+ */
+int callgraph__add_weighted(struct callgraph *cg, const struct pview *v, struct resolver *r,
+			    const struct pv_proc *p, const int *tid, uint64_t cpu_ns, int offcpu);
+
 uint64_t callgraph__total(const struct callgraph *cg);
 
 /* The distinct (thread, stack) pairs, in the order they were first added. */
 size_t callgraph__nstacks(const struct callgraph *cg);
 void callgraph__stack(const struct callgraph *cg, size_t i, struct cg_stack *out);
+
+/* The frames of s, leaf first, into frames (room for CALLGRAPH_MAX_FRAMES).  Returns s->n. */
+unsigned callgraph__frames(const struct callgraph *cg, const struct cg_stack *s,
+			   const struct func **frames);
 
 /*
  * Self and total of every function on a stack, into a malloc'ed array:

@@ -13,6 +13,7 @@
 #include "report/cgreport.h"
 #include "utils/htab.h"
 #include "utils/why.h"
+#include "utils/search.h"
 
 /* ---- options ------------------------------------------------------------------- */
 
@@ -99,16 +100,8 @@ struct fill {
 /* The index of thread tid in pr->threads (in tid order), or pr->nthreads. */
 static size_t thread_index(const struct report_proc *pr, int tid)
 {
-	size_t lo = 0, hi = pr->nthreads;
+	size_t lo = SEARCH_LOWER(pr->threads, pr->nthreads, tid, tid);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pr->threads[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < pr->nthreads && pr->threads[lo].tid == tid ? lo : pr->nthreads;
 }
 

@@ -7,7 +7,11 @@
 #include <string.h>
 
 #include "report/resolve.h"
+#include "utils/array.h"
 #include "utils/htab.h"
+
+/* The object of code a JIT compiler named. */
+#define JIT_OBJECT "[jit]"
 
 /* Code of an object that cannot be read is grouped by file page. */
 #define UNREADABLE_GRAIN 4096
@@ -17,6 +21,8 @@ struct cache_ent {
 	const void *obj;
 	uint64_t addr; /* bit 63: a file offset (unreadable object), else a link-time address */
 	const struct func *f;
+	const struct func **chain; /* resolver__frames: inlined functions, then f's frame */
+	uint32_t nchain;	   /* 0: not looked up yet */
 };
 
 struct resolver {
@@ -26,7 +32,7 @@ struct resolver {
 	struct htab *cache; /* struct cache_ent */
 	struct htab *funcs; /* struct func_ent: interned, so equal rows are equal pointers */
 	struct resolve_note *notes;
-	size_t nnotes;
+	size_t nnotes, notes_cap;
 };
 
 /* Both tables start with 1024 slots: a profile has at least a few hundred functions. */
@@ -55,16 +61,11 @@ static bool func_eq(const void *entry, const void *key)
 	       a->line == b->line;
 }
 
-static uint64_t func_entry_hash(const void *entry)
-{
-	return ((const struct func_ent *)entry)->hash;
-}
-
 static const struct htab_type func_type = {
 	.entry_size = sizeof(struct func_ent),
 	.hash = func_hash,
 	.eq = func_eq,
-	.entry_hash = func_entry_hash,
+	.stored_hash = HTAB_STORED_HASH(struct func_ent, hash),
 };
 
 static uint64_t cache_hash(const void *key)
@@ -108,16 +109,24 @@ struct resolver *resolver__new(const struct pview *v, int lines)
 void resolver__free(struct resolver *r)
 {
 	struct func_ent *e;
+	struct cache_ent *c;
 
 	if (!r)
 		return;
 	for (size_t pos = 0; r->funcs && (e = htab__next(r->funcs, &pos));)
 		free(e->f);
+	for (size_t pos = 0; r->cache && (c = htab__next(r->cache, &pos));)
+		free(c->chain);
 	htab__free(r->funcs);
 	htab__free(r->cache);
 	free(r->notes);
 	symbols__free(r->syms);
 	free(r);
+}
+
+struct symbols *resolver__symbols(struct resolver *r)
+{
+	return r->syms;
 }
 
 /* The shared copy of *f (all its strings must already be interned or stable). */
@@ -148,12 +157,8 @@ static struct resolve_note *note_of(struct resolver *r, struct sym_object *obj)
 
 	if (idx)
 		return &r->notes[idx - 1];
-	if ((r->nnotes & (r->nnotes - 1)) == 0) { /* grow at powers of two */
-		n = realloc(r->notes, (r->nnotes ? r->nnotes * 2 : 8) * sizeof(*n));
-		if (!n)
-			return NULL;
-		r->notes = n;
-	}
+	if (array__reserve(&r->notes, &r->notes_cap, r->nnotes + 1, sizeof(*r->notes)))
+		return NULL;
 	n = &r->notes[r->nnotes++];
 	*symobj__user(obj) = (void *)(uintptr_t)r->nnotes;
 	memset(n, 0, sizeof(*n));
@@ -217,6 +222,8 @@ static const struct func *kernel_func(struct resolver *r, uint64_t pc)
 
 	if (pc == PDATA_PC_TRUNCATED)
 		f.name = f.object = f.objpath = "[truncated]";
+	else if (pc == PDATA_PC_OFFCPU)
+		f.name = f.object = f.objpath = "[off-cpu]";
 	return intern_func(r, &f);
 }
 
@@ -241,6 +248,20 @@ int resolver__locate(struct resolver *r, const struct pv_proc *p, uint64_t pc, u
 	bool fresh;
 
 	memset(loc, 0, sizeof(*loc));
+	if (pc < PDATA_KERNEL_START && (!m || m->path[0] != '/')) {
+		/* anonymous code a JIT compiler named (perf map, jitdump) */
+		const struct pv_jitsym *j = pview__jitsym(r->v, p, pc);
+
+		if (j) {
+			/* one row per name: code compiled again (tiers, OSR) is the same function */
+			struct func jf = {symbols__intern(r->syms, j->name), JIT_OBJECT, JIT_OBJECT,
+					  NULL, 0};
+
+			loc->addr = pc;
+			loc->f = jf.name ? intern_func(r, &jf) : NULL;
+			return loc->f ? 0 : -ENOMEM;
+		}
+	}
 	if (pc >= PDATA_KERNEL_START || !m) {
 		loc->addr = pc;
 		loc->f = pc >= PDATA_KERNEL_START ? kernel_func(r, pc) : unknown_func(r);
@@ -269,7 +290,7 @@ int resolver__locate(struct resolver *r, const struct pv_proc *p, uint64_t pc, u
 	loc->obj = obj;
 	loc->addr = addr;
 	loc->linktime = readable;
-	key = (struct cache_ent){obj, addr | (readable ? 0 : 1ull << 63), NULL};
+	key = (struct cache_ent){obj, addr | (readable ? 0 : 1ull << 63), NULL, NULL, 0};
 	slot = htab__insert(r->cache, &cache_type, &key, &fresh);
 	if (!slot)
 		return -ENOMEM;
@@ -293,5 +314,77 @@ int resolver__locate(struct resolver *r, const struct pv_proc *p, uint64_t pc, u
 	if (slot->f->name[0] == '[' && !(symobj__flags(obj) & SYMOBJ_PSEUDO))
 		note->unnamed += count;
 	loc->f = slot->f;
+	loc->slot = slot;
 	return 0;
+}
+
+/* The frame of an inlined function (or, last, of the symbol's function) at file:line. */
+static const struct func *chain_func(struct resolver *r, const struct func *f, const char *name,
+				     const char *file, int line)
+{
+	struct func g = *f;
+
+	g.name = name;
+	if (r->lines) {
+		g.file = file ? symbols__intern(r->syms, file) : NULL;
+		g.line = file ? line : 0;
+		if (file && !g.file)
+			return NULL;
+	}
+	return intern_func(r, &g);
+}
+
+/* The inlined calls at a located address and its function, innermost first, into e->chain. */
+static int build_chain(struct resolver *r, const struct resolve_loc *loc, struct cache_ent *e)
+{
+	struct sym_inline in[RESOLVE_MAX_INLINE];
+	int n = loc->linktime ? symobj__inlines(loc->obj, loc->addr, in, RESOLVE_MAX_INLINE) : 0;
+	const struct func **chain = calloc((size_t)n + 1, sizeof(*chain));
+
+	if (!chain)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		/* [0] at the address's own line (the row's), [i] at the call in it of [i - 1] */
+		const char *file = i ? in[i - 1].call_file : e->f->file;
+		int line = i ? in[i - 1].call_line : e->f->line;
+
+		chain[i] = chain_func(r, e->f, in[i].name, file, line);
+		if (!chain[i]) {
+			free(chain);
+			return -ENOMEM;
+		}
+	}
+	chain[n] = n ? chain_func(r, e->f, e->f->name, in[n - 1].call_file, in[n - 1].call_line) :
+		       e->f;
+	if (!chain[n]) {
+		free(chain);
+		return -ENOMEM;
+	}
+	e->chain = chain;
+	e->nchain = (uint32_t)n + 1;
+	return 0;
+}
+
+int resolver__frames(struct resolver *r, const struct pv_proc *p, uint64_t pc, uint64_t count,
+		     const struct func **out, unsigned max)
+{
+	struct resolve_loc loc;
+	struct cache_ent *e;
+	uint32_t skip;
+
+	if (!max)
+		return 0;
+	if (resolver__locate(r, p, pc, count, &loc) < 0)
+		return -ENOMEM;
+	e = loc.slot;
+	if (!e) { /* kernel and unknown PCs: no inlining known */
+		out[0] = loc.f;
+		return 1;
+	}
+	if (!e->nchain && build_chain(r, &loc, e) < 0)
+		return -ENOMEM;
+	/* short of room: the outermost frames (the function itself always) */
+	skip = e->nchain > max ? e->nchain - max : 0;
+	memcpy(out, e->chain + skip, (e->nchain - skip) * sizeof(*out));
+	return (int)(e->nchain - skip);
 }

@@ -52,14 +52,32 @@ struct resolve_loc {
 	uint64_t addr; /* link-time address; a file offset when !linktime; 0 in a pseudo object;
 			  the pc itself without a mapping */
 	int linktime;  /* addr is a link-time address (the object was read) */
+	void *slot;    /* the resolver's cache entry (NULL for kernel and unknown PCs) */
 };
 
 /* resolver__pc, and where it landed.  Returns 0, or -ENOMEM. */
 int resolver__locate(struct resolver *r, const struct pv_proc *p, uint64_t pc, uint64_t count,
 		     struct resolve_loc *loc);
 
+/* Inlined calls followed at one address, at most. */
+#define RESOLVE_MAX_INLINE 32
+
+/*
+ * The frames of pc: the functions inlined at it (DWARF), innermost first,
+ * then pc's function row (resolver__pc's), into out (room for max); 1 frame
+ * when nothing is inlined there.  With lines, the innermost frame is at
+ * pc's line, each other at its call of the frame before it.  When max is
+ * short, the outermost frames are kept.  Returns the number of frames, or
+ * -ENOMEM.
+ */
+int resolver__frames(struct resolver *r, const struct pv_proc *p, uint64_t pc, uint64_t count,
+		     const struct func **out, unsigned max);
+
 /* Objects seen so far (for notes). */
 size_t resolver__notes(struct resolver *r, const struct resolve_note **notes);
 
+
+/* The symbols cache the resolver names with (profil annotate reads the same objects). */
+struct symbols *resolver__symbols(struct resolver *r);
 
 #endif /* PROFIL_RESOLVE_H */

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <dwarf.h>
 #include <gelf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -22,10 +23,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "symbols/plt.h"
 #include "symbols/symbols.h"
 #include "utils/array.h"
 #include "symbols/symfile.h"
+#include "symbols/fde.h"
 #include "utils/htab.h"
+#include "utils/search.h"
 
 #define BUILD_ID_MAX 20 /* as much as the profile records (pdata_map.build_id) */
 
@@ -34,6 +38,10 @@ struct sym {
 	uint64_t end; /* exclusive */
 	const char *name;
 	const char *shown; /* demangled (or name), set on the first lookup */
+};
+
+struct fde_range {
+	uint64_t start, end; /* link-time, exclusive end */
 };
 
 struct load_seg {
@@ -75,9 +83,10 @@ struct sym_object {
 	Dwarf_Die *cus; /* fallback CU list when .debug_aranges is missing */
 	size_t ncus;
 	int cus_tried;
-	int cfi_tried;
-	Dwarf_CFI *cfi;
-	Dwarf_Addr cfibias;
+	/* the functions the CFI describes (.eh_frame, else .debug_frame), sorted: read on first use */
+	int fdes_tried;
+	struct fde_range *fdes;
+	size_t nfdes, fdes_cap;
 	struct symbols *owner;
 	void *user;
 };
@@ -117,11 +126,6 @@ static uint64_t object_entry_hash(const void *entry)
 	return htab_hash_str((*(struct sym_object *const *)entry)->path);
 }
 
-static uint64_t str_entry_hash(const void *entry)
-{
-	return ((const struct str_ent *)entry)->hash;
-}
-
 static const struct htab_type object_type = {
 	.entry_size = sizeof(struct sym_object *),
 	.hash = str_hash,
@@ -133,7 +137,7 @@ static const struct htab_type str_type = {
 	.entry_size = sizeof(struct str_ent),
 	.hash = str_hash,
 	.eq = str_eq,
-	.entry_hash = str_entry_hash,
+	.stored_hash = HTAB_STORED_HASH(struct str_ent, hash),
 };
 
 /* A report names hundreds of objects and thousands of range names at most. */
@@ -183,6 +187,7 @@ static void object_free(struct sym_object *o)
 	if (o->dwfl)
 		dwfl_end(o->dwfl);
 	free(o->cus);
+	free(o->fdes);
 	free(o->loads);
 	free(o->syms);
 	if (o->file != o->path)
@@ -333,7 +338,28 @@ static uint64_t section_limit(Elf *elf, GElf_Word shndx, GElf_Addr value, GElf_A
 	return sh.sh_addr + sh.sh_size + elfbias - bias;
 }
 
-/* One function symbol of libdwfl's table into raw (0), or 1 to skip it. */
+/*
+ * A symbol's name without its version ("memcpy@@GLIBC_2.14",
+ * "clock_gettime@GLIBC_2.17" in the .symtab of glibc's debug file): the
+ * function is memcpy.  NULL on out-of-memory.
+ */
+static const char *unversioned(struct symbols *s, const char *name)
+{
+	const char *at = strchr(name, '@');
+	char buf[512];
+	size_t len;
+
+	if (!at || at == name)
+		return name;
+	len = (size_t)(at - name);
+	if (len >= sizeof(buf))
+		return name;
+	memcpy(buf, name, len);
+	buf[len] = 0;
+	return symbols__intern(s, buf);
+}
+
+/* One function symbol of libdwfl's table into raw (0), 1 to skip it, or -ENOMEM. */
 static int take_symbol(struct sym_object *o, int i, struct raw_sym *raw, int *other_file)
 {
 	GElf_Sym sym;
@@ -350,12 +376,102 @@ static int take_symbol(struct sym_object *o, int i, struct raw_sym *raw, int *ot
 		return 1;
 	if (elf != o->elf)
 		*other_file = 1;
+	name = unversioned(o->owner, name);
+	if (!name)
+		return -ENOMEM;
 	raw->start = addr - o->bias;
 	raw->size = sym.st_size;
 	raw->name = name;
 	raw->limit = section_limit(elf, shndx, sym.st_value, elfbias, o->bias);
 	raw->bind_order = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
 	raw->underscores = bind_rank(name);
+	return 0;
+}
+
+static const char *demangled(struct symbols *s, const char *name);
+static long find_sym(const struct sym_object *o, uint64_t vaddr);
+
+/* PLT entries found, before they join the symbols. */
+struct plt_syms {
+	struct sym_object *o;
+	struct sym *v;
+	size_t n, cap;
+};
+
+/* An IRELATIVE slot's resolver: the function symbol starting at addr. */
+static const char *plt_resolver(void *arg, uint64_t addr)
+{
+	const struct plt_syms *p = arg;
+	long i = find_sym(p->o, addr);
+
+	return i >= 0 && p->o->syms[i].start == addr ? p->o->syms[i].name : NULL;
+}
+
+static int plt_entry(void *arg, uint64_t start, uint64_t size, const char *name)
+{
+	struct plt_syms *p = arg;
+	struct symbols *s = p->o->owner;
+	long i = find_sym(p->o, start);
+	const char *base, *shown;
+	char buf[600];
+
+	if (i >= 0 && start < p->o->syms[i].end)
+		return 0; /* a symbol of its own (the file names its PLT entries) */
+	if (p->n == p->cap) {
+		size_t ncap = p->cap ? p->cap * 2 : 64;
+		struct sym *v = realloc(p->v, ncap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->v = v;
+		p->cap = ncap;
+	}
+	base = unversioned(s, name);
+	if (!base)
+		return -ENOMEM;
+	snprintf(buf, sizeof(buf), "%s@plt", base);
+	name = symbols__intern(s, buf);
+	shown = demangled(s, base);
+	if (shown != base) {
+		snprintf(buf, sizeof(buf), "%s@plt", shown);
+		shown = symbols__intern(s, buf);
+	} else {
+		shown = name;
+	}
+	if (!name || !shown)
+		return -ENOMEM;
+	p->v[p->n++] = (struct sym){start, start + size, name, shown};
+	return 0;
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The PLT entries as symbols "func@plt" (symbols/plt.h), merged into the sorted symbols. */
+static int add_plt_syms(struct sym_object *o)
+{
+	struct plt_syms p = {o, NULL, 0, 0};
+	int rc = o->debug_only ? 0 : plt__list(o->elf, plt_entry, plt_resolver, &p);
+	struct sym *all;
+
+	if (rc < 0 || !p.n) {
+		free(p.v);
+		return rc == -ENOMEM ? rc : 0;
+	}
+	all = realloc(o->syms, (o->nsyms + p.n) * sizeof(*all));
+	if (!all) {
+		free(p.v);
+		return -ENOMEM;
+	}
+	memcpy(all + o->nsyms, p.v, p.n * sizeof(*all));
+	o->syms = all;
+	o->nsyms += p.n;
+	qsort(o->syms, o->nsyms, sizeof(*o->syms), cmp_sym);
+	free(p.v);
 	return 0;
 }
 
@@ -374,13 +490,21 @@ static int load_symbols(struct sym_object *o)
 		raw = calloc((size_t)count, sizeof(*raw));
 		if (!raw)
 			return -ENOMEM;
-		for (int i = 0; i < count; i++)
-			if (take_symbol(o, i, &raw[n], &other_file) == 0)
+		for (int i = 0; i < count; i++) {
+			int took = take_symbol(o, i, &raw[n], &other_file);
+
+			if (took < 0) {
+				free(raw);
+				return took;
+			}
+			if (took == 0)
 				n++;
+		}
 	}
 	if (!find_symtab(o->elf, SHT_SYMTAB)) {
 		if (other_file)
-			o->flags |= SYMOBJ_DEBUG_SYMS; /* a debug file or MiniDebugInfo named them */
+			o->flags |=
+				SYMOBJ_DEBUG_SYMS; /* a debug file or MiniDebugInfo named them */
 		else if (find_symtab(o->elf, SHT_DYNSYM))
 			o->flags |= SYMOBJ_DYNSYM;
 	}
@@ -390,7 +514,7 @@ static int load_symbols(struct sym_object *o)
 		return rc;
 	if (!o->nsyms)
 		o->flags |= SYMOBJ_NOSYMS;
-	return 0;
+	return add_plt_syms(o);
 }
 
 /* .gnu_debugaltlink (dwz): the common debug file's name and build id, kept for find_debuginfo. */
@@ -424,6 +548,42 @@ static void read_altlink(struct sym_object *o, Elf *elf)
 		memcpy(o->alt_name, d->d_buf, len + 1);
 		memcpy(o->alt_id, (const char *)d->d_buf + len + 1, idlen);
 		o->alt_len = idlen;
+		return;
+	}
+}
+
+/*
+ * libdwfl decompresses MiniDebugInfo (.gnu_debugdata) whole, without a
+ * limit, once it looks for symbols that the file and its debug file lack:
+ * the section's size is counted first, in a bounded pass, and a section
+ * that decompresses beyond SYMFILE_DEBUGDATA_MAX (or has no data) is
+ * hidden from libdwfl: its name is made empty in libelf's in-memory copy
+ * of the section headers (the file is not touched), so it is never found.
+ */
+static void bound_debugdata(struct sym_object *o)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(o->elf, &shstrndx) < 0)
+		return;
+	while ((scn = elf_nextscn(o->elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh))
+			return;
+		name = elf_strptr(o->elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, ".gnu_debugdata"))
+			continue;
+		d = sh.sh_type == SHT_NOBITS ? NULL : elf_rawdata(scn, NULL);
+		if (d && d->d_buf &&
+		    symfile__xz_size(d->d_buf, d->d_size, SYMFILE_DEBUGDATA_MAX) != -EFBIG)
+			return;
+		sh.sh_name = 0;
+		if (gelf_update_shdr(scn, &sh))
+			o->flags |= SYMOBJ_DEBUGDATA_TOO_BIG;
 		return;
 	}
 }
@@ -529,6 +689,7 @@ static int attach(struct sym_object *o, int fd)
 	if (load_segments(o) < 0)
 		return -ENOMEM;
 	read_altlink(o, o->elf);
+	bound_debugdata(o);
 	return load_symbols(o);
 }
 
@@ -854,42 +1015,93 @@ int symobj__text_range(const struct sym_object *o, uint64_t *lo, uint64_t *hi)
 /* Index of the last symbol starting at or before vaddr, or -1. */
 static long find_sym(const struct sym_object *o, uint64_t vaddr)
 {
-	size_t lo = 0, hi = o->nsyms;
+	size_t lo = SEARCH_UPPER(o->syms, o->nsyms, start, vaddr);
 
+	return (long)lo - 1;
+}
+
+static int add_fde(void *arg, uint64_t start, uint64_t end)
+{
+	struct sym_object *o = arg;
+
+	if (o->nfdes == o->fdes_cap) {
+		size_t ncap = o->fdes_cap ? o->fdes_cap * 2 : 256;
+		struct fde_range *n = realloc(o->fdes, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		o->fdes = n;
+		o->fdes_cap = ncap;
+	}
+	o->fdes[o->nfdes++] = (struct fde_range){start, end};
+	return 0;
+}
+
+static int cmp_fde(const void *a, const void *b)
+{
+	const struct fde_range *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+static void open_dwarf(struct sym_object *o);
+
+/*
+ * The function ranges of the CFI: the object's .eh_frame, else the
+ * .debug_frame of the object or of its separate debug file.  Without
+ * memory the table is simply empty (names fall back to the symbol gaps).
+ */
+static void load_fdes(struct sym_object *o)
+{
+	int found = 0;
+
+	o->fdes_tried = 1;
+	if (!o->elf)
+		return;
+	if (fde__list_section(o->elf, ".eh_frame", add_fde, o, &found) < 0 || !o->nfdes) {
+		Elf *dbg;
+
+		o->nfdes = 0;
+		if (fde__list_section(o->elf, ".debug_frame", add_fde, o, &found) < 0)
+			o->nfdes = 0;
+		if (!o->nfdes && !o->dwarf_tried)
+			open_dwarf(o);
+		dbg = o->dwarf ? dwarf_getelf(o->dwarf) : NULL;
+		if (!o->nfdes && dbg && dbg != o->elf &&
+		    fde__list_section(dbg, ".debug_frame", add_fde, o, &found) < 0)
+			o->nfdes = 0;
+	}
+	if (o->nfdes > 1)
+		qsort(o->fdes, o->nfdes, sizeof(*o->fdes), cmp_fde);
+}
+
+/* Start of the function holding vaddr according to its FDE (initial location), or -ENOENT. */
+static int fde_start(struct sym_object *o, uint64_t vaddr, uint64_t *start, uint64_t *end)
+{
+	size_t lo = 0, hi;
+
+	if (!o->fdes_tried)
+		load_fdes(o);
+	hi = o->nfdes;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (o->syms[mid].start <= vaddr)
+		if (o->fdes[mid].start <= vaddr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return (long)lo - 1;
-}
-
-/* Start of the function holding vaddr according to the unwind tables (.eh_frame), or -ENOENT. */
-static int cfi_start(struct sym_object *o, uint64_t vaddr, uint64_t *start)
-{
-	Dwarf_Frame *frame = NULL;
-	Dwarf_Addr s, e, pc;
-	bool signalp;
-
-	if (!o->mod)
-		return -ENOENT;
-	if (!o->cfi_tried) {
-		o->cfi_tried = 1;
-		o->cfi = dwfl_module_eh_cfi(o->mod, &o->cfibias);
+	/* overlapping FDEs (a damaged or hostile table): the innermost that covers, a few back */
+	for (size_t k = lo; k > 0 && k + 4 > lo; k--) {
+		if (vaddr < o->fdes[k - 1].end) {
+			*start = o->fdes[k - 1].start;
+			*end = o->fdes[k - 1].end;
+			return 0;
+		}
 	}
-	pc = vaddr + o->cfibias;
-	if (!o->cfi || dwarf_cfi_addrframe(o->cfi, pc, &frame) != 0)
-		return -ENOENT;
-	if (dwarf_frame_info(frame, &s, &e, &signalp) < 0 || pc < s || pc >= e || s < o->cfibias) {
-		free(frame);
-		return -ENOENT;
-	}
-	free(frame);
-	*start = s - o->cfibias;
-	return 0;
+	return -ENOENT;
 }
 
 /*
@@ -911,11 +1123,21 @@ static const char *demangled(struct symbols *s, const char *name)
 	return out ? out : name;
 }
 
+/* Where the gap between the neighbouring symbols that holds vaddr ends. */
+static uint64_t gap_end(const struct sym_object *o, long i, uint64_t vaddr)
+{
+	uint64_t lo, hi;
+
+	if (i + 1 < (long)o->nsyms)
+		return o->syms[i + 1].start;
+	return symobj__text_range(o, &lo, &hi) == 0 && vaddr < hi ? hi : vaddr + 1;
+}
+
 int symobj__lookup(struct sym_object *o, uint64_t vaddr, struct sym_result *res)
 {
 	char buf[320];
 	long i = find_sym(o, vaddr);
-	uint64_t start;
+	uint64_t start, end;
 
 	res->vaddr = vaddr;
 	/* nested or overlapping symbols: look a few entries back for one that covers */
@@ -928,6 +1150,7 @@ int symobj__lookup(struct sym_object *o, uint64_t vaddr, struct sym_result *res)
 			res->name = sym->shown;
 			res->system_name = sym->name;
 			res->start = sym->start;
+			res->end = sym->end;
 			res->from_symbol = 1;
 			return 0;
 		}
@@ -936,9 +1159,10 @@ int symobj__lookup(struct sym_object *o, uint64_t vaddr, struct sym_result *res)
 	if (o->flags & SYMOBJ_PSEUDO) {
 		res->name = res->system_name = o->path;
 		res->start = 0;
+		res->end = vaddr + 1;
 		return 0;
 	}
-	if (cfi_start(o, vaddr, &start) < 0) {
+	if (fde_start(o, vaddr, &start, &end) < 0) {
 		/* the gap between the neighbouring symbols */
 		start = i >= 0 ? o->syms[i].end : 0;
 		if (!start) {
@@ -946,6 +1170,7 @@ int symobj__lookup(struct sym_object *o, uint64_t vaddr, struct sym_result *res)
 
 			start = symobj__text_range(o, &lo, &hi) == 0 && lo <= vaddr ? lo : vaddr;
 		}
+		end = gap_end(o, i, vaddr);
 	}
 	snprintf(buf, sizeof(buf), "[%s+0x%llx]", o->base, (unsigned long long)start);
 	res->name = symbols__intern(o->owner, buf);
@@ -953,7 +1178,44 @@ int symobj__lookup(struct sym_object *o, uint64_t vaddr, struct sym_result *res)
 		res->name = "[?]";
 	res->system_name = res->name;
 	res->start = start;
+	res->end = end > vaddr ? end : vaddr + 1;
 	return 0;
+}
+
+int symobj__code(const struct sym_object *o, uint64_t vaddr, size_t *len, const uint8_t **bytes)
+{
+	size_t fsize = 0;
+	const char *raw = o->elf && !o->debug_only ? elf_rawfile(o->elf, &fsize) : NULL;
+
+	if (!raw)
+		return -ENOENT;
+	for (size_t i = 0; i < o->nloads; i++) {
+		const struct load_seg *l = &o->loads[i];
+		uint64_t off, room;
+
+		if (vaddr < l->vaddr || vaddr - l->vaddr >= l->filesz)
+			continue;
+		off = vaddr - l->vaddr + l->offset;
+		if (off >= fsize)
+			return -ENOENT;
+		room = l->filesz - (vaddr - l->vaddr);
+		if (room > fsize - off)
+			room = fsize - off;
+		if (*len > room)
+			*len = (size_t)room;
+		*bytes = (const uint8_t *)raw + off;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int symbols__find_source(struct symbols *s, const struct sym_object *o, const char *path,
+			 char **local)
+{
+	const unsigned char *id;
+	size_t len = symobj__build_id(o, &id);
+
+	return len ? symfile__find_source(s->finder, id, len, path, local) : -ENOENT;
 }
 
 /* DWARF of the file itself, else of its separate debug file (libdwfl asks find_debuginfo). */
@@ -1026,4 +1288,111 @@ int symobj__srcline(struct sym_object *o, uint64_t vaddr, const char **file, int
 	*file = src;
 	*line = lineno;
 	return 0;
+}
+
+/* The CU holding a link-time address, and the address in its DWARF.  0 or -ENOENT. */
+static int cu_of(struct sym_object *o, uint64_t vaddr, Dwarf_Die *cu, Dwarf_Addr *addr)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *d = dwfl_module_addrdie(o->mod, vaddr + o->bias, &bias);
+
+	if (d) {
+		*cu = *d;
+		*addr = vaddr + o->bias - bias;
+		return 0;
+	}
+	*addr = vaddr + o->dwbias;
+	return scan_cu(o, *addr, cu);
+}
+
+/* An inlined subroutine's name: its abstract origin's linkage name (demangled), else its name. */
+static const char *inline_name(struct sym_object *o, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *name = NULL;
+
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		name = dwarf_formstring(&a);
+	if (name && *name)
+		return demangled(o->owner, unversioned(o->owner, name) ?: name);
+	if (dwarf_attr_integrate(die, DW_AT_name, &a))
+		name = dwarf_formstring(&a);
+	return name && *name ? name : NULL;
+}
+
+/* Where an inlined subroutine was called from: DW_AT_call_file and DW_AT_call_line. */
+static void call_site(struct sym_object *o, Dwarf_Die *cu, Dwarf_Die *die, struct sym_inline *in)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word idx, line;
+	Dwarf_Files *files;
+	size_t nfiles;
+
+	in->call_file = NULL;
+	in->call_line = 0;
+	if (dwarf_attr(die, DW_AT_call_line, &a) && dwarf_formudata(&a, &line) == 0 &&
+	    line <= INT32_MAX)
+		in->call_line = (int)line;
+	if (dwarf_attr(die, DW_AT_call_file, &a) && dwarf_formudata(&a, &idx) == 0 &&
+	    dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && idx < nfiles)
+		in->call_file = dwarf_filesrc(files, idx, NULL, NULL);
+	(void)o;
+}
+
+int symobj__inlines(struct sym_object *o, uint64_t vaddr, struct sym_inline *out, int max)
+{
+	Dwarf_Die cu, *scopes = NULL, *chain = NULL;
+	Dwarf_Addr addr;
+	int n, k = 0, first = -1;
+
+	if (!o->dwarf_tried)
+		open_dwarf(o);
+	if (!o->dwarf || max <= 0 || cu_of(o, vaddr, &cu, &addr) < 0)
+		return 0;
+	/*
+	 * The innermost inlined instance holding the address, then its
+	 * containing DIEs in the concrete tree (dwarf_getscopes continues
+	 * with the abstract definition's scopes instead, as eu-addr2line -i
+	 * knows): the inlined calls out to the function the symbol names.
+	 */
+	n = dwarf_getscopes(&cu, addr, &scopes);
+	for (int i = 0; i < n && first < 0; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag == DW_TAG_inlined_subroutine)
+			first = i;
+	}
+	n = first < 0 ? 0 : dwarf_getscopes_die(&scopes[first], &chain);
+	for (int i = 0; i < n && k < max; i++) {
+		int tag = dwarf_tag(&chain[i]);
+
+		if (tag == DW_TAG_subprogram)
+			break; /* the function the symbol names */
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		out[k].name = inline_name(o, &chain[i]);
+		if (!out[k].name)
+			out[k].name = "[inlined]";
+		call_site(o, &cu, &chain[i], &out[k]);
+		k++;
+	}
+	free(chain);
+	free(scopes);
+	return k;
+}
+
+const char *symobj__comp_dir(struct sym_object *o, uint64_t vaddr)
+{
+	Dwarf_Attribute a;
+	Dwarf_Addr addr;
+	Dwarf_Die cu;
+
+	if (!o->dwarf_tried)
+		open_dwarf(o);
+	if (!o->dwarf || cu_of(o, vaddr, &cu, &addr) < 0 || !dwarf_attr(&cu, DW_AT_comp_dir, &a))
+		return NULL;
+	return dwarf_formstring(&a);
 }

@@ -18,7 +18,8 @@
  * Function symbols come from .symtab, else from a separate debug file
  * (found by build id in /usr/lib/debug/.build-id/, by .gnu_debuglink name,
  * or from a debuginfod server when DEBUGINFOD_URLS is set: symfile.h), else
- * from .gnu_debugdata (MiniDebugInfo), else from .dynsym (stripped).  A PC
+ * from .gnu_debugdata (MiniDebugInfo, when it decompresses to at most
+ * SYMFILE_DEBUGDATA_MAX: symfile.h), else from .dynsym (stripped).  A PC
  * no symbol covers gets a range name "[obj+0xSTART]", START being the
  * function start from the unwind tables (.eh_frame) when they describe it,
  * else the gap between the neighbouring symbols.  C++ and Rust (legacy and
@@ -50,6 +51,7 @@
 #define SYMOBJ_BY_BUILD_ID 0x400 /* the path is gone or rebuilt: read a copy found by build id */
 #define SYMOBJ_DEBUG_FILE 0x800	 /* symbols or lines from a separate debug file */
 #define SYMOBJ_DEBUG_SYMS 0x1000 /* no .symtab of its own: its symbols come from another file */
+#define SYMOBJ_DEBUGDATA_TOO_BIG 0x2000 /* MiniDebugInfo beyond SYMFILE_DEBUGDATA_MAX: not read */
 
 struct sym_object;
 struct symbols;
@@ -59,6 +61,7 @@ struct sym_result {
 	const char *name;	 /* function name or "[obj+0x...]" range name */
 	const char *system_name; /* the symbol as in its table (mangled); name when not mangled */
 	uint64_t start;		 /* link-time start of the function or range */
+	uint64_t end;		 /* its end (exclusive), as far as known (at least vaddr + 1) */
 	uint64_t vaddr;		 /* link-time address of the PC */
 	int from_symbol;	 /* 1 when a symbol covered the address */
 };
@@ -126,12 +129,55 @@ int symobj__lookup(struct sym_object *o, uint64_t vaddr, struct sym_result *res)
  */
 int symobj__srcline(struct sym_object *o, uint64_t vaddr, const char **file, int *line);
 
+/* A function inlined at an address: see symobj__inlines(). */
+struct sym_inline {
+	const char *name;      /* the inlined function (demangled) */
+	const char *call_file; /* where it was inlined: the call's source file, or NULL */
+	int call_line;	       /* and line (0: unknown) */
+};
+
+/*
+ * The chain of inlined calls that an address is in, from DWARF
+ * (DW_TAG_inlined_subroutine scopes): out[0] is the innermost inlined
+ * function (the address's own source line is symobj__srcline()'s), out[i]
+ * the function out[i - 1] was inlined into, and the last one was inlined
+ * into the function the symbol names; each entry's call_file:call_line is
+ * the call in the next one out (for the last, in the symbol's function).
+ * Returns the number of entries (0: not inlined, or no DWARF), at most max.
+ * Strings live as long as the symbols cache.
+ */
+int symobj__inlines(struct sym_object *o, uint64_t vaddr, struct sym_inline *out, int max);
+
+/*
+ * The compilation directory of the code at vaddr (DW_AT_comp_dir of its CU):
+ * what a relative source file name of symobj__srcline() is relative to.
+ * NULL when unknown.  Lives as long as the symbols cache.
+ */
+const char *symobj__comp_dir(struct sym_object *o, uint64_t vaddr);
+
 /*
  * The GNU build id of the object (the bytes of its NT_GNU_BUILD_ID note):
  * returns its length, 0 when it has none or cannot be read.  *id lives as
  * long as the symbols cache.
  */
 size_t symobj__build_id(const struct sym_object *o, const unsigned char **id);
+
+/*
+ * The bytes of the file read at link-time addresses [vaddr, vaddr + *len)
+ * (the code of a function), cut at the end of the PT_LOAD segment's file
+ * data: *len becomes what is there.  Returns 0 (*bytes lives as long as the
+ * symbols cache), or -ENOENT (no file data there: a debug file's copy, a
+ * missing object).
+ */
+int symobj__code(const struct sym_object *o, uint64_t vaddr, size_t *len, const uint8_t **bytes);
+
+/*
+ * A source file of object o (as DWARF names it) from a debuginfod server,
+ * by the object's build id, when DEBUGINFOD_URLS is set: a descriptor and
+ * its local path (malloc'd), or -ENOENT.
+ */
+int symbols__find_source(struct symbols *s, const struct sym_object *o, const char *path,
+			 char **local);
 
 /* File offset of a link-time address, by the PT_LOAD segment holding it.  Returns 0 or -ENOENT. */
 int symobj__vaddr_to_offset(const struct sym_object *o, uint64_t vaddr, uint64_t *off);

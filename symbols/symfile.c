@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <libelf.h>
 #include <limits.h>
+#include <lzma.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +24,15 @@ struct symfile_finder {
 	int tried;    /* debuginfod looked at (DEBUGINFOD_URLS, the library) */
 	int disabled; /* not set, not loadable, or it failed: never asked (again) */
 	debuginfod_client *client;
+	long maxsize;  /* DEBUGINFOD_MAXSIZE: bytes of one download at most (0: no limit) */
+	int cancelled; /* the last download was stopped at maxsize */
 	__typeof__(debuginfod_begin) *begin;
 	__typeof__(debuginfod_end) *end;
 	__typeof__(debuginfod_find_debuginfo) *find_debuginfo;
 	__typeof__(debuginfod_find_executable) *find_executable;
+	__typeof__(debuginfod_set_progressfn) *set_progressfn;
+	__typeof__(debuginfod_set_user_data) *set_user_data;
+	__typeof__(debuginfod_find_source) *find_source; /* may be NULL */
 };
 
 struct symfile_finder *symfile_finder__new(void)
@@ -47,6 +53,33 @@ void symfile_finder__free(struct symfile_finder *f)
 int symfile__open_regular(const char *path, struct stat *st)
 {
 	return regfile__open(path, st);
+}
+
+long long symfile__xz_size(const void *buf, size_t len, uint64_t max)
+{
+	lzma_stream z = LZMA_STREAM_INIT;
+	unsigned char out[65536];
+	uint64_t total = 0;
+	lzma_ret r;
+
+	/*
+	 * The decoder's own memory is its dictionary (xz -9: 64 MiB; touched
+	 * only as far as output is made): allowed up to 4 * max.
+	 */
+	if (lzma_stream_decoder(&z, max > UINT64_MAX / 4 ? UINT64_MAX : max * 4, 0) != LZMA_OK)
+		return -ENOMEM;
+	z.next_in = buf;
+	z.avail_in = len;
+	do {
+		z.next_out = out;
+		z.avail_out = sizeof(out);
+		r = lzma_code(&z, LZMA_FINISH);
+		total += sizeof(out) - z.avail_out;
+	} while (r == LZMA_OK && total <= max);
+	lzma_end(&z);
+	if (total > max || r == LZMA_MEMLIMIT_ERROR)
+		return -EFBIG;
+	return r == LZMA_STREAM_END ? (long long)total : -EINVAL;
 }
 
 int symfile__is_elf(int fd)
@@ -182,10 +215,30 @@ static int find_by_link(const struct symfile_want *w, char **path, enum symfile_
 	return -ENOENT;
 }
 
+/*
+ * libdebuginfod checks DEBUGINFOD_MAXSIZE only against a Content-Length:
+ * a server that sends none (chunked) is read without end into the cache.
+ * Once a server is committed to (its URL known), a is the bytes it sent:
+ * the download is stopped past the maximum.
+ */
+static __typeof__(debuginfod_get_user_data) *user_data_of;
+static __typeof__(debuginfod_get_url) *url_of;
+
+static int progress(debuginfod_client *c, long a, long b)
+{
+	struct symfile_finder *f = user_data_of(c);
+
+	(void)b;
+	if (!f || f->maxsize <= 0 || !url_of(c) || a <= f->maxsize)
+		return 0;
+	f->cancelled = 1;
+	return 1;
+}
+
 /* The debuginfod client, when DEBUGINFOD_URLS asks for one; NULL otherwise. */
 static debuginfod_client *client_of(struct symfile_finder *f)
 {
-	const char *urls;
+	const char *urls, *max;
 	void *so;
 
 	if (f->tried)
@@ -202,11 +255,99 @@ static debuginfod_client *client_of(struct symfile_finder *f)
 	*(void **)&f->end = dlsym(so, "debuginfod_end");
 	*(void **)&f->find_debuginfo = dlsym(so, "debuginfod_find_debuginfo");
 	*(void **)&f->find_executable = dlsym(so, "debuginfod_find_executable");
-	if (!f->begin || !f->end || !f->find_debuginfo || !f->find_executable)
+	*(void **)&f->find_source = dlsym(so, "debuginfod_find_source");
+	*(void **)&f->set_progressfn = dlsym(so, "debuginfod_set_progressfn");
+	*(void **)&f->set_user_data = dlsym(so, "debuginfod_set_user_data");
+	*(void **)&user_data_of = dlsym(so, "debuginfod_get_user_data");
+	*(void **)&url_of = dlsym(so, "debuginfod_get_url");
+	if (!f->begin || !f->end || !f->find_debuginfo || !f->find_executable ||
+	    !f->set_progressfn || !f->set_user_data || !user_data_of || !url_of)
 		return NULL;
+	/*
+	 * A default maximum size of one download (libdebuginfod has none, and
+	 * reads it from the environment at every query); the user's, when set.
+	 */
+	max = getenv("DEBUGINFOD_MAXSIZE");
+	if (!max || !*max)
+		setenv("DEBUGINFOD_MAXSIZE", SYMFILE_DEBUGINFOD_MAXSIZE_TEXT, 1);
+	f->maxsize = atol(getenv("DEBUGINFOD_MAXSIZE"));
 	f->client = f->begin();
 	f->disabled = !f->client;
+	if (f->client) {
+		f->set_user_data(f->client, f);
+		f->set_progressfn(f->client, progress);
+	}
 	return f->client;
+}
+
+/* The client's cache directory, as libdebuginfod chooses it (debuginfod-find(1)). */
+static void cache_dir(char *buf, size_t size)
+{
+	const char *env = getenv("DEBUGINFOD_CACHE_PATH"), *home = getenv("HOME");
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	struct stat st;
+
+	if (!home)
+		home = "/";
+	if (env && *env) {
+		snprintf(buf, size, "%s", env);
+		return;
+	}
+	snprintf(buf, size, "%s/.debuginfod_client_cache", home);
+	if (stat(buf, &st) == 0)
+		return;
+	if (xdg && *xdg)
+		snprintf(buf, size, "%s/debuginfod_client", xdg);
+	else
+		snprintf(buf, size, "%s/.cache/debuginfod_client", home);
+}
+
+/* "<hex of id>/<type>": the last two components of the client's cache file for id. */
+static void cache_entry(char *buf, size_t size, const unsigned char *id, size_t len, int exec)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < len && n + 3 < size; k++)
+		n += (size_t)snprintf(buf + n, size - n, "%02x", id[k]);
+	snprintf(buf + n, size - n, "/%s", exec ? "executable" : "debuginfo");
+}
+
+/*
+ * A download profil rejected (not ELF, another build id) is removed from
+ * the client's cache: left there, it would be served from the cache to
+ * every later query, and a good server never asked again.  Only a file at
+ * the client's own name for this id is removed.
+ */
+static void discard(const char *got, const unsigned char *id, size_t len, int exec)
+{
+	char entry[160];
+	size_t n, k;
+
+	if (!got)
+		return;
+	cache_entry(entry, sizeof(entry), id, len, exec);
+	n = strlen(got);
+	k = strlen(entry);
+	if (n > k && got[n - k - 1] == '/' && !strcmp(got + n - k, entry))
+		unlink(got);
+}
+
+/*
+ * A download stopped at the maximum size leaves what libdebuginfod takes
+ * for "not found": an empty file under the id (mode 000 in later
+ * versions), which makes every query for that id fail for 10 minutes,
+ * whatever the servers.  It is removed.
+ */
+static void forget_miss(const unsigned char *id, size_t len, int exec)
+{
+	char dir[PATH_MAX], entry[160], path[PATH_MAX + 170];
+	struct stat st;
+
+	cache_dir(dir, sizeof(dir));
+	cache_entry(entry, sizeof(entry), id, len, exec);
+	snprintf(path, sizeof(path), "%s/%s", dir, entry);
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && !st.st_size)
+		unlink(path);
 }
 
 /* Ask debuginfod for the executable (exec) or the debug file of id. */
@@ -220,10 +361,13 @@ static int from_debuginfod(struct symfile_finder *f, const unsigned char *id, si
 
 	if (!c)
 		return -ENOENT;
+	f->cancelled = 0;
 	fd = exec ? f->find_executable(c, id, (int)len, &got) :
 		    f->find_debuginfo(c, id, (int)len, &got);
 	if (fd < 0) {
-		if (fd != -ENOENT) /* unreachable, timed out, refused: stop asking */
+		if (f->cancelled)
+			forget_miss(id, len, exec);
+		else if (fd != -ENOENT && fd != -EFBIG) /* unreachable, timed out: stop asking */
 			f->disabled = 1;
 		free(got);
 		return -ENOENT;
@@ -231,6 +375,7 @@ static int from_debuginfod(struct symfile_finder *f, const unsigned char *id, si
 	/* the cache file the client wrote: still check what it is */
 	if (!got || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !symfile__is_elf(fd) ||
 	    !symfile__has_build_id(fd, id, len)) {
+		discard(got, id, len, exec);
 		close(fd);
 		free(got);
 		return -ENOENT;
@@ -276,4 +421,30 @@ int symfile__find_by_id(struct symfile_finder *f, const unsigned char *id, size_
 		return fd;
 	*is_debug = 1;
 	return symfile__find_debug(f, &w, path, how);
+}
+
+int symfile__find_source(struct symfile_finder *f, const unsigned char *id, size_t len,
+			 const char *path, char **local)
+{
+	debuginfod_client *c = len && path[0] == '/' ? client_of(f) : NULL;
+	struct stat st;
+	char *got = NULL;
+	int fd;
+
+	if (!c || !f->find_source)
+		return -ENOENT;
+	fd = f->find_source(c, id, (int)len, path, &got);
+	if (fd < 0) {
+		if (fd != -ENOENT)
+			f->disabled = 1;
+		free(got);
+		return -ENOENT;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		free(got);
+		return -ENOENT;
+	}
+	*local = got;
+	return fd;
 }

@@ -15,10 +15,19 @@
  *      object's directory), as gdb and libdwfl do
  *   3. by build id from a debuginfod server, only when DEBUGINFOD_URLS is
  *      set and not empty (libdebuginfod, loaded at that first use; its
- *      DEBUGINFOD_TIMEOUT, DEBUGINFOD_MAXTIME and DEBUGINFOD_CACHE_PATH
- *      apply).  A server that fails other than by "not found" (unreachable,
- *      timed out) is not asked again by this finder.
+ *      DEBUGINFOD_TIMEOUT, DEBUGINFOD_MAXTIME, DEBUGINFOD_MAXSIZE and
+ *      DEBUGINFOD_CACHE_PATH apply).  A server that fails other than by
+ *      "not found" or "too large" (unreachable, timed out) is not asked
+ *      again by this finder.
  * A file is accepted only if its build id is the one asked for.
+ *
+ * Nothing a server sends grows without bound: one download is at most
+ * DEBUGINFOD_MAXSIZE bytes, SYMFILE_DEBUGINFOD_MAXSIZE when the user set
+ * none (libdebuginfod itself has no default, and checks only a
+ * Content-Length: a download without one is stopped at the size as it
+ * comes).  Neither a refused download nor one stopped at the size stays
+ * in the client's cache (it would be served from there, or taken for "not
+ * found", instead of asking a good server next time).
  */
 #ifndef PROFIL_SYMFILE_H
 #define PROFIL_SYMFILE_H
@@ -26,6 +35,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+
+/* Bytes of one debuginfod download at most, unless DEBUGINFOD_MAXSIZE says otherwise. */
+#define SYMFILE_DEBUGINFOD_MAXSIZE_TEXT "536870912" /* 512 MiB */
 
 /* Where a file was found. */
 enum symfile_how {
@@ -58,6 +70,22 @@ void symfile_finder__free(struct symfile_finder *f);
  */
 int symfile__open_regular(const char *path, struct stat *st);
 
+/*
+ * MiniDebugInfo (.gnu_debugdata, xz) decompressed beyond this is not read:
+ * libdwfl would decompress it whole into memory (a 312 KB section can
+ * hold 2 GB), so its size is counted first, in a bounded pass.
+ */
+#define SYMFILE_DEBUGDATA_MAX (64u << 20)
+#define SYMFILE_DEBUGDATA_MAX_TEXT "64 MiB"
+
+/*
+ * The decompressed size of the xz data buf[0..len), counted in a small
+ * buffer (nothing is kept) and stopping as soon as it passes max.  Returns
+ * the size, -EFBIG beyond max (or when the decoder would need more than
+ * 4 * max bytes of memory), -EINVAL when it is not valid xz data.
+ */
+long long symfile__xz_size(const void *buf, size_t len, uint64_t max);
+
 /* 1 when fd's file starts with the ELF magic, else 0. */
 int symfile__is_elf(int fd);
 
@@ -80,5 +108,14 @@ int symfile__find_debug(struct symfile_finder *f, const struct symfile_want *w, 
  */
 int symfile__find_by_id(struct symfile_finder *f, const unsigned char *id, size_t len, char **path,
 			enum symfile_how *how, int *is_debug);
+
+/*
+ * A source file of the object with this build id from a debuginfod server
+ * (GET /buildid/ID/source/PATH, PATH absolute as DWARF names it), only when
+ * DEBUGINFOD_URLS is set.  Returns a descriptor of the client's cached copy
+ * (a regular file; *local its path, malloc'd), or -ENOENT.
+ */
+int symfile__find_source(struct symfile_finder *f, const unsigned char *id, size_t len,
+			 const char *path, char **local);
 
 #endif /* PROFIL_SYMFILE_H */

@@ -9,6 +9,7 @@
 
 #include "unwind/unwind_table.h"
 #include "utils/array.h"
+#include "utils/search.h"
 
 /* More signal frames than this in one stack is taken for a loop. */
 #define MAX_SIGNAL_FRAMES 16
@@ -50,17 +51,10 @@ void unw_table_sort_fdes(struct unw_table *t)
 
 struct unw_fde *unw_table_find_fde(const struct unw_table *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t->nfdes;
+	size_t lo;
 
 	/* the last FDE whose start <= addr */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->fdes[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = SEARCH_UPPER(t->fdes, t->nfdes, start, addr);
 	if (!lo || addr >= t->fdes[lo - 1].end)
 		return NULL;
 	return &t->fdes[lo - 1];
@@ -93,19 +87,12 @@ const struct unw_row *unw_table_fde_row(const struct unw_table *t, const struct 
 					uint64_t addr)
 {
 	const struct unw_row *rows;
-	size_t lo = 0, hi = fde->n;
+	size_t lo;
 
 	if (fde->state != UNW_FDE_READY || !fde->n)
 		return NULL;
 	rows = t->rows + fde->first;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (rows[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = SEARCH_UPPER(rows, fde->n, start, addr);
 	return lo ? &rows[lo - 1] : NULL;
 }
 
@@ -375,18 +362,11 @@ int unw_maps_insert(struct unw_maps *m, uint64_t start, uint64_t end, uint64_t p
 
 struct unw_map *unw_maps_find(struct unw_maps *m, uint64_t addr)
 {
-	size_t lo = 0, hi = m->n;
+	size_t lo;
 
 	if (m->last < m->n && addr >= m->v[m->last].start && addr < m->v[m->last].end)
 		return &m->v[m->last];
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = SEARCH_UPPER(m->v, m->n, start, addr);
 	if (!lo || addr >= m->v[lo - 1].end)
 		return NULL;
 	m->last = lo - 1;

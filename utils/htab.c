@@ -30,7 +30,14 @@ static void copy_entry(void *dst, const void *src, size_t size)
 
 static uint64_t entry_hash(const struct htab *t, const void *entry)
 {
-	return t->type->entry_hash ? t->type->entry_hash(entry) : t->type->hash(entry);
+	const struct htab_type *type = t->type;
+	uint64_t h;
+
+	if (type->stored_hash) {
+		memcpy(&h, (const char *)entry + type->stored_hash - 1, sizeof(h));
+		return h;
+	}
+	return type->entry_hash ? type->entry_hash(entry) : type->hash(entry);
 }
 
 static int alloc_slots(struct htab *t, size_t mask)

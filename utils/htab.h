@@ -37,10 +37,16 @@ struct htab_type {
 	bool (*eq)(const void *entry, const void *key); /* entry holds key */
 	/*
 	 * The hash of the key an entry holds, to re-place it when the table
-	 * grows.  NULL when the entry starts with its key (hash(entry) is it).
+	 * grows: HTAB_STORED_HASH(struct, field) when the entry keeps it in a
+	 * uint64_t field, else entry_hash; neither when the entry starts with
+	 * its key (hash(entry) is it).
 	 */
+	size_t stored_hash;
 	uint64_t (*entry_hash)(const void *entry);
 };
+
+/* .stored_hash of a type whose entries keep their key's hash in field (a uint64_t). */
+#define HTAB_STORED_HASH(type, field) (offsetof(type, field) + 1)
 
 /* The table.  Its fields are the functions' business: use those. */
 struct htab {

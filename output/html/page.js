@@ -91,7 +91,8 @@
 				bad++;
 		});
 		return { meta: d.meta || {}, procs: procs, threads: threads, frames: frames,
-			 rows: rows, bad: bad };
+			 rows: rows, bad: bad,
+			 annotations: Array.isArray(d.annotations) ? d.annotations : [] };
 	}
 
 	var D;
@@ -350,7 +351,10 @@
 		if (parts.length)
 			fact(facts, 'without samples (in profil report, not below)',
 			     parts.length > 1 ? (acc + uns).toFixed(3) + ' s: ' + parts.join(', ') : parts[0]);
-		fact(facts, 'processes', String(D.procs.length));
+		/* as profil report's text says it: every process image, and those the selector offers */
+		var images = +M.process_images || D.procs.length;
+		fact(facts, 'process images', fmtInt(images) + ' (' + fmtInt(+M.images_with_time || D.procs.length) +
+		     ' with time, ' + fmtInt(D.procs.length) + ' with samples)');
 		fact(facts, 'threads', String(D.threads.length));
 		if (M.complete === false)
 			$('warnings').appendChild(el('div', 'warning',
@@ -748,6 +752,9 @@
 			COLS.forEach(function (c) {
 				cell(tr, c, s);
 			});
+			tr.addEventListener('click', function () {
+				showAnnotation(s.frame);
+			});
 			frag.appendChild(tr);
 		});
 		clear(body);
@@ -757,6 +764,103 @@
 					       (lines ? ' (by source line)' : '');
 		$('table-more').textContent = rows.length > MAX_ROWS ?
 			(rows.length - MAX_ROWS) + ' more not shown: search to narrow the list.' : '';
+	}
+
+	/* ---- annotation: a function's source lines and instructions ------------------ */
+
+	var ANN = {};
+
+	D.annotations.forEach(function (a) {
+		if (a && typeof a.name === 'string' && Array.isArray(a.instructions))
+			ANN[a.name + '\u0000' + str(a.path)] = a; /* a frame's object is the path */
+	});
+
+	/* white (cold) to red (hot), by the share of the function's samples */
+	function heat(pct) {
+		var p = Math.max(0, Math.min(100, +pct || 0));
+
+		return p > 0 ? 'hsl(' + (48 - 48 * p / 100) + ', 95%, ' + (94 - 40 * p / 100) + '%)' : '';
+	}
+
+	function annRow(table, cls, pct, sec, samples, where, text, hot) {
+		var tr = el('tr', cls + (hot ? ' hot' : '')), td;
+
+		tr.appendChild(el('td', 'mark', hot ? '>>' : ''));
+		td = el('td', 'num', (+pct || 0).toFixed(2));
+		td.style.backgroundColor = heat(pct);
+		tr.appendChild(td);
+		tr.appendChild(el('td', 'num', fmtSec(+sec || 0)));
+		tr.appendChild(el('td', 'num', fmtInt(+samples || 0)));
+		tr.appendChild(el('td', 'where', where));
+		tr.appendChild(el('td', 'code', text));
+		table.appendChild(tr);
+		return tr;
+	}
+
+	function insnText(i) {
+		var t = str(i.text);
+
+		if (i.target_name)
+			t += ' <' + str(i.target_name) + '>';
+		if (i.loop_back)
+			t += '   ^ loop';
+		if (i.loop_start)
+			t += '   <- loop start';
+		return t;
+	}
+
+	function drawAnnotation(a) {
+		var table = el('table', 'ann'), lines = {}, last = null, head = el('tr');
+
+		['', '%func', 'seconds', 'samples', 'line / address', 'source / instruction'].forEach(function (h) {
+			head.appendChild(el('th', '', h));
+		});
+		table.appendChild(head);
+		(Array.isArray(a.lines) ? a.lines : []).forEach(function (l) {
+			lines[str(l.file) + ':' + l.line] = l;
+		});
+		a.instructions.forEach(function (i) {
+			var key = i.file ? str(i.file) + ':' + i.line : null, l = key ? lines[key] : null;
+
+			if (l && key !== last) {
+				var where = basename(str(l.file)) + ':' + l.line +
+					    (l.inlined ? ' (inlined ' + str(l.inlined) + ')' : '');
+
+				annRow(table, 'src', l.percent, l.seconds, l.samples, where,
+				       typeof l.text === 'string' ? l.text : '', !!l.hottest);
+			}
+			last = key;
+			annRow(table, 'insn', i.percent, i.seconds, i.samples,
+			       (+i.address || 0).toString(16) + ':', insnText(i), !!i.hottest);
+		});
+		return table;
+	}
+
+	function showAnnotation(frame) {
+		var f = D.frames[frame], a = f ? ANN[f.name + '\u0000' + f.object] : null;
+		var body = $('annotation'), notes = [];
+
+		if (!f)
+			return;
+		clear(body);
+		$('annotation-card').hidden = false;
+		$('annotation-title').textContent = f.name + (f.object ? ' (' + f.object + ')' : '');
+		if (!a) {
+			$('annotation-note').textContent =
+				'Not annotated in this page: it holds the ' + D.annotations.length +
+				' hottest functions with machine code; profil annotate shows any function.';
+		} else {
+			notes.push(fmtInt(+a.samples || 0) + ' samples, ' + fmtSec(+a.seconds || 0) + ' s, ' +
+				   (+a.run_percent || 0).toFixed(2) + ' % of the run\'s samples');
+			(Array.isArray(a.notes) ? a.notes : []).forEach(function (n) {
+				notes.push(str(n));
+			});
+			$('annotation-note').textContent = notes.join('. ');
+			if (a.instructions.length)
+				body.appendChild(drawAnnotation(a));
+		}
+		$('annotation-card').setAttribute('data-function', f.name);
+		$('annotation-card').scrollIntoView({ block: 'nearest' });
 	}
 
 	/* ---- events ---------------------------------------------------------------- */
@@ -792,8 +896,14 @@
 	$('flame').addEventListener('click', function (ev) {
 		var n = frameOf(ev);
 
-		if (n)
+		if (n) {
 			zoomTo(n);
+			if (typeof n.frame === 'number')
+				showAnnotation(n.frame);
+		}
+	});
+	$('annotation-close').addEventListener('click', function () {
+		$('annotation-card').hidden = true;
 	});
 	$('flame').addEventListener('mousemove', function (ev) {
 		var n = frameOf(ev);

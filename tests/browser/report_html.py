@@ -345,6 +345,11 @@ def test_main(s, page, report, screenshot):
     else:
         check("time_without_samples_stated", facts and "without samples" not in facts,
               "facts %r, the report has none" % facts)
+    # the process images as the text and JSON reports count them (every image, not only
+    # those with samples)
+    check("process_images_stated", facts and
+          ("process images %d (" % len(report["processes"])) in facts.replace(",", ""),
+          "facts %r, the report has %d process images" % (facts, len(report["processes"])))
     check("all_samples_shown", shown_samples(s) == report["total_samples"],
           "page shows %s samples, the profile has %d" % (shown_samples(s),
                                                           report["total_samples"]))
@@ -670,6 +675,59 @@ def test_profile_stacks(s, page, report, name):
     no_errors(s, name)
 
 
+def test_annotation(s, page, ann):
+    """Clicking a function in the table, then in the flame graph, opens its annotation:
+    its source lines and instructions, heat beside each, the hottest line the one
+    `profil annotate --format json` names."""
+    a = ann["annotations"][0]
+    want_hot = [l for l in a["lines"] if l.get("hottest")][0]
+    load(s, page)
+    row = s.js("""
+        var rows = Array.from(document.querySelectorAll('#table tbody tr'));
+        for (var i = 0; i < rows.length; i++)
+            if (rows[i].querySelector('td.fn').textContent === arguments[0]) return rows[i];
+        return null;""", a["name"])
+    check("annotation_row_found", row is not None, "no table row %r" % a["name"])
+    if row is None:
+        return
+    s.click(row)
+    s.wait("return !document.getElementById('annotation-card').hidden")
+    got = s.js("""
+        var card = document.getElementById('annotation-card');
+        var src = Array.from(card.querySelectorAll('tr.src')), ins = card.querySelectorAll('tr.insn');
+        var hot = card.querySelector('tr.src.hot');
+        return { fn: card.getAttribute('data-function'), src: src.length, insns: ins.length,
+                 hot: hot ? hot.querySelector('td.where').textContent : null,
+                 heat: hot ? getComputedStyle(hot.querySelector('td.num')).backgroundColor : null,
+                 text: hot ? hot.querySelector('td.code').textContent : null };""")
+    check("annotation_opens_from_table", got["fn"] == a["name"],
+          "the card shows %r, not %r" % (got["fn"], a["name"]))
+    check("annotation_instructions", got["insns"] == len(a["instructions"]),
+          "%d instruction rows, the JSON has %d" % (got["insns"], len(a["instructions"])))
+    where = "%s:%d" % (os.path.basename(want_hot["file"]), want_hot["line"])
+    check("annotation_hottest_line", got["hot"] is not None and got["hot"].startswith(where),
+          "the hottest line shown is %r, profil annotate says %r" % (got["hot"], where))
+    check("annotation_heat_colour", got["heat"] not in (None, "", "rgba(0, 0, 0, 0)"),
+          "the hottest line has no heat colour (%r)" % got["heat"])
+    check("annotation_source_text", bool(got["text"]) and got["text"] == want_hot.get("text"),
+          "source text %r, want %r" % (got["text"], want_hot.get("text")))
+    s.click(s.find("#annotation-close"))
+    s.wait("return document.getElementById('annotation-card').hidden")
+    fr = s.js("""
+        var gs = Array.from(document.querySelectorAll('#flame g.frame'));
+        for (var i = 0; i < gs.length; i++)
+            if (gs[i].textContent.indexOf(arguments[0]) === 0) return gs[i];
+        return null;""", a["name"])
+    if fr is None:
+        nok("annotation_opens_from_flame", "no flame frame %r" % a["name"])
+        return
+    s.click(fr)
+    s.wait("return !document.getElementById('annotation-card').hidden")
+    fn = s.js("return document.getElementById('annotation-card').getAttribute('data-function')")
+    check("annotation_opens_from_flame", fn == a["name"], "the card shows %r" % fn)
+    no_errors(s, "annotation")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--page", required=True)
@@ -679,6 +737,7 @@ def main():
     ap.add_argument("--hostile-text")
     ap.add_argument("--stacked", nargs=2, action="append", default=[],
                     metavar=("HTML", "CHILDREN_JSON"))
+    ap.add_argument("--annotate", nargs=2, metavar=("HTML", "ANNOTATE_JSON"))
     ap.add_argument("--screenshot")
     ap.add_argument("--workdir", help="an empty directory for the browser's files (default: a new "
                     "temporary one); every process whose command line names it is ours")
@@ -727,6 +786,9 @@ def main():
         for i, (page, rjson) in enumerate(a.stacked):
             with open(rjson) as f:
                 test_profile_stacks(s, page, json.load(f), "stacks%d" % (i + 1))
+        if a.annotate:
+            with open(a.annotate[1]) as f:
+                test_annotation(s, a.annotate[0], json.load(f))
         if a.hostile:
             with open(a.hostile_json) as f:
                 hreport = json.load(f)

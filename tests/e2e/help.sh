@@ -15,9 +15,18 @@ else
 fi
 "$PROFIL" --help >"$T/top" 2>&1
 cmp -s "$T/out" "$T/top" && ok help_is_dash_dash_help || no help_is_dash_dash_help "differs"
-for c in record report export events watch diff help; do
+for c in record report annotate export events watch diff help; do
 	grep -q "^  $c " "$T/out" && ok "usage_lists_$c" || no "usage_lists_$c" "$(cat "$T/out")"
 done
+
+# the export line names every format `profil export --format` takes
+formats=$("$PROFIL" export --format bogus 2>&1 | sed -n 's/.*(\(.*\))$/\1/p' | sed 's/,//g; s/ or / /')
+missing=""
+for f in $formats; do
+	grep "^  export " "$T/out" | grep -qw "$f" || missing="$missing $f"
+done
+[ -n "$formats" ] && [ -z "$missing" ] && ok help_names_export_formats ||
+	no help_names_export_formats "formats '$formats', not in: $(grep '^  export ' "$T/out")"
 
 # unknown commands, too many words
 "$PROFIL" help bogus >"$T/out" 2>"$T/err"
@@ -30,7 +39,7 @@ rc=$?
 
 # the manual page of every command, from the build tree's pages
 if command -v man >/dev/null; then
-	for c in record report export events watch diff; do
+	for c in record report annotate export events watch diff; do
 		"$PROFIL" help $c >"$T/out" 2>"$T/err"
 		rc=$?
 		up=$(echo "profil-$c" | tr a-z A-Z)

@@ -95,7 +95,9 @@ done
 if grep -q "/usr/lib/$MULTIARCH/profil" "$D/usr/bin/profil"; then ok agent_path_built_in; else no agent_path_built_in "not in the binary"; fi
 grep -q "/usr/lib/$MULTIARCH/profil/libprofil" "$D/usr/share/man/man1/profil-record.1" &&
 	ok man_page_names_agent_path || no man_page_names_agent_path "$(grep -n agent "$D/usr/share/man/man1/profil-record.1" | head -2)"
-grep -q "/usr/share/doc/profil/report" "$D/usr/share/man/man1/profil-diff.1" &&
+# (the page names the document and the directory it is installed in)
+grep -q "report\\\\-json.md" "$D/usr/share/man/man1/profil-diff.1" &&
+	grep -q "/usr/share/doc/profil" "$D/usr/share/man/man1/profil-diff.1" &&
 	ok man_page_names_doc_path || no man_page_names_doc_path "$(grep -n json "$D/usr/share/man/man1/profil-diff.1" | head -2)"
 thread_clock thread_clock_from_destdir "$D/usr/bin/profil"
 if command -v man >/dev/null; then

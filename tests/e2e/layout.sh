@@ -3,13 +3,14 @@
 # the built objects:
 #  - cmds/ is thin: no perf_event, BPF, ELF or DWARF header, no call into
 #    those libraries, and from the components only their interface headers
-#    (record/record.h, output/output.h, events/, utils/);
+#    (record/record.h, output/output.h, annotate/annotate.h, events/, utils/);
 #  - the components depend one way (the layers of doc/architecture.md):
-#    cmds -> record -> events -> output -> report -> symbols -> profile ->
-#    utils, record -> unwind -> utils; agent -> profile/pdata.h, lib;
+#    cmds -> record -> events -> output -> annotate -> report -> symbols ->
+#    profile -> utils, record -> unwind -> utils; agent -> profile/pdata.h, lib;
 #    bpf -> events/events.h; lib on nothing of ours;
 #  - no circle: no file includes itself through others, and no object calls
-#    into an object that calls back into it (directly or round a loop).
+#    into an object that calls back into it (directly or round a loop);
+#  - no function over 100 lines (split it into named steps).
 . "$ROOT/tests/lib.sh"
 
 cd "$ROOT" || exit 1
@@ -20,7 +21,7 @@ check() {
 }
 
 # the product's folders, top layer first
-COMPONENTS="cmds record events output report symbols unwind profile utils agent lib bpf"
+COMPONENTS="cmds record events output annotate report symbols unwind profile utils agent lib bpf"
 SRCS=$(for c in $COMPONENTS; do git ls-files "$c/*.[ch]" "$c/*/*.[ch]"; done; git ls-files 'include/*.h')
 
 # every include as "FILE INCLUDED" (quoted includes resolved as the compiler does:
@@ -50,8 +51,8 @@ done >"$T/includes"
 grep -E '^cmds/[^ ]* <(linux/perf_event\.h|bpf/.*|libelf\.h|gelf\.h|elfutils/.*|dwarf\.h|libdw\.h)>$' \
 	"$T/includes" >"$T/v"
 check cmds_no_perf_bpf_elf_headers "$T/v"
-grep -E '^cmds/[^ ]* (record/|profile/|symbols/|report/|output/|unwind/)' "$T/includes" |
-	grep -vE ' (record/record\.h|output/output\.h)$' >"$T/v"
+grep -E '^cmds/[^ ]* (record/|profile/|symbols/|report/|output/|unwind/|annotate/)' "$T/includes" |
+	grep -vE ' (record/record\.h|output/output\.h|annotate/annotate\.h)$' >"$T/v"
 check cmds_use_component_interfaces "$T/v"
 grep -E '^cmds/[^ ]* (lib/|agent/|bpf/)' "$T/includes" >"$T/v"
 check cmds_no_lib_agent_bpf_internals "$T/v"
@@ -62,26 +63,27 @@ forbidden() {
 	grep -E "^$1/[^ ]* ($2)" "$T/includes"
 }
 {
-	forbidden utils 'cmds/|record/|events/|output/|report/|symbols/|unwind/|profile/|agent/|bpf/|lib/'
-	forbidden profile 'cmds/|record/|events/|output/|report/|symbols/|unwind/|agent/|bpf/|lib/'
-	forbidden symbols 'cmds/|record/|events/|output/|report/|unwind/|profile/|agent/|bpf/|lib/'
-	forbidden unwind 'cmds/|record/|events/|output/|report/|symbols/|profile/|agent/|lib/'
+	forbidden utils 'annotate/|cmds/|record/|events/|output/|report/|symbols/|unwind/|profile/|agent/|bpf/|lib/'
+	forbidden profile 'annotate/|cmds/|record/|events/|output/|report/|symbols/|unwind/|agent/|bpf/|lib/'
+	forbidden symbols 'annotate/|cmds/|record/|events/|output/|report/|unwind/|profile/|agent/|bpf/|lib/'
+	forbidden unwind 'annotate/|cmds/|record/|events/|output/|report/|symbols/|profile/|agent/|lib/'
 	forbidden unwind 'bpf/' | grep -v ' bpf/kunwind\.h$'
-	forbidden report 'cmds/|record/|events/|output/|unwind/|agent/|bpf/|lib/'
+	forbidden report 'annotate/|cmds/|record/|events/|output/|unwind/|agent/|bpf/|lib/'
 	forbidden output 'cmds/|record/|events/|unwind/|agent/|bpf/|lib/'
-	forbidden events 'cmds/|record/|output/|report/|symbols/|unwind/|agent/'
+	forbidden annotate 'cmds/|record/|events/|output/|unwind/|agent/|bpf/|lib/'
+	forbidden events 'annotate/|cmds/|record/|output/|report/|symbols/|unwind/|agent/'
 	forbidden events 'profile/' | grep -v ' profile/pdata\.h$'
 	forbidden events 'bpf/' | grep -v ' bpf/watch\.h$'
 	forbidden events 'lib/' | grep -vE ' lib/(callmsg|env)\.h$'
-	forbidden record 'cmds/|output/|report/|symbols/'
+	forbidden record 'annotate/|cmds/|output/|report/|symbols/'
 	forbidden record 'unwind/' | grep -vE ' unwind/unwind(_bpf)?\.h$'
 	forbidden record 'agent/' | grep -v ' agent/agent_env\.h$'
-	forbidden record 'bpf/' | grep -vE ' bpf/(histclock|procacct|kunwind)\.h$'
+	forbidden record 'bpf/' | grep -vE ' bpf/(histclock|procacct|kunwind|offcpu)\.h$'
 	forbidden record 'lib/'
-	forbidden agent 'cmds/|record/|events/|output/|report/|symbols/|unwind/|bpf/'
+	forbidden agent 'annotate/|cmds/|record/|events/|output/|report/|symbols/|unwind/|bpf/'
 	forbidden agent 'profile/' | grep -v ' profile/pdata\.h$'
-	forbidden lib 'cmds/|record/|events/|output/|report/|symbols/|unwind/|profile/|utils/|agent/|bpf/'
-	forbidden bpf 'cmds/|record/|output/|report/|symbols/|unwind/|profile/|utils/|agent/|lib/'
+	forbidden lib 'annotate/|cmds/|record/|events/|output/|report/|symbols/|unwind/|profile/|utils/|agent/|bpf/'
+	forbidden bpf 'annotate/|cmds/|record/|output/|report/|symbols/|unwind/|profile/|utils/|agent/|lib/'
 	forbidden bpf 'events/' | grep -v ' events/events\.h$'
 } >"$T/v"
 check dependencies_one_way "$T/v"
@@ -92,6 +94,23 @@ for c in $COMPONENTS; do
 	echo "$c $n"
 done | awk '{ n[$1] = $2; all += $2 } END { for (c in n) if (n[c] * 4 > all) printf "%s: %d of %d lines\n", c, n[c], all }' >"$T/v"
 check no_folder_over_a_quarter "$T/v"
+
+# --- small functions: none over 100 lines ------------------------------------------------
+# Kernel style: a definition starts at column 0 and its body's braces stand at column 0, so
+# a function runs from its first line to the "}" that closes it.
+for f in $SRCS; do
+	case "$f" in *.c) echo "$f" ;; esac
+done | xargs awk -v max=100 '
+	FNR == 1 { head = ""; body = 0 }
+	/^[A-Za-z_].*\(/ && !/;[ \t]*$/ && !body { head = $0; start = FNR }
+	/^\{/ && head != "" { body = 1; next }
+	/^\}/ && body {
+		if (FNR - start + 1 > max)
+			printf "%s:%d: %s: %d lines\n", FILENAME, start, head, FNR - start + 1
+		body = 0
+		head = ""
+	}' >"$T/v"
+check no_function_over_100_lines "$T/v"
 
 # --- no circle ------------------------------------------------------------------------
 # find_cycle < "A B" edges: prints one cycle "A -> B -> ... -> A", or nothing
@@ -132,7 +151,7 @@ find_cycle <"$T/inc_edges" >"$T/v"
 check no_include_circle "$T/v"
 
 # objects: A -> B when A uses a symbol B defines (objects whose source is gone are stale: left out)
-OBJS=$(for c in $(for d in cmds record events output report symbols unwind profile utils; do git ls-files "$d/*.c"; done); do
+OBJS=$(for c in $(for d in cmds record events output annotate report symbols unwind profile utils; do git ls-files "$d/*.c"; done); do
 	[ -f "$B/${c%.c}.o" ] && echo "$B/${c%.c}.o"
 done)
 if [ -z "$OBJS" ]; then

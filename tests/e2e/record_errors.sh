@@ -23,7 +23,7 @@ one_line not_executable 126 "cannot run './notexec': Permission denied" -o m.dat
 one_line directory_command 126 "cannot run" -o m.data -- /tmp
 one_line unknown_option 2 "unknown option" -o m.data --bogus -- true
 one_line no_command 2 "no COMMAND" -o m.data
-one_line bad_rate 2 "bad rate" -o m.data -F 0 -- true
+one_line bad_rate 2 "profil record: --freq needs a rate from 1 to 1000000 Hz, not .0." -o m.data -F 0 -- true
 one_line bad_clock 2 "unknown clock" -o m.data --clock sundial -- true
 one_line missing_value 2 "needs a value" -o m.data -F
 rm -f ran

@@ -86,3 +86,19 @@ calls=$(grep -e '"eventName":"prof"' calls.json | grep "\"processId\":$cpid," | 
 case "$(hdr calls.data clock)" in 5) cbit=4096 ;; 3) cbit=2048 ;; 1) cbit=1024 ;; *) cbit=0 ;; esac
 echo "$calls" | grep -q "^$((cbit | 5)) 1057 34 17441 16418 $((cbit | 10)) $"
 expect events_prof_on_call_sequence "FLAGS sequence: $calls"
+
+# the stream is in time order across processes: two children that end in one poll
+# round (the second one first) are written as they ended, not in the order found
+sorted=0
+for i in 1 2 3; do
+	"$P" record -q -o order.data --events order.json -- sh -c 'sleep 0.02 & /bin/true; wait'
+	field_ts=$(sed -n 's/^{"timestamp":\([0-9]*\),.*/\1/p' order.json)
+	n=$(echo "$field_ts" | wc -l)
+	if [ "$n" -ge 10 ] && echo "$field_ts" | sort -c -n 2>/dev/null; then
+		sorted=$((sorted + 1))
+	else
+		break
+	fi
+done
+[ $sorted -eq 3 ]
+expect events_in_time_order "run $((sorted + 1)): $(sed -n 's/^{"timestamp":\([0-9]*\),.*"processId":\([0-9]*\),.*"eventName":"\([a-z_]*\)".*/\1 \2 \3/p' order.json | tr '\n' ';')"

@@ -14,6 +14,13 @@ expect true_is_small "status $rc, $s bytes"
 [ "$(hdr small.data state)" = 2 ]
 expect compact_copy_is_complete "state $(hdr small.data state)"
 
+# the summary states that size readably: KiB under 1 MiB (not "0.0 MiB")
+"$P" record -o small.data -- true 2>err.txt
+s=$(size small.data)
+want=$(awk -v s="$s" 'BEGIN { printf "(%.1f KiB)", s / 1024 }')
+[ "$s" -ge 1024 ] && [ "$s" -lt 1048576 ] && grep -qF "small.data $want" err.txt
+expect summary_size_in_kib "$s bytes, want '$want' in: $(cat err.txt)"
+
 # a real run: compact too, and every sample still there
 "$P" record -q -o run.data -- "$PROGS/record_prog" hot
 s=$(size run.data)

@@ -118,7 +118,10 @@ for stop in 1.2 2.5 5; do
 done
 if [ "${lost:-0}" -gt 0 ]; then
 	"$P" report -i stop.data >stop.rep 2>&1
-	! grep -q 'did not take' stop.err && ! grep -q 'not taken' stop.rep
+	# a busy machine's timer also runs late ("did not take N"): other samples, never the
+	# lost ones again (the defect said "N not taken" and "N lost" for the same N)
+	untaken=$(sed -n 's/.*did not take \([0-9]*\) samples.*/\1/p' stop.err | tail -1)
+	[ "${untaken:-0}" -ne "$lost" ]
 	expect lost_not_counted_twice "lost=$lost: $(tail -1 stop.err) \
 $(grep -o '[0-9]* samples not taken[^;]*' stop.rep)"
 else

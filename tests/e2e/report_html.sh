@@ -158,8 +158,17 @@ end_browser() {
 	done
 }
 trap 'end_browser; rm -rf "$T"' EXIT
+# a page that annotates: the two measured loops, and profil annotate's own JSON of them
+ANNOTATE=
+if "$PROFIL" record -o "$T/loops.data" -- "$P/annotate_loops" 0.3 >/dev/null 2>&1 &&
+	"$PROFIL" report -i "$T/loops.data" --format html -o "$T/loops.html" &&
+	"$PROFIL" annotate -i "$T/loops.data" --format json two_loops >"$T/loops_ann.json"; then
+	ANNOTATE="--annotate $T/loops.html $T/loops_ann.json"
+else
+	no annotate_page "the annotated page or its JSON could not be made"
+fi
 mkdir -p "$(dirname "$SHOT")"
-timeout -k 10 300 python3 "$ROOT/tests/browser/report_html.py" --page "$T/spin.html" \
+timeout -k 10 300 python3 "$ROOT/tests/browser/report_html.py" --page "$T/spin.html" $ANNOTATE \
 	--json "$T/spin.json" --hostile "$T/evil.html" --hostile-json "$T/evil.json" \
 	--hostile-text "$EVIL" --screenshot "$SHOT" --workdir "$T/browser" $STACKED
 rc=$?

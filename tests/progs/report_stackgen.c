@@ -32,6 +32,15 @@
  *                100 real_rec <- real_rec <- real_rec <- real_top <- main <- ...
  * deep       one stack of 300 frames (cg_rec 299 times under cg_main), 7
  *            samples: stored as its innermost 255 frames and [truncated]
+ * arcmax     two samples of 2^64 - 1 each in the kernel under
+ *            cg_hot_a <- cg_run <- cg_main (a damaged or hostile count: the
+ *            gmon.out histogram has nothing, its arcs carry the counts)
+ * chain [STACKS]
+ *            for memory: STACKS (default 600000) distinct stacks of 255
+ *            frames, one sample each: 250 frames of cg_rec under cg_main
+ *            shared by all, then four frames over 64 functions that make
+ *            each stack distinct (readers must cost the profile's nodes,
+ *            not stacks x depth)
  * big [STACKS [SAMPLES]]
  *            for timing: STACKS (default 4000) distinct stacks of 4 to 16
  *            frames over 64 functions, in 4 threads, SAMPLES (default
@@ -49,6 +58,7 @@
 #include <unistd.h>
 
 #include "profile/pdata.h"
+#include "tests/tools/profile_fixture.h"
 
 #define NOINLINE __attribute__((noinline, used))
 #define KTEXT 0xffffffff81000000ull
@@ -59,15 +69,7 @@ static char exe_path[4096];
 static int main_tid;
 
 /* Functions with bodies of some size (+2 and +9 are inside each), one per line. */
-#define WORK(name, k)                                                                              \
-	NOINLINE int name(int n)                                                                   \
-	{                                                                                          \
-		volatile int acc = (k);                                                            \
-		for (int i = 0; i < n; i++)                                                        \
-			acc = acc * 3 + i;                                                         \
-		return acc;                                                                        \
-	}                                                                                          \
-	extern int name##_defined /* so that the use takes a ';' */
+#define WORK(name, k) FIXTURE_WORK(name, k)
 
 WORK(cg_main, 1);
 WORK(cg_run, 2);
@@ -80,27 +82,7 @@ WORK(cg_leaf, 7);
 #define LEAF(f) ((uint64_t)(uintptr_t)(f) + 2)
 #define RET(f) ((uint64_t)(uintptr_t)(f) + 9)
 
-/* ---- mappings ------------------------------------------------------------------ */
-
-static void add_maps(uint32_t proc)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[4096];
-
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off;
-		char perms[8], path[4000] = "";
-
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %3999[^\n]", &start, &end, perms, &off,
-			   path) < 4 ||
-		    perms[2] != 'x')
-			continue;
-		pdata__add_map(pd, proc, start, end, off, PROT_READ | PROT_EXEC,
-			       path[0] ? path : "[anon]", NULL, 0);
-	}
-	if (f)
-		fclose(f);
-}
+/* ---- samples ------------------------------------------------------------------- */
 
 static void count(uint32_t proc, int tid, const uint64_t *pcs, unsigned n, int truncated,
 		  uint64_t c)
@@ -291,11 +273,40 @@ static void big(long stacks, long samples)
 	}
 }
 
+/* ---- arcmax -------------------------------------------------------------------- */
+
+static void arcmax(void)
+{
+	pdata__add_ksym(pd, KTEXT, 0x200, "k_entry");
+	count(root_id, main_tid, STACK(KTEXT + 0x21, RET(cg_hot_a), RET(cg_run), RET(cg_main)), 0,
+	      UINT64_MAX);
+	count(root_id, main_tid, STACK(KTEXT + 0x31, RET(cg_hot_a), RET(cg_run), RET(cg_main)), 0,
+	      UINT64_MAX);
+}
+
+/* ---- chain ------------------------------------------------------------------------ */
+
+static void chain(long stacks)
+{
+	uint64_t pcs[PDATA_MAX_DEPTH - 1];
+	unsigned n = PDATA_MAX_DEPTH - 1;
+
+	for (unsigned d = 4; d + 1 < n; d++)
+		pcs[d] = RET(cg_rec);
+	pcs[n - 1] = RET(cg_main);
+	for (long s = 0; s < stacks; s++) {
+		pcs[0] = LEAF(bigfs[s % 64]);
+		for (unsigned d = 1; d < 4; d++)
+			pcs[d] = RET(bigfs[(s >> (6 * d)) % 64]);
+		count(root_id, main_tid, pcs, n, 0, 1);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 2 ? argv[2] : "synthetic";
-	int is_big = !strcmp(mode, "big");
-	long stacks = is_big && argc > 3 ? atol(argv[3]) : 4000;
+	int is_big = !strcmp(mode, "big"), is_chain = !strcmp(mode, "chain");
+	long stacks = (is_big || is_chain) && argc > 3 ? atol(argv[3]) : is_chain ? 600000 : 4000;
 	struct pdata_create_opts opts = {
 		.table_slots = 4096, .frame_slots = 4096, .records_cap = 1 << 20};
 	struct pdata_header *h;
@@ -303,17 +314,21 @@ int main(int argc, char **argv)
 	char *exe = exe_path, why[256];
 	ssize_t n;
 
-	if (is_big && (stacks < 1 || stacks > 10000000)) {
-		fprintf(stderr, "report_stackgen: big wants 1 to 10000000 stacks\n");
+	if ((is_big || is_chain) && (stacks < 1 || stacks > 10000000)) {
+		fprintf(stderr, "report_stackgen: %s wants 1 to 10000000 stacks\n", mode);
 		return 2;
 	}
 	if (is_big) { /* room for every slot and node, at most half full */
 		opts.table_slots = (uint32_t)(2 * stacks);
 		opts.frame_slots = (uint32_t)(32 * stacks);
+	} else if (is_chain) { /* each stack adds at most 4 nodes to the shared chain */
+		opts.table_slots = (uint32_t)(2 * stacks);
+		opts.frame_slots = (uint32_t)(8 * stacks + 1024);
 	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: report_stackgen OUT synthetic|real|deep|big [STACKS "
-				"[SAMPLES]]\n");
+		fprintf(stderr,
+			"usage: report_stackgen OUT synthetic|real|deep|arcmax|chain|big [STACKS "
+			"[SAMPLES]]\n");
 		return 2;
 	}
 	n = readlink("/proc/self/exe", exe, sizeof(exe_path) - 1);
@@ -335,7 +350,7 @@ int main(int argc, char **argv)
 	snprintf(h->clock_note, sizeof(h->clock_note), "test generator");
 	root = pdata__add_proc(pd, getpid(), getppid(), 0, exe, pdata__now_ns());
 	root_id = root->id;
-	add_maps(root_id);
+	fixture__own_maps(pd, root_id, NULL, NULL);
 	pdata__add_thread(pd, root_id, main_tid, "stackgen");
 
 	if (!strcmp(mode, "synthetic")) {
@@ -344,6 +359,10 @@ int main(int argc, char **argv)
 		real_top(1);
 	} else if (!strcmp(mode, "deep")) {
 		deep();
+	} else if (!strcmp(mode, "arcmax")) {
+		arcmax();
+	} else if (is_chain) {
+		chain(stacks);
 	} else if (is_big) {
 		big(stacks, argc > 4 ? atol(argv[4]) : 1000000);
 	} else {

@@ -13,6 +13,12 @@
  *   obj proc=N samples=N path=PATH        samples per mapped object ("?" = no mapping)
  *   func proc=N samples=N name=SYMBOL     samples per function (ELF .symtab or .dynsym;
  *                                         kernel PCs: obj "[kernel]", names from the ksym records)
+ *   offcpu header ns=N lost=N source=NAME  format 3: the off-CPU totals
+ *   note topic=TOPIC TEXT                 format 3: what a part of the recorder says
+ *   offtid proc=N tid=N kind=REASON ns=N  off-CPU nanoseconds per thread and reason
+ *   offfunc proc=N kind=REASON ns=N name=SYMBOL  off-CPU ns per leaf user function (the
+ *                                         first user PC of the stack; "?" unknown)
+ *   (thread lines of format 3 also end with life_ns=N offcpu_ns=N)
  *
  * Exit status 1 (and one line on stderr) when the file cannot be opened.
  */
@@ -71,9 +77,19 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 	case PDATA_REC_THREAD: {
 		const struct pdata_thread *t = (const void *)rec;
 
-		printf("thread proc=%u tid=%d comm=%.16s cpu_ns=%llu user_ns=%llu sys_ns=%llu\n",
+		printf("thread proc=%u tid=%d comm=%.16s cpu_ns=%llu user_ns=%llu sys_ns=%llu",
 		       t->proc, t->tid, t->comm, (unsigned long long)t->cpu.cpu_ns,
 		       (unsigned long long)t->cpu.user_ns, (unsigned long long)t->cpu.sys_ns);
+		if (rec->size >= sizeof(*t))
+			printf(" life_ns=%llu offcpu_ns=%llu", (unsigned long long)t->life_ns,
+			       (unsigned long long)t->offcpu_ns);
+		printf("\n");
+		break;
+	}
+	case PDATA_REC_NOTE: {
+		const struct pdata_note *n = (const void *)rec;
+
+		printf("note topic=%.16s %s\n", n->topic, n->text);
 		break;
 	}
 	case PDATA_REC_KSYM: {
@@ -195,10 +211,45 @@ static void add(const char *kind, uint32_t proc, const char *name, uint64_t n)
 			return;
 		}
 	aggs = realloc(aggs, (naggs + 1) * sizeof(*aggs));
-	aggs[naggs++] = (struct named){ kind, proc, strdup(name), n };
+	aggs[naggs++] = (struct named){kind, proc, strdup(name), n};
 }
 
 static const char TID[] = "tid", OBJ[] = "obj", FUNC[] = "func";
+static const char OFFTID[] = "offtid", OFFFUNC[] = "offfunc";
+
+static const char *func_at(uint32_t proc, uint64_t pc, char **sym)
+{
+	const struct map *m = NULL;
+
+	*sym = NULL;
+	for (size_t i = 0; i < nmaps; i++)
+		if (maps[i].proc == proc && pc >= maps[i].start && pc < maps[i].end)
+			m = &maps[i]; /* the latest mapping wins */
+	if (m && m->path[0] == '/')
+		*sym = symbol_at(m->path, pc - m->start + m->pgoff);
+	return *sym ? *sym : "?";
+}
+
+/* An off-CPU slot: per thread and reason, and per leaf user function and reason. */
+static void on_offcpu(struct pdata *p, const struct pdata_sample *s)
+{
+	uint64_t pcs[PDATA_MAX_DEPTH], pc = s->pc;
+	char name[300], *sym;
+	int n = s->stack ? pdata__stack(p, s->stack, pcs, PDATA_MAX_DEPTH) : 0;
+
+	for (int i = 0; i < n; i++)
+		if (pcs[i] < PDATA_KERNEL_START) {
+			pc = pcs[i];
+			break;
+		}
+	snprintf(name, sizeof(name), "%d kind=%s", s->tid, pdata__kind_name(s->kind));
+	add(OFFTID, s->proc, name, s->count);
+	snprintf(name, sizeof(name), "%s name=%s", pdata__kind_name(s->kind),
+		 pc >= PDATA_KERNEL_START ? "?" : func_at(s->proc, pc, &sym));
+	if (pc < PDATA_KERNEL_START)
+		free(sym);
+	add(OFFFUNC, s->proc, name, s->count);
+}
 
 static int on_sample(void *arg, const struct pdata_sample *s)
 {
@@ -210,7 +261,10 @@ static int on_sample(void *arg, const struct pdata_sample *s)
 
 	char tidname[16];
 
-	(void)arg;
+	if (s->kind != PDATA_KIND_CPU) {
+		on_offcpu(arg, s);
+		return 0;
+	}
 	snprintf(tidname, sizeof(tidname), "%d", tid);
 	add(TID, proc, tidname, count);
 	if (pc >= PDATA_KERNEL_START) {
@@ -250,15 +304,25 @@ int main(int argc, char **argv)
 	       "flags=%u user_ns=%llu sys_ns=%llu throttled=%llu\n",
 	       h->state, h->clock, h->nominal_hz, (unsigned long long)h->period_ns,
 	       (unsigned long long)h->samples, (unsigned long long)h->lost,
-	       (unsigned long long)h->dropped, h->processes, h->root_pid, h->end_kind,
-	       h->end_code, (unsigned long long)h->cpu_ns, h->flags, (unsigned long long)h->user_ns,
+	       (unsigned long long)h->dropped, h->processes, h->root_pid, h->end_kind, h->end_code,
+	       (unsigned long long)h->cpu_ns, h->flags, (unsigned long long)h->user_ns,
 	       (unsigned long long)h->sys_ns, (unsigned long long)h->throttled);
 	printf("note %.512s\n", h->clock_note);
 	printf("command %.2048s\n", h->command);
 	pdata__foreach_rec(p, on_rec, NULL);
-	pdata__foreach_sample(p, on_sample, NULL);
+	if (h->version >= 3)
+		printf("offcpu header ns=%llu lost=%llu source=%s\n",
+		       (unsigned long long)h->offcpu_ns, (unsigned long long)h->offcpu_lost,
+		       pdata__offcpu_name(h->offcpu));
+	pdata__foreach_sample(p, on_sample, p);
 	for (size_t i = 0; i < naggs; i++) {
-		if (aggs[i].kind == TID)
+		if (aggs[i].kind == OFFTID)
+			printf("offtid proc=%u tid=%s ns=%llu\n", aggs[i].proc, aggs[i].name,
+			       (unsigned long long)aggs[i].samples);
+		else if (aggs[i].kind == OFFFUNC)
+			printf("offfunc proc=%u ns=%llu kind=%s\n", aggs[i].proc,
+			       (unsigned long long)aggs[i].samples, aggs[i].name);
+		else if (aggs[i].kind == TID)
 			printf("tid proc=%u tid=%s samples=%llu\n", aggs[i].proc, aggs[i].name,
 			       (unsigned long long)aggs[i].samples);
 		else

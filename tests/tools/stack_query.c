@@ -47,11 +47,12 @@ struct query {
 	size_t ntids;
 };
 
+/* The function of frame i of sample s, whose stack st has the PCs pcs (pview__stack_pcs). */
 static const struct func *frame(struct query *q, const struct pv_sample *s,
-				const struct pv_stack *st, uint32_t i)
+				const struct pv_stack *st, const uint64_t *pcs, uint32_t i)
 {
 	const struct pv_proc *p = pview__proc(q->v, s->proc);
-	uint64_t pc = st->n ? st->pcs[i] : s->pc;
+	uint64_t pc = st->n ? pcs[i] : s->pc;
 
 	if (!p)
 		return NULL;
@@ -61,10 +62,12 @@ static const struct func *frame(struct query *q, const struct pv_sample *s,
 static int has_func(struct query *q, const struct pv_sample *s, const char *name)
 {
 	const struct pv_stack *st = pview__stack(q->v, s->stack);
-	uint32_t n = st->n ? st->n : 1;
+	uint64_t pcs[PDATA_MAX_DEPTH];
+	uint32_t n = pview__stack_pcs(q->v, st, pcs, PDATA_MAX_DEPTH);
 
+	n += !n;
 	for (uint32_t i = 0; i < n; i++) {
-		const struct func *f = frame(q, s, st, i);
+		const struct func *f = frame(q, s, st, pcs, i);
 
 		if (f && !strcmp(f->name, name))
 			return 1;
@@ -83,10 +86,12 @@ static int tid_listed(const struct query *q, int tid)
 static int passes(struct query *q, const struct pv_sample *s)
 {
 	const struct pv_stack *st = pview__stack(q->v, s->stack);
+	uint64_t pcs[PDATA_MAX_DEPTH];
 
+	pview__stack_pcs(q->v, st, pcs, 1);
 	for (int k = 0; k < q->nf; k++) {
 		const struct filter *f = &q->f[k];
-		const struct func *leaf = frame(q, s, st, 0);
+		const struct func *leaf = frame(q, s, st, pcs, 0);
 
 		if (!strcmp(f->kind, "--complete") && (!st->n || st->truncated))
 			return 0;
@@ -133,12 +138,14 @@ static int count(struct query *q)
 static void print_stack(struct query *q, const struct pv_sample *s)
 {
 	const struct pv_stack *st = pview__stack(q->v, s->stack);
-	uint32_t n = st->n ? st->n : 1;
+	uint64_t pcs[PDATA_MAX_DEPTH];
+	uint32_t n = pview__stack_pcs(q->v, st, pcs, PDATA_MAX_DEPTH);
 
+	n += !n;
 	if (st->truncated)
 		printf("[truncated];");
 	for (uint32_t i = n; i-- > 0;) {
-		const struct func *f = frame(q, s, st, i);
+		const struct func *f = frame(q, s, st, pcs, i);
 
 		printf("%s%s", f ? f->name : "?", i ? ";" : "");
 	}

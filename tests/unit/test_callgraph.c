@@ -72,6 +72,7 @@ static void test_model(void)
 	struct callgraph *cg = callgraph__new();
 	struct cg_total *t = NULL;
 	struct cg_stack s;
+	const struct func *fr[CALLGRAPH_MAX_FRAMES];
 	size_t n = 0;
 	char got[1024];
 	int rc = 0;
@@ -95,10 +96,11 @@ static void test_model(void)
 	       (unsigned long long)callgraph__total(cg));
 	CHECKF("nstacks", callgraph__nstacks(cg) == 6, "%zu", callgraph__nstacks(cg));
 	callgraph__stack(cg, 0, &s);
-	CHECK("stack_summed", s.count == 7 && s.n == 3 && s.frames[0] == &C && s.frames[2] == &A &&
-				      s.tid == 1 && !s.truncated);
+	CHECK("stack_summed", s.count == 7 && s.n == 3 && callgraph__frames(cg, &s, fr) == 3 &&
+				      fr[0] == &C && fr[2] == &A && s.tid == 1 && !s.truncated);
 	callgraph__stack(cg, 4, &s);
-	CHECK("stack_truncated", s.truncated && s.frames[2] == &T && s.count == 1);
+	CHECK("stack_truncated",
+	      s.truncated && callgraph__frames(cg, &s, fr) == 3 && fr[2] == &T && s.count == 1);
 
 	CHECK("totals_status", callgraph__totals(cg, 0, &t, &n) == 0);
 	CHECKF("totals_count", n == 6, "%zu functions", n);
@@ -190,16 +192,28 @@ static void test_saturation_and_ties(void)
 /* The PCs of a sample: the leaf as sampled, callers at return address - 1, the cut-short mark. */
 static void test_lookup_pcs(void)
 {
-	static uint64_t deep[PDATA_MAX_DEPTH];
+	/*
+	 * The view's tree of nodes: stack 1 is 0x1000 <- 0x2005 <- 0 <- 0x3009
+	 * (nodes 5..2) under the cut-short mark (node 1); stack 2 is
+	 * PDATA_MAX_DEPTH PCs 0x5000 + i (nodes 6 ...) under the mark.
+	 */
+	static struct pv_frame frames[6 + PDATA_MAX_DEPTH];
 	uint64_t stack_pcs[] = {0x1000, 0x2005, 0, 0x3009};
-	struct pv_stack stacks[3] = {{0}, {stack_pcs, 4, 1}, {deep, PDATA_MAX_DEPTH, 1}};
-	struct pview v = {.stacks = stacks, .nstacks = 3};
+	struct pv_stack stacks[3] = {{0}, {5, 4, 1}, {5 + PDATA_MAX_DEPTH, PDATA_MAX_DEPTH, 1}};
+	struct pview v = {
+		.stacks = stacks, .nstacks = 3, .frames = frames, .nframes = 6 + PDATA_MAX_DEPTH};
 	struct pv_sample flat = {1, 1, 0x1234, 0, 1}, s = {1, 1, 0x1001, 1, 1},
 			 d = {1, 1, 0x10, 2, 1};
-	uint64_t pcs[CALLGRAPH_MAX_FRAMES];
+	uint64_t pcs[CALLGRAPH_MAX_PCS];
 	int truncated;
 	unsigned n;
 
+	frames[1] = (struct pv_frame){PDATA_PC_TRUNCATED, 0, 1, 1};
+	for (unsigned i = 0; i < 4; i++) /* outermost first */
+		frames[2 + i] = (struct pv_frame){stack_pcs[3 - i], 1 + i, (uint16_t)(2 + i), 1};
+	for (unsigned i = 0; i < PDATA_MAX_DEPTH; i++) /* deep[i] = 0x5000 + i, innermost first */
+		frames[6 + i] = (struct pv_frame){0x5000 + PDATA_MAX_DEPTH - 1 - i, i ? 5 + i : 1,
+						  (uint16_t)(2 + i), 1};
 	n = callgraph__lookup_pcs(&v, &flat, pcs, &truncated);
 	CHECK("pcs_flat", n == 1 && pcs[0] == 0x1234 && !truncated);
 	/* the leaf is the sample's own PC (the flat report's row) */
@@ -209,11 +223,9 @@ static void test_lookup_pcs(void)
 		       pcs[4] == PDATA_PC_TRUNCATED && truncated,
 	       "n %u: %llx %llx %llx %llx", n, (unsigned long long)pcs[0],
 	       (unsigned long long)pcs[1], (unsigned long long)pcs[2], (unsigned long long)pcs[3]);
-	for (unsigned i = 0; i < PDATA_MAX_DEPTH; i++)
-		deep[i] = 0x5000 + i;
 	n = callgraph__lookup_pcs(&v, &d, pcs, &truncated);
 	CHECKF("pcs_deepest",
-	       n == CALLGRAPH_MAX_FRAMES && pcs[0] == 0x10 &&
+	       n == CALLGRAPH_MAX_PCS && pcs[0] == 0x10 &&
 		       pcs[PDATA_MAX_DEPTH - 1] == 0x5000 + PDATA_MAX_DEPTH - 2 &&
 		       pcs[PDATA_MAX_DEPTH] == PDATA_PC_TRUNCATED,
 	       "n %u", n);

@@ -264,8 +264,49 @@ static void check_cancel_fresh(void)
 	htab__free(t);
 }
 
+/* Entries that keep their key's hash: found again after the table grew many times. */
+struct hashed_ent {
+	uint64_t key, hash;
+};
+
+static uint64_t hashed_key_hash(const void *key)
+{
+	return htab_hash_u64(*(const uint64_t *)key) | 1;
+}
+
+static bool hashed_eq(const void *entry, const void *key)
+{
+	return ((const struct hashed_ent *)entry)->key == *(const uint64_t *)key;
+}
+
+static const struct htab_type hashed_type = {
+	.entry_size = sizeof(struct hashed_ent),
+	.hash = hashed_key_hash,
+	.eq = hashed_eq,
+	.stored_hash = HTAB_STORED_HASH(struct hashed_ent, hash),
+};
+
+static void check_stored_hash(void)
+{
+	struct htab *t = htab__new(&hashed_type, 1);
+	size_t found = 0;
+	bool fresh;
+
+	for (uint64_t k = 1; t && k <= 5000; k++) {
+		struct hashed_ent *e = htab__insert(t, &hashed_type, &k, &fresh);
+
+		if (e && fresh)
+			*e = (struct hashed_ent){k, hashed_key_hash(&k)};
+	}
+	for (uint64_t k = 1; t && k <= 5000; k++)
+		found += htab__find(t, &hashed_type, &k) != NULL;
+	CHECK("stored_hash_entries_found_after_growing", t && found == 5000 && htab__count(t) == 5000);
+	htab__free(t);
+}
+
 int main(void)
 {
+	check_stored_hash();
 	check_counts("u64", &u64_count_type, 2 * NKEYS);
 	check_counts("all_colliding", &colliding_type, 2000);
 	check_absent();

@@ -291,19 +291,21 @@ static void test_compact(void)
 	for (size_t i = 0; i < v->nsamples; i++) {
 		const struct pv_sample *s = &v->samples[i];
 		const struct pv_stack *st = pview__stack(v, s->stack);
-		uint64_t want[16];
+		uint64_t want[16], got[PDATA_MAX_DEPTH];
+		unsigned n = pview__stack_pcs(v, st, got, PDATA_MAX_DEPTH);
 		int k = (int)(s->pc - 0x9000);
 
 		total += s->count;
 		if (s->tid == 7) {
 			deep += s->count;
-			ok &= st->truncated && st->n == PDATA_MAX_DEPTH - 1 && st->pcs[0] == 0x7000;
+			ok &= st->truncated && st->n == PDATA_MAX_DEPTH - 1 && n == st->n &&
+			      got[0] == 0x7000;
 			continue;
 		}
 		if (s->tid == 8)
 			continue;
-		if (k < 0 || k > 3 || st->n != make_stack(k, want) || st->truncated ||
-		    memcmp(st->pcs, want, st->n * 8)) {
+		if (k < 0 || k > 3 || st->n != make_stack(k, want) || st->truncated || n != st->n ||
+		    memcmp(got, want, st->n * 8)) {
 			ok = 0;
 			continue;
 		}
