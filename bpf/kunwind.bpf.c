@@ -330,8 +330,7 @@ static __always_inline __u32 tick(struct bpf_perf_event_data *ctx, struct kunw_s
 		n = 0;
 		res.flags = KUNW_F_EXEC;
 	} else {
-		n = kunw_walk_user(&regs, (__u32)(id >> 32), (struct kunw_pcs *)&s->pcs[nk],
-				   &res);
+		n = kunw_walk_user(&regs, (__u32)(id >> 32), (struct kunw_pcs *)&s->pcs[nk], &res);
 		if (n < 0)
 			return (__u32)-n;
 	}
@@ -360,9 +359,8 @@ static __always_inline __u32 tick(struct bpf_perf_event_data *ctx, struct kunw_s
  */
 static __always_inline void wake_recorder(__u32 why)
 {
-	if (why == KUNW_STAT_NO_PROC || why == KUNW_STAT_NOT_SYNCED ||
-	    why == KUNW_STAT_NOT_READY || why == KUNW_STAT_RING_FULL ||
-	    why == KUNW_STAT_COUNTS_FULL)
+	if (why == KUNW_STAT_NO_PROC || why == KUNW_STAT_NOT_SYNCED || why == KUNW_STAT_NOT_READY ||
+	    why == KUNW_STAT_RING_FULL || why == KUNW_STAT_COUNTS_FULL)
 		wake_now();
 }
 

@@ -61,9 +61,9 @@
  * plus the row covering the KiB's start); beyond the last KiB, the last row.
  */
 #define KUNW_ROW_STEPS 11
-#define KUNW_PC_CACHE 1024	   /* per CPU: recent (PC, process) -> rule, 24 KiB per CPU */
-#define KUNW_WAKE_NS 1000000	   /* the recorder woken at most once per ms (kunwind_tick) */
-#define KUNW_WINDOW 1024	   /* user stack read per bpf_probe_read_user (~100 ns each here) */
+#define KUNW_PC_CACHE 1024   /* per CPU: recent (PC, process) -> rule, 24 KiB per CPU */
+#define KUNW_WAKE_NS 1000000 /* the recorder woken at most once per ms (kunwind_tick) */
+#define KUNW_WINDOW 1024     /* user stack read per bpf_probe_read_user (~100 ns each here) */
 
 /* DWARF register numbers (unwind/unwind_table.h). */
 #define KUNW_REG_RDI 5

@@ -133,8 +133,8 @@ struct kunw_walk_state {
 	__u64 pc, sp, bp, di;
 	__u32 bp_valid;
 	__u32 di_valid; /* the leaf only: no CFI says where a caller's RDI is */
-	__u32 exact; /* look the PC up as is (leaf, after a signal frame), else PC - 1 */
-	__u32 n;     /* PCs written */
+	__u32 exact;	/* look the PC up as is (leaf, after a signal frame), else PC - 1 */
+	__u32 n;	/* PCs written */
 	__u32 max;
 	__u32 flags;
 	__u32 signals;
@@ -144,7 +144,7 @@ struct kunw_walk_state {
 	__u32 reads;	/* bpf_probe_read_user calls */
 	__u32 tgid;
 	__u32 generation; /* kunw_generation when the walk started */
-	__u32 win_len;	/* bytes of win valid, copied from the user stack at win_base */
+	__u32 win_len;	  /* bytes of win valid, copied from the user stack at win_base */
 	__u64 win_base;
 	__u8 win[KUNW_WINDOW];
 };

@@ -297,8 +297,8 @@ static void perf_note(struct record_run *r)
 	const char *what = "perf_event task-clock";
 
 	if (record_bpf__kernel_stacks(r->bpf) && r->o->clock == PDATA_CLOCK_AUTO)
-		what = "BPF program on task-clock, call stacks counted in the kernel (auto: at >= 4 "
-		       "kHz the in-kernel walk costs less, doc/kstacks.md)";
+		what = "BPF program on task-clock, call stacks counted in the kernel (auto: at "
+		       ">= 4 kHz the in-kernel walk costs less, doc/kstacks.md)";
 	else if (record_bpf__kernel_stacks(r->bpf))
 		what = "BPF program on task-clock, call stacks counted in the kernel";
 	else if (r->bpf && r->callgraph != PDATA_CG_NONE)
@@ -318,7 +318,6 @@ static void perf_note(struct record_run *r)
 	snprintf(r->note, sizeof(r->note), "%s, %s%s; per-thread CPU time: %s", what, rings, capped,
 		 acct);
 }
-
 
 /* auto's in-kernel walk, where it loads with its stacks; else nothing (the perf clock). */
 static void open_auto_kstacks(struct record_run *r)

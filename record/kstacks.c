@@ -1062,8 +1062,8 @@ static int setup(struct kstacks *k)
 	k->last_image = htab__new(&ptr_type, 256);
 	k->procbuf = calloc(1, sizeof(*k->procbuf));
 	if (!k->rows_map || !k->pages_map || !k->rules_map || !k->objects_map || !k->tally ||
-	    !k->tally_pos || !k->ring ||
-	    !k->u || !k->objs || !k->procs || !k->stacks || !k->checks || !k->procbuf ||
+	    !k->tally_pos || !k->ring || !k->u || !k->objs || !k->procs || !k->stacks ||
+	    !k->checks || !k->procbuf ||
 	    unwind_bpf_rules__new(&k->rules, k->rules_map, KUNW_RULES) < 0 ||
 	    push_extent(&k->rows.free, &k->rows.nfree, &k->rows.capfree,
 			(struct extent){0, KUNW_ROWS, 0}) < 0 ||
@@ -1193,8 +1193,8 @@ void kstacks__describe(struct kstacks *k, char *buf, size_t len)
 	at = strlen(buf);
 	if (s.in_exec && at < len)
 		snprintf(buf + at, len - at,
-			 " (%llu of them in an exec past its point of no return: the kernel's frames "
-			 "alone, no user stack exists then)",
+			 " (%llu of them in an exec past its point of no return: the kernel's "
+			 "frames alone, no user stack exists then)",
 			 (unsigned long long)s.in_exec);
 	at = strlen(buf);
 	if (s.truncated && at < len)

@@ -492,8 +492,9 @@ static void set_in_reg(struct interp *in, uint64_t reg, uint64_t src)
 	struct loc_rule *r = rule_of(&in->s, reg);
 
 	if (r)
-		*r = src < UNW_NREGS ? (struct loc_rule){.kind = UNW_LOC_IN_REG, .reg = (uint8_t)src} :
-				       (struct loc_rule){.kind = UNW_LOC_UNSUPPORTED};
+		*r = src < UNW_NREGS ?
+			     (struct loc_rule){.kind = UNW_LOC_IN_REG, .reg = (uint8_t)src} :
+			     (struct loc_rule){.kind = UNW_LOC_UNSUPPORTED};
 }
 
 static void restore_reg(struct interp *in, uint64_t reg)

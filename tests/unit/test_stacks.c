@@ -88,8 +88,7 @@ static void test_parse_all_fields(void)
 		       s.period == 1000000 && s.nr == 3 && s.callchain[1] == K(0x10) &&
 		       s.abi == PERF_SAMPLE_REGS_ABI_64 && s.regs[0] == 0x5555 &&
 		       s.regs[UNWIND_REGS_SP] == 0x7f00 && s.regs[3] == 0x401000 &&
-		       s.stack_size == 8 &&
-		       ((const uint64_t *)s.stack)[0] == 0x1111,
+		       s.stack_size == 8 && ((const uint64_t *)s.stack)[0] == 0x1111,
 	       "rc=%d ip=%#llx pid=%u tid=%u nr=%llu stack_size=%llu", rc, (unsigned long long)s.ip,
 	       s.pid, s.tid, (unsigned long long)s.nr, (unsigned long long)s.stack_size);
 

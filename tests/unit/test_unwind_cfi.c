@@ -83,7 +83,7 @@ static void ref_loc(Dwarf_Frame *fr, int regno, uint8_t *kind, uint8_t *reg, int
 	if (n == 1 && (ops[0].atom == DW_OP_regx ||
 		       (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31))) {
 		r = ops[0].atom == DW_OP_regx ? (unsigned int)ops[0].number :
-						 (unsigned int)(ops[0].atom - DW_OP_reg0);
+						(unsigned int)(ops[0].atom - DW_OP_reg0);
 		if (r < UNW_NREGS) { /* DW_CFA_register: the value is in register r */
 			*kind = UNW_LOC_IN_REG;
 			*reg = (uint8_t)r;
