@@ -9,6 +9,9 @@
  * Read-only opens never map the file (pread), so a file that shrinks while
  * it is read cannot raise SIGBUS in the reader.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* fallocate (release_blocks); the test programs build this file alone */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
