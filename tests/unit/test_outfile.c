@@ -134,6 +134,25 @@ static void test_whole_files(void)
 	       "%s", why);
 }
 
+/*
+ * name: path (holding text) is not replaced, refused with EPERM and a why
+ * that says says; nor truncated as a stream; its content stays.
+ */
+static void check_eperm(const char *name, const char *path, const char *text, const char *says)
+{
+	char why[512] = "";
+
+	CHECKF(name,
+	       write_text(path, &any, "x", why, sizeof(why)) == -EPERM && strstr(why, says) &&
+		       !strcmp(content(path), text),
+	       "%s", why);
+	CHECKF("nor truncated as a stream",
+	       outfile__open_stream(path, &any, &(enum outfile_kind){0}, why, sizeof(why)) ==
+			       -EPERM &&
+		       !strcmp(content(path), text),
+	       "%s", why);
+}
+
 static void test_refusals(void)
 {
 	char why[512] = "";
@@ -165,16 +184,8 @@ static void test_refusals(void)
 
 	put(at("protected"), "input", 0644);
 	outfile__protect(at("protected"), "the program being recorded");
-	CHECKF("a protected file is never replaced",
-	       write_text(at("protected"), &any, "x", why, sizeof(why)) == -EPERM &&
-		       strstr(why, "the program being recorded") &&
-		       !strcmp(content(at("protected")), "input"),
-	       "%s", why);
-	CHECKF("nor truncated as a stream",
-	       outfile__open_stream(at("protected"), &any, &(enum outfile_kind){0}, why,
-				    sizeof(why)) == -EPERM &&
-		       !strcmp(content(at("protected")), "input"),
-	       "%s", why);
+	check_eperm("a protected file is never replaced", at("protected"), "input",
+		    "the program being recorded");
 
 	CHECKF("a device where only a regular file goes",
 	       outfile__check("/dev/null", &regular_only, why, sizeof(why)) == -EEXIST, "%s", why);
@@ -195,16 +206,8 @@ static void test_other_users(void)
 	}
 	put(at("theirs"), "theirs", 0666);
 	chown(at("theirs"), OTHER_UID, OTHER_UID);
-	CHECKF("another user's file is not replaced",
-	       write_text(at("theirs"), &any, "x", why, sizeof(why)) == -EPERM &&
-		       strstr(why, "belongs to another user") &&
-		       !strcmp(content(at("theirs")), "theirs"),
-	       "%s", why);
-	CHECKF("nor truncated as a stream",
-	       outfile__open_stream(at("theirs"), &any, &(enum outfile_kind){0}, why,
-				    sizeof(why)) == -EPERM &&
-		       !strcmp(content(at("theirs")), "theirs"),
-	       "%s", why);
+	check_eperm("another user's file is not replaced", at("theirs"), "theirs",
+		    "belongs to another user");
 	mkfifo(at("their_fifo"), 0666);
 	chown(at("their_fifo"), OTHER_UID, OTHER_UID);
 	CHECKF("nor written to when it is their FIFO",
