@@ -19,6 +19,7 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 #define TASK_TRACED_F 0x0008
 #define TASK_DEAD_F 0x0080
 #define KERNEL_START 0xffff800000000000ull
+#define EEXIST 17
 /* bpf_get_stackid's first frames are the program's own glue: the BPF program, bpf_trace_run4 */
 #define KSTACK_SKIP 2
 
@@ -140,16 +141,11 @@ static __always_inline struct offcpu_val *count_entry(struct offcpu_key *key)
 	return bpf_map_lookup_elem(map, key);
 }
 
-/* Close th's pending interval at now. */
-static __always_inline void close_interval(struct offcpu_thread *th, __u64 now)
+/* Add ns of th's pending interval to the thread's total and to its key's count. */
+static __always_inline void count_interval(struct offcpu_thread *th, __u64 ns)
 {
-	__u64 out = th->out_ns, ns;
 	struct offcpu_val *v;
 
-	if (!out)
-		return;
-	th->out_ns = 0;
-	ns = now > out ? now - out : 0;
 	th->offcpu_ns += ns;
 	v = count_entry(&th->key);
 	if (!v) {
@@ -159,6 +155,37 @@ static __always_inline void close_interval(struct offcpu_thread *th, __u64 now)
 	}
 	__sync_fetch_and_add(&v->ns, ns);
 	__sync_fetch_and_add(&v->count, 1);
+}
+
+/* Close th's pending interval at now (its switch-in). */
+static __always_inline void close_interval(struct offcpu_thread *th, __u64 now)
+{
+	__u64 out = th->out_ns;
+
+	if (!out)
+		return;
+	th->out_ns = 0;
+	count_interval(th, now > out ? now - out : 0);
+}
+
+/*
+ * The interval a missed switch-in left open, closed at the thread's next
+ * switch (task, which is switching out or dying now): the time since it
+ * left the CPU less the CPU time it has had since.
+ */
+static __always_inline void close_missed(struct offcpu_thread *th, struct task_struct *task,
+					 __u64 now)
+{
+	__u64 out = th->out_ns, ran = task->se.sum_exec_runtime - th->out_runtime, ns;
+
+	if (!out)
+		return;
+	th->out_ns = 0;
+	ns = now > out ? now - out : 0;
+	ns = ns > ran ? ns - ran : 0;
+	stat_add(OFFCPU_STAT_UNCLOSED, 1);
+	stat_add(OFFCPU_STAT_UNCLOSED_NS, ns);
+	count_interval(th, ns);
 }
 
 /* Thread th (of process tgid, image gen) ended at now: its lifetime and total to user space. */
@@ -191,12 +218,21 @@ static __always_inline struct offcpu_thread *thread_of(struct task_struct *task,
 {
 	struct offcpu_thread *th = bpf_map_lookup_elem(&threads, &tid), fresh = {};
 	__u64 start = task->start_time;
+	long err;
 
 	if (th && th->task_start == start)
 		return th;
 	fresh.born_ns = now;
 	fresh.task_start = start;
-	if (bpf_map_update_elem(&threads, &tid, &fresh, BPF_ANY)) {
+	/* no entry seen: made, unless the lookup missed one (see offcpu.h), kept then */
+	err = bpf_map_update_elem(&threads, &tid, &fresh, th ? BPF_ANY : BPF_NOEXIST);
+	if (err == -EEXIST) {
+		th = bpf_map_lookup_elem(&threads, &tid);
+		if (th && th->task_start == start)
+			return th;
+		err = bpf_map_update_elem(&threads, &tid, &fresh, BPF_ANY);
+	}
+	if (err) {
 		stat_add(OFFCPU_STAT_THREADS_FULL, 1);
 		return NULL;
 	}
@@ -228,6 +264,28 @@ static __always_inline __u64 signature(struct offcpu_thread *th, __u32 reason, s
 }
 
 /*
+ * The top of the user stack from sp into buf: OFFCPU_COPY_BYTES, or, where
+ * the stack ends before (a main thread's shallow stack lies within a few
+ * KiB of the top of its mapping), every whole page up to its end: the rest
+ * of sp's page and the page after it, else the rest of sp's page alone.
+ * The bytes copied.
+ */
+static __always_inline __u32 copy_stack_top(__u8 *buf, __u64 sp)
+{
+	__u32 room = 4096 - (__u32)(sp & 4095); /* 1..4096 */
+	__u32 two = room + 4096;
+
+	_Static_assert(OFFCPU_COPY_BYTES == 8192, "the fallbacks below assume two pages");
+	if (!bpf_probe_read_user(buf, OFFCPU_COPY_BYTES, (const void *)sp))
+		return OFFCPU_COPY_BYTES;
+	if (two < OFFCPU_COPY_BYTES && !bpf_probe_read_user(buf, two & 8191, (const void *)sp))
+		return two;
+	if (!bpf_probe_read_user(buf, room & 8191, (const void *)sp))
+		return room;
+	return 0;
+}
+
+/*
  * A copy of the user stack of the task switching out (the current one) at
  * a new place, to user space; its walk id, 0 when it could not be sent.
  */
@@ -252,16 +310,7 @@ static __always_inline __u32 copy_user_stack(struct offcpu_thread *th, struct pt
 	c->bp = BPF_CORE_READ(r, bp);
 	c->sp = sp;
 	c->ip = BPF_CORE_READ(r, ip);
-	/* the stack may end before the copy does: then the part up to the next page */
-	c->size = OFFCPU_COPY_BYTES;
-	if (bpf_probe_read_user(c->stack, OFFCPU_COPY_BYTES, (const void *)sp)) {
-		__u64 room = 4096 - (sp & 4095);
-
-		c->size = 0;
-		if (room <= OFFCPU_COPY_BYTES &&
-		    !bpf_probe_read_user(c->stack, room & 4095, (const void *)sp))
-			c->size = (__u32)(room & 4095);
-	}
+	c->size = copy_stack_top(c->stack, sp);
 	bpf_ringbuf_submit(c, 0);
 	stat_add(OFFCPU_STAT_COPIES, 1);
 	return walk;
@@ -326,7 +375,13 @@ static __always_inline void take_stacks(void *ctx, struct offcpu_thread *th, __u
 	th->key.walk = c->walk;
 }
 
-/* A thread of the tree is dead: its lifetime and total to user space, its entry gone. */
+/*
+ * A thread of the tree is dead (its last switch): its lifetime and total to
+ * user space, its entry gone.  Its process may have left `tracked` already:
+ * the threads of an exit_group drop `live` to 0 before the last of them
+ * makes its last switch, and the first to see 0 removes the process; the
+ * others are still in `threads`, with the image they last ran.
+ */
 static __always_inline void thread_died(struct task_struct *prev, __u32 tid, __u64 now)
 {
 	struct offcpu_thread *th = bpf_map_lookup_elem(&threads, &tid);
@@ -334,9 +389,10 @@ static __always_inline void thread_died(struct task_struct *prev, __u32 tid, __u
 	struct offcpu_proc *pr;
 
 	if (!th || th->task_start != prev->start_time)
-		return; /* its tid already went to a new thread, which sent its end then */
+		return; /* not ours, or its tid already went to a new thread, which sent its end */
+	close_missed(th, prev, now);
 	pr = bpf_map_lookup_elem(&tracked, &tgid);
-	send_end(th, tgid, tid, pr ? pr->gen : 0, now);
+	send_end(th, tgid, tid, pr ? pr->gen : th->key.gen, now);
 	bpf_map_delete_elem(&threads, &tid);
 	/* the process's last thread: it leaves the tree (the map stays bounded by live processes) */
 	if (BPF_CORE_READ(prev, signal, live.counter) == 0)
@@ -353,17 +409,18 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 
 	if (!tid)
 		return; /* the idle task */
-	pr = bpf_map_lookup_elem(&tracked, &tgid);
-	if (!pr || !pr->armed)
-		return;
 	if (state & TASK_DEAD_F) {
 		thread_died(prev, tid, now);
 		return;
 	}
+	pr = bpf_map_lookup_elem(&tracked, &tgid);
+	if (!pr || !pr->armed)
+		return;
 	th = thread_of(prev, tid, now);
 	if (!th)
 		return;
 	stat_add(OFFCPU_STAT_SWITCHES, 1);
+	close_missed(th, prev, now);
 	reason = reason_of(preempt, state);
 	r = (struct pt_regs *)bpf_task_pt_regs(prev);
 	th->key.tgid = tgid;
@@ -379,6 +436,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	else
 		th->key.kstack = th->key.ustack = OFFCPU_NO_STACK;
 	th->out_ns = now;
+	th->out_runtime = prev->se.sum_exec_runtime;
 }
 
 SEC("tp_btf/sched_switch")

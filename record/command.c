@@ -225,8 +225,11 @@ static void open_offcpu(struct record_run *r, struct perf_session_opts *po)
 	if (!r->o->offcpu)
 		return;
 	if (offcpu__open(&r->offcpu, r->pd, &oo, why, sizeof(why)) == 0 &&
-	    offcpu__track(r->offcpu, r->child) == 0)
+	    offcpu__track(r->offcpu, r->child) == 0) {
+		po->forgetting = offcpu__forgetting;
+		po->forgetting_arg = r->offcpu;
 		return;
+	}
 	offcpu__close(r->offcpu);
 	r->offcpu = NULL;
 	if (open_offcpu_switch(r, po) == 0) {
@@ -347,6 +350,7 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 	rc = perf_session__open(&r->perf, r->pd, &po, &r->child, 1, why, whylen);
 	if (rc == 0) {
 		offcpu_switch__session(r->offcpu_sw, r->perf);
+		offcpu__session(r->offcpu, r->perf);
 		r->clock = r->bpf ? PDATA_CLOCK_BPF : PDATA_CLOCK_PERF;
 		r->callgraph = record_bpf__kernel_stacks(r->bpf) ? PDATA_CG_KERNEL : po.callgraph;
 		perf_note(r);

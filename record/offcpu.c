@@ -79,6 +79,7 @@ struct offcpu {
 	struct offcpu_bpf *skel;
 	struct ring_buffer *rb;
 	struct pdata *pd;
+	struct perf_session *s; /* for offcpu__forgetting */
 	struct offcpu_opts o;
 	int settling;	  /* the map before the last flip waits to be read */
 	uint64_t flip_ns; /* when */
@@ -519,21 +520,30 @@ static int by_gen(const void *a, const void *b)
 	return x->key.gen > y->key.gen ? -1 : x->key.gen < y->key.gen;
 }
 
-/* Count what the session can place now (all of it when until is UINT64_MAX). */
-static void apply(struct offcpu *oc, struct perf_session *s, uint64_t until)
+/* Unwind the copies taken up to until (of process pid; 0: of every process). */
+static void unwind_copies(struct offcpu *oc, struct perf_session *s, uint32_t pid, uint64_t until)
 {
-	size_t k = 0, n = 0, m = 0;
+	size_t m = 0;
 
-	/* the copies first: the counts name them */
 	for (size_t i = 0; i < oc->ncopies; i++) {
-		if (oc->copies[i]->time <= until) {
-			unwind_copy(oc, s, oc->copies[i]);
-			free(oc->copies[i]);
+		struct offcpu_copy *c = oc->copies[i];
+
+		if (c->time <= until && (!pid || c->tgid == pid)) {
+			unwind_copy(oc, s, c);
+			free(c);
 		} else {
-			oc->copies[m++] = oc->copies[i];
+			oc->copies[m++] = c;
 		}
 	}
 	oc->ncopies = m;
+}
+
+/* Count what the session can place now (all of it when until is UINT64_MAX). */
+static void apply(struct offcpu *oc, struct perf_session *s, uint64_t until)
+{
+	size_t k = 0, n = 0;
+
+	unwind_copies(oc, s, 0, until); /* the copies first: the counts name them */
 	if (oc->ncounts > 1)
 		qsort(oc->counts, oc->ncounts, sizeof(*oc->counts), by_gen);
 	for (size_t i = 0; i < oc->ncounts; i++) {
@@ -550,6 +560,28 @@ static void apply(struct offcpu *oc, struct perf_session *s, uint64_t until)
 			oc->ends[n++] = oc->ends[i];
 	}
 	oc->nends = n;
+}
+
+void offcpu__session(struct offcpu *oc, struct perf_session *s)
+{
+	if (oc)
+		oc->s = s;
+}
+
+/*
+ * The session is about to drop process pid's mappings (its exit or exec at
+ * time): its copies taken before are unwound now, with the mappings they
+ * were taken under, not after (when the unwinder would know none, or the
+ * next image's).
+ */
+void offcpu__forgetting(void *arg, pid_t pid, uint64_t time)
+{
+	struct offcpu *oc = arg;
+
+	if (!oc || !oc->s)
+		return;
+	ring_buffer__consume(oc->rb);
+	unwind_copies(oc, oc->s, (uint32_t)pid, time);
 }
 
 void offcpu__poll(struct offcpu *oc, struct perf_session *s)
@@ -575,7 +607,9 @@ static void close_alive(struct offcpu *oc, struct perf_session *s, uint64_t now)
 		prev = &tid;
 		if (bpf_map_lookup_elem(fd, &tid, &th) < 0 || !th.key.tgid)
 			continue;
-		bpf_map_lookup_elem(bpf_map__fd(oc->skel->maps.tracked), &th.key.tgid, &pr);
+		/* the image it last ran, when its process has left the tree */
+		if (bpf_map_lookup_elem(bpf_map__fd(oc->skel->maps.tracked), &th.key.tgid, &pr) < 0)
+			pr.gen = th.key.gen;
 		if (th.out_ns && now > th.out_ns) {
 			struct offcpu_val v = {now - th.out_ns, 1};
 
@@ -657,6 +691,12 @@ void offcpu__describe(const struct offcpu *oc, char *buf, size_t len)
 			"copies lost: frame pointers there)",
 			(unsigned long long)oc->unwound, (unsigned long long)oc->unwound_complete,
 			(unsigned long long)st[OFFCPU_STAT_COPIES_LOST]);
+	if ((size_t)at < len && st[OFFCPU_STAT_UNCLOSED])
+		at += snprintf(buf + at, len - at,
+			       "; %llu intervals (%.6f s) whose switch-in missed the thread's "
+			       "entry closed at its next switch, less the CPU time it had since",
+			       (unsigned long long)st[OFFCPU_STAT_UNCLOSED],
+			       (double)st[OFFCPU_STAT_UNCLOSED_NS] / 1e9);
 	if ((size_t)at < len && oc->open_closed)
 		at += snprintf(buf + at, len - at, "; %llu intervals still open closed at the end",
 			       (unsigned long long)oc->open_closed);
@@ -718,6 +758,16 @@ int offcpu__track(struct offcpu *oc, pid_t pid)
 {
 	(void)oc, (void)pid;
 	return -ENOTSUP;
+}
+
+void offcpu__session(struct offcpu *oc, struct perf_session *s)
+{
+	(void)oc, (void)s;
+}
+
+void offcpu__forgetting(void *arg, pid_t pid, uint64_t time)
+{
+	(void)arg, (void)pid, (void)time;
 }
 
 void offcpu__poll(struct offcpu *oc, struct perf_session *s)

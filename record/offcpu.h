@@ -51,6 +51,16 @@ int offcpu__open(struct offcpu **out, struct pdata *pd, const struct offcpu_opts
 /* Put process pid in the tree: the command, counted from its exec on. */
 int offcpu__track(struct offcpu *oc, pid_t pid);
 
+/* The session whose records name the processes (after perf_session__open). */
+void offcpu__session(struct offcpu *oc, struct perf_session *s);
+
+/*
+ * perf_session_opts.forgetting, with oc as its argument: process pid's
+ * mappings are about to go at time (exit, exec); the copies of its user
+ * stacks taken before are unwound now.
+ */
+void offcpu__forgetting(void *arg, pid_t pid, uint64_t time);
+
 /*
  * Every poll round: read what the kernel counted since the last round and
  * count into the profile what the session can place (s: the perf session

@@ -78,6 +78,14 @@ struct perf_session_opts {
 	uint32_t callgraph;   /* enum pdata_callgraph: PDATA_CG_NONE, _FP or _DWARF */
 	int context_switch;   /* PERF_RECORD_SWITCH records to the observer (switched) */
 	uint32_t stack_bytes; /* dwarf: user stack copied per sample, 0 = the default */
+	/*
+	 * Called (when set) before the session drops process pid's mappings
+	 * while it handles a record of time: the process's exit, or an exec that
+	 * replaces them.  What still needs them unwinds with them then
+	 * (record/offcpu.h: the copies of user stacks taken before time).
+	 */
+	void (*forgetting)(void *arg, pid_t pid, uint64_t time);
+	void *forgetting_arg;
 };
 
 /*

@@ -28,12 +28,12 @@ truth_cpu() { awk -v f="$2" '$1=="truth" && $2=="func="f { split($4,a,"="); prin
 rm -f mix.truth
 OFFCPU_TRUTH=$T/mix.truth "$P" record -q --off-cpu -g -o mix.data -- "$PROG" mix 300 >mix.out 2>&1
 rc=$?
-[ $rc -eq 0 ] && [ "$(grep -c '^truth' mix.truth)" -eq 4 ]
+[ $rc -eq 0 ] && [ "$(grep -c '^truth' mix.truth)" -eq 5 ]
 expect mix_runs "rc=$rc $(cat mix.out) $(cat mix.truth)"
 
 # text: --children, by function (the total column of off-cpu is each function's and its callees')
 "$P" report -i mix.data --children --sort sym --top 0 >mix.txt
-for f in sleep_fn pipe_fn mutex_fn burn_fn; do
+for f in sleep_fn pipe_fn feed_fn mutex_fn burn_fn; do
 	# the header's "total s" and "self s" are two words each: a row's column is 2 fewer
 	got=$(awk -v f="$f" '/^ *%total/ { for (i=1;i<=NF;i++) if ($i=="off-cpu") c=i-2 }
 		c { for (i = c; i <= NF; i++) if ($i == f) { printf "%.0f", $c * 1e9; exit } }' mix.txt)
@@ -44,7 +44,7 @@ done
 
 # JSON: total_offcpu_seconds of each function's row; CPU of burn_fn
 "$P" report -i mix.data --format json --children --sort sym >mix.json
-for f in sleep_fn pipe_fn mutex_fn burn_fn; do
+for f in sleep_fn pipe_fn feed_fn mutex_fn burn_fn; do
 	got=$(python3 -c 'import json,sys
 d=json.load(open(sys.argv[1]))
 print(sum(int(r["total_offcpu_seconds"]*1e9) for r in d["whole_run"]["rows"] if r.get("name")==sys.argv[2]))' mix.json "$f")
@@ -68,7 +68,7 @@ expect json_offcpu_object "$(head -c 600 mix.json)"
 if command -v go >/dev/null 2>&1; then
 	"$P" export --format pprof -i mix.data -o mix.pb.gz 2>/dev/null
 	go tool pprof -sample_index=off_cpu -unit=ms -top -cum -nodecount=1000 mix.pb.gz >mix.top 2>&1
-	for f in sleep_fn pipe_fn mutex_fn burn_fn; do
+	for f in sleep_fn pipe_fn feed_fn mutex_fn burn_fn; do
 		got=$(awk -v f="$f" '$NF==f { v=$4; sub(/ms$/,"",v); printf "%.0f", v * 1e6; exit }' mix.top)
 		want=$(truth_off mix.truth "$f")
 		near_off "$want" "${got:-0}"
@@ -92,6 +92,18 @@ awk '$1=="offcpu" && $2=="header" { split($3,a,"="); split($4,b,"="); t=a[2]; l=
 	$1=="offtid" { split($5,c,"="); s+=c[2] }
 	END { d = t - l - s; if (d < 0) d = -d; exit !(t > 0 && d < 1000) }' mix.dump
 expect mix_table_is_the_total "$(grep -e '^offcpu' -e '^offtid' mix.dump)"
+
+# ---- short-lived children: their stacks unwound before their mappings go ---------
+# (each child's user stack copy is unwound when the session handles its exit at the
+# latest; unwound after, the copy met no mappings and the time went to [truncated])
+rm -f forks.truth
+OFFCPU_TRUTH=$T/forks.truth "$P" record -q --off-cpu -g -o forks.data -- "$PROG" forks 10
+"$P" report -i forks.data --children --sort sym --top 0 >forks.txt
+got=$(awk '/^ *%total/ { for (i=1;i<=NF;i++) if ($i=="off-cpu") c=i-2 }
+	c && $(NF-1) == "forked_fn" { printf "%.0f", $c * 1e9; exit }' forks.txt)
+want=$(awk '$2=="func=forked_fn" { split($5,a,"="); s+=a[2] } END { printf "%.0f", s }' forks.truth)
+[ "$(grep -c '^truth' forks.truth)" -eq 10 ] && near_off "$want" "${got:-0}"
+expect forked_children_stacks_complete "forked_fn ${got}ns, the 10 children measured ${want}ns; $(grep -e forked_fn -e truncated forks.txt)"
 
 # ---- the program's sleeps are as long as asked, under the recorder ------------
 rm -f sl.truth
