@@ -22,7 +22,8 @@ struct diff_cmd_opts {
 
 static const struct opt_choice formats[] = {{"text", 0}, {"json", 1}, {NULL, 0}};
 static const struct opt_choice sorts[] = {
-	{"share", DIFF_SORT_SHARE}, {"seconds", DIFF_SORT_SECONDS}, {NULL, 0}};
+	{"share", DIFF_SORT_SHARE}, {"seconds", DIFF_SORT_SECONDS}, {"offcpu", DIFF_SORT_OFFCPU},
+	{NULL, 0}};
 
 #define AT(m) OPT_AT(struct diff_cmd_opts, m)
 static const struct opt options[] = {
@@ -31,7 +32,8 @@ static const struct opt options[] = {
 	 .choices = formats},
 	{"sort", 0, OPT_CHOICE, "KEY", AT(d.sort),
 	 "share: by the change of share of all samples (default); seconds: by the change of "
-	 "CPU seconds",
+	 "CPU seconds; offcpu: by the change of off-CPU seconds (profiles recorded with "
+	 "--off-cpu; --threshold is then of the share of off-CPU time)",
 	 .what = "sort key", .choices = sorts},
 	{"threshold", 0, OPT_DOUBLE, "PCT", AT(d.threshold),
 	 "leave out rows whose share changed by less than PCT points (default 0: every row)",
@@ -43,7 +45,7 @@ static const struct opt options[] = {
 
 static const struct opts_cmd diff_cmd = {
 	.name = "diff",
-	.usage = "profil diff [--format text|json] [--sort share|seconds] [--threshold PCT] "
+	.usage = "profil diff [--format text|json] [--sort share|seconds|offcpu] [--threshold PCT] "
 		 "[--top N] OLD NEW",
 	.opts = options,
 	.text = "OLD and NEW are two profiles (profil.data files) to compare.\n"

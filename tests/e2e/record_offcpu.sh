@@ -134,6 +134,26 @@ want=$(awk '$2=="func=forked_fn" { split($5,a,"="); s+=a[2] } END { printf "%.0f
 [ "$(grep -c '^truth' forks.truth)" -eq 10 ] && near_off "$want" "${got:-0}"
 expect forked_children_stacks_complete "forked_fn ${got}ns, the 10 children measured ${want}ns; $(grep -e forked_fn -e truncated forks.txt)"
 
+# ---- profil diff of off-CPU time: 200 ms of sleep against 500 ms ------------------
+rm -f d1.truth d2.truth
+OFFCPU_TRUTH=$T/d1.truth "$P" record -q --off-cpu -g -o d1.data -- "$PROG" sleep 200
+OFFCPU_TRUTH=$T/d2.truth "$P" record -q --off-cpu -g -o d2.data -- "$PROG" sleep 500
+"$P" diff --sort offcpu --format json d1.data d2.data >d.json
+got=$(python3 -c 'import json,sys
+d=json.load(open(sys.argv[1])); f=d["functions"][0]
+print(f["name"], "%.0f" % (f["delta_offcpu_seconds"] * 1e9), d["offcpu"])' d.json)
+want=$(( $(truth_off d2.truth sleep_fn) - $(truth_off d1.truth sleep_fn) ))
+set -- $got
+[ "$1" = hrtimer_nanosleep ] && [ "$3" = True ] && near_off "$want" "$2"
+expect diff_offcpu_delta "top row $got, measured change ${want}ns; $(head -c 300 d.json)"
+"$P" diff --sort offcpu d1.data d2.data >d.txt
+grep -q 'old off s  new off s  delta off s' d.txt && grep -q 'sorted by |delta off s|' d.txt
+expect diff_offcpu_text_columns "$(head -8 d.txt)"
+"$P" record -q -o c1.data -- true && "$P" diff --sort offcpu c1.data c1.data >d.out 2>d.err
+rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l <d.err)" -eq 1 ] && grep -q 'neither profile has any' d.err
+expect diff_offcpu_without_offcpu_refused "rc=$rc $(cat d.err)"
+
 # ---- the program's sleeps are as long as asked, under the recorder ------------
 rm -f sl.truth
 OFFCPU_TRUTH=$T/sl.truth "$P" record -q --off-cpu -g -o sl.data -- "$PROG" sleep 200
