@@ -220,8 +220,10 @@ static __always_inline struct offcpu_thread *thread_of(struct task_struct *task,
 	__u64 start = task->start_time;
 	long err;
 
-	if (th && th->task_start == start)
+	if (th && (th->task_start == start || !th->task_start)) {
+		th->task_start = start; /* a thread of an attached process: adopted */
 		return th;
+	}
 	fresh.born_ns = now;
 	fresh.task_start = start;
 	/* no entry seen: made, unless the lookup missed one (see offcpu.h), kept then */
@@ -388,7 +390,7 @@ static __always_inline void thread_died(struct task_struct *prev, __u32 tid, __u
 	__u32 tgid = prev->tgid;
 	struct offcpu_proc *pr;
 
-	if (!th || th->task_start != prev->start_time)
+	if (!th || (th->task_start != prev->start_time && th->task_start))
 		return; /* not ours, or its tid already went to a new thread, which sent its end */
 	close_missed(th, prev, now);
 	pr = bpf_map_lookup_elem(&tracked, &tgid);
@@ -451,8 +453,10 @@ int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_
 	if (!ntid)
 		return 0;
 	th = bpf_map_lookup_elem(&threads, &ntid);
-	if (th && th->task_start == next->start_time)
+	if (th && (th->task_start == next->start_time || !th->task_start)) {
+		th->task_start = next->start_time; /* an attached thread: adopted (offcpu.h) */
 		close_interval(th, now);
+	}
 	return 0;
 }
 

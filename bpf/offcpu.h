@@ -112,7 +112,9 @@ struct offcpu_proc {
 /* One thread of the tree. */
 struct offcpu_thread {
 	__u64 born_ns;	       /* its fork, or when counting started for it */
-	__u64 task_start;      /* the task's start_time: a tid used again is another thread */
+	__u64 task_start;      /* the task's start_time: a tid used again is another thread;
+				  0: not known yet (a thread of an attached process, entered
+				  by user space): the task met with its tid is adopted */
 	__u64 out_ns;	       /* its pending interval's start, 0: on the CPU */
 	__u64 out_runtime;     /* its CPU time (se.sum_exec_runtime) then */
 	__u64 offcpu_ns;       /* its intervals so far, all reasons */

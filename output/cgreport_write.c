@@ -110,8 +110,7 @@ static void text_tree(const struct cgreport *cr, const struct cg_tree *t, const 
 
 		snprintf(head, sizeof(head), "%%%s", report__value_name(cr->m->value));
 		fprintf(out, "  %10s  %9s  %9s  function\n", head, "cpu s", "off-cpu s");
-	}
-	else
+	} else
 		fprintf(out, "   %%total    samples  function\n");
 	if (focus) {
 		text_numbers(cr, root, of, out);
@@ -160,8 +159,8 @@ void cgreport__text_trees(const struct cgreport *cr, const struct cgreport_image
 int cgreport__json_top(const struct report *m, struct json_object *top)
 {
 	const struct pdata_header *h = &m->v->hdr;
-	int rc =
-		json__set(top, "callgraph", json_object_new_string(pdata__callgraph_name(h->callgraph)));
+	int rc = json__set(top, "callgraph",
+			   json_object_new_string(pdata__callgraph_name(h->callgraph)));
 
 	if (!rc)
 		rc = json__set(top, "truncated_samples", json__uint(h->truncated));
@@ -387,8 +386,9 @@ static struct json_object *json_graph(const struct jtree *jt, const struct cg_tr
 		rc |= json__set(o, "threshold_percent", json__double(jt->cr->o.threshold));
 		rc |= json__set(o, "samples", json__uint(root->total));
 		if (jt->cr->offcpu) {
-			rc |= json__set(o, "value",
-					json_object_new_string(report__value_name(jt->cr->m->value)));
+			rc |= json__set(
+				o, "value",
+				json_object_new_string(report__value_name(jt->cr->m->value)));
 			rc |= json__set(o, "offcpu_seconds",
 					json__double((double)root->off_total / 1e9));
 		}
@@ -413,8 +413,9 @@ static struct json_object *json_focus(const struct jtree *jt, const struct cg_tr
 		rc |= json__set(o, "function", json_object_new_string(focus));
 		rc |= json__set(o, "threshold_percent", json__double(jt->cr->o.threshold));
 		if (jt->cr->offcpu)
-			rc |= json__set(o, "value",
-					json_object_new_string(report__value_name(jt->cr->m->value)));
+			rc |= json__set(
+				o, "value",
+				json_object_new_string(report__value_name(jt->cr->m->value)));
 	}
 	if (!rc)
 		rc = json_node_fields(jt, o, cg_tree__root(t));

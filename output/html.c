@@ -258,7 +258,8 @@ static int add_row(struct html_report *h, uint32_t thread, uint32_t kind, const 
 		row = &h->rows[h->row_slots[k] - 1];
 		if (row->hash == hash && row->thread == thread && row->kind == kind &&
 		    row->nframes == n && !memcmp(row->frames, frames, n * sizeof(*frames))) {
-			row->count = row->count + count < row->count ? UINT64_MAX : row->count + count;
+			row->count =
+				row->count + count < row->count ? UINT64_MAX : row->count + count;
 			return 0;
 		}
 	}
@@ -361,8 +362,9 @@ static int add_slots(struct html_report *h, const struct pv_sample *all, size_t 
 		if (!p)
 			continue; /* cannot happen: pview gives every proc id a process */
 		n = callgraph__lookup_pcs(v, s, pcs, &truncated);
-		rc = s->kind == PDATA_KIND_CPU ? html__add_stack(h, p, s->tid, pcs, n, s->count) :
-						 html__add_offcpu(h, p, s->tid, pcs, n, s->kind, s->count);
+		rc = s->kind == PDATA_KIND_CPU ?
+			     html__add_stack(h, p, s->tid, pcs, n, s->count) :
+			     html__add_offcpu(h, p, s->tid, pcs, n, s->kind, s->count);
 		if (rc && rc != -EINVAL)
 			return rc;
 	}

@@ -97,6 +97,8 @@ struct offcpu {
 	/* what was done */
 	uint64_t intervals, ns, ns_unplaced, open_closed, threads_ended, threads_alive;
 	uint64_t stats[OFFCPU_STAT_NR];
+	uint64_t seeded_waits; /* attach: threads waiting when it began */
+	int attached;
 	int finished;
 };
 
@@ -257,6 +259,54 @@ int offcpu__track(struct offcpu *oc, pid_t pid)
 
 	if (bpf_map_update_elem(bpf_map__fd(oc->skel->maps.tracked), &key, &p, BPF_ANY) < 0)
 		return -errno;
+	return 0;
+}
+
+static __u32 seed_reason(char state)
+{
+	switch (state) {
+	case 'S':
+		return OFFCPU_SLEEP;
+	case 'D':
+		return OFFCPU_BLOCKED;
+	case 'T':
+	case 't':
+		return OFFCPU_STOPPED;
+	default:
+		return 0; /* R: on a CPU, or runnable (its wait, if any, is not seen) */
+	}
+}
+
+int offcpu__attach(struct offcpu *oc, pid_t pid, const struct offcpu_seed *threads, size_t n,
+		   uint64_t now)
+{
+	struct offcpu_proc p = {.gen = 1, .armed = 1};
+	int fd = bpf_map__fd(oc->skel->maps.threads);
+	__u32 key = (__u32)pid;
+
+	if (bpf_map_update_elem(bpf_map__fd(oc->skel->maps.tracked), &key, &p, BPF_ANY) < 0)
+		return -errno;
+	for (size_t i = 0; i < n; i++) {
+		/* task_start 0: the program adopts the task that has this tid (offcpu.h) */
+		struct offcpu_thread th = {.born_ns = now};
+		__u32 tid = (__u32)threads[i].tid, reason = seed_reason(threads[i].state);
+
+		th.key = (struct offcpu_key){.tgid = key,
+					     .tid = tid,
+					     .gen = 1,
+					     .kstack = OFFCPU_NO_STACK,
+					     .ustack = OFFCPU_NO_STACK};
+		if (reason) {
+			th.out_ns = now;
+			th.out_runtime = threads[i].runtime_ns;
+			th.key.reason = reason;
+			th.key.upc = threads[i].upc;
+			oc->seeded_waits++;
+		}
+		/* a thread the programs met already (it switched since) keeps its entry */
+		bpf_map_update_elem(fd, &tid, &th, BPF_NOEXIST);
+	}
+	oc->attached = 1;
 	return 0;
 }
 
@@ -697,6 +747,11 @@ void offcpu__describe(const struct offcpu *oc, char *buf, size_t len)
 			       "entry closed at its next switch, less the CPU time it had since",
 			       (unsigned long long)st[OFFCPU_STAT_UNCLOSED],
 			       (double)st[OFFCPU_STAT_UNCLOSED_NS] / 1e9);
+	if ((size_t)at < len && oc->attached)
+		at += snprintf(buf + at, len - at,
+			       "; attached: %llu waits already under way counted from the attach, "
+			       "at the user PC where they waited",
+			       (unsigned long long)oc->seeded_waits);
 	if ((size_t)at < len && oc->open_closed)
 		at += snprintf(buf + at, len - at, "; %llu intervals still open closed at the end",
 			       (unsigned long long)oc->open_closed);
@@ -763,6 +818,13 @@ int offcpu__track(struct offcpu *oc, pid_t pid)
 void offcpu__session(struct offcpu *oc, struct perf_session *s)
 {
 	(void)oc, (void)s;
+}
+
+int offcpu__attach(struct offcpu *oc, pid_t pid, const struct offcpu_seed *threads, size_t n,
+		   uint64_t now)
+{
+	(void)oc, (void)pid, (void)threads, (void)n, (void)now;
+	return -ENOTSUP;
 }
 
 void offcpu__forgetting(void *arg, pid_t pid, uint64_t time)

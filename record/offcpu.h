@@ -51,6 +51,25 @@ int offcpu__open(struct offcpu **out, struct pdata *pd, const struct offcpu_opts
 /* Put process pid in the tree: the command, counted from its exec on. */
 int offcpu__track(struct offcpu *oc, pid_t pid);
 
+/* A thread of a process being attached, as /proc showed it at the attach (record/attach.c). */
+struct offcpu_seed {
+	pid_t tid;
+	char state;	     /* /proc/PID/task/TID/stat: 'R', 'S', 'D', 'T', 't', ... */
+	uint64_t runtime_ns; /* its CPU time so far (/proc/PID/task/TID/schedstat) */
+	uint64_t upc;	     /* the user PC of the system call it waits in, 0: unknown */
+};
+
+/*
+ * record -p PID: put the running process pid in the tree, counted from now
+ * (CLOCK_MONOTONIC ns), with its threads as /proc showed them just before
+ * (the programs already run): each one's lifetime starts now, and a thread
+ * that was waiting (S, D, T) has an interval open from now, whose stack is
+ * the user PC of its system call (its stacks at its switch-out were not
+ * seen).  Returns 0 or -errno.
+ */
+int offcpu__attach(struct offcpu *oc, pid_t pid, const struct offcpu_seed *threads, size_t n,
+		   uint64_t now);
+
 /* The session whose records name the processes (after perf_session__open). */
 void offcpu__session(struct offcpu *oc, struct perf_session *s);
 

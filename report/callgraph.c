@@ -355,8 +355,7 @@ int callgraph__add_samples(struct callgraph *cg, const struct pview *v, struct r
 }
 
 int callgraph__add_weighted(struct callgraph *cg, const struct pview *v, struct resolver *r,
-			    const struct pv_proc *p, const int *tid, uint64_t cpu_ns,
-			    int offcpu)
+			    const struct pv_proc *p, const int *tid, uint64_t cpu_ns, int offcpu)
 {
 	int rc = cpu_ns ? add_slots(cg, v, r, p, tid, v->samples, v->nsamples, cpu_ns) : 0;
 
@@ -452,7 +451,8 @@ static int findex_build(const struct callgraph *cg, struct findex *fi)
 			goto out;
 		}
 		if (fresh) {
-			if (array__reserve((void **)&fi->funcs, &cap, fi->n + 1, sizeof(*fi->funcs))) {
+			if (array__reserve((void **)&fi->funcs, &cap, fi->n + 1,
+					   sizeof(*fi->funcs))) {
 				htab__cancel_fresh(t);
 				rc = -ENOMEM;
 				goto out;

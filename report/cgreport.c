@@ -159,9 +159,12 @@ double cgreport__sample_seconds(const struct cgreport *cr, uint64_t n)
 const char *cgreport__weight_name(const struct cgreport *cr)
 {
 	static const char *const names[REPORT_VALUE_NR] = {
-		[REPORT_VALUE_CPU] = "CPU time",	[REPORT_VALUE_WALL] = "wall time",
-		[REPORT_VALUE_OFFCPU] = "off-CPU time", [REPORT_VALUE_SLEEP] = "sleep time",
-		[REPORT_VALUE_BLOCKED] = "blocked time", [REPORT_VALUE_PREEMPTED] = "preempted time",
+		[REPORT_VALUE_CPU] = "CPU time",
+		[REPORT_VALUE_WALL] = "wall time",
+		[REPORT_VALUE_OFFCPU] = "off-CPU time",
+		[REPORT_VALUE_SLEEP] = "sleep time",
+		[REPORT_VALUE_BLOCKED] = "blocked time",
+		[REPORT_VALUE_PREEMPTED] = "preempted time",
 		[REPORT_VALUE_STOPPED] = "stopped time",
 	};
 	int v = cr->m->value;
@@ -340,7 +343,7 @@ void cgreport_image__free(struct cgreport_image *ci)
 
 /* The scope of (ci, thread): the run's when ci is NULL; NULL when nothing was built. */
 const struct cg_scope *cgreport__scope(const struct cgreport *cr, const struct cgreport_image *ci,
-					 size_t thread)
+				       size_t thread)
 {
 	if (!ci)
 		return cr->run;

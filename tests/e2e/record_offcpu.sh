@@ -187,6 +187,32 @@ expect interval_open_at_end_closed "life/offcpu of the orphan: $life; $(grep '^n
 grep -q 'still open closed at the end' orphan.dump
 expect note_says_open_intervals_closed "$(grep '^note topic' orphan.dump)"
 
+# ---- -p PID: a running process, one thread blocked since before the attach ---------
+# (the recorder detaches at SIGINT 2 s later; under load it attaches late: the lifetimes are
+# what the attach lasted, whatever that was)
+OFFCPU_TRUTH=/dev/null "$PROG" blocked 3000 >/dev/null &
+bpid=$!
+sleep 0.3
+timeout -s INT 2 "$P" record -q -p "$bpid" --off-cpu -g -o att.data 2>att.err
+kill "$bpid" 2>/dev/null
+wait "$bpid" 2>/dev/null
+"$DUMP" att.data >att.dump
+# each thread: its lifetime from the attach, all of it off the CPU but its CPU time
+bad=$(awk '$1=="thread" { for (i=2;i<=NF;i++) { split($i,a,"="); v[a[1]]=a[2] }
+	s=v["cpu_ns"]+v["offcpu_ns"]; if (v["life_ns"] < 50000000 || s > v["life_ns"] * 1.02 + 2000000 || s < v["life_ns"] * 0.85) print }' att.dump)
+[ -z "$bad" ] && [ "$(grep -c '^thread' att.dump)" -eq 2 ] && grep -q '^offcpu header .*source=bpf' att.dump &&
+	grep -q '^note topic=off-cpu .*attached: [12] waits already under way' att.dump
+expect attach_threads_lifetimes "$bad $(grep -e '^thread' -e '^note topic=off' att.dump) $(cat att.err)"
+# the blocked thread's wait at the PC of its read, the main thread's sleeps under sleep_fn
+life=$(awk '$1=="thread" { for (i=2;i<=NF;i++) { split($i,a,"="); v[a[1]]=a[2] } print v["life_ns"]; exit }' att.dump)
+"$P" report -i att.data --children --sort sym --top 0 >att.txt
+for f in read sleep_fn; do
+	got=$(awk -v f="$f" '/^ *%total/ { for (i=1;i<=NF;i++) if ($i=="off-cpu") c=i-2 }
+		c && $(NF-1) == f { printf "%.0f", $c * 1e9; exit }' att.txt)
+	near_off "${life:-0}" "${got:-0}"
+	expect "attach_offcpu_$f" "$f ${got}ns off the CPU, the attach lasted ${life}ns: $(sed -n '/%total/,$p' att.txt | head -6)"
+done
+
 # ---- SIGKILL while asleep: nothing lost ------------------------------------------
 "$P" record -q --off-cpu -o kill.data -- sh -c "\"$PROG\" sleep 3000 & p=\$!; sleep 0.4; kill -KILL \$p; wait \$p" 2>/dev/null
 "$DUMP" kill.data >kill.dump
