@@ -208,20 +208,35 @@ def measure_cost(v, work, secs, tmp):
     return got[0] if got else None
 
 
-def bench_offcpu(build, out, quick=False, reps=None, log=print, pin=True):
+def quartiles(xs):
+    """(25th, 75th) percentiles of xs (the middle half of the repetitions)."""
+    if len(xs) < 4:
+        return min(xs), max(xs)
+    q = statistics.quantiles(xs, n=4)
+    return q[0], q[2]
+
+
+def loadavg():
+    with open('/proc/loadavg') as f:
+        return float(f.read().split()[0])
+
+
+def bench_offcpu(build, out, quick=False, reps=None, log=print, pin=True, only=None, secs=None):
     work = os.path.join(build, 'bench', 'wl_pingpong')
     if not os.path.exists(work):
         log('offcpu: %s missing (make bench-build)' % work)
         return {}
-    secs = 3.0 if quick else 4.0
+    secs = secs or (3.0 if quick else 4.0)
     if pin:  # both threads on the last CPU (wl_pingpong.c says why)
         os.environ['PINGPONG_CPU'] = str(max(os.cpu_count() - 1, 0))
     reps = reps or (2 if quick else 6)
     tmp = tempfile.mkdtemp(prefix='offcpu-bench.')
-    vs = variants(build, tmp)
+    vs = [v for v in variants(build, tmp) if not only or v.name in only]
     res = {v.name: {'kept': [], 'recorder': [], 'rss': [], 'rate': [], 'base': [],
                     'ns_switch': [], 'error': None} for v in vs}
+    loads = []
     for r in range(reps):
+        loads.append(loadavg())
         order = vs[r % len(vs):] + vs[:r % len(vs)]
         for v in order:
             base, _ = windows(subprocess.run([work, str(secs)], capture_output=True,
@@ -248,7 +263,7 @@ def bench_offcpu(build, out, quick=False, reps=None, log=print, pin=True):
                 log('offcpu: %s: %.0f ns per switch in its BPF program' % (v.name, c))
     shutil.rmtree(tmp, ignore_errors=True)
     os.environ.pop('PINGPONG_CPU', None)
-    write_md(out, vs, res, secs, reps, pin)
+    write_md(out, vs, res, secs, reps, pin, loads)
     return res
 
 
@@ -256,7 +271,7 @@ def med(xs):
     return statistics.median(xs) if xs else float('nan')
 
 
-def write_md(out, vs, res, secs, reps, pin):
+def write_md(out, vs, res, secs, reps, pin, loads):
     lines = ['# Off-CPU time: the cost at every context switch', '',
              'Workload: `wl_pingpong` (bench/workloads/wl_pingpong.c), two threads bouncing a '
              'byte over two pipes for %.0f s%s; each variant paired with an unprofiled run '
@@ -265,21 +280,23 @@ def write_md(out, vs, res, secs, reps, pin):
              'bench/offcpu.py.'
              % (secs, ', both threads on one CPU ($PINGPONG_CPU: every round trip is four '
                 'switches there)' if pin else '', reps, WARMUP), '',
-             '| variant | kept (median) | range | round trips/s (median) | unprofiled | '
-             'profiler CPU, s per s | profiler peak RSS, MiB | BPF ns per switch |',
-             '| --- | --- | --- | --- | --- | --- | --- | --- |']
+             '| variant | kept (median) | middle half | range | round trips/s (median) | '
+             'unprofiled | profiler CPU, s per s | profiler peak RSS, MiB | BPF ns per switch |',
+             '| --- | --- | --- | --- | --- | --- | --- | --- | --- |']
     for v in vs:
         e = res[v.name]
         if not e['kept']:
-            lines.append('| %s | skipped: %s | | | | | | |' % (v.label, e['error']))
+            lines.append('| %s | skipped: %s | | | | | | | |' % (v.label, e['error']))
             continue
-        lines.append('| %s | %.0f %% | %.0f-%.0f %% | %.0f | %.0f | %.3f | %.1f | %s |' % (
-            v.label, 100 * med(e['kept']), 100 * min(e['kept']), 100 * max(e['kept']),
+        q1, q3 = quartiles(e['kept'])
+        lines.append('| %s | %.0f %% | %.0f-%.0f %% | %.0f-%.0f %% | %.0f | %.0f | %.3f | %.1f | %s |' % (
+            v.label, 100 * med(e['kept']), 100 * q1, 100 * q3,
+            100 * min(e['kept']), 100 * max(e['kept']),
             med(e['rate']), med(e['base']), med(e['recorder']), med(e['rss']),
             '%.0f' % med(e['ns_switch']) if e['ns_switch'] else '-'))
-    lines += ['', 'Load average when written: %s (the machine is shared: throughput '
-              'swings with the other jobs; ns per switch does not).' %
-              open('/proc/loadavg').read().split()[0],
+    lines += ['', 'Load average at each repetition\'s start: median %.1f, %.1f-%.1f; when written: '
+              '%.1f (the machine is shared: throughput swings with the other jobs; ns per '
+              'switch does not).' % (med(loads), min(loads), max(loads), loadavg()),
               '', 'kept: the variant\'s round trips/s over its paired unprofiled run\'s.  '
               'profil\'s CPU is the recorder\'s own (the tree\'s CPU less the workload\'s); '
               'the BPF programs\' time in the kernel is the workload\'s (it runs at its '
@@ -296,10 +313,14 @@ def main():
     ap.add_argument('--quick', action='store_true')
     ap.add_argument('--reps', type=int)
     ap.add_argument('--no-pin', action='store_true', help='let the scheduler place the threads')
+    ap.add_argument('--variants', help='comma-separated names (default: all): profil_g, '
+                    'profil_flat, profil_g_noreuse, profil_cpu_g, offcputime, perf_cs')
+    ap.add_argument('--secs', type=float, help='seconds per run (default 4, --quick 3)')
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     res = bench_offcpu(os.path.abspath(args.build), os.path.abspath(args.out), args.quick,
-                       args.reps, pin=not args.no_pin)
+                       args.reps, pin=not args.no_pin,
+                       only=args.variants.split(',') if args.variants else None, secs=args.secs)
     print(json.dumps({k: {'kept': med(v['kept']), 'recorder': med(v['recorder']),
                           'rss': med(v['rss']), 'ns_switch': med(v['ns_switch']),
                           'error': v['error']}

@@ -10,6 +10,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "offcpu.h"
+#include "kunwind_walk.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -29,6 +30,7 @@ const volatile __u32 user_stacks = 1;	/* the frame-pointer walk of the user stac
 const volatile __u32 kernel_stacks = 1; /* the kernel's frames */
 const volatile __u32 reuse_stacks = 1;	/* the cache of offcpu.h ("Cost") */
 const volatile __u32 user_copies = 1;	/* copies of the user stack at new places */
+const volatile __u32 kernel_walk = 0;	/* the in-kernel CFI walk at new places (offcpu.h) */
 
 /* Which counts map the programs add into (user space flips it). */
 volatile __u32 cur;
@@ -84,6 +86,11 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, OFFCPU_COPY_RING);
 } copies SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, OFFCPU_UWALK_RING);
+} uwalks SEC(".maps");
 
 /* The last walk id handed out. */
 struct {
@@ -318,6 +325,63 @@ static __always_inline __u32 copy_user_stack(struct offcpu_thread *th, struct pt
 	return walk;
 }
 
+/*
+ * The user stack of the task switching out (the current one) walked here
+ * through the CFI tables (kernel_walk), to user space under a new walk id;
+ * 0 when the walk cannot take it now (then it is copied).
+ */
+static __always_inline __u32 walk_user_stack(struct offcpu_thread *th, struct pt_regs *r)
+{
+	__u32 zero = 0, *last = bpf_map_lookup_elem(&walks, &zero), walk;
+	struct kunw_walk_res res = {.max = OFFCPU_UWALK_FRAMES};
+	struct kunw_regs regs = {};
+	struct offcpu_uwalk *u;
+	int n;
+
+	if (!last)
+		return 0;
+	regs.ip = BPF_CORE_READ(r, ip);
+	regs.sp = BPF_CORE_READ(r, sp);
+	regs.bp = BPF_CORE_READ(r, bp);
+	if (!regs.ip || regs.ip >= KERNEL_START || !regs.sp)
+		return 0;
+	u = bpf_ringbuf_reserve(&uwalks, sizeof(*u), 0);
+	if (!u) {
+		stat_add(OFFCPU_STAT_KWALK_LOST, 1);
+		return 0;
+	}
+	n = kunw_walk_user(&regs, th->key.tgid, (struct kunw_pcs *)u->pcs, &res);
+	if (n <= 0) {
+		bpf_ringbuf_discard(u, 0);
+		return 0;
+	}
+	walk = __sync_fetch_and_add(last, 1) + 1;
+	u->walk = walk;
+	u->tgid = th->key.tgid;
+	u->tid = th->key.tid;
+	u->n = (__u32)n;
+	u->flags = res.flags;
+	u->pad = 0;
+	bpf_ringbuf_submit(u, 0);
+	stat_add(OFFCPU_STAT_KWALKS, 1);
+	return walk;
+}
+
+/* The user stack of a new place: walked in the kernel where it can be, else copied. */
+static __always_inline __u32 new_place_stack(struct offcpu_thread *th, struct pt_regs *r,
+					     __u64 now)
+{
+	__u32 walk;
+
+	if (kernel_walk) {
+		walk = walk_user_stack(th, r);
+		if (walk)
+			return walk;
+		stat_add(OFFCPU_STAT_KWALK_COPIED, 1);
+	}
+	return copy_user_stack(th, r, now);
+}
+
 /* The stacks of this switch-out: walked, or reused from the thread's walk at the same place. */
 static __always_inline void take_stacks(void *ctx, struct offcpu_thread *th, __u64 sig,
 					struct pt_regs *r, __u64 now)
@@ -368,7 +432,7 @@ static __always_inline void take_stacks(void *ctx, struct offcpu_thread *th, __u
 		c->walk = 0;
 	}
 	if (user_copies && !c->walk)
-		c->walk = copy_user_stack(th, r, now);
+		c->walk = new_place_stack(th, r, now);
 	c->kstack = k;
 	c->ustack = u;
 	c->reused = 0;

@@ -128,6 +128,7 @@ static void attach_offcpu(struct record_run *r, pid_t pid)
 	if (!r->offcpu && !r->offcpu_sw)
 		return;
 	record_run__offcpu_session(r);
+	offcpu__walk_track(r->offcpu, pid);
 	n = list_tids(pid, &tids);
 	seeds = n > 0 ? calloc((size_t)n, sizeof(*seeds)) : NULL;
 	for (int i = 0; seeds && i < n; i++)

@@ -829,6 +829,23 @@ void kstacks__flush(struct kstacks *k, uint64_t synced_until)
 	k->round++;
 }
 
+void kstacks__table_fds(const struct kstacks *k, struct kstacks_fds *out)
+{
+	*out = (struct kstacks_fds){
+		.rows = bpf_map__fd(k->skel->maps.rows),
+		.pages = bpf_map__fd(k->skel->maps.pages),
+		.rules = bpf_map__fd(k->skel->maps.rules),
+		.objects = bpf_map__fd(k->skel->maps.objects),
+		.procs = bpf_map__fd(k->skel->maps.procs),
+		.pstate = bpf_map__fd(k->skel->maps.pstate),
+	};
+}
+
+uint64_t kstacks__synced_until(const struct kstacks *k)
+{
+	return k->skel->bss->kunw_synced_until;
+}
+
 /* ---- cross-check ---------------------------------------------------------------- */
 
 /*
@@ -1248,6 +1265,18 @@ void kstacks__exited(struct kstacks *k, pid_t pid)
 void kstacks__flush(struct kstacks *k, uint64_t synced_until)
 {
 	(void)k, (void)synced_until;
+}
+
+void kstacks__table_fds(const struct kstacks *k, struct kstacks_fds *out)
+{
+	(void)k;
+	*out = (struct kstacks_fds){-1, -1, -1, -1, -1, -1};
+}
+
+uint64_t kstacks__synced_until(const struct kstacks *k)
+{
+	(void)k;
+	return 0;
 }
 
 void kstacks__check(struct kstacks *k, pid_t tid, uint64_t sp, const uint64_t *pcs, unsigned int n,

@@ -16,8 +16,10 @@
 #include <bpf/libbpf.h>
 #include <linux/types.h>
 
+#include "bpf/kunwind.h"
 #include "bpf/offcpu.h"
 #include "offcpu.skel.h"
+#include "record/kstacks.h"
 #include "utils/htab.h"
 
 /* The programs of the other counts map may still be running for this long after a flip. */
@@ -98,6 +100,8 @@ struct offcpu {
 	uint64_t intervals, ns, ns_unplaced, open_closed, threads_ended, threads_alive;
 	uint64_t stats[OFFCPU_STAT_NR];
 	uint64_t seeded_waits; /* attach: threads waiting when it began */
+	uint64_t kwalked, kwalked_complete; /* user stacks walked in the kernel */
+	struct perf_session_observer obs;   /* own_ks: the session's mappings to ks */
 	int attached;
 	int finished;
 };
@@ -155,6 +159,35 @@ static int on_copy(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* A user stack walked in the kernel: its PCs under its walk id, as an unwound copy's. */
+static int on_uwalk(void *ctx, void *data, size_t size)
+{
+	struct offcpu *oc = ctx;
+	const struct offcpu_uwalk *u = data;
+	uint64_t key;
+	struct walk_ent *e;
+	bool fresh;
+
+	if (size < OFFCPU_UWALK_HEAD || !u->walk || !u->n || u->n > OFFCPU_UWALK_FRAMES ||
+	    OFFCPU_UWALK_HEAD + (size_t)u->n * sizeof(uint64_t) > size)
+		return 0;
+	key = u->walk;
+	e = htab__insert(oc->walks, &walk_type, &key, &fresh);
+	if (!e)
+		return 0;
+	if (!fresh)
+		free(e->pcs);
+	e->walk = key;
+	e->pcs = malloc(u->n * sizeof(*e->pcs));
+	e->n = e->pcs ? u->n : 0;
+	e->truncated = (u->flags & KUNW_F_TRUNCATED) != 0;
+	if (e->pcs)
+		memcpy(e->pcs, u->pcs, u->n * sizeof(*e->pcs));
+	oc->kwalked++;
+	oc->kwalked_complete += !e->truncated;
+	return 0;
+}
+
 static int on_end(void *ctx, void *data, size_t size)
 {
 	struct offcpu *oc = ctx;
@@ -196,6 +229,34 @@ static void find_sched_text(struct offcpu *oc)
 		oc->ksched_lo = oc->ksched_hi = 0;
 }
 
+/*
+ * The kernel walk's tables: the recorder's (ks), or, without it, maps of one
+ * entry (the walk's code is loaded but never runs: its 24 MiB of tables are
+ * not allocated for nothing).
+ */
+static int walk_tables(struct offcpu_bpf *skel, struct kstacks *ks)
+{
+	struct bpf_map *m[] = {skel->maps.rows,	   skel->maps.pages, skel->maps.rules,
+			       skel->maps.objects, skel->maps.procs, skel->maps.pstate};
+	struct kstacks_fds f;
+	int err = 0;
+
+	if (!ks) {
+		for (size_t i = 0; !err && i < sizeof(m) / sizeof(*m); i++)
+			err = bpf_map__set_max_entries(m[i], 1);
+		return err;
+	}
+	kstacks__table_fds(ks, &f);
+	{
+		int fds[] = {f.rows, f.pages, f.rules, f.objects, f.procs, f.pstate};
+
+		for (size_t i = 0; !err && i < sizeof(m) / sizeof(*m); i++)
+			err = bpf_map__reuse_fd(m[i], fds[i]);
+	}
+	skel->rodata->kernel_walk = 1;
+	return err;
+}
+
 int offcpu__open(struct offcpu **out, struct pdata *pd, const struct offcpu_opts *o, char *why,
 		 size_t whylen)
 {
@@ -224,14 +285,17 @@ int offcpu__open(struct offcpu **out, struct pdata *pd, const struct offcpu_opts
 	oc->skel->rodata->user_stacks = o->stacks ? 1 : 0;
 	oc->skel->rodata->reuse_stacks = o->no_reuse ? 0 : 1;
 	oc->skel->rodata->user_copies = o->stacks && o->copies ? 1 : 0;
-	err = offcpu_bpf__load(oc->skel);
+	err = walk_tables(oc->skel, o->stacks && o->copies ? o->ks : NULL);
+	if (!err)
+		err = offcpu_bpf__load(oc->skel);
 	if (!err)
 		err = offcpu_bpf__attach(oc->skel);
 	if (err)
 		goto fail;
 	oc->rb = ring_buffer__new(bpf_map__fd(oc->skel->maps.ends), on_end, oc, NULL);
 	if (!oc->rb ||
-	    ring_buffer__add(oc->rb, bpf_map__fd(oc->skel->maps.copies), on_copy, oc) < 0) {
+	    ring_buffer__add(oc->rb, bpf_map__fd(oc->skel->maps.copies), on_copy, oc) < 0 ||
+	    ring_buffer__add(oc->rb, bpf_map__fd(oc->skel->maps.uwalks), on_uwalk, oc) < 0) {
 		err = -errno;
 		goto fail;
 	}
@@ -618,6 +682,51 @@ void offcpu__session(struct offcpu *oc, struct perf_session *s)
 		oc->s = s;
 }
 
+static void obs_map(void *arg, pid_t pid, uint32_t proc, uint64_t start, uint64_t end,
+		    uint64_t pgoff, uint64_t dev, uint64_t ino, const char *path)
+{
+	kstacks__map(((struct offcpu *)arg)->o.ks, pid, proc, start, end, pgoff, dev, ino, path);
+}
+
+static void obs_fork(void *arg, pid_t ppid, pid_t pid, uint32_t proc)
+{
+	kstacks__fork(((struct offcpu *)arg)->o.ks, ppid, pid, proc);
+}
+
+static void obs_proc_maps(void *arg, pid_t pid, uint32_t proc)
+{
+	kstacks__proc_maps(((struct offcpu *)arg)->o.ks, pid, proc);
+}
+
+static void obs_image_end(void *arg, pid_t pid)
+{
+	kstacks__forget(((struct offcpu *)arg)->o.ks, pid);
+}
+
+static void obs_exited(void *arg, pid_t pid)
+{
+	kstacks__exited(((struct offcpu *)arg)->o.ks, pid);
+}
+
+const struct perf_session_observer *offcpu__observer(struct offcpu *oc)
+{
+	if (!oc || !oc->o.ks || !oc->o.own_ks || !oc->skel->rodata->kernel_walk)
+		return NULL;
+	oc->obs = (struct perf_session_observer){.arg = oc,
+						 .map = obs_map,
+						 .fork = obs_fork,
+						 .proc_maps = obs_proc_maps,
+						 .image_end = obs_image_end,
+						 .exited = obs_exited};
+	return &oc->obs;
+}
+
+void offcpu__walk_track(struct offcpu *oc, pid_t pid)
+{
+	if (oc && oc->o.ks && oc->skel->rodata->kernel_walk)
+		kstacks__track(oc->o.ks, pid);
+}
+
 /*
  * The session is about to drop process pid's mappings (its exit or exec at
  * time): its copies taken before are unwound now, with the mappings they
@@ -634,10 +743,21 @@ void offcpu__forgetting(void *arg, pid_t pid, uint64_t time)
 	unwind_copies(oc, oc->s, (uint32_t)pid, time);
 }
 
+/* The kernel walk's tables flushed (ours) and their sync time written in our .bss. */
+static void walk_sync(struct offcpu *oc, uint64_t synced_until)
+{
+	if (!oc->skel->rodata->kernel_walk || !oc->o.ks)
+		return;
+	if (oc->o.own_ks)
+		kstacks__flush(oc->o.ks, synced_until);
+	oc->skel->bss->kunw_synced_until = kstacks__synced_until(oc->o.ks);
+}
+
 void offcpu__poll(struct offcpu *oc, struct perf_session *s)
 {
 	if (!oc || !s)
 		return;
+	walk_sync(oc, perf_session__handled_until(s));
 	read_counts(oc, 0);
 	ring_buffer__consume(oc->rb);
 	apply(oc, s, perf_session__handled_until(s));
@@ -734,7 +854,17 @@ void offcpu__describe(const struct offcpu *oc, char *buf, size_t len)
 			       (unsigned long long)st[OFFCPU_STAT_WALKS],
 			       (unsigned long long)st[OFFCPU_STAT_SWITCHES],
 			       (unsigned long long)st[OFFCPU_STAT_STALE]);
-	if ((size_t)at < len && oc->o.stacks && oc->o.copies)
+	if ((size_t)at < len && oc->o.stacks && oc->o.copies && oc->skel->rodata->kernel_walk)
+		at += snprintf(buf + at, len - at,
+			       "; user stacks walked through the CFI in the kernel at %llu new "
+			       "places (%llu complete; no stack copied), %llu copied where the walk "
+			       "could not go yet",
+			       (unsigned long long)oc->kwalked,
+			       (unsigned long long)oc->kwalked_complete,
+			       (unsigned long long)(st[OFFCPU_STAT_KWALK_COPIED] +
+						    st[OFFCPU_STAT_KWALK_LOST]));
+	if ((size_t)at < len && oc->o.stacks && oc->o.copies &&
+	    (!oc->skel->rodata->kernel_walk || oc->unwound))
 		at += snprintf(
 			buf + at, len - at,
 			"; user stacks through the CFI from %llu copies (%llu complete, %llu "
@@ -776,6 +906,8 @@ void offcpu__close(struct offcpu *oc)
 		return;
 	ring_buffer__free(oc->rb);
 	offcpu_bpf__destroy(oc->skel);
+	if (oc->o.own_ks)
+		kstacks__close(oc->o.ks);
 	for (i = 0; oc->stacks && i <= oc->stacks->mask && oc->stacks->slots; i++) {
 		struct stack_ent *e = htab__slot(oc->stacks, &stack_type, i);
 
@@ -818,6 +950,17 @@ int offcpu__track(struct offcpu *oc, pid_t pid)
 void offcpu__session(struct offcpu *oc, struct perf_session *s)
 {
 	(void)oc, (void)s;
+}
+
+const struct perf_session_observer *offcpu__observer(struct offcpu *oc)
+{
+	(void)oc;
+	return NULL;
+}
+
+void offcpu__walk_track(struct offcpu *oc, pid_t pid)
+{
+	(void)oc, (void)pid;
 }
 
 int offcpu__attach(struct offcpu *oc, pid_t pid, const struct offcpu_seed *threads, size_t n,

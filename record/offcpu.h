@@ -30,15 +30,26 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct kstacks;
 struct offcpu;
 struct pdata;
 struct perf_session;
+struct perf_session_observer;
 
 struct offcpu_opts {
 	int follow_children; /* forked processes belong to the tree */
 	int stacks;	     /* kernel frames and the user frames (-g), else the user PC alone */
 	int copies;	     /* the user stack through the CFI (a copy per new place): dwarf */
 	int no_reuse;	     /* walk every switch-out (measurements of the reuse rule) */
+	/*
+	 * With copies: the in-kernel CFI walk's tables (record/kstacks.h), or
+	 * NULL.  The programs then walk a new place's user stack in the kernel
+	 * instead of copying it (bpf/offcpu.h), with these tables; own_ks: they
+	 * are ours (closed with us; fed the session's mappings through
+	 * offcpu__observer and flushed at every poll), else the bpf clock's.
+	 */
+	struct kstacks *ks;
+	int own_ks;
 };
 
 /*
@@ -69,6 +80,15 @@ struct offcpu_seed {
  */
 int offcpu__attach(struct offcpu *oc, pid_t pid, const struct offcpu_seed *threads, size_t n,
 		   uint64_t now);
+
+/*
+ * With our own kernel-walk tables (offcpu_opts.own_ks): the observer to put
+ * in perf_session_opts, which gives them the session's mappings.
+ */
+const struct perf_session_observer *offcpu__observer(struct offcpu *oc);
+
+/* A root of the tree for the kernel walk's tables (the command, an attached process). */
+void offcpu__walk_track(struct offcpu *oc, pid_t pid);
 
 /* The session whose records name the processes (after perf_session__open). */
 void offcpu__session(struct offcpu *oc, struct perf_session *s);

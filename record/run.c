@@ -15,6 +15,7 @@
 
 #include "profile/pdata.h"
 #include "record/jitcollect.h"
+#include "record/kstacks.h"
 #include "record/ksyms.h"
 #include "record/offcpu.h"
 #include "record/offcpu_switch.h"
@@ -491,6 +492,36 @@ static int open_offcpu_switch(struct record_run *r, struct perf_session_opts *po
 	return 0;
 }
 
+/*
+ * The BPF off-CPU programs; with -g (dwarf), user stacks walked in the kernel
+ * at new places where issue 17's walk loads (the bpf clock's tables, else
+ * tables of their own, fed by the session as its observer), else copied.
+ * PROFIL_OFFCPU_NO_KWALK (benchmarks): copied always.
+ */
+static int open_offcpu_bpf(struct record_run *r, struct perf_session_opts *po,
+			   struct offcpu_opts *oo, char *why, size_t whylen)
+{
+	char kwhy[256];
+	int rc;
+
+	if (oo->stacks && oo->copies && !getenv("PROFIL_OFFCPU_NO_KWALK")) {
+		oo->ks = record_bpf__kstacks(r->bpf);
+		if (!oo->ks && !po->observer && kstacks__open(&oo->ks, r->pd, kwhy, sizeof(kwhy)) == 0)
+			oo->own_ks = 1;
+	}
+	rc = offcpu__open(&r->offcpu, r->pd, oo, why, whylen);
+	if (rc < 0 && oo->ks) { /* without the walk, the copies */
+		if (oo->own_ks)
+			kstacks__close(oo->ks);
+		oo->ks = NULL;
+		oo->own_ks = 0;
+		rc = offcpu__open(&r->offcpu, r->pd, oo, why, whylen);
+	}
+	if (rc == 0 && oo->own_ks)
+		po->observer = offcpu__observer(r->offcpu);
+	return rc;
+}
+
 void record_run__open_offcpu(struct record_run *r, struct perf_session_opts *po, pid_t pid,
 			     int attach)
 {
@@ -503,10 +534,12 @@ void record_run__open_offcpu(struct record_run *r, struct perf_session_opts *po,
 	if (!r->o->offcpu)
 		return;
 	/* an attached process is put in the tree with its threads once its events are on */
-	if (offcpu__open(&r->offcpu, r->pd, &oo, why, sizeof(why)) == 0 &&
+	if (open_offcpu_bpf(r, po, &oo, why, sizeof(why)) == 0 &&
 	    (attach || offcpu__track(r->offcpu, pid) == 0)) {
 		po->forgetting = offcpu__forgetting;
 		po->forgetting_arg = r->offcpu;
+		if (!attach)
+			offcpu__walk_track(r->offcpu, pid);
 		return;
 	}
 	offcpu__close(r->offcpu);

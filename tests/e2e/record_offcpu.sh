@@ -109,6 +109,14 @@ else
 	skip pprof_offcpu "go not installed"
 fi
 
+# the user stacks of new places walked in the kernel (issue 17's walk), where it loads here
+if "$DUMP" mix.data | grep -q '^note topic=off-cpu .*user stacks walked through the CFI in the kernel'; then
+	"$DUMP" mix.data | grep '^note topic=off-cpu' | grep -q 'in the kernel at [1-9][0-9]* new places'
+	expect mix_user_stacks_walked_in_kernel "$("$DUMP" mix.data | grep '^note topic=off-cpu')"
+else
+	skip mix_user_stacks_walked_in_kernel "the in-kernel walk does not load here: $("$DUMP" mix.data | grep '^note topic=off-cpu')"
+fi
+
 # every thread: CPU + off-CPU = its lifetime (nothing lost, nothing twice)
 "$DUMP" mix.data >mix.dump
 bad=$(awk '$1=="thread" { for (i=2;i<=NF;i++) { split($i,a,"="); v[a[1]]=a[2] }
@@ -126,7 +134,9 @@ expect mix_table_is_the_total "$(grep -e '^offcpu' -e '^offtid' mix.dump)"
 # (each child's user stack copy is unwound when the session handles its exit at the
 # latest; unwound after, the copy met no mappings and the time went to [truncated])
 rm -f forks.truth
-OFFCPU_TRUTH=$T/forks.truth "$P" record -q --off-cpu -g -o forks.data -- "$PROG" forks 10
+# (copies: PROFIL_OFFCPU_NO_KWALK, the in-kernel walk left out)
+OFFCPU_TRUTH=$T/forks.truth PROFIL_OFFCPU_NO_KWALK=1 \
+	"$P" record -q --off-cpu -g -o forks.data -- "$PROG" forks 10
 "$P" report -i forks.data --children --sort sym --top 0 >forks.txt
 got=$(awk '/^ *%total/ { for (i=1;i<=NF;i++) if ($i=="off-cpu") c=i-2 }
 	c && $(NF-1) == "forked_fn" { printf "%.0f", $c * 1e9; exit }' forks.txt)
