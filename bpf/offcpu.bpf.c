@@ -160,8 +160,9 @@ static __always_inline void count_interval(struct offcpu_thread *th, __u64 ns)
 		stat_add(OFFCPU_STAT_KEYS_FULL_NS, ns);
 		return;
 	}
-	__sync_fetch_and_add(&v->ns, ns);
-	__sync_fetch_and_add(&v->count, 1);
+	/* plain adds: a key names one thread, whose switch-ins come one at a time */
+	v->ns += ns;
+	v->count++;
 }
 
 /* Close th's pending interval at now (its switch-in). */
@@ -265,10 +266,11 @@ static __always_inline __u64 signature(struct offcpu_thread *th, __u32 reason, s
 		*(volatile __u64 *)&th->frame = fp;
 	}
 	h = mix(h, *(volatile __u64 *)&th->frame);
-	h = mix(h, BPF_CORE_READ(r, orig_ax));
-	h = mix(h, BPF_CORE_READ(r, ip));
-	h = mix(h, BPF_CORE_READ(r, sp));
-	h = mix(h, BPF_CORE_READ(r, bp));
+	/* direct loads (r is a trusted BTF pointer): no helper call per register */
+	h = mix(h, r->orig_ax);
+	h = mix(h, r->ip);
+	h = mix(h, r->sp);
+	h = mix(h, r->bp);
 	return h ? h : 1;
 }
 
@@ -479,21 +481,28 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 		thread_died(prev, tid, now);
 		return;
 	}
-	pr = bpf_map_lookup_elem(&tracked, &tgid);
-	if (!pr || !pr->armed)
-		return;
-	th = thread_of(prev, tid, now);
-	if (!th)
-		return;
+	/* a thread with its entry is of the tree, its image in key.gen: no lookup of tracked */
+	th = bpf_map_lookup_elem(&threads, &tid);
+	if (th && th->task_start == prev->start_time) {
+	} else if (th && !th->task_start) {
+		th->task_start = prev->start_time; /* a thread of an attached process: adopted */
+	} else {
+		pr = bpf_map_lookup_elem(&tracked, &tgid);
+		if (!pr || !pr->armed)
+			return;
+		th = thread_of(prev, tid, now);
+		if (!th)
+			return;
+		th->key.gen = pr->gen;
+	}
 	stat_add(OFFCPU_STAT_SWITCHES, 1);
 	close_missed(th, prev, now);
 	reason = reason_of(preempt, state);
 	r = (struct pt_regs *)bpf_task_pt_regs(prev);
 	th->key.tgid = tgid;
 	th->key.tid = tid;
-	th->key.gen = pr->gen;
 	th->key.reason = reason;
-	th->key.upc = r ? BPF_CORE_READ(r, ip) : 0;
+	th->key.upc = r ? r->ip : 0;
 	if (th->key.upc >= KERNEL_START)
 		th->key.upc = 0;
 	th->key.walk = 0;
@@ -597,5 +606,9 @@ int BPF_PROG(offcpu_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 			bpf_map_update_elem(&threads, &tid, &fresh, BPF_ANY);
 		}
 	}
+	/* the new image: the thread's next intervals are counted under it */
+	th = bpf_map_lookup_elem(&threads, &tid);
+	if (th)
+		th->key.gen = pr->gen;
 	return 0;
 }
