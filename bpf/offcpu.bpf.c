@@ -342,9 +342,10 @@ static __always_inline __u32 walk_user_stack(struct offcpu_thread *th, struct pt
 
 	if (!last)
 		return 0;
-	regs.ip = BPF_CORE_READ(r, ip);
-	regs.sp = BPF_CORE_READ(r, sp);
-	regs.bp = BPF_CORE_READ(r, bp);
+	regs.ip = r->ip;
+	regs.sp = r->sp;
+	regs.bp = r->bp;
+	regs.di = r->di; /* glibc's __vfork keeps its return address there */
 	if (!regs.ip || regs.ip >= KERNEL_START || !regs.sp)
 		return 0;
 	u = bpf_ringbuf_reserve(&uwalks, sizeof(*u), 0);

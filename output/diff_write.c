@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * profil diff's writers: the comparison of two profiles (report/diff.h) as
- * text or as JSON (doc/report-json.md, "profil diff").
+ * text or as JSON (doc/report-json.md, "profil diff"); the JSON is also the
+ * tables of the differential flame graph's page (output/diff_html.c).
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -122,7 +123,7 @@ static struct json_object *json_side(const struct diff_side *s, int seconds_know
 
 	if (!o)
 		return NULL;
-	rc |= json__set(o, "samples", json_object_new_int64((int64_t)s->samples));
+	rc |= json__set(o, "samples", json__uint(s->samples));
 	rc |= json__set(o, "percent", json__double(s->share));
 	rc |= set_seconds(o, "seconds", seconds_known, s->seconds);
 	if (offcpu) {
@@ -190,9 +191,9 @@ static struct json_object *json_profile(const char *path, const struct report *r
 	rc |= json__set(o, "command", json_object_new_string(h->command));
 	rc |= json__set(o, "clock", json_object_new_string(pdata__clock_name(h->clock)));
 	rc |= json__set(o, "rate_hz", json__double(pview__rate_hz(rep->v)));
-	rc |= json__set(o, "period_ns", json_object_new_int64((int64_t)h->period_ns));
+	rc |= json__set(o, "period_ns", json__uint(h->period_ns));
 	rc |= json__set(o, "complete", json_object_new_boolean(h->state == PDATA_COMPLETE));
-	rc |= json__set(o, "total_samples", json_object_new_int64((int64_t)rep->v->total));
+	rc |= json__set(o, "total_samples", json__uint(rep->v->total));
 	rc |= set_seconds(o, "total_seconds", rep->period_s > 0,
 			  (double)rep->v->total * rep->period_s);
 	rc |= json__set(o, "cpu_seconds", json__double((double)h->cpu_ns / 1e9));
@@ -205,13 +206,13 @@ static struct json_object *json_profile(const char *path, const struct report *r
 	return o;
 }
 
-int diff__write_json(const struct diff *d, const struct diff_print *o, FILE *out)
+struct json_object *diff__json(const struct diff *d, const struct diff_print *o)
 {
 	struct json_object *top = json_object_new_object();
 	int rc = top ? 0 : -ENOMEM;
 
 	if (rc)
-		return rc;
+		return NULL;
 	rc |= json__set(top, "old", json_profile(o->old_path, d->old));
 	rc |= json__set(top, "new", json_profile(o->new_path, d->new));
 	rc |= json__set(top, "percent_of", json_object_new_string("profile"));
@@ -225,10 +226,22 @@ int diff__write_json(const struct diff *d, const struct diff_print *o, FILE *out
 	for (int t = 0; !rc && t < DIFF_NTABLES; t++)
 		rc |= json__set(top, diff__table_name((enum diff_table)t),
 				json_rows(o, d, (enum diff_table)t));
-	if (!rc)
-		fprintf(out, "%s\n",
-			json_object_to_json_string_ext(
-				top, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	if (rc) {
+		json_object_put(top);
+		return NULL;
+	}
+	return top;
+}
+
+int diff__write_json(const struct diff *d, const struct diff_print *o, FILE *out)
+{
+	struct json_object *top = diff__json(d, o);
+
+	if (!top)
+		return -ENOMEM;
+	fprintf(out, "%s\n",
+		json_object_to_json_string_ext(top, JSON_C_TO_STRING_PRETTY |
+							    JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(top);
-	return rc ? rc : ferror(out) ? -EIO : 0;
+	return ferror(out) ? -EIO : 0;
 }

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "utils/array.h"
 #include "utils/htab.h"
 #include "utils/outfile.h"
 #include "utils/why.h"
@@ -69,7 +70,7 @@ struct gobj {
 
 struct objects {
 	struct gobj *o;
-	size_t n;
+	size_t n, cap;
 	struct htab *by_path; /* struct str_ent: a mapping's path -> index */
 	struct htab *by_real; /* struct str_ent: a canonical path -> index */
 };
@@ -112,13 +113,8 @@ static int object_of_real(struct objects *os, const char *path, char *real, size
 	struct str_ent *e;
 	bool fresh;
 
-	if ((os->n & (os->n + 1)) == 0 || !os->n) { /* grow at 2^k - 1 */
-		struct gobj *n = realloc(os->o, (os->n ? (os->n + 1) * 2 : 8) * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		os->o = n;
-	}
+	if (array__reserve(&os->o, &os->cap, os->n + 1, sizeof(*os->o)))
+		return -ENOMEM;
 	e = str_find_or_add(os->by_real, real, os->n, &fresh);
 	if (!e)
 		return -ENOMEM;
@@ -746,9 +742,7 @@ int gmon_export_opts(const char *data_path, const char *out_path, const struct g
 	if (nrec > GMON_MAX_BYTES / (h.nbins * 2ull + 40)) {
 		nrec = GMON_MAX_BYTES / (h.nbins * 2ull + 40);
 		if (!nrec)
-			nrec = 1;
-		fprintf(stderr, "profil: warning: gmon.out bins saturate at %llu samples\n",
-			(unsigned long long)(nrec * BIN_MAX));
+			nrec = 1; /* the summary says "some bins saturated" */
 	}
 	rc = outfile__write(out_path, &pdata__output_rules, fill_gmon,
 			    &(struct gmon_out){&h, rate, nrec, arc_list, narcs}, why, whylen);

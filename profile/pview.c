@@ -185,6 +185,27 @@ static int on_map(struct loader *l, const struct pdata_rec *rec)
 	return 0;
 }
 
+/* Where a proc ran: the first such record of a proc counts. */
+static int on_ctx(struct loader *l, const struct pdata_rec *rec)
+{
+	const struct pdata_proc_ctx *r = (const struct pdata_proc_ctx *)rec;
+	struct pv_proc *p;
+	char *cg;
+
+	if (rec->size <= sizeof(*r) || r->proc == 0)
+		return -EBADMSG;
+	p = pview__proc(l->v, r->proc);
+	if (!p || p->cgroup)
+		return -EBADMSG;
+	cg = copy_str(r->cgroup, rec->size - sizeof(*r));
+	if (!cg)
+		return -EBADMSG;
+	p->cgroup = cg;
+	p->nspid = r->nspid;
+	p->ctx_flags = r->flags & (PDATA_CTX_MNTNS | PDATA_CTX_KTHREAD);
+	return 0;
+}
+
 static int on_ksym(struct loader *l, const struct pdata_rec *rec)
 {
 	const struct pdata_ksym *r = (const struct pdata_ksym *)rec;
@@ -286,6 +307,7 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 		break;
 	case PDATA_REC_MAP:
 	case PDATA_REC_JITSYM:
+	case PDATA_REC_PROC_CTX:
 		rc = 1; /* second pass */
 		break;
 	case PDATA_REC_KSYM:
@@ -315,6 +337,8 @@ static int on_rec2(void *arg, const struct pdata_rec *rec)
 		rc = on_map(l, rec);
 	else if (rec->type == PDATA_REC_JITSYM)
 		rc = on_jitsym(l, rec);
+	else if (rec->type == PDATA_REC_PROC_CTX)
+		rc = on_ctx(l, rec);
 	return settle(l, rc);
 }
 
@@ -843,6 +867,12 @@ int pview__load(struct pview **out, const char *path, char *why, size_t whylen)
 	}
 	if (v->nksyms > 1)
 		qsort(v->ksyms, v->nksyms, sizeof(*v->ksyms), cmp_ksym);
+	for (size_t i = 0; i < v->nprocs; i++) {
+		if (!v->procs[i].cgroup && !(v->procs[i].cgroup = strdup(""))) {
+			pview__free(v);
+			return why_fail(why, whylen, -ENOMEM, "%s: out of memory", path);
+		}
+	}
 	*out = v;
 	return 0;
 }
@@ -862,6 +892,7 @@ void pview__free(struct pview *v)
 		free(p->jit);
 		free(p->threads);
 		free(p->exe);
+		free(p->cgroup);
 	}
 	for (size_t i = 0; i < v->nksyms; i++)
 		free(v->ksyms[i].name);
@@ -896,21 +927,29 @@ static const struct pv_map *own_map(const struct pv_proc *p, uint64_t pc)
 	return NULL;
 }
 
+/*
+ * The image whose mappings p inherited: its fork parent, or NULL (none, or
+ * p is an exec image: an exec does not inherit the previous image's mappings).
+ */
+static const struct pv_proc *fork_parent(const struct pview *v, const struct pv_proc *p)
+{
+	const struct pv_proc *parent;
+
+	if (!p->parent || p->parent == p->id)
+		return NULL;
+	parent = pview__proc(v, p->parent);
+	if (!parent || (parent->end_kind == PDATA_END_EXEC && parent->pid == p->pid))
+		return NULL;
+	return parent;
+}
+
 const struct pv_map *pview__map_of(const struct pview *v, const struct pv_proc *p, uint64_t pc)
 {
-	for (int depth = 0; p && depth < MAX_PARENT_DEPTH; depth++) {
+	for (int depth = 0; p && depth < MAX_PARENT_DEPTH; depth++, p = fork_parent(v, p)) {
 		const struct pv_map *m = own_map(p, pc);
-		const struct pv_proc *parent;
 
 		if (m)
 			return m;
-		if (!p->parent || p->parent == p->id)
-			return NULL;
-		parent = pview__proc(v, p->parent);
-		/* an exec image does not inherit the previous image's mappings */
-		if (!parent || (parent->end_kind == PDATA_END_EXEC && parent->pid == p->pid))
-			return NULL;
-		p = parent;
 	}
 	return NULL;
 }
@@ -921,16 +960,8 @@ const struct pv_map *pview__map_of(const struct pview *v, const struct pv_proc *
 static const struct pv_jitsym *own_jitsym(const struct pv_proc *p, uint64_t pc)
 {
 	const struct pv_jitsym *best = NULL;
-	size_t lo = 0, hi = p->njit;
+	size_t lo = SEARCH_UPPER(p->jit, p->njit, start, pc);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->jit[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (size_t k = lo; k > 0 && k + JIT_OVERLAP_SCAN > lo; k--) {
 		const struct pv_jitsym *j = &p->jit[k - 1];
 
@@ -942,18 +973,11 @@ static const struct pv_jitsym *own_jitsym(const struct pv_proc *p, uint64_t pc)
 
 const struct pv_jitsym *pview__jitsym(const struct pview *v, const struct pv_proc *p, uint64_t pc)
 {
-	for (int depth = 0; p && depth < MAX_PARENT_DEPTH; depth++) {
+	for (int depth = 0; p && depth < MAX_PARENT_DEPTH; depth++, p = fork_parent(v, p)) {
 		const struct pv_jitsym *j = p->njit ? own_jitsym(p, pc) : NULL;
-		const struct pv_proc *parent;
 
 		if (j)
 			return j;
-		if (!p->parent || p->parent == p->id)
-			return NULL;
-		parent = pview__proc(v, p->parent);
-		if (!parent || (parent->end_kind == PDATA_END_EXEC && parent->pid == p->pid))
-			return NULL;
-		p = parent;
 	}
 	return NULL;
 }

@@ -750,6 +750,7 @@ static void walk_sync(struct offcpu *oc, uint64_t synced_until)
 		return;
 	if (oc->o.own_ks)
 		kstacks__flush(oc->o.ks, synced_until);
+	oc->skel->bss->kunw_generation = kstacks__generation(oc->o.ks);
 	oc->skel->bss->kunw_synced_until = kstacks__synced_until(oc->o.ks);
 }
 

@@ -162,6 +162,11 @@ struct kstacks *record_bpf__kstacks(struct record_bpf *rb)
 	return rb ? rb->ks : NULL;
 }
 
+int record_bpf__wake_fd(struct record_bpf *rb)
+{
+	return rb && rb->ks ? kstacks__wake_fd(rb->ks) : -1;
+}
+
 int record_bpf__track(struct record_bpf *rb, pid_t pid)
 {
 	return rb && rb->ks ? kstacks__track(rb->ks, pid) : 0;

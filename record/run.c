@@ -61,6 +61,8 @@ static void on_signal(struct record_run *r, const struct signalfd_siginfo *si)
 		r->detached = 1; /* Ctrl-C / SIGTERM ends an attach session */
 		return;
 	}
+	if (r->o->all_cpus)
+		r->detached = 1; /* and a whole-machine one (its command gets it as below) */
 	if (si->ssi_code == SI_KERNEL && si->ssi_signo != SIGTERM)
 		return;
 	if (r->child > 0 && !r->exited)
@@ -308,7 +310,9 @@ void record_run__kernel(struct record_run *r)
 	}
 	h->flags |= PDATA_F_KERNEL;
 	append(r->note, sizeof(r->note), "%s", "; kernel sampled");
-	n = ksyms__store(r->pd, "/proc/kallsyms", why, sizeof(why));
+	n = r->keep_ksyms ?
+		    ksyms__store_cached(r->pd, &r->ksyms, 60, "/proc/kallsyms", why, sizeof(why)) :
+		    ksyms__store(r->pd, "/proc/kallsyms", why, sizeof(why));
 	if (n < 0)
 		append(r->note, sizeof(r->note), " (its functions unnamed: %s)", why);
 }
@@ -404,6 +408,14 @@ static void locate_output(struct record_run *r, int at_path)
 		snprintf(res->output, sizeof(res->output), "%s", old);
 }
 
+/* 1 when the file being recorded has no name any more (a compact copy replaced it). */
+static int replaced(struct pdata *pd)
+{
+	struct stat st;
+
+	return fstat(pdata__fd(pd), &st) == 0 && st.st_nlink == 0;
+}
+
 void record_run__finish(struct record_run *r)
 {
 	struct pdata_header *h = pdata__header(r->pd);
@@ -411,13 +423,15 @@ void record_run__finish(struct record_run *r)
 	char why[200];
 	int compacted = 0;
 
-	res->flush_err = pdata__finish(r->pd);
+	res->flush_err = pdata__seal(r->pd);
 	/* the compact copy replaces the full-size file; failing that, the latter stays, complete */
 	if (!res->flush_err) {
 		compacted = pdata__compact(r->pd, r->o->output, why, sizeof(why)) == 0;
 		if (!compacted && !res->warning[0])
 			snprintf(res->warning, sizeof(res->warning),
 				 "%s (the profile is complete, at full size)", why);
+		if (!replaced(r->pd)) /* it stays the profile (or nothing was to gain) */
+			res->flush_err = pdata__sync(r->pd);
 	}
 	locate_output(r, compacted);
 	res->samples = h->samples;
@@ -463,7 +477,7 @@ int record_run__poll_once(struct record_run *r, int extra_fd)
 		map[n] = i;
 		pfd[n++] = (struct pollfd){.fd = rfds[i], .events = POLLIN};
 	}
-	if (poll(pfd, (nfds_t)n, 50) < 0 && errno != EINTR)
+	if (poll(pfd, (nfds_t)n, r->poll_ms > 0 ? r->poll_ms : 50) < 0 && errno != EINTR)
 		return 0;
 	if (pfd[0].revents)
 		drain_signals(r);

@@ -10,6 +10,8 @@ PROGS="$B/tests/progs"
 TOOLS="$B/tests/tools"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+# under ASan: other projects' leaks are not ours (tests/lsan.supp says which and why)
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$ROOT/tests/lsan.supp"
 
 ok() { echo "ok $1"; }
 no() { echo "not ok $1: $2"; }
