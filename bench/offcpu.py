@@ -44,15 +44,18 @@ WARMUP = 1.25
 
 
 def windows(text):
-    """The round trips/s of the windows after WARMUP, and the workload's own CPU."""
-    rates, cpu = [], None
+    """The windows after WARMUP: their round trips per second of wall time and per second of
+    the workload's own CPU time; and the workload's own CPU."""
+    rates, cpurates, cpu = [], [], None
     for line in text.splitlines():
         f = line.split()
-        if len(f) == 3 and f[0] == 'window' and float(f[1]) >= WARMUP:
+        if len(f) >= 3 and f[0] == 'window' and float(f[1]) >= WARMUP:
             rates.append(float(f[2]))
+            if len(f) >= 4 and float(f[3]) > 0:
+                cpurates.append(float(f[3]))
         elif len(f) == 3 and f[0] == 'cpu':
             cpu = float(f[1]) + float(f[2])
-    return rates, cpu
+    return rates, cpurates, cpu
 
 
 def vm_hwm(pid):
@@ -137,11 +140,16 @@ def variants(build, tmp):
         vs.append(Variant('perf_cs', '`perf record -e cs -c 1 -g -p PID`', 'attach',
                           ['perf', 'record', '-q', '-e', 'cs', '-c', '1', '-g', '-o',
                            os.path.join(tmp, 'perf.data'), '-p', '{PID}']))
+        # what per-thread sampling events cost at each switch by themselves (no off-CPU)
+        vs.append(Variant('perf_taskclock', '`perf record -e task-clock -F 997 -p PID` '
+                          '(CPU only)', 'attach',
+                          ['perf', 'record', '-q', '-e', 'task-clock', '-F', '997', '-o',
+                           os.path.join(tmp, 'perf.data'), '-p', '{PID}']))
     return vs
 
 
 def one(v, work, secs, tmp):
-    """(rates, recorder CPU s, rss MiB, error) of one run of variant v."""
+    """(rates, CPU rates, recorder CPU s, rss MiB, error) of one run of variant v."""
     if v.kind in ('profil', 'profil_noreuse'):
         env_set = v.kind == 'profil_noreuse'
         if env_set:
@@ -153,15 +161,15 @@ def one(v, work, secs, tmp):
         finally:
             os.environ.pop('PROFIL_OFFCPU_NO_REUSE', None)
         with open(outf) as f:
-            rates, own = windows(f.read())
+            rates, cpurates, own = windows(f.read())
         if rc != 0 or not rates:
-            return None, None, None, 'exit %d' % rc
-        return rates, (tree - own) if own is not None else None, peak, None
+            return None, None, None, None, 'exit %d' % rc
+        return rates, cpurates, (tree - own) if own is not None else None, peak, None
     text, cpu, peak, err = run_attached(v.argv, work, secs, tmp)
-    rates, _ = windows(text)
+    rates, cpurates, _ = windows(text)
     if not rates or cpu is None:
-        return None, None, None, (err or 'no output').strip().splitlines()[-1:]
-    return rates, cpu, peak, None
+        return None, None, None, None, (err or 'no output').strip().splitlines()[-1:]
+    return rates, cpurates, cpu, peak, None
 
 
 BPF_STATS = '/proc/sys/kernel/bpf_stats_enabled'
@@ -182,7 +190,7 @@ def prog_cost(name):
 def measure_cost(v, work, secs, tmp):
     """ns per switch of variant v's sched_switch program, read 2/3 into a run."""
     prog = {'attach': 'sched_switch'}.get(v.kind, 'offcpu_switch')
-    if v.name in ('perf_cs', 'profil_cpu_g') or not shutil.which('bpftool'):
+    if v.name in ('perf_cs', 'perf_taskclock', 'profil_cpu_g') or not shutil.which('bpftool'):
         return None
     try:
         with open(BPF_STATS) as f:
@@ -208,38 +216,56 @@ def measure_cost(v, work, secs, tmp):
     return got[0] if got else None
 
 
-def bench_offcpu(build, out, quick=False, reps=None, log=print, pin=True):
+def quartiles(xs):
+    """(25th, 75th) percentiles of xs (the middle half of the repetitions)."""
+    if len(xs) < 4:
+        return min(xs), max(xs)
+    q = statistics.quantiles(xs, n=4)
+    return q[0], q[2]
+
+
+def loadavg():
+    with open('/proc/loadavg') as f:
+        return float(f.read().split()[0])
+
+
+def bench_offcpu(build, out, quick=False, reps=None, log=print, pin=True, only=None, secs=None):
     work = os.path.join(build, 'bench', 'wl_pingpong')
     if not os.path.exists(work):
         log('offcpu: %s missing (make bench-build)' % work)
         return {}
-    secs = 3.0 if quick else 4.0
+    secs = secs or (3.0 if quick else 4.0)
     if pin:  # both threads on the last CPU (wl_pingpong.c says why)
         os.environ['PINGPONG_CPU'] = str(max(os.cpu_count() - 1, 0))
     reps = reps or (2 if quick else 6)
     tmp = tempfile.mkdtemp(prefix='offcpu-bench.')
-    vs = variants(build, tmp)
-    res = {v.name: {'kept': [], 'recorder': [], 'rss': [], 'rate': [], 'base': [],
-                    'ns_switch': [], 'error': None} for v in vs}
+    vs = [v for v in variants(build, tmp) if not only or v.name in only]
+    res = {v.name: {'kept': [], 'kept_cpu': [], 'recorder': [], 'rss': [], 'rate': [],
+                    'base': [], 'ns_switch': [], 'error': None} for v in vs}
+    loads = []
     for r in range(reps):
+        loads.append(loadavg())
         order = vs[r % len(vs):] + vs[:r % len(vs)]
         for v in order:
-            base, _ = windows(subprocess.run([work, str(secs)], capture_output=True,
-                                             text=True).stdout)
-            rates, rec, rss, err = one(v, work, secs, tmp)
+            base, cbase, _ = windows(subprocess.run([work, str(secs)], capture_output=True,
+                                                    text=True).stdout)
+            rates, cpurates, rec, rss, err = one(v, work, secs, tmp)
             e = res[v.name]
             if err or not base:
                 e['error'] = str(err)
                 continue
             b, g = statistics.median(base), statistics.median(rates)
             e['kept'].append(g / b)
+            if cbase and cpurates:
+                e['kept_cpu'].append(statistics.median(cpurates) / statistics.median(cbase))
             e['rate'].append(g)
             e['base'].append(b)
             if rec is not None:
                 e['recorder'].append(rec / secs)
             e['rss'].append(rss)
-            log('offcpu: rep %d %s: %.0f vs %.0f round trips/s (%.0f %%)' %
-                (r + 1, v.name, g, b, 100 * g / b))
+            log('offcpu: rep %d %s: %.0f vs %.0f round trips/s (%.0f %%), per CPU second %.0f %%'
+                % (r + 1, v.name, g, b, 100 * g / b,
+                   100 * e['kept_cpu'][-1] if e['kept_cpu'] else float('nan')))
     for r in range(2 if quick else 3):
         for v in vs:
             c = measure_cost(v, work, secs, tmp)
@@ -248,7 +274,7 @@ def bench_offcpu(build, out, quick=False, reps=None, log=print, pin=True):
                 log('offcpu: %s: %.0f ns per switch in its BPF program' % (v.name, c))
     shutil.rmtree(tmp, ignore_errors=True)
     os.environ.pop('PINGPONG_CPU', None)
-    write_md(out, vs, res, secs, reps, pin)
+    write_md(out, vs, res, secs, reps, pin, loads)
     return res
 
 
@@ -256,7 +282,7 @@ def med(xs):
     return statistics.median(xs) if xs else float('nan')
 
 
-def write_md(out, vs, res, secs, reps, pin):
+def write_md(out, vs, res, secs, reps, pin, loads):
     lines = ['# Off-CPU time: the cost at every context switch', '',
              'Workload: `wl_pingpong` (bench/workloads/wl_pingpong.c), two threads bouncing a '
              'byte over two pipes for %.0f s%s; each variant paired with an unprofiled run '
@@ -265,22 +291,33 @@ def write_md(out, vs, res, secs, reps, pin):
              'bench/offcpu.py.'
              % (secs, ', both threads on one CPU ($PINGPONG_CPU: every round trip is four '
                 'switches there)' if pin else '', reps, WARMUP), '',
-             '| variant | kept (median) | range | round trips/s (median) | unprofiled | '
-             'profiler CPU, s per s | profiler peak RSS, MiB | BPF ns per switch |',
-             '| --- | --- | --- | --- | --- | --- | --- | --- |']
+             '| variant | kept per CPU second (median) | middle half | range | kept, wall '
+             '(median) | middle half | round trips/s (median) | unprofiled | profiler CPU, '
+             's per s | profiler peak RSS, MiB | BPF ns per switch |',
+             '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |']
     for v in vs:
         e = res[v.name]
-        if not e['kept']:
-            lines.append('| %s | skipped: %s | | | | | | |' % (v.label, e['error']))
+        if not e['kept'] or not e['kept_cpu']:
+            lines.append('| %s | skipped: %s | | | | | | | | | |' % (v.label, e['error']))
             continue
-        lines.append('| %s | %.0f %% | %.0f-%.0f %% | %.0f | %.0f | %.3f | %.1f | %s |' % (
-            v.label, 100 * med(e['kept']), 100 * min(e['kept']), 100 * max(e['kept']),
+        c1, c3 = quartiles(e['kept_cpu'])
+        q1, q3 = quartiles(e['kept'])
+        lines.append('| %s | %.0f %% | %.0f-%.0f %% | %.0f-%.0f %% | %.0f %% | %.0f-%.0f %% | '
+                     '%.0f | %.0f | %.3f | %.1f | %s |' % (
+            v.label, 100 * med(e['kept_cpu']), 100 * c1, 100 * c3,
+            100 * min(e['kept_cpu']), 100 * max(e['kept_cpu']),
+            100 * med(e['kept']), 100 * q1, 100 * q3,
             med(e['rate']), med(e['base']), med(e['recorder']), med(e['rss']),
             '%.0f' % med(e['ns_switch']) if e['ns_switch'] else '-'))
-    lines += ['', 'Load average when written: %s (the machine is shared: throughput '
-              'swings with the other jobs; ns per switch does not).' %
-              open('/proc/loadavg').read().split()[0],
-              '', 'kept: the variant\'s round trips/s over its paired unprofiled run\'s.  '
+    lines += ['', 'Load average at each repetition\'s start: median %.1f, %.1f-%.1f; when written: '
+              '%.1f (the machine is shared: throughput swings with the other jobs; ns per '
+              'switch does not).' % (med(loads), min(loads), max(loads), loadavg()),
+              '', 'kept per CPU second: the variant\'s round trips per second of the workload\'s '
+              'own CPU time (CLOCK_PROCESS_CPUTIME_ID over each window) over its paired '
+              'unprofiled run\'s: what a round trip costs, whichever share of the CPU the '
+              'machine\'s other jobs left it (a profiler\'s work at the switches is done in the '
+              'threads\' time); kept, wall: the same per second of wall time, which the other '
+              'jobs on the pinned CPU move by a factor of 2-5 from run to run.  '
               'profil\'s CPU is the recorder\'s own (the tree\'s CPU less the workload\'s); '
               'the BPF programs\' time in the kernel is the workload\'s (it runs at its '
               'switches) and shows in kept.  The `-g` variants also sample CPU time at '
@@ -296,11 +333,17 @@ def main():
     ap.add_argument('--quick', action='store_true')
     ap.add_argument('--reps', type=int)
     ap.add_argument('--no-pin', action='store_true', help='let the scheduler place the threads')
+    ap.add_argument('--variants', help='comma-separated names (default: all): profil_g, '
+                    'profil_flat, profil_g_noreuse, profil_cpu_g, offcputime, perf_cs, '
+                    'perf_taskclock')
+    ap.add_argument('--secs', type=float, help='seconds per run (default 4, --quick 3)')
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     res = bench_offcpu(os.path.abspath(args.build), os.path.abspath(args.out), args.quick,
-                       args.reps, pin=not args.no_pin)
-    print(json.dumps({k: {'kept': med(v['kept']), 'recorder': med(v['recorder']),
+                       args.reps, pin=not args.no_pin,
+                       only=args.variants.split(',') if args.variants else None, secs=args.secs)
+    print(json.dumps({k: {'kept': med(v['kept']), 'kept_cpu': med(v['kept_cpu']),
+                          'recorder': med(v['recorder']),
                           'rss': med(v['rss']), 'ns_switch': med(v['ns_switch']),
                           'error': v['error']}
                       for k, v in res.items()}, indent=1))

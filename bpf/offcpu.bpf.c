@@ -10,6 +10,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "offcpu.h"
+#include "kunwind_walk.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -19,6 +20,7 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 #define TASK_TRACED_F 0x0008
 #define TASK_DEAD_F 0x0080
 #define KERNEL_START 0xffff800000000000ull
+#define EEXIST 17
 /* bpf_get_stackid's first frames are the program's own glue: the BPF program, bpf_trace_run4 */
 #define KSTACK_SKIP 2
 
@@ -28,6 +30,7 @@ const volatile __u32 user_stacks = 1;	/* the frame-pointer walk of the user stac
 const volatile __u32 kernel_stacks = 1; /* the kernel's frames */
 const volatile __u32 reuse_stacks = 1;	/* the cache of offcpu.h ("Cost") */
 const volatile __u32 user_copies = 1;	/* copies of the user stack at new places */
+const volatile __u32 kernel_walk = 0;	/* the in-kernel CFI walk at new places (offcpu.h) */
 
 /* Which counts map the programs add into (user space flips it). */
 volatile __u32 cur;
@@ -83,6 +86,11 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, OFFCPU_COPY_RING);
 } copies SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, OFFCPU_UWALK_RING);
+} uwalks SEC(".maps");
 
 /* The last walk id handed out. */
 struct {
@@ -140,16 +148,11 @@ static __always_inline struct offcpu_val *count_entry(struct offcpu_key *key)
 	return bpf_map_lookup_elem(map, key);
 }
 
-/* Close th's pending interval at now. */
-static __always_inline void close_interval(struct offcpu_thread *th, __u64 now)
+/* Add ns of th's pending interval to the thread's total and to its key's count. */
+static __always_inline void count_interval(struct offcpu_thread *th, __u64 ns)
 {
-	__u64 out = th->out_ns, ns;
 	struct offcpu_val *v;
 
-	if (!out)
-		return;
-	th->out_ns = 0;
-	ns = now > out ? now - out : 0;
 	th->offcpu_ns += ns;
 	v = count_entry(&th->key);
 	if (!v) {
@@ -157,8 +160,40 @@ static __always_inline void close_interval(struct offcpu_thread *th, __u64 now)
 		stat_add(OFFCPU_STAT_KEYS_FULL_NS, ns);
 		return;
 	}
-	__sync_fetch_and_add(&v->ns, ns);
-	__sync_fetch_and_add(&v->count, 1);
+	/* plain adds: a key names one thread, whose switch-ins come one at a time */
+	v->ns += ns;
+	v->count++;
+}
+
+/* Close th's pending interval at now (its switch-in). */
+static __always_inline void close_interval(struct offcpu_thread *th, __u64 now)
+{
+	__u64 out = th->out_ns;
+
+	if (!out)
+		return;
+	th->out_ns = 0;
+	count_interval(th, now > out ? now - out : 0);
+}
+
+/*
+ * The interval a missed switch-in left open, closed at the thread's next
+ * switch (task, which is switching out or dying now): the time since it
+ * left the CPU less the CPU time it has had since.
+ */
+static __always_inline void close_missed(struct offcpu_thread *th, struct task_struct *task,
+					 __u64 now)
+{
+	__u64 out = th->out_ns, ran = task->se.sum_exec_runtime - th->out_runtime, ns;
+
+	if (!out)
+		return;
+	th->out_ns = 0;
+	ns = now > out ? now - out : 0;
+	ns = ns > ran ? ns - ran : 0;
+	stat_add(OFFCPU_STAT_UNCLOSED, 1);
+	stat_add(OFFCPU_STAT_UNCLOSED_NS, ns);
+	count_interval(th, ns);
 }
 
 /* Thread th (of process tgid, image gen) ended at now: its lifetime and total to user space. */
@@ -191,12 +226,23 @@ static __always_inline struct offcpu_thread *thread_of(struct task_struct *task,
 {
 	struct offcpu_thread *th = bpf_map_lookup_elem(&threads, &tid), fresh = {};
 	__u64 start = task->start_time;
+	long err;
 
-	if (th && th->task_start == start)
+	if (th && (th->task_start == start || !th->task_start)) {
+		th->task_start = start; /* a thread of an attached process: adopted */
 		return th;
+	}
 	fresh.born_ns = now;
 	fresh.task_start = start;
-	if (bpf_map_update_elem(&threads, &tid, &fresh, BPF_ANY)) {
+	/* no entry seen: made, unless the lookup missed one (see offcpu.h), kept then */
+	err = bpf_map_update_elem(&threads, &tid, &fresh, th ? BPF_ANY : BPF_NOEXIST);
+	if (err == -EEXIST) {
+		th = bpf_map_lookup_elem(&threads, &tid);
+		if (th && th->task_start == start)
+			return th;
+		err = bpf_map_update_elem(&threads, &tid, &fresh, BPF_ANY);
+	}
+	if (err) {
 		stat_add(OFFCPU_STAT_THREADS_FULL, 1);
 		return NULL;
 	}
@@ -220,11 +266,34 @@ static __always_inline __u64 signature(struct offcpu_thread *th, __u32 reason, s
 		*(volatile __u64 *)&th->frame = fp;
 	}
 	h = mix(h, *(volatile __u64 *)&th->frame);
-	h = mix(h, BPF_CORE_READ(r, orig_ax));
-	h = mix(h, BPF_CORE_READ(r, ip));
-	h = mix(h, BPF_CORE_READ(r, sp));
-	h = mix(h, BPF_CORE_READ(r, bp));
+	/* direct loads (r is a trusted BTF pointer): no helper call per register */
+	h = mix(h, r->orig_ax);
+	h = mix(h, r->ip);
+	h = mix(h, r->sp);
+	h = mix(h, r->bp);
 	return h ? h : 1;
+}
+
+/*
+ * The top of the user stack from sp into buf: OFFCPU_COPY_BYTES, or, where
+ * the stack ends before (a main thread's shallow stack lies within a few
+ * KiB of the top of its mapping), every whole page up to its end: the rest
+ * of sp's page and the page after it, else the rest of sp's page alone.
+ * The bytes copied.
+ */
+static __always_inline __u32 copy_stack_top(__u8 *buf, __u64 sp)
+{
+	__u32 room = 4096 - (__u32)(sp & 4095); /* 1..4096 */
+	__u32 two = room + 4096;
+
+	_Static_assert(OFFCPU_COPY_BYTES == 8192, "the fallbacks below assume two pages");
+	if (!bpf_probe_read_user(buf, OFFCPU_COPY_BYTES, (const void *)sp))
+		return OFFCPU_COPY_BYTES;
+	if (two < OFFCPU_COPY_BYTES && !bpf_probe_read_user(buf, two & 8191, (const void *)sp))
+		return two;
+	if (!bpf_probe_read_user(buf, room & 8191, (const void *)sp))
+		return room;
+	return 0;
 }
 
 /*
@@ -252,19 +321,68 @@ static __always_inline __u32 copy_user_stack(struct offcpu_thread *th, struct pt
 	c->bp = BPF_CORE_READ(r, bp);
 	c->sp = sp;
 	c->ip = BPF_CORE_READ(r, ip);
-	/* the stack may end before the copy does: then the part up to the next page */
-	c->size = OFFCPU_COPY_BYTES;
-	if (bpf_probe_read_user(c->stack, OFFCPU_COPY_BYTES, (const void *)sp)) {
-		__u64 room = 4096 - (sp & 4095);
-
-		c->size = 0;
-		if (room <= OFFCPU_COPY_BYTES &&
-		    !bpf_probe_read_user(c->stack, room & 4095, (const void *)sp))
-			c->size = (__u32)(room & 4095);
-	}
+	c->size = copy_stack_top(c->stack, sp);
 	bpf_ringbuf_submit(c, 0);
 	stat_add(OFFCPU_STAT_COPIES, 1);
 	return walk;
+}
+
+/*
+ * The user stack of the task switching out (the current one) walked here
+ * through the CFI tables (kernel_walk), to user space under a new walk id;
+ * 0 when the walk cannot take it now (then it is copied).
+ */
+static __always_inline __u32 walk_user_stack(struct offcpu_thread *th, struct pt_regs *r)
+{
+	__u32 zero = 0, *last = bpf_map_lookup_elem(&walks, &zero), walk;
+	struct kunw_walk_res res = {.max = OFFCPU_UWALK_FRAMES};
+	struct kunw_regs regs = {};
+	struct offcpu_uwalk *u;
+	int n;
+
+	if (!last)
+		return 0;
+	regs.ip = r->ip;
+	regs.sp = r->sp;
+	regs.bp = r->bp;
+	regs.di = r->di; /* glibc's __vfork keeps its return address there */
+	if (!regs.ip || regs.ip >= KERNEL_START || !regs.sp)
+		return 0;
+	u = bpf_ringbuf_reserve(&uwalks, sizeof(*u), 0);
+	if (!u) {
+		stat_add(OFFCPU_STAT_KWALK_LOST, 1);
+		return 0;
+	}
+	n = kunw_walk_user(&regs, th->key.tgid, (struct kunw_pcs *)u->pcs, &res);
+	if (n <= 0) {
+		bpf_ringbuf_discard(u, 0);
+		return 0;
+	}
+	walk = __sync_fetch_and_add(last, 1) + 1;
+	u->walk = walk;
+	u->tgid = th->key.tgid;
+	u->tid = th->key.tid;
+	u->n = (__u32)n;
+	u->flags = res.flags;
+	u->pad = 0;
+	bpf_ringbuf_submit(u, 0);
+	stat_add(OFFCPU_STAT_KWALKS, 1);
+	return walk;
+}
+
+/* The user stack of a new place: walked in the kernel where it can be, else copied. */
+static __always_inline __u32 new_place_stack(struct offcpu_thread *th, struct pt_regs *r,
+					     __u64 now)
+{
+	__u32 walk;
+
+	if (kernel_walk) {
+		walk = walk_user_stack(th, r);
+		if (walk)
+			return walk;
+		stat_add(OFFCPU_STAT_KWALK_COPIED, 1);
+	}
+	return copy_user_stack(th, r, now);
 }
 
 /* The stacks of this switch-out: walked, or reused from the thread's walk at the same place. */
@@ -317,7 +435,7 @@ static __always_inline void take_stacks(void *ctx, struct offcpu_thread *th, __u
 		c->walk = 0;
 	}
 	if (user_copies && !c->walk)
-		c->walk = copy_user_stack(th, r, now);
+		c->walk = new_place_stack(th, r, now);
 	c->kstack = k;
 	c->ustack = u;
 	c->reused = 0;
@@ -326,17 +444,24 @@ static __always_inline void take_stacks(void *ctx, struct offcpu_thread *th, __u
 	th->key.walk = c->walk;
 }
 
-/* A thread of the tree is dead: its lifetime and total to user space, its entry gone. */
+/*
+ * A thread of the tree is dead (its last switch): its lifetime and total to
+ * user space, its entry gone.  Its process may have left `tracked` already:
+ * the threads of an exit_group drop `live` to 0 before the last of them
+ * makes its last switch, and the first to see 0 removes the process; the
+ * others are still in `threads`, with the image they last ran.
+ */
 static __always_inline void thread_died(struct task_struct *prev, __u32 tid, __u64 now)
 {
 	struct offcpu_thread *th = bpf_map_lookup_elem(&threads, &tid);
 	__u32 tgid = prev->tgid;
 	struct offcpu_proc *pr;
 
-	if (!th || th->task_start != prev->start_time)
-		return; /* its tid already went to a new thread, which sent its end then */
+	if (!th || (th->task_start != prev->start_time && th->task_start))
+		return; /* not ours, or its tid already went to a new thread, which sent its end */
+	close_missed(th, prev, now);
 	pr = bpf_map_lookup_elem(&tracked, &tgid);
-	send_end(th, tgid, tid, pr ? pr->gen : 0, now);
+	send_end(th, tgid, tid, pr ? pr->gen : th->key.gen, now);
 	bpf_map_delete_elem(&threads, &tid);
 	/* the process's last thread: it leaves the tree (the map stays bounded by live processes) */
 	if (BPF_CORE_READ(prev, signal, live.counter) == 0)
@@ -353,24 +478,32 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 
 	if (!tid)
 		return; /* the idle task */
-	pr = bpf_map_lookup_elem(&tracked, &tgid);
-	if (!pr || !pr->armed)
-		return;
 	if (state & TASK_DEAD_F) {
 		thread_died(prev, tid, now);
 		return;
 	}
-	th = thread_of(prev, tid, now);
-	if (!th)
-		return;
+	/* a thread with its entry is of the tree, its image in key.gen: no lookup of tracked */
+	th = bpf_map_lookup_elem(&threads, &tid);
+	if (th && th->task_start == prev->start_time) {
+	} else if (th && !th->task_start) {
+		th->task_start = prev->start_time; /* a thread of an attached process: adopted */
+	} else {
+		pr = bpf_map_lookup_elem(&tracked, &tgid);
+		if (!pr || !pr->armed)
+			return;
+		th = thread_of(prev, tid, now);
+		if (!th)
+			return;
+		th->key.gen = pr->gen;
+	}
 	stat_add(OFFCPU_STAT_SWITCHES, 1);
+	close_missed(th, prev, now);
 	reason = reason_of(preempt, state);
 	r = (struct pt_regs *)bpf_task_pt_regs(prev);
 	th->key.tgid = tgid;
 	th->key.tid = tid;
-	th->key.gen = pr->gen;
 	th->key.reason = reason;
-	th->key.upc = r ? BPF_CORE_READ(r, ip) : 0;
+	th->key.upc = r ? r->ip : 0;
 	if (th->key.upc >= KERNEL_START)
 		th->key.upc = 0;
 	th->key.walk = 0;
@@ -379,6 +512,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	else
 		th->key.kstack = th->key.ustack = OFFCPU_NO_STACK;
 	th->out_ns = now;
+	th->out_runtime = prev->se.sum_exec_runtime;
 }
 
 SEC("tp_btf/sched_switch")
@@ -393,8 +527,10 @@ int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_
 	if (!ntid)
 		return 0;
 	th = bpf_map_lookup_elem(&threads, &ntid);
-	if (th && th->task_start == next->start_time)
+	if (th && (th->task_start == next->start_time || !th->task_start)) {
+		th->task_start = next->start_time; /* an attached thread: adopted (offcpu.h) */
 		close_interval(th, now);
+	}
 	return 0;
 }
 
@@ -471,5 +607,9 @@ int BPF_PROG(offcpu_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 			bpf_map_update_elem(&threads, &tid, &fresh, BPF_ANY);
 		}
 	}
+	/* the new image: the thread's next intervals are counted under it */
+	th = bpf_map_lookup_elem(&threads, &tid);
+	if (th)
+		th->key.gen = pr->gen;
 	return 0;
 }

@@ -33,13 +33,25 @@
  * `copies` ring), under a walk id the key carries: the recorder unwinds
  * that copy through the CFI as it unwinds a CPU sample's, so the stack is
  * complete through code without frame pointers, at the price of one copy
- * per (thread, place), never one per switch.  When the in-kernel CFI walk
- * (issue 17, bpf/kunwind_walk.bpf.h) is available, it can take the place
- * of both (the walk in the program, no copy).
+ * per (thread, place), never one per switch.  Where kernel_walk is set (the
+ * recorder loaded issue 17's in-kernel CFI walk, record/kstacks.h, and gave
+ * this object its tables), a new place is walked here instead
+ * (kunw_walk_user, bpf/kunwind_walk.bpf.h): its user PCs, not a copy of
+ * the stack, go to user space once (the `uwalks` ring, struct
+ * offcpu_uwalk, under the same walk id); a place the walk cannot take now
+ * (a process whose tables are not written yet, an object being built) is
+ * copied as before.
  *
  * Double buffering: BPF adds into counts[cur]; user space flips cur and
  * reads and clears the other map a round later (programs in flight finish
  * within microseconds), so no addition is lost between a read and a clear.
+ *
+ * A switch-in that misses its thread's entry (a lookup in `threads` can
+ * miss an element while other CPUs delete and insert threads in the same
+ * bucket: about 1 interval in 30,000 with 10,000 short threads) leaves the
+ * interval open: the thread's next switch-out or its death closes it then,
+ * as the time since it left the CPU less the CPU time it has had since
+ * (se.sum_exec_runtime), and counts it (OFFCPU_STAT_UNCLOSED).
  *
  * Threads: one entry per thread of the tree in `threads` (its birth, the
  * pending interval and the cache), made at its fork or its first
@@ -66,6 +78,8 @@
 #define OFFCPU_CACHE 4		       /* switch-out places remembered per thread */
 #define OFFCPU_COPY_BYTES 8192	       /* user stack copied at a new place */
 #define OFFCPU_COPY_RING (2u << 20)    /* copies on their way to user space */
+#define OFFCPU_UWALK_RING (256u << 10) /* user stacks walked in the kernel, on their way */
+#define OFFCPU_UWALK_FRAMES 127	       /* user frames of a stack walked in the kernel */
 
 /* Why the thread was off the CPU: the task state at its switch-out (pdata kinds 1..4). */
 enum offcpu_reason {
@@ -105,8 +119,11 @@ struct offcpu_proc {
 /* One thread of the tree. */
 struct offcpu_thread {
 	__u64 born_ns;	       /* its fork, or when counting started for it */
-	__u64 task_start;      /* the task's start_time: a tid used again is another thread */
+	__u64 task_start;      /* the task's start_time: a tid used again is another thread;
+				  0: not known yet (a thread of an attached process, entered
+				  by user space): the task met with its tid is adopted */
 	__u64 out_ns;	       /* its pending interval's start, 0: on the CPU */
+	__u64 out_runtime;     /* its CPU time (se.sum_exec_runtime) then */
 	__u64 offcpu_ns;       /* its intervals so far, all reasons */
 	struct offcpu_key key; /* of the pending interval */
 	/* the last OFFCPU_CACHE walked switch-outs: their signatures and stacks */
@@ -139,6 +156,17 @@ struct offcpu_copy {
 };
 #define OFFCPU_COPY_HEAD 48 /* bytes before stack */
 
+/* A user stack walked in the kernel (the uwalks ring): sent once per new place, named by walk. */
+struct offcpu_uwalk {
+	__u32 walk; /* >= 1 */
+	__u32 tgid, tid;
+	__u32 n;     /* PCs: leaf first, return addresses after */
+	__u32 flags; /* KUNW_F_* (bpf/kunwind.h): complete, or why cut short */
+	__u32 pad;
+	__u64 pcs[OFFCPU_UWALK_FRAMES];
+};
+#define OFFCPU_UWALK_HEAD 24 /* bytes before pcs */
+
 /* Per-CPU statistics (index in stats). */
 enum offcpu_stat {
 	OFFCPU_STAT_SWITCHES,	  /* switch-outs of the tree's threads */
@@ -154,6 +182,11 @@ enum offcpu_stat {
 	OFFCPU_STAT_COPIES,	  /* user stacks copied to user space */
 	OFFCPU_STAT_COPIES_LOST,  /* copies the ring had no room for (frame pointers instead) */
 	OFFCPU_STAT_PROCS_FULL,	  /* processes the tracked map had no room for (not followed) */
+	OFFCPU_STAT_UNCLOSED,	  /* intervals whose switch-in missed the thread's entry */
+	OFFCPU_STAT_UNCLOSED_NS,  /* their nanoseconds (closed at the thread's next switch) */
+	OFFCPU_STAT_KWALKS,	  /* new places walked in the kernel (kernel_walk) */
+	OFFCPU_STAT_KWALK_COPIED, /* new places the kernel walk could not take: copied */
+	OFFCPU_STAT_KWALK_LOST,	  /* walks the uwalks ring had no room for (copied) */
 	OFFCPU_STAT_NR,
 };
 

@@ -31,7 +31,8 @@ static const struct opt_choice formats[] = {{"text", FMT_TEXT},
 					    {"pprof", FMT_PPROF},
 					    {NULL, 0}};
 static const struct opt_choice sorts[] = {
-	{"share", DIFF_SORT_SHARE}, {"seconds", DIFF_SORT_SECONDS}, {NULL, 0}};
+	{"share", DIFF_SORT_SHARE}, {"seconds", DIFF_SORT_SECONDS}, {"offcpu", DIFF_SORT_OFFCPU},
+	{NULL, 0}};
 
 #define AT(m) OPT_AT(struct diff_cmd_opts, m)
 static const struct opt options[] = {
@@ -51,7 +52,8 @@ static const struct opt options[] = {
 	 .set = 1},
 	{"sort", 0, OPT_CHOICE, "KEY", AT(d.sort),
 	 "share: by the change of share of all samples (default); seconds: by the change of "
-	 "CPU seconds",
+	 "CPU seconds; offcpu: by the change of off-CPU seconds (profiles recorded with "
+	 "--off-cpu; --threshold is then of the share of off-CPU time)",
 	 .what = "sort key", .choices = sorts},
 	{"threshold", 0, OPT_DOUBLE, "PCT", AT(d.threshold),
 	 "leave out rows whose share changed by less than PCT points (default 0: every row)",
@@ -63,7 +65,7 @@ static const struct opt options[] = {
 
 static const struct opts_cmd diff_cmd = {
 	.name = "diff",
-	.usage = "profil diff [--format text|json] [--sort share|seconds] [--threshold PCT] "
+	.usage = "profil diff [--format text|json] [--sort share|seconds|offcpu] [--threshold PCT] "
 		 "[--top N] OLD NEW\n"
 		 "profil diff --format html|pprof -o OUT [--normalize] [OPTIONS] OLD NEW",
 	.opts = options,

@@ -65,16 +65,34 @@ struct tree_scope {
 	const char *whole; /* "run's", "process's" */
 };
 
-/* A node and, most samples first, its children down to the threshold. */
+/* Whether node nd is shown: at least the threshold of of (its scope's weight). */
+static int shown(const struct cgreport *cr, const struct cg_node *nd, uint64_t of)
+{
+	return (double)nd->weight * 100.0 >= cr->o.threshold * (double)of;
+}
+
+/* A node's numbers: its share and samples, or with off-CPU time its CPU and off-CPU seconds. */
+static void text_numbers(const struct cgreport *cr, const struct cg_node *nd, uint64_t of,
+			 FILE *out)
+{
+	if (cr->offcpu)
+		fprintf(out, "  %9.2f%%  %9.3f  %9.3f  ", pct(nd->weight, of),
+			cgreport__sample_seconds(cr, nd->total), (double)nd->off_total / 1e9);
+	else
+		fprintf(out, "  %6.2f%%  %9llu  ", pct(nd->weight, of),
+			(unsigned long long)nd->total);
+}
+
+/* A node and, heaviest first, its children down to the threshold. */
 static void text_node(const struct cgreport *cr, const struct cg_node *nd, int depth, uint64_t of,
 		      FILE *out)
 {
-	fprintf(out, "  %6.2f%%  %9llu  %*s%s", pct(nd->total, of), (unsigned long long)nd->total,
-		2 * depth, "", nd->f->name);
+	text_numbers(cr, nd, of, out);
+	fprintf(out, "%*s%s", 2 * depth, "", nd->f->name);
 	text_source(cr, nd->f, out);
 	fputc('\n', out);
 	for (size_t k = 0; k < nd->nkids; k++) {
-		if ((double)nd->kids[k]->total * 100.0 < cr->o.threshold * (double)of)
+		if (!shown(cr, nd->kids[k], of))
 			break; /* sorted: the rest are smaller */
 		text_node(cr, nd->kids[k], depth + 1, of, out);
 	}
@@ -89,22 +107,34 @@ static void text_tree(const struct cgreport *cr, const struct cg_tree *t, const 
 	fprintf(out, "\n %s", title);
 	if (focus)
 		fprintf(out, " %s", focus);
-	fprintf(out, ", nodes of at least %g%% of the %s samples:\n", cr->o.threshold, ts->whole);
-	if (focus && !root->total) {
+	fprintf(out, ", nodes of at least %g%% of the %s %s:\n", cr->o.threshold, ts->whole,
+		cgreport__weight_name(cr));
+	if (focus && !root->weight) {
 		fprintf(out, "  (%s is on no stack here)\n", focus);
 		return;
 	}
-	fprintf(out, "   %%total    samples  function\n");
+	if (cr->offcpu) {
+		char head[16];
+
+		snprintf(head, sizeof(head), "%%%s", report__value_name(cr->m->value));
+		fprintf(out, "  %10s  %9s  %9s  function\n", head, "cpu s", "off-cpu s");
+	} else
+		fprintf(out, "   %%total    samples  function\n");
 	if (focus) {
-		fprintf(out, "  %6.2f%%  %9llu  %s (self %llu)\n", pct(root->total, of),
-			(unsigned long long)root->total, focus, (unsigned long long)root->self);
+		text_numbers(cr, root, of, out);
+		if (cr->offcpu)
+			fprintf(out, "%s (self: cpu %.3f s, off-cpu %.3f s)\n", focus,
+				cgreport__sample_seconds(cr, root->self),
+				(double)root->off_self / 1e9);
+		else
+			fprintf(out, "%s (self %llu)\n", focus, (unsigned long long)root->self);
 		for (size_t k = 0; k < root->nkids; k++)
-			if ((double)root->kids[k]->total * 100.0 >= cr->o.threshold * (double)of)
+			if (shown(cr, root->kids[k], of))
 				text_node(cr, root->kids[k], 1, of, out);
 		return;
 	}
 	for (size_t k = 0; k < root->nkids; k++)
-		if ((double)root->kids[k]->total * 100.0 >= cr->o.threshold * (double)of)
+		if (shown(cr, root->kids[k], of))
 			text_node(cr, root->kids[k], 0, of, out);
 }
 
@@ -117,7 +147,7 @@ void cgreport__text_trees(const struct cgreport *cr, const struct cgreport_image
 	if (!sc)
 		return;
 	ts = ci ? (struct tree_scope){ci->of, "process's"} :
-		  (struct tree_scope){cr->m->totals.samples, "run's"};
+		  (struct tree_scope){cr->run_of, "run's"};
 	if (sc->tree)
 		text_tree(cr, sc->tree, NULL,
 			  cr->o.order == CG_CALLER ?
@@ -137,8 +167,8 @@ void cgreport__text_trees(const struct cgreport *cr, const struct cgreport_image
 int cgreport__json_top(const struct report *m, struct json_object *top)
 {
 	const struct pdata_header *h = &m->v->hdr;
-	int rc =
-		json__set(top, "callgraph", json_object_new_string(pdata__callgraph_name(h->callgraph)));
+	int rc = json__set(top, "callgraph",
+			   json_object_new_string(pdata__callgraph_name(h->callgraph)));
 
 	if (!rc)
 		rc = json__set(top, "truncated_samples", json__uint(h->truncated));
@@ -217,9 +247,10 @@ static int64_t frame_id(struct frames *fr, const struct func *f)
 	return (int64_t)e->idx;
 }
 
-/* A stack and its place in the call graph (ties keep that order). */
+/* A stack, its weight and its place in the call graph (ties keep that order). */
 struct stack_at {
 	struct cg_stack s;
+	uint64_t weight;
 	size_t i;
 };
 
@@ -229,13 +260,30 @@ static int cmp_stack(const void *a, const void *b)
 
 	if (x->s.tid != y->s.tid)
 		return x->s.tid < y->s.tid ? -1 : 1;
-	if (x->s.count != y->s.count)
-		return x->s.count > y->s.count ? -1 : 1;
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
 	return (x->i > y->i) - (x->i < y->i);
 }
 
-/* "stacks": every distinct (thread, stack) of the process, by thread, most samples first. */
-static struct json_object *json_stacks(const struct callgraph *cg, struct frames *fr)
+/* A stack's numbers: its samples, and with off-CPU time its off-CPU seconds. */
+static int json_stack_fields(const struct cgreport *cr, struct json_object *o,
+			     const struct cg_stack *s)
+{
+	int rc = json__set(o, "tid", json_object_new_int(s->tid));
+
+	rc |= json__set(o, "samples", json__uint(s->count));
+	if (cr->offcpu)
+		rc |= json__set(o, "offcpu_seconds", json__double((double)s->off / 1e9));
+	rc |= json__set(o, "truncated", json_object_new_boolean(s->truncated));
+	return rc;
+}
+
+/*
+ * "stacks": every distinct (thread, stack) of the process, by thread, the
+ * heaviest first (most samples; with off-CPU time, as the report's value).
+ */
+static struct json_object *json_stacks(const struct cgreport *cr, const struct callgraph *cg,
+				       struct frames *fr)
 {
 	size_t n = callgraph__nstacks(cg);
 	struct stack_at *st = malloc((n ? n : 1) * sizeof(*st));
@@ -244,6 +292,7 @@ static struct json_object *json_stacks(const struct callgraph *cg, struct frames
 
 	for (size_t i = 0; !rc && i < n; i++) {
 		callgraph__stack(cg, i, &st[i].s);
+		st[i].weight = callgraph__weigh(cg, st[i].s.count, st[i].s.off);
 		st[i].i = i;
 	}
 	if (!rc && n > 1)
@@ -260,9 +309,7 @@ static struct json_object *json_stacks(const struct callgraph *cg, struct frames
 			rc = id < 0 ? -ENOMEM : json__push(fa, json_object_new_int64(id));
 		}
 		if (!rc) {
-			rc |= json__set(o, "tid", json_object_new_int(st[i].s.tid));
-			rc |= json__set(o, "samples", json__uint(st[i].s.count));
-			rc |= json__set(o, "truncated", json_object_new_boolean(st[i].s.truncated));
+			rc |= json_stack_fields(cr, o, &st[i].s);
 			rc |= json__set(o, "frames", fa);
 			fa = NULL;
 		}
@@ -301,7 +348,7 @@ static struct json_object *json_kids(const struct jtree *jt, const struct cg_nod
 		struct json_object *o;
 		int64_t id;
 
-		if ((double)kid->total * 100.0 < jt->cr->o.threshold * (double)jt->of)
+		if (!shown(jt->cr, kid, jt->of))
 			break;
 		id = frame_id(jt->fr, kid->f);
 		o = json_object_new_object();
@@ -329,7 +376,11 @@ static int json_node_fields(const struct jtree *jt, struct json_object *o, const
 
 	rc |= json__set(o, "samples", json__uint(nd->total));
 	rc |= json__set(o, "self_samples", json__uint(nd->self));
-	rc |= json__set(o, "percent", json__double(pct(nd->total, jt->of)));
+	if (jt->cr->offcpu) {
+		rc |= json__set(o, "offcpu_seconds", json__double((double)nd->off_total / 1e9));
+		rc |= json__set(o, "self_offcpu_seconds", json__double((double)nd->off_self / 1e9));
+	}
+	rc |= json__set(o, "percent", json__double(pct(nd->weight, jt->of)));
 	if (!rc)
 		rc = json__set(o, "children", json_kids(jt, nd));
 	return rc;
@@ -348,6 +399,13 @@ static struct json_object *json_graph(const struct jtree *jt, const struct cg_tr
 			json_object_new_string(jt->cr->o.order == CG_CALLER ? "caller" : "callee"));
 		rc |= json__set(o, "threshold_percent", json__double(jt->cr->o.threshold));
 		rc |= json__set(o, "samples", json__uint(root->total));
+		if (jt->cr->offcpu) {
+			rc |= json__set(
+				o, "value",
+				json_object_new_string(report__value_name(jt->cr->m->value)));
+			rc |= json__set(o, "offcpu_seconds",
+					json__double((double)root->off_total / 1e9));
+		}
 	}
 	if (!rc)
 		rc = json__set(o, "children", json_kids(jt, root));
@@ -368,6 +426,10 @@ static struct json_object *json_focus(const struct jtree *jt, const struct cg_tr
 	if (!rc) {
 		rc |= json__set(o, "function", json_object_new_string(focus));
 		rc |= json__set(o, "threshold_percent", json__double(jt->cr->o.threshold));
+		if (jt->cr->offcpu)
+			rc |= json__set(
+				o, "value",
+				json_object_new_string(report__value_name(jt->cr->m->value)));
 	}
 	if (!rc)
 		rc = json_node_fields(jt, o, cg_tree__root(t));
@@ -421,7 +483,7 @@ int cgreport__json_run(const struct cgreport *cr, struct json_object *o)
 
 	if (!cr || !cr->run)
 		return 0;
-	jt.of = cr->m->totals.samples;
+	jt.of = cr->run_of;
 	rc = frames_init(cr, &fr);
 	if (!rc)
 		rc = json_scope(&jt, cr->run, o);
@@ -441,7 +503,7 @@ int cgreport__json_image(const struct cgreport *cr, const struct cgreport_image 
 	jt.of = ci->of;
 	rc = frames_init(cr, &fr);
 	if (!rc)
-		rc = json__set(o, "stacks", json_stacks(ci->all.cg, &fr));
+		rc = json__set(o, "stacks", json_stacks(cr, ci->all.cg, &fr));
 	if (!rc)
 		rc = json_scope(&jt, &ci->all, o);
 	json_object_object_get_ex(o, "threads", &threads);

@@ -42,6 +42,8 @@ static void text_table(const struct diff_print *o, const struct diff *d, enum di
 			w = l > 60 ? 60 : l;
 	}
 	fprintf(out, "     old%%     new%%   delta%%     old s     new s   delta s  ");
+	if (d->offcpu)
+		fprintf(out, " old off s  new off s  delta off s  ");
 	if (t == DIFF_FUNCTIONS)
 		fprintf(out, "%-*s  object\n", w, "function");
 	else
@@ -53,6 +55,9 @@ static void text_table(const struct diff_print *o, const struct diff *d, enum di
 		text_seconds(d, r->old.seconds, 0, out);
 		text_seconds(d, r->new.seconds, 0, out);
 		text_seconds(d, r->delta_seconds, 1, out);
+		if (d->offcpu)
+			fprintf(out, "  %9.3f  %9.3f  %+11.3f", r->old.offcpu_seconds,
+				r->new.offcpu_seconds, r->delta_offcpu_seconds);
 		if (r->object)
 			fprintf(out, "  %-*s  %s\n", w, r->name, r->object);
 		else
@@ -84,11 +89,16 @@ int diff__write_text(const struct diff *d, const struct diff_print *o, FILE *out
 	fprintf(out,
 		"# %%: share of all the samples of its profile; delta = new - old; sorted by "
 		"|delta %s|",
-		d->o.sort == DIFF_SORT_SECONDS ? "s" : "%");
+		d->o.sort == DIFF_SORT_SECONDS ? "s" :
+		d->o.sort == DIFF_SORT_OFFCPU  ? "off s" :
+						 "%");
 	if (d->o.threshold > 0)
 		fprintf(out, "; rows whose share changed by less than %g points left out",
 			d->o.threshold);
 	fputc('\n', out);
+	if (d->offcpu)
+		fprintf(out, "# off s: time off the CPU under the row (waiting: sleep, I/O, locks, "
+			     "preempted), in either profile recorded with --off-cpu\n");
 	if (!d->seconds_known)
 		fprintf(out,
 			"# seconds: unknown (a profile does not say how much CPU time a sample "
@@ -106,7 +116,7 @@ static int set_seconds(struct json_object *o, const char *k, int known, double v
 	return known ? json__set(o, k, json__double(v)) : json__set_null(o, k);
 }
 
-static struct json_object *json_side(const struct diff_side *s, int seconds_known)
+static struct json_object *json_side(const struct diff_side *s, int seconds_known, int offcpu)
 {
 	struct json_object *o = json_object_new_object();
 	int rc = 0;
@@ -116,6 +126,10 @@ static struct json_object *json_side(const struct diff_side *s, int seconds_know
 	rc |= json__set(o, "samples", json__uint(s->samples));
 	rc |= json__set(o, "percent", json__double(s->share));
 	rc |= set_seconds(o, "seconds", seconds_known, s->seconds);
+	if (offcpu) {
+		rc |= json__set(o, "offcpu_seconds", json__double(s->offcpu_seconds));
+		rc |= json__set(o, "offcpu_percent", json__double(s->offcpu_share));
+	}
 	if (rc) {
 		json_object_put(o);
 		return NULL;
@@ -142,10 +156,16 @@ static struct json_object *json_rows(const struct diff_print *o, const struct di
 		if (r->object)
 			rc |= json__set(ro, "object", json_object_new_string(r->object));
 		rc |= json__set(ro, "path", json_object_new_string(r->path));
-		rc |= json__set(ro, "old", json_side(&r->old, d->old->period_s > 0));
-		rc |= json__set(ro, "new", json_side(&r->new, d->new->period_s > 0));
+		rc |= json__set(ro, "old", json_side(&r->old, d->old->period_s > 0, d->offcpu));
+		rc |= json__set(ro, "new", json_side(&r->new, d->new->period_s > 0, d->offcpu));
 		rc |= json__set(ro, "delta_percent", json__double(r->delta_share));
 		rc |= set_seconds(ro, "delta_seconds", d->seconds_known, r->delta_seconds);
+		if (d->offcpu) {
+			rc |= json__set(ro, "delta_offcpu_seconds",
+					json__double(r->delta_offcpu_seconds));
+			rc |= json__set(ro, "delta_offcpu_percent",
+					json__double(r->delta_offcpu_share));
+		}
 		rc |= json__push(arr, ro);
 	}
 	if (rc) {
@@ -177,6 +197,7 @@ static struct json_object *json_profile(const char *path, const struct report *r
 	rc |= set_seconds(o, "total_seconds", rep->period_s > 0,
 			  (double)rep->v->total * rep->period_s);
 	rc |= json__set(o, "cpu_seconds", json__double((double)h->cpu_ns / 1e9));
+	rc |= json__set(o, "offcpu_seconds", json__double((double)rep->totals.offcpu_ns[0] / 1e9));
 	rc |= json__set(o, "notes", notes);
 	if (rc) {
 		json_object_put(o);
@@ -195,11 +216,13 @@ struct json_object *diff__json(const struct diff *d, const struct diff_print *o)
 	rc |= json__set(top, "old", json_profile(o->old_path, d->old));
 	rc |= json__set(top, "new", json_profile(o->new_path, d->new));
 	rc |= json__set(top, "percent_of", json_object_new_string("profile"));
-	rc |= json__set(
-		top, "sort",
-		json_object_new_string(d->o.sort == DIFF_SORT_SECONDS ? "seconds" : "share"));
+	rc |= json__set(top, "sort",
+			json_object_new_string(d->o.sort == DIFF_SORT_SECONDS ? "seconds" :
+					       d->o.sort == DIFF_SORT_OFFCPU  ? "offcpu" :
+										"share"));
 	rc |= json__set(top, "threshold", json__double(d->o.threshold));
 	rc |= json__set(top, "seconds_known", json_object_new_boolean(d->seconds_known));
+	rc |= json__set(top, "offcpu", json_object_new_boolean(d->offcpu));
 	for (int t = 0; !rc && t < DIFF_NTABLES; t++)
 		rc |= json__set(top, diff__table_name((enum diff_table)t),
 				json_rows(o, d, (enum diff_table)t));

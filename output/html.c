@@ -48,10 +48,14 @@ struct html_thread {
 	int tid;
 };
 
-/* One row of "samples": count samples of one thread with one stack. */
+/*
+ * One row of "samples" (kind PDATA_KIND_CPU: count samples) or of "offcpu"
+ * (an off-CPU reason: count nanoseconds) of one thread with one stack.
+ */
 struct stack_row {
 	uint64_t count, hash;
 	uint32_t thread, nframes;
+	uint32_t kind, pad;
 	uint32_t *frames; /* frame indexes, leaf first */
 };
 
@@ -73,6 +77,7 @@ struct html_report {
 	size_t scratch_cap;
 	/* the report's time without samples (html__write_report), which the page states */
 	uint64_t accounted_ns, unsampled_ns;
+	uint64_t offcpu_ns[PDATA_KIND_NR]; /* the off-CPU rows' time: [0] all, [k] reason k */
 	/* the report's process images, and those with time (as its text header says them) */
 	size_t images, images_with_time;
 	/* the annotations of its hottest functions (html__write_report), or NULL */
@@ -214,9 +219,9 @@ static int frame_index(struct html_report *h, const struct func *f, uint32_t *id
 	return 0;
 }
 
-static uint64_t stack_hash(uint32_t thread, const uint32_t *frames, size_t n)
+static uint64_t stack_hash(uint32_t thread, uint32_t kind, const uint32_t *frames, size_t n)
 {
-	uint64_t x = htab_hash_u64(thread + 0x9e3779b97f4a7c15ull);
+	uint64_t x = htab_hash_u64(((uint64_t)kind << 32 | thread) + 0x9e3779b97f4a7c15ull);
 
 	for (size_t i = 0; i < n; i++)
 		x = htab_hash_u64(x ^ (frames[i] + 0x632be59bd9b4e019ull));
@@ -243,11 +248,11 @@ static int rows_grow(struct html_report *h)
 	return 0;
 }
 
-/* Sum count into the row of (thread, frames), adding the row if it is new. */
-static int add_row(struct html_report *h, uint32_t thread, const uint32_t *frames, size_t n,
-		   uint64_t count)
+/* Sum count into the row of (thread, kind, frames), adding the row if it is new. */
+static int add_row(struct html_report *h, uint32_t thread, uint32_t kind, const uint32_t *frames,
+		   size_t n, uint64_t count)
 {
-	uint64_t hash = stack_hash(thread, frames, n);
+	uint64_t hash = stack_hash(thread, kind, frames, n);
 	struct stack_row *row;
 	size_t k;
 
@@ -255,9 +260,10 @@ static int add_row(struct html_report *h, uint32_t thread, const uint32_t *frame
 		return -ENOMEM;
 	for (k = hash & h->row_mask; h->row_slots[k]; k = (k + 1) & h->row_mask) {
 		row = &h->rows[h->row_slots[k] - 1];
-		if (row->hash == hash && row->thread == thread && row->nframes == n &&
-		    !memcmp(row->frames, frames, n * sizeof(*frames))) {
-			row->count += count;
+		if (row->hash == hash && row->thread == thread && row->kind == kind &&
+		    row->nframes == n && !memcmp(row->frames, frames, n * sizeof(*frames))) {
+			row->count =
+				row->count + count < row->count ? UINT64_MAX : row->count + count;
 			return 0;
 		}
 	}
@@ -272,13 +278,15 @@ static int add_row(struct html_report *h, uint32_t thread, const uint32_t *frame
 	row->count = count;
 	row->hash = hash;
 	row->thread = thread;
+	row->kind = kind;
 	row->nframes = (uint32_t)n;
 	h->row_slots[k] = (uint32_t)++h->nrows;
 	return 0;
 }
 
-int html__add_stack(struct html_report *h, const struct pv_proc *p, int tid, const uint64_t *pcs,
-		    size_t npcs, uint64_t count)
+/* The stack pcs of thread tid of p as a row of kind (count samples, or ns off the CPU). */
+static int add_kind_stack(struct html_report *h, const struct pv_proc *p, int tid,
+			  const uint64_t *pcs, size_t npcs, uint32_t kind, uint64_t count)
 {
 	const struct func *inl[RESOLVE_MAX_INLINE + 1];
 	size_t nframes = 0;
@@ -292,7 +300,9 @@ int html__add_stack(struct html_report *h, const struct pv_proc *p, int tid, con
 		rc = thread_index(h, proc, tid, &thread);
 	/* each PC is its function's frame, after the frames of the functions inlined there */
 	for (size_t i = 0; !rc && i < npcs; i++) {
-		int k = resolver__frames(h->r, p, pcs[i], count, inl, RESOLVE_MAX_INLINE + 1);
+		/* the resolver counts samples for its notes; nanoseconds are no samples */
+		int k = resolver__frames(h->r, p, pcs[i], kind == PDATA_KIND_CPU ? count : 0, inl,
+					 RESOLVE_MAX_INLINE + 1);
 
 		if (k < 0)
 			return k;
@@ -308,7 +318,28 @@ int html__add_stack(struct html_report *h, const struct pv_proc *p, int tid, con
 		for (int j = 0; !rc && j < k; j++)
 			rc = frame_index(h, inl[j], &h->scratch[nframes++]);
 	}
-	return rc ? rc : add_row(h, thread, h->scratch, nframes, count);
+	return rc ? rc : add_row(h, thread, kind, h->scratch, nframes, count);
+}
+
+int html__add_stack(struct html_report *h, const struct pv_proc *p, int tid, const uint64_t *pcs,
+		    size_t npcs, uint64_t count)
+{
+	return add_kind_stack(h, p, tid, pcs, npcs, PDATA_KIND_CPU, count);
+}
+
+int html__add_offcpu(struct html_report *h, const struct pv_proc *p, int tid, const uint64_t *pcs,
+		     size_t npcs, uint32_t reason, uint64_t ns)
+{
+	int rc;
+
+	if (!PDATA_KIND_OFFCPU(reason))
+		return -EINVAL;
+	rc = add_kind_stack(h, p, tid, pcs, npcs, reason, ns);
+	if (!rc) {
+		h->offcpu_ns[0] += ns;
+		h->offcpu_ns[reason] += ns;
+	}
+	return rc;
 }
 
 /*
@@ -317,27 +348,39 @@ int html__add_stack(struct html_report *h, const struct pv_proc *p, int tid, con
  * short under "[truncated]"); a sample without a stack is one frame.
  * 0 or -ENOMEM.
  */
-static int html__add_samples(struct html_report *h)
+static int add_slots(struct html_report *h, const struct pv_sample *all, size_t nall)
 {
 	const struct pview *v = h->v;
 	const struct pv_proc *p = NULL;
 	uint64_t pcs[CALLGRAPH_MAX_PCS];
 
-	for (size_t i = 0; i < v->nsamples; i++) {
-		const struct pv_sample *s = &v->samples[i];
+	for (size_t i = 0; i < nall; i++) {
+		const struct pv_sample *s = &all[i];
 		int truncated, rc;
 		unsigned n;
 
+		if (!s->count)
+			continue;
 		if (!p || p->id != s->proc) /* samples are sorted by proc */
 			p = pview__proc(v, s->proc);
 		if (!p)
 			continue; /* cannot happen: pview gives every proc id a process */
 		n = callgraph__lookup_pcs(v, s, pcs, &truncated);
-		rc = html__add_stack(h, p, s->tid, pcs, n, s->count);
-		if (rc)
+		rc = s->kind == PDATA_KIND_CPU ?
+			     html__add_stack(h, p, s->tid, pcs, n, s->count) :
+			     html__add_offcpu(h, p, s->tid, pcs, n, s->kind, s->count);
+		if (rc && rc != -EINVAL)
 			return rc;
 	}
 	return 0;
+}
+
+/* The samples, then the off-CPU slots (their time under the stack each thread left the CPU with). */
+static int html__add_samples(struct html_report *h)
+{
+	int rc = add_slots(h, h->v->samples, h->v->nsamples);
+
+	return rc ? rc : add_slots(h, h->v->offcpu, h->v->noffcpu);
 }
 
 /* ---- JSON --------------------------------------------------------------------- */
@@ -383,6 +426,7 @@ static struct json_object *meta_json(const struct html_report *h, const char *co
 				json__double((double)h->accounted_ns / 1e9));
 		rc |= json__set(m, "unsampled_seconds",
 				json__double((double)h->unsampled_ns / 1e9));
+		rc |= json__set(m, "offcpu_seconds", json__double((double)h->offcpu_ns[0] / 1e9));
 		rc |= json__set(m, "process_images", json__uint(h->images));
 		rc |= json__set(m, "images_with_time", json__uint(h->images_with_time));
 		rc |= json__set(m, "profil_version", json_object_new_string(PROFIL_VERSION));
@@ -474,27 +518,40 @@ static int add_frames(const struct html_report *h, struct json_object *top)
 	return rc;
 }
 
+/*
+ * "samples": [thread, samples, leaf frame, ..., outermost] per CPU row;
+ * "offcpu" (off-CPU rows): [thread, reason (enum pdata_kind), ns, leaf, ...].
+ */
 static int add_samples(const struct html_report *h, struct json_object *top)
 {
-	struct json_object *samples = json_object_new_array();
-	int rc = samples ? 0 : -ENOMEM;
+	struct json_object *samples = json_object_new_array(), *off = json_object_new_array();
+	int rc = samples && off ? 0 : -ENOMEM;
 
 	for (size_t i = 0; !rc && i < h->nrows; i++) {
 		const struct stack_row *row = &h->rows[i];
-		struct json_object *a = json_object_new_array_ext((int)row->nframes + 2);
+		struct json_object *a = json_object_new_array_ext((int)row->nframes + 3);
 
 		rc = a ? 0 : -ENOMEM;
 		if (!rc) {
 			rc |= json__push(a, json_object_new_int64(row->thread));
+			if (row->kind != PDATA_KIND_CPU)
+				rc |= json__push(a, json_object_new_int64(row->kind));
 			rc |= json__push(a, json__uint(row->count));
 			for (uint32_t f = 0; !rc && f < row->nframes; f++)
 				rc = json__push(a, json_object_new_int64(row->frames[f]));
-			rc |= json__push(samples, a);
+			rc |= json__push(row->kind == PDATA_KIND_CPU ? samples : off, a);
 		}
 	}
-	if (!rc)
-		return json__set(top, "samples", samples);
+	if (!rc) {
+		rc = json__set(top, "samples", samples);
+		samples = NULL;
+	}
+	if (!rc && h->offcpu_ns[0]) {
+		rc = json__set(top, "offcpu", off);
+		off = NULL;
+	}
 	json_object_put(samples);
+	json_object_put(off);
 	return rc;
 }
 

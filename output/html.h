@@ -38,6 +38,16 @@ int html__add_stack(struct html_report *h, const struct pv_proc *p, int tid, con
 		    size_t npcs, uint64_t count);
 
 /*
+ * Add ns nanoseconds that thread tid of p spent off the CPU for reason (an
+ * off-CPU enum pdata_kind) with the stack pcs (as html__add_stack).  The
+ * page switches its flame graph and table between CPU, off-CPU and wall
+ * time when it has any.  Returns 0, -EINVAL (npcs == 0, not a reason) or
+ * -ENOMEM.
+ */
+int html__add_offcpu(struct html_report *h, const struct pv_proc *p, int tid, const uint64_t *pcs,
+		     size_t npcs, uint32_t reason, uint64_t ns);
+
+/*
  * Write the page to out.  notes: remarks on the data for the reader (as in
  * the text report).  Returns 0 or -errno with one sentence in why; on error
  * out may hold part of a page (write to a temporary file).

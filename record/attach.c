@@ -12,9 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "profile/pdata.h"
+#include "record/offcpu.h"
+#include "record/offcpu_switch.h"
 #include "record/perf_session.h"
 #include "record/proctree.h"
 #include "record/record.h"
@@ -57,6 +60,91 @@ static int list_tids(pid_t pid, pid_t **out)
 	return n;
 }
 
+/* ---- off-CPU time of an attached process ---------------------------------------- */
+
+/* The first line of /proc/PID/task/TID/NAME into buf; 0 or -1. */
+static int read_task_file(pid_t pid, pid_t tid, const char *name, char *buf, size_t len)
+{
+	char path[96];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", pid, tid, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return 0;
+}
+
+/* Thread tid as /proc shows it: its state, CPU time and the user PC of its system call. */
+static void read_seed(pid_t pid, pid_t tid, struct offcpu_seed *out)
+{
+	char buf[512], *close_paren;
+	unsigned long long a, b;
+
+	*out = (struct offcpu_seed){.tid = tid, .state = 'R'};
+	/* stat: "tid (comm) S ...": the state follows the last ')' (a comm may hold one) */
+	if (read_task_file(pid, tid, "stat", buf, sizeof(buf)) == 0 &&
+	    (close_paren = strrchr(buf, ')')) && close_paren[1] == ' ' && close_paren[2])
+		out->state = close_paren[2];
+	if (read_task_file(pid, tid, "schedstat", buf, sizeof(buf)) == 0 &&
+	    sscanf(buf, "%llu", &a) == 1)
+		out->runtime_ns = a;
+	/* syscall: "NR args... sp pc", "-1 sp pc" (blocked outside one) or "running" */
+	if (strchr("SDTt", out->state) &&
+	    read_task_file(pid, tid, "syscall", buf, sizeof(buf)) == 0) {
+		char *last = strrchr(buf, ' ');
+
+		if (last && sscanf(last, " 0x%llx", &b) == 1)
+			out->upc = b;
+	}
+}
+
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * --off-cpu: the process and its threads into the off-CPU half (its
+ * programs or the session's switch records are on already): lifetimes and
+ * waits from now.
+ */
+static void attach_offcpu(struct record_run *r, pid_t pid)
+{
+	struct offcpu_seed *seeds;
+	pid_t *tids = NULL;
+	uint64_t now;
+	int n;
+
+	if (!r->offcpu && !r->offcpu_sw)
+		return;
+	record_run__offcpu_session(r);
+	offcpu__walk_track(r->offcpu, pid);
+	n = list_tids(pid, &tids);
+	seeds = n > 0 ? calloc((size_t)n, sizeof(*seeds)) : NULL;
+	for (int i = 0; seeds && i < n; i++)
+		read_seed(pid, tids[i], &seeds[i]);
+	now = mono_now();
+	if (r->offcpu && offcpu__attach(r->offcpu, pid, seeds, seeds ? (size_t)n : 0, now) < 0) {
+		record_run__close_offcpu(r);
+		pdata__header(r->pd)->offcpu = PDATA_OFFCPU_NONE;
+		snprintf(r->offcpu_note, sizeof(r->offcpu_note),
+			 "not recorded: the process could not be put in the BPF programs' tree");
+	}
+	offcpu_switch__attach(r->offcpu_sw, pid, seeds, seeds ? (size_t)n : 0, now);
+	free(seeds);
+	free(tids);
+}
+
 /* Open events for every thread, again until no new thread appeared meanwhile. */
 static int attach_threads(struct record_run *r, pid_t pid, char *why, size_t whylen)
 {
@@ -70,6 +158,8 @@ static int attach_threads(struct record_run *r, pid_t pid, char *why, size_t why
 				       .callgraph = r->callgraph,
 				       .stack_bytes = r->o->stack_bytes};
 	pid_t *done = NULL;
+
+	record_run__open_offcpu(r, &po, pid, 1);
 	int ndone = 0, rc = 0;
 
 	for (int round = 0; round < 16; round++) {
@@ -153,6 +243,7 @@ static void attach_loop(struct record_run *r, pid_t pid, int pidfd)
 		int gone = record_run__poll_once(r, pidfd);
 
 		perf_session__drain(r->perf, 0);
+		offcpu__poll(r->offcpu, r->perf);
 		if (r->detached)
 			break;
 		if (gone) {
@@ -227,31 +318,27 @@ int record__attach(const struct record_opts *o, struct record_result *res)
 			     r.hz < o->hz ? ", rate capped by perf_event_max_sample_rate" : "", "");
 	record_run__start_header(&r);
 	root = perf_session__add_root(r.perf, pid, 0, exe, 1);
-	if (o->offcpu) { /* said, never a silent zero */
-		h->offcpu = PDATA_OFFCPU_NONE;
-		pdata__add_note(r.pd, "off-cpu",
-				"not recorded: --off-cpu is for a command, not yet for -p PID; the "
-				"profile has CPU time only");
-		snprintf(res->warning, sizeof(res->warning),
-			 "--off-cpu is for a command, not yet for -p PID: recording CPU time only");
-	}
+	attach_offcpu(&r, pid);
 
 	attach_loop(&r, pid, pidfd);
 	latest = record_run__latest_proc(r.pd, pid);
 	root = latest ? latest : root;
 	if (root)
 		pdata__end_proc(root, h->end_kind, h->end_code, pdata__now_ns(), NULL);
+	record_run__finish_offcpu(&r); /* before the kernel's symbols: its stacks name them */
 	record_run__kernel(&r);
 	/* the task clock of the recorded threads since the attach (no user/system split) */
 	record_run__finish_header(&r, &(struct pdata_cpu){perf_session__cpu_ns(r.perf), 0, 0});
 	record_run__finish(&r);
 	res->exit_status = res->flush_err < 0 ? 1 : 0;
+	record_run__close_offcpu(&r);
 	perf_session__close(r.perf);
 	pdata__close(r.pd);
 	close(pidfd);
 	close(r.sfd);
 	return 0;
 fail:
+	record_run__close_offcpu(&r);
 	perf_session__close(r.perf);
 	pdata__close(r.pd);
 	unlink(o->output);

@@ -888,6 +888,28 @@ void kstacks__flush(struct kstacks *k, uint64_t synced_until)
 	k->round++;
 }
 
+void kstacks__table_fds(const struct kstacks *k, struct kstacks_fds *out)
+{
+	*out = (struct kstacks_fds){
+		.rows = bpf_map__fd(k->skel->maps.rows),
+		.pages = bpf_map__fd(k->skel->maps.pages),
+		.rules = bpf_map__fd(k->skel->maps.rules),
+		.objects = bpf_map__fd(k->skel->maps.objects),
+		.procs = bpf_map__fd(k->skel->maps.procs),
+		.pstate = bpf_map__fd(k->skel->maps.pstate),
+	};
+}
+
+uint64_t kstacks__synced_until(const struct kstacks *k)
+{
+	return k->skel->bss->kunw_synced_until;
+}
+
+uint32_t kstacks__generation(const struct kstacks *k)
+{
+	return k->skel->bss->kunw_generation;
+}
+
 int kstacks__wake_fd(struct kstacks *k)
 {
 	return k && k->ring ? ring_buffer__epoll_fd(k->ring) : -1;
@@ -1370,6 +1392,24 @@ void kstacks__exited(struct kstacks *k, pid_t pid)
 void kstacks__flush(struct kstacks *k, uint64_t synced_until)
 {
 	(void)k, (void)synced_until;
+}
+
+void kstacks__table_fds(const struct kstacks *k, struct kstacks_fds *out)
+{
+	(void)k;
+	*out = (struct kstacks_fds){-1, -1, -1, -1, -1, -1};
+}
+
+uint64_t kstacks__synced_until(const struct kstacks *k)
+{
+	(void)k;
+	return 0;
+}
+
+uint32_t kstacks__generation(const struct kstacks *k)
+{
+	(void)k;
+	return 0;
 }
 
 int kstacks__wake_fd(struct kstacks *k)

@@ -82,6 +82,21 @@ void kstacks__flush(struct kstacks *k, uint64_t synced_until);
 int kstacks__wake_fd(struct kstacks *k);
 
 /*
+ * For a second BPF object that walks user stacks with the same tables
+ * (bpf/kunwind_walk.bpf.h: the off-CPU programs, record/offcpu.h): the fds
+ * of the tables to bpf_map__reuse_fd() before loading it, and the value of
+ * kunw_synced_until and kunw_generation the last kstacks__flush() set (to
+ * write in its .bss; its own PC cache is then stale at most until then).
+ */
+struct kstacks_fds {
+	int rows, pages, rules, objects, procs, pstate;
+};
+void kstacks__table_fds(const struct kstacks *k, struct kstacks_fds *out);
+uint64_t kstacks__synced_until(const struct kstacks *k);
+/* kunw_generation as the last kstacks__flush() left it (the PC cache's entries of older ones are stale). */
+uint32_t kstacks__generation(const struct kstacks *k);
+
+/*
  * Cross-check mode: the recorder's own unwinding of a tick that came
  * through the ring (its time, user frames, leaf first, and its UNWIND_*
  * flags), compared with the kernel's walk of the same tick.

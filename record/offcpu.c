@@ -16,8 +16,10 @@
 #include <bpf/libbpf.h>
 #include <linux/types.h>
 
+#include "bpf/kunwind.h"
 #include "bpf/offcpu.h"
 #include "offcpu.skel.h"
+#include "record/kstacks.h"
 #include "utils/htab.h"
 
 /* The programs of the other counts map may still be running for this long after a flip. */
@@ -79,6 +81,7 @@ struct offcpu {
 	struct offcpu_bpf *skel;
 	struct ring_buffer *rb;
 	struct pdata *pd;
+	struct perf_session *s; /* for offcpu__forgetting */
 	struct offcpu_opts o;
 	int settling;	  /* the map before the last flip waits to be read */
 	uint64_t flip_ns; /* when */
@@ -96,6 +99,10 @@ struct offcpu {
 	/* what was done */
 	uint64_t intervals, ns, ns_unplaced, open_closed, threads_ended, threads_alive;
 	uint64_t stats[OFFCPU_STAT_NR];
+	uint64_t seeded_waits; /* attach: threads waiting when it began */
+	uint64_t kwalked, kwalked_complete; /* user stacks walked in the kernel */
+	struct perf_session_observer obs;   /* own_ks: the session's mappings to ks */
+	int attached;
 	int finished;
 };
 
@@ -152,6 +159,35 @@ static int on_copy(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* A user stack walked in the kernel: its PCs under its walk id, as an unwound copy's. */
+static int on_uwalk(void *ctx, void *data, size_t size)
+{
+	struct offcpu *oc = ctx;
+	const struct offcpu_uwalk *u = data;
+	uint64_t key;
+	struct walk_ent *e;
+	bool fresh;
+
+	if (size < OFFCPU_UWALK_HEAD || !u->walk || !u->n || u->n > OFFCPU_UWALK_FRAMES ||
+	    OFFCPU_UWALK_HEAD + (size_t)u->n * sizeof(uint64_t) > size)
+		return 0;
+	key = u->walk;
+	e = htab__insert(oc->walks, &walk_type, &key, &fresh);
+	if (!e)
+		return 0;
+	if (!fresh)
+		free(e->pcs);
+	e->walk = key;
+	e->pcs = malloc(u->n * sizeof(*e->pcs));
+	e->n = e->pcs ? u->n : 0;
+	e->truncated = (u->flags & KUNW_F_TRUNCATED) != 0;
+	if (e->pcs)
+		memcpy(e->pcs, u->pcs, u->n * sizeof(*e->pcs));
+	oc->kwalked++;
+	oc->kwalked_complete += !e->truncated;
+	return 0;
+}
+
 static int on_end(void *ctx, void *data, size_t size)
 {
 	struct offcpu *oc = ctx;
@@ -193,6 +229,34 @@ static void find_sched_text(struct offcpu *oc)
 		oc->ksched_lo = oc->ksched_hi = 0;
 }
 
+/*
+ * The kernel walk's tables: the recorder's (ks), or, without it, maps of one
+ * entry (the walk's code is loaded but never runs: its 24 MiB of tables are
+ * not allocated for nothing).
+ */
+static int walk_tables(struct offcpu_bpf *skel, struct kstacks *ks)
+{
+	struct bpf_map *m[] = {skel->maps.rows,	   skel->maps.pages, skel->maps.rules,
+			       skel->maps.objects, skel->maps.procs, skel->maps.pstate};
+	struct kstacks_fds f;
+	int err = 0;
+
+	if (!ks) {
+		for (size_t i = 0; !err && i < sizeof(m) / sizeof(*m); i++)
+			err = bpf_map__set_max_entries(m[i], 1);
+		return err;
+	}
+	kstacks__table_fds(ks, &f);
+	{
+		int fds[] = {f.rows, f.pages, f.rules, f.objects, f.procs, f.pstate};
+
+		for (size_t i = 0; !err && i < sizeof(m) / sizeof(*m); i++)
+			err = bpf_map__reuse_fd(m[i], fds[i]);
+	}
+	skel->rodata->kernel_walk = 1;
+	return err;
+}
+
 int offcpu__open(struct offcpu **out, struct pdata *pd, const struct offcpu_opts *o, char *why,
 		 size_t whylen)
 {
@@ -221,14 +285,17 @@ int offcpu__open(struct offcpu **out, struct pdata *pd, const struct offcpu_opts
 	oc->skel->rodata->user_stacks = o->stacks ? 1 : 0;
 	oc->skel->rodata->reuse_stacks = o->no_reuse ? 0 : 1;
 	oc->skel->rodata->user_copies = o->stacks && o->copies ? 1 : 0;
-	err = offcpu_bpf__load(oc->skel);
+	err = walk_tables(oc->skel, o->stacks && o->copies ? o->ks : NULL);
+	if (!err)
+		err = offcpu_bpf__load(oc->skel);
 	if (!err)
 		err = offcpu_bpf__attach(oc->skel);
 	if (err)
 		goto fail;
 	oc->rb = ring_buffer__new(bpf_map__fd(oc->skel->maps.ends), on_end, oc, NULL);
 	if (!oc->rb ||
-	    ring_buffer__add(oc->rb, bpf_map__fd(oc->skel->maps.copies), on_copy, oc) < 0) {
+	    ring_buffer__add(oc->rb, bpf_map__fd(oc->skel->maps.copies), on_copy, oc) < 0 ||
+	    ring_buffer__add(oc->rb, bpf_map__fd(oc->skel->maps.uwalks), on_uwalk, oc) < 0) {
 		err = -errno;
 		goto fail;
 	}
@@ -256,6 +323,54 @@ int offcpu__track(struct offcpu *oc, pid_t pid)
 
 	if (bpf_map_update_elem(bpf_map__fd(oc->skel->maps.tracked), &key, &p, BPF_ANY) < 0)
 		return -errno;
+	return 0;
+}
+
+static __u32 seed_reason(char state)
+{
+	switch (state) {
+	case 'S':
+		return OFFCPU_SLEEP;
+	case 'D':
+		return OFFCPU_BLOCKED;
+	case 'T':
+	case 't':
+		return OFFCPU_STOPPED;
+	default:
+		return 0; /* R: on a CPU, or runnable (its wait, if any, is not seen) */
+	}
+}
+
+int offcpu__attach(struct offcpu *oc, pid_t pid, const struct offcpu_seed *threads, size_t n,
+		   uint64_t now)
+{
+	struct offcpu_proc p = {.gen = 1, .armed = 1};
+	int fd = bpf_map__fd(oc->skel->maps.threads);
+	__u32 key = (__u32)pid;
+
+	if (bpf_map_update_elem(bpf_map__fd(oc->skel->maps.tracked), &key, &p, BPF_ANY) < 0)
+		return -errno;
+	for (size_t i = 0; i < n; i++) {
+		/* task_start 0: the program adopts the task that has this tid (offcpu.h) */
+		struct offcpu_thread th = {.born_ns = now};
+		__u32 tid = (__u32)threads[i].tid, reason = seed_reason(threads[i].state);
+
+		th.key = (struct offcpu_key){.tgid = key,
+					     .tid = tid,
+					     .gen = 1,
+					     .kstack = OFFCPU_NO_STACK,
+					     .ustack = OFFCPU_NO_STACK};
+		if (reason) {
+			th.out_ns = now;
+			th.out_runtime = threads[i].runtime_ns;
+			th.key.reason = reason;
+			th.key.upc = threads[i].upc;
+			oc->seeded_waits++;
+		}
+		/* a thread the programs met already (it switched since) keeps its entry */
+		bpf_map_update_elem(fd, &tid, &th, BPF_NOEXIST);
+	}
+	oc->attached = 1;
 	return 0;
 }
 
@@ -519,21 +634,30 @@ static int by_gen(const void *a, const void *b)
 	return x->key.gen > y->key.gen ? -1 : x->key.gen < y->key.gen;
 }
 
-/* Count what the session can place now (all of it when until is UINT64_MAX). */
-static void apply(struct offcpu *oc, struct perf_session *s, uint64_t until)
+/* Unwind the copies taken up to until (of process pid; 0: of every process). */
+static void unwind_copies(struct offcpu *oc, struct perf_session *s, uint32_t pid, uint64_t until)
 {
-	size_t k = 0, n = 0, m = 0;
+	size_t m = 0;
 
-	/* the copies first: the counts name them */
 	for (size_t i = 0; i < oc->ncopies; i++) {
-		if (oc->copies[i]->time <= until) {
-			unwind_copy(oc, s, oc->copies[i]);
-			free(oc->copies[i]);
+		struct offcpu_copy *c = oc->copies[i];
+
+		if (c->time <= until && (!pid || c->tgid == pid)) {
+			unwind_copy(oc, s, c);
+			free(c);
 		} else {
-			oc->copies[m++] = oc->copies[i];
+			oc->copies[m++] = c;
 		}
 	}
 	oc->ncopies = m;
+}
+
+/* Count what the session can place now (all of it when until is UINT64_MAX). */
+static void apply(struct offcpu *oc, struct perf_session *s, uint64_t until)
+{
+	size_t k = 0, n = 0;
+
+	unwind_copies(oc, s, 0, until); /* the copies first: the counts name them */
 	if (oc->ncounts > 1)
 		qsort(oc->counts, oc->ncounts, sizeof(*oc->counts), by_gen);
 	for (size_t i = 0; i < oc->ncounts; i++) {
@@ -552,10 +676,89 @@ static void apply(struct offcpu *oc, struct perf_session *s, uint64_t until)
 	oc->nends = n;
 }
 
+void offcpu__session(struct offcpu *oc, struct perf_session *s)
+{
+	if (oc)
+		oc->s = s;
+}
+
+static void obs_map(void *arg, pid_t pid, uint32_t proc, uint64_t start, uint64_t end,
+		    uint64_t pgoff, uint64_t dev, uint64_t ino, const char *path)
+{
+	kstacks__map(((struct offcpu *)arg)->o.ks, pid, proc, start, end, pgoff, dev, ino, path);
+}
+
+static void obs_fork(void *arg, pid_t ppid, pid_t pid, uint32_t proc)
+{
+	kstacks__fork(((struct offcpu *)arg)->o.ks, ppid, pid, proc);
+}
+
+static void obs_proc_maps(void *arg, pid_t pid, uint32_t proc)
+{
+	kstacks__proc_maps(((struct offcpu *)arg)->o.ks, pid, proc);
+}
+
+static void obs_image_end(void *arg, pid_t pid)
+{
+	kstacks__forget(((struct offcpu *)arg)->o.ks, pid);
+}
+
+static void obs_exited(void *arg, pid_t pid)
+{
+	kstacks__exited(((struct offcpu *)arg)->o.ks, pid);
+}
+
+const struct perf_session_observer *offcpu__observer(struct offcpu *oc)
+{
+	if (!oc || !oc->o.ks || !oc->o.own_ks || !oc->skel->rodata->kernel_walk)
+		return NULL;
+	oc->obs = (struct perf_session_observer){.arg = oc,
+						 .map = obs_map,
+						 .fork = obs_fork,
+						 .proc_maps = obs_proc_maps,
+						 .image_end = obs_image_end,
+						 .exited = obs_exited};
+	return &oc->obs;
+}
+
+void offcpu__walk_track(struct offcpu *oc, pid_t pid)
+{
+	if (oc && oc->o.ks && oc->skel->rodata->kernel_walk)
+		kstacks__track(oc->o.ks, pid);
+}
+
+/*
+ * The session is about to drop process pid's mappings (its exit or exec at
+ * time): its copies taken before are unwound now, with the mappings they
+ * were taken under, not after (when the unwinder would know none, or the
+ * next image's).
+ */
+void offcpu__forgetting(void *arg, pid_t pid, uint64_t time)
+{
+	struct offcpu *oc = arg;
+
+	if (!oc || !oc->s)
+		return;
+	ring_buffer__consume(oc->rb);
+	unwind_copies(oc, oc->s, (uint32_t)pid, time);
+}
+
+/* The kernel walk's tables flushed (ours) and their sync time written in our .bss. */
+static void walk_sync(struct offcpu *oc, uint64_t synced_until)
+{
+	if (!oc->skel->rodata->kernel_walk || !oc->o.ks)
+		return;
+	if (oc->o.own_ks)
+		kstacks__flush(oc->o.ks, synced_until);
+	oc->skel->bss->kunw_generation = kstacks__generation(oc->o.ks);
+	oc->skel->bss->kunw_synced_until = kstacks__synced_until(oc->o.ks);
+}
+
 void offcpu__poll(struct offcpu *oc, struct perf_session *s)
 {
 	if (!oc || !s)
 		return;
+	walk_sync(oc, perf_session__handled_until(s));
 	read_counts(oc, 0);
 	ring_buffer__consume(oc->rb);
 	apply(oc, s, perf_session__handled_until(s));
@@ -575,7 +778,9 @@ static void close_alive(struct offcpu *oc, struct perf_session *s, uint64_t now)
 		prev = &tid;
 		if (bpf_map_lookup_elem(fd, &tid, &th) < 0 || !th.key.tgid)
 			continue;
-		bpf_map_lookup_elem(bpf_map__fd(oc->skel->maps.tracked), &th.key.tgid, &pr);
+		/* the image it last ran, when its process has left the tree */
+		if (bpf_map_lookup_elem(bpf_map__fd(oc->skel->maps.tracked), &th.key.tgid, &pr) < 0)
+			pr.gen = th.key.gen;
 		if (th.out_ns && now > th.out_ns) {
 			struct offcpu_val v = {now - th.out_ns, 1};
 
@@ -650,13 +855,34 @@ void offcpu__describe(const struct offcpu *oc, char *buf, size_t len)
 			       (unsigned long long)st[OFFCPU_STAT_WALKS],
 			       (unsigned long long)st[OFFCPU_STAT_SWITCHES],
 			       (unsigned long long)st[OFFCPU_STAT_STALE]);
-	if ((size_t)at < len && oc->o.stacks && oc->o.copies)
+	if ((size_t)at < len && oc->o.stacks && oc->o.copies && oc->skel->rodata->kernel_walk)
+		at += snprintf(buf + at, len - at,
+			       "; user stacks walked through the CFI in the kernel at %llu new "
+			       "places (%llu complete; no stack copied), %llu copied where the walk "
+			       "could not go yet",
+			       (unsigned long long)oc->kwalked,
+			       (unsigned long long)oc->kwalked_complete,
+			       (unsigned long long)(st[OFFCPU_STAT_KWALK_COPIED] +
+						    st[OFFCPU_STAT_KWALK_LOST]));
+	if ((size_t)at < len && oc->o.stacks && oc->o.copies &&
+	    (!oc->skel->rodata->kernel_walk || oc->unwound))
 		at += snprintf(
 			buf + at, len - at,
 			"; user stacks through the CFI from %llu copies (%llu complete, %llu "
 			"copies lost: frame pointers there)",
 			(unsigned long long)oc->unwound, (unsigned long long)oc->unwound_complete,
 			(unsigned long long)st[OFFCPU_STAT_COPIES_LOST]);
+	if ((size_t)at < len && st[OFFCPU_STAT_UNCLOSED])
+		at += snprintf(buf + at, len - at,
+			       "; %llu intervals (%.6f s) whose switch-in missed the thread's "
+			       "entry closed at its next switch, less the CPU time it had since",
+			       (unsigned long long)st[OFFCPU_STAT_UNCLOSED],
+			       (double)st[OFFCPU_STAT_UNCLOSED_NS] / 1e9);
+	if ((size_t)at < len && oc->attached)
+		at += snprintf(buf + at, len - at,
+			       "; attached: %llu waits already under way counted from the attach, "
+			       "at the user PC where they waited",
+			       (unsigned long long)oc->seeded_waits);
 	if ((size_t)at < len && oc->open_closed)
 		at += snprintf(buf + at, len - at, "; %llu intervals still open closed at the end",
 			       (unsigned long long)oc->open_closed);
@@ -681,6 +907,8 @@ void offcpu__close(struct offcpu *oc)
 		return;
 	ring_buffer__free(oc->rb);
 	offcpu_bpf__destroy(oc->skel);
+	if (oc->o.own_ks)
+		kstacks__close(oc->o.ks);
 	for (i = 0; oc->stacks && i <= oc->stacks->mask && oc->stacks->slots; i++) {
 		struct stack_ent *e = htab__slot(oc->stacks, &stack_type, i);
 
@@ -718,6 +946,34 @@ int offcpu__track(struct offcpu *oc, pid_t pid)
 {
 	(void)oc, (void)pid;
 	return -ENOTSUP;
+}
+
+void offcpu__session(struct offcpu *oc, struct perf_session *s)
+{
+	(void)oc, (void)s;
+}
+
+const struct perf_session_observer *offcpu__observer(struct offcpu *oc)
+{
+	(void)oc;
+	return NULL;
+}
+
+void offcpu__walk_track(struct offcpu *oc, pid_t pid)
+{
+	(void)oc, (void)pid;
+}
+
+int offcpu__attach(struct offcpu *oc, pid_t pid, const struct offcpu_seed *threads, size_t n,
+		   uint64_t now)
+{
+	(void)oc, (void)pid, (void)threads, (void)n, (void)now;
+	return -ENOTSUP;
+}
+
+void offcpu__forgetting(void *arg, pid_t pid, uint64_t time)
+{
+	(void)arg, (void)pid, (void)time;
 }
 
 void offcpu__poll(struct offcpu *oc, struct perf_session *s)

@@ -30,15 +30,26 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct kstacks;
 struct offcpu;
 struct pdata;
 struct perf_session;
+struct perf_session_observer;
 
 struct offcpu_opts {
 	int follow_children; /* forked processes belong to the tree */
 	int stacks;	     /* kernel frames and the user frames (-g), else the user PC alone */
 	int copies;	     /* the user stack through the CFI (a copy per new place): dwarf */
 	int no_reuse;	     /* walk every switch-out (measurements of the reuse rule) */
+	/*
+	 * With copies: the in-kernel CFI walk's tables (record/kstacks.h), or
+	 * NULL.  The programs then walk a new place's user stack in the kernel
+	 * instead of copying it (bpf/offcpu.h), with these tables; own_ks: they
+	 * are ours (closed with us; fed the session's mappings through
+	 * offcpu__observer and flushed at every poll), else the bpf clock's.
+	 */
+	struct kstacks *ks;
+	int own_ks;
 };
 
 /*
@@ -50,6 +61,44 @@ int offcpu__open(struct offcpu **out, struct pdata *pd, const struct offcpu_opts
 
 /* Put process pid in the tree: the command, counted from its exec on. */
 int offcpu__track(struct offcpu *oc, pid_t pid);
+
+/* A thread of a process being attached, as /proc showed it at the attach (record/attach.c). */
+struct offcpu_seed {
+	pid_t tid;
+	char state;	     /* /proc/PID/task/TID/stat: 'R', 'S', 'D', 'T', 't', ... */
+	uint64_t runtime_ns; /* its CPU time so far (/proc/PID/task/TID/schedstat) */
+	uint64_t upc;	     /* the user PC of the system call it waits in, 0: unknown */
+};
+
+/*
+ * record -p PID: put the running process pid in the tree, counted from now
+ * (CLOCK_MONOTONIC ns), with its threads as /proc showed them just before
+ * (the programs already run): each one's lifetime starts now, and a thread
+ * that was waiting (S, D, T) has an interval open from now, whose stack is
+ * the user PC of its system call (its stacks at its switch-out were not
+ * seen).  Returns 0 or -errno.
+ */
+int offcpu__attach(struct offcpu *oc, pid_t pid, const struct offcpu_seed *threads, size_t n,
+		   uint64_t now);
+
+/*
+ * With our own kernel-walk tables (offcpu_opts.own_ks): the observer to put
+ * in perf_session_opts, which gives them the session's mappings.
+ */
+const struct perf_session_observer *offcpu__observer(struct offcpu *oc);
+
+/* A root of the tree for the kernel walk's tables (the command, an attached process). */
+void offcpu__walk_track(struct offcpu *oc, pid_t pid);
+
+/* The session whose records name the processes (after perf_session__open). */
+void offcpu__session(struct offcpu *oc, struct perf_session *s);
+
+/*
+ * perf_session_opts.forgetting, with oc as its argument: process pid's
+ * mappings are about to go at time (exit, exec); the copies of its user
+ * stacks taken before are unwound now.
+ */
+void offcpu__forgetting(void *arg, pid_t pid, uint64_t time);
 
 /*
  * Every poll round: read what the kernel counted since the last round and

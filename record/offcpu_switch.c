@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "profile/pdata.h"
+#include "record/offcpu.h"
 #include "record/offcpu_switch.h"
 #include "record/perf_session.h"
 #include "utils/htab.h"
@@ -15,12 +16,12 @@
 struct sw_thread {
 	uint64_t tid; /* + 1: never 0 */
 	pid_t pid;
-	int preempt;	 /* its pending interval began with a preemption */
-	uint64_t out;	 /* its pending interval's start, 0: on the CPU */
-	uint64_t begin;	 /* its fork (or exec for the command), else its first record */
-	uint64_t wait;	 /* off the CPU waiting so far, not yet in the profile */
+	int preempt;	    /* its pending interval began with a preemption */
+	uint64_t out;	    /* its pending interval's start, 0: on the CPU */
+	uint64_t begin;	    /* its fork (or exec for the command), else its first record */
+	uint64_t wait;	    /* off the CPU waiting so far, not yet in the profile */
 	uint64_t preempted; /* off the CPU runnable so far, not yet in the profile */
-	uint64_t total;	 /* every interval, in the profile or not */
+	uint64_t total;	    /* every interval, in the profile or not */
 	int ended;
 };
 
@@ -103,8 +104,8 @@ static void on_switched(void *arg, pid_t pid, pid_t tid, uint64_t time, int out,
 	if (!tid)
 		return;
 	t = thread_of(os, pid, tid, time);
-	if (!t)
-		return;
+	if (!t || time < t->begin)
+		return; /* before an attached thread's start (offcpu_switch__attach) */
 	os->switches++;
 	if (time > os->last)
 		os->last = time;
@@ -139,6 +140,22 @@ static void on_task(void *arg, pid_t pid, pid_t tid, uint64_t time, int begin)
 	t->ended = 1;
 }
 
+void offcpu_switch__attach(struct offcpu_switch *os, pid_t pid, const struct offcpu_seed *threads,
+			   size_t n, uint64_t now)
+{
+	for (size_t i = 0; os && i < n; i++) {
+		uint64_t key = (uint64_t)(uint32_t)threads[i].tid + 1;
+		struct sw_thread *t = htab__find(os->threads, &sw_type, &key);
+
+		if (t && !t->ended)
+			continue; /* its records came first */
+		t = thread_of(os, pid, threads[i].tid, now);
+		if (t && strchr("SDTt", threads[i].state) &&
+		    threads[i].state) /* waiting: from now */
+			t->out = now;
+	}
+}
+
 int offcpu_switch__new(struct offcpu_switch **out, struct pdata *pd)
 {
 	struct offcpu_switch *os = calloc(1, sizeof(*os));
@@ -151,8 +168,8 @@ int offcpu_switch__new(struct offcpu_switch **out, struct pdata *pd)
 		return -ENOMEM;
 	}
 	os->pd = pd;
-	os->obs = (struct perf_session_observer){.arg = os, .switched = on_switched,
-						 .task = on_task};
+	os->obs =
+		(struct perf_session_observer){.arg = os, .switched = on_switched, .task = on_task};
 	*out = os;
 	return 0;
 }

@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct pdata;
 struct perf_session;
@@ -33,6 +34,16 @@ const struct perf_session_observer *offcpu_switch__observer(struct offcpu_switch
 
 /* The session the observer's records come from (to name images and threads). */
 void offcpu_switch__session(struct offcpu_switch *os, struct perf_session *s);
+
+struct offcpu_seed;
+
+/*
+ * record -p PID: the threads of the process as /proc showed them at the
+ * attach (record/offcpu.h): their lifetimes start at now, and a waiting
+ * thread's interval is open from now.
+ */
+void offcpu_switch__attach(struct offcpu_switch *os, pid_t pid, const struct offcpu_seed *threads,
+			   size_t n, uint64_t now);
 
 /* The end of the recording (after the session's last drain): open intervals closed now. */
 void offcpu_switch__finish(struct offcpu_switch *os);

@@ -608,6 +608,13 @@ static void on_switch(struct perf_session *s, const struct perf_event_header *h)
 		    (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0);
 }
 
+/* Process pid's mappings are about to go (perf_session_opts.forgetting). */
+static void forgetting(struct perf_session *s, pid_t pid, uint64_t time)
+{
+	if (s->opts.forgetting)
+		s->opts.forgetting(s->opts.forgetting_arg, pid, time);
+}
+
 static void observe_end(struct perf_session *s, pid_t pid)
 {
 	const struct perf_session_observer *o = s->opts.observer;
@@ -822,8 +829,10 @@ static void on_exec(struct perf_session *s, const struct perf_event_header *h, p
 			pdata__end_proc(old->rec, PDATA_END_EXEC, 0, pdata__now_ns(), NULL);
 		observe_end(s, pid);
 	}
-	if (s->stacks)
+	if (s->stacks) {
+		forgetting(s, pid, record_time(h));
 		stacks__forget(s->stacks, pid); /* the new image's mappings follow */
+	}
 	p = pstate__new(pid, old ? old->ppid : proc_read_ppid(pid), "");
 	if (!p)
 		return;
@@ -941,8 +950,10 @@ static void on_exit_rec(struct perf_session *s, const struct perf_event_header *
 			s->opts.observer->thread_end(s->opts.observer->arg, (pid_t)b->tid);
 		return;
 	}
-	if (s->stacks)
+	if (s->stacks) {
+		forgetting(s, (pid_t)b->pid, record_time(h));
 		stacks__forget(s->stacks, (pid_t)b->pid);
+	}
 	p = proctree__find(s->tree, (pid_t)b->pid);
 	if (!p || p->ended)
 		return;

@@ -79,6 +79,14 @@ struct perf_session_opts {
 	int context_switch;   /* PERF_RECORD_SWITCH records to the observer (switched) */
 	uint32_t stack_bytes; /* dwarf: user stack copied per sample, 0 = the default */
 	/*
+	 * Called (when set) before the session drops process pid's mappings
+	 * while it handles a record of time: the process's exit, or an exec that
+	 * replaces them.  What still needs them unwinds with them then
+	 * (record/offcpu.h: the copies of user stacks taken before time).
+	 */
+	void (*forgetting)(void *arg, pid_t pid, uint64_t time);
+	void *forgetting_arg;
+	/*
 	 * The whole machine (`record -a`, record/system.c): one cpu-clock event
 	 * per CPU of cpus[0..ncpus) (NULL: every online CPU) on every task but
 	 * the idle one, enabled at once (tids are not used).  Processes are

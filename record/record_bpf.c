@@ -157,6 +157,11 @@ int record_bpf__kernel_stacks(const struct record_bpf *rb)
 	return rb && rb->ks;
 }
 
+struct kstacks *record_bpf__kstacks(struct record_bpf *rb)
+{
+	return rb ? rb->ks : NULL;
+}
+
 int record_bpf__wake_fd(struct record_bpf *rb)
 {
 	return rb && rb->ks ? kstacks__wake_fd(rb->ks) : -1;

@@ -9,6 +9,7 @@
 
 #include "record/perf_session.h"
 
+struct kstacks;
 struct record_bpf;
 
 /*
@@ -23,6 +24,9 @@ int record_bpf__open(struct record_bpf **out, struct pdata *pd, int stacks, char
 
 /* 1 when call stacks are walked in the kernel. */
 int record_bpf__kernel_stacks(const struct record_bpf *rb);
+
+/* Its in-kernel walk's tables (record/kstacks.h), NULL when none: the off-CPU programs share them. */
+struct kstacks *record_bpf__kstacks(struct record_bpf *rb);
 
 /* A root of the recorded tree (before it runs, or before its mappings are read). */
 int record_bpf__track(struct record_bpf *rb, pid_t pid);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -14,7 +15,10 @@
 
 #include "profile/pdata.h"
 #include "record/jitcollect.h"
+#include "record/kstacks.h"
 #include "record/ksyms.h"
+#include "record/offcpu.h"
+#include "record/offcpu_switch.h"
 #include "record/perf_session.h"
 #include "record/procacct.h"
 #include "record/record_bpf.h"
@@ -483,4 +487,114 @@ int record_run__poll_once(struct record_run *r, int extra_fd)
 		if (pfd[k].revents & (POLLHUP | POLLERR))
 			r->ring_hup[map[k]] = 1;
 	return extra_ready;
+}
+
+/* ---- off-CPU time (record/offcpu.h, record/offcpu_switch.h) ------------------------ */
+
+/*
+ * --off-cpu where BPF is not permitted: each thread's totals from the
+ * session's switch records (record/offcpu_switch.h), when the session has
+ * no other observer (the bpf clock needs BPF anyway).
+ */
+static int open_offcpu_switch(struct record_run *r, struct perf_session_opts *po)
+{
+	if (po->observer || offcpu_switch__new(&r->offcpu_sw, r->pd) < 0)
+		return -1;
+	po->observer = offcpu_switch__observer(r->offcpu_sw);
+	po->context_switch = 1;
+	pdata__header(r->pd)->offcpu = PDATA_OFFCPU_SWITCH;
+	return 0;
+}
+
+/*
+ * The BPF off-CPU programs; with -g (dwarf), user stacks walked in the kernel
+ * at new places where issue 17's walk loads (the bpf clock's tables, else
+ * tables of their own, fed by the session as its observer), else copied.
+ * PROFIL_OFFCPU_NO_KWALK (benchmarks): copied always.
+ */
+static int open_offcpu_bpf(struct record_run *r, struct perf_session_opts *po,
+			   struct offcpu_opts *oo, char *why, size_t whylen)
+{
+	char kwhy[256];
+	int rc;
+
+	if (oo->stacks && oo->copies && !getenv("PROFIL_OFFCPU_NO_KWALK")) {
+		oo->ks = record_bpf__kstacks(r->bpf);
+		if (!oo->ks && !po->observer && kstacks__open(&oo->ks, r->pd, kwhy, sizeof(kwhy)) == 0)
+			oo->own_ks = 1;
+	}
+	rc = offcpu__open(&r->offcpu, r->pd, oo, why, whylen);
+	if (rc < 0 && oo->ks) { /* without the walk, the copies */
+		if (oo->own_ks)
+			kstacks__close(oo->ks);
+		oo->ks = NULL;
+		oo->own_ks = 0;
+		rc = offcpu__open(&r->offcpu, r->pd, oo, why, whylen);
+	}
+	if (rc == 0 && oo->own_ks)
+		po->observer = offcpu__observer(r->offcpu);
+	return rc;
+}
+
+void record_run__open_offcpu(struct record_run *r, struct perf_session_opts *po, pid_t pid,
+			     int attach)
+{
+	struct offcpu_opts oo = {.follow_children = r->o->inherit,
+				 .stacks = r->o->callgraph != RECORD_CG_NONE,
+				 .copies = record_run__perf_callgraph(r->o) == PDATA_CG_DWARF,
+				 .no_reuse = getenv("PROFIL_OFFCPU_NO_REUSE") != NULL};
+	char why[256];
+
+	if (!r->o->offcpu)
+		return;
+	/* an attached process is put in the tree with its threads once its events are on */
+	if (open_offcpu_bpf(r, po, &oo, why, sizeof(why)) == 0 &&
+	    (attach || offcpu__track(r->offcpu, pid) == 0)) {
+		po->forgetting = offcpu__forgetting;
+		po->forgetting_arg = r->offcpu;
+		if (!attach)
+			offcpu__walk_track(r->offcpu, pid);
+		return;
+	}
+	offcpu__close(r->offcpu);
+	r->offcpu = NULL;
+	if (open_offcpu_switch(r, po) == 0) {
+		if (!r->res->warning[0])
+			snprintf(r->res->warning, sizeof(r->res->warning),
+				 "--off-cpu: %.160s: each thread's off-CPU total only, without "
+				 "stacks or kernel frames",
+				 why);
+		return;
+	}
+	pdata__header(r->pd)->offcpu = PDATA_OFFCPU_NONE;
+	snprintf(r->offcpu_note, sizeof(r->offcpu_note),
+		 "not recorded: %s; the profile has CPU time only", why);
+}
+
+void record_run__offcpu_session(struct record_run *r)
+{
+	offcpu__session(r->offcpu, r->perf);
+	offcpu_switch__session(r->offcpu_sw, r->perf);
+}
+
+void record_run__finish_offcpu(struct record_run *r)
+{
+	if (r->offcpu) {
+		offcpu__finish(r->offcpu, r->perf);
+		offcpu__describe(r->offcpu, r->offcpu_note, sizeof(r->offcpu_note));
+	}
+	if (r->offcpu_sw) {
+		offcpu_switch__finish(r->offcpu_sw);
+		offcpu_switch__describe(r->offcpu_sw, r->offcpu_note, sizeof(r->offcpu_note));
+	}
+	if (r->offcpu_note[0])
+		pdata__add_note(r->pd, "off-cpu", r->offcpu_note);
+}
+
+void record_run__close_offcpu(struct record_run *r)
+{
+	offcpu__close(r->offcpu);
+	r->offcpu = NULL;
+	offcpu_switch__free(r->offcpu_sw);
+	r->offcpu_sw = NULL;
 }

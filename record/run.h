@@ -27,7 +27,7 @@ struct record_run {
 	struct procacct *acct;	      /* the kernel's accounting of the tree (BPF), NULL: none */
 	struct offcpu *offcpu;	      /* --off-cpu where BPF is permitted, NULL: none */
 	struct offcpu_switch *offcpu_sw; /* --off-cpu from the switch records (unprivileged) */
-	char offcpu_note[512];	      /* what the off-CPU time is (a PDATA_REC_NOTE), "" none */
+	char offcpu_note[2048];	      /* what the off-CPU time is (a PDATA_REC_NOTE), "" none */
 	struct record_events *events; /* opts->events: the prof/profil event stream */
 	struct jitcollect *jit; /* JIT code names (perf maps, jitdump), made at the first poll */
 	int sfd;		/* signalfd */
@@ -49,6 +49,27 @@ struct record_run {
 	int keep_ksyms;		   /* kallsyms read once for every profile (system.c frees it) */
 	struct ksyms_cache *ksyms; /* with keep_ksyms */
 };
+
+struct perf_session_opts;
+
+/*
+ * --off-cpu (r->o->offcpu): the BPF programs where permitted (record/offcpu.h;
+ * the session's opts po learn to call it before they forget a process),
+ * else the session's switch records (po gets their observer), else one
+ * sentence in the off-CPU note.  pid: the command, put in the tree now; with
+ * attach, the process is put in the tree with its threads later
+ * (offcpu__attach, offcpu_switch__attach) once its events are on.
+ */
+void record_run__open_offcpu(struct record_run *r, struct perf_session_opts *po, pid_t pid,
+			     int attach);
+
+/* Once r->perf is open: the off-CPU halves learn the session that names processes. */
+void record_run__offcpu_session(struct record_run *r);
+
+/* The off-CPU time's last counts and its note, before the header is finished. */
+void record_run__finish_offcpu(struct record_run *r);
+
+void record_run__close_offcpu(struct record_run *r);
 
 /* Block the signals the recorder watches (in itself only) and read them through a signalfd. */
 int record_run__setup_signals(struct record_run *r);

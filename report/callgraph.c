@@ -127,6 +127,7 @@ struct cg_entry {
 	int tid;
 	int truncated;
 	uint64_t count;
+	uint64_t off; /* off-CPU ns */
 };
 
 /* Index entry: (tid, node, truncated) and the stack's index in entries (+ 1, so never all zero). */
@@ -145,6 +146,7 @@ struct callgraph {
 	size_t nentries, entries_cap;
 	struct htab *index; /* of struct index_ent */
 	uint64_t total;
+	uint64_t per_sample, per_off_ns; /* callgraph__set_weights */
 };
 
 struct stack_key {
@@ -198,7 +200,30 @@ struct callgraph *callgraph__new(void)
 		return NULL;
 	}
 	cg->nodes[cg->nnodes++] = (struct cg_tnode){0};
+	cg->per_sample = 1;
 	return cg;
+}
+
+void callgraph__set_weights(struct callgraph *cg, uint64_t per_sample, uint64_t per_off_ns)
+{
+	cg->per_sample = per_sample;
+	cg->per_off_ns = per_off_ns;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+uint64_t callgraph__weight_of(uint64_t per_sample, uint64_t per_off_ns, uint64_t samples,
+			      uint64_t off_ns)
+{
+	return sat_add(sat_mul(samples, per_sample), sat_mul(off_ns, per_off_ns));
+}
+
+uint64_t callgraph__weigh(const struct callgraph *cg, uint64_t samples, uint64_t off_ns)
+{
+	return callgraph__weight_of(cg->per_sample, cg->per_off_ns, samples, off_ns);
 }
 
 void callgraph__free(struct callgraph *cg)
@@ -234,8 +259,9 @@ static long node_of(struct callgraph *cg, uint32_t parent, const struct func *f)
 	return (long)cg->nnodes++;
 }
 
-int callgraph__add(struct callgraph *cg, int tid, const struct func *const *frames, uint32_t n,
-		   int truncated, uint64_t count)
+/* Add count samples and off off-CPU ns under the stack frames[0..n) of thread tid. */
+static int add_stack_weights(struct callgraph *cg, int tid, const struct func *const *frames,
+			     uint32_t n, int truncated, uint64_t count, uint64_t off)
 {
 	struct stack_key k = {0, tid, !!truncated};
 	struct index_ent *e;
@@ -260,6 +286,7 @@ int callgraph__add(struct callgraph *cg, int tid, const struct func *const *fram
 	if (!fresh) {
 		s = &cg->entries[e->idx1 - 1];
 		s->count = sat_add(s->count, count);
+		s->off = sat_add(s->off, off);
 		cg->total = sat_add(cg->total, count);
 		return 0;
 	}
@@ -269,10 +296,22 @@ int callgraph__add(struct callgraph *cg, int tid, const struct func *const *fram
 		htab__cancel_fresh(cg->index);
 		return -ENOMEM;
 	}
-	cg->entries[cg->nentries] = (struct cg_entry){k.node, n, tid, (int)k.truncated, count};
+	cg->entries[cg->nentries] = (struct cg_entry){k.node, n, tid, (int)k.truncated, count, off};
 	*e = (struct index_ent){k.node, tid, k.truncated, (uint32_t)++cg->nentries};
 	cg->total = sat_add(cg->total, count);
 	return 0;
+}
+
+int callgraph__add(struct callgraph *cg, int tid, const struct func *const *frames, uint32_t n,
+		   int truncated, uint64_t count)
+{
+	return add_stack_weights(cg, tid, frames, n, truncated, count, 0);
+}
+
+int callgraph__add_off(struct callgraph *cg, int tid, const struct func *const *frames, uint32_t n,
+		       int truncated, uint64_t ns)
+{
+	return add_stack_weights(cg, tid, frames, n, truncated, 0, ns);
 }
 
 /* The first of the n slots of all (sorted by proc: a binary search) of image id. */
@@ -316,8 +355,7 @@ int callgraph__add_samples(struct callgraph *cg, const struct pview *v, struct r
 }
 
 int callgraph__add_weighted(struct callgraph *cg, const struct pview *v, struct resolver *r,
-			    const struct pv_proc *p, const int *tid, uint64_t cpu_ns,
-			    int offcpu)
+			    const struct pv_proc *p, const int *tid, uint64_t cpu_ns, int offcpu)
 {
 	int rc = cpu_ns ? add_slots(cg, v, r, p, tid, v->samples, v->nsamples, cpu_ns) : 0;
 
@@ -340,7 +378,7 @@ void callgraph__stack(const struct callgraph *cg, size_t i, struct cg_stack *out
 {
 	const struct cg_entry *s = &cg->entries[i];
 
-	*out = (struct cg_stack){s->node, s->n, s->truncated, s->tid, s->count};
+	*out = (struct cg_stack){s->node, s->n, s->truncated, s->tid, s->count, s->off};
 }
 
 unsigned callgraph__frames(const struct callgraph *cg, const struct cg_stack *s,
@@ -413,7 +451,8 @@ static int findex_build(const struct callgraph *cg, struct findex *fi)
 			goto out;
 		}
 		if (fresh) {
-			if (array__reserve((void **)&fi->funcs, &cap, fi->n + 1, sizeof(*fi->funcs))) {
+			if (array__reserve((void **)&fi->funcs, &cap, fi->n + 1,
+					   sizeof(*fi->funcs))) {
 				htab__cancel_fresh(t);
 				rc = -ENOMEM;
 				goto out;
@@ -519,6 +558,7 @@ int callgraph__totals(const struct callgraph *cg, int sort_name, struct cg_total
 struct tnode {
 	const struct func *f;
 	uint64_t total, self;
+	uint64_t off_total, off_self;
 	uint32_t first_kid, next_sib; /* node numbers, 0 = none */
 	uint32_t nkids;
 };
@@ -552,19 +592,36 @@ static long kid_of(struct builder *b, uint32_t parent, const struct func *f)
 		htab__cancel_fresh(b->kids);
 		return -ENOMEM;
 	}
-	b->nodes[b->n] = (struct tnode){f, 0, 0, 0, b->nodes[parent].first_kid, 0};
+	b->nodes[b->n] = (struct tnode){f, 0, 0, 0, 0, 0, b->nodes[parent].first_kid, 0};
 	b->nodes[parent].first_kid = (uint32_t)b->n;
 	b->nodes[parent].nkids++;
 	*e = (struct kid_ent){k.parent1, f, (uint32_t)b->n, 0};
 	return (long)b->n++;
 }
 
+/* What a stack adds to the nodes of its path. */
+struct weights {
+	uint64_t count, off;
+};
+
+static void add_total(struct tnode *nd, struct weights w)
+{
+	nd->total = sat_add(nd->total, w.count);
+	nd->off_total = sat_add(nd->off_total, w.off);
+}
+
+static void add_self(struct tnode *nd, struct weights w)
+{
+	nd->self = sat_add(nd->self, w.count);
+	nd->off_self = sat_add(nd->off_self, w.off);
+}
+
 /*
- * Add count along frames[from], frames[from + step], ... (count frames) below
- * the root: each node on the path gains count, the last also as self.
+ * Add w along frames[from], frames[from + step], ... (nframes frames) below
+ * the root: each node on the path gains w, the last also as self.
  */
 static int add_path(struct builder *b, const struct func *const *frames, long from, long step,
-		    long nframes, uint64_t count)
+		    long nframes, struct weights w)
 {
 	uint32_t at = 0;
 
@@ -574,9 +631,9 @@ static int add_path(struct builder *b, const struct func *const *frames, long fr
 		if (k < 0)
 			return (int)k;
 		at = (uint32_t)k;
-		b->nodes[at].total = sat_add(b->nodes[at].total, count);
+		add_total(&b->nodes[at], w);
 	}
-	b->nodes[at].self = sat_add(b->nodes[at].self, count);
+	add_self(&b->nodes[at], w);
 	return 0;
 }
 
@@ -590,12 +647,13 @@ static int add_stack(struct builder *b, const struct cg_stack *s, const struct f
 		     enum cg_order order, const char *focus)
 {
 	long n = s->n, at = -1;
+	struct weights w = {s->count, s->off};
 
 	if (!focus) {
-		b->nodes[0].total = sat_add(b->nodes[0].total, s->count);
+		add_total(&b->nodes[0], w);
 		if (order == CG_CALLER)
-			return add_path(b, frames, n - 1, -1, n, s->count);
-		return add_path(b, frames, 0, 1, n, s->count);
+			return add_path(b, frames, n - 1, -1, n, w);
+		return add_path(b, frames, 0, 1, n, w);
 	}
 	if (order == CG_CALLER) { /* the outermost occurrence, then inwards */
 		for (long i = n - 1; i >= 0 && at < 0; i--)
@@ -608,12 +666,12 @@ static int add_stack(struct builder *b, const struct cg_stack *s, const struct f
 		return 0;
 	if (!b->nodes[0].f)
 		b->nodes[0].f = frames[at];
-	b->nodes[0].total = sat_add(b->nodes[0].total, s->count);
+	add_total(&b->nodes[0], w);
 	if (name_is(frames[0], focus)) /* the root's self: the samples that hit it */
-		b->nodes[0].self = sat_add(b->nodes[0].self, s->count);
+		add_self(&b->nodes[0], w);
 	if (order == CG_CALLER)
-		return at ? add_path(b, frames, at - 1, -1, at, s->count) : 0;
-	return at < n - 1 ? add_path(b, frames, at + 1, 1, n - 1 - at, s->count) : 0;
+		return at ? add_path(b, frames, at - 1, -1, at, w) : 0;
+	return at < n - 1 ? add_path(b, frames, at + 1, 1, n - 1 - at, w) : 0;
 }
 
 static int cmp_node(const void *a, const void *b)
@@ -621,13 +679,13 @@ static int cmp_node(const void *a, const void *b)
 	const struct cg_node *x = *(const struct cg_node *const *)a;
 	const struct cg_node *y = *(const struct cg_node *const *)b;
 
-	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
 	return cmp_func(x->f, y->f);
 }
 
 /* The built nodes as the final tree: each node's kids in one pointer array, sorted. */
-static int tree_finish(struct builder *b, struct cg_tree *t)
+static int tree_finish(const struct callgraph *cg, struct builder *b, struct cg_tree *t)
 {
 	size_t used = 0;
 
@@ -639,8 +697,14 @@ static int tree_finish(struct builder *b, struct cg_tree *t)
 	for (size_t i = 0; i < b->n; i++) {
 		const struct tnode *bn = &b->nodes[i];
 
-		t->nodes[i] =
-			(struct cg_node){bn->f, bn->total, bn->self, t->kid_ptrs + used, bn->nkids};
+		t->nodes[i] = (struct cg_node){bn->f,
+					       bn->total,
+					       bn->self,
+					       bn->off_total,
+					       bn->off_self,
+					       callgraph__weigh(cg, bn->total, bn->off_total),
+					       t->kid_ptrs + used,
+					       bn->nkids};
 		for (uint32_t k = bn->first_kid; k; k = b->nodes[k].next_sib)
 			t->kid_ptrs[used++] = &t->nodes[k];
 	}
@@ -674,7 +738,7 @@ int callgraph__tree(const struct callgraph *cg, enum cg_order order, const char 
 		rc = add_stack(&b, &s, frames, order, focus);
 	}
 	if (!rc)
-		rc = tree_finish(&b, t);
+		rc = tree_finish(cg, &b, t);
 out:
 	htab__free(b.kids);
 	free(b.nodes);

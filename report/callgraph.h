@@ -66,6 +66,7 @@ struct cg_stack {
 	int truncated; /* frames[n - 1] is the "[truncated]" row */
 	int tid;
 	uint64_t count;
+	uint64_t off; /* off-CPU nanoseconds under it (callgraph__add_off) */
 };
 
 /* Self and total samples of one function row. */
@@ -85,8 +86,11 @@ struct cg_node {
 	const struct func *f; /* NULL for the root of a whole graph */
 	uint64_t total;	      /* samples through this path */
 	uint64_t self;	      /* of which the path ends here */
+	uint64_t off_total;   /* off-CPU nanoseconds through this path */
+	uint64_t off_self;    /* of which the path ends here */
+	uint64_t weight;      /* total and off_total as callgraph__set_weights weighs them */
 	struct cg_node **kids;
-	size_t nkids; /* sorted: most samples first, then by name */
+	size_t nkids; /* sorted: most weight first, then by name */
 };
 
 struct callgraph;
@@ -103,6 +107,29 @@ void callgraph__free(struct callgraph *cg);
  */
 int callgraph__add(struct callgraph *cg, int tid, const struct func *const *frames, uint32_t n,
 		   int truncated, uint64_t count);
+
+/*
+ * The same for ns nanoseconds off the CPU under that stack (a thread left
+ * the CPU with it: report/report.h's off-CPU items), kept beside the samples
+ * (cg_stack.off, cg_node.off_total): the trees carry both.
+ */
+int callgraph__add_off(struct callgraph *cg, int tid, const struct func *const *frames, uint32_t n,
+		       int truncated, uint64_t ns);
+
+/*
+ * How the trees weigh a node to order its kids (cg_node.weight): its
+ * samples times per_sample plus its off-CPU nanoseconds times per_off_ns
+ * (0 or 1).  The default, (1, 0), orders by samples; (the sampling period
+ * in ns, 1) by wall time; (0, 1) by off-CPU time.
+ */
+void callgraph__set_weights(struct callgraph *cg, uint64_t per_sample, uint64_t per_off_ns);
+
+/* samples x per_sample + off_ns x per_off_ns, saturating. */
+uint64_t callgraph__weight_of(uint64_t per_sample, uint64_t per_off_ns, uint64_t samples,
+			      uint64_t off_ns);
+
+/* The weight of samples and off-CPU ns as cg weighs them. */
+uint64_t callgraph__weigh(const struct callgraph *cg, uint64_t samples, uint64_t off_ns);
 
 /*
  * Add the samples of process image p in v (all its threads, or only thread

@@ -95,7 +95,7 @@ struct cg_scope {
 
 struct cgreport_image {
 	const struct report_proc *pr;
-	uint64_t of; /* the image's samples: what percentages are a share of */
+	uint64_t of; /* the image's weight (callgraph__weigh): what percentages are a share of */
 	struct cg_scope all;
 	struct cg_scope *threads; /* with --threads and trees: parallel to pr->threads */
 	size_t nthreads;
@@ -107,7 +107,24 @@ struct cgreport {
 	int has_stacks;
 	int trees;	      /* o asks for trees */
 	struct cg_scope *run; /* the whole run's, when o asks for trees */
+	uint64_t run_of;      /* the run's weight: what its percentages are a share of */
+	/*
+	 * With off-CPU time (m->offcpu and off-CPU items): every graph also holds
+	 * the off-CPU time of each stack (the items the filters and --reason keep;
+	 * with a reason's value, that reason's only), and the trees are weighed by
+	 * m->value in nanoseconds: CPU samples times the period, off-CPU ns, or
+	 * both (wall).  Else by samples.
+	 */
+	int offcpu;
+	uint64_t per_sample, per_off_ns; /* callgraph__set_weights of every graph */
+	int off_reason;			 /* a reason's value: its enum pdata_kind, else 0 */
 };
+
+/* The seconds of n samples (the report's period). */
+double cgreport__sample_seconds(const struct cgreport *cr, uint64_t n);
+
+/* "wall time", "CPU time", "off-CPU time", "sleep time"...: what the weights are, or "samples". */
+const char *cgreport__weight_name(const struct cgreport *cr);
 
 /* The scope of (ci, thread): the run's when ci is NULL; NULL when nothing was built. */
 const struct cg_scope *cgreport__scope(const struct cgreport *cr, const struct cgreport_image *ci,

@@ -26,6 +26,7 @@ struct diff_entry {
 	struct diff_key k;
 	const char *path;
 	uint64_t count[2]; /* [0] OLD, [1] NEW */
+	uint64_t off[2];   /* off-CPU ns */
 };
 
 static uint64_t key_hash(const void *key)
@@ -57,7 +58,7 @@ static const struct htab_type entry_type = {
 
 /* side: 0 OLD, 1 NEW.  The path shown is NEW's when NEW has the key. */
 static int table_add(struct htab *t, const char *name, const char *object, const char *path,
-		     int side, uint64_t count)
+		     int side, uint64_t count, uint64_t off)
 {
 	struct diff_key k = {name, object};
 	bool fresh;
@@ -69,6 +70,7 @@ static int table_add(struct htab *t, const char *name, const char *object, const
 		e->path = path;
 	e->k = k;
 	e->count[side] += count;
+	e->off[side] = e->off[side] + off < e->off[side] ? UINT64_MAX : e->off[side] + off;
 	return 0;
 }
 
@@ -90,10 +92,11 @@ static int add_functions(struct htab **t, const struct report *rep, int side)
 
 		if (r->kind != REPORT_SAMPLED || !f)
 			continue; /* samples only: kernel accounting and unsampled time are not */
-		rc = table_add(t[DIFF_FUNCTIONS], f->name, f->object, f->objpath, side, r->count);
+		rc = table_add(t[DIFF_FUNCTIONS], f->name, f->object, f->objpath, side, r->count,
+			       r->off_ns[0]);
 		if (!rc)
-			rc = table_add(t[DIFF_OBJECTS], f->object, NULL, f->objpath, side,
-				       r->count);
+			rc = table_add(t[DIFF_OBJECTS], f->object, NULL, f->objpath, side, r->count,
+				       r->off_ns[0]);
 	}
 	return rc;
 }
@@ -105,24 +108,27 @@ static int add_report(struct htab **t, const struct report *rep, int side)
 	for (size_t i = 0; !rc && i < rep->v->nprocs; i++) {
 		const struct pv_proc *p = &rep->v->procs[i];
 		const char *exe = p->exe[0] ? p->exe : "[unknown]";
+		uint64_t off = rep->images[i].offcpu_ns[0];
 
-		if (p->samples)
+		if (p->samples || off)
 			rc = table_add(t[DIFF_COMMANDS], base_name(exe), NULL, exe, side,
-				       p->samples);
+				       p->samples, off);
 	}
 	return rc;
 }
 
 /* ---- rows ------------------------------------------------------------------ */
 
-static struct diff_side side_of(const struct report *rep, uint64_t count)
+static struct diff_side side_of(const struct report *rep, uint64_t count, uint64_t off)
 {
-	uint64_t total = rep->v->total;
+	uint64_t total = rep->v->total, off_total = rep->totals.offcpu_ns[0];
 
 	return (struct diff_side){
 		.samples = count,
 		.share = total ? 100.0 * (double)count / (double)total : 0.0,
 		.seconds = (double)count * rep->period_s,
+		.offcpu_seconds = (double)off / 1e9,
+		.offcpu_share = off_total ? 100.0 * (double)off / (double)off_total : 0.0,
 	};
 }
 
@@ -165,6 +171,23 @@ static int cmp_seconds(const void *a, const void *b)
 	return c ? c : cmp_ties(x, y);
 }
 
+static int cmp_offcpu(const void *a, const void *b)
+{
+	const struct diff_row *x = a, *y = b;
+	int c = cmp_desc(fabs(x->delta_offcpu_seconds), fabs(y->delta_offcpu_seconds));
+
+	if (!c)
+		c = cmp_desc(fmax(x->old.offcpu_seconds, x->new.offcpu_seconds),
+			     fmax(y->old.offcpu_seconds, y->new.offcpu_seconds));
+	return c ? c : cmp_ties(x, y);
+}
+
+static int (*const row_order[])(const void *, const void *) = {
+	[DIFF_SORT_SHARE] = cmp_share,
+	[DIFF_SORT_SECONDS] = cmp_seconds,
+	[DIFF_SORT_OFFCPU] = cmp_offcpu,
+};
+
 /* The entries of t as rows, filtered and sorted (t is left empty). */
 static int table_rows(struct diff *d, struct htab *t, enum diff_table which)
 {
@@ -181,17 +204,20 @@ static int table_rows(struct diff *d, struct htab *t, enum diff_table which)
 			.name = e[i].k.name,
 			.object = e[i].k.object,
 			.path = e[i].path,
-			.old = side_of(d->old, e[i].count[0]),
-			.new = side_of(d->new, e[i].count[1]),
+			.old = side_of(d->old, e[i].count[0], e[i].off[0]),
+			.new = side_of(d->new, e[i].count[1], e[i].off[1]),
 		};
 
 		r.delta_share = r.new.share - r.old.share;
 		r.delta_seconds = r.new.seconds - r.old.seconds;
-		if (fabs(r.delta_share) >= d->o.threshold)
+		r.delta_offcpu_seconds = r.new.offcpu_seconds - r.old.offcpu_seconds;
+		r.delta_offcpu_share = r.new.offcpu_share - r.old.offcpu_share;
+		if (fabs(d->o.sort == DIFF_SORT_OFFCPU ? r.delta_offcpu_share : r.delta_share) >=
+		    d->o.threshold)
 			rows[kept++] = r;
 	}
 	free(e);
-	qsort(rows, kept, sizeof(*rows), d->o.sort == DIFF_SORT_SECONDS ? cmp_seconds : cmp_share);
+	qsort(rows, kept, sizeof(*rows), row_order[d->o.sort]);
 	d->rows[which] = rows;
 	d->nrows[which] = kept;
 	return 0;
@@ -245,6 +271,17 @@ int diff__load(struct diff **out, const char *old_path, const char *new_path,
 	if (rc < 0)
 		goto fail;
 	d->seconds_known = d->old->period_s > 0 && d->new->period_s > 0;
+	d->offcpu = d->old->offcpu || d->new->offcpu;
+	if ((unsigned)o->sort >= sizeof(row_order) / sizeof(*row_order)) {
+		rc = why_fail(why, whylen, -EINVAL, "unknown sort order %d", (int)o->sort);
+		goto fail;
+	}
+	if (o->sort == DIFF_SORT_OFFCPU && !d->offcpu) {
+		rc = why_fail(why, whylen, -EINVAL,
+			      "cannot sort by off-CPU time: neither profile has any (record "
+			      "--off-cpu records it)");
+		goto fail;
+	}
 	if (o->sort == DIFF_SORT_SECONDS && !d->seconds_known) {
 		rc = why_fail(why, whylen, -EINVAL,
 			      "cannot sort by seconds: the %s profile does not say how much CPU "

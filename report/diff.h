@@ -5,7 +5,10 @@
  * across process images per function, per object and per command, and
  * every key seen in either profile becomes one row with both sides and
  * the change: share of all the profile's samples (percentage points) and
- * CPU seconds.  Rows are sorted by the size of the change.
+ * CPU seconds, and, where either profile has off-CPU time (record
+ * --off-cpu), the off-CPU seconds (the time threads waited under the
+ * function, the object, the command) and their share of the profile's
+ * off-CPU time.  Rows are sorted by the size of the change.
  *
  * Keys are by base name, so that the same program run from two places
  * (./prog and /usr/bin/prog, two build trees) compares function by
@@ -23,11 +26,13 @@
 enum diff_sort {
 	DIFF_SORT_SHARE,   /* by |delta share| (the default) */
 	DIFF_SORT_SECONDS, /* by |delta seconds| (both profiles must know their period) */
+	DIFF_SORT_OFFCPU,  /* by |delta off-CPU seconds| */
 };
 
 struct diff_opts {
 	enum diff_sort sort;
-	double threshold; /* rows whose |delta share| is below, in points, are left out */
+	double threshold; /* rows whose |delta share| is below, in points, are left out (with
+			     DIFF_SORT_OFFCPU: the share of off-CPU time) */
 };
 
 enum diff_table { DIFF_FUNCTIONS, DIFF_OBJECTS, DIFF_COMMANDS, DIFF_NTABLES };
@@ -37,6 +42,8 @@ struct diff_side {
 	uint64_t samples;
 	double share;	/* percent of all the profile's samples */
 	double seconds; /* samples x the profile's period; 0 when the period is unknown */
+	double offcpu_seconds; /* time off the CPU under it (0 without off-CPU time) */
+	double offcpu_share;   /* percent of all the profile's off-CPU time */
 };
 
 struct diff_row {
@@ -46,6 +53,8 @@ struct diff_row {
 	struct diff_side old, new;
 	double delta_share;   /* new.share - old.share, points */
 	double delta_seconds; /* new.seconds - old.seconds */
+	double delta_offcpu_seconds; /* new.offcpu_seconds - old.offcpu_seconds */
+	double delta_offcpu_share;   /* new.offcpu_share - old.offcpu_share, points */
 };
 
 struct diff {
@@ -54,6 +63,7 @@ struct diff {
 	struct diff_row *rows[DIFF_NTABLES];
 	size_t nrows[DIFF_NTABLES];
 	int seconds_known; /* both profiles know their period: the seconds mean something */
+	int offcpu;	   /* either profile has off-CPU time: the off-CPU figures mean something */
 };
 
 /*

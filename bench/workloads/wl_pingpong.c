@@ -4,10 +4,15 @@
  * one byte over two pipes, so that each round trip is two switches out and
  * two in per thread: the worst case for anything that runs at every
  * context switch.  Runs SECONDS (default 4) and prints, per 0.25 s window,
- * the round trips per second of that window:
- *   window T RATE
- * and at the end its own CPU time (getrusage RUSAGE_SELF):
+ * the round trips per second of that window, and per second of the CPU time
+ * both threads had in it (CLOCK_PROCESS_CPUTIME_ID: what a round trip costs,
+ * whatever share of the CPU the machine's other jobs left; a profiler's work
+ * at the threads' switches runs in their time):
+ *   window T RATE CPURATE
+ * and at the end its own CPU time and context switches (getrusage
+ * RUSAGE_SELF: voluntary, involuntary) and round trips:
  *   cpu USER_S SYS_S
+ *   switches VOLUNTARY INVOLUNTARY ROUNDTRIPS
  * The benchmark takes the windows after the peers attached (an attaching
  * profiler needs some time to start), so every variant is measured alike.
  * With $PINGPONG_CPU set, both threads run on that CPU only: every round
@@ -37,17 +42,22 @@ static void *pong(void *arg)
 	return NULL;
 }
 
-static double now(void)
+static double clock_s(clockid_t id)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(id, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static double now(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
 }
 
 int main(int argc, char **argv)
 {
-	double secs = argc > 1 ? atof(argv[1]) : 4.0, t0, tw, t;
+	double secs = argc > 1 ? atof(argv[1]) : 4.0, t0, tw, t, cw, cnow;
 	long n = 0, nw = 0;
 	struct rusage ru;
 	pthread_t th;
@@ -64,6 +74,7 @@ int main(int argc, char **argv)
 	if (pipe(ab) || pipe(ba) || pthread_create(&th, NULL, pong, NULL))
 		return 1;
 	t0 = tw = now();
+	cw = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	do {
 		for (int i = 0; i < 256; i++) {
 			if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
@@ -72,9 +83,12 @@ int main(int argc, char **argv)
 		}
 		t = now();
 		if (t - tw >= 0.25) {
-			printf("window %.2f %.0f\n", t - t0, (double)(n - nw) / (t - tw));
+			cnow = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+			printf("window %.2f %.0f %.0f\n", t - t0, (double)(n - nw) / (t - tw),
+			       cnow > cw ? (double)(n - nw) / (cnow - cw) : 0.0);
 			nw = n;
 			tw = t;
+			cw = cnow;
 		}
 	} while (t - t0 < secs);
 	close(ab[1]);
@@ -82,5 +96,8 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru);
 	printf("cpu %.3f %.3f\n", (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6,
 	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6);
+	/* the context switches per round trip: a scheduler that lets the writer run on to its
+	   read makes two, one that hands over at every wakeup four; the throughput follows */
+	printf("switches %ld %ld %ld\n", ru.ru_nvcsw, ru.ru_nivcsw, n);
 	return 0;
 }

@@ -4,7 +4,9 @@
  * graph (SVG, root at the top: all -> process -> outermost frame .. leaf) and
  * a table of functions (self and total samples).  A process or thread
  * selector filters both, a search highlights matching frames and filters
- * the table, a click on a frame zooms to it.
+ * the table, a click on a frame zooms to it.  A profile with off-CPU time
+ * ("offcpu" rows) switches both between CPU, off-CPU and wall time (CPU +
+ * off-CPU), off-CPU frames in colours of their own.
  *
  * Every string of the profile is untrusted: it is inserted with textContent
  * or as an attribute value, never parsed as markup.
@@ -24,7 +26,7 @@
 	/* Parse and check the embedded profile; rows that point nowhere are dropped and counted. */
 	function load() {
 		var d = JSON.parse($('profile-data').textContent);
-		var procs, threads, frames, rows = [], bad = 0;
+		var procs, threads, frames, rows = [], offRows = [], bad = 0;
 
 		if (!d || d.version !== 1 || !Array.isArray(d.samples))
 			throw new Error('this page holds no profile data of version 1');
@@ -45,20 +47,34 @@
 			if (!isIndex(t.proc, procs.length))
 				t.bad = true;
 		});
-		d.samples.forEach(function (r) {
-			var okay = Array.isArray(r) && r.length >= 3 && isIndex(r[0], threads.length) &&
-				   !threads[r[0]].bad && typeof r[1] === 'number' && r[1] > 0 &&
-				   isFinite(r[1]);
+		function rowOkay(r, from) {
+			var okay = r.length > from && isIndex(r[0], threads.length) && !threads[r[0]].bad &&
+				   typeof r[from - 1] === 'number' && r[from - 1] > 0 && isFinite(r[from - 1]);
 
-			for (var i = 2; okay && i < r.length; i++)
+			for (var i = from; okay && i < r.length; i++)
 				okay = isIndex(r[i], frames.length);
-			if (okay)
+			return okay;
+		}
+		d.samples.forEach(function (r) {
+			if (Array.isArray(r) && rowOkay(r, 2))
 				rows.push(r);
 			else
 				bad++;
 		});
+		/* off-CPU rows [thread, reason, ns, frames...] become [thread, ns, frames...] marked off */
+		(Array.isArray(d.offcpu) ? d.offcpu : []).forEach(function (r) {
+			if (!Array.isArray(r) || !rowOkay(r, 3) || !isIndex(r[1], 5) || r[1] < 1) {
+				bad++;
+				return;
+			}
+			var o = [r[0]].concat(r.slice(2));
+
+			o.off = true;
+			o.reason = r[1];
+			offRows.push(o);
+		});
 		return { meta: d.meta || {}, procs: procs, threads: threads, frames: frames,
-			 rows: rows, bad: bad,
+			 rows: rows, cpuRows: rows, offRows: offRows, bad: bad,
 			 annotations: Array.isArray(d.annotations) ? d.annotations : [] };
 	}
 
@@ -73,6 +89,36 @@
 
 	var M = D.meta;
 	var PER = +M.seconds_per_sample || 0; /* seconds per sample, 0: unknown */
+	var HAS_OFF = D.offRows.length > 0 && PER > 0;
+	/*
+	 * The time shown: 'cpu' (rows of samples), 'off' (rows of off-CPU ns) or
+	 * 'wall' (both, samples as ns).  UNIT: seconds per unit of a row's weight.
+	 */
+	var MODE = HAS_OFF ? 'wall' : 'cpu';
+	var UNIT = PER;
+	var wallRows = null;
+
+	function setMode(m) {
+		MODE = HAS_OFF && (m === 'off' || m === 'wall') ? m : 'cpu';
+		if (MODE === 'cpu') {
+			D.rows = D.cpuRows;
+			UNIT = PER;
+		} else if (MODE === 'off') {
+			D.rows = D.offRows;
+			UNIT = 1e-9;
+		} else {
+			if (!wallRows)
+				wallRows = D.cpuRows.map(function (r) {
+					var w = r.slice();
+
+					w[1] = r[1] * PER * 1e9;
+					return w;
+				}).concat(D.offRows);
+			D.rows = wallRows;
+			UNIT = 1e-9;
+		}
+		document.body.setAttribute('data-mode', MODE);
+	}
 	var exes = {};
 
 	D.procs.forEach(function (p) {
@@ -83,9 +129,9 @@
 	/* ---- formatting ---------------------------------------------------------- */
 
 	function fmtSec(n) {
-		if (!PER)
+		if (!UNIT)
 			return '?';
-		var s = n * PER;
+		var s = n * UNIT;
 
 		return (s >= 100 ? s.toFixed(1) : s.toFixed(3)) + ' s';
 	}
@@ -138,9 +184,14 @@
 		       Math.round(k.light[0] + y * (k.light[1] - k.light[0])) + '%)';
 	}
 
+	/* off-CPU time: violet shades, whatever the object (its own colours) */
+	var OFF_KIND = { label: 'off the CPU (waiting: sleep, I/O, locks, preempted)', hue: [255, 290], sat: 58, light: [64, 76] };
+
+	KINDS.off = OFF_KIND;
 	D.frames.forEach(function (f) {
 		f.kind = kindOf(f);
 		f.fill = colour(f.kind, f.name);
+		f.offFill = colour('off', f.name);
 	});
 
 	/* ---- state and the derived views ----------------------------------------- */
@@ -168,7 +219,7 @@
 
 	function node(parent, key, label, kind, frame) {
 		return { parent: parent, key: key, label: label, kind: kind, frame: frame,
-			 depth: parent ? parent.depth + 1 : 0, total: 0, self: 0, kids: new Map() };
+			 depth: parent ? parent.depth + 1 : 0, total: 0, self: 0, off: 0, kids: new Map() };
 	}
 
 	function child(n, key, make) {
@@ -186,13 +237,15 @@
 		var root = node(null, 'all', 'all', 'root', -1);
 
 		rows.forEach(function (r) {
-			var count = r[1], proc = D.threads[r[0]].proc;
+			var count = r[1], proc = D.threads[r[0]].proc, off = r.off ? count : 0;
 			var n = child(root, 'p' + proc, function () {
 				return node(root, 'p' + proc, procLabel(proc), 'proc', -1);
 			});
 
 			root.total += count;
+			root.off += off;
 			n.total += count;
+			n.off += off;
 			for (var i = r.length - 1; i >= 2; i--) {
 				var f = r[i], parent = n;
 
@@ -200,6 +253,7 @@
 					return node(parent, f, frameLabel(f), D.frames[f].kind, f);
 				});
 				n.total += count;
+				n.off += off;
 			}
 			n.self += count;
 		});
@@ -220,15 +274,16 @@
 			var s = by.get(f);
 
 			if (!s) {
-				s = { frame: f, self: 0, total: 0 };
+				s = { frame: f, self: 0, total: 0, selfOff: 0, totalOff: 0 };
 				by.set(f, s);
 			}
 			return s;
 		}
 		rows.forEach(function (r) {
-			var seen = r.length > 3 ? new Set() : null;
+			var seen = r.length > 3 ? new Set() : null, off = r.off ? r[1] : 0;
 
 			get(r[2]).self += r[1];
+			get(r[2]).selfOff += off;
 			for (var i = 2; i < r.length; i++) {
 				if (seen) {
 					if (seen.has(r[i]))
@@ -236,6 +291,7 @@
 					seen.add(r[i]);
 				}
 				get(r[i]).total += r[1];
+				get(r[i]).totalOff += off;
 			}
 		});
 		return Array.from(by.values());
@@ -297,6 +353,8 @@
 		fact(facts, 'sampled CPU time', PER ? ((+M.total_samples || 0) * PER).toFixed(3) + ' s' : 'unknown');
 		if (+M.cpu_seconds)
 			fact(facts, 'measured CPU time', (+M.cpu_seconds).toFixed(3) + ' s');
+		if (HAS_OFF)
+			fact(facts, 'off-CPU time', (+M.offcpu_seconds || 0).toFixed(3) + ' s');
 		/* time the report has without samples: not in the table or the flame graph */
 		var acc = +M.accounted_seconds || 0, uns = +M.unsampled_seconds || 0;
 		var parts = [acc > 0 ? acc.toFixed(3) + ' s kernel (accounted)' : '',
@@ -327,6 +385,7 @@
 	function drawSelector() {
 		var sel = $('selector'), all = 0, byProc = [], byThread = [];
 
+		clear(sel);
 		D.rows.forEach(function (r) {
 			var p = D.threads[r[0]].proc;
 
@@ -340,7 +399,8 @@
 			o.value = value;
 			parent.appendChild(o);
 		}
-		option(sel, 'all', 'All processes and threads: ' + fmtSec(all) + ' (' + fmtInt(all) + ' samples)');
+		option(sel, 'all', 'All processes and threads: ' + fmtSec(all) +
+		       (MODE === 'cpu' ? ' (' + fmtInt(all) + ' samples)' : ''));
 		D.procs.forEach(function (p, i) {
 			if (!byProc[i])
 				return;
@@ -357,6 +417,10 @@
 			sel.appendChild(g);
 		});
 		sel.value = state.sel;
+		if (sel.value !== state.sel) { /* nothing of the selection in this time: everything */
+			state.sel = 'all';
+			sel.value = 'all';
+		}
 	}
 
 	function drawSelectionTotal() {
@@ -368,8 +432,10 @@
 		clear(t);
 		t.appendChild(document.createTextNode('shown: '));
 		t.appendChild(el('b', null, fmtSec(view.total)));
-		t.appendChild(document.createTextNode(', ' + fmtInt(view.total) + ' samples, ' +
-						      fmtPct(view.total, all) + ' of all'));
+		t.appendChild(document.createTextNode(', ' +
+			(MODE === 'cpu' ? fmtInt(view.total) + ' samples, ' : '') +
+			fmtPct(view.total, all) + ' of all' +
+			(MODE === 'wall' ? ' (' + fmtSec(view.tree.off) + ' off the CPU)' : '')));
 	}
 
 	/* ---- flame graph ----------------------------------------------------------- */
@@ -383,12 +449,17 @@
 		fitLabel = profil.labelFitter($('flame'));
 	}
 
+	/* An off-CPU frame: in the off-CPU view every frame; in wall time, one mostly off the CPU. */
+	function isOff(n) {
+		return MODE === 'off' || (MODE === 'wall' && n.off * 2 > n.total);
+	}
+
 	function fillOf(n) {
 		if (n.kind === 'root')
 			return '#4b5563';
 		if (n.kind === 'proc')
 			return '#64748b';
-		return D.frames[n.frame].fill;
+		return isOff(n) ? D.frames[n.frame].offFill : D.frames[n.frame].fill;
 	}
 
 	function drawFrame(svg, n, x, w, depth, cls) {
@@ -397,7 +468,8 @@
 		var t = document.createElementNS(SVGNS, 'text');
 
 		g.setAttribute('class', 'frame' + cls + (n.kind === 'root' || n.kind === 'proc' ? ' dark' : '') +
-			       (n.frame >= 0 && matches(n.frame) ? ' match' : ''));
+			       (n.frame >= 0 && matches(n.frame) ? ' match' : '') +
+			       (n.frame >= 0 && isOff(n) ? ' off' : ''));
 		g.setAttribute('data-i', String(drawn.length));
 		r.setAttribute('x', x.toFixed(2));
 		r.setAttribute('y', String(depth * ROW));
@@ -481,7 +553,8 @@
 		});
 
 		if (!D.rows.length)
-			$('flame-note').textContent = 'This profile has no samples.';
+			$('flame-note').textContent = MODE === 'off' ? 'This profile has no off-CPU time.' :
+				'This profile has no samples.';
 		else
 			$('flame-note').textContent = deep ? '' :
 				'Flat profile: no call stacks were recorded, so each function sits directly under its process. Click a frame to zoom, Esc to zoom out.';
@@ -492,8 +565,9 @@
 
 		clear(lg);
 		D.frames.forEach(function (f) {
-			used[f.kind] = true;
+			used[f.kind] = MODE !== 'off';
 		});
+		used.off = MODE !== 'cpu';
 		Object.keys(KINDS).forEach(function (k) {
 			if (!used[k])
 				return;
@@ -538,11 +612,13 @@
 			var d = el('div', 'tt-num', label + ': ');
 
 			d.appendChild(el('b', null, fmtSec(count)));
-			d.appendChild(document.createTextNode(' \u00b7 ' + fmtInt(count) + ' samples \u00b7 ' +
-							      fmtPct(count, view.total)));
+			d.appendChild(document.createTextNode(' \u00b7 ' +
+				(MODE === 'cpu' ? fmtInt(count) + ' samples \u00b7 ' : '') + fmtPct(count, view.total)));
 			tt.appendChild(d);
 		}
-		line('Total', n.total);
+		line(MODE === 'wall' ? 'Total (wall)' : MODE === 'off' ? 'Total off the CPU' : 'Total', n.total);
+		if (MODE === 'wall')
+			line('of which off the CPU', n.off);
 		if (f)
 			line('Self', n.self);
 		tt.hidden = false;
@@ -569,19 +645,31 @@
 	var lines = D.frames.some(function (f) {
 		return f.file;
 	});
-	var COLS = [
-		{ key: 'self', label: '%', cls: 'pct', pct: 'self', first: true },
-		{ key: 'self', label: 'seconds', cls: 'num', sec: 'self' },
-		{ key: 'self', label: 'samples', cls: 'num', n: 'self' },
-		{ key: 'total', label: '%', cls: 'pct total', pct: 'total', first: true },
-		{ key: 'total', label: 'seconds', cls: 'num', sec: 'total' },
-		{ key: 'total', label: 'samples', cls: 'num', n: 'total' },
-		{ key: 'name', label: 'Function', cls: 'fn', first: true },
-		{ key: 'object', label: 'Object', cls: 'obj' }
-	];
+	var COLS;
 
-	if (lines)
-		COLS.push({ key: 'source', label: 'Source', cls: 'src' });
+	/* The table's columns for the time shown: samples with CPU time, off-CPU seconds in wall time. */
+	function makeCols() {
+		var third = function (k) {
+			if (MODE === 'cpu')
+				return [{ key: k, label: 'samples', cls: 'num', n: k }];
+			if (MODE === 'wall')
+				return [{ key: k, label: 'off-CPU s', cls: 'num', off: k + 'Off' }];
+			return [];
+		};
+
+		COLS = [{ key: 'self', label: '%', cls: 'pct', pct: 'self', first: true },
+			{ key: 'self', label: MODE === 'wall' ? 'wall s' : 'seconds', cls: 'num', sec: 'self' }]
+			.concat(third('self'),
+				[{ key: 'total', label: '%', cls: 'pct total', pct: 'total', first: true },
+				 { key: 'total', label: MODE === 'wall' ? 'wall s' : 'seconds', cls: 'num', sec: 'total' }],
+				third('total'),
+				[{ key: 'name', label: 'Function', cls: 'fn', first: true },
+				 { key: 'object', label: 'Object', cls: 'obj' }]);
+		if (lines)
+			COLS.push({ key: 'source', label: 'Source', cls: 'src' });
+		$('self-group').colSpan = MODE === 'off' ? 2 : 3;
+		$('total-group').colSpan = MODE === 'off' ? 2 : 3;
+	}
 
 	function sortValue(s, key) {
 		var f = D.frames[s.frame];
@@ -618,7 +706,7 @@
 				th.className += ' first-of-group';
 			th.setAttribute('data-key', c.key);
 			th.setAttribute('aria-sort', state.sortKey === c.key ? (state.sortDir < 0 ? 'descending' : 'ascending') : 'none');
-			th.title = 'sort by ' + (c.key === 'self' || c.key === 'total' ? c.key + ' samples' : c.label.toLowerCase());
+			th.title = 'sort by ' + (c.key === 'self' || c.key === 'total' ? c.key + (MODE === 'cpu' ? ' samples' : ' time') : c.label.toLowerCase());
 			th.addEventListener('click', function () {
 				if (state.sortKey === c.key)
 					state.sortDir = -state.sortDir;
@@ -659,6 +747,8 @@
 			td.appendChild(el('span', null, fmtPct(s[c.pct], view.total)));
 		} else if (c.sec) {
 			td.textContent = fmtSec(s[c.sec]);
+		} else if (c.off) {
+			td.textContent = fmtSec(s[c.off]);
 		} else if (c.n) {
 			td.textContent = fmtInt(s[c.n]);
 		} else if (c.key === 'name') {
@@ -806,6 +896,17 @@
 		drawTable();
 	}
 
+	$('mode').addEventListener('change', function () {
+		setMode($('mode').value);
+		state.zoom = [];
+		hideTooltip();
+		makeCols();
+		drawSelector();
+		drawFlameNote();
+		drawLegend();
+		drawTableHead();
+		redrawAll();
+	});
 	$('selector').addEventListener('change', function () {
 		state.sel = $('selector').value;
 		state.zoom = [];
@@ -868,6 +969,12 @@
 			});
 	});
 
+	setMode(MODE);
+	makeCols();
+	if (HAS_OFF) {
+		$('mode-field').hidden = false;
+		$('mode').value = MODE;
+	}
 	drawHeader();
 	drawSelector();
 	drawFlameNote();

@@ -697,6 +697,60 @@ def test_profile_stacks(s, page, report, name):
     no_errors(s, name)
 
 
+def test_offcpu(s, page, report):
+    """A page of a profile with off-CPU time (record --off-cpu -g) switches its flame graph
+    and table between wall, CPU and off-CPU time: each function's total in the table is the
+    one `profil report --children --format json` gives (total_seconds of CPU,
+    total_offcpu_seconds, their sum), off-CPU frames are drawn in their own colours."""
+    if not check("offcpu_load", load(s, page), "the page did not become ready"):
+        return
+    want = {}
+    for p in report["processes"]:
+        for f in p["functions"]:
+            a = want.get(f["name"], (0.0, 0.0))
+            want[f["name"]] = (a[0] + f["total_seconds"], a[1] + f["total_offcpu_seconds"])
+    got = s.js("var m = document.getElementById('mode'); return [m.value, "
+               "!document.getElementById('mode-field').hidden, document.body.getAttribute('data-mode')];")
+    check("offcpu_switch_shown_wall_first", got == ["wall", True, "wall"], got)
+    # the table's total seconds per function (column 4: %, s, off s, % | %, s, ...) in each time
+    TOTALS = """
+        var r = {}, col = arguments[0];
+        document.querySelectorAll('#table tbody tr').forEach(function (tr) {
+            r[tr.querySelector('td.fn').textContent] = parseFloat(tr.children[col].textContent);
+        });
+        var gs = Array.from(document.querySelectorAll('#flame g.frame:not(.dark)'));
+        return { rows: r, frames: gs.length, off: gs.filter(function (g) {
+                     return /\\boff\\b/.test(g.getAttribute('class')); }).length,
+                 legend: document.getElementById('legend').textContent,
+                 fill: gs.length ? gs[gs.length - 1].querySelector('rect').getAttribute('fill') : '' };
+    """
+    names = [n for n in ("sleep_fn", "pipe_fn", "mutex_fn", "burn_fn") if n in want]
+    check("offcpu_functions_in_report", len(names) == 4, sorted(want)[:20])
+    for mode, col, pick in (("off", 3, lambda w: w[1]), ("cpu", 4, lambda w: w[0]),
+                            ("wall", 4, lambda w: w[0] + w[1])):
+        sel = s.find("#mode")
+        s.js("var m = arguments[0]; m.value = arguments[1];"
+             "m.dispatchEvent(new Event('change'));", sel, mode)
+        if not s.wait("return document.body.getAttribute('data-mode') === arguments[0];", mode):
+            nok("offcpu_%s_switch" % mode, "the page did not switch to %s" % mode)
+            continue
+        t = s.js(TOTALS, col)
+        # (a function without time in this view has no row: 0)
+        bad = ["%s %.4f != %.4f" % (n, t["rows"].get(n, 0.0), pick(want[n])) for n in names
+               if abs(t["rows"].get(n, 0.0) - pick(want[n])) > 0.0015]
+        check("offcpu_%s_table_totals" % mode, not bad, "%s; table %s" % (bad, t["rows"]))
+        if mode == "off":
+            check("offcpu_off_frames_own_colours", t["frames"] > 0 and t["off"] == t["frames"] and
+                  "off the CPU" in t["legend"] and re.match(r"hsl\((2[5-8]\d|290),", t["fill"]),
+                  t)
+        elif mode == "cpu":
+            check("offcpu_cpu_frames_not_off", t["frames"] > 0 and t["off"] == 0 and
+                  "off the CPU" not in t["legend"], t)
+        else:
+            check("offcpu_wall_some_frames_off", 0 < t["off"] < t["frames"], t)
+    no_errors(s, "offcpu")
+
+
 def test_annotation(s, page, ann):
     """Clicking a function in the table, then in the flame graph, opens its annotation:
     its source lines and instructions, heat beside each, the hottest line the one
@@ -760,6 +814,9 @@ def main():
     ap.add_argument("--stacked", nargs=2, action="append", default=[],
                     metavar=("HTML", "CHILDREN_JSON"))
     ap.add_argument("--annotate", nargs=2, metavar=("HTML", "ANNOTATE_JSON"))
+    ap.add_argument("--offcpu", nargs=2, metavar=("HTML", "CHILDREN_JSON"),
+                    help="a page of a profile with off-CPU time, and report --children --format "
+                    "json of it")
     ap.add_argument("--screenshot")
     ap.add_argument("--workdir", help="an empty directory for the browser's files (default: a new "
                     "temporary one); every process whose command line names it is ours")
@@ -797,6 +854,9 @@ def main():
         if a.annotate:
             with open(a.annotate[1]) as f:
                 test_annotation(s, a.annotate[0], json.load(f))
+        if a.offcpu:
+            with open(a.offcpu[1]) as f:
+                test_offcpu(s, a.offcpu[0], json.load(f))
         if a.hostile:
             with open(a.hostile_json) as f:
                 hreport = json.load(f)

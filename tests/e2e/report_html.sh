@@ -143,8 +143,18 @@ if "$PROFIL" record -o "$T/loops.data" -- "$P/annotate_loops" 0.3 >/dev/null 2>&
 else
 	no annotate_page "the annotated page or its JSON could not be made"
 fi
+# a page with off-CPU time, where BPF off-CPU recording is permitted (record_offcpu's program)
+OFFCPU=
+if "$PROFIL" record -q --off-cpu -g -o "$T/off.data" -- "$P/offcpu_prog" mix 200 >/dev/null 2>&1 &&
+	"$TOOLS/pdata_dump" "$T/off.data" | grep -q '^offcpu header .*source=bpf' &&
+	"$PROFIL" report -i "$T/off.data" --children --format json >"$T/off.json" &&
+	"$PROFIL" report -i "$T/off.data" --format html -o "$T/off.html"; then
+	OFFCPU="--offcpu $T/off.html $T/off.json"
+else
+	echo "skip report_html_offcpu: no BPF off-CPU recording here"
+fi
 mkdir -p "$(dirname "$SHOT")"
-timeout -k 10 300 python3 "$ROOT/tests/browser/report_html.py" --page "$T/spin.html" $ANNOTATE \
+timeout -k 10 300 python3 "$ROOT/tests/browser/report_html.py" --page "$T/spin.html" $ANNOTATE $OFFCPU \
 	--json "$T/spin.json" --hostile "$T/evil.html" --hostile-json "$T/evil.json" \
 	--hostile-text "$EVIL" --screenshot "$SHOT" --workdir "$T/browser" $STACKED
 rc=$?

@@ -9,8 +9,8 @@
  *   truth func=NAME wall_ns=W cpu_ns=C off_ns=O
  *
  * offcpu_prog mix MS: sleep_fn nanosleeps MS ms (in steps of 20 ms);
- *   pipe_fn reads MS / 20 bytes from a pipe a child process writes one
- *   every 20 ms; mutex_fn waits for a mutex another thread holds for
+ *   pipe_fn reads MS / 20 bytes from a pipe a child process (feed_fn,
+ *   forked just before) writes one every 20 ms; mutex_fn waits for a mutex another thread holds for
  *   MS / 20 periods of 20 ms (taking it between them); burn_fn burns MS ms
  *   of its CPU time.
  * offcpu_prog blocked MS: one thread blocks on a pipe that nobody writes
@@ -19,6 +19,8 @@
  * offcpu_prog threads N: N threads that each sleep 2 ms once.
  * offcpu_prog exit_offcpu MS: a thread that is off the CPU when the
  *   process exits (exit_group while it sleeps).
+ * offcpu_prog forks N: N children, one after another, each sleeping 20 ms
+ *   in forked_fn and exiting (each child writes its truth line).
  * offcpu_prog sleep MS: nanosleep MS ms; prints how long it slept.
  */
 #include <pthread.h>
@@ -77,35 +79,74 @@ void sleep_fn(unsigned ms)
 	truth("sleep_fn", m);
 }
 
-/* A child writes one byte every 20 ms; the reader blocks in between. */
-void pipe_fn(unsigned ms)
+/* The child of start_feeder: a byte every 20 ms, n times (its waits are its own). */
+void feed_fn(int fd, unsigned n)
 {
-	unsigned n = ms / 20 ? ms / 20 : 1;
-	struct mark m;
+	struct mark m = mark_now();
+
+	for (unsigned i = 0; i < n; i++) {
+		sleep_ms(20);
+		if (write(fd, "x", 1) != 1)
+			_exit(1);
+	}
+	truth("feed_fn", m);
+	_exit(0);
+}
+
+/*
+ * A child process that feeds pipe_fn, forked here and not in pipe_fn: a
+ * forked child's stack holds its parent's frames, and its sleeps would
+ * count under pipe_fn too (rightly: the tree's time in pipe_fn).
+ */
+static pid_t start_feeder(unsigned n, int *rfd)
+{
 	int fd[2];
 	pid_t pid;
-	char c;
 
 	if (pipe(fd) < 0)
 		exit(1);
 	pid = fork();
 	if (pid == 0) {
 		close(fd[0]);
-		for (unsigned i = 0; i < n; i++) {
-			sleep_ms(20);
-			if (write(fd[1], "x", 1) != 1)
-				_exit(1);
-		}
-		_exit(0);
+		feed_fn(fd[1], n);
 	}
 	close(fd[1]);
-	m = mark_now();
+	*rfd = fd[0];
+	return pid;
+}
+
+/* Reads the n bytes the feeder writes one every 20 ms: blocked in between. */
+void pipe_fn(int fd, unsigned n)
+{
+	struct mark m = mark_now();
+	char c;
+
 	for (unsigned i = 0; i < n; i++)
-		if (read(fd[0], &c, 1) != 1)
+		if (read(fd, &c, 1) != 1)
 			break;
 	truth("pipe_fn", m);
-	close(fd[0]);
-	waitpid(pid, NULL, 0);
+}
+
+/* n short-lived children, one after another, each sleeping ms in forked_fn and exiting. */
+void forked_fn(unsigned ms)
+{
+	struct mark m = mark_now();
+
+	sleep_ms(ms);
+	truth("forked_fn", m);
+	_exit(0);
+}
+
+static void forks(unsigned n, unsigned ms)
+{
+	for (unsigned i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			forked_fn(ms);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+	}
 }
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -221,8 +262,15 @@ int main(int argc, char **argv)
 	if (!truth_out || argc < 2)
 		return 2;
 	if (!strcmp(argv[1], "mix")) {
+		unsigned n = ms / 20 ? ms / 20 : 1;
+		int rfd;
+		pid_t feeder;
+
 		sleep_fn(ms);
-		pipe_fn(ms);
+		feeder = start_feeder(n, &rfd);
+		pipe_fn(rfd, n);
+		close(rfd);
+		waitpid(feeder, NULL, 0);
 		mutex_fn(ms);
 		burn_fn(ms);
 		return 0;
@@ -239,6 +287,10 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "exit_offcpu")) {
 		pthread_create(&t, NULL, sleeper, (void *)(uintptr_t)ms);
 		sleep_fn(ms);
+		return 0;
+	}
+	if (!strcmp(argv[1], "forks")) {
+		forks(ms, 20);
 		return 0;
 	}
 	if (!strcmp(argv[1], "sleep")) {
