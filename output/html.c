@@ -273,8 +273,8 @@ static int add_row(struct html_report *h, uint32_t thread, const uint32_t *frame
 	return 0;
 }
 
-int html__add_stack(struct html_report *h, const struct pv_proc *p, int tid, const uint64_t *pcs,
-		    size_t npcs, uint64_t count)
+int html__add_stack(struct html_report *h, const struct pv_proc *p, uint32_t gen, int tid,
+		    const uint64_t *pcs, size_t npcs, uint64_t count)
 {
 	const struct func *inl[RESOLVE_MAX_INLINE + 1];
 	size_t nframes = 0;
@@ -288,7 +288,7 @@ int html__add_stack(struct html_report *h, const struct pv_proc *p, int tid, con
 		rc = thread_index(h, proc, tid, &thread);
 	/* each PC is its function's frame, after the frames of the functions inlined there */
 	for (size_t i = 0; !rc && i < npcs; i++) {
-		int k = resolver__frames(h->r, p, pcs[i], count, inl, RESOLVE_MAX_INLINE + 1);
+		int k = resolver__frames(h->r, p, gen, pcs[i], count, inl, RESOLVE_MAX_INLINE + 1);
 
 		if (k < 0)
 			return k;
@@ -329,7 +329,7 @@ static int html__add_samples(struct html_report *h)
 		if (!p)
 			continue; /* cannot happen: pview gives every proc id a process */
 		n = callgraph__lookup_pcs(v, s, pcs, &truncated);
-		rc = html__add_stack(h, p, s->tid, pcs, n, s->count);
+		rc = html__add_stack(h, p, s->gen, s->tid, pcs, n, s->count);
 		if (rc)
 			return rc;
 	}

@@ -34,8 +34,8 @@ void html__free(struct html_report *h);
  * should point into its call instruction (return address - 1).  Equal
  * stacks of a thread are summed.  Returns 0, -EINVAL (npcs == 0) or -ENOMEM.
  */
-int html__add_stack(struct html_report *h, const struct pv_proc *p, int tid, const uint64_t *pcs,
-		    size_t npcs, uint64_t count);
+int html__add_stack(struct html_report *h, const struct pv_proc *p, uint32_t gen, int tid,
+		    const uint64_t *pcs, size_t npcs, uint64_t count);
 
 /*
  * Write the page to out.  notes: remarks on the data for the reader (as in

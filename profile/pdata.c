@@ -117,11 +117,11 @@ int pdata__check_header(const struct pdata_header *h, uint64_t file_size, struct
 
 	if (file_size < PDATA_HEADER_SIZE || memcmp(h->magic, PDATA_MAGIC, 8))
 		return why_fail(why, whylen, -EBADMSG, "not a profil data file");
-	if (h->version != PDATA_VERSION)
+	if (h->version != PDATA_VERSION_CPU && h->version != PDATA_VERSION_GEN)
 		return why_fail(
 			why, whylen, -EBADMSG,
-			"written by another version of profil (format %u; this one reads %u)",
-			h->version, PDATA_VERSION);
+			"written by another version of profil (format %u; this one reads %u and %u)",
+			h->version, PDATA_VERSION_CPU, PDATA_VERSION_GEN);
 	if (h->file_size != file_size)
 		return why_fail(why, whylen, -EBADMSG,
 				"truncated or damaged: %llu bytes, the header says %llu",
@@ -157,6 +157,7 @@ int pdata__check_header(const struct pdata_header *h, uint64_t file_size, struct
 		.frame_slots = h->frame_slots,
 		.records_off = h->records_off,
 		.records_cap = h->records_cap,
+		.version = h->version,
 	};
 	return 0;
 }
@@ -217,7 +218,7 @@ static void init_header(struct pdata_header *h, const struct layout *l)
 {
 	memset(h, 0, sizeof(*h));
 	memcpy(h->magic, PDATA_MAGIC, 8);
-	h->version = PDATA_VERSION;
+	h->version = PDATA_VERSION_CPU; /* until a mapping generation is recorded */
 	h->header_size = PDATA_HEADER_SIZE;
 	h->state = PDATA_RECORDING;
 	set_layout(h, l);
@@ -541,6 +542,22 @@ struct pdata_proc *pdata__add_proc(struct pdata *p, int pid, int ppid, uint32_t 
 	__atomic_add_fetch(&p->hdr->processes, 1, __ATOMIC_RELAXED);
 	publish(&proc->rec, PDATA_REC_PROC);
 	return proc;
+}
+
+struct pdata_gen *pdata__add_gen(struct pdata *p, uint32_t proc, uint32_t gen, uint64_t start_ns)
+{
+	struct pdata_gen *g = (struct pdata_gen *)reserve(p, sizeof(*g));
+
+	if (!g)
+		return NULL;
+	g->id = __atomic_add_fetch(&p->hdr->next_proc, 1, __ATOMIC_RELAXED);
+	g->proc = proc;
+	g->gen = gen;
+	g->start_ns = start_ns;
+	/* older readers refuse the file from now on, rather than misname its samples */
+	__atomic_store_n(&p->hdr->version, PDATA_VERSION_GEN, __ATOMIC_RELEASE);
+	publish(&g->rec, PDATA_REC_GEN);
+	return g;
 }
 
 struct pdata_thread *pdata__add_thread(struct pdata *p, uint32_t proc, int tid, const char *comm)
@@ -941,7 +958,9 @@ int pdata__finish(struct pdata *p)
 		return -EBADF; /* opened read-only */
 	/* the layout as created: any process of the tree could have overwritten it */
 	memcpy(p->hdr->magic, PDATA_MAGIC, 8);
-	p->hdr->version = PDATA_VERSION;
+	/* any writer (an agent's too) may have recorded a generation: never lowered below it */
+	if (__atomic_load_n(&p->hdr->version, __ATOMIC_ACQUIRE) != PDATA_VERSION_GEN)
+		p->hdr->version = PDATA_VERSION_CPU;
 	p->hdr->header_size = PDATA_HEADER_SIZE;
 	set_layout(p->hdr, &l);
 	p->hdr->end_ns = pdata__now_ns();

@@ -36,6 +36,23 @@
  * before the outermost frame) ends with an outermost node whose pc is
  * PDATA_PC_TRUNCATED.
  *
+ * Mapping generations (format 4): code replaced at an address while a
+ * process ran (a library dlclose'd and another dlopen'ed where it was, a
+ * file rewritten at its path and mapped again) must not be named by what
+ * replaced it.  When an executable mapping of another object takes the
+ * place of one that a process image had, its writer appends a generation
+ * record (struct pdata_gen) with an id of its own, taken from the same
+ * counter as proc ids, and from then on counts that image's samples, and
+ * records its new mappings, under the generation's id in place of the
+ * image's.  A sample key's proc is therefore a proc record's id or a
+ * generation's, and a reader resolves every PC of a sample (its stack
+ * too) through the mappings in effect in its generation: of the image's
+ * mappings that cover the PC and were recorded at that generation or an
+ * earlier one, those of the newest generation, then the newest start
+ * (pview does).  A profile in which no mapping was replaced holds no
+ * generation record and is written as format 2, which readers of format 2
+ * read as before; the first generation record makes the file format 4.
+ *
  * A profile is complete when header.state == PDATA_COMPLETE; a profile
  * left in PDATA_RECORDING was cut short (the recorder itself was killed).
  * Once complete, nothing more goes in: counts (-ESTALE) and new records
@@ -72,7 +89,9 @@
 #include <sys/types.h>
 
 #define PDATA_MAGIC "PROFILDT"
-#define PDATA_VERSION 2
+#define PDATA_VERSION 4	    /* the newest format this code reads and writes */
+#define PDATA_VERSION_CPU 2 /* nothing newer in it (read too, and by older readers) */
+#define PDATA_VERSION_GEN 4 /* a profile with mapping generations (PDATA_REC_GEN) */
 #define PDATA_HEADER_SIZE 4096
 #define PDATA_DEFAULT_SLOTS (1u << 20)	 /* 32 MiB of sample table while recording */
 #define PDATA_DEFAULT_FRAMES (1u << 20)	 /* 16 MiB of call-stack nodes (with stacks only) */
@@ -126,7 +145,7 @@ enum pdata_callgraph {
 
 struct pdata_header {
 	char magic[8];	      /* PDATA_MAGIC, not NUL-terminated */
-	uint32_t version;     /* PDATA_VERSION */
+	uint32_t version;     /* PDATA_VERSION_CPU, or PDATA_VERSION_GEN with generations */
 	uint32_t header_size; /* PDATA_HEADER_SIZE */
 	uint64_t file_size;   /* total size, fixed at creation */
 	uint32_t state;	      /* enum pdata_state */
@@ -190,6 +209,8 @@ enum pdata_rec_type {
 	PDATA_REC_MAP = 3,    /* struct pdata_map */
 	PDATA_REC_KSYM = 4,   /* struct pdata_ksym */
 	PDATA_REC_JITSYM = 5, /* struct pdata_jitsym (readers before it count it as damaged) */
+	/* 6: issue 18's struct pdata_note (format 3) */
+	PDATA_REC_GEN = 7, /* struct pdata_gen (format 4) */
 };
 
 struct pdata_rec {
@@ -268,6 +289,21 @@ struct pdata_jitsym {
 	char name[]; /* NUL-terminated */
 };
 
+/*
+ * A mapping generation of a process image (format 4, see the top of this
+ * file): from start_ns on, the image's samples and new mappings are
+ * recorded under id.  Generations of one image are numbered 1, 2, ... in
+ * the order they began (the image's own id is generation 0).
+ */
+struct pdata_gen {
+	struct pdata_rec rec;
+	uint32_t id;	   /* in sample keys and map records, in place of proc; from next_proc */
+	uint32_t proc;	   /* the process image: its proc record's id */
+	uint32_t gen;	   /* >= 1 */
+	uint32_t pad;
+	uint64_t start_ns; /* CLOCK_REALTIME */
+};
+
 struct pdata;
 
 /*
@@ -286,6 +322,7 @@ struct pdata_layout {
 	uint32_t frame_slots; /* power of two, or 0 */
 	uint64_t records_off;
 	uint64_t records_cap;
+	uint32_t version; /* PDATA_VERSION_CPU or PDATA_VERSION_GEN, as the file said */
 };
 
 /*
@@ -358,6 +395,14 @@ struct pdata_ksym *pdata__add_ksym(struct pdata *p, uint64_t start, uint64_t siz
 				   const char *name);
 struct pdata_jitsym *pdata__add_jitsym(struct pdata *p, uint32_t proc, uint32_t kind,
 				       uint64_t start, uint64_t size, const char *name);
+
+/*
+ * A new mapping generation gen (>= 1) of process image proc (a proc
+ * record's id), beginning at start_ns; the file becomes format 4.  The
+ * caller counts the image's samples and records its new mappings under the
+ * returned record's id from then on.  NULL when the area is full.
+ */
+struct pdata_gen *pdata__add_gen(struct pdata *p, uint32_t proc, uint32_t gen, uint64_t start_ns);
 
 /* Record the end of a process image; cpu may be NULL (unknown). */
 void pdata__end_proc(struct pdata_proc *proc, int end_kind, int end_code, uint64_t end_ns,

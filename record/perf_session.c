@@ -433,7 +433,7 @@ static void on_proc_maps(void *arg, pid_t pid)
 	if (p)
 		proctree__ensure_rec(s->tree, p);
 	if (p && p->rec)
-		o->proc_maps(o->arg, pid, p->rec->id);
+		o->proc_maps(o->arg, pid, pstate__id(p));
 }
 
 int perf_session__open(struct perf_session **out, struct pdata *pd,
@@ -659,15 +659,16 @@ static void on_sample(struct perf_session *s, const struct perf_event_header *h)
 		if (t)
 			cpuacct__sample(t, b->ip);
 	}
+	/* in the image's mapping generation now: the records are handled in time order */
 	if (s->stacks) {
-		stacks__count(s->stacks, s->pd, p->rec->id, b);
+		stacks__count(s->stacks, s->pd, pstate__id(p), b);
 		observe_user_stack(s, (pid_t)b->tid, b->time);
 	} else {
-		pdata__count(s->pd, p->rec->id, (int)b->tid, b->ip, 1);
+		pdata__count(s->pd, pstate__id(p), (int)b->tid, b->ip, 1);
 	}
 	if (s->opts.observer && s->opts.observer->sample)
-		s->opts.observer->sample(s->opts.observer->arg, p->pid, (pid_t)b->tid, p->rec->id,
-					 b->ip);
+		s->opts.observer->sample(s->opts.observer->arg, p->pid, (pid_t)b->tid,
+					 pstate__id(p), b->ip);
 }
 
 /* Count the samples an exec'd image took before it had a record. */
@@ -677,7 +678,7 @@ static void count_early(struct perf_session *s, struct pstate *p)
 		struct tstate *t;
 
 		proctree__note_thread(s->tree, p, p->early[i].tid, NULL);
-		pdata__count(s->pd, p->rec->id, p->early[i].tid, p->early[i].pc, 1);
+		pdata__count(s->pd, pstate__id(p), p->early[i].tid, p->early[i].pc, 1);
 		t = proctree__find_thread(s->tree, p->early[i].tid);
 		if (t)
 			cpuacct__sample(t, p->early[i].pc);
@@ -697,6 +698,7 @@ static void on_mmap2(struct perf_session *s, const struct perf_event_header *h)
 	} *b = (const void *)(h + 1);
 	size_t max = h->size - sizeof(*h) - sizeof(*b);
 	char path[PATH_MAX];
+	struct pobject o;
 	struct pstate *p;
 
 	if (h->size < sizeof(*h) + sizeof(*b) || !(b->prot & PROT_EXEC))
@@ -722,10 +724,12 @@ static void on_mmap2(struct perf_session *s, const struct perf_event_header *h)
 		snprintf(path, sizeof(path), "[anon]");
 	/* with attr.build_id the kernel puts {u8 size, 3 reserved, id[20]} where maj.. were */
 	if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)
-		proctree__add_map_id(s->tree, p, b->addr, b->addr + b->len, b->pgoff, b->prot, path,
-				     (const uint8_t *)&b->maj + 4, *(const uint8_t *)&b->maj);
+		o = (struct pobject){path, (const uint8_t *)&b->maj + 4, *(const uint8_t *)&b->maj};
 	else
-		proctree__add_map(s->tree, p, b->addr, b->addr + b->len, b->pgoff, b->prot, path);
+		o = (struct pobject){.path = path, .dev = makedev(b->maj, b->min), .ino = b->ino};
+	if (proctree__add_map_obj(s->tree, p, b->addr, b->addr + b->len, b->pgoff, b->prot, &o) &&
+	    s->opts.observer && s->opts.observer->generation)
+		s->opts.observer->generation(s->opts.observer->arg, (pid_t)b->pid, pstate__id(p));
 	if (s->stacks) {
 		/* a record with a build id has no device and inode: the file is known by its id */
 		int by_id = (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) != 0;
@@ -735,7 +739,7 @@ static void on_mmap2(struct perf_session *s, const struct perf_event_header *h)
 			    by_id ? 0 : makedev(b->maj, b->min), by_id ? 0 : b->ino,
 			    (const uint8_t *)&b->maj + 4, id_len <= 20 ? id_len : 0, path);
 		if (s->opts.observer && s->opts.observer->map && p->rec)
-			s->opts.observer->map(s->opts.observer->arg, (pid_t)b->pid, p->rec->id,
+			s->opts.observer->map(s->opts.observer->arg, (pid_t)b->pid, pstate__id(p),
 					      b->addr, b->addr + b->len, b->pgoff,
 					      by_id ? 0 : makedev(b->maj, b->min),
 					      by_id ? 0 : b->ino, path);

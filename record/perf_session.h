@@ -47,6 +47,13 @@ struct perf_session_observer {
 	void (*fork)(void *arg, pid_t ppid, pid_t pid, uint32_t proc);
 	void (*proc_maps)(void *arg, pid_t pid, uint32_t proc);
 	void (*exited)(void *arg, pid_t pid);
+	/*
+	 * A mapping of another object took the place of one of pid's (each may
+	 * be NULL): its samples count under proc, a new mapping generation
+	 * (profile/pdata.h), from now on; what was counted before under the
+	 * older id.  Called before map for the new mapping.
+	 */
+	void (*generation)(void *arg, pid_t pid, uint32_t proc);
 	/* A ring sample's user stack as the recorder unwound it (leaf first; UNWIND_* flags). */
 	void (*user_stack)(void *arg, pid_t tid, uint64_t time, uint64_t sp, const uint64_t *pcs,
 			   unsigned int n, unsigned int flags);

@@ -210,14 +210,15 @@ struct tid_count {
 };
 
 /* A sample's row: its function, or with --inline the innermost function inlined at its PC. */
-static const struct func *sample_row(struct report *rep, const struct pv_proc *p, uint64_t pc,
-				     uint64_t count)
+static const struct func *sample_row(struct report *rep, const struct pv_proc *p,
+				     const struct pv_sample *s, uint64_t count)
 {
 	const struct func *frames[RESOLVE_MAX_INLINE + 1];
 
 	if (!rep->o.inline_rows)
-		return resolver__pc(rep->r, p, pc, count);
-	return resolver__frames(rep->r, p, pc, count, frames, RESOLVE_MAX_INLINE + 1) > 0 ?
+		return resolver__pc(rep->r, p, s->gen, s->pc, count);
+	return resolver__frames(rep->r, p, s->gen, s->pc, count, frames,
+				RESOLVE_MAX_INLINE + 1) > 0 ?
 		       frames[0] :
 		       NULL;
 }
@@ -295,7 +296,7 @@ static int sample_items(struct item_walk *w)
 		if (w->mode == ITEMS_TIMED || !s->count)
 			continue;
 		it.comm = comm;
-		it.f = sample_row(rep, img->p, s->pc, w->mode == ITEMS_FIRST ? s->count : 0);
+		it.f = sample_row(rep, img->p, s, w->mode == ITEMS_FIRST ? s->count : 0);
 		if (!it.f)
 			return -ENOMEM;
 		rc = w->cb(w->arg, &it);

@@ -228,18 +228,18 @@ static const struct func *kernel_func(struct resolver *r, uint64_t pc)
 	return intern_func(r, &f);
 }
 
-const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uint64_t pc,
-				uint64_t count)
+const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uint32_t gen,
+				uint64_t pc, uint64_t count)
 {
 	struct resolve_loc loc;
 
-	return resolver__locate(r, p, pc, count, &loc) < 0 ? NULL : loc.f;
+	return resolver__locate(r, p, gen, pc, count, &loc) < 0 ? NULL : loc.f;
 }
 
-int resolver__locate(struct resolver *r, const struct pv_proc *p, uint64_t pc, uint64_t count,
-		     struct resolve_loc *loc)
+int resolver__locate(struct resolver *r, const struct pv_proc *p, uint32_t gen, uint64_t pc,
+		     uint64_t count, struct resolve_loc *loc)
 {
-	const struct pv_map *m = pview__map_of(r->v, p, pc);
+	const struct pv_map *m = pview__map_of(r->v, p, gen, pc);
 	struct pv_map *mm = (struct pv_map *)m; /* aux is the reader's cache slot */
 	struct sym_object *obj;
 	struct resolve_note *note;
@@ -366,8 +366,8 @@ static int build_chain(struct resolver *r, const struct resolve_loc *loc, struct
 	return 0;
 }
 
-int resolver__frames(struct resolver *r, const struct pv_proc *p, uint64_t pc, uint64_t count,
-		     const struct func **out, unsigned max)
+int resolver__frames(struct resolver *r, const struct pv_proc *p, uint32_t gen, uint64_t pc,
+		     uint64_t count, const struct func **out, unsigned max)
 {
 	struct resolve_loc loc;
 	struct cache_ent *e;
@@ -375,7 +375,7 @@ int resolver__frames(struct resolver *r, const struct pv_proc *p, uint64_t pc, u
 
 	if (!max)
 		return 0;
-	if (resolver__locate(r, p, pc, count, &loc) < 0)
+	if (resolver__locate(r, p, gen, pc, count, &loc) < 0)
 		return -ENOMEM;
 	e = loc.slot;
 	if (!e) { /* kernel and unknown PCs: no inlining known */

@@ -13,6 +13,12 @@
  *	SECONDS / 2, dlcloses it, writes LIBB at PATH (a new inode, maybe at
  *	the address A had), dlopens it and spins in it for SECONDS / 2.
  *
+ *   hostile_objects reuse LIBA LIBB SECONDS
+ *	dlopens LIBA (its own path) and spins in it for SECONDS / 2,
+ *	dlcloses it, dlopens LIBB (another path: the kernel usually maps it
+ *	where LIBA was) and spins in it for SECONDS / 2.  Each half is
+ *	measured, not assumed: "half=N SECONDS" after each.
+ *
  *   hostile_objects fifo PATH LIB SECONDS
  *	copies LIB to PATH, dlopens it, unlinks it and puts a FIFO at PATH,
  *	then spins in it for SECONDS.
@@ -159,6 +165,24 @@ static int run_swap(const char *path, const char *a, const char *b, double secon
 	return 0;
 }
 
+static int run_reuse(const char *a, const char *b, double seconds)
+{
+	const char *libs[2] = {a, b};
+
+	for (int i = 0; i < 2; i++) {
+		entry_fn entry;
+		void *h = load(libs[i], &entry);
+		double t0 = cpu_now();
+
+		if (!h)
+			return 2;
+		entry(seconds / 2);
+		printf("half=%d %.6f\n", i, cpu_now() - t0);
+		dlclose(h);
+	}
+	return 0;
+}
+
 /* fifo: a FIFO at the library's path once it is loaded; else just deleted. */
 static int run_gone(const char *path, const char *lib, double seconds, int fifo)
 {
@@ -202,6 +226,8 @@ int main(int argc, char **argv)
 		rc = run_cfi(argv[2], atof(argv[3]));
 	} else if (argc == 6 && !strcmp(argv[1], "swap")) {
 		rc = run_swap(argv[2], argv[3], argv[4], atof(argv[5]));
+	} else if (argc == 5 && !strcmp(argv[1], "reuse")) {
+		rc = run_reuse(argv[2], argv[3], atof(argv[4]));
 	} else if (argc == 5 && (!strcmp(argv[1], "fifo") || !strcmp(argv[1], "deleted"))) {
 		rc = run_gone(argv[2], argv[3], atof(argv[4]), !strcmp(argv[1], "fifo"));
 	} else if (argc == 6 && !strcmp(argv[1], "churn")) {

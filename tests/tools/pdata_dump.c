@@ -9,10 +9,16 @@
  *   thread proc=N tid=N comm=NAME cpu_ns=N user_ns=N sys_ns=N
  *   ksym start=0x.. size=N name=NAME
  *   map proc=N start=0x.. end=0x.. pgoff=0x.. prot=N build_id=HEX|- path=PATH
+ *   gen id=N proc=N gen=N                 a mapping generation of image proc (format 4)
  *   tid proc=N tid=N samples=N            samples per thread
  *   obj proc=N samples=N path=PATH        samples per mapped object ("?" = no mapping)
  *   func proc=N samples=N name=SYMBOL     samples per function (ELF .symtab or .dynsym;
  *                                         kernel PCs: obj "[kernel]", names from the ksym records)
+ *
+ * obj and func lines are per process image (a generation's samples are its
+ * image's), each PC named through the mappings of its sample's generation:
+ * of those covering it recorded in that generation or an earlier one, the
+ * newest generation's, then the latest record.
  *
  * Exit status 1 (and one line on stderr) when the file cannot be opened.
  */
@@ -34,6 +40,24 @@ struct map {
 
 static struct map *maps;
 static size_t nmaps;
+
+struct gen {
+	uint32_t id, proc, gen;
+};
+static struct gen *gens;
+static size_t ngens;
+
+/* The image of a proc or generation id, and the generation (records come in order). */
+static uint32_t image_of(uint32_t id, uint32_t *gen)
+{
+	*gen = 0;
+	for (size_t i = 0; i < ngens; i++)
+		if (gens[i].id == id) {
+			*gen = gens[i].gen;
+			return gens[i].proc;
+		}
+	return id;
+}
 
 struct ksym {
 	uint64_t start, size;
@@ -83,6 +107,14 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 		       (unsigned long long)k->size, k->name);
 		ksyms = realloc(ksyms, (nksyms + 1) * sizeof(*ksyms));
 		ksyms[nksyms++] = (struct ksym){k->start, k->size, strdup(k->name)};
+		break;
+	}
+	case PDATA_REC_GEN: {
+		const struct pdata_gen *g = (const void *)rec;
+
+		printf("gen id=%u proc=%u gen=%u\n", g->id, g->proc, g->gen);
+		gens = realloc(gens, (ngens + 1) * sizeof(*gens));
+		gens[ngens++] = (struct gen){g->id, g->proc, g->gen};
 		break;
 	}
 	case PDATA_REC_MAP: {
@@ -202,7 +234,7 @@ static const char TID[] = "tid", OBJ[] = "obj", FUNC[] = "func";
 
 static int on_sample(void *arg, const struct pdata_sample *s)
 {
-	uint32_t proc = s->proc;
+	uint32_t gen, proc = image_of(s->proc, &gen), best_gen = 0;
 	int tid = s->tid;
 	uint64_t pc = s->pc, count = s->count;
 	const struct map *m = NULL;
@@ -218,9 +250,15 @@ static int on_sample(void *arg, const struct pdata_sample *s)
 		add(FUNC, proc, ksym_name(pc), count);
 		return 0;
 	}
-	for (size_t i = 0; i < nmaps; i++)
-		if (maps[i].proc == proc && pc >= maps[i].start && pc < maps[i].end)
-			m = &maps[i]; /* the latest mapping wins */
+	for (size_t i = 0; i < nmaps; i++) {
+		uint32_t mgen, mproc = image_of(maps[i].proc, &mgen);
+
+		if (mproc == proc && mgen <= gen && (!m || mgen >= best_gen) &&
+		    pc >= maps[i].start && pc < maps[i].end) {
+			m = &maps[i]; /* the latest mapping of the newest generation wins */
+			best_gen = mgen;
+		}
+	}
 	add(OBJ, proc, m ? m->path : "?", count);
 	if (m && m->path[0] == '/')
 		sym = symbol_at(m->path, pc - m->start + m->pgoff);
@@ -247,12 +285,12 @@ int main(int argc, char **argv)
 	h = pdata__header(p);
 	printf("header state=%u clock=%u nominal_hz=%u period_ns=%llu samples=%llu lost=%llu "
 	       "dropped=%llu processes=%u root_pid=%d end_kind=%d end_code=%d cpu_ns=%llu "
-	       "flags=%u user_ns=%llu sys_ns=%llu throttled=%llu\n",
+	       "flags=%u user_ns=%llu sys_ns=%llu throttled=%llu version=%u\n",
 	       h->state, h->clock, h->nominal_hz, (unsigned long long)h->period_ns,
 	       (unsigned long long)h->samples, (unsigned long long)h->lost,
 	       (unsigned long long)h->dropped, h->processes, h->root_pid, h->end_kind,
 	       h->end_code, (unsigned long long)h->cpu_ns, h->flags, (unsigned long long)h->user_ns,
-	       (unsigned long long)h->sys_ns, (unsigned long long)h->throttled);
+	       (unsigned long long)h->sys_ns, (unsigned long long)h->throttled, h->version);
 	printf("note %.512s\n", h->clock_note);
 	printf("command %.2048s\n", h->command);
 	pdata__foreach_rec(p, on_rec, NULL);
