@@ -569,8 +569,8 @@ static int new_location(struct pprof_ctx *c, const struct pv_proc *p, uint32_t g
  * Id of the location of pc in process image p; callers (!leaf) are looked up
  * at pc - 1, except the pseudo PC of a cut-short stack (and a damaged 0).
  */
-static int64_t location_id(struct pprof_ctx *c, const struct pv_proc *p, uint32_t gen,
-			   uint64_t pc, int leaf, uint64_t count)
+static int64_t location_id(struct pprof_ctx *c, const struct pv_proc *p, uint32_t gen, uint64_t pc,
+			   int leaf, uint64_t count)
 {
 	struct resolve_loc rl;
 	struct loc_key key;
@@ -771,8 +771,7 @@ static const struct htab_type caller_type = {
  * as a walk of each sample's frames would.  Returns it (0: no callers), or
  * -ENOMEM.
  */
-static long callers_node(struct pprof_ctx *c, const struct pv_proc *p, uint32_t gen,
-			 uint32_t vnode)
+static long callers_node(struct pprof_ctx *c, const struct pv_proc *p, uint32_t gen, uint32_t vnode)
 {
 	const struct pview *v = c->v;
 	uint32_t chain[PDATA_MAX_DEPTH + 1];

@@ -118,10 +118,10 @@ int pdata__check_header(const struct pdata_header *h, uint64_t file_size, struct
 	if (file_size < PDATA_HEADER_SIZE || memcmp(h->magic, PDATA_MAGIC, 8))
 		return why_fail(why, whylen, -EBADMSG, "not a profil data file");
 	if (h->version != PDATA_VERSION_CPU && h->version != PDATA_VERSION_GEN)
-		return why_fail(
-			why, whylen, -EBADMSG,
-			"written by another version of profil (format %u; this one reads %u and %u)",
-			h->version, PDATA_VERSION_CPU, PDATA_VERSION_GEN);
+		return why_fail(why, whylen, -EBADMSG,
+				"written by another version of profil (format %u; this one reads "
+				"%u and %u)",
+				h->version, PDATA_VERSION_CPU, PDATA_VERSION_GEN);
 	if (h->file_size != file_size)
 		return why_fail(why, whylen, -EBADMSG,
 				"truncated or damaged: %llu bytes, the header says %llu",

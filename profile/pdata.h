@@ -297,9 +297,9 @@ struct pdata_jitsym {
  */
 struct pdata_gen {
 	struct pdata_rec rec;
-	uint32_t id;	   /* in sample keys and map records, in place of proc; from next_proc */
-	uint32_t proc;	   /* the process image: its proc record's id */
-	uint32_t gen;	   /* >= 1 */
+	uint32_t id;   /* in sample keys and map records, in place of proc; from next_proc */
+	uint32_t proc; /* the process image: its proc record's id */
+	uint32_t gen;  /* >= 1 */
 	uint32_t pad;
 	uint64_t start_ns; /* CLOCK_REALTIME */
 };

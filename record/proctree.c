@@ -246,9 +246,8 @@ int proctree__add_map_obj(struct proctree *t, struct pstate *p, uint64_t start, 
 	if (pstate__remember_map(p, start, end, pgoff, prot, o->path) < 0)
 		return 0;
 	m = &p->maps[p->nmaps - 1];
-	m->build_id_len = o->build_id && o->build_id_len <= sizeof(m->build_id) ?
-				  o->build_id_len :
-				  0;
+	m->build_id_len =
+		o->build_id && o->build_id_len <= sizeof(m->build_id) ? o->build_id_len : 0;
 	if (m->build_id_len)
 		memcpy(m->build_id, o->build_id, m->build_id_len);
 	m->dev = o->dev;

@@ -217,8 +217,8 @@ static const struct func *sample_row(struct report *rep, const struct pv_proc *p
 
 	if (!rep->o.inline_rows)
 		return resolver__pc(rep->r, p, s->gen, s->pc, count);
-	return resolver__frames(rep->r, p, s->gen, s->pc, count, frames,
-				RESOLVE_MAX_INLINE + 1) > 0 ?
+	return resolver__frames(rep->r, p, s->gen, s->pc, count, frames, RESOLVE_MAX_INLINE + 1) >
+			       0 ?
 		       frames[0] :
 		       NULL;
 }

@@ -288,8 +288,8 @@ int main(int argc, char **argv)
 	       "flags=%u user_ns=%llu sys_ns=%llu throttled=%llu version=%u\n",
 	       h->state, h->clock, h->nominal_hz, (unsigned long long)h->period_ns,
 	       (unsigned long long)h->samples, (unsigned long long)h->lost,
-	       (unsigned long long)h->dropped, h->processes, h->root_pid, h->end_kind,
-	       h->end_code, (unsigned long long)h->cpu_ns, h->flags, (unsigned long long)h->user_ns,
+	       (unsigned long long)h->dropped, h->processes, h->root_pid, h->end_kind, h->end_code,
+	       (unsigned long long)h->cpu_ns, h->flags, (unsigned long long)h->user_ns,
 	       (unsigned long long)h->sys_ns, (unsigned long long)h->throttled, h->version);
 	printf("note %.512s\n", h->clock_note);
 	printf("command %.2048s\n", h->command);
