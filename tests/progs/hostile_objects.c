@@ -12,12 +12,13 @@
  *	copies LIBA to PATH, dlopens it and spins in it (swap_entry) for
  *	SECONDS / 2, dlcloses it, writes LIBB at PATH (a new inode, maybe at
  *	the address A had), dlopens it and spins in it for SECONDS / 2.
+ *	Prints "half=N SECONDS", each half's CPU time as measured.
  *
  *   hostile_objects reuse LIBA LIBB SECONDS
  *	dlopens LIBA (its own path) and spins in it for SECONDS / 2,
  *	dlcloses it, dlopens LIBB (another path: the kernel usually maps it
- *	where LIBA was) and spins in it for SECONDS / 2.  Each half is
- *	measured, not assumed: "half=N SECONDS" after each.
+ *	where LIBA was) and spins in it for SECONDS / 2; "half=N SECONDS"
+ *	as swap.
  *
  *   hostile_objects fifo PATH LIB SECONDS
  *	copies LIB to PATH, dlopens it, unlinks it and puts a FIFO at PATH,
@@ -151,17 +152,20 @@ static void *load(const char *path, entry_fn *entry)
 
 static int run_swap(const char *path, const char *a, const char *b, double seconds)
 {
-	entry_fn entry;
-	void *h;
+	const char *libs[2] = {a, b};
 
-	if (copy_file(a, path) < 0 || !(h = load(path, &entry)))
-		return 2;
-	entry(seconds / 2);
-	dlclose(h);
-	if (copy_file(b, path) < 0 || !(h = load(path, &entry)))
-		return 2;
-	entry(seconds / 2);
-	dlclose(h);
+	for (int i = 0; i < 2; i++) {
+		entry_fn entry;
+		double t0;
+		void *h;
+
+		if (copy_file(libs[i], path) < 0 || !(h = load(path, &entry)))
+			return 2;
+		t0 = cpu_now();
+		entry(seconds / 2);
+		printf("half=%d %.6f\n", i, cpu_now() - t0);
+		dlclose(h);
+	}
 	return 0;
 }
 
@@ -233,7 +237,7 @@ int main(int argc, char **argv)
 	} else if (argc == 6 && !strcmp(argv[1], "churn")) {
 		rc = run_churn(argv[2], argv[3], atoi(argv[4]), atof(argv[5]));
 	} else {
-		fprintf(stderr, "usage: hostile_objects cfi|swap|fifo|deleted|churn PATH ...\n");
+		fprintf(stderr, "usage: hostile_objects cfi|swap|reuse|fifo|deleted|churn ...\n");
 		return 2;
 	}
 	printf("cpu=%.3f\n", cpu_now() - t0);
