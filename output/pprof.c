@@ -32,58 +32,59 @@
 #define GZ_OUT_SIZE (64u << 10)
 #define GZ_LEVEL 1 /* fastest: profiles compress well anyway (as Go's runtime does) */
 
-/* ---- index tables: hash -> index into one of the context's arrays ---------- */
+/* ---- index tables: a key -> its index in one of the context's arrays (utils/htab) ---- */
 
+/* An entry: the key's hash and its index + 1 (never 0 once filled). */
 struct islot {
 	uint64_t h;
-	uint32_t idx1; /* index + 1; 0 = empty */
-};
-
-struct itab {
-	struct islot *s;
-	size_t mask, n;
+	uint64_t idx1;
 };
 
 typedef int (*itab_eq)(const void *ctx, uint32_t idx, const void *key);
 
-static int itab_grow(struct itab *t)
+/* A lookup: the key, its hash, and how to compare it with an entry's element. */
+struct ikey {
+	uint64_t h;
+	itab_eq eq;
+	const void *ctx, *key;
+};
+
+static uint64_t ikey_hash(const void *k)
 {
-	size_t nmask = t->mask ? t->mask * 2 + 1 : 255;
-	struct islot *n = calloc(nmask + 1, sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	for (size_t i = 0; t->s && i <= t->mask; i++) {
-		size_t k;
-
-		if (!t->s[i].idx1)
-			continue;
-		for (k = t->s[i].h & nmask; n[k].idx1; k = (k + 1) & nmask)
-			;
-		n[k] = t->s[i];
-	}
-	free(t->s);
-	t->s = n;
-	t->mask = nmask;
-	return 0;
+	return ((const struct ikey *)k)->h;
 }
 
+static bool islot_eq(const void *entry, const void *k)
+{
+	const struct islot *e = entry;
+	const struct ikey *q = k;
+
+	return e->h == q->h && q->eq(q->ctx, (uint32_t)(e->idx1 - 1), q->key);
+}
+
+static const struct htab_type islot_type = {
+	.entry_size = sizeof(struct islot),
+	.hash = ikey_hash,
+	.eq = islot_eq,
+	.stored_hash = HTAB_STORED_HASH(struct islot, h),
+};
+
 /*
- * The slot of key (hash h): found when ->idx1 != 0, else free for it (set
- * ->idx1 and ->h, then count it with t->n++).  NULL on out-of-memory.
+ * The entry of key (hash h) in *t (made at the first lookup): found when
+ * ->idx1 != 0, else a fresh one that the caller fills (->h, ->idx1) once
+ * the element is in its array, before the next lookup in *t.  NULL on
+ * out-of-memory: the export stops, and an entry left unfilled is never
+ * looked at again.
  */
-static struct islot *itab_slot(struct itab *t, uint64_t h, itab_eq eq, const void *ctx,
+static struct islot *itab_slot(struct htab **t, uint64_t h, itab_eq eq, const void *ctx,
 			       const void *key)
 {
-	size_t k;
+	struct ikey q = {h, eq, ctx, key};
+	bool fresh;
 
-	if ((t->n + 1) * 2 > t->mask && itab_grow(t) < 0)
+	if (!*t && !(*t = htab__new(&islot_type, 256)))
 		return NULL;
-	for (k = h & t->mask; t->s[k].idx1; k = (k + 1) & t->mask)
-		if (t->s[k].h == h && eq(ctx, t->s[k].idx1 - 1, key))
-			break;
-	t->s[k].h = h;
-	return &t->s[k];
+	return htab__insert(*t, &islot_type, &q, &fresh);
 }
 
 /* ---- the profile being built ----------------------------------------------- */
@@ -91,7 +92,7 @@ static struct islot *itab_slot(struct itab *t, uint64_t h, itab_eq eq, const voi
 struct strtab {
 	char **strs; /* owned; strs[0] = "" */
 	size_t n, cap;
-	struct itab idx;
+	struct htab *idx;
 };
 
 /* What a Location stands for (parallel to ctx.locs). */
@@ -174,12 +175,12 @@ struct pprof_ctx {
 	size_t inl_cap;
 	PB(Line) * xlines;
 	size_t nxlines, xlines_cap;
-	struct itab loc_idx;
+	struct htab *loc_idx;
 	/* functions */
 	PB(Function) * funcs;
 	struct func_key *func_keys;
 	size_t nfuncs, funcs_cap, fkeys_cap;
-	struct itab func_idx;
+	struct htab *func_idx;
 	/* mappings */
 	PB(Mapping) * maps;
 	struct map_info *map_infos;
@@ -189,7 +190,7 @@ struct pprof_ctx {
 	size_t nlabels, labels_cap;
 	struct label_set *sets;
 	size_t nsets, sets_cap;
-	struct itab set_idx;
+	struct htab *set_idx;
 	/*
 	 * samples: values [count, cpu] in a flat array; location ids as a tree
 	 * of (parent, location id) nodes from the outermost frame inwards, a
@@ -221,6 +222,7 @@ static int64_t str_index(struct pprof_ctx *c, const char *s)
 {
 	struct strtab *st = &c->st;
 	struct islot *slot;
+	uint64_t h;
 	char *copy;
 
 	if (!s || !*s)
@@ -228,7 +230,8 @@ static int64_t str_index(struct pprof_ctx *c, const char *s)
 	copy = utf8__dup_valid(s, strlen(s));
 	if (!copy)
 		return -ENOMEM;
-	slot = itab_slot(&st->idx, htab_hash_str(copy), str_eq, st, copy);
+	h = htab_hash_str(copy);
+	slot = itab_slot(&st->idx, h, str_eq, st, copy);
 	if (!slot || slot->idx1) {
 		free(copy);
 		return slot ? (int64_t)slot->idx1 - 1 : -ENOMEM;
@@ -238,8 +241,7 @@ static int64_t str_index(struct pprof_ctx *c, const char *s)
 		return -ENOMEM;
 	}
 	st->strs[st->n] = copy;
-	slot->idx1 = (uint32_t)++st->n;
-	st->idx.n++;
+	*slot = (struct islot){h, ++st->n};
 	return (int64_t)st->n - 1;
 }
 
@@ -422,8 +424,7 @@ static int64_t function_id(struct pprof_ctx *c, const struct func_key *k)
 	f->filename = k->filename;
 	f->start_line = k->start_line;
 	c->func_keys[c->nfuncs] = *k;
-	slot->idx1 = (uint32_t)++c->nfuncs;
-	c->func_idx.n++;
+	*slot = (struct islot){h, ++c->nfuncs};
 	return (int64_t)c->nfuncs;
 }
 
@@ -575,22 +576,21 @@ static int64_t location_id(struct pprof_ctx *c, const struct pv_proc *p, uint32_
 	struct resolve_loc rl;
 	struct loc_key key;
 	struct islot *slot;
+	uint64_t h;
 
 	if (!leaf && pc != PDATA_PC_TRUNCATED && pc)
 		pc--;
 	if (resolver__locate(c->r, p, gen, pc, leaf ? count : 0, &rl) < 0)
 		return -ENOMEM;
 	key = (struct loc_key){rl.obj, rl.addr, rl.linktime};
-	slot = itab_slot(&c->loc_idx,
-			 htab_hash_combine(htab_hash_combine((uintptr_t)key.obj, key.addr), (uint64_t)key.linktime), loc_eq, c,
-			 &key);
+	h = htab_hash_combine(htab_hash_combine((uintptr_t)key.obj, key.addr), (uint64_t)key.linktime);
+	slot = itab_slot(&c->loc_idx, h, loc_eq, c, &key);
 	if (!slot)
 		return -ENOMEM;
 	if (!slot->idx1) {
 		if (new_location(c, p, gen, pc, &rl) < 0)
 			return -ENOMEM;
-		slot->idx1 = (uint32_t)++c->nlocs;
-		c->loc_idx.n++;
+		*slot = (struct islot){h, ++c->nlocs};
 	}
 	return slot->idx1;
 }
@@ -633,7 +633,8 @@ static const char *base_name(const char *path)
 static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid)
 {
 	struct label_set key = {p->id, tid, 0, 0}, *set;
-	struct islot *slot = itab_slot(&c->set_idx, htab_hash_combine(p->id, (uint32_t)tid), set_eq, c, &key);
+	uint64_t h = htab_hash_combine(p->id, (uint32_t)tid);
+	struct islot *slot = itab_slot(&c->set_idx, h, set_eq, c, &key);
 	const struct pv_thread *th = pv_proc__thread(p, tid);
 	int rc;
 
@@ -656,8 +657,7 @@ static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid)
 	key.n = c->nlabels - key.first;
 	set = &c->sets[c->nsets];
 	*set = key;
-	slot->idx1 = (uint32_t)++c->nsets;
-	c->set_idx.n++;
+	*slot = (struct islot){h, ++c->nsets};
 	return (long)c->nsets - 1;
 }
 
@@ -871,8 +871,8 @@ static int64_t timed_location_id(struct pprof_ctx *c, const struct func *f, int 
 {
 	/* linktime 2 + kind: a key no resolved location has (0 or 1) */
 	struct loc_key key = {NULL, 0, 2 + kind};
-	struct islot *slot =
-		itab_slot(&c->loc_idx, htab_hash_combine(htab_hash_combine(0, 0), (uint64_t)key.linktime), loc_eq, c, &key);
+	uint64_t h = htab_hash_combine(htab_hash_combine(0, 0), (uint64_t)key.linktime);
+	struct islot *slot = itab_slot(&c->loc_idx, h, loc_eq, c, &key);
 	struct func_key k = {0};
 	int64_t fid;
 
@@ -885,8 +885,7 @@ static int64_t timed_location_id(struct pprof_ctx *c, const struct func *f, int 
 	fid = k.name < 0 || k.filename < 0 ? -ENOMEM : function_id(c, &k);
 	if (fid < 0 || !push_location(c, &key, fid, -1, 0))
 		return -ENOMEM;
-	slot->idx1 = (uint32_t)++c->nlocs;
-	c->loc_idx.n++;
+	*slot = (struct islot){h, ++c->nlocs};
 	return slot->idx1;
 }
 
@@ -1068,21 +1067,21 @@ static void ctx_free(struct pprof_ctx *c)
 	for (size_t i = 0; i < c->st.n; i++)
 		free(c->st.strs[i]);
 	free(c->st.strs);
-	free(c->st.idx.s);
+	htab__free(c->st.idx);
 	free(c->locs);
 	free(c->lines);
 	free(c->loc_keys);
 	free(c->loc_inl);
 	free(c->xlines);
-	free(c->loc_idx.s);
+	htab__free(c->loc_idx);
 	free(c->funcs);
 	free(c->func_keys);
-	free(c->func_idx.s);
+	htab__free(c->func_idx);
 	free(c->maps);
 	free(c->map_infos);
 	free(c->labels);
 	free(c->sets);
-	free(c->set_idx.s);
+	htab__free(c->set_idx);
 	free(c->samples);
 	free(c->sample_set);
 	free(c->sample_node);
