@@ -747,6 +747,26 @@ static void add_note(struct report *rep, const char *fmt, const char *a, const c
 		rep->nnotes++;
 }
 
+/* Images whose code was replaced at an address while they ran (mapping generations). */
+static void note_generations(struct report *rep)
+{
+	size_t images = 0, gens = 0;
+	char what[128];
+
+	for (size_t i = 0; i < rep->v->nprocs; i++) {
+		images += rep->v->procs[i].gens != 0;
+		gens += rep->v->procs[i].gens;
+	}
+	if (!images)
+		return;
+	snprintf(what, sizeof(what), "%zu process image%s had code replaced at an address", images,
+		 images == 1 ? "" : "s");
+	add_note(rep,
+		 "%s while running (%s after the first): each sample is named by the mappings in "
+		 "effect when it was taken",
+		 what, gens == 1 ? "one mapping generation" : "mapping generations");
+}
+
 static void collect_notes(struct report *rep)
 {
 	const struct resolve_note *notes;
@@ -755,6 +775,7 @@ static void collect_notes(struct report *rep)
 	if (rep->v->bad_records)
 		add_note(rep, "%s malformed record(s) in the profile were ignored%s",
 			 rep->v->bad_records == 1 ? "one" : "some", "");
+	note_generations(rep);
 	for (size_t i = 0; i < n; i++) {
 		struct sym_object *o = notes[i].obj;
 		unsigned fl = symobj__flags(o);

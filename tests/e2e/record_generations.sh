@@ -88,6 +88,11 @@ reuse() {
 }
 
 reuse reuse_perf --clock perf
+if [ -f reuse_perf.data ] && overlap reuse_perf.data /libswap_a.so /libswap_b.so; then
+	timeout 60 "$P" report -i reuse_perf.data >reuse_perf.txt 2>&1
+	grep -q '^# note: 1 process image had code replaced at an address' reuse_perf.txt
+	expect reuse_perf_noted "$(grep '^# note' reuse_perf.txt)"
+fi
 reuse reuse_perf_stacks --clock perf -g
 if [ -f reuse_perf_stacks.data ] && overlap reuse_perf_stacks.data /libswap_a.so /libswap_b.so; then
 	# the callers too resolve in their generation: every stack complete through run_reuse
