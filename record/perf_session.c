@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "record/cpuacct.h"
+#include "record/keepobj.h"
 #include "utils/array.h"
 #include "record/perf_sample.h"
 #include "record/perf_session.h"
@@ -96,6 +97,7 @@ struct perf_session {
 	uint64_t missed;	/* ticks the threads' runtime was worth beyond their samples */
 	struct stacks *stacks;	/* call stacks, NULL: a flat profile */
 	struct perf_sample_layout layout; /* what the samples hold */
+	struct keepobj *keep; /* the mapped objects held, for a copy of those replaced since */
 };
 
 struct throttle_ent {
@@ -475,6 +477,7 @@ int perf_session__open(struct perf_session **out, struct pdata *pd,
 	s->rings = calloc(s->ncpus, sizeof(*s->rings));
 	s->ring_fds = calloc(s->ncpus, sizeof(int));
 	s->throttles = htab__new(&throttle_type, 16);
+	s->keep = keepobj__new();
 	if (!s->rings || !s->ring_fds || !s->throttles || proctree__new(&s->tree, pd) < 0) {
 		snprintf(why, whylen, "out of memory");
 		perf_session__close(s);
@@ -527,6 +530,11 @@ uint64_t perf_session__throttled_samples(struct perf_session *s)
 uint64_t perf_session__missed_samples(struct perf_session *s)
 {
 	return s->missed;
+}
+
+int perf_session__keep_objects(struct perf_session *s, char *note, size_t len)
+{
+	return keepobj__store(s->keep, note, len);
 }
 
 int perf_session__kernel(struct perf_session *s)
@@ -727,6 +735,8 @@ static void on_mmap2(struct perf_session *s, const struct perf_event_header *h)
 		o = (struct pobject){path, (const uint8_t *)&b->maj + 4, *(const uint8_t *)&b->maj};
 	else
 		o = (struct pobject){.path = path, .dev = makedev(b->maj, b->min), .ino = b->ino};
+	keepobj__map(s->keep, (pid_t)b->pid, b->addr, b->addr + b->len, path, o.build_id,
+		     o.build_id_len);
 	if (proctree__add_map_obj(s->tree, p, b->addr, b->addr + b->len, b->pgoff, b->prot, &o) &&
 	    s->opts.observer && s->opts.observer->generation)
 		s->opts.observer->generation(s->opts.observer->arg, (pid_t)b->pid, pstate__id(p));
@@ -1128,6 +1138,7 @@ void perf_session__close(struct perf_session *s)
 	proctree__free(s->tree);
 	htab__free(s->throttles);
 	stacks__free(s->stacks);
+	keepobj__free(s->keep);
 	free(s->fds);
 	free(s->rings);
 	free(s->ring_fds);

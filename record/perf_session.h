@@ -115,6 +115,13 @@ uint64_t perf_session__cpu_ns(struct perf_session *s);
 /* 1 when the events sample kernel PCs too (opts.kernel, and permitted here). */
 int perf_session__kernel(struct perf_session *s);
 
+/*
+ * At the end: copy the mapped objects that were rewritten or deleted while
+ * recording into the user's cache by build id (record/keepobj.h); one
+ * clause about it in note ("" when none).  Returns the copies made.
+ */
+int perf_session__keep_objects(struct perf_session *s, char *note, size_t len);
+
 /* Records with a time up to this one have been handled (CLOCK_MONOTONIC ns). */
 uint64_t perf_session__handled_until(struct perf_session *s);
 

@@ -287,12 +287,15 @@ static void store_jit(struct record_run *r)
 void record_run__kernel(struct record_run *r)
 {
 	struct pdata_header *h = pdata__header(r->pd);
-	char why[160];
+	char why[160], kept[200];
 	int n;
 
 	store_jit(r);
 	if (!r->perf)
 		return;
+	perf_session__keep_objects(r->perf, kept, sizeof(kept));
+	if (kept[0])
+		append(r->note, sizeof(r->note), "; %s", kept);
 	if (!perf_session__kernel(r->perf)) {
 		append(r->note, sizeof(r->note), "%s",
 		       r->acct ? "; kernel not sampled: its time is each thread's system time" :

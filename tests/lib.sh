@@ -10,6 +10,10 @@ PROGS="$B/tests/progs"
 TOOLS="$B/tests/tools"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+# the user's cache (the objects `profil record` keeps by build id, utils/objcache.h): the
+# test's own, never the home directory's
+XDG_CACHE_HOME="$T/.cache"
+export XDG_CACHE_HOME
 
 ok() { echo "ok $1"; }
 no() { echo "not ok $1: $2"; }

@@ -121,8 +121,9 @@ if [ $rc -ne 0 ] || ! overlap swap.data /libswap.so /libswap.so; then
 	skip swap_same_path "status $rc, or the second library was not mapped where the first was: $(cat swap.err)"
 	exit 0
 fi
-timeout 60 "$P" report -i swap.data --format csv >swap.csv 2>&1
-timeout 60 "$P" report -i swap.data >swap.txt 2>&1
+# (no copy of the first library anywhere: the recorder's is in another cache)
+XDG_CACHE_HOME="$T/empty" timeout 60 "$P" report -i swap.data --format csv >swap.csv 2>&1
+XDG_CACHE_HOME="$T/empty" timeout 60 "$P" report -i swap.data >swap.txt 2>&1
 b=$(seconds /libswap.so swap_hot_b swap.csv)
 all=$(awk -F, 'NR > 1 && $4 ~ /libswap.so$/ { s += $7 } END { printf "%.3f", s + 0 }' swap.csv)
 # the second half only: the first library's samples are not named with its successor's function
@@ -130,6 +131,30 @@ within "$b" "$(half 1 swap.out)" && within "$all" 1.0
 expect swap_same_path_split "swap_hot_b ${b}s of ${all}s in libswap.so (halves $(half 0 swap.out) $(half 1 swap.out))"
 grep -q "^# note: $T/lib/libswap.so: .*build id differs" swap.txt
 expect swap_same_path_noted "$(grep '^# note' swap.txt)"
+
+# root: the recorder kept the first library's inode (/proc/PID/map_files) and copied it into the
+# user's cache by build id at the end; the report names its samples from that copy
+if [ "$(id -u)" = 0 ]; then
+	XDG_CACHE_HOME="$T/xdg" timeout 60 "$P" record -q --clock perf -o kept.data -- \
+		"$H" swap "$T/lib/libswap.so" "$LA" "$LB" 1 >kept.out 2>kept.err
+	ida=$(readelf -n "$LA" | awk '/Build ID/ { print $3 }')
+	kept=$(find "$T/xdg" -type f 2>/dev/null)
+	XDG_CACHE_HOME="$T/xdg" timeout 60 "$P" report -i kept.data --format csv >kept.csv 2>&1
+	XDG_CACHE_HOME="$T/xdg" timeout 60 "$P" report -i kept.data >kept.txt 2>&1
+	a=$(seconds /libswap.so swap_hot_a kept.csv)
+	b=$(seconds /libswap.so swap_hot_b kept.csv)
+	[ "$kept" = "$T/xdg/profil/build-id/$(echo "$ida" | cut -c1-2)/$(echo "$ida" | cut -c3-)" ] &&
+		cmp -s "$kept" "$LA" && within "$a" "$(half 0 kept.out)" && within "$b" "$(half 1 kept.out)" &&
+		grep -q "the copy profil record kept" kept.txt
+	expect swap_named_from_kept_copy "kept: '$kept'; swap_hot_a ${a}s, swap_hot_b ${b}s; $(grep '^# note' kept.txt)"
+	# a second recording finds the copy there: nothing copied again, the cache does not grow
+	XDG_CACHE_HOME="$T/xdg" timeout 60 "$P" record -q --clock perf -o kept2.data -- \
+		"$H" swap "$T/lib/libswap.so" "$LA" "$LB" 0.2 >/dev/null 2>&1
+	[ "$(find "$T/xdg" -type f | wc -l)" -eq 1 ] && "$DUMP" kept2.data | grep -q '^note .*0 copied by build id (0 KiB), some copied before'
+	expect swap_kept_once "$(find "$T/xdg" -type f) $("$DUMP" kept2.data | grep '^note')"
+else
+	skip swap_named_from_kept_copy "the recorder keeps copies through /proc/PID/map_files, as root only"
+fi
 
 # the first library's copy, found by its build id through a debuginfod on localhost
 if ! command -v debuginfod >/dev/null || ! command -v debuginfod-find >/dev/null; then
@@ -154,9 +179,9 @@ until DEBUGINFOD_URLS=$URL DEBUGINFOD_CACHE_PATH="$T/probe" DEBUGINFOD_TIMEOUT=5
 	fi
 	sleep 0.5
 done
-DEBUGINFOD_URLS=$URL DEBUGINFOD_CACHE_PATH="$T/cache" DEBUGINFOD_TIMEOUT=10 \
+DEBUGINFOD_URLS=$URL DEBUGINFOD_CACHE_PATH="$T/cache" DEBUGINFOD_TIMEOUT=10 XDG_CACHE_HOME="$T/empty" \
 	timeout 60 "$P" report -i swap.data --format csv >copy.csv 2>&1
-DEBUGINFOD_URLS=$URL DEBUGINFOD_CACHE_PATH="$T/cache" DEBUGINFOD_TIMEOUT=10 \
+DEBUGINFOD_URLS=$URL DEBUGINFOD_CACHE_PATH="$T/cache" DEBUGINFOD_TIMEOUT=10 XDG_CACHE_HOME="$T/empty" \
 	timeout 60 "$P" report -i swap.data >copy.txt 2>&1
 a=$(seconds /libswap.so swap_hot_a copy.csv)
 b=$(seconds /libswap.so swap_hot_b copy.csv)
