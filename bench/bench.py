@@ -1028,7 +1028,9 @@ def write_index(ctx, wls, profs, all_summ):
              ', '.join('[%s](%s.md)' % (w.name, w.name) for w in wls) +
              '; in-process overhead: [ab](ab.md)' +
              ('; call stacks (-g beside perf --call-graph): [callgraph](callgraph.md)'
-              if os.path.exists(os.path.join(ctx.out, 'callgraph.md')) else '') + '.', '',
+              if os.path.exists(os.path.join(ctx.out, 'callgraph.md')) else '') +
+             ('; off-CPU time (beside offcputime and perf -e cs): [offcpu](offcpu.md)'
+              if os.path.exists(os.path.join(ctx.out, 'offcpu.md')) else '') + '.', '',
              'Median TVD (accuracy, lower is better) per profiler and workload:', '',
              '| profiler | ' + ' | '.join(w.name for w in wls) + ' |',
              '| --- |' + ' ---: |' * len(wls)]
@@ -1073,6 +1075,8 @@ def main():
     ap.add_argument('--no-ab', action='store_true', help='skip the in-process A/B harness')
     ap.add_argument('--no-stacks', action='store_true',
                     help='skip the call-stack section (bench/callgraph.py)')
+    ap.add_argument('--no-offcpu', action='store_true',
+                    help='skip the off-CPU section (bench/offcpu.py)')
     args = ap.parse_args()
 
     ctx = Context()
@@ -1153,6 +1157,12 @@ def main():
         import callgraph  # bench/, beside this file
         raw['callgraph'] = callgraph.bench_callgraph(ctx.build, ctx.out, ctx.quick,
                                                      reps=args.reps)
+    if (not ctx.smoke and not args.no_offcpu and not args.profilers and
+            (not args.workloads or 'offcpu' in args.workloads.split(','))):
+        log('bench: off-CPU time (bench/offcpu.py)')
+        import offcpu  # bench/, beside this file
+        raw['offcpu'] = offcpu.bench_offcpu(ctx.build, ctx.out, ctx.quick, reps=args.reps,
+                                            log=log)
     write_index(ctx, wls, [p for p in runnable], all_summ)
     with open(os.path.join(ctx.out, 'results.json'), 'w') as f:
         json.dump({'summary': all_summ, 'raw': raw, 'skipped': skipped,

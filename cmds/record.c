@@ -120,6 +120,11 @@ static const struct opt options[] = {
 	{"events", 0, OPT_STRING, "FILE", AT(rec.events),
 	 "write the prof/profil event stream as Tracee JSON lines (\"-\" = stdout; see "
 	 "doc/events.md)"},
+	{"off-cpu", 0, OPT_FLAG, NULL, AT(rec.offcpu),
+	 "also the time each thread spends off the CPU (sleeping, blocked, preempted), under the "
+	 "stack it left the CPU with (with -g), counted in the kernel where BPF is permitted; "
+	 "else each thread's total where perf can say",
+	 .set = 1},
 	{"quiet", 'q', OPT_FLAG, NULL, AT(quiet), "no summary line", .set = 1},
 	OPT_END,
 };
@@ -198,7 +203,7 @@ static const char *plural(uint64_t n, const char *one, const char *many)
 /* One line: the rate is the one every reader of the profile states (1e9 / its period). */
 static void summary(const struct cmd_record_opts *co, const struct record_result *res)
 {
-	char thr[96] = "", cap[64] = "", stk[96] = "", size[32];
+	char thr[96] = "", cap[64] = "", stk[96] = "", size[32], off[64] = "";
 	const char *why_incomplete = res->flush_err < 0 ? strerror(-res->flush_err) : NULL;
 
 	if (res->throttled)
@@ -207,6 +212,9 @@ static void summary(const struct cmd_record_opts *co, const struct record_result
 			 plural(res->throttled, "sample", "samples"));
 	if (res->hz < co->rec.hz)
 		snprintf(cap, sizeof(cap), ", capped at %u by the kernel", res->hz);
+	if (co->rec.offcpu)
+		snprintf(off, sizeof(off), ", off-CPU %.3f s (%s)", (double)res->offcpu_ns / 1e9,
+			 res->offcpu_name ? res->offcpu_name : "none");
 	if (res->callgraph_name && !strcmp(res->callgraph_name, "fp"))
 		snprintf(stk, sizeof(stk), ", fp call stacks");
 	else if (res->callgraph_name && strcmp(res->callgraph_name, "none") && !res->samples)
@@ -219,11 +227,11 @@ static void summary(const struct cmd_record_opts *co, const struct record_result
 			 res->stacks_dropped ? ", some stored without: frame table full" : "");
 	fprintf(stderr,
 		"profil record: %llu %s, %llu lost, %u %s, clock %s at %.1f Hz (%u Hz "
-		"asked%s%s)%s%s, %s (%s)%s%s\n",
+		"asked%s%s)%s%s%s, %s (%s)%s%s\n",
 		(unsigned long long)res->samples, plural(res->samples, "sample", "samples"),
 		(unsigned long long)res->lost, res->processes,
 		plural(res->processes, "process", "processes"), res->clock_name, res->effective_hz,
-		co->rec.hz, cap, thr, res->kernel ? ", kernel sampled" : "", stk,
+		co->rec.hz, cap, thr, res->kernel ? ", kernel sampled" : "", stk, off,
 		res->output[0] ? res->output :
 				 "its file gone (removed or renamed by another writer)",
 		size_text(res->file_size, size, sizeof(size)), why_incomplete ? ": " : "",

@@ -51,9 +51,13 @@ static int parse_sort(void *out, const char *arg, char *why, size_t whylen)
 		key = report__key_parse(item);
 		if (!strcmp(item, "self") || !strcmp(item, "name")) {
 			o->ro.sort_name = !strcmp(item, "name");
+		} else if (report__value_parse(item)) {
+			o->ro.value = report__value_parse(item); /* most of this time first */
 		} else if (!key) {
 			snprintf(why, whylen,
-				 "unknown sort key '%.*s' (comm, dso, sym, pid, tid, self or name)",
+				 "unknown sort key '%.*s' (comm, dso, sym, pid, tid, self, name, "
+				 "cpu, "
+				 "wall, off-cpu, sleep, blocked, preempted or stopped)",
 				 (int)len, s);
 			return -1;
 		} else if (o->ro.nkeys < REPORT_MAX_KEYS) {
@@ -65,6 +69,36 @@ static int parse_sort(void *out, const char *arg, char *why, size_t whylen)
 		return -1;
 	}
 	o->run_csv = o->ro.nkeys > 0;
+	return 0;
+}
+
+/* --reason LIST: the off-CPU reasons kept.  0, or -1 with why. */
+static int parse_reasons(void *out, const char *arg, char *why, size_t whylen)
+{
+	struct opts *o = out;
+
+	o->ro.reasons = 0;
+	for (const char *s = arg; *s; s += strcspn(s, ","), s += *s == ',') {
+		size_t len = strcspn(s, ",");
+		int k = PDATA_KIND_SLEEP;
+
+		if (!len)
+			continue;
+		while (k < PDATA_KIND_NR && (strlen(pdata__kind_name((uint32_t)k)) != len ||
+					     strncmp(s, pdata__kind_name((uint32_t)k), len)))
+			k++;
+		if (k == PDATA_KIND_NR) {
+			snprintf(why, whylen,
+				 "unknown reason '%.*s' (sleep, blocked, preempted or stopped)",
+				 (int)len, s);
+			return -1;
+		}
+		o->ro.reasons |= 1u << k;
+	}
+	if (!o->ro.reasons) {
+		snprintf(why, whylen, "--reason needs a comma-separated list, not '%s'", arg);
+		return -1;
+	}
 	return 0;
 }
 
@@ -91,8 +125,12 @@ static const struct opt options[] = {
 	{"sort", 0, OPT_CALL, "KEYS", AT(ro),
 	 "the whole run's columns and grouping, comma-separated, as perf report's: comm, dso, "
 	 "sym, pid, tid (default comm,dso,sym); with self (most time first, the default) or "
-	 "name (by name)",
+	 "name (by name).  With off-CPU time (record --off-cpu) the time first: wall (the "
+	 "default there), cpu, off-cpu, or one reason's: sleep, blocked, preempted, stopped",
 	 .call = parse_sort},
+	{"reason", 0, OPT_CALL, "LIST", AT(ro.reasons),
+	 "off-CPU time of these reasons only (sleep, blocked, preempted, stopped)",
+	 .call = parse_reasons},
 	{"pid", 0, OPT_ID_LIST, "LIST", AT(pids), "only these processes (comma-separated ids)",
 	 .what = "positive process ids separated by commas"},
 	{"tid", 0, OPT_ID_LIST, "LIST", AT(tids), "only these threads (comma-separated ids)",

@@ -17,9 +17,11 @@ _profil_values()
 	record:--clock) echo "auto bpf perf thread itimer" ;;
 	record:--call-graph) echo "dwarf fp none" ;;
 	report:--format) echo "text json csv html" ;;
-	report:--sort) echo "comm dso sym pid tid self name" ;;
+	report:--sort) echo "comm dso sym pid tid self name cpu wall off-cpu sleep blocked preempted stopped" ;;
+	report:--reason) echo "sleep blocked preempted stopped" ;;
 	report:--call-graph | report:-g) echo "caller callee" ;;
 	export:--format) echo "gmon pprof folded" ;;
+	export:--value) echo "cpu off-cpu wall" ;;
 	events:--format | watch:--format) echo "json table" ;;
 	events:--event | watch:--event)
 		echo "prof profil sprofil setitimer timer_create perf_event_open" \

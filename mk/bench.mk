@@ -80,6 +80,16 @@ $(BENCH_STACKS): bench/workloads/wl_stacks.c $(BENCH_TRUTH_SRC) | $(SETUP_STAMP)
 	$(BENCH_CC) $(BENCH_CFLAGS) -fomit-frame-pointer -o $@ $< bench/workloads/truth.c -lz -lpthread
 
 bench-build: $(BENCH_STACKS) $(B)/tests/tools/stack_query
+
+# ---- off-CPU ---------------------------------------------------------------------
+# The off-CPU section (bench/offcpu.py, doc/offcpu.md): two threads bouncing a
+# byte over two pipes, beside libbpf-tools' offcputime and perf record -e cs.
+BENCH_PINGPONG := $(BENCH_B)/wl_pingpong
+$(BENCH_PINGPONG): bench/workloads/wl_pingpong.c | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $< -lpthread
+
+bench-build: $(BENCH_PINGPONG)
 # the smoke test of the section (tests/e2e/bench_callgraph_smoke.sh)
 tests: $(BENCH_STACKS)
 

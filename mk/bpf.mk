@@ -5,6 +5,7 @@
 #   bpf/procacct.bpf.c  -> $(BPF_OUT)/procacct.skel.h   (record/procacct.c, every thread's CPU time and exit)
 #   bpf/kunwind.bpf.c   -> $(BPF_OUT)/kunwind.skel.h    (record/kstacks.c, call stacks walked in the kernel;
 #                          the walk itself is bpf/kunwind_walk.bpf.h, for other programs too)
+#   bpf/offcpu.bpf.c    -> $(BPF_OUT)/offcpu.skel.h     (record/offcpu.c, record --off-cpu)
 # Without clang, bpftool, libbpf or kernel BTF the rest still builds: the bpf
 # clock says it was built without BPF and `profil watch` says why (BPF_MISSING).
 BPF_CLANG   ?= clang
@@ -32,10 +33,12 @@ BPF_CFLAGS_watch := -Wall -Wno-unused-function $(if $(WERROR),-Werror)
 $(BPF_OUT)/kunwind.bpf.o: bpf/kunwind_walk.bpf.h
 BPF_CFLAGS_kunwind := -Wall -Wno-unused-function $(if $(WERROR),-Werror)
 
-# The skeletons of watch and procacct are named watch_bpf and procacct_bpf (their functions:
+# The skeletons of watch, procacct and offcpu are named watch_bpf, procacct_bpf and offcpu_bpf (their functions:
 # watch_bpf__open, ...: the user halves own the plain names).
 BPF_SKEL_NAME_watch := watch_bpf
 BPF_SKEL_NAME_procacct := procacct_bpf
+BPF_SKEL_NAME_offcpu := offcpu_bpf
+BPF_CFLAGS_offcpu := -mcpu=v3 -Wall $(if $(WERROR),-Werror)  # v3: atomics that return (walk ids)
 $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(or $(BPF_SKEL_NAME_$*),$*) > $@.tmp && mv $@.tmp $@
 

@@ -42,11 +42,12 @@ $(B)/output/html_assets.o: output/html_assets.S $(wildcard output/html/*) | $(SE
 # ---- the BPF skeletons' users (mk/bpf.mk builds the skeletons); without BPF,
 # `profil watch` is compiled to say why.
 ifeq ($(HAVE_BPF),1)
-BPF_USERS := record/bpfclock record/procacct record/kstacks events/watch
+BPF_USERS := record/bpfclock record/procacct record/kstacks record/offcpu events/watch
 $(foreach u,$(BPF_USERS),$(eval EXTRA_CFLAGS_$(u) := -DPROFIL_HAVE_BPF -I$(BPF_OUT)))
 $(B)/record/bpfclock.o: $(BPF_OUT)/histclock.skel.h
 $(B)/record/procacct.o: $(BPF_OUT)/procacct.skel.h
 $(B)/record/kstacks.o: $(BPF_OUT)/kunwind.skel.h
+$(B)/record/offcpu.o: $(BPF_OUT)/offcpu.skel.h
 $(B)/events/watch.o: $(BPF_OUT)/watch.skel.h
 CLI_LIBS += -lbpf
 else

@@ -23,7 +23,8 @@ $(COMPONENTS_A): $(COMPONENT_OBJS)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(wildcard tests/unit/*.c))
 UNIT_LINK = $(COMPONENTS_A) $(LIB_A) $(BASE_LDFLAGS) $(CLI_LIBS) $(LIB_LIBS)
 
-$(B)/tests/unit/%: tests/unit/%.c tests/unit/check.h $(COMPONENTS_A) $(LIB_A) $$(PROG_OBJS_$$*) \
+$(B)/tests/unit/%: tests/unit/%.c tests/unit/check.h tests/tools/profile_fixture.h $(COMPONENTS_A) $(LIB_A) \
+		$$(PROG_OBJS_$$*) \
 		| $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/unit -Itests/tools $(PROG_FLAGS_$*) -o $@ $< \
@@ -41,7 +42,7 @@ $(B)/tests/unit/test_pprof: $(B)/output/profile.pb-c.h
 # ---- tools: checkers and generators, linked with the components ---------------
 TOOLS := $(patsubst tests/tools/%.c,$(TOOLS_B)/%,$(filter-out tests/tools/unwind_corpus.c,$(wildcard tests/tools/*.c)))
 
-$(TOOLS_B)/%: tests/tools/%.c $(COMPONENTS_A) $(LIB_A) | $(SETUP_STAMP)
+$(TOOLS_B)/%: tests/tools/%.c tests/tools/profile_fixture.h $(COMPONENTS_A) $(LIB_A) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/tools -o $@ $< $(UNIT_LINK) $(PROG_LIBS_$*)
 
@@ -54,7 +55,7 @@ $(TOOLS_B)/%.o: tests/tools/%.c | $(SETUP_STAMP)
 PROGS := $(patsubst tests/progs/%.c,$(PROGS_B)/%,$(filter-out $(wildcard tests/progs/lib[!_]*.c),$(wildcard tests/progs/*.c)))
 PROG_CFLAGS := -std=gnu11 -O1 -g -I. -Iinclude -Itests/progs $(WARN)
 # the profile writer compiled plain, for the programs that write profiles of themselves
-PDATA_PLAIN := profile/pdata.c utils/outfile.c utils/why.c
+PDATA_PLAIN := profile/pdata.c utils/outfile.c utils/why.c utils/procmaps.c
 
 $(PROGS_B)/%: tests/progs/%.c $$(PROG_DEPS_$$*) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
@@ -76,6 +77,7 @@ PROG_LIBS_record_libuser := -lrecord_hot
 PROG_DEPS_record_libuser := $(PROGS_B)/librecord_hot.so
 PROG_FLAGS_librecord_hot := -O1 $(NOINLINE)
 PROG_FLAGS_diff_prog := $(NOINLINE)
+PROG_FLAGS_offcpu_prog := $(NOINLINE) -pthread
 $(foreach p,$(patsubst tests/progs/%.c,%,$(wildcard tests/progs/events_*.c)),$(eval PROG_FLAGS_$(p) := -D_GNU_SOURCE -fno-omit-frame-pointer))
 # variants of record_prog: not a PIE, static, stripped
 $(PROGS_B)/record_prog_nopie: tests/progs/record_prog.c tests/progs/record_cpu.h | $(SETUP_STAMP)
@@ -103,8 +105,9 @@ PROG_FLAGS_libreport_lib := -O1
 PROG_FLAGS_report_gen := -fPIE -pie
 PROG_SRCS_report_gen := $(PDATA_PLAIN)
 PROG_LIBS_report_gen := $(REPORT_LIB)
-PROG_DEPS_report_gen := $(PDATA_PLAIN) $(PROGS_B)/libreport_lib.so
-$(PROGS_B)/report_gen_%: tests/progs/report_gen.c $(PDATA_PLAIN) $(PROGS_B)/libreport_lib.so
+PROG_DEPS_report_gen := $(PDATA_PLAIN) tests/tools/profile_fixture.h $(PROGS_B)/libreport_lib.so
+$(PROGS_B)/report_gen_%: tests/progs/report_gen.c $(PDATA_PLAIN) tests/tools/profile_fixture.h \
+		$(PROGS_B)/libreport_lib.so
 	$(CC) $(PROG_CFLAGS) $(REPORT_GEN_FLAGS_$*) -o $@ $< $(PDATA_PLAIN) $(REPORT_GEN_LIBS_$*)
 	$(if $(filter stripped,$*),strip --strip-all $@)
 REPORT_GEN_FLAGS_pie := -fPIE -pie
@@ -122,7 +125,7 @@ PROG_DEPS_report_spin := $(PROGS_B)/libreport_lib.so
 PROG_FLAGS_report_stackgen := $(NOINLINE) -fno-optimize-sibling-calls -fPIE -pie
 PROG_SRCS_report_stackgen := $(PDATA_PLAIN)
 PROG_LIBS_report_stackgen := -lpthread
-PROG_DEPS_report_stackgen := $(PDATA_PLAIN)
+PROG_DEPS_report_stackgen := $(PDATA_PLAIN) tests/tools/profile_fixture.h
 
 # only DWARF CFI unwinds these (-O2 -fomit-frame-pointer, and Debian's zlib)
 NOFP := -O2 -fomit-frame-pointer

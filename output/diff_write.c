@@ -111,7 +111,7 @@ static struct json_object *json_side(const struct diff_side *s, int seconds_know
 
 	if (!o)
 		return NULL;
-	rc |= json__set(o, "samples", json_object_new_int64((int64_t)s->samples));
+	rc |= json__set(o, "samples", json__uint(s->samples));
 	rc |= json__set(o, "percent", json__double(s->share));
 	rc |= set_seconds(o, "seconds", seconds_known, s->seconds);
 	if (rc) {
@@ -169,9 +169,9 @@ static struct json_object *json_profile(const char *path, const struct report *r
 	rc |= json__set(o, "command", json_object_new_string(h->command));
 	rc |= json__set(o, "clock", json_object_new_string(pdata__clock_name(h->clock)));
 	rc |= json__set(o, "rate_hz", json__double(pview__rate_hz(rep->v)));
-	rc |= json__set(o, "period_ns", json_object_new_int64((int64_t)h->period_ns));
+	rc |= json__set(o, "period_ns", json__uint(h->period_ns));
 	rc |= json__set(o, "complete", json_object_new_boolean(h->state == PDATA_COMPLETE));
-	rc |= json__set(o, "total_samples", json_object_new_int64((int64_t)rep->v->total));
+	rc |= json__set(o, "total_samples", json__uint(rep->v->total));
 	rc |= set_seconds(o, "total_seconds", rep->period_s > 0,
 			  (double)rep->v->total * rep->period_s);
 	rc |= json__set(o, "cpu_seconds", json__double((double)h->cpu_ns / 1e9));

@@ -135,13 +135,16 @@ static int add_line(struct folding *fo, uint64_t count)
 	return 0;
 }
 
-/* Every stack of process image p as a line. */
+/* Every stack of process image p as a line, counted by value (enum folded_value). */
 static int fold_proc(struct folding *fo, const struct pview *v, struct resolver *r,
-		     const struct pv_proc *p)
+		     const struct pv_proc *p, int value)
 {
 	struct callgraph *cg = callgraph__new();
 	const char *comm = command_name(p);
-	int rc = cg ? callgraph__add_samples(cg, v, r, p, NULL) : -ENOMEM;
+	uint64_t period = value == FOLDED_WALL ? v->hdr.period_ns : 0;
+	int rc = !cg		      ? -ENOMEM :
+		 value == FOLDED_CPU ? callgraph__add_samples(cg, v, r, p, NULL) :
+				       callgraph__add_weighted(cg, v, r, p, NULL, period, 1);
 
 	for (size_t i = 0; !rc && i < callgraph__nstacks(cg); i++) {
 		const struct func *frames[CALLGRAPH_MAX_FRAMES];
@@ -170,8 +173,9 @@ static int cmp_line(const void *a, const void *b)
  * Write the folded stacks of v (names from r) to out.  sum may be NULL.
  * Returns 0, or -errno with one sentence in why.
  */
-static int folded__write(FILE *out, const struct pview *v, struct resolver *r, struct folded_summary *sum,
-		  char *why, size_t whylen)
+/* The folded stacks of v (names from r) to out, counted by value (enum folded_value). */
+static int folded__write_value(FILE *out, const struct pview *v, struct resolver *r, int value,
+			struct folded_summary *sum, char *why, size_t whylen)
 {
 	struct folding fo = {htab__new(&line_type, 1023), {0}, 0};
 	struct line_ent *lines = NULL;
@@ -179,8 +183,9 @@ static int folded__write(FILE *out, const struct pview *v, struct resolver *r, s
 	int rc = fo.lines ? 0 : -ENOMEM;
 
 	for (size_t i = 0; !rc && i < v->nprocs; i++)
-		if (v->procs[i].samples)
-			rc = fold_proc(&fo, v, r, &v->procs[i]);
+		if ((value != FOLDED_OFFCPU && v->procs[i].samples) ||
+		    (value != FOLDED_CPU && v->procs[i].offcpu_ns))
+			rc = fold_proc(&fo, v, r, &v->procs[i], value);
 	if (!rc) {
 		lines = htab__take(fo.lines, &n);
 		if (n > 1)
@@ -217,6 +222,7 @@ struct folded_job {
 	const struct pview *v;
 	struct resolver *r;
 	struct folded_summary *sum;
+	int value;
 };
 
 static int fill_folded(int fd, void *arg, char *why, size_t whylen)
@@ -231,7 +237,7 @@ static int fill_folded(int fd, void *arg, char *why, size_t whylen)
 			close(dfd);
 		return rc;
 	}
-	rc = folded__write(f, job->v, job->r, job->sum, why, whylen);
+	rc = folded__write_value(f, job->v, job->r, job->value, job->sum, why, whylen);
 	if (fclose(f) == EOF && !rc)
 		rc = -errno;
 	return rc;
@@ -239,6 +245,12 @@ static int fill_folded(int fd, void *arg, char *why, size_t whylen)
 
 int folded__export(const char *data_path, const char *out_path, struct folded_summary *sum,
 		   char *why, size_t whylen)
+{
+	return folded__export_value(data_path, out_path, FOLDED_CPU, sum, why, whylen);
+}
+
+int folded__export_value(const char *data_path, const char *out_path, int value,
+			 struct folded_summary *sum, char *why, size_t whylen)
 {
 	struct folded_summary local;
 	struct pview *v = NULL;
@@ -252,12 +264,20 @@ int folded__export(const char *data_path, const char *out_path, struct folded_su
 	rc = pview__load(&v, data_path, why, whylen);
 	if (rc < 0)
 		return rc;
+	if (value != FOLDED_CPU && !v->noffcpu) {
+		rc = why_fail(why, whylen, -EINVAL,
+			      "%s has no off-CPU time (record it with profil record --off-cpu)",
+			      data_path);
+		pview__free(v);
+		return rc;
+	}
 	r = resolver__new(v, 0);
 	if (!r)
 		rc = why_fail(why, whylen, -ENOMEM, "out of memory");
 	else
 		rc = outfile__write(out_path, &pdata__output_rules, fill_folded,
-				    &(struct folded_job){v, r, sum ? sum : &local}, why, whylen);
+				    &(struct folded_job){v, r, sum ? sum : &local, value}, why,
+				    whylen);
 	resolver__free(r);
 	pview__free(v);
 	return rc;

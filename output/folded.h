@@ -17,6 +17,11 @@
  * stackcollapse-perf.pl).  In names, ';' becomes ':' (as
  * stackcollapse-perf.pl does) and control characters become '?', so a
  * line is always one stack.
+ *
+ * Profiles with off-CPU time (record --off-cpu) can be folded by another
+ * value (enum folded_value): off-CPU time, or wall time (CPU + off-CPU),
+ * in nanoseconds, each off-CPU stack the one its thread left the CPU with
+ * (kernel frames innermost, as the CPU samples'); CPU time stays samples.
  */
 #ifndef PROFIL_FOLDED_H
 #define PROFIL_FOLDED_H
@@ -27,6 +32,13 @@
 
 #include "profile/pview.h"
 #include "report/resolve.h"
+
+/* What a line's count is. */
+enum folded_value {
+	FOLDED_CPU = 0,	   /* samples of CPU time */
+	FOLDED_OFFCPU = 1, /* nanoseconds off the CPU */
+	FOLDED_WALL = 2,   /* nanoseconds: samples x period + off the CPU */
+};
 
 /* What was written. */
 struct folded_summary {
@@ -41,5 +53,12 @@ struct folded_summary {
  */
 int folded__export(const char *data_path, const char *out_path, struct folded_summary *sum,
 		   char *why, size_t whylen);
+
+/*
+ * The same by value; -EINVAL with one sentence when the value is off-CPU
+ * or wall time and the profile has none.
+ */
+int folded__export_value(const char *data_path, const char *out_path, int value,
+			 struct folded_summary *sum, char *why, size_t whylen);
 
 #endif /* PROFIL_FOLDED_H */

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "utils/array.h"
 #include "utils/htab.h"
 #include "utils/outfile.h"
 #include "utils/why.h"
@@ -69,7 +70,7 @@ struct gobj {
 
 struct objects {
 	struct gobj *o;
-	size_t n;
+	size_t n, cap;
 	struct htab *by_path; /* struct str_ent: a mapping's path -> index */
 	struct htab *by_real; /* struct str_ent: a canonical path -> index */
 };
@@ -112,13 +113,8 @@ static int object_of_real(struct objects *os, const char *path, char *real, size
 	struct str_ent *e;
 	bool fresh;
 
-	if ((os->n & (os->n + 1)) == 0 || !os->n) { /* grow at 2^k - 1 */
-		struct gobj *n = realloc(os->o, (os->n ? (os->n + 1) * 2 : 8) * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		os->o = n;
-	}
+	if (array__reserve(&os->o, &os->cap, os->n + 1, sizeof(*os->o)))
+		return -ENOMEM;
 	e = str_find_or_add(os->by_real, real, os->n, &fresh);
 	if (!e)
 		return -ENOMEM;
@@ -604,14 +600,15 @@ static uint32_t gmon_rate(const struct pdata_header *hdr)
 }
 
 /* Why this object, and what gprof will make of its symbols. */
-static void explain(struct gmon_summary *sum, const struct objects *os, size_t idx,
-		    const struct sym_object *obj, int asked)
+static void explain(struct gmon_summary *sum, const struct pview *v, const struct objects *os,
+		    size_t idx, const struct sym_object *obj, int asked)
 {
 	unsigned fl = symobj__flags(obj);
 	uint64_t total = total_in_objects(os);
 
 	sum->chosen = !asked;
 	sum->objects = objects_with_samples(os);
+	sum->offcpu_ns = v->offcpu_total; /* left out: gmon.out is CPU time only */
 	if (asked)
 		snprintf(sum->why, sizeof(sum->why), "the object asked for (--object)");
 	else if (os->o[idx].samples)
@@ -653,6 +650,11 @@ void gmon_print_summary(FILE *out, const char *prefix, const char *out_path,
 		arcs, sum->arcs_saturated ? " (some saturated)" : "", sum->why, sum->exe, out_path);
 	if (sum->warning[0])
 		fprintf(out, "%s: warning: %s\n", prefix, sum->warning);
+	if (sum->offcpu_ns)
+		fprintf(out,
+			"%s: %s holds CPU time only: the profile's %.3f s off the CPU are left "
+			"out (profil report, pprof and folded --value off-cpu show them)\n",
+			prefix, out_path, (double)sum->offcpu_ns / 1e9);
 }
 
 /* The object to export: asked for, else chosen.  0, or -errno with why. */
@@ -740,9 +742,7 @@ int gmon_export_opts(const char *data_path, const char *out_path, const struct g
 	if (nrec > GMON_MAX_BYTES / (h.nbins * 2ull + 40)) {
 		nrec = GMON_MAX_BYTES / (h.nbins * 2ull + 40);
 		if (!nrec)
-			nrec = 1;
-		fprintf(stderr, "profil: warning: gmon.out bins saturate at %llu samples\n",
-			(unsigned long long)(nrec * BIN_MAX));
+			nrec = 1; /* the summary says "some bins saturated" */
 	}
 	rc = outfile__write(out_path, &pdata__output_rules, fill_gmon,
 			    &(struct gmon_out){&h, rate, nrec, arc_list, narcs}, why, whylen);
@@ -758,7 +758,7 @@ int gmon_export_opts(const char *data_path, const char *out_path, const struct g
 		sum->arcs_saturated = 0;
 		for (size_t i = 0; i < narcs; i++)
 			sum->arcs_saturated |= arc_list[i].count > ARC_MAX_COUNT;
-		explain(sum, &os, idx, obj, o && o->object);
+		explain(sum, v, &os, idx, obj, o && o->object);
 	}
 out:
 	free(arc_list);

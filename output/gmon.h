@@ -67,6 +67,7 @@ struct gmon_summary {
 	size_t objects;		  /* objects with samples */
 	char why[PATH_MAX + 160]; /* why this object, one clause ("the object with the most ...") */
 	char warning[PATH_MAX + 200]; /* "" or one sentence: stripped, no symbols */
+	uint64_t offcpu_ns;	      /* off-CPU time of the profile, left out (CPU time only) */
 };
 
 /*

@@ -123,6 +123,7 @@ struct label_set {
 	uint32_t proc;
 	int tid;
 	size_t first, n; /* in ctx.labels */
+	uint32_t reason; /* off-CPU samples: enum pdata_kind, else 0 */
 };
 
 /* A node of the samples' location-id tree. */
@@ -164,6 +165,8 @@ struct pprof_ctx {
 	struct resolver *r;
 	struct report *rep; /* for the time without samples; NULL: samples only */
 	int64_t period;
+	size_t nvalues;	    /* [samples, cpu], and off_cpu with off-CPU time */
+	uint64_t offcpu_ns; /* written as off_cpu values */
 	struct strtab st;
 	/* locations (one Line each) */
 	PB(Location) * locs;
@@ -602,7 +605,7 @@ static int set_eq(const void *ctx, uint32_t idx, const void *key)
 	const struct pprof_ctx *c = ctx;
 	const struct label_set *a = &c->sets[idx], *b = key;
 
-	return a->proc == b->proc && a->tid == b->tid;
+	return a->proc == b->proc && a->tid == b->tid && a->reason == b->reason;
 }
 
 static int add_label(struct pprof_ctx *c, const char *key, const char *str, int64_t num)
@@ -630,10 +633,10 @@ static const char *base_name(const char *path)
 }
 
 /* Index of the label set of thread tid of image p, created on first use; -ENOMEM. */
-static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid)
+static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid, uint32_t reason)
 {
-	struct label_set key = {p->id, tid, 0, 0}, *set;
-	uint64_t h = htab_hash_combine(p->id, (uint32_t)tid);
+	struct label_set key = {p->id, tid, 0, 0, reason}, *set;
+	uint64_t h = htab_hash_combine(htab_hash_combine(p->id, (uint32_t)tid), reason);
 	struct islot *slot = itab_slot(&c->set_idx, h, set_eq, c, &key);
 	const struct pv_thread *th = pv_proc__thread(p, tid);
 	int rc;
@@ -652,6 +655,8 @@ static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid)
 		rc = add_label(c, "process_comm", base_name(p->exe), 0);
 	if (!rc && th && th->comm[0])
 		rc = add_label(c, "thread_comm", th->comm, 0);
+	if (!rc && reason)
+		rc = add_label(c, "off_cpu_reason", pdata__kind_name(reason), 0);
 	if (rc)
 		return rc;
 	key.n = c->nlabels - key.first;
@@ -704,11 +709,12 @@ static size_t loc_ids(const struct pprof_ctx *c, uint32_t node, uint64_t *ids, s
 
 /*
  * A Sample of label set `set` whose n location ids are node's list, with
- * values [count, cpu].  Returns 0 or -ENOMEM.
+ * values [count, cpu] (and off_cpu: offcpu).  Returns 0 or -ENOMEM.
  */
 static int push_sample(struct pprof_ctx *c, long set, uint32_t node, size_t n, int64_t count,
-		       int64_t cpu)
+		       int64_t cpu, int64_t offcpu)
 {
+	size_t at = c->nvalues * c->nsamples;
 	PB(Sample) * s;
 
 	if (array__reserve((void **)&c->samples, &c->samples_cap, c->nsamples + 1,
@@ -717,15 +723,17 @@ static int push_sample(struct pprof_ctx *c, long set, uint32_t node, size_t n, i
 			   sizeof(*c->sample_set)) < 0 ||
 	    array__reserve((void **)&c->sample_node, &c->node_cap, c->nsamples + 1,
 			   sizeof(*c->sample_node)) < 0 ||
-	    array__reserve((void **)&c->values, &c->values_cap, 2 * c->nsamples + 1 + 1,
+	    array__reserve((void **)&c->values, &c->values_cap, at + c->nvalues,
 			   sizeof(*c->values)) < 0)
 		return -ENOMEM;
 	s = &c->samples[c->nsamples];
 	perftools__profiles__sample__init(s);
 	s->n_location_id = n;
-	s->n_value = 2;
-	c->values[2 * c->nsamples] = count;
-	c->values[2 * c->nsamples + 1] = cpu;
+	s->n_value = c->nvalues;
+	c->values[at] = count;
+	c->values[at + 1] = cpu;
+	if (c->nvalues > 2)
+		c->values[at + 2] = offcpu;
 	c->sample_set[c->nsamples] = (uint32_t)set;
 	c->sample_node[c->nsamples] = node;
 	c->nsamples++;
@@ -813,9 +821,11 @@ static long callers_node(struct pprof_ctx *c, const struct pv_proc *p, uint32_t 
 
 /*
  * One sample of process image p: its own PC as the leaf, then the callers
- * of its stack, in its mapping generation.  Returns 0 or -ENOMEM.
+ * of its stack, in its mapping generation.  reason: an off-CPU slot's
+ * (count is ns), else 0.  Returns 0 or -ENOMEM.
  */
-static int add_sample(struct pprof_ctx *c, const struct pv_proc *p, const struct pv_sample *s)
+static int add_sample(struct pprof_ctx *c, const struct pv_proc *p, const struct pv_sample *s,
+		      uint32_t reason)
 {
 	const struct pview *v = c->v;
 	const struct pv_stack *st = pview__stack(v, s->stack);
@@ -823,40 +833,52 @@ static int add_sample(struct pprof_ctx *c, const struct pv_proc *p, const struct
 	int tid = s->tid;
 	/* a stack of no PC but the cut-short mark: the mark is its callers */
 	uint32_t callers = st->n && st->node < v->nframes ? v->frames[st->node].parent : st->node;
-	long set = label_set(c, p, tid), node;
+	long set = label_set(c, p, tid, reason), node;
 	int64_t leaf;
 	size_t n;
 
 	if (set < 0)
 		return -ENOMEM;
-	leaf = location_id(c, p, s->gen, s->pc, 1, count);
+	leaf = location_id(c, p, s->gen, s->pc, 1, reason ? 0 : count);
 	node = leaf < 0 ? -ENOMEM : callers_node(c, p, s->gen, callers);
 	if (node >= 0)
 		node = loc_node(c, (uint32_t)node, (uint64_t)leaf);
 	if (node < 0)
 		return -ENOMEM;
 	n = 1 + (callers && callers < v->nframes ? v->frames[callers].depth : 0);
-	if (push_sample(c, set, (uint32_t)node, n, clamp64(count), cpu_ns(count, c->period)) < 0)
+	if (reason) {
+		if (push_sample(c, set, (uint32_t)node, n, 0, 0, clamp64(count)) < 0)
+			return -ENOMEM;
+		c->offcpu_ns += count;
+		return 0;
+	}
+	if (push_sample(c, set, (uint32_t)node, n, clamp64(count), cpu_ns(count, c->period), 0) <
+	    0)
 		return -ENOMEM;
 	c->total += count;
 	return 0;
 }
 
-/* Every sample of the view, with its call stack (one PC for a flat sample). */
-static int add_samples(struct pprof_ctx *c)
+/*
+ * Every sample of the view (off: every off-CPU slot), with its call stack
+ * (one PC for a flat sample).
+ */
+static int add_samples(struct pprof_ctx *c, int off)
 {
 	const struct pview *v = c->v;
+	const struct pv_sample *all = off ? v->offcpu : v->samples;
+	size_t nall = off ? v->noffcpu : v->nsamples;
 	size_t at = 0;
 
 	for (size_t i = 0; i < v->nprocs; i++) {
 		const struct pv_proc *p = &v->procs[i];
 
-		while (at < v->nsamples && v->samples[at].proc < p->id)
+		while (at < nall && all[at].proc < p->id)
 			at++;
-		for (; at < v->nsamples && v->samples[at].proc == p->id; at++) {
-			const struct pv_sample *s = &v->samples[at];
+		for (; at < nall && all[at].proc == p->id; at++) {
+			const struct pv_sample *s = &all[at];
 
-			if (s->count && add_sample(c, p, s) < 0)
+			if (s->count && add_sample(c, p, s, off ? s->kind : 0) < 0)
 				return -ENOMEM;
 		}
 	}
@@ -893,11 +915,11 @@ static int64_t timed_location_id(struct pprof_ctx *c, const struct func *f, int 
 static int add_timed(void *arg, const struct report_item *it)
 {
 	struct pprof_ctx *c = arg;
-	long set = label_set(c, it->p, it->tid);
+	long set = label_set(c, it->p, it->tid, 0);
 	int64_t id = set < 0 ? -ENOMEM : timed_location_id(c, it->f, it->kind);
 	long node = id < 0 ? -ENOMEM : loc_node(c, 0, (uint64_t)id);
 
-	if (node < 0 || push_sample(c, set, (uint32_t)node, 1, 0, clamp64(it->ns)) < 0)
+	if (node < 0 || push_sample(c, set, (uint32_t)node, 1, 0, clamp64(it->ns), 0) < 0)
 		return -ENOMEM;
 	c->timed_ns += it->ns;
 	return 0;
@@ -916,8 +938,8 @@ static int add_timed_samples(struct pprof_ctx *c)
 /* ---- the Profile message ------------------------------------------------------------ */
 
 struct pb_arrays {
-	PB(ValueType) types[2], period_type;
-	PB(ValueType) * type_ptrs[2];
+	PB(ValueType) types[3], period_type;
+	PB(ValueType) * type_ptrs[3];
 	PB(Sample) * *samples;
 	PB(Location) * *locs;
 	PB(Line) * *line_ptrs;
@@ -999,7 +1021,7 @@ static int link_messages(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays
 		const struct label_set *set = &c->sets[c->sample_set[i]];
 
 		s->location_id = NULL; /* when it is packed: pack_samples */
-		s->value = c->values + 2 * i;
+		s->value = c->values + c->nvalues * i;
 		s->label = a->label_ptrs + set->first; /* shared by the thread's samples */
 		s->n_label = set->n;
 		a->samples[i] = s;
@@ -1032,8 +1054,10 @@ static int link_messages(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays
 static int build_profile(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays *a)
 {
 	const struct pdata_header *h = &c->v->hdr;
-	int rc = add_samples(c);
+	int rc = add_samples(c, 0);
 
+	if (!rc && c->nvalues > 2)
+		rc = add_samples(c, 1);
 	if (!rc)
 		rc = add_timed_samples(c);
 	if (rc < 0)
@@ -1043,11 +1067,12 @@ static int build_profile(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays
 	perftools__profiles__profile__init(pr);
 	if (value_type(c, &a->types[0], "samples", "count") < 0 ||
 	    value_type(c, &a->types[1], "cpu", "nanoseconds") < 0 ||
+	    value_type(c, &a->types[2], "off_cpu", "nanoseconds") < 0 ||
 	    value_type(c, &a->period_type, "cpu", "nanoseconds") < 0 || add_comments(c, pr, a) < 0)
 		return -ENOMEM;
-	a->type_ptrs[0] = &a->types[0];
-	a->type_ptrs[1] = &a->types[1];
-	pr->n_sample_type = 2;
+	for (size_t i = 0; i < c->nvalues; i++)
+		a->type_ptrs[i] = &a->types[i];
+	pr->n_sample_type = c->nvalues;
 	pr->sample_type = a->type_ptrs;
 	pr->period_type = &a->period_type;
 	pr->period = c->period;
@@ -1229,7 +1254,8 @@ static int write_gz(int fd, const struct pprof_ctx *c, PB(Profile) * pr, uint64_
 static int write_profile(int fd, const struct pview *v, struct resolver *r, struct report *rep,
 			 struct pprof_summary *sum, char *why, size_t whylen)
 {
-	struct pprof_ctx c = {.v = v, .r = r, .rep = rep};
+	/* off_cpu values only where the profile has off-CPU time (the OpenTelemetry name) */
+	struct pprof_ctx c = {.v = v, .r = r, .rep = rep, .nvalues = v->noffcpu ? 3 : 2};
 	struct pb_arrays a = {0};
 	PB(Profile) pr;
 	uint64_t written = 0;
@@ -1254,6 +1280,7 @@ static int write_profile(int fd, const struct pview *v, struct resolver *r, stru
 	if (sum) {
 		sum->samples = c.total;
 		sum->timed_ns = c.timed_ns;
+		sum->offcpu_ns = c.offcpu_ns;
 		sum->nsamples = c.nsamples;
 		sum->nlocations = c.nlocs;
 		sum->nfunctions = c.nfuncs;

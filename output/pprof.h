@@ -18,6 +18,13 @@
  *     values [0, ns] at a location of function "[kernel]" or "[unsampled]"
  *     (no mapping), with the thread's labels; so the cpu total is the
  *     report's whole-run seconds, and the samples total its samples.
+ *   - Off-CPU time (profiles recorded with --off-cpu): a third sample type
+ *     off_cpu/nanoseconds (the OpenTelemetry profiles' name); an off-CPU
+ *     slot is a sample of values [0, 0, ns] at the stack its thread left
+ *     the CPU with, labelled off_cpu_reason (sleep, blocked, preempted,
+ *     stopped) beside the thread's labels; CPU samples have off_cpu 0.
+ *     `go tool pprof -sample_index=off_cpu` totals the report's off-CPU
+ *     seconds.  Profiles without off-CPU time keep two sample types.
  *   - Sample labels (the keys Linux perf's pprof converter and Parca use):
  *       pid           number  process id of the image
  *       tid           number  thread id
@@ -83,6 +90,7 @@
 struct pprof_summary {
 	uint64_t samples;   /* sum of the sample counts */
 	uint64_t timed_ns;  /* CPU time without samples (accounted kernel, unsampled) */
+	uint64_t offcpu_ns; /* off-CPU time (off_cpu values) */
 	size_t nsamples;    /* Sample messages */
 	size_t nlocations;  /* Location messages */
 	size_t nfunctions;  /* Function messages */

@@ -88,9 +88,52 @@ static const char *kernel_name(enum report_kernel k)
 	}
 }
 
+/* A row's off-CPU seconds by reason (self or total). */
+static struct json_object *reasons_json(const uint64_t *off)
+{
+	struct json_object *o = json_object_new_object();
+	int rc = o ? 0 : -ENOMEM;
+
+	for (int k = PDATA_KIND_SLEEP; !rc && k < PDATA_KIND_NR; k++)
+		rc = json__set(o, pdata__kind_name((uint32_t)k), json__double((double)off[k] / 1e9));
+	if (rc) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/*
+ * A profile with off-CPU time: a row's off-CPU and wall seconds, their
+ * shares of the whole's (off_of: its off-CPU ns by reason; of_seconds: its
+ * CPU seconds), and the seconds by reason.
+ */
+static int offcpu_fields(const struct report *rep, struct json_object *o,
+			 const struct report_row *r, double of_seconds, const uint64_t *off_of)
+{
+	double off = report__row_offcpu_seconds(r, 0, 0), cpu = report__row_seconds(rep, r);
+	double off_all = (double)off_of[0] / 1e9;
+	int rc = 0;
+
+	rc |= json__set(o, "offcpu_seconds", json__double(off));
+	rc |= json__set(o, "offcpu_percent", json__double(pct(off, off_all)));
+	rc |= json__set(o, "wall_seconds", json__double(cpu + off));
+	rc |= json__set(o, "wall_percent", json__double(pct(cpu + off, of_seconds + off_all)));
+	rc |= json__set(o, "offcpu", reasons_json(r->off_ns));
+	if (rep->o.children) {
+		double t = report__row_offcpu_seconds(r, 0, 1);
+
+		rc |= json__set(o, "total_offcpu_seconds", json__double(t));
+		rc |= json__set(o, "total_wall_seconds",
+			   json__double(report__row_total_seconds(rep, r) + t));
+		rc |= json__set(o, "total_offcpu", reasons_json(r->off_total));
+	}
+	return rc;
+}
+
 /* The fields of a row that says what and how much: a function object of version 1, and kind. */
 static int row_fields(const struct report *rep, struct json_object *o, const struct report_row *r,
-		      int sym, int dso, double of_seconds)
+		      int sym, int dso, double of_seconds, const uint64_t *off_of)
 {
 	double s = report__row_seconds(rep, r);
 	int rc = 0;
@@ -110,6 +153,8 @@ static int row_fields(const struct report *rep, struct json_object *o, const str
 		rc |= json__set(o, "total_percent", json__double(pct(t, of_seconds)));
 		rc |= json__set(o, "total_seconds", json__double(t));
 	}
+	if (rep->offcpu)
+		rc |= offcpu_fields(rep, o, r, of_seconds, off_of);
 	if (sym && rep->o.lines && r->f) {
 		if (r->f->file)
 			rc |= json__set(o, "file", json_object_new_string(r->f->file));
@@ -121,7 +166,7 @@ static int row_fields(const struct report *rep, struct json_object *o, const str
 }
 
 static struct json_object *rows_json(const struct report *rep, const struct report_list *l,
-				     double of_seconds)
+				     double of_seconds, const uint64_t *off_of)
 {
 	struct json_object *arr = json_object_new_array();
 	int rc = arr ? 0 : -ENOMEM;
@@ -129,7 +174,7 @@ static struct json_object *rows_json(const struct report *rep, const struct repo
 	for (size_t i = 0; !rc && i < l->nrows; i++) {
 		struct json_object *f = json_object_new_object();
 
-		rc = f ? row_fields(rep, f, &l->rows[i], 1, 1, of_seconds) : -ENOMEM;
+		rc = f ? row_fields(rep, f, &l->rows[i], 1, 1, of_seconds, off_of) : -ENOMEM;
 		if (!rc)
 			rc = json__push(arr, f);
 		else
@@ -232,6 +277,58 @@ static int put_fields(FILE *out, int *first, const char *indent, struct json_obj
 	return rc;
 }
 
+/* The threads' lifetimes and how much of them each clock attributed. */
+static struct json_object *lifetimes_json(const struct report *rep)
+{
+	struct json_object *o = json_object_new_object();
+	uint64_t life = 0, cpu = 0, off = 0, threads = 0, known = 0;
+	int rc = o ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < rep->v->nprocs; i++)
+		for (size_t k = 0; k < rep->v->procs[i].nthreads; k++) {
+			const struct pv_thread *t = &rep->v->procs[i].threads[k];
+
+			threads++;
+			if (!t->life_ns)
+				continue;
+			known++;
+			life += t->life_ns;
+			cpu += t->cpu.cpu_ns;
+			off += t->offcpu_ns;
+		}
+	rc |= json__set(o, "threads", json__uint(threads));
+	rc |= json__set(o, "known", json__uint(known));
+	rc |= json__set(o, "seconds", json__double((double)life / 1e9));
+	rc |= json__set(o, "cpu_seconds", json__double((double)cpu / 1e9));
+	rc |= json__set(o, "offcpu_seconds", json__double((double)off / 1e9));
+	if (rc) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* What the profile says about its off-CPU time (profiles recorded with --off-cpu). */
+static struct json_object *offcpu_json(const struct report *rep)
+{
+	struct json_object *o = json_object_new_object();
+	const struct pdata_header *h = &rep->v->hdr;
+	int rc = o ? 0 : -ENOMEM;
+
+	rc |= json__set(o, "source", json_object_new_string(pdata__offcpu_name(h->offcpu)));
+	rc |= json__set(o, "note", json_object_new_string(rep->v->offcpu_note ? rep->v->offcpu_note : ""));
+	rc |= json__set(o, "seconds", json__double((double)rep->totals.offcpu_ns[0] / 1e9));
+	rc |= json__set(o, "reasons", reasons_json(rep->totals.offcpu_ns));
+	rc |= json__set(o, "lost_seconds", json__double((double)h->offcpu_lost / 1e9));
+	rc |= json__set(o, "value", json_object_new_string(report__value_name(rep->value)));
+	rc |= json__set(o, "lifetimes", lifetimes_json(rep));
+	if (rc) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 static int put_head(const struct report *rep, FILE *out, int *first)
 {
 	const struct pdata_header *h = &rep->v->hdr;
@@ -262,6 +359,8 @@ static int put_head(const struct report *rep, FILE *out, int *first)
 	rc |= put_field(out, first, "cpu_seconds", json__double((double)h->cpu_ns / 1e9));
 	rc |= put_field(out, first, "cpu", cpu_json(&cpu));
 	rc |= put_field(out, first, "percent_of", json_object_new_string("process"));
+	if (rep->offcpu)
+		rc |= put_field(out, first, "offcpu", offcpu_json(rep));
 	if (!rc) {
 		struct json_object *stacks = json_object_new_object();
 
@@ -287,7 +386,7 @@ static struct json_object *run_row_json(const struct report *rep, const struct r
 	if (!rc && report__has_key(rep, REPORT_KEY_TID))
 		rc |= json__set(o, "tid", json_object_new_int(r->tid));
 	if (!rc)
-		rc = row_fields(rep, o, r, sym, dso, rep->totals.seconds);
+		rc = row_fields(rep, o, r, sym, dso, rep->totals.seconds, rep->totals.offcpu_ns);
 	if (rc) {
 		json_object_put(o);
 		return NULL;
@@ -337,7 +436,7 @@ static int put_run(const struct report *rep, const struct cgreport *cr, FILE *ou
 }
 
 static int add_thread(const struct report *rep, struct json_object *arr,
-		      const struct report_thread *th, double of_seconds)
+		      const struct report_thread *th, double of_seconds, const uint64_t *off_of)
 {
 	struct json_object *to = json_object_new_object();
 	int rc = to ? 0 : -ENOMEM;
@@ -349,8 +448,15 @@ static int add_thread(const struct report *rep, struct json_object *arr,
 		rc |= json__set(to, "seconds", json__double(th->seconds));
 		rc |= json__set(to, "cpu_seconds", json__double((double)th->cpu.cpu_ns / 1e9));
 		rc |= json__set(to, "cpu", cpu_json(&th->cpu));
+		if (rep->offcpu) {
+			rc |= json__set(to, "offcpu_seconds", json__double((double)th->offcpu_ns[0] / 1e9));
+			rc |= json__set(to, "offcpu", reasons_json(th->offcpu_ns));
+			rc |= json__set(to, "life_seconds", json__double((double)th->life_ns / 1e9));
+			rc |= json__set(to, "recorded_offcpu_seconds",
+				   json__double((double)th->offcpu_rec_ns / 1e9));
+		}
 		if (rep->o.threads)
-			rc |= json__set(to, "functions", rows_json(rep, &th->list, of_seconds));
+			rc |= json__set(to, "functions", rows_json(rep, &th->list, of_seconds, off_of));
 	}
 	if (rc) {
 		json_object_put(to);
@@ -379,10 +485,14 @@ static struct json_object *proc_json(const struct report *rep, const struct repo
 		rc |= json__set(o, "seconds", json__double(img->seconds));
 		rc |= json__set(o, "cpu_seconds", json__double((double)img->cpu.cpu_ns / 1e9));
 		rc |= json__set(o, "cpu", cpu_json(&img->cpu));
-		rc |= json__set(o, "functions", rows_json(rep, &pr->list, img->seconds));
+		if (rep->offcpu) {
+			rc |= json__set(o, "offcpu_seconds", json__double((double)img->offcpu_ns[0] / 1e9));
+			rc |= json__set(o, "offcpu", reasons_json(img->offcpu_ns));
+		}
+		rc |= json__set(o, "functions", rows_json(rep, &pr->list, img->seconds, img->offcpu_ns));
 	}
 	for (size_t t = 0; !rc && t < pr->nthreads; t++)
-		rc = add_thread(rep, threads, &pr->threads[t], img->seconds);
+		rc = add_thread(rep, threads, &pr->threads[t], img->seconds, img->offcpu_ns);
 	if (!rc) {
 		rc = json__set(o, "threads", threads);
 		threads = NULL;

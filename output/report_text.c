@@ -195,6 +195,74 @@ static void header_run(const struct report *rep, FILE *out)
 	}
 }
 
+static double pct(double part, double of)
+{
+	return of > 0 ? 100.0 * part / of : 0.0;
+}
+
+/* The threads' lifetimes, and how much of them each clock could attribute. */
+struct lifetimes {
+	uint64_t life, cpu, off; /* threads with a known lifetime only */
+	size_t threads, known;
+};
+
+static void sum_lifetimes(const struct report *rep, struct lifetimes *lt)
+{
+	memset(lt, 0, sizeof(*lt));
+	for (size_t i = 0; i < rep->v->nprocs; i++) {
+		const struct pv_proc *p = &rep->v->procs[i];
+
+		for (size_t k = 0; k < p->nthreads; k++) {
+			const struct pv_thread *t = &p->threads[k];
+
+			lt->threads++;
+			if (!t->life_ns)
+				continue;
+			lt->known++;
+			lt->life += t->life_ns;
+			lt->cpu += t->cpu.cpu_ns;
+			lt->off += t->offcpu_ns;
+		}
+	}
+}
+
+/* Off-CPU time: where it comes from, the run's by reason, and the threads' lifetimes. */
+static void header_offcpu(const struct report *rep, FILE *out)
+{
+	const struct report_totals *t = &rep->totals;
+	const char *note = rep->v->offcpu_note;
+	struct lifetimes lt;
+	char buf[ESC_LEN];
+	double life;
+
+	if (!rep->offcpu)
+		return;
+	fprintf(out, "# off-cpu: %s%s%s%s\n", pdata__offcpu_name(rep->v->hdr.offcpu),
+		note ? " (" : "", note ? esc(note, buf, sizeof(buf)) : "", note ? ")" : "");
+	fprintf(out, "# off-cpu time: %s s", secs((double)t->offcpu_ns[0] / 1e9));
+	for (int k = PDATA_KIND_SLEEP; k < PDATA_KIND_NR; k++)
+		if (t->offcpu_ns[k])
+			fprintf(out, ", %s %s s", pdata__kind_name(k),
+				secs((double)t->offcpu_ns[k] / 1e9));
+	if (rep->v->hdr.offcpu_lost)
+		fprintf(out, "; %s s more not in the table (without a place)",
+			secs((double)rep->v->hdr.offcpu_lost / 1e9));
+	fputc('\n', out);
+	sum_lifetimes(rep, &lt);
+	if (!lt.known)
+		return;
+	life = (double)lt.life;
+	fprintf(out,
+		"# wall: %zu of %zu threads' lifetimes, %s s: CPU %s s (%.1f %%), off-CPU %s s "
+		"(%.1f %%), neither %s s (%.1f %%: interrupts, the hypervisor, the recorder's "
+		"start and end)\n",
+		lt.known, lt.threads, secs(life / 1e9), secs((double)lt.cpu / 1e9),
+		pct((double)lt.cpu, life), secs((double)lt.off / 1e9), pct((double)lt.off, life),
+		secs(life > (double)(lt.cpu + lt.off) ? (life - (double)(lt.cpu + lt.off)) / 1e9 :
+							0),
+		life > (double)(lt.cpu + lt.off) ? pct(life - (double)(lt.cpu + lt.off), life) : 0);
+}
+
 static void print_list_arg(FILE *out, const char *opt, const int *ints, const char *const *strs,
 			   size_t n)
 {
@@ -273,6 +341,7 @@ static void text_header(const struct report *rep, const struct cgreport *cr, FIL
 	else
 		fprintf(out, "# ended: %s\n", end);
 	header_run(rep, out);
+	header_offcpu(rep, out);
 	header_filter(rep, out);
 	cgreport__text_header(cr, out);
 	if (rep->nnotes <= NOTES_IN_HEADER)
@@ -384,11 +453,6 @@ static void print_cell(FILE *out, const struct columns *c, size_t k, const char 
 		fprintf(out, numeric ? "  %*s" : "  %-*s", c->width[k], s);
 }
 
-static double pct(double part, double of)
-{
-	return of > 0 ? 100.0 * part / of : 0.0;
-}
-
 /* A row's samples, or its kind when it is time of another kind. */
 static void print_count(FILE *out, const struct report_row *r, int width, uint64_t n)
 {
@@ -398,12 +462,65 @@ static void print_count(FILE *out, const struct report_row *r, int width, uint64
 		fprintf(out, "%*s", width, report__kind_name(r->kind));
 }
 
+/* The off-CPU columns: off-CPU, then each reason the run has. */
+static void print_offcpu_numbers(const struct report *rep, FILE *out, const struct report_row *r,
+				 int total)
+{
+	fprintf(out, " %9.3f", report__row_offcpu_seconds(r, 0, total));
+	for (int k = PDATA_KIND_SLEEP; k < PDATA_KIND_NR; k++)
+		if (rep->totals.offcpu_ns[k])
+			fprintf(out, " %9.3f", report__row_offcpu_seconds(r, k, total));
+}
+
+/*
+ * A profile with off-CPU time: %value, value, cpu, off-cpu and each reason's
+ * seconds, samples; with --children the totals (and the self %value and
+ * value beside them).
+ */
+static void print_numbers_offcpu(const struct report *rep, FILE *out, const struct report_row *r,
+				 double of_seconds)
+{
+	int ch = rep->o.children;
+	double v = report__row_value(rep, r, rep->value, 0);
+	double t = report__row_value(rep, r, rep->value, ch);
+
+	if (ch)
+		fprintf(out, "  %6.2f  %6.2f  %9.3f  %9.3f", pct(t, of_seconds), pct(v, of_seconds),
+			t, v);
+	else
+		fprintf(out, "  %6.2f %9.3f", pct(v, of_seconds), v);
+	fprintf(out, " %9.3f",
+		ch ? report__row_total_seconds(rep, r) : report__row_seconds(rep, r));
+	print_offcpu_numbers(rep, out, r, ch);
+	fputc(' ', out);
+	print_count(out, r, 10, ch ? r->total : r->count);
+}
+
+static void print_title_offcpu(const struct report *rep, FILE *out)
+{
+	const char *v = report__value_name(rep->value);
+
+	if (rep->o.children)
+		fprintf(out, "  %%total   %%self  %9s  %9s", "total s", "self s");
+	else
+		fprintf(out, "  %%%-6s %9s", v, v);
+	fprintf(out, " %9s %9s", "cpu", "off-cpu");
+	for (int k = PDATA_KIND_SLEEP; k < PDATA_KIND_NR; k++)
+		if (rep->totals.offcpu_ns[k])
+			fprintf(out, " %9s", pdata__kind_name(k));
+	fprintf(out, " %10s", "samples");
+}
+
 /* The numbers of a row: %time, seconds, samples; with --children the total beside each. */
 static void print_numbers(const struct report *rep, FILE *out, const struct report_row *r,
 			  double of_seconds)
 {
 	double s = report__row_seconds(rep, r), t;
 
+	if (rep->offcpu) {
+		print_numbers_offcpu(rep, out, r, of_seconds);
+		return;
+	}
 	if (!rep->o.children) {
 		fprintf(out, "  %6.2f %9.3f ", pct(s, of_seconds), s);
 		print_count(out, r, 10, r->count);
@@ -422,7 +539,9 @@ static void print_table(const struct report *rep, FILE *out, const struct report
 {
 	char buf[ESC_LEN];
 
-	if (rep->o.children)
+	if (rep->offcpu)
+		print_title_offcpu(rep, out);
+	else if (rep->o.children)
 		fprintf(out, "  %%total   %%self    total s     self s      total       self");
 	else
 		fprintf(out, "   %%time   seconds    samples");
@@ -446,7 +565,11 @@ static void print_table(const struct report *rep, FILE *out, const struct report
 		}
 		fputc('\n', out);
 	}
-	if (l->hidden)
+	if (l->hidden && rep->offcpu)
+		fprintf(out, "  (%zu more %s not listed: %s s of %s time, %.2f %%)\n", l->hidden,
+			report__plural(l->hidden, "row", "rows"), secs(l->hidden_value),
+			report__value_name(rep->value), pct(l->hidden_value, of_seconds));
+	else if (l->hidden)
 		fprintf(out, "  (%zu more %s not listed: %s s, %.2f %%)\n", l->hidden,
 			report__plural(l->hidden, "row", "rows"), secs(l->hidden_seconds),
 			pct(l->hidden_seconds, of_seconds));
@@ -460,11 +583,24 @@ static void text_run(const struct report *rep, const struct cgreport *cr, FILE *
 	for (size_t i = 0; i < rep->nkeys; i++)
 		snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s", i ? "," : "",
 			 report__key_name(rep->keys[i]));
-	fprintf(out, "\nwhole run: %s s; %%time is the share of the whole run (rows by %s, %s)\n",
-		secs(rep->totals.seconds), keys,
-		rep->o.sort_name ? "by name" :
-		rep->o.children	 ? "most total first" :
-				   "most time first");
+	if (rep->offcpu)
+		fprintf(out,
+			"\nwhole run: %s s of CPU time + %s s off the CPU = %s s; %%%s is the "
+			"share of the whole run's %s time (rows by %s, %s)\n",
+			secs(rep->totals.seconds), secs((double)rep->totals.offcpu_ns[0] / 1e9),
+			secs(rep->totals.seconds + (double)rep->totals.offcpu_ns[0] / 1e9),
+			report__value_name(rep->value), report__value_name(rep->value), keys,
+			rep->o.sort_name ? "by name" :
+			rep->o.children	 ? "most total first" :
+					   "most time first");
+	else
+		fprintf(out,
+			"\nwhole run: %s s; %%time is the share of the whole run (rows by %s, "
+			"%s)\n",
+			secs(rep->totals.seconds), keys,
+			rep->o.sort_name ? "by name" :
+			rep->o.children	 ? "most total first" :
+					   "most time first");
 	if (!rep->run.nrows && !rep->run.hidden) {
 		fprintf(out, "  %s\n",
 			filtered(rep) ? "nothing passes the filter" : "no time recorded");
@@ -474,7 +610,7 @@ static void text_run(const struct report *rep, const struct cgreport *cr, FILE *
 		make_columns(&c, rep->keys, rep->nkeys,
 			     rep->o.lines && report__has_key(rep, REPORT_KEY_SYM));
 		size_columns(&c, &rep->run);
-		print_table(rep, out, &rep->run, &c, rep->totals.seconds);
+		print_table(rep, out, &rep->run, &c, report__run_value(rep));
 	}
 	cgreport__text_trees(cr, NULL, CGREPORT_PROCESS, out);
 }
@@ -506,6 +642,8 @@ static void image_title(const struct report *rep, FILE *out, const struct report
 	}
 	if (img->seconds != (double)p->samples * rep->period_s)
 		fprintf(out, "; %s s in all", secs(img->seconds));
+	if (img->offcpu_ns[0])
+		fprintf(out, "; off the CPU %s s", secs((double)img->offcpu_ns[0] / 1e9));
 	fputc('\n', out);
 }
 
@@ -517,9 +655,11 @@ static int text_image(struct report *rep, const struct cgreport *cr, FILE *out, 
 	int keys[] = {REPORT_KEY_SYM}, table = !cgreport__replaces_table(cr);
 	char buf[ESC_LEN];
 	int rc = report__proc(rep, i, &pr);
+	double img_value;
 
 	if (rc)
 		return rc;
+	img_value = report__value_of(rep->value, pr.img->seconds, pr.img->offcpu_ns);
 	rc = cgreport__image(cr, &pr, 0, &ci);
 	if (rc) {
 		report_proc__release(&pr);
@@ -529,7 +669,7 @@ static int text_image(struct report *rep, const struct cgreport *cr, FILE *out, 
 	make_columns(&c, keys, 1, rep->o.lines);
 	if (!rep->o.threads && table) {
 		size_columns(&c, &pr.list);
-		print_table(rep, out, &pr.list, &c, pr.img->seconds);
+		print_table(rep, out, &pr.list, &c, img_value);
 	}
 	if (!rep->o.threads)
 		cgreport__text_trees(cr, ci, CGREPORT_PROCESS, out);
@@ -542,10 +682,14 @@ static int text_image(struct report *rep, const struct cgreport *cr, FILE *out, 
 			report__plural(th->samples, "sample", "samples"), secs(th->seconds));
 		if (th->cpu.cpu_ns)
 			fprintf(out, "; CPU %s s", secs((double)th->cpu.cpu_ns / 1e9));
+		if (th->offcpu_ns[0])
+			fprintf(out, "; off the CPU %s s", secs((double)th->offcpu_ns[0] / 1e9));
+		if (th->life_ns)
+			fprintf(out, "; lifetime %s s", secs((double)th->life_ns / 1e9));
 		fputc('\n', out);
 		if (table) {
 			size_columns(&c, &th->list);
-			print_table(rep, out, &th->list, &c, pr.img->seconds);
+			print_table(rep, out, &th->list, &c, img_value);
 		}
 		cgreport__text_trees(cr, ci, t, out);
 	}
@@ -563,7 +707,7 @@ static int text_images(struct report *rep, const struct cgreport *cr, FILE *out)
 	for (size_t i = 0; !rc && i < rep->v->nprocs; i++) {
 		const struct report_image *img = &rep->images[i];
 
-		if (!(img->seconds > 0))
+		if (!(img->seconds > 0) && !img->offcpu_ns[0])
 			quiet++;
 		else if (!img->shown)
 			unshown++;

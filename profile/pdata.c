@@ -117,11 +117,12 @@ int pdata__check_header(const struct pdata_header *h, uint64_t file_size, struct
 
 	if (file_size < PDATA_HEADER_SIZE || memcmp(h->magic, PDATA_MAGIC, 8))
 		return why_fail(why, whylen, -EBADMSG, "not a profil data file");
-	if (h->version != PDATA_VERSION_CPU && h->version != PDATA_VERSION_GEN)
+	if (h->version != PDATA_VERSION_CPU && h->version != PDATA_VERSION_OFFCPU &&
+	    h->version != PDATA_VERSION_GEN)
 		return why_fail(why, whylen, -EBADMSG,
 				"written by another version of profil (format %u; this one reads "
-				"%u and %u)",
-				h->version, PDATA_VERSION_CPU, PDATA_VERSION_GEN);
+				"%u to %u)",
+				h->version, PDATA_VERSION_CPU, PDATA_VERSION);
 	if (h->file_size != file_size)
 		return why_fail(why, whylen, -EBADMSG,
 				"truncated or damaged: %llu bytes, the header says %llu",
@@ -214,11 +215,13 @@ static void set_layout(struct pdata_header *h, const struct layout *l)
 	h->records_cap = l->records_cap;
 }
 
-static void init_header(struct pdata_header *h, const struct layout *l)
+static void init_header(struct pdata_header *h, const struct layout *l, uint32_t offcpu)
 {
 	memset(h, 0, sizeof(*h));
 	memcpy(h->magic, PDATA_MAGIC, 8);
-	h->version = PDATA_VERSION_CPU; /* until a mapping generation is recorded */
+	/* format 4 once a mapping generation is recorded (pdata__add_gen) */
+	h->version = offcpu ? PDATA_VERSION_OFFCPU : PDATA_VERSION_CPU;
+	h->offcpu = offcpu;
 	h->header_size = PDATA_HEADER_SIZE;
 	h->state = PDATA_RECORDING;
 	set_layout(h, l);
@@ -374,7 +377,7 @@ int pdata__create(struct pdata **out, const char *path, const struct pdata_creat
 		reserve_failed(why, whylen, rc, l.size, path);
 		goto err_free;
 	}
-	init_header(&hdr, &l);
+	init_header(&hdr, &l, opts ? opts->offcpu : 0);
 	hdr.start_ns = pdata__now_ns();
 	gethostname(hdr.hostname, sizeof(hdr.hostname) - 1);
 	if (pwrite(fd, &hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr)) {
@@ -612,6 +615,19 @@ struct pdata_ksym *pdata__add_ksym(struct pdata *p, uint64_t start, uint64_t siz
 	return k;
 }
 
+struct pdata_note *pdata__add_note(struct pdata *p, const char *topic, const char *text)
+{
+	size_t len = strlen(text ? text : "") + 1;
+	struct pdata_note *n = (struct pdata_note *)reserve(p, sizeof(*n) + len);
+
+	if (!n)
+		return NULL;
+	strncpy(n->topic, topic ? topic : "", sizeof(n->topic) - 1);
+	memcpy(n->text, text ? text : "", len);
+	publish(&n->rec, PDATA_REC_NOTE);
+	return n;
+}
+
 struct pdata_jitsym *pdata__add_jitsym(struct pdata *p, uint32_t proc, uint32_t kind,
 				       uint64_t start, uint64_t size, const char *name)
 {
@@ -656,6 +672,12 @@ void pdata__proc_cpu(struct pdata_proc *proc, const struct pdata_cpu *cpu)
 	store_cpu(&proc->cpu, cpu);
 }
 
+void pdata__thread_life(struct pdata_thread *t, uint64_t life_ns, uint64_t offcpu_ns)
+{
+	__atomic_store_n(&t->life_ns, life_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->offcpu_ns, offcpu_ns, __ATOMIC_RELAXED);
+}
+
 /* ---- samples and stacks ---------------------------------------------------- */
 
 /*
@@ -669,12 +691,13 @@ static uint64_t probes(const struct pdata *p, uint64_t mask)
 				PDATA_PROBE_LIMIT;
 }
 
-/* Count n into the slot of (key, pc, stack); no header counters.  0 or -ENOSPC. */
-static int count_slot(struct pdata *p, uint64_t key, uint64_t pc, uint32_t stack, uint64_t n)
+/* Count n into the slot of (key, pc, stack, kind); no header counters.  0 or -ENOSPC. */
+static int count_slot(struct pdata *p, uint64_t key, uint64_t pc, uint32_t stack, uint32_t kind,
+		      uint64_t n)
 {
 	uint64_t mask = p->lay.table_slots - 1;
 	/* every bit of the stack id counts: one PC under thousands of stacks is common */
-	uint64_t i = htab_hash_combine(htab_hash_combine(key, stack), pc) & mask;
+	uint64_t i = htab_hash_combine(htab_hash_combine(key, stack | (uint64_t)kind << 32), pc) & mask;
 
 	if (pc == 0)
 		pc = 1; /* 0 marks an unwritten slot */
@@ -689,6 +712,7 @@ static int count_slot(struct pdata *p, uint64_t key, uint64_t pc, uint32_t stack
 							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 				__atomic_add_fetch(&s->count, n, __ATOMIC_RELAXED);
 				__atomic_store_n(&s->stack, stack, __ATOMIC_RELAXED);
+				__atomic_store_n(&s->kind, kind, __ATOMIC_RELAXED);
 				__atomic_store_n(&s->pc, pc, __ATOMIC_RELEASE);
 				return 0;
 			}
@@ -696,7 +720,8 @@ static int count_slot(struct pdata *p, uint64_t key, uint64_t pc, uint32_t stack
 		}
 		/* a slot whose pc is not yet stored does not match: at worst a duplicate key */
 		if (k == key && __atomic_load_n(&s->pc, __ATOMIC_ACQUIRE) == pc &&
-		    __atomic_load_n(&s->stack, __ATOMIC_RELAXED) == stack) {
+		    __atomic_load_n(&s->stack, __ATOMIC_RELAXED) == stack &&
+		    __atomic_load_n(&s->kind, __ATOMIC_RELAXED) == kind) {
 			__atomic_add_fetch(&s->count, n, __ATOMIC_RELAXED);
 			return 0;
 		}
@@ -716,7 +741,7 @@ int pdata__count(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint64_t 
 	if (finished(p))
 		return -ESTALE;
 	__atomic_add_fetch(&p->hdr->samples, n, __ATOMIC_RELAXED);
-	if (count_slot(p, slot_key(proc, tid), pc, 0, n) < 0) {
+	if (count_slot(p, slot_key(proc, tid), pc, 0, PDATA_KIND_CPU, n) < 0) {
 		__atomic_add_fetch(&p->hdr->dropped, n, __ATOMIC_RELAXED);
 		return -ENOSPC;
 	}
@@ -794,8 +819,32 @@ int pdata__count_stack(struct pdata *p, uint32_t proc, int tid, const uint64_t *
 			__atomic_add_fetch(&p->hdr->truncated, count, __ATOMIC_RELAXED);
 	}
 	__atomic_add_fetch(&p->hdr->samples, count, __ATOMIC_RELAXED);
-	if (count_slot(p, slot_key(proc, tid), pcs[0], stack, count) < 0) {
+	if (count_slot(p, slot_key(proc, tid), pcs[0], stack, PDATA_KIND_CPU, count) < 0) {
 		__atomic_add_fetch(&p->hdr->dropped, count, __ATOMIC_RELAXED);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+int pdata__count_offcpu(struct pdata *p, uint32_t proc, int tid, const uint64_t *pcs,
+			unsigned int n, int truncated, uint32_t kind, uint64_t ns)
+{
+	uint32_t stack = 0;
+
+	if (!p->base)
+		return -EBADF; /* opened read-only */
+	if (p->lay.version == PDATA_VERSION_CPU || !PDATA_KIND_OFFCPU(kind) || n == 0)
+		return -EINVAL;
+	if (finished(p))
+		return -ESTALE;
+	__atomic_add_fetch(&p->hdr->offcpu_ns, ns, __ATOMIC_RELAXED);
+	if (p->lay.frame_slots && n > 1) {
+		stack = intern_stack(p, pcs, n, truncated);
+		if (!stack)
+			__atomic_add_fetch(&p->hdr->stacks_dropped, 1, __ATOMIC_RELAXED);
+	}
+	if (count_slot(p, slot_key(proc, tid), pcs[0], stack, kind, ns) < 0) {
+		__atomic_add_fetch(&p->hdr->offcpu_lost, ns, __ATOMIC_RELAXED);
 		return -ENOSPC;
 	}
 	return 0;
@@ -820,7 +869,7 @@ int pdata__count_interned(struct pdata *p, uint32_t proc, int tid, uint64_t pc, 
 	else if (truncated)
 		__atomic_add_fetch(&p->hdr->truncated, count, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&p->hdr->samples, count, __ATOMIC_RELAXED);
-	if (count_slot(p, slot_key(proc, tid), pc, stack, count) < 0) {
+	if (count_slot(p, slot_key(proc, tid), pc, stack, PDATA_KIND_CPU, count) < 0) {
 		__atomic_add_fetch(&p->hdr->dropped, count, __ATOMIC_RELAXED);
 		return -ENOSPC;
 	}
@@ -958,9 +1007,9 @@ int pdata__finish(struct pdata *p)
 		return -EBADF; /* opened read-only */
 	/* the layout as created: any process of the tree could have overwritten it */
 	memcpy(p->hdr->magic, PDATA_MAGIC, 8);
-	/* any writer (an agent's too) may have recorded a generation: never lowered below it */
+	/* as created, or format 4 once any writer (an agent's too) recorded a generation */
 	if (__atomic_load_n(&p->hdr->version, __ATOMIC_ACQUIRE) != PDATA_VERSION_GEN)
-		p->hdr->version = PDATA_VERSION_CPU;
+		p->hdr->version = p->lay.version;
 	p->hdr->header_size = PDATA_HEADER_SIZE;
 	set_layout(p->hdr, &l);
 	p->hdr->end_ns = pdata__now_ns();
@@ -1116,7 +1165,7 @@ struct pdata_rec *pdata__rec_live(const struct pdata_rec *rec)
 
 #define SAMPLE_CHUNK 4096 /* slots read at once from a read-only file */
 
-static int visit_slot(const struct pdata_slot *slot,
+static int visit_slot(const struct pdata_slot *slot, uint32_t version,
 		      int (*cb)(void *arg, const struct pdata_sample *s), void *arg)
 {
 	uint64_t key = __atomic_load_n(&slot->key, __ATOMIC_ACQUIRE);
@@ -1124,6 +1173,9 @@ static int visit_slot(const struct pdata_slot *slot,
 
 	s.pc = __atomic_load_n(&slot->pc, __ATOMIC_ACQUIRE);
 	s.stack = __atomic_load_n(&slot->stack, __ATOMIC_RELAXED);
+	/* format 2 has no kinds: whatever its padding holds, a slot counts samples */
+	s.kind = version == PDATA_VERSION_CPU ? PDATA_KIND_CPU :
+						__atomic_load_n(&slot->kind, __ATOMIC_RELAXED);
 	s.count = __atomic_load_n(&slot->count, __ATOMIC_RELAXED);
 	if (!key || !s.pc || !s.count)
 		return 0;
@@ -1141,7 +1193,7 @@ int pdata__foreach_sample(struct pdata *p, int (*cb)(void *arg, const struct pda
 
 	if (p->base) {
 		for (uint64_t i = 0; i < nslots && !rc; i++)
-			rc = visit_slot(&p->slots[i], cb, arg);
+			rc = visit_slot(&p->slots[i], p->lay.version, cb, arg);
 		return rc;
 	}
 	chunk = malloc((nslots < SAMPLE_CHUNK ? nslots : SAMPLE_CHUNK) * sizeof(*chunk));
@@ -1153,7 +1205,7 @@ int pdata__foreach_sample(struct pdata *p, int (*cb)(void *arg, const struct pda
 		rc = read_exact(p->fd, chunk, n * sizeof(*chunk),
 				p->lay.table_off + i * sizeof(*chunk));
 		for (uint64_t k = 0; k < n && !rc; k++)
-			rc = visit_slot(&chunk[k], cb, arg);
+			rc = visit_slot(&chunk[k], p->lay.version, cb, arg);
 	}
 	free(chunk);
 	return rc;
@@ -1186,7 +1238,7 @@ static int copy_sample(void *arg, const struct pdata_sample *s)
 			c->lost += s->count;
 		}
 	}
-	if (count_slot(c->dst, key, s->pc, stack, s->count) < 0)
+	if (count_slot(c->dst, key, s->pc, stack, s->kind, s->count) < 0)
 		c->full++;
 	return 0;
 }
@@ -1342,6 +1394,28 @@ int pdata__clock_from_name(const char *name, uint32_t *clock)
 		}
 	}
 	return -EINVAL;
+}
+
+const char *pdata__kind_name(uint32_t kind)
+{
+	static const char *const names[PDATA_KIND_NR] = {"cpu", "sleep", "blocked", "preempted",
+							 "stopped"};
+
+	return kind < PDATA_KIND_NR ? names[kind] : "unknown";
+}
+
+const char *pdata__offcpu_name(uint32_t src)
+{
+	switch (src) {
+	case PDATA_OFFCPU_NONE:
+		return "none";
+	case PDATA_OFFCPU_BPF:
+		return "bpf";
+	case PDATA_OFFCPU_SWITCH:
+		return "switch";
+	default:
+		return "unknown";
+	}
 }
 
 const char *pdata__callgraph_name(uint32_t cg)

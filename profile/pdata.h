@@ -36,6 +36,19 @@
  * before the outermost frame) ends with an outermost node whose pc is
  * PDATA_PC_TRUNCATED.
  *
+ * Off-CPU time (format 3, `record --off-cpu`): slots of the same table
+ * whose kind is an enum pdata_kind other than PDATA_KIND_CPU count the
+ * nanoseconds threads spent off the CPU for that reason under that stack
+ * (the stack the thread left the CPU with; pc: its innermost frame, the
+ * kernel's where kernel frames were taken), not samples; header.offcpu
+ * says where they came from and what they hold.  A thread record then
+ * also holds the thread's lifetime inside the recording and its off-CPU
+ * total (struct pdata_thread: life_ns, offcpu_ns), so that a reader can
+ * tell what share of the lifetime each clock could attribute.  A profile
+ * without off-CPU time is written as format 2, which readers of format 2
+ * read as before; readers of format 3 read both (a format 2 thread record
+ * is shorter: its life_ns and offcpu_ns read as 0, unknown).
+ *
  * Mapping generations (format 4): code replaced at an address while a
  * process ran (a library dlclose'd and another dlopen'ed where it was, a
  * file rewritten at its path and mapped again) must not be named by what
@@ -50,8 +63,9 @@
  * mappings that cover the PC and were recorded at that generation or an
  * earlier one, those of the newest generation, then the newest start
  * (pview does).  A profile in which no mapping was replaced holds no
- * generation record and is written as format 2, which readers of format 2
- * read as before; the first generation record makes the file format 4.
+ * generation record and is written as format 2 or 3, which their readers
+ * read as before; the first generation record makes the file format 4
+ * (which holds format 3's off-CPU slots too, if any).
  *
  * A profile is complete when header.state == PDATA_COMPLETE; a profile
  * left in PDATA_RECORDING was cut short (the recorder itself was killed).
@@ -89,9 +103,10 @@
 #include <sys/types.h>
 
 #define PDATA_MAGIC "PROFILDT"
-#define PDATA_VERSION 4	    /* the newest format this code reads and writes */
-#define PDATA_VERSION_CPU 2 /* nothing newer in it (read too, and by older readers) */
-#define PDATA_VERSION_GEN 4 /* a profile with mapping generations (PDATA_REC_GEN) */
+#define PDATA_VERSION 4	       /* the newest format this code reads and writes */
+#define PDATA_VERSION_CPU 2    /* no off-CPU time, no generations (older readers read it) */
+#define PDATA_VERSION_OFFCPU 3 /* with off-CPU time */
+#define PDATA_VERSION_GEN 4    /* with mapping generations (PDATA_REC_GEN), off-CPU time or not */
 #define PDATA_HEADER_SIZE 4096
 #define PDATA_DEFAULT_SLOTS (1u << 20)	 /* 32 MiB of sample table while recording */
 #define PDATA_DEFAULT_FRAMES (1u << 20)	 /* 16 MiB of call-stack nodes (with stacks only) */
@@ -104,6 +119,8 @@
 #define PDATA_KERNEL_START 0xffff800000000000ull
 /* Pseudo PC of the outermost node of a stack that was cut short. */
 #define PDATA_PC_TRUNCATED 0xfffffffffffffff0ull
+/* Pseudo PC of off-CPU time without a place (a thread's total from its switch records). */
+#define PDATA_PC_OFFCPU 0xffffffffffffffe0ull
 
 enum pdata_state {
 	PDATA_RECORDING = 1, /* being written, or the recorder died */
@@ -134,6 +151,28 @@ enum pdata_clock {
 	PDATA_CLOCK_BPF = 5,
 };
 
+/*
+ * What a slot of the sample table counts (pdata_slot.kind): samples of CPU
+ * time, or nanoseconds off the CPU by reason (the task state when the
+ * thread left the CPU).  Format 3; a format 2 table holds CPU samples only.
+ */
+enum pdata_kind {
+	PDATA_KIND_CPU = 0,	  /* samples of CPU time (count x period_ns) */
+	PDATA_KIND_SLEEP = 1,	  /* off the CPU, interruptible sleep (S): count is ns */
+	PDATA_KIND_BLOCKED = 2,	  /* off the CPU, uninterruptible (D: disk, page faults): ns */
+	PDATA_KIND_PREEMPTED = 3, /* off the CPU, runnable but not running (R): ns */
+	PDATA_KIND_STOPPED = 4,	  /* off the CPU, stopped or traced (T): ns */
+	PDATA_KIND_NR = 5,
+};
+#define PDATA_KIND_OFFCPU(k) ((k) >= PDATA_KIND_SLEEP && (k) < PDATA_KIND_NR)
+
+/* Where a profile's off-CPU time comes from (header.offcpu). */
+enum pdata_offcpu {
+	PDATA_OFFCPU_NONE = 0, /* not recorded */
+	PDATA_OFFCPU_BPF = 1,  /* every interval, with reasons and stacks, counted in the kernel */
+	PDATA_OFFCPU_SWITCH = 2, /* each thread's totals (switch records): no stacks, reasons */
+};
+
 /* How call stacks were taken (header.callgraph). */
 enum pdata_callgraph {
 	PDATA_CG_NONE = 0,	/* flat profile */
@@ -145,7 +184,7 @@ enum pdata_callgraph {
 
 struct pdata_header {
 	char magic[8];	      /* PDATA_MAGIC, not NUL-terminated */
-	uint32_t version;     /* PDATA_VERSION_CPU, or PDATA_VERSION_GEN with generations */
+	uint32_t version;     /* PDATA_VERSION_CPU, _OFFCPU or _GEN: what the file holds */
 	uint32_t header_size; /* PDATA_HEADER_SIZE */
 	uint64_t file_size;   /* total size, fixed at creation */
 	uint32_t state;	      /* enum pdata_state */
@@ -178,7 +217,12 @@ struct pdata_header {
 	uint64_t
 		stacks_dropped; /* atomic: samples counted without their stack (frame table full) */
 	uint64_t throttled;	/* samples the kernel did not take (throttling), when known */
-	uint64_t reserved[16];
+	/* format 3 (zeros in format 2): */
+	uint64_t offcpu_ns;   /* off-CPU nanoseconds of every thread (the table's and lost) */
+	uint64_t offcpu_lost; /* of which not in the table (no room, or no place) */
+	uint32_t offcpu;      /* enum pdata_offcpu */
+	uint32_t pad2;
+	uint64_t reserved[13];
 	char command[2048];   /* command line, quoted as a shell needs it */
 	char clock_note[512]; /* how the clock was chosen and what it can see */
 	char hostname[64];
@@ -190,10 +234,10 @@ struct pdata_header {
 
 struct pdata_slot {
 	uint64_t key;	/* (proc << 32) | tid; 0 = empty.  Claimed first by CAS. */
-	uint64_t pc;	/* sampled PC; 0 until the claimer stores it (after stack) */
+	uint64_t pc;	/* sampled PC; 0 until the claimer stores it (after stack and kind) */
 	uint32_t stack; /* innermost frame node of the call stack, 0 = none */
-	uint32_t pad;
-	uint64_t count; /* atomic */
+	uint32_t kind;	/* enum pdata_kind (format 2: always 0) */
+	uint64_t count; /* atomic: samples, or nanoseconds off the CPU */
 };
 
 struct pdata_frame {
@@ -209,8 +253,8 @@ enum pdata_rec_type {
 	PDATA_REC_MAP = 3,    /* struct pdata_map */
 	PDATA_REC_KSYM = 4,   /* struct pdata_ksym */
 	PDATA_REC_JITSYM = 5, /* struct pdata_jitsym (readers before it count it as damaged) */
-	/* 6: issue 18's struct pdata_note (format 3) */
-	PDATA_REC_GEN = 7, /* struct pdata_gen (format 4) */
+	PDATA_REC_NOTE = 6,   /* struct pdata_note (format 3) */
+	PDATA_REC_GEN = 7,    /* struct pdata_gen (format 4) */
 };
 
 struct pdata_rec {
@@ -252,7 +296,12 @@ struct pdata_thread {
 	int32_t tid;
 	char comm[16];
 	struct pdata_cpu cpu; /* written when the thread ends (or at finish) */
+	/* format 3, with off-CPU time (a format 2 record ends here: read as 0) */
+	uint64_t life_ns;   /* lifetime in the recording (creation or start to end), 0 unknown */
+	uint64_t offcpu_ns; /* of which off the CPU (every interval), 0 unknown or none */
 };
+/* The size of a format 2 thread record. */
+#define PDATA_THREAD_V2_SIZE 56
 
 /* An executable mapping of a process image. */
 struct pdata_map {
@@ -290,6 +339,17 @@ struct pdata_jitsym {
 };
 
 /*
+ * What a part of the recorder says about what it recorded, beside the
+ * header's clock note (format 3): e.g. the off-CPU time's source, rules
+ * and losses.
+ */
+struct pdata_note {
+	struct pdata_rec rec;
+	char topic[16]; /* NUL-terminated: "off-cpu" */
+	char text[];	/* NUL-terminated */
+};
+
+/*
  * A mapping generation of a process image (format 4, see the top of this
  * file): from start_ns on, the image's samples and new mappings are
  * recorded under id.  Generations of one image are numbered 1, 2, ... in
@@ -322,7 +382,7 @@ struct pdata_layout {
 	uint32_t frame_slots; /* power of two, or 0 */
 	uint64_t records_off;
 	uint64_t records_cap;
-	uint32_t version; /* PDATA_VERSION_CPU or PDATA_VERSION_GEN, as the file said */
+	uint32_t version; /* PDATA_VERSION_CPU, _OFFCPU (off-CPU kinds allowed) or _GEN (both) */
 };
 
 /*
@@ -338,6 +398,7 @@ struct pdata_create_opts {
 	uint32_t frame_slots; /* 0 = a flat profile (no call stacks); rounded up likewise */
 	uint64_t records_cap; /* 0 = PDATA_DEFAULT_RECORDS */
 	unsigned int mode; /* permission bits of a new file, 0 = outfile__mode() (0600 for root) */
+	uint32_t offcpu;   /* enum pdata_offcpu: with off-CPU time (format 3), else format 2 */
 };
 
 /*
@@ -393,6 +454,8 @@ struct pdata_map *pdata__add_map(struct pdata *p, uint32_t proc, uint64_t start,
 				 const uint8_t *build_id, unsigned int build_id_len);
 struct pdata_ksym *pdata__add_ksym(struct pdata *p, uint64_t start, uint64_t size,
 				   const char *name);
+/* topic: at most 15 bytes kept. */
+struct pdata_note *pdata__add_note(struct pdata *p, const char *topic, const char *text);
 struct pdata_jitsym *pdata__add_jitsym(struct pdata *p, uint32_t proc, uint32_t kind,
 				       uint64_t start, uint64_t size, const char *name);
 
@@ -410,6 +473,9 @@ void pdata__end_proc(struct pdata_proc *proc, int end_kind, int end_code, uint64
 
 /* Record a thread's CPU time (when it ends, or at finish). */
 void pdata__thread_cpu(struct pdata_thread *t, const struct pdata_cpu *cpu);
+
+/* Record a thread's lifetime inside the recording and its off-CPU total (format 3). */
+void pdata__thread_life(struct pdata_thread *t, uint64_t life_ns, uint64_t offcpu_ns);
 
 /* Record a process image's CPU time (its threads' accounting may come after its end). */
 void pdata__proc_cpu(struct pdata_proc *proc, const struct pdata_cpu *cpu);
@@ -442,6 +508,22 @@ int pdata__count_stack(struct pdata *p, uint32_t proc, int tid, const uint64_t *
 uint32_t pdata__intern_stack(struct pdata *p, const uint64_t *pcs, unsigned int n, int truncated);
 int pdata__count_interned(struct pdata *p, uint32_t proc, int tid, uint64_t pc, uint32_t stack,
 			  int truncated, uint64_t count);
+
+/*
+ * Add ns nanoseconds off the CPU (kind: PDATA_KIND_SLEEP .. _STOPPED) with
+ * the stack the thread left the CPU with (as pdata__count_stack; n >= 1).
+ * Counted in header.offcpu_ns; what finds no room also in
+ * header.offcpu_lost.  Only in a profile created with off-CPU time
+ * (-EINVAL otherwise).  Returns 0, or -ENOSPC when the table is full.
+ */
+int pdata__count_offcpu(struct pdata *p, uint32_t proc, int tid, const uint64_t *pcs,
+			unsigned int n, int truncated, uint32_t kind, uint64_t ns);
+
+/* "cpu", "sleep", "blocked", "preempted", "stopped" for an enum pdata_kind, else "unknown". */
+const char *pdata__kind_name(uint32_t kind);
+
+/* "none", "bpf", "switch" for an enum pdata_offcpu, else "unknown". */
+const char *pdata__offcpu_name(uint32_t src);
 
 /*
  * For the recorder, whose mapping any process of the tree may cut short
@@ -505,6 +587,7 @@ struct pdata_sample {
 	int tid;
 	uint64_t pc;
 	uint32_t stack; /* innermost frame node, 0 = none */
+	uint32_t kind;	/* enum pdata_kind: PDATA_KIND_CPU, or off-CPU (count is ns) */
 	uint64_t count;
 };
 

@@ -198,7 +198,7 @@ static int on_thread(struct loader *l, const struct pdata_rec *rec)
 
 	uint32_t gen;
 
-	if (rec->size < sizeof(*r) || r->proc == 0)
+	if (rec->size < PDATA_THREAD_V2_SIZE || r->proc == 0)
 		return -EBADMSG;
 	p = image_of(l->v, r->proc, &gen);
 	if (!p)
@@ -211,6 +211,10 @@ static int on_thread(struct loader *l, const struct pdata_rec *rec)
 	t->comm[sizeof(t->comm) - 1] = 0;
 	t->cpu = r->cpu;
 	t->seq = (uint32_t)l->seen;
+	if (rec->size >= sizeof(*r)) { /* format 3 (a format 2 record ends before) */
+		t->life_ns = r->life_ns;
+		t->offcpu_ns = r->offcpu_ns;
+	}
 	return 0;
 }
 
@@ -270,6 +274,26 @@ static int on_ksym(struct loader *l, const struct pdata_rec *rec)
 	k->start = r->start;
 	k->size = r->size;
 	k->name = name;
+	return 0;
+}
+
+/* What the recorder says about its off-CPU time (the last note of the topic wins). */
+static int on_note(struct loader *l, const struct pdata_rec *rec)
+{
+	const struct pdata_note *r = (const struct pdata_note *)rec;
+	char *text;
+
+	if (rec->size <= sizeof(*r) || l->v->hdr.version < PDATA_VERSION_OFFCPU)
+		return -EBADMSG;
+	if (strncmp(r->topic, "off-cpu", sizeof(r->topic)))
+		return 0; /* a topic this reader does not show */
+	if (strnlen(r->text, rec->size - sizeof(*r)) == rec->size - sizeof(*r))
+		return -EBADMSG;
+	text = copy_str(r->text, rec->size - sizeof(*r));
+	if (!text)
+		return -ENOMEM;
+	free(l->v->offcpu_note);
+	l->v->offcpu_note = text;
 	return 0;
 }
 
@@ -337,6 +361,9 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 	case PDATA_REC_KSYM:
 		rc = on_ksym(l, rec);
 		break;
+	case PDATA_REC_NOTE:
+		rc = on_note(l, rec);
+		break;
 	case PDATA_REC_GEN:
 		rc = on_gen(l, rec);
 		break;
@@ -378,6 +405,7 @@ struct sample_key {
 	int tid;
 	uint64_t pc;
 	uint32_t stack;
+	uint32_t kind;
 	uint32_t gen;
 };
 
@@ -386,7 +414,8 @@ static uint64_t sample_hash(const void *key)
 	const struct sample_key *k = key;
 
 	return htab_hash_u64(k->pc ^ htab_hash_u64(((uint64_t)k->proc << 32) | (uint32_t)k->tid) ^
-			     ((uint64_t)k->stack << 17) ^ ((uint64_t)k->gen << 49));
+			     ((uint64_t)k->stack << 17) ^ ((uint64_t)k->kind << 49) ^
+			     ((uint64_t)k->gen << 53));
 }
 
 static bool sample_eq(const void *entry, const void *key)
@@ -395,13 +424,13 @@ static bool sample_eq(const void *entry, const void *key)
 	const struct sample_key *k = key;
 
 	return e->proc == k->proc && e->tid == k->tid && e->pc == k->pc && e->stack == k->stack &&
-	       e->gen == k->gen;
+	       e->kind == k->kind && e->gen == k->gen;
 }
 
 static uint64_t sample_entry_hash(const void *entry)
 {
 	const struct pv_sample *e = entry;
-	struct sample_key k = {e->proc, e->tid, e->pc, e->stack, e->gen};
+	struct sample_key k = {e->proc, e->tid, e->pc, e->stack, e->kind, e->gen};
 
 	return sample_hash(&k);
 }
@@ -482,10 +511,12 @@ struct sample_loader {
 	struct pdata *pd;
 	const struct pview *v;
 	struct htab *samples; /* of struct pv_sample */
+	struct htab *offcpu;  /* of struct pv_sample, off-CPU kinds */
 	struct htab *nodes;   /* of struct node_entry */
 	struct stack_store st;
 	uint32_t chain[PDATA_MAX_DEPTH + 1]; /* file node ids, innermost first */
 	uint64_t pcs[PDATA_MAX_DEPTH + 1];
+	size_t bad_kinds; /* slots of a kind this reader does not know */
 	int err;
 };
 
@@ -611,25 +642,30 @@ static int node_stack(struct sample_loader *sl, uint32_t node, uint32_t *index)
 static int load_sample(void *arg, const struct pdata_sample *s)
 {
 	struct sample_loader *sl = arg;
-	struct sample_key k = {s->proc, s->tid, s->pc, 0, 0};
+	struct sample_key k = {s->proc, s->tid, s->pc, 0, s->kind, 0};
+	struct htab *into = s->kind == PDATA_KIND_CPU ? sl->samples : sl->offcpu;
 	const struct pv_proc *p = image_of(sl->v, s->proc, &k.gen);
 	struct pv_sample *e;
 	bool fresh;
 	int rc = 0;
 
+	if (s->kind >= PDATA_KIND_NR) {
+		sl->bad_kinds++; /* not a kind this reader knows: left out, and said */
+		return 0;
+	}
 	if (p) /* a generation's samples are its image's */
 		k.proc = p->id;
 	if (s->stack)
 		rc = node_stack(sl, s->stack, &k.stack);
 	if (rc < 0)
 		goto fail;
-	e = htab__insert(sl->samples, &sample_type, &k, &fresh);
+	e = htab__insert(into, &sample_type, &k, &fresh);
 	if (!e) {
 		rc = -ENOMEM;
 		goto fail;
 	}
 	if (fresh) {
-		*e = (struct pv_sample){k.proc, k.tid, k.pc, k.stack, k.gen, s->count};
+		*e = (struct pv_sample){k.proc, k.tid, k.pc, k.stack, k.kind, k.gen, s->count};
 		return 0;
 	}
 	/* saturate rather than wrap on absurd (corrupt) counts */
@@ -652,6 +688,8 @@ static int cmp_sample(const void *a, const void *b)
 		return x->pc < y->pc ? -1 : 1;
 	if (x->stack != y->stack)
 		return x->stack < y->stack ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
 	return x->gen < y->gen ? -1 : x->gen > y->gen;
 }
 
@@ -662,10 +700,11 @@ static int load_samples(struct pview *v, struct pdata *pd)
 	int rc = -ENOMEM;
 
 	sl.samples = htab__new(&sample_type, 1024);
+	sl.offcpu = htab__new(&sample_type, 64);
 	sl.nodes = htab__new(&node_type, 1024);
 	st->index = htab__new(&frame_type, 1024);
 	/* stack 0: the empty stack; node 0: no node (the outermost's parent) */
-	if (!sl.samples || !sl.nodes || !st->index ||
+	if (!sl.samples || !sl.offcpu || !sl.nodes || !st->index ||
 	    array__reserve((void **)&st->stacks, &st->cap_stacks, 1, sizeof(*st->stacks)) ||
 	    array__reserve((void **)&st->frames, &st->cap_frames, 1, sizeof(*st->frames)))
 		goto out;
@@ -679,6 +718,10 @@ static int load_samples(struct pview *v, struct pdata *pd)
 	v->samples = htab__take(sl.samples, &v->nsamples);
 	if (v->nsamples > 1)
 		qsort(v->samples, v->nsamples, sizeof(*v->samples), cmp_sample);
+	v->offcpu = htab__take(sl.offcpu, &v->noffcpu);
+	if (v->noffcpu > 1)
+		qsort(v->offcpu, v->noffcpu, sizeof(*v->offcpu), cmp_sample);
+	v->bad_records += sl.bad_kinds;
 	v->stacks = st->stacks;
 	v->nstacks = st->nstacks;
 	v->frames = st->frames;
@@ -688,6 +731,7 @@ static int load_samples(struct pview *v, struct pdata *pd)
 	rc = 0;
 out:
 	htab__free(sl.samples);
+	htab__free(sl.offcpu);
 	htab__free(sl.nodes);
 	htab__free(st->index);
 	free(st->stacks);
@@ -729,6 +773,10 @@ static void merge_threads(struct pv_proc *p)
 		if (k && p->threads[k - 1].tid == t.tid) {
 			if (p->threads[k - 1].cpu.cpu_ns > t.cpu.cpu_ns)
 				t.cpu = p->threads[k - 1].cpu;
+			if (p->threads[k - 1].life_ns > t.life_ns) {
+				t.life_ns = p->threads[k - 1].life_ns;
+				t.offcpu_ns = p->threads[k - 1].offcpu_ns;
+			}
 			p->threads[k - 1] = t;
 		} else {
 			p->threads[k++] = t;
@@ -758,16 +806,19 @@ static int cmp_ksym(const void *a, const void *b)
  * Samples are sorted by proc id, so each unknown id is met in one run:
  * placeholders are appended, then the array is sorted once.
  */
-static int attach_samples(struct loader *l)
+static int add_placeholders(struct loader *l, const struct pv_sample *s, size_t n, size_t known)
 {
 	struct pview *v = l->v;
-	size_t known = v->nprocs;
 
-	for (size_t i = 0; i < v->nsamples; i++) {
-		uint32_t id = v->samples[i].proc;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t id = s[i].proc;
 		struct pv_proc *p;
 
-		if ((i && v->samples[i - 1].proc == id) || find_proc(v->procs, known, id))
+		bool seen = (i && s[i - 1].proc == id) || find_proc(v->procs, known, id);
+
+		for (size_t k = known; !seen && k < v->nprocs; k++) /* placeholders: unsorted */
+			seen = v->procs[k].id == id;
+		if (seen)
 			continue;
 		p = add_proc(l, id);
 		if (!p || !(p->exe = strdup("")))
@@ -775,6 +826,17 @@ static int attach_samples(struct loader *l)
 		p->placeholder = 1;
 		p->order = v->nprocs;
 	}
+	return 0;
+}
+
+static int attach_samples(struct loader *l)
+{
+	struct pview *v = l->v;
+	size_t known = v->nprocs;
+
+	if (add_placeholders(l, v->samples, v->nsamples, known) < 0 ||
+	    add_placeholders(l, v->offcpu, v->noffcpu, known) < 0)
+		return -ENOMEM;
 	if (v->nprocs > known)
 		qsort(v->procs, v->nprocs, sizeof(*v->procs), cmp_proc);
 	for (size_t i = 0; i < v->nsamples; i++) {
@@ -783,6 +845,12 @@ static int attach_samples(struct loader *l)
 		/* saturate rather than wrap on absurd (corrupt) counts */
 		p->samples = sat_add(p->samples, v->samples[i].count);
 		v->total = sat_add(v->total, v->samples[i].count);
+	}
+	for (size_t i = 0; i < v->noffcpu; i++) {
+		struct pv_proc *p = pview__proc(v, v->offcpu[i].proc);
+
+		p->offcpu_ns = sat_add(p->offcpu_ns, v->offcpu[i].count);
+		v->offcpu_total = sat_add(v->offcpu_total, v->offcpu[i].count);
 	}
 	return 0;
 }
@@ -887,6 +955,8 @@ void pview__free(struct pview *v)
 	free(v->ksyms);
 	free(v->procs);
 	free(v->samples);
+	free(v->offcpu);
+	free(v->offcpu_note);
 	free(v->stacks);
 	free(v->frames);
 	free(v->gens);

@@ -43,6 +43,8 @@ struct pv_thread {
 	char comm[16];	      /* NUL-terminated; the last name the thread had */
 	struct pdata_cpu cpu; /* CPU time when known (zeros when not) */
 	uint32_t seq;	      /* order of its (last) record in the file */
+	uint64_t life_ns;     /* format 3: its lifetime inside the recording, 0 unknown */
+	uint64_t offcpu_ns;   /* format 3: of which off the CPU (every interval), 0 unknown */
 };
 
 /* A piece of JIT code named in the profile (perf map or jitdump, read while the process lived). */
@@ -66,6 +68,7 @@ struct pv_proc {
 	struct pv_thread *threads; /* sorted by tid, one per tid */
 	size_t nthreads;
 	uint64_t samples;      /* sum of its samples */
+	uint64_t offcpu_ns;    /* sum of its off-CPU slots (ns) */
 	size_t order;	       /* position of its record in the file */
 	struct pv_jitsym *jit; /* sorted by start, then seq */
 	size_t njit;
@@ -77,8 +80,9 @@ struct pv_sample {
 	int tid;
 	uint64_t pc;
 	uint32_t stack; /* index of its call stack in the view (pview__stack), 0 = none */
+	uint32_t kind;	/* enum pdata_kind: PDATA_KIND_CPU in samples, a reason in offcpu */
 	uint32_t gen;	/* the image's mapping generation it was taken in (0: the first) */
-	uint64_t count;
+	uint64_t count; /* samples; nanoseconds for an off-CPU kind */
 };
 
 /* A mapping generation's id (pdata_gen.id) and what it stands for. */
@@ -118,8 +122,13 @@ struct pview {
 	struct pdata_header hdr; /* copy; strings NUL-terminated */
 	struct pv_proc *procs;	 /* sorted by id */
 	size_t nprocs;
-	struct pv_sample *samples; /* merged, sorted by (proc, tid, pc, stack, gen) */
+	struct pv_sample *samples; /* CPU samples, merged, sorted by (proc, tid, pc, stack, gen) */
 	size_t nsamples;
+	/* off-CPU time (format 3): merged, sorted by (proc, tid, pc, stack, kind, gen); count is ns */
+	struct pv_sample *offcpu;
+	size_t noffcpu;
+	uint64_t offcpu_total;	 /* sum of their ns */
+	char *offcpu_note;	 /* what the recorder says about its off-CPU time ("" none) */
 	struct pv_stack *stacks; /* [0] is the empty stack; distinct PC lists */
 	size_t nstacks;
 	struct pv_frame *frames; /* the stacks' nodes ([0] unused): memory per node, not per PC */

@@ -227,6 +227,14 @@ int record__attach(const struct record_opts *o, struct record_result *res)
 			     r.hz < o->hz ? ", rate capped by perf_event_max_sample_rate" : "", "");
 	record_run__start_header(&r);
 	root = perf_session__add_root(r.perf, pid, 0, exe, 1);
+	if (o->offcpu) { /* said, never a silent zero */
+		h->offcpu = PDATA_OFFCPU_NONE;
+		pdata__add_note(r.pd, "off-cpu",
+				"not recorded: --off-cpu is for a command, not yet for -p PID; the "
+				"profile has CPU time only");
+		snprintf(res->warning, sizeof(res->warning),
+			 "--off-cpu is for a command, not yet for -p PID: recording CPU time only");
+	}
 
 	attach_loop(&r, pid, pidfd);
 	latest = record_run__latest_proc(r.pd, pid);

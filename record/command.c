@@ -20,6 +20,8 @@
 #include "events/record_events.h"
 #include "profile/pdata.h"
 #include "record/agent_launch.h"
+#include "record/offcpu.h"
+#include "record/offcpu_switch.h"
 #include "record/perf_session.h"
 #include "record/procacct.h"
 #include "record/proctree.h"
@@ -191,6 +193,88 @@ static void agent_stacks(struct record_run *r)
 		 "; call stacks unwound in the sampled thread (libunwind, the CFI)");
 }
 
+/*
+ * --off-cpu where BPF is not permitted: each thread's totals from the
+ * session's switch records (record/offcpu_switch.h), when the session has
+ * no other observer (the bpf clock needs BPF anyway).
+ */
+static int open_offcpu_switch(struct record_run *r, struct perf_session_opts *po)
+{
+	if (po->observer || offcpu_switch__new(&r->offcpu_sw, r->pd) < 0)
+		return -1;
+	po->observer = offcpu_switch__observer(r->offcpu_sw);
+	po->context_switch = 1;
+	pdata__header(r->pd)->offcpu = PDATA_OFFCPU_SWITCH;
+	return 0;
+}
+
+/*
+ * --off-cpu on a perf-event clock: every interval off the CPU counted in
+ * the kernel where BPF is permitted (record/offcpu.h), else each thread's
+ * totals from its switch records.  Said in the off-CPU note when neither
+ * can be.
+ */
+static void open_offcpu(struct record_run *r, struct perf_session_opts *po)
+{
+	struct offcpu_opts oo = {.follow_children = r->o->inherit,
+				 .stacks = r->o->callgraph != RECORD_CG_NONE,
+				 .copies = record_run__perf_callgraph(r->o) == PDATA_CG_DWARF,
+				 .no_reuse = getenv("PROFIL_OFFCPU_NO_REUSE") != NULL};
+	char why[256];
+
+	if (!r->o->offcpu)
+		return;
+	if (offcpu__open(&r->offcpu, r->pd, &oo, why, sizeof(why)) == 0 &&
+	    offcpu__track(r->offcpu, r->child) == 0)
+		return;
+	offcpu__close(r->offcpu);
+	r->offcpu = NULL;
+	if (open_offcpu_switch(r, po) == 0) {
+		if (!r->res->warning[0])
+			snprintf(r->res->warning, sizeof(r->res->warning),
+				 "--off-cpu: %.160s: each thread's off-CPU total only, without "
+				 "stacks or kernel frames",
+				 why);
+		return;
+	}
+	pdata__header(r->pd)->offcpu = PDATA_OFFCPU_NONE;
+	snprintf(r->offcpu_note, sizeof(r->offcpu_note),
+		 "not recorded: %s; the profile has CPU time only", why);
+}
+
+/* The agent's clocks and --off-cpu: said once, then CPU time is recorded. */
+static void agent_offcpu(struct record_run *r)
+{
+	if (!r->o->offcpu)
+		return;
+	pdata__header(r->pd)->offcpu = PDATA_OFFCPU_NONE;
+	snprintf(r->offcpu_note, sizeof(r->offcpu_note),
+		 "not recorded: the %s clock's CPU-time timers do not run while a thread is off "
+		 "the CPU, and interrupting its sleeps to sample them would shorten them; the "
+		 "profile has CPU time only (off-CPU time needs the perf or bpf clock)",
+		 pdata__clock_name((uint32_t)r->clock));
+	if (!r->res->warning[0])
+		snprintf(r->res->warning, sizeof(r->res->warning),
+			 "--off-cpu: the %s clock cannot see time off the CPU without interrupting "
+			 "the program's sleeps: recording CPU time only",
+			 pdata__clock_name((uint32_t)r->clock));
+}
+
+/* The off-CPU time's last counts and its note, before the header is finished. */
+static void finish_offcpu(struct record_run *r)
+{
+	if (r->offcpu) {
+		offcpu__finish(r->offcpu, r->perf);
+		offcpu__describe(r->offcpu, r->offcpu_note, sizeof(r->offcpu_note));
+	}
+	if (r->offcpu_sw) {
+		offcpu_switch__finish(r->offcpu_sw);
+		offcpu_switch__describe(r->offcpu_sw, r->offcpu_note, sizeof(r->offcpu_note));
+	}
+	if (r->offcpu_note[0])
+		pdata__add_note(r->pd, "off-cpu", r->offcpu_note);
+}
+
 /* The clock note of a perf-event clock, once its events are open. */
 static void perf_note(struct record_run *r)
 {
@@ -237,6 +321,7 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 		snprintf(r->note, sizeof(r->note), "%s clock asked for (--clock)%s",
 			 pdata__clock_name(r->o->clock), AGENT_CLOCK_NOTE);
 		agent_stacks(r);
+		agent_offcpu(r);
 		return 1;
 	}
 	/*
@@ -258,8 +343,10 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 		po.observer = record_bpf__observer(r->bpf);
 	}
 	open_accounting(r, &po);
+	open_offcpu(r, &po);
 	rc = perf_session__open(&r->perf, r->pd, &po, &r->child, 1, why, whylen);
 	if (rc == 0) {
+		offcpu_switch__session(r->offcpu_sw, r->perf);
 		r->clock = r->bpf ? PDATA_CLOCK_BPF : PDATA_CLOCK_PERF;
 		r->callgraph = record_bpf__kernel_stacks(r->bpf) ? PDATA_CG_KERNEL : po.callgraph;
 		perf_note(r);
@@ -269,6 +356,10 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 	r->bpf = NULL;
 	procacct__close(r->acct);
 	r->acct = NULL;
+	offcpu__close(r->offcpu);
+	r->offcpu = NULL;
+	offcpu_switch__free(r->offcpu_sw);
+	r->offcpu_sw = NULL;
 	if (r->o->clock == PDATA_CLOCK_PERF || r->o->clock == PDATA_CLOCK_BPF)
 		return rc;
 	/* auto: anything perf cannot do here (refused, or e.g. no ring memory) falls back */
@@ -278,6 +369,7 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 		 strerrorname_np(-rc) ? strerrorname_np(-rc) : "error",
 		 simulated && *simulated ? " (simulated)" : "", AGENT_CLOCK_NOTE);
 	agent_stacks(r);
+	agent_offcpu(r);
 	return 1;
 }
 
@@ -351,6 +443,7 @@ static void run_loop(struct record_run *r)
 			perf_session__drain(r->perf, 0);
 		record_run__account(r, 0);
 		record_bpf__flush(r->bpf, r->perf ? perf_session__handled_until(r->perf) : 0);
+		offcpu__poll(r->offcpu, r->perf);
 		record_events__poll(r->events);
 	}
 }
@@ -392,6 +485,7 @@ static void finish_command(struct record_run *r, int use_agent)
 	if (r->perf && r->root_runtime_ns) /* after every sample of it is counted: its split */
 		perf_session__thread_total(r->perf, r->child, r->root_runtime_ns);
 	record_bpf__flush(r->bpf, UINT64_MAX);
+	finish_offcpu(r); /* before the kernel's symbols: its stacks name kernel functions */
 	record_run__kernel(r);
 	root = record_run__latest_proc(r->pd, r->child);
 	if (!root) {
@@ -424,6 +518,8 @@ static void close_sources(struct record_run *r)
 	perf_session__close(r->perf);
 	record_bpf__close(r->bpf);
 	procacct__close(r->acct);
+	offcpu__close(r->offcpu);
+	offcpu_switch__free(r->offcpu_sw);
 }
 
 /* A start that failed: the event stream and the profile go, as if never made. */

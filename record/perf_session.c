@@ -215,6 +215,7 @@ static void fill_attr(struct perf_session *s, struct perf_event_attr *a)
 	a->comm_exec = 1;
 	a->task = 1;
 	a->sample_id_all = 1;
+	a->context_switch = s->opts.context_switch ? 1 : 0;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC; /* one time base for every CPU's ring */
 	a->watermark = 1;
@@ -587,6 +588,31 @@ uint64_t perf_session__cpu_ns(struct perf_session *s)
 	return total;
 }
 
+static uint64_t record_time(const struct perf_event_header *h);
+
+/* A task began (fork, exec) or ended (exit), for the observer. */
+static void observe_task(struct perf_session *s, const struct perf_event_header *h, pid_t pid,
+			 pid_t tid, int begin)
+{
+	const struct perf_session_observer *o = s->opts.observer;
+
+	if (o && o->task)
+		o->task(o->arg, pid, tid, record_time(h), begin);
+}
+
+/* PERF_RECORD_SWITCH: {sample_id_all: pid, tid, time}. */
+static void on_switch(struct perf_session *s, const struct perf_event_header *h)
+{
+	const struct perf_session_observer *o = s->opts.observer;
+	const uint32_t *ids = (const void *)(h + 1);
+
+	if (!o || !o->switched || h->size < sizeof(*h) + 16)
+		return;
+	o->switched(o->arg, (pid_t)ids[0], (pid_t)ids[1], record_time(h),
+		    (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0,
+		    (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0);
+}
+
 static void observe_end(struct perf_session *s, pid_t pid)
 {
 	const struct perf_session_observer *o = s->opts.observer;
@@ -599,6 +625,35 @@ struct pdata_proc *perf_session__add_root(struct perf_session *s, pid_t pid, pid
 					  const char *exe, int maps_from_proc)
 {
 	return proctree__add_root(s->tree, pid, ppid, exe, maps_from_proc);
+}
+
+struct pdata_proc *perf_session__image(struct perf_session *s, pid_t pid, pid_t tid,
+				       struct pdata_thread **thread)
+{
+	struct pstate *p = proctree__lazy(s->tree, pid);
+	struct tstate *t;
+
+	if (thread)
+		*thread = NULL;
+	if (!p)
+		return NULL;
+	proctree__ensure_rec(s->tree, p);
+	if (!p->rec || !thread)
+		return p->rec;
+	t = proctree__find_thread(s->tree, tid);
+	if (!t || t->proc != p->rec->id || !t->rec) {
+		proctree__note_thread(s->tree, p, tid, NULL);
+		t = proctree__find_thread(s->tree, tid);
+	}
+	*thread = t && t->proc == p->rec->id ? t->rec : NULL;
+	return p->rec;
+}
+
+uint32_t perf_session__counting_id(struct perf_session *s, pid_t pid, uint32_t image)
+{
+	struct pstate *p = proctree__find(s->tree, pid);
+
+	return p && p->rec && p->rec->id == image ? pstate__id(p) : image;
 }
 
 /* ---- record handlers ----------------------------------------------------- */
@@ -756,12 +811,14 @@ static void on_mmap2(struct perf_session *s, const struct perf_event_header *h)
 	}
 }
 
-static void on_exec(struct perf_session *s, pid_t pid, const char *comm)
+static void on_exec(struct perf_session *s, const struct perf_event_header *h, pid_t pid,
+		    const char *comm)
 {
 	struct pstate *old = proctree__find(s->tree, pid);
 	struct pstate *p;
 	struct tstate *t;
 
+	observe_task(s, h, pid, pid, 1);
 	if (old && old->await_first_exec) {
 		old->await_first_exec = 0; /* the command's own exec: its image is registered */
 		snprintf(old->comm, sizeof(old->comm), "%s", comm);
@@ -807,7 +864,7 @@ static void on_comm(struct perf_session *s, const struct perf_event_header *h)
 	snprintf(comm, sizeof(comm), "%.*s", (int)strnlen(b->comm, h->size - sizeof(*h) - 8),
 		 b->comm);
 	if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
-		on_exec(s, (pid_t)b->pid, comm);
+		on_exec(s, h, (pid_t)b->pid, comm);
 		return;
 	}
 	p = proctree__find(s->tree, (pid_t)b->pid);
@@ -840,6 +897,8 @@ static void on_fork(struct perf_session *s, const struct perf_event_header *h)
 		snprintf(comm, sizeof(comm), "%s", pt->comm);
 	else if (parent)
 		snprintf(comm, sizeof(comm), "%s", parent->comm);
+	if (b->pid == b->ppid || s->opts.follow_children)
+		observe_task(s, h, (pid_t)b->pid, (pid_t)b->tid, 1);
 	if (b->pid == b->ppid) { /* a new thread */
 		if (parent)
 			proctree__note_thread(s->tree, parent, (pid_t)b->tid, comm);
@@ -877,6 +936,7 @@ static void on_exit_rec(struct perf_session *s, const struct perf_event_header *
 
 	if (h->size < sizeof(*h) + sizeof(*b))
 		return;
+	observe_task(s, h, (pid_t)b->pid, (pid_t)b->tid, 0);
 	if (b->pid != b->tid) { /* a thread */
 		if (s->opts.observer && s->opts.observer->thread_end)
 			s->opts.observer->thread_end(s->opts.observer->arg, (pid_t)b->tid);
@@ -987,6 +1047,9 @@ static void handle(struct perf_session *s, const struct perf_event_header *h)
 		break;
 	case PERF_RECORD_READ:
 		on_read(s, h);
+		break;
+	case PERF_RECORD_SWITCH:
+		on_switch(s, h);
 		break;
 	default:
 		break;

@@ -57,6 +57,14 @@ struct perf_session_observer {
 	/* A ring sample's user stack as the recorder unwound it (leaf first; UNWIND_* flags). */
 	void (*user_stack)(void *arg, pid_t tid, uint64_t time, uint64_t sp, const uint64_t *pcs,
 			   unsigned int n, unsigned int flags);
+	/*
+	 * With opts.context_switch: a thread of the tree switched out (out,
+	 * preempt: it was runnable) or in, at time (CLOCK_MONOTONIC ns); and
+	 * threads and processes that began (fork, exec: begin 1) or ended
+	 * (exit: begin 0), in time order with the switches.  Any may be NULL.
+	 */
+	void (*switched)(void *arg, pid_t pid, pid_t tid, uint64_t time, int out, int preempt);
+	void (*task)(void *arg, pid_t pid, pid_t tid, uint64_t time, int begin);
 };
 
 struct perf_session_opts {
@@ -75,6 +83,7 @@ struct perf_session_opts {
 	int thread_cpu;
 	int thread_cpu_split;
 	uint32_t callgraph;   /* enum pdata_callgraph: PDATA_CG_NONE, _FP or _DWARF */
+	int context_switch;   /* PERF_RECORD_SWITCH records to the observer (switched) */
 	uint32_t stack_bytes; /* dwarf: user stack copied per sample, 0 = the default */
 };
 
@@ -131,6 +140,22 @@ uint64_t perf_session__handled_until(struct perf_session *s);
  * time of a thread's image, the exit status of a process.
  */
 void perf_session__account(struct perf_session *s, const struct procacct_event *e);
+
+/*
+ * The current image of process pid as the session has handled its records
+ * (its proc record, made when missing; NULL when unknown) and, in *thread
+ * (may be NULL), thread tid's record in it (made when missing; NULL when
+ * it cannot be): where off-CPU time (record/offcpu.h) is counted.
+ */
+struct pdata_proc *perf_session__image(struct perf_session *s, pid_t pid, pid_t tid,
+				       struct pdata_thread **thread);
+
+/*
+ * The id to count time of image (a proc id) of process pid under now: its
+ * newest mapping generation's when image is pid's current image
+ * (record/proctree.h), else image.
+ */
+uint32_t perf_session__counting_id(struct perf_session *s, pid_t pid, uint32_t image);
 
 /* The whole task-clock time of thread tid (the command's own, which no READ record reports). */
 void perf_session__thread_total(struct perf_session *s, pid_t tid, uint64_t ns);

@@ -109,6 +109,7 @@ struct record_opts {
 	const char *events;	 /* the prof/profil event stream ("-" = stdout), NULL: none */
 	enum record_callgraph callgraph;
 	unsigned int stack_bytes; /* dwarf: user stack bytes copied per sample, 0 = 16 KiB */
+	int offcpu;		  /* --off-cpu: the time off the CPU too (record/offcpu.h) */
 	char **argv;		  /* COMMAND [ARGS...] (NULL-terminated) when not attaching */
 };
 
@@ -141,6 +142,8 @@ struct record_result {
 	const char *callgraph_name; /* "none", "fp", "dwarf" (header.callgraph) */
 	uint64_t stacks_truncated;  /* samples whose stack was cut short (header.truncated) */
 	uint64_t stacks_dropped;    /* samples stored without their stack (frame table full) */
+	uint64_t offcpu_ns;	 /* --off-cpu: nanoseconds off the CPU counted (header.offcpu_ns) */
+	const char *offcpu_name; /* "bpf", "switch", "none" (header.offcpu) */
 	/*
 	 * Where the profile is at the end: opts->output, or OUTPUT.old when
 	 * another recorder on the same -o moved it aside; "" when it is no

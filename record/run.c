@@ -91,6 +91,8 @@ int record_run__create(struct record_run *r, char *why, size_t whylen)
 	/* 1M frame nodes (16 MiB while recording): a few thousand distinct stacks use ~1 % */
 	if (r->o->callgraph != RECORD_CG_NONE)
 		co.frame_slots = PDATA_DEFAULT_FRAMES;
+	/* format 3 (off-CPU slots); header.offcpu says later what could be recorded */
+	co.offcpu = r->o->offcpu ? PDATA_OFFCPU_BPF : PDATA_OFFCPU_NONE;
 	return pdata__create(&r->pd, r->o->output, &co, why, whylen);
 }
 
@@ -430,6 +432,8 @@ void record_run__finish(struct record_run *r)
 	res->callgraph_name = pdata__callgraph_name(h->callgraph);
 	res->stacks_truncated = h->truncated;
 	res->stacks_dropped = h->stacks_dropped;
+	res->offcpu_ns = h->offcpu_ns;
+	res->offcpu_name = pdata__offcpu_name(h->offcpu);
 }
 
 /*

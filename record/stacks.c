@@ -201,6 +201,22 @@ int stacks__count(struct stacks *st, struct pdata *pd, uint32_t proc, const stru
 	return pdata__count_stack(pd, proc, (int)s->tid, st->pcs, n, truncated, 1);
 }
 
+int stacks__unwind_copy(struct stacks *st, pid_t pid, const uint64_t regs[3], const void *stack,
+			size_t size, uint64_t *pcs, int max, int *truncated)
+{
+	unsigned int flags = 0;
+	int m;
+
+	*truncated = 0;
+	if (!st || st->callgraph != PDATA_CG_DWARF || !size || max <= 0)
+		return 0;
+	m = unwinder__unwind(st->u, pid, regs, UNWIND_REGS_MASK, stack, size, pcs, max, &flags);
+	if (m <= 0)
+		return 0;
+	*truncated = (flags & UNWIND_TRUNCATED) != 0;
+	return m;
+}
+
 void stacks__map(struct stacks *st, pid_t pid, uint64_t start, uint64_t end, uint64_t pgoff,
 		 uint64_t dev, uint64_t ino, const uint8_t *build_id, size_t build_id_len,
 		 const char *path)

@@ -56,6 +56,16 @@ void stacks__fill_attr(struct stacks *st, struct perf_event_attr *a);
 int stacks__count(struct stacks *st, struct pdata *pd, uint32_t proc, const struct perf_sample *s);
 
 /*
+ * The user frames of a stack copy taken outside a sample (an off-CPU
+ * switch-out, record/offcpu.h): regs = {BP, SP, IP}, stack: size bytes
+ * from SP.  dwarf only.  Returns the number of PCs written to pcs (leaf
+ * first), 0 when it cannot (fp, or not even the leaf); *truncated when the
+ * unwinding stopped before the outermost frame.
+ */
+int stacks__unwind_copy(struct stacks *st, pid_t pid, const uint64_t regs[3], const void *stack,
+			size_t size, uint64_t *pcs, int max, int *truncated);
+
+/*
  * Process bookkeeping for the unwinder (dwarf; no-ops for fp).  A mapping's
  * file is known by its build id (build_id_len > 0: the MMAP2 record's), else
  * by dev and ino.

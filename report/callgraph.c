@@ -275,35 +275,55 @@ int callgraph__add(struct callgraph *cg, int tid, const struct func *const *fram
 	return 0;
 }
 
-/* Samples are sorted by proc: a binary search. */
-/* The first sample of process image id in v (v->nsamples when it has none). */
-static size_t callgraph__first_sample(const struct pview *v, uint32_t id)
+/* The first of the n slots of all (sorted by proc: a binary search) of image id. */
+static size_t first_of(const struct pv_sample *all, size_t n, uint32_t id)
 {
-	size_t lo = SEARCH_LOWER(v->samples, v->nsamples, proc, id);
+	size_t lo = SEARCH_LOWER(all, n, proc, id);
 
 	return lo;
+}
+
+/* The slots of image p in all[0..n) (thread tid's, when not NULL), each count times mul. */
+static int add_slots(struct callgraph *cg, const struct pview *v, struct resolver *r,
+		     const struct pv_proc *p, const int *tid, const struct pv_sample *all,
+		     size_t nall, uint64_t mul)
+{
+	const struct func *frames[CALLGRAPH_MAX_FRAMES];
+
+	for (size_t i = first_of(all, nall, p->id); i < nall && all[i].proc == p->id; i++) {
+		const struct pv_sample *s = &all[i];
+		uint64_t count = s->count * mul;
+		int truncated, n, rc;
+
+		if (!s->count || (tid && s->tid != *tid))
+			continue;
+		if (mul && count / mul != s->count)
+			count = UINT64_MAX; /* a damaged count */
+		n = callgraph__sample_frames(v, r, p, s, frames, &truncated);
+		if (n < 0)
+			return n;
+		rc = callgraph__add(cg, s->tid, frames, (uint32_t)n, truncated, count);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
 }
 
 int callgraph__add_samples(struct callgraph *cg, const struct pview *v, struct resolver *r,
 			   const struct pv_proc *p, const int *tid)
 {
-	const struct func *frames[CALLGRAPH_MAX_FRAMES];
+	return add_slots(cg, v, r, p, tid, v->samples, v->nsamples, 1);
+}
 
-	for (size_t i = callgraph__first_sample(v, p->id);
-	     i < v->nsamples && v->samples[i].proc == p->id; i++) {
-		const struct pv_sample *s = &v->samples[i];
-		int truncated, n, rc;
+int callgraph__add_weighted(struct callgraph *cg, const struct pview *v, struct resolver *r,
+			    const struct pv_proc *p, const int *tid, uint64_t cpu_ns,
+			    int offcpu)
+{
+	int rc = cpu_ns ? add_slots(cg, v, r, p, tid, v->samples, v->nsamples, cpu_ns) : 0;
 
-		if (!s->count || (tid && s->tid != *tid))
-			continue;
-		n = callgraph__sample_frames(v, r, p, s, frames, &truncated);
-		if (n < 0)
-			return n;
-		rc = callgraph__add(cg, s->tid, frames, (uint32_t)n, truncated, s->count);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (!rc && offcpu)
+		rc = add_slots(cg, v, r, p, tid, v->offcpu, v->noffcpu, 1);
+	return rc;
 }
 
 uint64_t callgraph__total(const struct callgraph *cg)

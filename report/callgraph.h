@@ -113,6 +113,14 @@ int callgraph__add_samples(struct callgraph *cg, const struct pview *v, struct r
 			   const struct pv_proc *p, const int *tid);
 
 /* Sum of the samples added. */
+/*
+ * The same in nanoseconds: each sample as cpu_ns (its period; 0: no CPU
+ * samples) and, with offcpu, every off-CPU slot of the image (v->offcpu,
+ * its stack the one its thread left the CPU with) as its nanoseconds.
+ */
+int callgraph__add_weighted(struct callgraph *cg, const struct pview *v, struct resolver *r,
+			    const struct pv_proc *p, const int *tid, uint64_t cpu_ns, int offcpu);
+
 uint64_t callgraph__total(const struct callgraph *cg);
 
 /* The distinct (thread, stack) pairs, in the order they were first added. */

@@ -90,9 +90,56 @@ const char *report__kind_name(int kind)
 		return "accounted";
 	case REPORT_UNSAMPLED:
 		return "unsampled";
+	case REPORT_OFFCPU:
+		return "off-cpu";
 	default:
 		return "sampled";
 	}
+}
+
+static const char *const value_names[REPORT_VALUE_NR] = {
+	[REPORT_VALUE_CPU] = "cpu",	    [REPORT_VALUE_WALL] = "wall",
+	[REPORT_VALUE_OFFCPU] = "off-cpu",  [REPORT_VALUE_SLEEP] = "sleep",
+	[REPORT_VALUE_BLOCKED] = "blocked", [REPORT_VALUE_PREEMPTED] = "preempted",
+	[REPORT_VALUE_STOPPED] = "stopped",
+};
+
+const char *report__value_name(int value)
+{
+	return value > REPORT_VALUE_AUTO && value < REPORT_VALUE_NR ? value_names[value] : "cpu";
+}
+
+int report__value_parse(const char *name)
+{
+	if (!strcmp(name, "offcpu"))
+		return REPORT_VALUE_OFFCPU;
+	for (int v = REPORT_VALUE_CPU; v < REPORT_VALUE_NR; v++)
+		if (!strcmp(name, value_names[v]))
+			return v;
+	return 0;
+}
+
+double report__row_offcpu_seconds(const struct report_row *row, int reason, int total)
+{
+	if (reason < 0 || reason >= PDATA_KIND_NR)
+		return 0;
+	return (double)(total ? row->off_total[reason] : row->off_ns[reason]) / 1e9;
+}
+
+double report__row_value(const struct report *rep, const struct report_row *row, int value,
+			 int total)
+{
+	return report_rows__value_ns(row, period_ns(rep), value, total) / 1e9;
+}
+
+double report__value_of(int value, double cpu_s, const uint64_t *off)
+{
+	return report_rows__value_of(value, cpu_s * 1e9, off) / 1e9;
+}
+
+double report__run_value(const struct report *rep)
+{
+	return report__value_of(rep->value, rep->totals.seconds, rep->totals.offcpu_ns);
 }
 
 static const char *const key_names[] = {
@@ -228,6 +275,7 @@ enum items_mode {
 	ITEMS_FIRST, /* every item; the first walk: the resolver counts the samples for its notes */
 	ITEMS_ALL,   /* every item */
 	ITEMS_TIMED, /* the time without samples only: the samples are only counted per thread */
+	ITEMS_OFFCPU, /* the off-CPU items only */
 };
 
 struct item_walk {
@@ -280,6 +328,8 @@ static int sample_items(struct item_walk *w)
 	int rc = 0;
 
 	w->ntids = 0;
+	if (w->mode == ITEMS_OFFCPU)
+		return 0;
 	for (size_t at = rep->sample_start[w->i];
 	     !rc && at < v->nsamples && v->samples[at].proc == img->p->id; at++) {
 		const struct pv_sample *s = &v->samples[at];
@@ -297,6 +347,36 @@ static int sample_items(struct item_walk *w)
 			continue;
 		it.comm = comm;
 		it.f = sample_row(rep, img->p, s, w->mode == ITEMS_FIRST ? s->count : 0);
+		if (!it.f)
+			return -ENOMEM;
+		rc = w->cb(w->arg, &it);
+	}
+	return rc;
+}
+
+/* The image's off-CPU slots, as items (their ns; their stacks in it->s). */
+static int offcpu_items(struct item_walk *w)
+{
+	struct report *rep = w->rep;
+	const struct report_image *img = &rep->images[w->i];
+	const struct pview *v = rep->v;
+	int rc = 0, tid = 0;
+	const char *comm = NULL;
+
+	for (size_t at = rep->offcpu_start[w->i];
+	     !rc && at < v->noffcpu && v->offcpu[at].proc == img->p->id; at++) {
+		const struct pv_sample *s = &v->offcpu[at];
+		struct report_item it = {img->p,	s->tid, NULL,	  NULL,	  s,
+					 REPORT_OFFCPU, 0,	s->count, s->kind};
+
+		if (!comm || s->tid != tid) {
+			tid = s->tid;
+			comm = thread_comm(img, s->tid);
+		}
+		if (!s->count)
+			continue;
+		it.comm = comm;
+		it.f = resolver__pc(rep->r, img->p, s->gen, s->pc, 0);
 		if (!it.f)
 			return -ENOMEM;
 		rc = w->cb(w->arg, &it);
@@ -383,6 +463,8 @@ static int image_items(struct report *rep, size_t i, enum items_mode mode, item_
 	uint64_t accounted = 0;
 	int rc = sample_items(&w);
 
+	if (!rc && mode != ITEMS_TIMED)
+		rc = offcpu_items(&w);
 	if (!rc && accounting_applies(rep, p)) {
 		if (rep->kernel == REPORT_KERNEL_ACCOUNTED)
 			rc = accounted_items(&w, &accounted);
@@ -415,6 +497,8 @@ static bool item_passes(const struct report *rep, const struct report_item *it)
 {
 	const struct report_filter *fl = &rep->o.filter;
 
+	if (it->kind == REPORT_OFFCPU && rep->o.reasons && !(rep->o.reasons & (1u << it->reason)))
+		return false;
 	return (!fl->npids || has_int(fl->pids, fl->npids, it->p->pid)) &&
 	       (!fl->ntids || has_int(fl->tids, fl->ntids, it->tid)) &&
 	       (!fl->ncomms || has_str(fl->comms, fl->ncomms, it->comm, NULL)) &&
@@ -450,6 +534,14 @@ int report__timed_items(struct report *rep, size_t i, item_fn cb, void *arg)
 	return image_items(rep, i, ITEMS_TIMED, cb, arg);
 }
 
+int report__offcpu_items(struct report *rep, size_t i, item_fn cb, void *arg)
+{
+	struct passing_walk pw = {rep, cb, arg};
+	struct item_walk w = {rep, i, ITEMS_OFFCPU, passing_item, &pw, NULL, 0, 0};
+
+	return offcpu_items(&w);
+}
+
 /* ---- totals (--children) ------------------------------------------------------------- */
 
 /*
@@ -479,7 +571,7 @@ static int add_totals(struct report *rep, const struct report_item *it, struct r
 	const struct func *frames[CALLGRAPH_MAX_FRAMES];
 	int n, rc;
 
-	if (!rep->o.children || it->kind != REPORT_SAMPLED || !it->s)
+	if (!rep->o.children || (it->kind != REPORT_SAMPLED && it->kind != REPORT_OFFCPU) || !it->s)
 		return 0;
 	n = passing_frames(rep, it, frames);
 	if (n <= 0)
@@ -503,16 +595,27 @@ static double item_ns(const struct report *rep, const struct report_item *it)
 	return (double)it->count * period_ns(rep) + (double)it->ns;
 }
 
+/* Add an off-CPU item to off[0] (all) and off[its reason]. */
+static void add_off(uint64_t *off, const struct report_item *it)
+{
+	off[0] = sat_add(off[0], it->ns);
+	if (it->reason && it->reason < PDATA_KIND_NR)
+		off[it->reason] = sat_add(off[it->reason], it->ns);
+}
+
 static int run_item(void *arg, const struct report_item *it)
 {
 	struct run_walk *w = arg;
 	struct report_totals *tot = &w->rep->totals;
-	double s = item_ns(w->rep, it) / 1e9;
+	double s = it->kind == REPORT_OFFCPU ? 0 : item_ns(w->rep, it) / 1e9;
 	int rc;
 
 	w->img->seconds += s;
 	tot->seconds += s;
-	if (it->kind == REPORT_ACCOUNTED) {
+	if (it->kind == REPORT_OFFCPU) {
+		add_off(w->img->offcpu_ns, it);
+		add_off(tot->offcpu_ns, it);
+	} else if (it->kind == REPORT_ACCOUNTED) {
 		w->img->accounted_ns = sat_add(w->img->accounted_ns, it->ns);
 		tot->accounted_ns = sat_add(tot->accounted_ns, it->ns);
 	} else if (it->kind == REPORT_UNSAMPLED) {
@@ -528,6 +631,8 @@ static int run_item(void *arg, const struct report_item *it)
 		return 0;
 	w->img->shown = 1;
 	tot->shown_seconds += s;
+	if (it->kind == REPORT_OFFCPU)
+		add_off(tot->shown_offcpu_ns, it);
 	return rowtab__add(w->t, it);
 }
 
@@ -536,14 +641,20 @@ static int index_samples(struct report *rep)
 	const struct pview *v = rep->v;
 	size_t at = 0;
 
+	size_t off = 0;
+
 	rep->sample_start = calloc(v->nprocs ? v->nprocs : 1, sizeof(*rep->sample_start));
-	if (!rep->sample_start)
+	rep->offcpu_start = calloc(v->nprocs ? v->nprocs : 1, sizeof(*rep->offcpu_start));
+	if (!rep->sample_start || !rep->offcpu_start)
 		return -ENOMEM;
 	for (size_t i = 0; i < v->nprocs; i++) {
-		/* both sorted by proc id */
+		/* all sorted by proc id */
 		while (at < v->nsamples && v->samples[at].proc < v->procs[i].id)
 			at++;
 		rep->sample_start[i] = at;
+		while (off < v->noffcpu && v->offcpu[off].proc < v->procs[i].id)
+			off++;
+		rep->offcpu_start[i] = off;
 	}
 	return 0;
 }
@@ -554,6 +665,7 @@ static void run_order(const struct report *rep, struct row_order *ord)
 	ord->sort_name = rep->o.sort_name;
 	ord->children = rep->o.children;
 	ord->period_ns = period_ns(rep);
+	ord->value = rep->value;
 	if (rep->o.nkeys) {
 		memcpy(ord->keys, rep->keys, rep->nkeys * sizeof(*ord->keys));
 		ord->nkeys = rep->nkeys;
@@ -565,8 +677,8 @@ static void run_order(const struct report *rep, struct row_order *ord)
 
 static struct row_limits limits(const struct report *rep, double of_seconds)
 {
-	return (struct row_limits){rep->o.top, rep->o.percent_limit, of_seconds, period_ns(rep),
-				   rep->o.children};
+	return (struct row_limits){rep->o.top,	   rep->o.percent_limit, of_seconds,
+				   period_ns(rep), rep->o.children,	 rep->value};
 }
 
 static int build_run(struct report *rep)
@@ -589,7 +701,7 @@ static int build_run(struct report *rep)
 		rows = rowtab__take(t, &n);
 		run_order(rep, &ord);
 		report_rows__sort(rows, n, &ord);
-		lim = limits(rep, rep->totals.seconds);
+		lim = limits(rep, report__run_value(rep));
 		rc = report_rows__list(rows, n, &lim, &rep->run);
 	}
 	free(rows);
@@ -645,7 +757,8 @@ static int list_rows(struct report *rep, struct rowtab *t, int by_tid, double of
 				.nkeys = 1,
 				.by_tid = by_tid,
 				.children = rep->o.children,
-				.period_ns = period_ns(rep)};
+				.period_ns = period_ns(rep),
+				.value = rep->value};
 	struct row_limits lim = limits(rep, of_seconds);
 
 	*rows = rowtab__take(t, n);
@@ -660,7 +773,8 @@ static int list_rows(struct report *rep, struct rowtab *t, int by_tid, double of
 static int split_threads(struct report *rep, const struct report_image *img,
 			 const struct report_row *rows, size_t n, struct report_proc *out)
 {
-	struct row_limits lim = limits(rep, img->seconds);
+	struct row_limits lim =
+		limits(rep, report__value_of(rep->value, img->seconds, img->offcpu_ns));
 
 	out->threads = calloc(n ? n : 1, sizeof(*out->threads));
 	if (!out->threads)
@@ -674,11 +788,16 @@ static int split_threads(struct report *rep, const struct report_image *img,
 		for (; end < n && rows[end].tid == rows[at].tid; end++) {
 			th->samples = sat_add(th->samples, rows[end].count);
 			th->seconds += report__row_seconds(rep, &rows[end]);
+			for (int k = 0; k < PDATA_KIND_NR; k++)
+				th->offcpu_ns[k] = sat_add(th->offcpu_ns[k], rows[end].off_ns[k]);
 		}
 		th->tid = rows[at].tid;
 		th->comm = t ? t->comm : "";
-		if (t)
+		if (t) {
 			th->cpu = t->cpu;
+			th->life_ns = t->life_ns;
+			th->offcpu_rec_ns = t->offcpu_ns;
+		}
 		if (rep->o.threads) {
 			rc = report_rows__list(rows + at, end - at, &lim, &th->list);
 			if (rc)
@@ -694,6 +813,7 @@ int report__proc(struct report *rep, size_t i, struct report_proc *out)
 	struct proc_walk w = {rep, rowtab__new(image_keys, 1), NULL};
 	const struct report_image *img = &rep->images[i];
 	struct report_row *rows = NULL, *trows = NULL;
+	double img_value = report__value_of(rep->value, img->seconds, img->offcpu_ns);
 	size_t n = 0, tn = 0;
 	int rc = 0;
 
@@ -706,9 +826,9 @@ int report__proc(struct report *rep, size_t i, struct report_proc *out)
 	if (!rc)
 		rc = image_items(rep, i, ITEMS_ALL, proc_item, &w);
 	if (!rc)
-		rc = list_rows(rep, w.funcs, 0, img->seconds, &rows, &n, &out->list);
+		rc = list_rows(rep, w.funcs, 0, img_value, &rows, &n, &out->list);
 	if (!rc) {
-		rc = list_rows(rep, w.threads, 1, img->seconds, &trows, &tn, NULL);
+		rc = list_rows(rep, w.threads, 1, img_value, &trows, &tn, NULL);
 		if (!rc)
 			rc = split_threads(rep, img, trows, tn, out);
 	}
@@ -862,6 +982,10 @@ int report__load(struct report **out, const char *path, const struct report_opts
 	else if (rep->v->hdr.nominal_hz)
 		rep->period_s = 1.0 / rep->v->hdr.nominal_hz;
 	rep->kernel = kernel_mode(&rep->v->hdr);
+	rep->offcpu = rep->v->noffcpu || rep->v->hdr.offcpu || rep->v->offcpu_note;
+	rep->value = rep->o.value;
+	if (rep->value <= REPORT_VALUE_AUTO || rep->value >= REPORT_VALUE_NR)
+		rep->value = rep->v->noffcpu ? REPORT_VALUE_WALL : REPORT_VALUE_CPU;
 	rep->r = resolver__new(rep->v, rep->o.lines);
 	rc = rep->r ? build_images(rep) : -ENOMEM;
 	if (!rc)
@@ -882,6 +1006,7 @@ void report__free(struct report *rep)
 	free(rep->run.rows);
 	free(rep->images);
 	free(rep->sample_start);
+	free(rep->offcpu_start);
 	for (size_t i = 0; i < rep->nnotes; i++)
 		free(rep->notes[i]);
 	free(rep->notes);

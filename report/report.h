@@ -27,6 +27,18 @@
  * callers (no self time) are listed too; the dso filter selects rows by the
  * frame's object, the others select samples.  The stacks themselves, the
  * trees and the JSON stacks are report/cgreport.h's.
+ *
+ * Off-CPU time (profiles recorded with --off-cpu, format 3): the time
+ * threads spent off the CPU, by reason, under the stack they left the CPU
+ * with, comes as items of kind REPORT_OFFCPU (their ns, their reason, their
+ * off-CPU slot for the stack) and adds to the same rows as the samples of
+ * the same function (report_row.off_ns), so that every row has its CPU
+ * time, its off-CPU time by reason and their sum, the wall time.  Rows are
+ * ordered, limited and given as shares by one value (report_opts.value:
+ * CPU time, off-CPU time, wall time or one reason's time); the default is
+ * wall time in a profile with off-CPU time, else CPU time.  The seconds
+ * fields of images, threads, lists and totals stay CPU time; their off-CPU
+ * time is beside them (offcpu_ns).
  */
 #ifndef PROFIL_REPORT_REPORT_H
 #define PROFIL_REPORT_REPORT_H
@@ -43,6 +55,20 @@ enum report_kind {
 	REPORT_SAMPLED = 0,   /* samples: count x period */
 	REPORT_ACCOUNTED = 1, /* kernel time: a thread's system time as the kernel accounted it */
 	REPORT_UNSAMPLED = 2, /* an image's CPU time that its samples and accounted rows miss */
+	REPORT_OFFCPU = 3,    /* items only: time off the CPU (it->ns, it->reason); rows of code */
+};
+
+/* What rows are ordered, limited and given as shares by (report_opts.value). */
+enum report_value {
+	REPORT_VALUE_AUTO = 0, /* wall time in a profile with off-CPU time, else CPU time */
+	REPORT_VALUE_CPU,      /* CPU time (samples x period, accounted, unsampled) */
+	REPORT_VALUE_WALL,     /* CPU time + off-CPU time */
+	REPORT_VALUE_OFFCPU,   /* off-CPU time, every reason */
+	REPORT_VALUE_SLEEP,    /* off-CPU time of one reason (enum pdata_kind order) */
+	REPORT_VALUE_BLOCKED,
+	REPORT_VALUE_PREEMPTED,
+	REPORT_VALUE_STOPPED,
+	REPORT_VALUE_NR,
 };
 
 /* The grouping keys of a view, perf report's --sort keys. */
@@ -86,6 +112,8 @@ struct report_opts {
 	double percent_limit;	   /* rows below this share (percent) are not listed */
 	int children;		   /* totals beside self (--children): rows by total */
 	struct report_filter filter;
+	int value;	  /* enum report_value */
+	unsigned reasons; /* off-CPU reasons kept: 1 << enum pdata_kind, 0 = all */
 };
 
 /* One row: the keys of its view (the others are zero), and its time. */
@@ -99,6 +127,9 @@ struct report_row {
 	uint64_t count;	      /* samples (REPORT_SAMPLED rows) */
 	uint64_t ns;	      /* CPU time of REPORT_ACCOUNTED and REPORT_UNSAMPLED rows */
 	uint64_t total;	      /* with report_opts.children: samples whose stack holds the row */
+	/* off-CPU ns: [0] every reason, [k] reason k (enum pdata_kind); totals with children */
+	uint64_t off_ns[PDATA_KIND_NR];
+	uint64_t off_total[PDATA_KIND_NR];
 };
 
 /*
@@ -113,6 +144,7 @@ struct report_list {
 	size_t hidden;	       /* rows left out */
 	double hidden_seconds; /* their time */
 	double seconds;	       /* every row's time, the listed and the left out */
+	double hidden_value;   /* the rows left out: their report_opts.value seconds */
 };
 
 /* One piece of time: what the views sum. */
@@ -121,10 +153,11 @@ struct report_item {
 	int tid;
 	const char *comm;	   /* the thread's name, else the image's */
 	const struct func *f;	   /* the function, or the [kernel] / [unsampled] row */
-	const struct pv_sample *s; /* the sample (REPORT_SAMPLED; its stack: s->stack), or NULL */
+	const struct pv_sample *s; /* the sample or off-CPU slot (its stack: s->stack), or NULL */
 	int kind;		   /* enum report_kind */
 	uint64_t count;		   /* samples */
 	uint64_t ns;		   /* time of the other kinds */
+	uint32_t reason;	   /* REPORT_OFFCPU: enum pdata_kind */
 };
 
 /* A process image: its time, as the report counts it. */
@@ -135,8 +168,9 @@ struct report_image {
 	uint64_t accounted_ns; /* kernel time from accounting (REPORT_KERNEL_ACCOUNTED) */
 	uint64_t unsampled_ns; /* CPU time no sample or accounted row covers */
 	double seconds;	       /* samples x period + accounted + unsampled */
-	int shown;	       /* it has items that pass the filters */
-	char comm_buf[16];     /* comm when it is made from the executable's name */
+	uint64_t offcpu_ns[PDATA_KIND_NR]; /* off-CPU time: [0] all, [k] reason k */
+	int shown;			   /* it has items that pass the filters */
+	char comm_buf[16];		   /* comm when it is made from the executable's name */
 };
 
 /* A thread of an image with time. */
@@ -145,7 +179,10 @@ struct report_thread {
 	const char *comm;     /* "" when unknown */
 	struct pdata_cpu cpu; /* zeros when unknown */
 	uint64_t samples;
-	double seconds;		 /* all its rows */
+	double seconds;			   /* all its rows */
+	uint64_t offcpu_ns[PDATA_KIND_NR]; /* its off-CPU rows: [0] all, [k] reason k */
+	uint64_t life_ns;		   /* its lifetime in the recording (0 unknown) */
+	uint64_t offcpu_rec_ns;	 /* its off-CPU total as the recorder counted it (0 unknown) */
 	struct report_list list; /* with report_opts.threads: its rows (percentages of the image) */
 };
 
@@ -159,12 +196,14 @@ struct report_proc {
 
 /* The whole run. */
 struct report_totals {
-	uint64_t samples;      /* all samples (= pview total) */
-	uint64_t accounted_ns; /* all accounted kernel time */
-	uint64_t unsampled_ns; /* all unsampled time */
-	double seconds;	       /* all of it */
-	double shown_seconds;  /* what passes the filters */
-	size_t images;	       /* process images */
+	uint64_t samples;			 /* all samples (= pview total) */
+	uint64_t accounted_ns;			 /* all accounted kernel time */
+	uint64_t unsampled_ns;			 /* all unsampled time */
+	double seconds;				 /* all of it */
+	double shown_seconds;			 /* what passes the filters */
+	uint64_t offcpu_ns[PDATA_KIND_NR];	 /* off-CPU time: [0] all, [k] reason k */
+	uint64_t shown_offcpu_ns[PDATA_KIND_NR]; /* of which passes the filters */
+	size_t images;				 /* process images */
 	size_t images_with_time;
 	size_t images_shown; /* images with items that pass the filters */
 };
@@ -178,11 +217,14 @@ struct report {
 	int keys[REPORT_MAX_KEYS]; /* the run's keys (o.keys or the default) */
 	size_t nkeys;
 	enum report_kernel kernel;
+	int value;	 /* enum report_value in effect (never AUTO) */
+	int offcpu;	 /* the profile holds off-CPU time (or says why not: v->offcpu_note) */
 	double period_s; /* seconds of CPU time per sample, 0 when unknown */
 	char **notes;	 /* sentences about the objects and the file */
 	size_t nnotes;
 	struct resolver *r;
 	size_t *sample_start; /* index of each image's first sample in v->samples */
+	size_t *offcpu_start; /* index of each image's first off-CPU slot in v->offcpu */
 };
 
 /*
@@ -203,6 +245,33 @@ double report__row_seconds(const struct report *rep, const struct report_row *ro
 
 /* Seconds of a row's total (report_opts.children): its samples' and its other time. */
 double report__row_total_seconds(const struct report *rep, const struct report_row *row);
+
+/* Off-CPU seconds of a row: every reason (reason 0) or one; self, or total (children). */
+double report__row_offcpu_seconds(const struct report_row *row, int reason, int total);
+
+/* The seconds of value (enum report_value) of a row, self or total (children). */
+double report__row_value(const struct report *rep, const struct report_row *row, int value,
+			 int total);
+
+/* The seconds of value of CPU seconds cpu_s and off-CPU ns off[PDATA_KIND_NR]. */
+double report__value_of(int value, double cpu_s, const uint64_t *off);
+
+/* The whole run's seconds of rep->value (every item, filtered or not). */
+double report__run_value(const struct report *rep);
+
+/* "cpu", "wall", "off-cpu", "sleep", "blocked", "preempted", "stopped". */
+const char *report__value_name(int value);
+
+/* The value named name ("offcpu" too), 0 when none. */
+int report__value_parse(const char *name);
+
+/*
+ * Each off-CPU item of image i that passes the filters (its stack is
+ * it->s->stack, its ns it->ns, its reason it->reason), to cb.  Returns 0,
+ * cb's non-zero result, or -ENOMEM.
+ */
+int report__offcpu_items(struct report *rep, size_t i,
+			 int (*cb)(void *arg, const struct report_item *it), void *arg);
 
 /*
  * Each sample item of image i that passes the filters (its stack is

@@ -93,7 +93,7 @@ void rowtab__free(struct rowtab *t)
 static void item_key(const struct rowtab *t, const struct report_item *it, struct report_row *k)
 {
 	memset(k, 0, sizeof(*k));
-	k->kind = it->kind;
+	k->kind = it->kind == REPORT_OFFCPU ? REPORT_SAMPLED : it->kind; /* the rows of code */
 	if (t->keymask & (1u << REPORT_KEY_SYM))
 		k->f = it->f;
 	if (t->keymask & ((1u << REPORT_KEY_SYM) | (1u << REPORT_KEY_DSO))) {
@@ -136,6 +136,12 @@ int rowtab__add(struct rowtab *t, const struct report_item *it)
 
 	if (!e)
 		return -ENOMEM;
+	if (it->kind == REPORT_OFFCPU) {
+		e->row.off_ns[0] = sat_add(e->row.off_ns[0], it->ns);
+		if (it->reason < PDATA_KIND_NR && it->reason)
+			e->row.off_ns[it->reason] = sat_add(e->row.off_ns[it->reason], it->ns);
+		return 0;
+	}
 	e->row.count = sat_add(e->row.count, it->count);
 	e->row.ns = sat_add(e->row.ns, it->ns);
 	return 0;
@@ -157,6 +163,13 @@ int rowtab__add_total(struct rowtab *t, const struct report_item *it,
 		if (e->stamp == t->stamp)
 			continue; /* recursion, or another function of the same row: once */
 		e->stamp = t->stamp;
+		if (it->kind == REPORT_OFFCPU) {
+			e->row.off_total[0] = sat_add(e->row.off_total[0], it->ns);
+			if (it->reason && it->reason < PDATA_KIND_NR)
+				e->row.off_total[it->reason] =
+					sat_add(e->row.off_total[it->reason], it->ns);
+			continue;
+		}
 		e->row.total = sat_add(e->row.total, it->count);
 	}
 	return 0;
@@ -240,11 +253,12 @@ static int cmp_names(const struct report_row *x, const struct report_row *y,
 static int cmp_time(const struct report_row *x, const struct report_row *y,
 		    const struct row_order *o)
 {
-	double a = report_rows__ns(x, o->period_ns), b = report_rows__ns(y, o->period_ns);
+	double a = report_rows__value_ns(x, o->period_ns, o->value, 0);
+	double b = report_rows__value_ns(y, o->period_ns, o->value, 0);
 
 	if (o->children) {
-		double ta = report_rows__total_ns(x, o->period_ns);
-		double tb = report_rows__total_ns(y, o->period_ns);
+		double ta = report_rows__value_ns(x, o->period_ns, o->value, 1);
+		double tb = report_rows__value_ns(y, o->period_ns, o->value, 1);
 
 		if (ta != tb)
 			return ta > tb ? -1 : 1;
@@ -287,8 +301,7 @@ static bool listed(const struct report_row *r, const struct row_limits *lim)
 	/* an [unsampled] row of at most one period is a remainder smaller than one sample */
 	if (r->kind == REPORT_UNSAMPLED && ns <= lim->period_ns)
 		return false;
-	if (lim->children)
-		ns = report_rows__total_ns(r, lim->period_ns);
+	ns = report_rows__value_ns(r, lim->period_ns, lim->value, lim->children);
 	if (lim->percent_limit > 0 && lim->of_seconds > 0 &&
 	    100.0 * ns / 1e9 / lim->of_seconds < lim->percent_limit)
 		return false;
@@ -311,6 +324,9 @@ int report_rows__list(const struct report_row *rows, size_t n, const struct row_
 		} else {
 			out->hidden++;
 			out->hidden_seconds += s;
+			out->hidden_value +=
+				report_rows__value_ns(&rows[i], lim->period_ns, lim->value, 0) /
+				1e9;
 		}
 	}
 	return 0;

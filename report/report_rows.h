@@ -41,6 +41,7 @@ struct row_order {
 	int by_tid;	  /* group by tid first (an image's rows per thread) */
 	int children;	  /* most total first (--children), then most self */
 	double period_ns; /* ns of CPU time per sample */
+	int value;	  /* enum report_value (not AUTO): what "most" means */
 };
 
 void report_rows__sort(struct report_row *rows, size_t n, const struct row_order *ord);
@@ -52,6 +53,7 @@ struct row_limits {
 	double of_seconds;    /* what percentages are a share of */
 	double period_ns;     /* [unsampled] rows of at most this are remainders: not listed */
 	int children;	      /* the percent limit applies to the total (--children) */
+	int value;	      /* enum report_value (not AUTO): of_seconds and the limit are of it */
 };
 
 /* The listed rows of rows[0..n) (sorted) into out (a copy).  0 or -ENOMEM. */
@@ -68,6 +70,33 @@ static inline double report_rows__ns(const struct report_row *r, double period_n
 static inline double report_rows__total_ns(const struct report_row *r, double period_ns)
 {
 	return (double)r->total * period_ns + (double)r->ns;
+}
+
+/* The ns of value (enum report_value, not AUTO) of CPU ns cpu and off-CPU ns off[]. */
+static inline double report_rows__value_of(int value, double cpu, const uint64_t *off)
+{
+	switch (value) {
+	case REPORT_VALUE_WALL:
+		return cpu + (double)off[0];
+	case REPORT_VALUE_OFFCPU:
+		return (double)off[0];
+	case REPORT_VALUE_SLEEP:
+	case REPORT_VALUE_BLOCKED:
+	case REPORT_VALUE_PREEMPTED:
+	case REPORT_VALUE_STOPPED:
+		return (double)off[value - REPORT_VALUE_SLEEP + 1];
+	default:
+		return cpu;
+	}
+}
+
+/* A row's value in ns, self or total. */
+static inline double report_rows__value_ns(const struct report_row *r, double period_ns, int value,
+					   int total)
+{
+	return total ? report_rows__value_of(value, report_rows__total_ns(r, period_ns),
+					     r->off_total) :
+		       report_rows__value_of(value, report_rows__ns(r, period_ns), r->off_ns);
 }
 
 #endif /* PROFIL_REPORT_REPORT_ROWS_H */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report/resolve.h"
+#include "utils/array.h"
 #include "utils/htab.h"
 
 /* The object of code a JIT compiler named. */
@@ -31,7 +32,7 @@ struct resolver {
 	struct htab *cache; /* struct cache_ent */
 	struct htab *funcs; /* struct func_ent: interned, so equal rows are equal pointers */
 	struct resolve_note *notes;
-	size_t nnotes;
+	size_t nnotes, notes_cap;
 };
 
 /* Both tables start with 1024 slots: a profile has at least a few hundred functions. */
@@ -156,12 +157,8 @@ static struct resolve_note *note_of(struct resolver *r, struct sym_object *obj)
 
 	if (idx)
 		return &r->notes[idx - 1];
-	if ((r->nnotes & (r->nnotes - 1)) == 0) { /* grow at powers of two */
-		n = realloc(r->notes, (r->nnotes ? r->nnotes * 2 : 8) * sizeof(*n));
-		if (!n)
-			return NULL;
-		r->notes = n;
-	}
+	if (array__reserve(&r->notes, &r->notes_cap, r->nnotes + 1, sizeof(*r->notes)))
+		return NULL;
 	n = &r->notes[r->nnotes++];
 	*symobj__user(obj) = (void *)(uintptr_t)r->nnotes;
 	memset(n, 0, sizeof(*n));
@@ -225,6 +222,8 @@ static const struct func *kernel_func(struct resolver *r, uint64_t pc)
 
 	if (pc == PDATA_PC_TRUNCATED)
 		f.name = f.object = f.objpath = "[truncated]";
+	else if (pc == PDATA_PC_OFFCPU)
+		f.name = f.object = f.objpath = "[off-cpu]";
 	return intern_func(r, &f);
 }
 

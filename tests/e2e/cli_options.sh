@@ -109,6 +109,8 @@ sample() {
 	record:-p | record:--pid) echo 1 ;;
 	report:--format) echo json ;;
 	report:--sort) echo pid,sym,name ;;
+	report:--reason) echo sleep,blocked ;;
+	export:--value) echo wall ;;
 	report:--pid | report:--tid | events:--pid | watch:--pid) echo 1,2 ;;
 	report:--percent-limit) echo 1.5 ;;
 	report:--top) echo 0 ;;

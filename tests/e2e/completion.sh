@@ -63,6 +63,8 @@ value() {
 value record_clock record --clock --clock x -- true
 value report_format report --format --format x
 value report_sort report --sort --sort x
+value report_reason report --reason --reason x
+value export_value export --value --value x
 value export_format export --format --format x
 value events_format events --format --format x
 value watch_format watch --format --format x

@@ -78,7 +78,7 @@ forbidden() {
 	forbidden record 'annotate/|cmds/|output/|report/|symbols/'
 	forbidden record 'unwind/' | grep -vE ' unwind/unwind(_bpf)?\.h$'
 	forbidden record 'agent/' | grep -v ' agent/agent_env\.h$'
-	forbidden record 'bpf/' | grep -vE ' bpf/(histclock|procacct|kunwind)\.h$'
+	forbidden record 'bpf/' | grep -vE ' bpf/(histclock|procacct|kunwind|offcpu)\.h$'
 	forbidden record 'lib/'
 	forbidden agent 'annotate/|cmds/|record/|events/|output/|report/|symbols/|unwind/|bpf/'
 	forbidden agent 'profile/' | grep -v ' profile/pdata\.h$'

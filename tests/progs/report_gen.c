@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "profile/pdata.h"
+#include "tests/tools/profile_fixture.h"
 
 #define NOINLINE __attribute__((noinline, used))
 
@@ -139,38 +140,33 @@ static int find_id(struct dl_phdr_info *info, size_t size, void *arg)
 	return holds;
 }
 
-/* Executable mappings of this process into the profile; remembers libc's and [vdso]. */
-static void add_maps(struct pdata *pd, uint32_t proc, uint64_t *libc_pc, uint64_t *vdso_pc,
-		     char *libc_path, size_t len)
+/* What the mappings of this process give the samples: libc's and [vdso]'s PCs. */
+struct seen_maps {
+	uint64_t libc_pc, vdso_pc;
+	char *libc_path;
+	size_t len;
+};
+
+/* Each executable mapping as it is recorded: its build id, and libc's and [vdso]'s PCs. */
+static void see_map(void *arg, struct fixture_map *fm)
 {
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[4096];
+	struct seen_maps *s = arg;
+	const struct procmap *m = fm->m;
 
-	*libc_pc = *vdso_pc = 0;
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off;
-		char perms[8], path[4000] = "";
+	/* REPORT_GEN_BUILD_IDS=1: record build ids, as the perf session does */
+	if (getenv("REPORT_GEN_BUILD_IDS") && m->path[0] == '/') {
+		struct id_query q = {.addr = m->start};
 
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %3999[^\n]", &start, &end, perms, &off,
-			   path) < 4 ||
-		    perms[2] != 'x')
-			continue;
-		/* REPORT_GEN_BUILD_IDS=1: record build ids, as the perf session does */
-		struct id_query q = {.addr = start};
-
-		if (getenv("REPORT_GEN_BUILD_IDS") && path[0] == '/')
-			dl_iterate_phdr(find_id, &q);
-		pdata__add_map(pd, proc, start, end, off, PROT_READ | PROT_EXEC,
-			       path[0] ? path : "[anon]", q.len ? q.id : NULL, q.len);
-		if (strstr(path, "/libc.so")) {
-			*libc_pc = start + 0x40;
-			snprintf(libc_path, len, "%s", path);
-		}
-		if (!strcmp(path, "[vdso]"))
-			*vdso_pc = start + 0x10;
+		dl_iterate_phdr(find_id, &q);
+		memcpy(fm->build_id, q.id, q.len);
+		fm->build_id_len = q.len;
 	}
-	if (f)
-		fclose(f);
+	if (strstr(m->path, "/libc.so")) {
+		s->libc_pc = m->start + 0x40;
+		snprintf(s->libc_path, s->len, "%s", m->path);
+	}
+	if (!strcmp(m->path, "[vdso]"))
+		s->vdso_pc = m->start + 0x10;
 }
 
 static int find_bias(struct dl_phdr_info *info, size_t size, void *arg)
@@ -178,23 +174,6 @@ static int find_bias(struct dl_phdr_info *info, size_t size, void *arg)
 	(void)size;
 	*(uint64_t *)arg = info->dlpi_addr; /* the first entry is the main program */
 	return 1;
-}
-
-/* Store a second slot for an existing key: the race duplicate readers must sum. */
-static void add_duplicate_slot(struct pdata *pd, uint32_t proc, int tid, uint64_t pc, uint64_t n)
-{
-	struct pdata_header *h = pdata__header(pd);
-	struct pdata_slot *slots = (struct pdata_slot *)((char *)h + h->table_off);
-
-	for (uint32_t i = h->table_slots; i-- > 0;) {
-		if (slots[i].key)
-			continue;
-		slots[i].key = ((uint64_t)proc << 32) | (uint32_t)tid;
-		slots[i].pc = pc;
-		slots[i].count = n;
-		h->samples += n;
-		return;
-	}
 }
 
 int main(int argc, char **argv)
@@ -205,9 +184,10 @@ int main(int argc, char **argv)
 	struct pdata_header *h;
 	struct pdata_proc *root, *child, *pre, *post;
 	uint64_t libc_pc, vdso_pc, bias = 0;
-	char exe[4096], libc_path[4096] = "", why[256];
+	const char *exe = fixture__exe();
+	char libc_path[4096] = "", why[256], command[4200];
+	struct seen_maps seen = {0, 0, libc_path, sizeof(libc_path)};
 	pthread_t th;
-	ssize_t n;
 	int status, me = getpid(), tid = gettid();
 	pid_t kid, kid2;
 
@@ -215,23 +195,25 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: report_gen OUT [normal|big|huge|lib|incomplete]\n");
 		return 2;
 	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 0] = 0;
-	if (pdata__create(&pd, argv[1], &opts, why, sizeof(why)) < 0) {
+	snprintf(command, sizeof(command), "report_gen %s %s", argv[1], mode);
+	if (fixture__create(&pd, argv[1],
+			    &(struct fixture_header){.clock = PDATA_CLOCK_PERF,
+						     .period_ns = 1000000,
+						     .nominal_hz = 997,
+						     .command = command,
+						     .note = "test generator",
+						     .create = opts},
+			    why, sizeof(why)) < 0) {
 		fprintf(stderr, "report_gen: %s\n", why);
 		return 1;
 	}
 	prctl(PR_SET_NAME, "report_gen");
 	h = pdata__header(pd);
-	h->clock = PDATA_CLOCK_PERF;
-	h->nominal_hz = 997;
-	h->period_ns = 1000000;
-	h->root_pid = me;
-	snprintf(h->command, sizeof(h->command), "report_gen %s %s", argv[1], mode);
-	snprintf(h->clock_note, sizeof(h->clock_note), "test generator");
 
 	root = pdata__add_proc(pd, me, getppid(), 0, exe, pdata__now_ns());
-	add_maps(pd, root->id, &libc_pc, &vdso_pc, libc_path, sizeof(libc_path));
+	fixture__own_maps(pd, root->id, see_map, &seen);
+	libc_pc = seen.libc_pc;
+	vdso_pc = seen.vdso_pc;
 	pdata__add_thread(pd, root->id, tid, "report_gen");
 	pthread_create(&th, NULL, worker, NULL);
 	pthread_join(th, NULL);
@@ -240,7 +222,7 @@ int main(int argc, char **argv)
 	pdata__count(pd, root->id, tid, (uint64_t)hot_a, 100);
 	pdata__count(pd, root->id, tid, (uint64_t)hot_a + 2, 100);
 	pdata__count(pd, root->id, tid, (uint64_t)hot_a + 2, 50);
-	add_duplicate_slot(pd, root->id, tid, (uint64_t)hot_a + 2, 50);
+	fixture__duplicate_slot(pd, root->id, tid, (uint64_t)hot_a + 2, 50);
 	pdata__count(pd, root->id, tid, (uint64_t)hot_b + 1, 200);
 	pdata__count(pd, root->id, tid, (uint64_t)lib_hot_addr() + 3, 150);
 	if (libc_pc)
@@ -295,10 +277,5 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	pdata__end_proc(root, PDATA_END_EXITED, 0, pdata__now_ns(), NULL);
-	h->end_kind = PDATA_END_EXITED;
-	h->end_code = 0;
-	if (pdata__finish(pd) < 0)
-		return 1;
-	pdata__close(pd);
-	return 0;
+	return fixture__finish(pd, PDATA_END_EXITED, 0) < 0;
 }

@@ -58,6 +58,7 @@
 #include <unistd.h>
 
 #include "profile/pdata.h"
+#include "tests/tools/profile_fixture.h"
 
 #define NOINLINE __attribute__((noinline, used))
 #define KTEXT 0xffffffff81000000ull
@@ -68,15 +69,7 @@ static char exe_path[4096];
 static int main_tid;
 
 /* Functions with bodies of some size (+2 and +9 are inside each), one per line. */
-#define WORK(name, k)                                                                              \
-	NOINLINE int name(int n)                                                                   \
-	{                                                                                          \
-		volatile int acc = (k);                                                            \
-		for (int i = 0; i < n; i++)                                                        \
-			acc = acc * 3 + i;                                                         \
-		return acc;                                                                        \
-	}                                                                                          \
-	extern int name##_defined /* so that the use takes a ';' */
+#define WORK(name, k) FIXTURE_WORK(name, k)
 
 WORK(cg_main, 1);
 WORK(cg_run, 2);
@@ -89,27 +82,7 @@ WORK(cg_leaf, 7);
 #define LEAF(f) ((uint64_t)(uintptr_t)(f) + 2)
 #define RET(f) ((uint64_t)(uintptr_t)(f) + 9)
 
-/* ---- mappings ------------------------------------------------------------------ */
-
-static void add_maps(uint32_t proc)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[4096];
-
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off;
-		char perms[8], path[4000] = "";
-
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %3999[^\n]", &start, &end, perms, &off,
-			   path) < 4 ||
-		    perms[2] != 'x')
-			continue;
-		pdata__add_map(pd, proc, start, end, off, PROT_READ | PROT_EXEC,
-			       path[0] ? path : "[anon]", NULL, 0);
-	}
-	if (f)
-		fclose(f);
-}
+/* ---- samples ------------------------------------------------------------------- */
 
 static void count(uint32_t proc, int tid, const uint64_t *pcs, unsigned n, int truncated,
 		  uint64_t c)
@@ -377,7 +350,7 @@ int main(int argc, char **argv)
 	snprintf(h->clock_note, sizeof(h->clock_note), "test generator");
 	root = pdata__add_proc(pd, getpid(), getppid(), 0, exe, pdata__now_ns());
 	root_id = root->id;
-	add_maps(root_id);
+	fixture__own_maps(pd, root_id, NULL, NULL);
 	pdata__add_thread(pd, root_id, main_tid, "stackgen");
 
 	if (!strcmp(mode, "synthetic")) {

@@ -14,6 +14,12 @@
  *   obj proc=N samples=N path=PATH        samples per mapped object ("?" = no mapping)
  *   func proc=N samples=N name=SYMBOL     samples per function (ELF .symtab or .dynsym;
  *                                         kernel PCs: obj "[kernel]", names from the ksym records)
+ *   offcpu header ns=N lost=N source=NAME  format 3: the off-CPU totals
+ *   note topic=TOPIC TEXT                 format 3: what a part of the recorder says
+ *   offtid proc=N tid=N kind=REASON ns=N  off-CPU nanoseconds per thread and reason
+ *   offfunc proc=N kind=REASON ns=N name=SYMBOL  off-CPU ns per leaf user function (the
+ *                                         first user PC of the stack; "?" unknown)
+ *   (thread lines of format 3 also end with life_ns=N offcpu_ns=N)
  *
  * obj and func lines are per process image (a generation's samples are its
  * image's), each PC named through the mappings of its sample's generation:
@@ -95,9 +101,19 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 	case PDATA_REC_THREAD: {
 		const struct pdata_thread *t = (const void *)rec;
 
-		printf("thread proc=%u tid=%d comm=%.16s cpu_ns=%llu user_ns=%llu sys_ns=%llu\n",
+		printf("thread proc=%u tid=%d comm=%.16s cpu_ns=%llu user_ns=%llu sys_ns=%llu",
 		       t->proc, t->tid, t->comm, (unsigned long long)t->cpu.cpu_ns,
 		       (unsigned long long)t->cpu.user_ns, (unsigned long long)t->cpu.sys_ns);
+		if (rec->size >= sizeof(*t))
+			printf(" life_ns=%llu offcpu_ns=%llu", (unsigned long long)t->life_ns,
+			       (unsigned long long)t->offcpu_ns);
+		printf("\n");
+		break;
+	}
+	case PDATA_REC_NOTE: {
+		const struct pdata_note *n = (const void *)rec;
+
+		printf("note topic=%.16s %s\n", n->topic, n->text);
 		break;
 	}
 	case PDATA_REC_KSYM: {
@@ -227,29 +243,18 @@ static void add(const char *kind, uint32_t proc, const char *name, uint64_t n)
 			return;
 		}
 	aggs = realloc(aggs, (naggs + 1) * sizeof(*aggs));
-	aggs[naggs++] = (struct named){ kind, proc, strdup(name), n };
+	aggs[naggs++] = (struct named){kind, proc, strdup(name), n};
 }
 
 static const char TID[] = "tid", OBJ[] = "obj", FUNC[] = "func";
+static const char OFFTID[] = "offtid", OFFFUNC[] = "offfunc";
 
-static int on_sample(void *arg, const struct pdata_sample *s)
+/* The mapping of pc for a sample under id (an image's, or a generation's). */
+static const struct map *map_at(uint32_t id, uint64_t pc)
 {
-	uint32_t gen, proc = image_of(s->proc, &gen), best_gen = 0;
-	int tid = s->tid;
-	uint64_t pc = s->pc, count = s->count;
+	uint32_t gen, proc = image_of(id, &gen), best_gen = 0;
 	const struct map *m = NULL;
-	char *sym = NULL;
 
-	char tidname[16];
-
-	(void)arg;
-	snprintf(tidname, sizeof(tidname), "%d", tid);
-	add(TID, proc, tidname, count);
-	if (pc >= PDATA_KERNEL_START) {
-		add(OBJ, proc, "[kernel]", count);
-		add(FUNC, proc, ksym_name(pc), count);
-		return 0;
-	}
 	for (size_t i = 0; i < nmaps; i++) {
 		uint32_t mgen, mproc = image_of(maps[i].proc, &mgen);
 
@@ -259,6 +264,63 @@ static int on_sample(void *arg, const struct pdata_sample *s)
 			best_gen = mgen;
 		}
 	}
+	return m;
+}
+
+static const char *func_at(uint32_t id, uint64_t pc, char **sym)
+{
+	const struct map *m = map_at(id, pc);
+
+	*sym = NULL;
+	if (m && m->path[0] == '/')
+		*sym = symbol_at(m->path, pc - m->start + m->pgoff);
+	return *sym ? *sym : "?";
+}
+
+/* An off-CPU slot: per thread and reason, and per leaf user function and reason. */
+static void on_offcpu(struct pdata *p, const struct pdata_sample *s)
+{
+	uint64_t pcs[PDATA_MAX_DEPTH], pc = s->pc;
+	char name[300], *sym;
+	int n = s->stack ? pdata__stack(p, s->stack, pcs, PDATA_MAX_DEPTH) : 0;
+	uint32_t gen, proc = image_of(s->proc, &gen);
+
+	for (int i = 0; i < n; i++)
+		if (pcs[i] < PDATA_KERNEL_START) {
+			pc = pcs[i];
+			break;
+		}
+	snprintf(name, sizeof(name), "%d kind=%s", s->tid, pdata__kind_name(s->kind));
+	add(OFFTID, proc, name, s->count);
+	snprintf(name, sizeof(name), "%s name=%s", pdata__kind_name(s->kind),
+		 pc >= PDATA_KERNEL_START ? "?" : func_at(s->proc, pc, &sym));
+	if (pc < PDATA_KERNEL_START)
+		free(sym);
+	add(OFFFUNC, proc, name, s->count);
+}
+
+static int on_sample(void *arg, const struct pdata_sample *s)
+{
+	uint32_t gen, proc = image_of(s->proc, &gen);
+	int tid = s->tid;
+	uint64_t pc = s->pc, count = s->count;
+	const struct map *m;
+	char *sym = NULL;
+
+	char tidname[16];
+
+	if (s->kind != PDATA_KIND_CPU) {
+		on_offcpu(arg, s);
+		return 0;
+	}
+	snprintf(tidname, sizeof(tidname), "%d", tid);
+	add(TID, proc, tidname, count);
+	if (pc >= PDATA_KERNEL_START) {
+		add(OBJ, proc, "[kernel]", count);
+		add(FUNC, proc, ksym_name(pc), count);
+		return 0;
+	}
+	m = map_at(s->proc, pc);
 	add(OBJ, proc, m ? m->path : "?", count);
 	if (m && m->path[0] == '/')
 		sym = symbol_at(m->path, pc - m->start + m->pgoff);
@@ -294,9 +356,19 @@ int main(int argc, char **argv)
 	printf("note %.512s\n", h->clock_note);
 	printf("command %.2048s\n", h->command);
 	pdata__foreach_rec(p, on_rec, NULL);
-	pdata__foreach_sample(p, on_sample, NULL);
+	if (h->version >= 3)
+		printf("offcpu header ns=%llu lost=%llu source=%s\n",
+		       (unsigned long long)h->offcpu_ns, (unsigned long long)h->offcpu_lost,
+		       pdata__offcpu_name(h->offcpu));
+	pdata__foreach_sample(p, on_sample, p);
 	for (size_t i = 0; i < naggs; i++) {
-		if (aggs[i].kind == TID)
+		if (aggs[i].kind == OFFTID)
+			printf("offtid proc=%u tid=%s ns=%llu\n", aggs[i].proc, aggs[i].name,
+			       (unsigned long long)aggs[i].samples);
+		else if (aggs[i].kind == OFFFUNC)
+			printf("offfunc proc=%u ns=%llu kind=%s\n", aggs[i].proc,
+			       (unsigned long long)aggs[i].samples, aggs[i].name);
+		else if (aggs[i].kind == TID)
 			printf("tid proc=%u tid=%s samples=%llu\n", aggs[i].proc, aggs[i].name,
 			       (unsigned long long)aggs[i].samples);
 		else

@@ -38,49 +38,18 @@
 #include <unistd.h>
 
 #include "profile/pdata.h"
+#include "profile_fixture.h"
 
-#define NOINLINE __attribute__((noinline, used))
 #define MS 1000000ull
 #define SHORT_PROCS 100
 #define SHORT_PID0 4000000
 #define KSYM_SYSCALL 0xffffffff81000000ull
 #define KSYM_CLEAR 0xffffffff81001000ull
 
-NOINLINE int hot_a(int n)
-{
-	volatile int acc = 0;
-
-	for (int i = 0; i < n; i++)
-		acc += i;
-	return acc;
-}
-
-NOINLINE int hot_b(int n)
-{
-	volatile int acc = 1;
-
-	for (int i = 0; i < n; i++)
-		acc *= 3;
-	return acc;
-}
-
-NOINLINE int hot_c(int n)
-{
-	volatile int acc = 2;
-
-	for (int i = 0; i < n; i++)
-		acc ^= i;
-	return acc;
-}
-
-NOINLINE int hot_d(int n)
-{
-	volatile int acc = 3;
-
-	for (int i = 0; i < n; i++)
-		acc -= i;
-	return acc;
-}
+FIXTURE_WORK(hot_a, 0);
+FIXTURE_WORK(hot_b, 1);
+FIXTURE_WORK(hot_c, 2);
+FIXTURE_WORK(hot_d, 3);
 
 static int worker_tid;
 
@@ -89,27 +58,6 @@ static void *worker(void *arg)
 	(void)arg;
 	worker_tid = gettid();
 	return NULL;
-}
-
-/* This process's executable mappings into the profile (as the recorder would see them). */
-static void add_maps(struct pdata *pd, uint32_t proc)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[4096];
-
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off;
-		char perms[8], path[4000] = "";
-
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %3999[^\n]", &start, &end, perms, &off,
-			   path) < 4 ||
-		    perms[2] != 'x')
-			continue;
-		pdata__add_map(pd, proc, start, end, off, PROT_READ | PROT_EXEC,
-			       path[0] ? path : "[anon]", NULL, 0);
-	}
-	if (f)
-		fclose(f);
 }
 
 static struct pdata_cpu cpu(uint64_t user, uint64_t sys)
@@ -168,7 +116,7 @@ static int accounting(struct pdata *pd, const char *mode, const char *exe)
 	h->flags = PDATA_F_INHERIT | (ks ? PDATA_F_KERNEL : 0) |
 		   (!strcmp(mode, "attach") ? PDATA_F_ATTACH : 0);
 	root = pdata__add_proc(pd, me, getppid(), 0, exe, pdata__now_ns());
-	add_maps(pd, root->id);
+	fixture__own_maps(pd, root->id, NULL, NULL);
 	if (ks)
 		kernel_syms(pd);
 	pthread_create(&th, NULL, worker, NULL);
@@ -221,7 +169,7 @@ static int hostile(struct pdata *pd, const char *exe)
 	snprintf(h->clock_note, sizeof(h->clock_note), "note\n# injected note");
 	snprintf(bad_exe, sizeof(bad_exe), "%s\n# injected exe", exe);
 	root = pdata__add_proc(pd, getpid(), getppid(), 0, bad_exe, pdata__now_ns());
-	add_maps(pd, root->id);
+	fixture__own_maps(pd, root->id, NULL, NULL);
 	pdata__add_thread(pd, root->id, gettid(), "a\n# b,\"c\"");
 	pdata__count(pd, root->id, gettid(), (uint64_t)hot_a + 1, 1);
 	end_proc(root, PDATA_END_EXITED, 0, MS, 0);
@@ -233,7 +181,7 @@ static int many(struct pdata *pd, const char *exe, int n)
 {
 	struct pdata_header *h = pdata__header(pd);
 	struct pdata_proc *root = pdata__add_proc(pd, getpid(), getppid(), 0, exe, pdata__now_ns());
-	add_maps(pd, root->id);
+	fixture__own_maps(pd, root->id, NULL, NULL);
 	for (int i = 0; i < n; i++) {
 		struct pdata_proc *p = pdata__add_proc(pd, SHORT_PID0 + i, getpid(), root->id, exe,
 						       pdata__now_ns());
@@ -243,7 +191,7 @@ static int many(struct pdata *pd, const char *exe, int n)
 			fprintf(stderr, "report_synth: the records area is full at image %d\n", i);
 			return 1;
 		}
-		add_maps(pd, p->id);
+		fixture__own_maps(pd, p->id, NULL, NULL);
 		snprintf(comm, sizeof(comm), "img%d", i % 50);
 		thread_cpu(pdata__add_thread(pd, p->id, SHORT_PID0 + i, comm), 2 * MS, MS);
 		pdata__count(pd, p->id, SHORT_PID0 + i, (uint64_t)hot_a + 1, 2);
@@ -261,10 +209,9 @@ int main(int argc, char **argv)
 	const char *mode = argc > 2 ? argv[2] : "";
 	int n = argc > 3 ? atoi(argv[3]) : 0;
 	struct pdata_create_opts opts = {.table_slots = 1u << 16, .records_cap = 8u << 20};
+	const char *exe = fixture__exe();
 	struct pdata *pd;
-	struct pdata_header *h;
-	char exe[4096], why[256];
-	ssize_t len;
+	char why[256], command[256];
 	int rc;
 
 	if (argc < 3) {
@@ -274,20 +221,19 @@ int main(int argc, char **argv)
 	}
 	if (n > 0)
 		opts.records_cap = (uint64_t)(n + 16) * 4096;
-	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	exe[len > 0 ? len : 0] = 0;
-	if (pdata__create(&pd, argv[1], &opts, why, sizeof(why)) < 0) {
+	snprintf(command, sizeof(command), "report_synth %s", mode);
+	if (fixture__create(&pd, argv[1],
+			    &(struct fixture_header){.clock = PDATA_CLOCK_PERF,
+						     .period_ns = MS,
+						     .nominal_hz = 1000,
+						     .command = command,
+						     .note = "synthetic profile",
+						     .create = opts},
+			    why, sizeof(why)) < 0) {
 		fprintf(stderr, "report_synth: %s\n", why);
 		return 1;
 	}
 	prctl(PR_SET_NAME, "synth");
-	h = pdata__header(pd);
-	h->clock = PDATA_CLOCK_PERF;
-	h->nominal_hz = 1000;
-	h->period_ns = MS;
-	h->root_pid = getpid();
-	snprintf(h->command, sizeof(h->command), "report_synth %s", mode);
-	snprintf(h->clock_note, sizeof(h->clock_note), "synthetic profile");
 	if (!strcmp(mode, "hostile"))
 		rc = hostile(pd, exe);
 	else if (!strcmp(mode, "many"))
@@ -296,10 +242,9 @@ int main(int argc, char **argv)
 		rc = accounting(pd, mode, exe);
 	printf("exe %s\n", exe);
 	hot_a(1), hot_b(1), hot_c(1), hot_d(1);
-	h->end_kind = PDATA_END_EXITED;
-	h->end_code = 0;
-	if (rc || pdata__finish(pd) < 0)
+	if (rc) {
+		pdata__close(pd);
 		return 1;
-	pdata__close(pd);
-	return 0;
+	}
+	return fixture__finish(pd, PDATA_END_EXITED, 0) < 0;
 }

@@ -76,10 +76,7 @@ static char *page_data(const char *page)
 
 static struct json_object *at(struct json_object *o, const char *k)
 {
-	struct json_object *v = NULL;
-
-	json_object_object_get_ex(o, k, &v);
-	return v;
+	return json_object_object_get(o, k);
 }
 
 static struct json_object *idx(struct json_object *a, size_t i)

@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * offcpu: every interval a thread of the recorded tree spends off the CPU,
+ * counted in the kernel by (thread, stacks at its switch-out, reason),
+ * weighted by its nanoseconds.  The layout and the rules: offcpu.h.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "offcpu.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+#define TASK_INTERRUPTIBLE_F 0x0001
+#define TASK_UNINTERRUPTIBLE_F 0x0002
+#define TASK_STOPPED_F 0x0004
+#define TASK_TRACED_F 0x0008
+#define TASK_DEAD_F 0x0080
+#define KERNEL_START 0xffff800000000000ull
+/* bpf_get_stackid's first frames are the program's own glue: the BPF program, bpf_trace_run4 */
+#define KSTACK_SKIP 2
+
+/* Set by user space before loading. */
+const volatile __u32 follow_children = 1;
+const volatile __u32 user_stacks = 1;	/* the frame-pointer walk of the user stack */
+const volatile __u32 kernel_stacks = 1; /* the kernel's frames */
+const volatile __u32 reuse_stacks = 1;	/* the cache of offcpu.h ("Cost") */
+const volatile __u32 user_copies = 1;	/* copies of the user stack at new places */
+
+/* Which counts map the programs add into (user space flips it). */
+volatile __u32 cur;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, OFFCPU_MAX_PROCS);
+	__type(key, __u32);
+	__type(value, struct offcpu_proc);
+} tracked SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, OFFCPU_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct offcpu_thread);
+} threads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, OFFCPU_MAX_KEYS);
+	__type(key, struct offcpu_key);
+	__type(value, struct offcpu_val);
+} counts0 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, OFFCPU_MAX_KEYS);
+	__type(key, struct offcpu_key);
+	__type(value, struct offcpu_val);
+} counts1 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, OFFCPU_STACKS);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, OFFCPU_KERNEL_DEPTH * sizeof(__u64));
+} kstacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, OFFCPU_STACKS);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, OFFCPU_USER_DEPTH * sizeof(__u64));
+} ustacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, OFFCPU_RING_BYTES);
+} ends SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, OFFCPU_COPY_RING);
+} copies SEC(".maps");
+
+/* The last walk id handed out. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} walks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, OFFCPU_STAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+static __always_inline void stat_add(__u32 which, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &which);
+
+	if (v)
+		*v += n;
+}
+
+static __always_inline __u32 reason_of(bool preempt, unsigned int state)
+{
+	if (preempt || !(state & 0xff))
+		return OFFCPU_PREEMPTED;
+	if (state & TASK_UNINTERRUPTIBLE_F)
+		return OFFCPU_BLOCKED;
+	if (state & TASK_INTERRUPTIBLE_F)
+		return OFFCPU_SLEEP;
+	if (state & (TASK_STOPPED_F | TASK_TRACED_F))
+		return OFFCPU_STOPPED;
+	return OFFCPU_SLEEP; /* parked and the like: waiting to be woken */
+}
+
+static __always_inline __u64 mix(__u64 h, __u64 v)
+{
+	h ^= v;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h;
+}
+
+/* The counts entry of key, made when new; NULL when the map is full. */
+static __always_inline struct offcpu_val *count_entry(struct offcpu_key *key)
+{
+	void *map = cur ? (void *)&counts1 : (void *)&counts0;
+	struct offcpu_val zero = {}, *v = bpf_map_lookup_elem(map, key);
+
+	if (v)
+		return v;
+	bpf_map_update_elem(map, key, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(map, key);
+}
+
+/* Close th's pending interval at now. */
+static __always_inline void close_interval(struct offcpu_thread *th, __u64 now)
+{
+	__u64 out = th->out_ns, ns;
+	struct offcpu_val *v;
+
+	if (!out)
+		return;
+	th->out_ns = 0;
+	ns = now > out ? now - out : 0;
+	th->offcpu_ns += ns;
+	v = count_entry(&th->key);
+	if (!v) {
+		stat_add(OFFCPU_STAT_KEYS_FULL, 1);
+		stat_add(OFFCPU_STAT_KEYS_FULL_NS, ns);
+		return;
+	}
+	__sync_fetch_and_add(&v->ns, ns);
+	__sync_fetch_and_add(&v->count, 1);
+}
+
+/* Thread th (of process tgid, image gen) ended at now: its lifetime and total to user space. */
+static __always_inline void send_end(struct offcpu_thread *th, __u32 tgid, __u32 tid, __u32 gen,
+				     __u64 now)
+{
+	struct offcpu_end *e = bpf_ringbuf_reserve(&ends, sizeof(*e), 0);
+
+	if (!e) {
+		stat_add(OFFCPU_STAT_ENDS_LOST, 1);
+		return;
+	}
+	e->tgid = tgid;
+	e->tid = tid;
+	e->gen = gen;
+	e->pad = 0;
+	e->born_ns = th->born_ns;
+	e->died_ns = now;
+	e->offcpu_ns = th->offcpu_ns;
+	bpf_ringbuf_submit(e, 0);
+}
+
+/*
+ * The entry of task (thread tid), made at its first switch-out (a thread
+ * that existed before it was tracked).  An entry of another task with the
+ * same tid (a tid used again before the dead one's last switch) is replaced.
+ */
+static __always_inline struct offcpu_thread *thread_of(struct task_struct *task, __u32 tid,
+						       __u64 now)
+{
+	struct offcpu_thread *th = bpf_map_lookup_elem(&threads, &tid), fresh = {};
+	__u64 start = task->start_time;
+
+	if (th && th->task_start == start)
+		return th;
+	fresh.born_ns = now;
+	fresh.task_start = start;
+	if (bpf_map_update_elem(&threads, &tid, &fresh, BPF_ANY)) {
+		stat_add(OFFCPU_STAT_THREADS_FULL, 1);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&threads, &tid);
+}
+
+/*
+ * Where the thread leaves the CPU from, cheaply: the reason, its system
+ * call, its user registers and how deep its kernel stack is (the address
+ * of this program's frame, which lies on the thread's kernel stack).
+ */
+static __always_inline __u64 signature(struct offcpu_thread *th, __u32 reason, struct pt_regs *r)
+{
+	__u64 h = mix(0x9e3779b97f4a7c15ull, reason);
+
+	/* the frame's address, through the map value: the verifier allows no arithmetic on it */
+	{
+		__u64 fp;
+
+		asm volatile("%0 = r10" : "=r"(fp));
+		*(volatile __u64 *)&th->frame = fp;
+	}
+	h = mix(h, *(volatile __u64 *)&th->frame);
+	h = mix(h, BPF_CORE_READ(r, orig_ax));
+	h = mix(h, BPF_CORE_READ(r, ip));
+	h = mix(h, BPF_CORE_READ(r, sp));
+	h = mix(h, BPF_CORE_READ(r, bp));
+	return h ? h : 1;
+}
+
+/*
+ * A copy of the user stack of the task switching out (the current one) at
+ * a new place, to user space; its walk id, 0 when it could not be sent.
+ */
+static __always_inline __u32 copy_user_stack(struct offcpu_thread *th, struct pt_regs *r, __u64 now)
+{
+	__u32 zero = 0, *last = bpf_map_lookup_elem(&walks, &zero), walk;
+	struct offcpu_copy *c;
+	__u64 sp = BPF_CORE_READ(r, sp);
+
+	if (!last || !sp)
+		return 0;
+	c = bpf_ringbuf_reserve(&copies, sizeof(*c), 0);
+	if (!c) {
+		stat_add(OFFCPU_STAT_COPIES_LOST, 1);
+		return 0;
+	}
+	walk = __sync_fetch_and_add(last, 1) + 1;
+	c->walk = walk;
+	c->tgid = th->key.tgid;
+	c->tid = th->key.tid;
+	c->time = now;
+	c->bp = BPF_CORE_READ(r, bp);
+	c->sp = sp;
+	c->ip = BPF_CORE_READ(r, ip);
+	/* the stack may end before the copy does: then the part up to the next page */
+	c->size = OFFCPU_COPY_BYTES;
+	if (bpf_probe_read_user(c->stack, OFFCPU_COPY_BYTES, (const void *)sp)) {
+		__u64 room = 4096 - (sp & 4095);
+
+		c->size = 0;
+		if (room <= OFFCPU_COPY_BYTES &&
+		    !bpf_probe_read_user(c->stack, room & 4095, (const void *)sp))
+			c->size = (__u32)(room & 4095);
+	}
+	bpf_ringbuf_submit(c, 0);
+	stat_add(OFFCPU_STAT_COPIES, 1);
+	return walk;
+}
+
+/* The stacks of this switch-out: walked, or reused from the thread's walk at the same place. */
+static __always_inline void take_stacks(void *ctx, struct offcpu_thread *th, __u64 sig,
+					struct pt_regs *r, __u64 now)
+{
+	__s32 k = OFFCPU_NO_STACK, u = OFFCPU_NO_STACK;
+	struct offcpu_cached *c = NULL;
+	__u32 i;
+
+	for (i = 0; i < OFFCPU_CACHE; i++) {
+		if (th->cache[i].sig == sig) {
+			c = &th->cache[i];
+			break;
+		}
+	}
+	if (reuse_stacks && c && c->reused < OFFCPU_REWALK) {
+		c->reused++;
+		th->key.kstack = c->kstack;
+		th->key.ustack = c->ustack;
+		th->key.walk = c->walk;
+		stat_add(OFFCPU_STAT_REUSED, 1);
+		return;
+	}
+	if (kernel_stacks) {
+		k = bpf_get_stackid(ctx, &kstacks, KSTACK_SKIP);
+		if (k < 0) {
+			k = OFFCPU_NO_STACK;
+			stat_add(OFFCPU_STAT_KSTACK_FAIL, 1);
+		}
+	}
+	if (user_stacks) {
+		u = bpf_get_stackid(ctx, &ustacks, BPF_F_USER_STACK);
+		if (u < 0) {
+			u = OFFCPU_NO_STACK;
+			stat_add(OFFCPU_STAT_USTACK_FAIL, 1);
+		}
+	}
+	stat_add(OFFCPU_STAT_WALKS, 1);
+	if (c) {
+		if (k != c->kstack || u != c->ustack) {
+			stat_add(OFFCPU_STAT_STALE, 1);
+			c->walk = 0; /* another place after all: a new copy */
+		}
+	} else {
+		i = th->next % OFFCPU_CACHE;
+		th->next = i + 1;
+		c = &th->cache[i];
+		c->sig = sig;
+		c->walk = 0;
+	}
+	if (user_copies && !c->walk)
+		c->walk = copy_user_stack(th, r, now);
+	c->kstack = k;
+	c->ustack = u;
+	c->reused = 0;
+	th->key.kstack = k;
+	th->key.ustack = u;
+	th->key.walk = c->walk;
+}
+
+/* A thread of the tree is dead: its lifetime and total to user space, its entry gone. */
+static __always_inline void thread_died(struct task_struct *prev, __u32 tid, __u64 now)
+{
+	struct offcpu_thread *th = bpf_map_lookup_elem(&threads, &tid);
+	__u32 tgid = prev->tgid;
+	struct offcpu_proc *pr;
+
+	if (!th || th->task_start != prev->start_time)
+		return; /* its tid already went to a new thread, which sent its end then */
+	pr = bpf_map_lookup_elem(&tracked, &tgid);
+	send_end(th, tgid, tid, pr ? pr->gen : 0, now);
+	bpf_map_delete_elem(&threads, &tid);
+	/* the process's last thread: it leaves the tree (the map stays bounded by live processes) */
+	if (BPF_CORE_READ(prev, signal, live.counter) == 0)
+		bpf_map_delete_elem(&tracked, &tgid);
+}
+
+static __always_inline void switch_out(void *ctx, bool preempt, struct task_struct *prev,
+				       unsigned int state, __u64 now)
+{
+	__u32 tgid = prev->tgid, tid = prev->pid, reason;
+	struct offcpu_thread *th;
+	struct offcpu_proc *pr;
+	struct pt_regs *r;
+
+	if (!tid)
+		return; /* the idle task */
+	pr = bpf_map_lookup_elem(&tracked, &tgid);
+	if (!pr || !pr->armed)
+		return;
+	if (state & TASK_DEAD_F) {
+		thread_died(prev, tid, now);
+		return;
+	}
+	th = thread_of(prev, tid, now);
+	if (!th)
+		return;
+	stat_add(OFFCPU_STAT_SWITCHES, 1);
+	reason = reason_of(preempt, state);
+	r = (struct pt_regs *)bpf_task_pt_regs(prev);
+	th->key.tgid = tgid;
+	th->key.tid = tid;
+	th->key.gen = pr->gen;
+	th->key.reason = reason;
+	th->key.upc = r ? BPF_CORE_READ(r, ip) : 0;
+	if (th->key.upc >= KERNEL_START)
+		th->key.upc = 0;
+	th->key.walk = 0;
+	if (r)
+		take_stacks(ctx, th, signature(th, reason, r), r, now);
+	else
+		th->key.kstack = th->key.ustack = OFFCPU_NO_STACK;
+	th->out_ns = now;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u32 ntid = next->pid;
+	struct offcpu_thread *th;
+
+	switch_out(ctx, preempt, prev, prev_state, now);
+	if (!ntid)
+		return 0;
+	th = bpf_map_lookup_elem(&threads, &ntid);
+	if (th && th->task_start == next->start_time)
+		close_interval(th, now);
+	return 0;
+}
+
+/* A new thread or process of the tree: runnable (not yet run) from now. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(offcpu_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid, ctid = child->pid;
+	struct offcpu_proc *pr = bpf_map_lookup_elem(&tracked, &ptgid), np = {};
+	struct offcpu_thread th = {}, *old;
+	struct pt_regs *r;
+	__u64 now;
+
+	if (!pr || !pr->armed)
+		return 0;
+	if (ctgid != ptgid) {
+		if (!follow_children)
+			return 0;
+		np.armed = 1;
+		if (bpf_map_update_elem(&tracked, &ctgid, &np, BPF_ANY)) {
+			stat_add(OFFCPU_STAT_PROCS_FULL, 1);
+			return 0;
+		}
+		pr = &np;
+	}
+	now = bpf_ktime_get_ns();
+	old = bpf_map_lookup_elem(&threads, &ctid);
+	if (old && old->task_start != child->start_time) /* the tid's dead thread: it ends now */
+		send_end(old, old->key.tgid, ctid, old->key.gen, now);
+	th.born_ns = now;
+	th.task_start = child->start_time;
+	th.out_ns = now;
+	th.key.tgid = ctgid;
+	th.key.tid = ctid;
+	th.key.gen = pr->gen;
+	th.key.reason = OFFCPU_PREEMPTED;
+	th.key.kstack = OFFCPU_NO_STACK;
+	th.key.ustack = OFFCPU_NO_STACK;
+	r = (struct pt_regs *)bpf_task_pt_regs(child);
+	th.key.upc = r ? BPF_CORE_READ(r, ip) : 0; /* where it returns from clone */
+	if (th.key.upc >= KERNEL_START)
+		th.key.upc = 0;
+	if (bpf_map_update_elem(&threads, &ctid, &th, BPF_ANY))
+		stat_add(OFFCPU_STAT_THREADS_FULL, 1);
+	return 0;
+}
+
+/* An exec: a new image (gen), and the command starts counting at its own. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(offcpu_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = p->tgid, tid = p->pid, old = (__u32)old_pid;
+	struct offcpu_proc *pr = bpf_map_lookup_elem(&tracked, &tgid);
+	struct offcpu_thread *th, fresh = {};
+
+	if (!pr)
+		return 0;
+	pr->gen++;
+	if (!pr->armed) {
+		pr->armed = 1;
+		fresh.born_ns = bpf_ktime_get_ns();
+		fresh.task_start = p->start_time;
+		fresh.key.tgid = tgid;
+		fresh.key.tid = tid;
+		fresh.key.gen = pr->gen;
+		bpf_map_update_elem(&threads, &tid, &fresh, BPF_ANY);
+		return 0;
+	}
+	if (old != tid) { /* a thread exec'd and took the process's id: its entry follows it */
+		th = bpf_map_lookup_elem(&threads, &old);
+		if (th) {
+			fresh = *th;
+			bpf_map_delete_elem(&threads, &old);
+			bpf_map_update_elem(&threads, &tid, &fresh, BPF_ANY);
+		}
+	}
+	return 0;
+}

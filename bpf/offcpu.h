@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * offcpu: the time every thread of a recorded tree spends off the CPU,
+ * counted in the kernel.  Shared between bpf/offcpu.bpf.c (the programs on
+ * the scheduler's switch, fork, exec and exit tracepoints) and
+ * record/offcpu.c (user space, which moves the counts into profil.data).
+ *
+ * An off-CPU interval runs from a thread's switch-out to its next
+ * switch-in.  At the switch-out the program notes the time, the reason
+ * (the task state: sleeping, blocked, preempted, stopped) and the stack the
+ * thread leaves the CPU with: the kernel's frames (bpf_get_stackid into the
+ * kstacks map) and the user part (see below); at the switch-in it adds the
+ * interval's nanoseconds to the counts entry of that (thread, stacks,
+ * reason) key.  No stack goes through a ring buffer at a switch: a stack is
+ * a stack map id, the same stack the same id.
+ *
+ * Cost: walking the kernel stack at every switch-out is what makes peers
+ * expensive.  A thread that leaves the CPU again from the same place as its
+ * last walked switch-out (the same reason, the same system call, the same
+ * user IP, SP and BP, the same kernel stack depth) reuses that switch-out's
+ * stacks; every OFFCPU_REWALK-th such reuse walks again, and a walk that
+ * finds other stacks than the cached ones is counted (OFFCPU_STAT_STALE),
+ * so that the rule's error is measured, never assumed.
+ *
+ * User stacks: the leaf user PC always (the registers the task saved on
+ * entering the kernel, bpf_task_pt_regs), and, where user_stacks is set,
+ * the kernel's frame-pointer walk of the user stack (bpf_get_stackid with
+ * BPF_F_USER_STACK into ustacks): complete where the code keeps frame
+ * pointers, cut at the first function without (Debian's libc).  Where
+ * user_copies is set, a switch-out from a new place (a walk whose stacks
+ * the thread's cache did not have) also sends the thread's user registers
+ * and the top OFFCPU_COPY_BYTES of its user stack to user space once (the
+ * `copies` ring), under a walk id the key carries: the recorder unwinds
+ * that copy through the CFI as it unwinds a CPU sample's, so the stack is
+ * complete through code without frame pointers, at the price of one copy
+ * per (thread, place), never one per switch.  When the in-kernel CFI walk
+ * (issue 17, bpf/kunwind_walk.bpf.h) is available, it can take the place
+ * of both (the walk in the program, no copy).
+ *
+ * Double buffering: BPF adds into counts[cur]; user space flips cur and
+ * reads and clears the other map a round later (programs in flight finish
+ * within microseconds), so no addition is lost between a read and a clear.
+ *
+ * Threads: one entry per thread of the tree in `threads` (its birth, the
+ * pending interval and the cache), made at its fork or its first
+ * switch-out, gone at its last switch (TASK_DEAD), when an event with its
+ * lifetime and off-CPU total goes to user space (the `ends` ring).  At the
+ * end user space closes the intervals still open and reads the lifetimes
+ * of the threads still alive from the same map.  Time: CLOCK_MONOTONIC
+ * (bpf_ktime_get_ns), the perf rings' clock.
+ *
+ * Every map is bounded (sizes below; doc/offcpu.md states the memory).  A
+ * full map is counted in stats, never silent.
+ */
+#ifndef PROFIL_OFFCPU_H
+#define PROFIL_OFFCPU_H
+
+#define OFFCPU_MAX_PROCS 8192	       /* processes of the tree at once (tracked) */
+#define OFFCPU_MAX_THREADS 32768       /* threads of the tree at once (threads) */
+#define OFFCPU_MAX_KEYS 16384	       /* (thread, stacks, reason) keys per flush, each map */
+#define OFFCPU_STACKS 8192	       /* distinct kernel stacks, and as many user stacks */
+#define OFFCPU_KERNEL_DEPTH 48	       /* kernel frames kept */
+#define OFFCPU_USER_DEPTH 64	       /* user frames kept (frame-pointer walk) */
+#define OFFCPU_RING_BYTES (256u << 10) /* thread ends on their way to user space */
+#define OFFCPU_REWALK 64	       /* a reused stack is walked again every this many times */
+#define OFFCPU_CACHE 4		       /* switch-out places remembered per thread */
+#define OFFCPU_COPY_BYTES 8192	       /* user stack copied at a new place */
+#define OFFCPU_COPY_RING (2u << 20)    /* copies on their way to user space */
+
+/* Why the thread was off the CPU: the task state at its switch-out (pdata kinds 1..4). */
+enum offcpu_reason {
+	OFFCPU_SLEEP = 1,     /* interruptible sleep (S): waits, sleeps, pipes, sockets */
+	OFFCPU_BLOCKED = 2,   /* uninterruptible (D): disk I/O, page faults, some locks */
+	OFFCPU_PREEMPTED = 3, /* runnable, not running (R): preempted, or new and not yet run */
+	OFFCPU_STOPPED = 4,   /* stopped or traced (T, t) */
+	OFFCPU_NREASONS = 5,
+};
+
+/* A stack id that is no stack (not walked, or the walk failed). */
+#define OFFCPU_NO_STACK (-1)
+
+struct offcpu_key {
+	__u32 tgid;
+	__u32 tid;
+	__u32 gen;    /* execs of the process since it was tracked: which image */
+	__u32 reason; /* enum offcpu_reason */
+	__s32 kstack; /* id in kstacks, OFFCPU_NO_STACK */
+	__s32 ustack; /* id in ustacks (leaf PC first), OFFCPU_NO_STACK */
+	__u64 upc;    /* the user PC the thread will return to */
+	__u32 walk;   /* the copy of its user stack (struct offcpu_copy), 0: none */
+	__u32 pad;
+};
+
+struct offcpu_val {
+	__u64 ns;    /* nanoseconds off the CPU */
+	__u64 count; /* intervals */
+};
+
+/* The tree: tgid -> its state. */
+struct offcpu_proc {
+	__u32 gen;   /* execs since tracked */
+	__u32 armed; /* counting (the command: from its exec on) */
+};
+
+/* One thread of the tree. */
+struct offcpu_thread {
+	__u64 born_ns;	       /* its fork, or when counting started for it */
+	__u64 task_start;      /* the task's start_time: a tid used again is another thread */
+	__u64 out_ns;	       /* its pending interval's start, 0: on the CPU */
+	__u64 offcpu_ns;       /* its intervals so far, all reasons */
+	struct offcpu_key key; /* of the pending interval */
+	/* the last OFFCPU_CACHE walked switch-outs: their signatures and stacks */
+	struct offcpu_cached {
+		__u64 sig;
+		__s32 kstack, ustack;
+		__u32 reused; /* reuses since it was walked */
+		__u32 walk;   /* its copy, 0: none */
+	} cache[OFFCPU_CACHE];
+	__u32 next; /* the cache entry to replace next */
+	__u32 pad;
+	__u64 frame; /* scratch: the address of the program's frame (signature) */
+};
+
+/* A thread ended (its last switch): on the ends ring. */
+struct offcpu_end {
+	__u32 tgid, tid, gen, pad;
+	__u64 born_ns, died_ns;
+	__u64 offcpu_ns;
+};
+
+/* A user stack copy (the copies ring): sent once per new place, named by walk. */
+struct offcpu_copy {
+	__u32 walk; /* >= 1 */
+	__u32 tgid, tid;
+	__u32 size; /* bytes of stack copied */
+	__u64 time; /* CLOCK_MONOTONIC of the switch-out */
+	__u64 bp, sp, ip;
+	__u8 stack[OFFCPU_COPY_BYTES];
+};
+#define OFFCPU_COPY_HEAD 48 /* bytes before stack */
+
+/* Per-CPU statistics (index in stats). */
+enum offcpu_stat {
+	OFFCPU_STAT_SWITCHES,	  /* switch-outs of the tree's threads */
+	OFFCPU_STAT_WALKS,	  /* kernel stacks walked */
+	OFFCPU_STAT_REUSED,	  /* switch-outs that reused their thread's stacks */
+	OFFCPU_STAT_STALE,	  /* re-walks that found other stacks than the reused ones */
+	OFFCPU_STAT_KSTACK_FAIL,  /* kernel stack not stored (map full, collision) */
+	OFFCPU_STAT_USTACK_FAIL,  /* user stack not stored */
+	OFFCPU_STAT_KEYS_FULL,	  /* intervals not counted under their key: counts map full */
+	OFFCPU_STAT_KEYS_FULL_NS, /* their nanoseconds (in the thread's total all the same) */
+	OFFCPU_STAT_THREADS_FULL, /* switch-outs of threads the threads map had no room for */
+	OFFCPU_STAT_ENDS_LOST,	  /* thread ends the ring had no room for */
+	OFFCPU_STAT_COPIES,	  /* user stacks copied to user space */
+	OFFCPU_STAT_COPIES_LOST,  /* copies the ring had no room for (frame pointers instead) */
+	OFFCPU_STAT_PROCS_FULL,	  /* processes the tracked map had no room for (not followed) */
+	OFFCPU_STAT_NR,
+};
+
+#endif /* PROFIL_OFFCPU_H */

@@ -1,0 +1,752 @@
+// SPDX-License-Identifier: MIT
+/* `profil record --off-cpu`, user half of bpf/offcpu.bpf.c.  See offcpu.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "profile/pdata.h"
+#include "record/offcpu.h"
+#include "record/perf_session.h"
+#include "record/stacks.h"
+
+#ifdef PROFIL_HAVE_BPF
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/types.h>
+
+#include "bpf/offcpu.h"
+#include "offcpu.skel.h"
+#include "utils/htab.h"
+
+/* The programs of the other counts map may still be running for this long after a flip. */
+#define FLIP_SETTLE_NS 2000000ull
+
+/* A count read from the kernel, applied once the session has handled its time. */
+struct count {
+	struct offcpu_key key;
+	struct offcpu_val val;
+	uint64_t stamp; /* CLOCK_MONOTONIC when it was read (its intervals closed before) */
+};
+
+/* A stack map entry read back: (map, id) -> PCs (leaf first, 0-terminated). */
+struct stack_ent {
+	uint64_t key; /* (map << 32 | id) + 1: never 0 */
+	uint64_t *pcs;
+	uint32_t n;
+	uint32_t pad;
+};
+
+static const struct htab_type stack_type = {
+	.entry_size = sizeof(struct stack_ent),
+	.hash = htab_u64_hash,
+	.eq = htab_u64_eq,
+};
+
+/* The images of one process by gen, as met (bpf/offcpu.h: execs since tracked). */
+#define GENS_KEPT 4
+struct gen_ent {
+	uint64_t pid; /* + 1: never 0 */
+	uint32_t maxgen;
+	uint32_t next;
+	struct {
+		uint32_t gen, id; /* id 0: empty */
+	} img[GENS_KEPT];
+};
+
+/* A user stack unwound from its copy: walk id -> PCs (leaf first). */
+struct walk_ent {
+	uint64_t walk; /* >= 1 */
+	uint64_t *pcs;
+	uint32_t n;
+	int truncated;
+};
+
+static const struct htab_type walk_type = {
+	.entry_size = sizeof(struct walk_ent),
+	.hash = htab_u64_hash,
+	.eq = htab_u64_eq,
+};
+
+static const struct htab_type gen_type = {
+	.entry_size = sizeof(struct gen_ent),
+	.hash = htab_u64_hash,
+	.eq = htab_u64_eq,
+};
+
+struct offcpu {
+	struct offcpu_bpf *skel;
+	struct ring_buffer *rb;
+	struct pdata *pd;
+	struct offcpu_opts o;
+	int settling;	  /* the map before the last flip waits to be read */
+	uint64_t flip_ns; /* when */
+	struct count *counts;
+	size_t ncounts, capcounts;
+	struct offcpu_end *ends;
+	size_t nends, capends;
+	struct htab *stacks;
+	struct htab *gens;
+	struct htab *walks;
+	struct offcpu_copy **copies; /* read, not yet unwound */
+	size_t ncopies, capcopies;
+	uint64_t ksched_lo, ksched_hi; /* the scheduler's own frames (.sched.text), stripped */
+	uint64_t unwound, unwound_complete;
+	/* what was done */
+	uint64_t intervals, ns, ns_unplaced, open_closed, threads_ended, threads_alive;
+	uint64_t stats[OFFCPU_STAT_NR];
+	int finished;
+};
+
+static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int grow(void **arr, size_t *cap, size_t n, size_t elem)
+{
+	size_t ncap;
+	void *a;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 256;
+	a = realloc(*arr, ncap * elem);
+	if (!a)
+		return -ENOMEM;
+	*arr = a;
+	*cap = ncap;
+	return 0;
+}
+
+static int on_copy(void *ctx, void *data, size_t size)
+{
+	struct offcpu *oc = ctx;
+	const struct offcpu_copy *c = data;
+	struct offcpu_copy *keep;
+	size_t bytes;
+
+	if (size < OFFCPU_COPY_HEAD || c->size > OFFCPU_COPY_BYTES ||
+	    grow((void **)&oc->copies, &oc->capcopies, oc->ncopies, sizeof(*oc->copies)))
+		return 0;
+	bytes = OFFCPU_COPY_HEAD + (size_t)c->size;
+	if (bytes > size)
+		return 0;
+	keep = malloc(bytes);
+	if (!keep)
+		return 0;
+	memcpy(keep, c, bytes);
+	oc->copies[oc->ncopies++] = keep;
+	return 0;
+}
+
+static int on_end(void *ctx, void *data, size_t size)
+{
+	struct offcpu *oc = ctx;
+
+	if (size < sizeof(struct offcpu_end) ||
+	    grow((void **)&oc->ends, &oc->capends, oc->nends, sizeof(*oc->ends)))
+		return 0;
+	oc->ends[oc->nends++] = *(const struct offcpu_end *)data;
+	return 0;
+}
+
+/*
+ * The scheduler's own frames lead every kernel stack (the tracepoint's
+ * glue, __schedule, schedule, schedule_timeout...): the kernel keeps them
+ * in .sched.text, which it skips itself to name where a task waits
+ * (wchan).  Its range, from /proc/kallsyms, and the frames before it are
+ * cut: a stack's innermost frame is the function that waited.
+ */
+static void find_sched_text(struct offcpu *oc)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512];
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f) && !(oc->ksched_lo && oc->ksched_hi)) {
+		unsigned long long addr;
+		char type, name[256];
+
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || !addr)
+			continue;
+		if (!strcmp(name, "__sched_text_start"))
+			oc->ksched_lo = addr;
+		else if (!strcmp(name, "__sched_text_end"))
+			oc->ksched_hi = addr;
+	}
+	fclose(f);
+	if (oc->ksched_hi <= oc->ksched_lo)
+		oc->ksched_lo = oc->ksched_hi = 0;
+}
+
+int offcpu__open(struct offcpu **out, struct pdata *pd, const struct offcpu_opts *o, char *why,
+		 size_t whylen)
+{
+	struct offcpu *oc = calloc(1, sizeof(*oc));
+	int err;
+
+	if (!oc)
+		return -ENOMEM;
+	oc->pd = pd;
+	oc->o = *o;
+	oc->stacks = htab__new(&stack_type, 256);
+	oc->gens = htab__new(&gen_type, 64);
+	oc->walks = htab__new(&walk_type, 256);
+	if (!oc->stacks || !oc->gens || !oc->walks) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	libbpf_set_print(silent);
+	oc->skel = offcpu_bpf__open();
+	if (!oc->skel) {
+		err = -errno;
+		goto fail;
+	}
+	oc->skel->rodata->follow_children = o->follow_children ? 1 : 0;
+	oc->skel->rodata->kernel_stacks = o->stacks ? 1 : 0;
+	oc->skel->rodata->user_stacks = o->stacks ? 1 : 0;
+	oc->skel->rodata->reuse_stacks = o->no_reuse ? 0 : 1;
+	oc->skel->rodata->user_copies = o->stacks && o->copies ? 1 : 0;
+	err = offcpu_bpf__load(oc->skel);
+	if (!err)
+		err = offcpu_bpf__attach(oc->skel);
+	if (err)
+		goto fail;
+	oc->rb = ring_buffer__new(bpf_map__fd(oc->skel->maps.ends), on_end, oc, NULL);
+	if (!oc->rb ||
+	    ring_buffer__add(oc->rb, bpf_map__fd(oc->skel->maps.copies), on_copy, oc) < 0) {
+		err = -errno;
+		goto fail;
+	}
+	if (o->stacks)
+		find_sched_text(oc);
+	*out = oc;
+	return 0;
+fail:
+	snprintf(why, whylen, "cannot load the BPF off-CPU programs: %s%s",
+		 strerror(err < 0 ? -err : EINVAL),
+		 err == -EPERM || err == -EACCES ? " (needs root or CAP_BPF+CAP_PERFMON)" : "");
+	ring_buffer__free(oc->rb);
+	offcpu_bpf__destroy(oc->skel);
+	htab__free(oc->stacks);
+	htab__free(oc->gens);
+	htab__free(oc->walks);
+	free(oc);
+	return err == -EACCES ? -EPERM : (err < 0 ? err : -EINVAL);
+}
+
+int offcpu__track(struct offcpu *oc, pid_t pid)
+{
+	struct offcpu_proc p = {.gen = 0, .armed = 0};
+	__u32 key = (__u32)pid;
+
+	if (bpf_map_update_elem(bpf_map__fd(oc->skel->maps.tracked), &key, &p, BPF_ANY) < 0)
+		return -errno;
+	return 0;
+}
+
+/* ---- reading the kernel's counts ------------------------------------------------ */
+
+static void keep_count(struct offcpu *oc, const struct offcpu_key *k, const struct offcpu_val *v,
+		       uint64_t stamp)
+{
+	if (!v->ns && !v->count)
+		return;
+	if (grow((void **)&oc->counts, &oc->capcounts, oc->ncounts, sizeof(*oc->counts))) {
+		oc->ns_unplaced += v->ns;
+		return;
+	}
+	oc->counts[oc->ncounts++] = (struct count){*k, *v, stamp};
+}
+
+/* Read and empty counts map fd (no program adds into it any more). */
+static void read_map(struct offcpu *oc, int fd, uint64_t stamp)
+{
+	struct offcpu_key keys[256], next;
+	struct offcpu_val vals[256];
+	void *in = NULL;
+	__u32 outb;
+
+	for (;;) {
+		__u32 n = 256;
+		int rc = bpf_map_lookup_and_delete_batch(fd, in, &outb, keys, vals, &n, NULL);
+
+		for (__u32 i = 0; i < n; i++)
+			keep_count(oc, &keys[i], &vals[i], stamp);
+		if (rc < 0)
+			break; /* ENOENT: the map is empty now */
+		in = &outb;
+	}
+	/* without batch operations (or what a batch left): one key at a time */
+	while (bpf_map_get_next_key(fd, NULL, &next) == 0) {
+		struct offcpu_val v;
+
+		if (bpf_map_lookup_and_delete_elem(fd, &next, &v) == 0)
+			keep_count(oc, &next, &v, stamp);
+		else if (bpf_map_delete_elem(fd, &next) < 0)
+			break;
+	}
+}
+
+static int counts_fd(struct offcpu *oc, int which)
+{
+	return bpf_map__fd(which ? oc->skel->maps.counts1 : oc->skel->maps.counts0);
+}
+
+/*
+ * Read the map the programs left at the last flip (once it has settled),
+ * then flip again: BPF adds into one map while the other is read.
+ */
+static void read_counts(struct offcpu *oc, int force)
+{
+	uint64_t now = mono_ns();
+	__u32 cur = oc->skel->bss->cur;
+
+	if (oc->settling) {
+		if (!force && now - oc->flip_ns < FLIP_SETTLE_NS)
+			return;
+		read_map(oc, counts_fd(oc, !cur), now);
+		oc->settling = 0;
+	}
+	__atomic_store_n(&oc->skel->bss->cur, !cur, __ATOMIC_RELEASE);
+	oc->flip_ns = mono_ns();
+	oc->settling = 1;
+}
+
+/* ---- placing them in the profile ---------------------------------------------------- */
+
+/* The PCs of stack id in map (0: kstacks, 1: ustacks), read once; NULL when unknown. */
+static const struct stack_ent *stack_of(struct offcpu *oc, int map, __s32 id)
+{
+	uint64_t key = ((uint64_t)map << 32 | (uint32_t)id) + 1;
+	uint32_t depth = map ? OFFCPU_USER_DEPTH : OFFCPU_KERNEL_DEPTH;
+	struct stack_ent *e = htab__find(oc->stacks, &stack_type, &key);
+	uint64_t buf[OFFCPU_USER_DEPTH > OFFCPU_KERNEL_DEPTH ? OFFCPU_USER_DEPTH :
+							       OFFCPU_KERNEL_DEPTH];
+	uint32_t n = 0;
+	bool fresh;
+
+	if (e)
+		return e;
+	if (id < 0)
+		return NULL;
+	memset(buf, 0, sizeof(buf));
+	if (bpf_map_lookup_elem(bpf_map__fd(map ? oc->skel->maps.ustacks : oc->skel->maps.kstacks),
+				&id, buf) < 0)
+		return NULL;
+	while (n < depth && buf[n])
+		n++;
+	e = htab__insert(oc->stacks, &stack_type, &key, &fresh);
+	if (!e)
+		return NULL;
+	e->key = key;
+	e->n = n;
+	e->pcs = malloc((n ? n : 1) * sizeof(*e->pcs));
+	if (!e->pcs) {
+		e->n = 0;
+		return e;
+	}
+	memcpy(e->pcs, buf, n * sizeof(*e->pcs));
+	return e;
+}
+
+/* Unwind a copy of a user stack (the session knows the process's mappings up to its time). */
+static void unwind_copy(struct offcpu *oc, struct perf_session *s, const struct offcpu_copy *c)
+{
+	uint64_t pcs[OFFCPU_USER_DEPTH * 2], regs[3] = {c->bp, c->sp, c->ip};
+	uint64_t key = c->walk;
+	struct walk_ent *e;
+	int truncated, n;
+	bool fresh;
+
+	n = stacks__unwind_copy(perf_session__stacks(s), (pid_t)c->tgid, regs, c->stack, c->size,
+				pcs, (int)(sizeof(pcs) / sizeof(*pcs)), &truncated);
+	if (n <= 0)
+		return;
+	e = htab__insert(oc->walks, &walk_type, &key, &fresh);
+	if (!e)
+		return;
+	if (!fresh)
+		free(e->pcs);
+	e->walk = key;
+	e->pcs = malloc((size_t)n * sizeof(*e->pcs));
+	e->n = e->pcs ? (uint32_t)n : 0;
+	e->truncated = truncated;
+	if (e->pcs)
+		memcpy(e->pcs, pcs, (size_t)n * sizeof(*pcs));
+	oc->unwound++;
+	oc->unwound_complete += !truncated;
+}
+
+/*
+ * The PCs of a key: the kernel's frames (the scheduler's own cut), then the
+ * user part: the unwound copy, else the frame-pointer walk, else the PC.
+ */
+static unsigned int key_pcs(struct offcpu *oc, const struct offcpu_key *k, uint64_t *pcs,
+			    unsigned int max, int *truncated)
+{
+	const struct stack_ent *ks = oc->o.stacks ? stack_of(oc, 0, k->kstack) : NULL;
+	const struct stack_ent *us = oc->o.stacks ? stack_of(oc, 1, k->ustack) : NULL;
+	uint64_t wkey = k->walk;
+	const struct walk_ent *w = k->walk ? htab__find(oc->walks, &walk_type, &wkey) : NULL;
+	unsigned int n = 0, at = 0;
+
+	*truncated = 0;
+	if (ks) {
+		/* the tracepoint's glue and the scheduler's own functions (.sched.text) */
+		for (unsigned int i = 0; i < ks->n && i < 16; i++)
+			if (ks->pcs[i] >= oc->ksched_lo && ks->pcs[i] < oc->ksched_hi)
+				at = i + 1;
+		for (unsigned int i = at; i < ks->n && n < max; i++)
+			pcs[n++] = ks->pcs[i];
+	}
+	if (w && w->n) {
+		for (unsigned int i = 0; i < w->n && n < max; i++)
+			pcs[n++] = w->pcs[i];
+		*truncated = w->truncated;
+	} else if (us && us->n) {
+		for (unsigned int i = 0; i < us->n && n < max; i++)
+			pcs[n++] = us->pcs[i];
+	} else if (k->upc && n < max) {
+		pcs[n++] = k->upc;
+	}
+	return n;
+}
+
+/* Remember that gen of process e is image id. */
+static void gen_remember(struct gen_ent *e, uint32_t gen, uint32_t id)
+{
+	unsigned int i = e->next++ % GENS_KEPT;
+
+	e->img[i].gen = gen;
+	e->img[i].id = id;
+}
+
+/*
+ * The proc id of the image of process pid that gen names (see offcpu.h),
+ * and thread tid's record there when it is the current image.  0: unknown.
+ */
+static uint32_t image_of(struct offcpu *oc, struct perf_session *s, uint32_t pid, uint32_t tid,
+			 uint32_t gen, struct pdata_thread **thread)
+{
+	uint64_t key = (uint64_t)pid + 1;
+	struct pdata_proc *cur;
+	struct gen_ent *e;
+	uint32_t id;
+	bool fresh;
+
+	*thread = NULL;
+	cur = perf_session__image(s, (pid_t)pid, (pid_t)tid, thread);
+	if (!cur)
+		return 0;
+	e = htab__insert(oc->gens, &gen_type, &key, &fresh);
+	if (!e)
+		return cur->id;
+	if (fresh) {
+		e->pid = key;
+		e->maxgen = gen;
+	}
+	for (unsigned int i = 0; i < GENS_KEPT; i++)
+		if (e->img[i].id && e->img[i].gen == gen) {
+			if (e->img[i].id != cur->id)
+				*thread = NULL;
+			return e->img[i].id;
+		}
+	if (gen >= e->maxgen) {
+		e->maxgen = gen;
+		id = cur->id;
+	} else {
+		id = cur->parent ? cur->parent : cur->id; /* the image before the current one */
+		*thread = NULL;
+	}
+	gen_remember(e, gen, id);
+	return id;
+}
+
+static void apply_count(struct offcpu *oc, struct perf_session *s, const struct count *c)
+{
+	uint64_t pcs[OFFCPU_KERNEL_DEPTH + 2 * OFFCPU_USER_DEPTH];
+	struct pdata_thread *th;
+	uint32_t id = image_of(oc, s, c->key.tgid, c->key.tid, c->key.gen, &th);
+	int truncated;
+	unsigned int n = key_pcs(oc, &c->key, pcs, sizeof(pcs) / sizeof(*pcs), &truncated);
+
+	oc->intervals += c->val.count;
+	oc->ns += c->val.ns;
+	if (!id || !n || !PDATA_KIND_OFFCPU(c->key.reason)) {
+		oc->ns_unplaced += c->val.ns;
+		__atomic_add_fetch(&pdata__header(oc->pd)->offcpu_ns, c->val.ns, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&pdata__header(oc->pd)->offcpu_lost, c->val.ns,
+				   __ATOMIC_RELAXED);
+		return;
+	}
+	/* in the image's newest mapping generation (mappings replaced since the interval: rare) */
+	id = perf_session__counting_id(s, (pid_t)c->key.tgid, id);
+	pdata__count_offcpu(oc->pd, id, (int)c->key.tid, pcs, n, truncated, c->key.reason,
+			    c->val.ns);
+}
+
+static void apply_end(struct offcpu *oc, struct perf_session *s, const struct offcpu_end *e)
+{
+	struct pdata_thread *th;
+
+	image_of(oc, s, e->tgid, e->tid, e->gen, &th);
+	oc->threads_ended++;
+	if (th)
+		pdata__thread_life(th, e->died_ns > e->born_ns ? e->died_ns - e->born_ns : 0,
+				   e->offcpu_ns);
+}
+
+/* By process, the newest image first (offcpu.h: the newest gen is the current image). */
+static int by_gen(const void *a, const void *b)
+{
+	const struct count *x = a, *y = b;
+
+	if (x->key.tgid != y->key.tgid)
+		return x->key.tgid < y->key.tgid ? -1 : 1;
+	return x->key.gen > y->key.gen ? -1 : x->key.gen < y->key.gen;
+}
+
+/* Count what the session can place now (all of it when until is UINT64_MAX). */
+static void apply(struct offcpu *oc, struct perf_session *s, uint64_t until)
+{
+	size_t k = 0, n = 0, m = 0;
+
+	/* the copies first: the counts name them */
+	for (size_t i = 0; i < oc->ncopies; i++) {
+		if (oc->copies[i]->time <= until) {
+			unwind_copy(oc, s, oc->copies[i]);
+			free(oc->copies[i]);
+		} else {
+			oc->copies[m++] = oc->copies[i];
+		}
+	}
+	oc->ncopies = m;
+	if (oc->ncounts > 1)
+		qsort(oc->counts, oc->ncounts, sizeof(*oc->counts), by_gen);
+	for (size_t i = 0; i < oc->ncounts; i++) {
+		if (oc->counts[i].stamp <= until)
+			apply_count(oc, s, &oc->counts[i]);
+		else
+			oc->counts[k++] = oc->counts[i];
+	}
+	oc->ncounts = k;
+	for (size_t i = 0; i < oc->nends; i++) {
+		if (oc->ends[i].died_ns <= until)
+			apply_end(oc, s, &oc->ends[i]);
+		else
+			oc->ends[n++] = oc->ends[i];
+	}
+	oc->nends = n;
+}
+
+void offcpu__poll(struct offcpu *oc, struct perf_session *s)
+{
+	if (!oc || !s)
+		return;
+	read_counts(oc, 0);
+	ring_buffer__consume(oc->rb);
+	apply(oc, s, perf_session__handled_until(s));
+}
+
+/* The threads still alive: their open intervals closed now, their lifetimes so far. */
+static void close_alive(struct offcpu *oc, struct perf_session *s, uint64_t now)
+{
+	int fd = bpf_map__fd(oc->skel->maps.threads);
+	__u32 tid, *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &tid) == 0) {
+		struct offcpu_thread th;
+		struct offcpu_end e = {0};
+		struct offcpu_proc pr = {0};
+
+		prev = &tid;
+		if (bpf_map_lookup_elem(fd, &tid, &th) < 0 || !th.key.tgid)
+			continue;
+		bpf_map_lookup_elem(bpf_map__fd(oc->skel->maps.tracked), &th.key.tgid, &pr);
+		if (th.out_ns && now > th.out_ns) {
+			struct offcpu_val v = {now - th.out_ns, 1};
+
+			th.offcpu_ns += v.ns;
+			keep_count(oc, &th.key, &v, 0);
+			oc->open_closed++;
+		}
+		e = (struct offcpu_end){th.key.tgid, tid, pr.gen, 0, th.born_ns, now, th.offcpu_ns};
+		if (grow((void **)&oc->ends, &oc->capends, oc->nends, sizeof(*oc->ends)) == 0)
+			oc->ends[oc->nends++] = e;
+		oc->threads_alive++;
+	}
+	apply(oc, s, UINT64_MAX);
+}
+
+void offcpu__finish(struct offcpu *oc, struct perf_session *s)
+{
+	uint64_t now;
+
+	if (!oc || !s || oc->finished)
+		return;
+	oc->finished = 1;
+	/* no more counting: the intervals still open are closed at this instant */
+	bpf_link__destroy(oc->skel->links.offcpu_switch);
+	oc->skel->links.offcpu_switch = NULL;
+	now = mono_ns();
+	read_counts(oc, 1);
+	read_counts(oc, 1); /* both maps */
+	ring_buffer__consume(oc->rb);
+	offcpu__stats(oc, oc->stats, OFFCPU_STAT_NR);
+	close_alive(oc, s, now);
+}
+
+void offcpu__stats(const struct offcpu *oc, uint64_t *out, size_t n)
+{
+	int ncpu = libbpf_num_possible_cpus();
+
+	memset(out, 0, n * sizeof(*out));
+	if (!oc || ncpu <= 0)
+		return;
+	if (oc->finished && n <= OFFCPU_STAT_NR && oc->stats[OFFCPU_STAT_SWITCHES]) {
+		memcpy(out, oc->stats, n * sizeof(*out));
+		return;
+	}
+	for (__u32 i = 0; i < n && i < OFFCPU_STAT_NR; i++) {
+		uint64_t vals[ncpu];
+
+		if (bpf_map_lookup_elem(bpf_map__fd(oc->skel->maps.stats), &i, vals) == 0)
+			for (int c = 0; c < ncpu; c++)
+				out[i] += vals[c];
+	}
+}
+
+void offcpu__describe(const struct offcpu *oc, char *buf, size_t len)
+{
+	const uint64_t *st = oc->stats;
+	int at;
+
+	at = snprintf(buf, len,
+		      "off-CPU: BPF on sched_switch, %llu intervals (%.3f s) counted in the "
+		      "kernel by (thread, %s, reason)",
+		      (unsigned long long)oc->intervals, (double)oc->ns / 1e9,
+		      !oc->o.stacks ? "user PC" :
+		      oc->o.copies  ? "kernel stack, user stack" :
+				      "kernel stack, frame-pointer user stack");
+	if (at < 0 || (size_t)at >= len)
+		return;
+	if (oc->o.stacks)
+		at += snprintf(buf + at, len - at,
+			       "; stacks walked at %llu of %llu switch-outs, the others at the "
+			       "place of an earlier walk of the thread (%llu re-walks disagreed)",
+			       (unsigned long long)st[OFFCPU_STAT_WALKS],
+			       (unsigned long long)st[OFFCPU_STAT_SWITCHES],
+			       (unsigned long long)st[OFFCPU_STAT_STALE]);
+	if ((size_t)at < len && oc->o.stacks && oc->o.copies)
+		at += snprintf(
+			buf + at, len - at,
+			"; user stacks through the CFI from %llu copies (%llu complete, %llu "
+			"copies lost: frame pointers there)",
+			(unsigned long long)oc->unwound, (unsigned long long)oc->unwound_complete,
+			(unsigned long long)st[OFFCPU_STAT_COPIES_LOST]);
+	if ((size_t)at < len && oc->open_closed)
+		at += snprintf(buf + at, len - at, "; %llu intervals still open closed at the end",
+			       (unsigned long long)oc->open_closed);
+	if ((size_t)at < len &&
+	    (oc->ns_unplaced || st[OFFCPU_STAT_KEYS_FULL_NS] || st[OFFCPU_STAT_THREADS_FULL] ||
+	     st[OFFCPU_STAT_ENDS_LOST] || st[OFFCPU_STAT_PROCS_FULL]))
+		snprintf(buf + at, len - at,
+			 "; lost: %.3f s not placed, %.3f s without room for their key, %llu "
+			 "switch-outs of threads without room, %llu thread ends, %llu processes "
+			 "not followed (no room)",
+			 (double)oc->ns_unplaced / 1e9, (double)st[OFFCPU_STAT_KEYS_FULL_NS] / 1e9,
+			 (unsigned long long)st[OFFCPU_STAT_THREADS_FULL],
+			 (unsigned long long)st[OFFCPU_STAT_ENDS_LOST],
+			 (unsigned long long)st[OFFCPU_STAT_PROCS_FULL]);
+}
+
+void offcpu__close(struct offcpu *oc)
+{
+	size_t i;
+
+	if (!oc)
+		return;
+	ring_buffer__free(oc->rb);
+	offcpu_bpf__destroy(oc->skel);
+	for (i = 0; oc->stacks && i <= oc->stacks->mask && oc->stacks->slots; i++) {
+		struct stack_ent *e = htab__slot(oc->stacks, &stack_type, i);
+
+		if (!htab__slot_empty(&stack_type, e))
+			free(e->pcs);
+	}
+	for (i = 0; oc->walks && oc->walks->slots && i <= oc->walks->mask; i++) {
+		struct walk_ent *e = htab__slot(oc->walks, &walk_type, i);
+
+		if (!htab__slot_empty(&walk_type, e))
+			free(e->pcs);
+	}
+	for (i = 0; i < oc->ncopies; i++)
+		free(oc->copies[i]);
+	free(oc->copies);
+	htab__free(oc->stacks);
+	htab__free(oc->gens);
+	htab__free(oc->walks);
+	free(oc->counts);
+	free(oc->ends);
+	free(oc);
+}
+
+#else /* !PROFIL_HAVE_BPF */
+
+int offcpu__open(struct offcpu **out, struct pdata *pd, const struct offcpu_opts *o, char *why,
+		 size_t whylen)
+{
+	(void)out, (void)pd, (void)o;
+	snprintf(why, whylen, "this profil was built without BPF support");
+	return -ENOTSUP;
+}
+
+int offcpu__track(struct offcpu *oc, pid_t pid)
+{
+	(void)oc, (void)pid;
+	return -ENOTSUP;
+}
+
+void offcpu__poll(struct offcpu *oc, struct perf_session *s)
+{
+	(void)oc, (void)s;
+}
+
+void offcpu__finish(struct offcpu *oc, struct perf_session *s)
+{
+	(void)oc, (void)s;
+}
+
+void offcpu__describe(const struct offcpu *oc, char *buf, size_t len)
+{
+	(void)oc;
+	if (len)
+		buf[0] = 0;
+}
+
+void offcpu__stats(const struct offcpu *oc, uint64_t *out, size_t n)
+{
+	(void)oc;
+	memset(out, 0, n * sizeof(*out));
+}
+
+void offcpu__close(struct offcpu *oc)
+{
+	(void)oc;
+}
+#endif
