@@ -512,6 +512,52 @@ static void test_generations(void)
 	pview__free(v);
 }
 
+/*
+ * Off-CPU time (format 3) and generations: the file becomes format 4, its
+ * off-CPU slots still read as such, each under its generation.
+ */
+static void test_generations_offcpu(void)
+{
+	struct pdata_create_opts opts = {.table_slots = 64, .frame_slots = 64,
+					 .records_cap = 8192, .offcpu = PDATA_OFFCPU_BPF};
+	uint64_t pc = 0x11000;
+	struct pdata_proc *proc;
+	struct pdata_gen *g;
+	struct pview *v = NULL;
+	char why[256], file[300];
+	struct pdata *w;
+
+	snprintf(file, sizeof(file), "%s/gens_off.data", dir);
+	if (pdata__create(&w, file, &opts, why, sizeof(why)) < 0) {
+		CHECKF("create", 0, "%s", why);
+		return;
+	}
+	CHECK("format 3 with off-CPU time", pdata__header(w)->version == PDATA_VERSION_OFFCPU);
+	proc = pdata__add_proc(w, 100, 1, 0, "/bin/prog", 1);
+	pdata__add_map(w, proc->id, 0x10000, 0x14000, 0, 5, "/lib/a.so", NULL, 0);
+	pdata__count_offcpu(w, proc->id, 100, &pc, 1, 0, PDATA_KIND_SLEEP, 1000);
+	g = pdata__add_gen(w, proc->id, 1, 2);
+	pdata__add_map(w, g->id, 0x10000, 0x14000, 0, 5, "/lib/b.so", NULL, 0);
+	CHECK("off-CPU time is still counted in format 4",
+	      pdata__count_offcpu(w, g->id, 100, &pc, 1, 0, PDATA_KIND_SLEEP, 3000) == 0);
+	pdata__count(w, g->id, 100, pc, 4);
+	pdata__finish(w);
+	pdata__close(w);
+	if (pview__load(&v, file, why, sizeof(why)) < 0) {
+		CHECKF("load", 0, "%s", why);
+		return;
+	}
+	CHECKF("off-CPU slots and samples under their generations",
+	       v->hdr.version == PDATA_VERSION_GEN && v->noffcpu == 2 && v->offcpu[0].gen == 0 &&
+		       v->offcpu[0].count == 1000 && v->offcpu[1].gen == 1 &&
+		       v->offcpu[1].count == 3000 && v->nsamples == 1 && v->samples[0].gen == 1 &&
+		       v->samples[0].kind == PDATA_KIND_CPU &&
+		       !strcmp(pview__map_of(v, &v->procs[0], 1, pc)->path, "/lib/b.so"),
+	       "version %u, %zu off-CPU slots, %zu samples", v->hdr.version, v->noffcpu,
+	       v->nsamples);
+	pview__free(v);
+}
+
 /* Generation records that do not fit (unknown image, an id that is a proc's): ignored, counted. */
 static void test_generations_damaged(void)
 {
@@ -615,6 +661,7 @@ int main(void)
 	test_check_header();
 	test_shrinks_while_read();
 	test_generations();
+	test_generations_offcpu();
 	test_generations_damaged();
 	char cmd[300];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
