@@ -518,8 +518,10 @@ static void test_generations(void)
  */
 static void test_generations_offcpu(void)
 {
-	struct pdata_create_opts opts = {.table_slots = 64, .frame_slots = 64,
-					 .records_cap = 8192, .offcpu = PDATA_OFFCPU_BPF};
+	struct pdata_create_opts opts = {.table_slots = 64,
+					 .frame_slots = 64,
+					 .records_cap = 8192,
+					 .offcpu = PDATA_OFFCPU_BPF};
 	uint64_t pc = 0x11000;
 	struct pdata_proc *proc;
 	struct pdata_gen *g;

@@ -206,7 +206,8 @@ static void test_maps(const struct pview *v)
 				    !strcmp(m->path, "/lib/libx.so"));
 	CHECK("map_of inside", a && pview__map_of(v, a, 0, 0x1fff) == &a->maps[0] &&
 				       pview__map_of(v, a, 0, 0x5000) == &a->maps[1]);
-	CHECK("map_of outside", a && !pview__map_of(v, a, 0, 0x2000) && !pview__map_of(v, a, 0, 0xfff) &&
+	CHECK("map_of outside", a && !pview__map_of(v, a, 0, 0x2000) &&
+					!pview__map_of(v, a, 0, 0xfff) &&
 					!pview__map_of(v, a, 0, 0x6000));
 	CHECK("a fork child's pc in its parent's map",
 	      d && pview__map_of(v, d, 0, 0x1010) == &a->maps[0]);

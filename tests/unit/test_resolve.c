@@ -94,7 +94,8 @@ static void test_own_code(struct resolver *r, const struct pview *v)
 	CHECK("one row per function: interned",
 	      resolver__pc(r, me, 0, pc_of(res_hot, 9), 5) == hot &&
 		      resolver__pc(r, me, 0, pc_of(res_hot, 2), 0) == hot);
-	CHECK("a fork child: its parent's maps", resolver__pc(r, kid, 0, pc_of(res_hot, 2), 0) == hot);
+	CHECK("a fork child: its parent's maps",
+	      resolver__pc(r, kid, 0, pc_of(res_hot, 2), 0) == hot);
 	CHECK("an exec'd image: not the previous image's maps",
 	      is_row(resolver__pc(r, exec, 0, pc_of(res_hot, 2), 0), "[unknown]", "[unknown]",
 		     "[unknown]"));
@@ -172,7 +173,8 @@ static void test_kernel(struct resolver *r, const struct pview *v)
 	CHECK("a module's symbol", is_row(resolver__pc(r, me, 0, KTEXT + 0x107f, 1),
 					  "k_fault [somemod]", "[kernel]", "[kernel]"));
 	CHECK("kernel code no KSYM names: one [kernel] row",
-	      is_row(resolver__pc(r, me, 0, KTEXT + 0x100, 1), "[kernel]", "[kernel]", "[kernel]") &&
+	      is_row(resolver__pc(r, me, 0, KTEXT + 0x100, 1), "[kernel]", "[kernel]",
+		     "[kernel]") &&
 		      resolver__pc(r, me, 0, KTEXT + 0x100, 1) ==
 			      resolver__pc(r, me, 0, KTEXT + 0x5000, 1));
 	CHECK("the cut-short mark: the [truncated] row",
