@@ -9,7 +9,8 @@
 #   - swap: one path rewritten with a new inode between the two dlopens: the second library's
 #     samples named from it, the first's never with its functions, and the report notes that
 #     the file at the path is not the one that ran; with the first library's copy served by a
-#     debuginfod on localhost, the first's samples are named from that copy;
+#     debuginfod on localhost, or from the copy the recorder kept (root), the first's samples
+#     are named from that copy; so are a deleted library's;
 #   - profiles of format 2 (committed seeds written by an earlier profil) still read.
 # Every run is bounded by a timeout (status 124: a hang).
 . "$ROOT/tests/e2e/record/common.sh"
@@ -152,6 +153,13 @@ if [ "$(id -u)" = 0 ]; then
 		"$H" swap "$T/lib/libswap.so" "$LA" "$LB" 0.2 >/dev/null 2>&1
 	[ "$(find "$T/xdg" -type f | wc -l)" -eq 1 ] && "$DUMP" kept2.data | grep -q '^note .*0 copied by build id (0 KiB), some copied before'
 	expect swap_kept_once "$(find "$T/xdg" -type f) $("$DUMP" kept2.data | grep '^note')"
+	# a library deleted while it ran (once "binary is gone", code as file offsets)
+	XDG_CACHE_HOME="$T/xdg3" timeout 60 "$P" record -q --clock perf -o del.data -- \
+		"$H" deleted "$T/lib/libdel.so" "$LA" 0.5 >/dev/null 2>&1
+	XDG_CACHE_HOME="$T/xdg3" timeout 60 "$P" report -i del.data --format csv >del.csv 2>&1
+	a=$(seconds /libdel.so swap_hot_a del.csv)
+	in_range "$a" 0.35 0.65
+	expect deleted_named_from_kept_copy "swap_hot_a ${a}s of 0.5 s: $(head -c 400 del.csv)"
 else
 	skip swap_named_from_kept_copy "the recorder keeps copies through /proc/PID/map_files, as root only"
 fi
