@@ -42,6 +42,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -51,6 +52,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -62,12 +64,15 @@
 #include "lib/sampler.h"
 #include "profile/pdata.h"
 
-#define EXPORT __attribute__((visibility("default")))
-#define MAX_MAPS 1024
-#define TID_SLOTS 4096 /* power of two */
+_Static_assert(UNWIND_MAX_OBJECTS == PDATA_AGENT_MAX_OBJECTS, "the bound the header states");
 
+#define EXPORT __attribute__((visibility("default")))
+#define MAX_MAPS 16384 /* executable mappings recorded per image; past it: PDATA_AGENT_MAPS_FULL */
+#define TLS_IE __attribute__((tls_model("initial-exec")))
+
+/* A mapping already recorded: what was mapped (the file's device and inode), not only where. */
 struct known_map {
-	uint64_t start, end, pgoff;
+	uint64_t start, end, pgoff, dev, ino;
 };
 
 static struct {
@@ -85,12 +90,10 @@ static struct {
 	int stacks;		 /* call stacks asked for (PROFIL_AGENT_STACKS=1) */
 	uint64_t unwind_objects; /* unwinder activations already followed by a rescan */
 	struct known_map maps[MAX_MAPS];
-	unsigned int nmaps;	 /* atomic, entries written before the count */
-	int need_rescan;	 /* atomic: a sample fell outside every known mapping */
-	int rescanning;		 /* atomic try-lock */
-	int32_t tids[TID_SLOTS]; /* threads with a record in this image */
-	struct pdata_thread *trecs[TID_SLOTS]; /* their records (NULL until written) */
-	struct pdata_cpu base;		       /* the process's CPU time when this image began */
+	unsigned int nmaps;	  /* atomic, entries written before the count */
+	int need_rescan;	  /* atomic: a sample fell outside every known mapping */
+	int rescanning;		  /* atomic try-lock */
+	struct pdata_cpu base;	  /* the process's CPU time when this image began */
 	struct pdata_cpu tbase;	  /* the main thread's, likewise (it goes on across an exec) */
 	pthread_key_t thread_key; /* a thread's destructor writes its CPU time */
 	int have_key;
@@ -106,6 +109,8 @@ static int (*real_fexecve)(int, char *const[], char *const[]);
 static void (*real_exit)(int) __attribute__((noreturn));
 static void (*real__exit)(int) __attribute__((noreturn));
 static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+static int (*real_prctl)(int, unsigned long, unsigned long, unsigned long, unsigned long);
+static long (*real_syscall)(long, long, long, long, long, long, long);
 
 static void resolve_reals(void)
 {
@@ -117,6 +122,8 @@ static void resolve_reals(void)
 	real_exit = dlsym(RTLD_NEXT, "exit");
 	real__exit = dlsym(RTLD_NEXT, "_exit");
 	real_pthread_create = dlsym(RTLD_NEXT, "pthread_create");
+	real_prctl = dlsym(RTLD_NEXT, "prctl");
+	real_syscall = dlsym(RTLD_NEXT, "syscall");
 }
 
 static pid_t my_tid(void)
@@ -139,14 +146,83 @@ static int on_file(void (*fn)(void *), void *arg)
 	return -EFAULT;
 }
 
+/* ---- sandboxes ------------------------------------------------------------ */
+
+static void set_agent_flag(void *arg)
+{
+	__atomic_or_fetch(&pdata__header(ag.pd)->agent_flags, *(const uint32_t *)arg,
+			  __ATOMIC_RELAXED);
+}
+
+/* Into the header's agent_flags (what the report says about the agents). */
+static void note_agent_flag(uint32_t flag)
+{
+	if (ag.pd && ag.active)
+		on_file(set_agent_flag, &flag);
+}
+
+/*
+ * The program is about to enter a sandbox (seccomp strict mode or a filter):
+ * from now on no system call of ours (lib/sampler.h: sampler_go_quiet), in
+ * the handler or in the wrappers.  Returns whether this call made us quiet.
+ */
+static int sandbox_enter(void)
+{
+	if (sampler_quiet())
+		return 0;
+	sampler_go_quiet();
+	return 1;
+}
+
+/* The sandbox call returned rc: entered (its flag into the header), or failed (loud again). */
+static void sandbox_result(int became_quiet, long rc, uint32_t flag)
+{
+	if (rc == 0)
+		note_agent_flag(flag);
+	else if (became_quiet)
+		sampler_go_loud();
+}
+
+/* The kind of sandbox a prctl(PR_SET_SECCOMP, mode) or seccomp(op) enters, 0 if none. */
+static uint32_t seccomp_kind(int is_prctl, unsigned long op)
+{
+	if (is_prctl)
+		return op == SECCOMP_MODE_STRICT ? PDATA_AGENT_SECCOMP_STRICT :
+		       op == SECCOMP_MODE_FILTER ? PDATA_AGENT_SECCOMP_FILTER :
+						   0;
+	return op == SECCOMP_SET_MODE_STRICT ? PDATA_AGENT_SECCOMP_STRICT :
+	       op == SECCOMP_SET_MODE_FILTER ? PDATA_AGENT_SECCOMP_FILTER :
+					       0;
+}
+
+/* A filter from before the program started (a container, a service manager): noted only. */
+static void note_inherited_sandbox(void)
+{
+	char buf[4096];
+	const char *at;
+	ssize_t n;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	at = strstr(buf, "\nSeccomp:");
+	if (at && strtol(at + 9, NULL, 10) == SECCOMP_MODE_FILTER)
+		note_agent_flag(PDATA_AGENT_SECCOMP_INHERITED);
+}
+
 /* ---- mappings ------------------------------------------------------------ */
 
-static int map_known(uint64_t start, uint64_t end, uint64_t pgoff)
+/* Recorded already: the same range of the same file (another library dlopen'ed where a
+ * dlclose'd one was, or a file replaced at its path, is a new mapping). */
+static int map_known(const struct known_map *m)
 {
 	unsigned int n = __atomic_load_n(&ag.nmaps, __ATOMIC_ACQUIRE);
 
 	for (unsigned int i = 0; i < n; i++)
-		if (ag.maps[i].start == start && ag.maps[i].end == end && ag.maps[i].pgoff == pgoff)
+		if (!memcmp(&ag.maps[i], m, sizeof(*m)))
 			return 1;
 	return 0;
 }
@@ -212,6 +288,7 @@ static void map_line(const char *p)
 	uint64_t start, end, off, major, minor, ino;
 	uint8_t id[BUILD_ID_MAX];
 	const char *perms, *path;
+	struct known_map km;
 	unsigned int n, idlen;
 
 	p = parse_hex(p, &start);
@@ -228,12 +305,15 @@ static void map_line(const char *p)
 	p = parse_dec(skip_field(parse_hex(p, &minor)), &ino);
 	p = skip_field(p);
 	path = *p ? p : "[anon]";
-	if (perms[2] != 'x' || !strcmp(path, "[vsyscall]") || map_known(start, end, off))
+	km = (struct known_map){start, end, off, (major << 32) | minor, ino};
+	if (perms[2] != 'x' || !strcmp(path, "[vsyscall]") || map_known(&km))
 		return;
 	n = __atomic_load_n(&ag.nmaps, __ATOMIC_RELAXED);
-	if (n >= MAX_MAPS)
+	if (n >= MAX_MAPS) {
+		note_agent_flag(PDATA_AGENT_MAPS_FULL);
 		return;
-	ag.maps[n] = (struct known_map){start, end, off};
+	}
+	ag.maps[n] = km;
 	__atomic_store_n(&ag.nmaps, n + 1, __ATOMIC_RELEASE);
 	idlen = ino ? build_id_of_mapped(path, (unsigned int)major, (unsigned int)minor, (ino_t)ino,
 					 id) :
@@ -277,59 +357,55 @@ static void scan_maps(void)
 
 static void rescan_if_needed(void)
 {
-	if (ag.active && getpid() == ag.pid && __atomic_load_n(&ag.need_rescan, __ATOMIC_RELAXED))
+	if (ag.active && !sampler_quiet() && getpid() == ag.pid &&
+	    __atomic_load_n(&ag.need_rescan, __ATOMIC_RELAXED))
 		scan_maps();
 }
 
 /* ---- samples and threads ------------------------------------------------- */
 
-static void read_comm(pid_t tid, char comm[16])
+/* The calling thread's name (one prctl: no file opened in the handler). */
+static void read_comm(char comm[16])
 {
-	char path[64];
-	ssize_t n;
-	int fd;
-
 	comm[0] = 0;
-	if (tid == my_tid()) {
+	if (!sampler_quiet())
 		prctl(PR_GET_NAME, comm);
-		return;
-	}
-	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = read(fd, comm, 15);
-	close(fd);
-	comm[n > 0 ? n : 0] = 0;
-	comm[strcspn(comm, "\n")] = 0;
+	comm[15] = 0;
 }
 
-/* First sample of a thread in this image: publish its thread record (lock-free set). */
+/*
+ * The calling thread's record in this image, in the thread itself: as many
+ * threads as the program starts (a table of tids filled up at 4,096 threads
+ * and the rest lost their records), no tid reuse mistaken for the same thread.
+ * A fork child's image has another proc id: its threads get new records.
+ */
+static __thread struct {
+	uint32_t proc;		  /* the image the record belongs to, 0 = none */
+	int busy;		  /* being written (a tick inside it leaves it to the writer) */
+	struct pdata_thread *rec; /* NULL if the file had no room */
+} my_thread TLS_IE;
+
+/* First sample of the calling thread in this image: write its record. */
 static void note_thread(pid_t tid)
 {
-	uint32_t i = ((uint32_t)tid * 2654435761u) & (TID_SLOTS - 1);
+	uint32_t proc = __atomic_load_n(&ag.proc, __ATOMIC_RELAXED);
+	char comm[16];
 
-	for (int probe = 0; probe < 64; probe++, i = (i + 1) & (TID_SLOTS - 1)) {
-		int32_t cur = __atomic_load_n(&ag.tids[i], __ATOMIC_ACQUIRE);
+	if (my_thread.proc == proc || my_thread.busy)
+		return;
+	my_thread.busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	read_comm(comm);
+	my_thread.rec = pdata__add_thread(ag.pd, proc, tid, comm);
+	my_thread.proc = proc;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	my_thread.busy = 0;
+}
 
-		if (cur == tid)
-			return;
-		if (cur == 0) {
-			int32_t expected = 0;
-			char comm[16];
-
-			if (!__atomic_compare_exchange_n(&ag.tids[i], &expected, tid, 0,
-							 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-				if (expected == tid)
-					return;
-				continue;
-			}
-			read_comm(tid, comm);
-			__atomic_store_n(&ag.trecs[i], pdata__add_thread(ag.pd, ag.proc, tid, comm),
-					 __ATOMIC_RELEASE);
-			return;
-		}
-	}
+/* The sampled thread when the clock did not say: in a sandbox, the main thread (no gettid). */
+static pid_t sampled_tid(void)
+{
+	return sampler_quiet() ? ag.pid : my_tid();
 }
 
 /* Ticks no sink received (the image ends), into the header's lost count. */
@@ -371,7 +447,7 @@ static void agent_sink(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks)
 	(void)arg;
 	if (!__atomic_load_n(&ag.active, __ATOMIC_ACQUIRE))
 		return;
-	if (on_file(count_sample, &(struct sample_args){pc, tid ? tid : my_tid(), ticks}) < 0)
+	if (on_file(count_sample, &(struct sample_args){pc, tid ? tid : sampled_tid(), ticks}) < 0)
 		return;
 	if (!pc_known(pc))
 		__atomic_store_n(&ag.need_rescan, 1, __ATOMIC_RELAXED);
@@ -381,18 +457,26 @@ struct stack_args {
 	const uint64_t *pcs;
 	int n;
 	pid_t tid;
-	int truncated;
+	unsigned int flags; /* UNWIND_* */
 	unsigned int ticks;
 };
 
 static void count_stack(void *arg)
 {
 	const struct stack_args *a = arg;
+	struct pdata_header *h = pdata__header(ag.pd);
 
+	/* why the stack was cut, where a reader can say it (the header's agent counters) */
+	if (a->flags & UNWIND_REFUSED)
+		__atomic_add_fetch(&h->agent_refused, a->ticks, __ATOMIC_RELAXED);
+	else if (a->flags & UNWIND_NO_ROOM)
+		__atomic_add_fetch(&h->agent_no_room, a->ticks, __ATOMIC_RELAXED);
+	else if (a->flags & (UNWIND_LEAF_ONLY | UNWIND_FORKING))
+		__atomic_add_fetch(&h->agent_unwalked, a->ticks, __ATOMIC_RELAXED);
 	note_thread(a->tid);
 	/* with the ticks the kernel merged into this one, as count_sample */
 	pdata__count_stack(ag.pd, __atomic_load_n(&ag.proc, __ATOMIC_RELAXED), a->tid, a->pcs,
-			   (unsigned int)a->n, a->truncated, a->ticks);
+			   (unsigned int)a->n, !!(a->flags & UNWIND_TRUNCATED), a->ticks);
 }
 
 /*
@@ -411,14 +495,14 @@ static void agent_sink_stack(void *arg, uintptr_t pc, pid_t tid, unsigned int ti
 	if (!__atomic_load_n(&ag.active, __ATOMIC_ACQUIRE))
 		return;
 	if (!tid)
-		tid = my_tid();
+		tid = sampled_tid();
 	pcs[0] = pc;
+	/* no context: the tick found no stack of ours free to walk on (lib/tick_stack.h) */
 	if (uc)
 		n = unwind_from_signal(uc, pcs, UNWIND_MAX_DEPTH, &flags);
 	/* TEST-ONLY: a no-op without PROFIL_TEST_STACK_DUMP */
 	stack_dump_append(__atomic_load_n(&ag.proc, __ATOMIC_RELAXED), tid, pcs, n, flags);
-	if (on_file(count_stack,
-		    &(struct stack_args){pcs, n, tid, !!(flags & UNWIND_TRUNCATED), ticks}) < 0)
+	if (on_file(count_stack, &(struct stack_args){pcs, n, tid, flags, ticks}) < 0)
 		return;
 	/* a caller in an object the unwinder had not seen yet may lack its mapping record */
 	seen = unwind_objects_seen();
@@ -523,20 +607,10 @@ static struct pdata_cpu since(struct pdata_cpu now, const struct pdata_cpu *base
 	return now;
 }
 
-/* The record of thread tid in this image, NULL when it has none. */
-static struct pdata_thread *thread_rec(pid_t tid)
+/* The calling thread's record in this image, NULL when it has none. */
+static struct pdata_thread *thread_rec(void)
 {
-	uint32_t i = ((uint32_t)tid * 2654435761u) & (TID_SLOTS - 1);
-
-	for (int probe = 0; probe < 64; probe++, i = (i + 1) & (TID_SLOTS - 1)) {
-		int32_t cur = __atomic_load_n(&ag.tids[i], __ATOMIC_ACQUIRE);
-
-		if (cur == tid)
-			return __atomic_load_n(&ag.trecs[i], __ATOMIC_ACQUIRE);
-		if (!cur)
-			return NULL;
-	}
-	return NULL;
+	return my_thread.proc == __atomic_load_n(&ag.proc, __ATOMIC_RELAXED) ? my_thread.rec : NULL;
 }
 
 struct thread_cpu_args {
@@ -550,7 +624,7 @@ static void write_thread_cpu(void *arg)
 	struct pdata_thread *t;
 
 	note_thread(a->tid); /* a thread the clock never sampled gets its record now */
-	t = thread_rec(a->tid);
+	t = thread_rec();
 	if (t)
 		pdata__thread_cpu(t, &a->cpu);
 }
@@ -558,8 +632,11 @@ static void write_thread_cpu(void *arg)
 /* The calling thread's CPU time in this image, into its record. */
 static void account_thread(int main_thread)
 {
-	struct thread_cpu_args a = {my_tid(), cpu_now(1)};
+	struct thread_cpu_args a;
 
+	if (sampler_quiet())
+		return; /* a sandbox: the recorder's accounting of the process stands */
+	a = (struct thread_cpu_args){my_tid(), cpu_now(1)};
 	if (main_thread)
 		a.cpu = since(a.cpu, &ag.tbase);
 	on_file(write_thread_cpu, &a);
@@ -578,8 +655,6 @@ static void add_image(void *arg)
 	if (!ag.rec)
 		return;
 	__atomic_store_n(&ag.proc, ag.rec->id, __ATOMIC_RELEASE);
-	memset(ag.tids, 0, sizeof(ag.tids));
-	memset(ag.trecs, 0, sizeof(ag.trecs));
 	__atomic_store_n(&ag.nmaps, 0, __ATOMIC_RELEASE);
 	/* a new sampler session counts from zero (no sink runs before it starts) */
 	__atomic_store_n(&ag.lost_reported, 0, __ATOMIC_RELAXED);
@@ -603,6 +678,7 @@ static int begin_image(uint32_t parent)
 struct end_args {
 	int kind, code; /* kind < 0: keep what the record says (exit() may have filled it) */
 	struct pdata_cpu cpu;
+	uint64_t end_ns; /* 0: unknown (a sandbox) */
 };
 
 static void write_end(void *arg)
@@ -617,7 +693,7 @@ static void write_end(void *arg)
 		kind = __atomic_load_n(&ag.rec->end_kind, __ATOMIC_ACQUIRE);
 		code = ag.rec->end_code;
 	}
-	pdata__end_proc(ag.rec, kind, code, pdata__now_ns(), &e->cpu);
+	pdata__end_proc(ag.rec, kind, code, e->end_ns, &e->cpu);
 }
 
 /*
@@ -627,11 +703,15 @@ static void write_end(void *arg)
  */
 static void end_image(int kind, int code)
 {
-	struct end_args e = {kind, code, since(cpu_now(0), &ag.base)};
+	struct end_args e = {kind, code, {0}, 0};
 
 	if (!ag.rec)
 		return;
-	account_thread(my_tid() == ag.pid);
+	if (!sampler_quiet()) { /* in a sandbox: how it ended only (no clock read) */
+		e.cpu = since(cpu_now(0), &ag.base);
+		e.end_ns = pdata__now_ns();
+	}
+	account_thread(!sampler_quiet() && my_tid() == ag.pid);
 	on_file(write_end, &e);
 }
 
@@ -661,7 +741,8 @@ static void atfork_child(void)
 		return;
 	}
 	ag.forked = 1;
-	if (!ag.inherit) {
+	if (!ag.inherit || sampler_quiet()) {
+		/* in a sandbox: no system call to start a new record and clock with */
 		/* not following children: this process records nothing */
 		__atomic_store_n(&ag.active, 0, __ATOMIC_RELEASE);
 		errno = saved;
@@ -780,7 +861,18 @@ static int do_exec(int kind, const char *path, int fd, char *const argv[], char 
 
 	if (in_vfork) /* a vfork child of a profiled process: the exec'd image is a new process */
 		follow = ag.pd && ag.inherit && ag.active;
-	if (!ag.pd) {
+	if (ag.pd && sampler_quiet()) {
+		/* a sandbox: no system call of ours; the new image goes without the agent (it
+		 * would start its clock with system calls the sandbox may forbid) */
+		pcpu = tcpu = (struct pdata_cpu){0};
+		if (exec_env(envp, newenv, cap, preload, sizeof(preload), parent, sizeof(parent), 0,
+			     &pcpu, &tcpu) < 0) {
+			errno = E2BIG;
+			return -1;
+		}
+		envp = newenv;
+	}
+	if (!ag.pd || sampler_quiet()) {
 		if (kind == 0)
 			return real_execve(path, argv, envp);
 		if (kind == 1)
@@ -916,6 +1008,8 @@ __attribute__((used)) void profil_agent_before_dl(void)
 	if (!real_dlopen)
 		resolve_reals();
 	rescan_if_needed();
+	if (ag.stacks && !sampler_quiet())
+		unwind_objects_reserve(); /* the unwinder's room for what this dlopen brings */
 	errno = saved;
 }
 
@@ -972,7 +1066,7 @@ static void thread_ends(void *value)
 	int saved = errno;
 
 	(void)value;
-	if (__atomic_load_n(&ag.active, __ATOMIC_ACQUIRE) && getpid() == ag.pid)
+	if (__atomic_load_n(&ag.active, __ATOMIC_ACQUIRE) && !sampler_quiet() && getpid() == ag.pid)
 		account_thread(0);
 	errno = saved;
 }
@@ -1003,6 +1097,68 @@ EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(
 	rc = real_pthread_create(thread, attr, thread_main, st);
 	if (rc)
 		free(st);
+	return rc;
+}
+
+/* ---- sandboxes ------------------------------------------------------------------ */
+
+/*
+ * seccomp(2) through prctl() or syscall() (libseccomp's way): the agent goes
+ * quiet before the sandbox takes effect (sandbox_enter).  A program that
+ * enters one with an inline system call is not seen (doc/agent-syscalls.md).
+ */
+EXPORT int prctl(int option, ...)
+{
+	unsigned long a[4];
+	uint32_t kind;
+	va_list ap;
+	int quieted = 0, rc;
+
+	va_start(ap, option);
+	for (int i = 0; i < 4; i++)
+		a[i] = va_arg(ap, unsigned long);
+	va_end(ap);
+	if (!real_prctl)
+		resolve_reals();
+	kind = option == PR_SET_SECCOMP ? seccomp_kind(1, a[0]) : 0;
+	if (kind)
+		quieted = sandbox_enter();
+	rc = real_prctl(option, a[0], a[1], a[2], a[3]);
+	if (kind) {
+		int saved = errno;
+
+		sandbox_result(quieted, rc, kind);
+		errno = saved;
+	}
+	return rc;
+}
+
+EXPORT long syscall(long nr, ...)
+{
+	long a[6], rc;
+	uint32_t kind = 0;
+	va_list ap;
+	int quieted = 0;
+
+	va_start(ap, nr);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (!real_syscall)
+		resolve_reals();
+	if (nr == SYS_seccomp)
+		kind = seccomp_kind(0, (unsigned long)a[0]);
+	else if (nr == SYS_prctl && a[0] == PR_SET_SECCOMP)
+		kind = seccomp_kind(1, (unsigned long)a[1]);
+	if (kind)
+		quieted = sandbox_enter();
+	rc = real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (kind) {
+		int saved = errno;
+
+		sandbox_result(quieted, rc, kind);
+		errno = saved;
+	}
 	return rc;
 }
 
@@ -1157,6 +1313,7 @@ __attribute__((constructor)) static void agent_init(void)
 		goto out;
 	__atomic_store_n(&ag.active, 1, __ATOMIC_RELEASE);
 	scan_maps();
+	note_inherited_sandbox();
 	if (ag.stacks)
 		enable_stacks();
 	if (sampler_start(&ag.cfg, &info) < 0) {

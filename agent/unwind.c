@@ -51,20 +51,25 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <libunwind.h>
+#include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <ucontext.h>
 
 #include "agent/agent_env.h"
+#include "agent/cfi_check.h"
 #include "agent/frame_cache.h"
 #include "lib/guard.h"
 #include "agent/unwind.h"
 
 #define TLS_IE __attribute__((tls_model("initial-exec")))
 #define LIBUNWIND_SONAME PROFIL_LIBUNWIND_SO
-#define MAX_OBJECTS 256
+#define OBJ_CHUNK 256 /* objects registered with libunwind at a time */
+#define OBJ_CHUNKS (UNWIND_MAX_OBJECTS / OBJ_CHUNK)
+#define OBJ_SPARE 256 /* free entries kept beyond the objects loaded, for the next dlopen */
 #define STR_(x) #x
 #define STR(x) STR_(x) /* the real symbol behind one of libunwind's macros */
 
@@ -89,12 +94,23 @@ enum object_state { OBJ_FREE, OBJ_CLAIMED, OBJ_LIVE, OBJ_DEAD };
 struct object {
 	unw_dyn_info_t di;    /* in libunwind's list since unwind_init(); inert while end_ip == 0 */
 	uintptr_t start, end; /* atomic: our copy of the range, 0..0 unless live */
-	const void *eh_frame; /* its PT_GNU_EH_FRAME, to recognise it after a dlclose */
-	int state;	      /* atomic, enum object_state */
-	uint32_t gen;	      /* atomic: times the slot was retired; in the tag of its rules */
+	const void *eh_frame; /* its PT_GNU_EH_FRAME and link map, to recognise it after a */
+	const void *link_map; /* dlclose (another object loaded at its address has others) */
+	struct cfi_object cfi; /* where its CFI is, for the gate (cfi_check.h) */
+	uint64_t refused;      /* atomic: rules refused by the gate (the object is marked) */
+	int state;	       /* atomic, enum object_state */
+	uint32_t gen;	       /* atomic: times the slot was retired; in the tag of its rules */
+	uint32_t slot;	       /* its index */
 };
 
-static struct object objects[MAX_OBJECTS];
+/*
+ * The objects, in chunks mapped and registered outside signal context as
+ * the program loads more (unwind_objects_reserve): a handler only ever
+ * reads chunks[] and nobjects, published after the entries they cover.
+ */
+static struct object *chunks[OBJ_CHUNKS];
+static unsigned int nobjects; /* atomic */
+
 static struct frame_cache cache;
 static int ready;	    /* atomic */
 static int fork_pending;    /* atomic */
@@ -141,20 +157,35 @@ static uint32_t owner_of(struct object *o)
 {
 	uint32_t gen = __atomic_load_n(&o->gen, __ATOMIC_ACQUIRE);
 
-	return (((gen + 1) & 0xffffff) << 8) | (uint32_t)(o - objects);
+	return ((gen % 0x3ffffu + 1) << 14) | o->slot; /* 14 bits: UNWIND_MAX_OBJECTS */
+}
+
+static struct object *object_at(unsigned int i)
+{
+	return &__atomic_load_n(&chunks[i / OBJ_CHUNK], __ATOMIC_ACQUIRE)[i % OBJ_CHUNK];
+}
+
+static unsigned int object_count(void)
+{
+	return __atomic_load_n(&nobjects, __ATOMIC_ACQUIRE);
 }
 
 static int owner_live(uint32_t owner)
 {
-	struct object *o = &objects[owner & 0xff];
+	unsigned int slot = owner & (UNWIND_MAX_OBJECTS - 1);
+	struct object *o;
+
+	if (slot >= object_count())
+		return 0;
+	o = object_at(slot);
 
 	return __atomic_load_n(&o->state, __ATOMIC_ACQUIRE) == OBJ_LIVE && owner_of(o) == owner;
 }
 
 static struct object *object_live_at(uint64_t addr)
 {
-	for (int i = 0; i < MAX_OBJECTS; i++) {
-		struct object *o = &objects[i];
+	for (unsigned int i = 0, n = object_count(); i < n; i++) {
+		struct object *o = object_at(i);
 
 		if (__atomic_load_n(&o->state, __ATOMIC_ACQUIRE) == OBJ_LIVE &&
 		    addr >= __atomic_load_n(&o->start, __ATOMIC_RELAXED) &&
@@ -167,19 +198,60 @@ static struct object *object_live_at(uint64_t addr)
 static struct object *claim_object(void)
 {
 	for (int want = OBJ_FREE; want <= OBJ_DEAD; want += OBJ_DEAD - OBJ_FREE) {
-		for (int i = 0; i < MAX_OBJECTS; i++) {
+		for (unsigned int i = 0, n = object_count(); i < n; i++) {
 			int s = want;
 
-			if (__atomic_compare_exchange_n(&objects[i].state, &s, OBJ_CLAIMED, 0,
+			if (__atomic_compare_exchange_n(&object_at(i)->state, &s, OBJ_CLAIMED, 0,
 							__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-				return &objects[i];
+				return object_at(i);
 		}
 	}
 	return NULL;
 }
 
-/* Async-signal-safe: make libunwind's entry for the object holding addr live. */
-static struct object *activate_object(uint64_t addr)
+/*
+ * Make a claimed entry live: the object's .eh_frame_hdr (its search table t), the bytes
+ * [lo, hi) its CFI lies in, the code range [start, end) it unwinds.
+ */
+static void publish_object(struct object *o, const void *hdr, const struct eh_table *t,
+			   uintptr_t lo, uintptr_t hi, uintptr_t start, uintptr_t end)
+{
+	o->di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+	o->di.gp = 0;
+	o->di.load_offset = 0;
+	o->di.u.rti.name_ptr = 0;
+	o->di.u.rti.segbase = (unw_word_t)hdr;
+	o->di.u.rti.table_data = t->table;
+	o->di.u.rti.table_len = t->fde_count; /* in words: one 8-byte entry per FDE */
+	o->eh_frame = hdr;
+	o->cfi = (struct cfi_object){(uintptr_t)hdr, t->table, t->fde_count, lo, hi};
+	__atomic_store_n(&o->refused, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&o->start, start, __ATOMIC_RELAXED);
+	__atomic_store_n(&o->end, end, __ATOMIC_RELAXED);
+	/* the range last: libunwind's readers match on it */
+	__atomic_store_n(&o->di.start_ip, (unw_word_t)start, __ATOMIC_RELEASE);
+	__atomic_store_n(&o->di.end_ip, (unw_word_t)end, __ATOMIC_RELEASE);
+	__atomic_store_n(&o->state, OBJ_LIVE, __ATOMIC_RELEASE);
+	count(&stats.activations, 1);
+}
+
+/* Inert again, and its cached rules dead (its generation moves on). */
+static void retire_object(struct object *o)
+{
+	int live = OBJ_LIVE;
+
+	__atomic_store_n(&o->di.end_ip, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&o->di.start_ip, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&o->end, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&o->start, 0, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&o->gen, 1, __ATOMIC_ACQ_REL);
+	__atomic_compare_exchange_n(&o->state, &live, OBJ_DEAD, 0, __ATOMIC_RELEASE,
+				    __ATOMIC_RELAXED);
+}
+
+/* Async-signal-safe: make libunwind's entry for the object holding addr live (*full: there was
+ * no free entry). */
+static struct object *activate_object(uint64_t addr, int *full)
 {
 	struct dl_find_object found;
 	struct eh_table t;
@@ -189,32 +261,64 @@ static struct object *activate_object(uint64_t addr)
 	    eh_table_parse(found.dlfo_eh_frame, &t) < 0)
 		return NULL;
 	o = claim_object();
-	if (!o)
+	if (!o) {
+		*full = 1;
 		return NULL;
-	o->di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
-	o->di.gp = 0;
-	o->di.load_offset = 0;
-	o->di.u.rti.name_ptr = 0;
-	o->di.u.rti.segbase = (unw_word_t)found.dlfo_eh_frame;
-	o->di.u.rti.table_data = t.table;
-	o->di.u.rti.table_len = t.fde_count; /* in words: one 8-byte entry per FDE */
-	o->eh_frame = found.dlfo_eh_frame;
-	__atomic_store_n(&o->start, (uintptr_t)found.dlfo_map_start, __ATOMIC_RELAXED);
-	__atomic_store_n(&o->end, (uintptr_t)found.dlfo_map_end, __ATOMIC_RELAXED);
-	/* the range last: libunwind's readers match on it */
-	__atomic_store_n(&o->di.start_ip, (unw_word_t)found.dlfo_map_start, __ATOMIC_RELEASE);
-	__atomic_store_n(&o->di.end_ip, (unw_word_t)found.dlfo_map_end, __ATOMIC_RELEASE);
-	__atomic_store_n(&o->state, OBJ_LIVE, __ATOMIC_RELEASE);
-	count(&stats.activations, 1);
+	}
+	o->link_map = found.dlfo_link_map;
+	publish_object(o, found.dlfo_eh_frame, &t, (uintptr_t)found.dlfo_map_start,
+		       (uintptr_t)found.dlfo_map_end, (uintptr_t)found.dlfo_map_start,
+		       (uintptr_t)found.dlfo_map_end);
 	return o;
 }
 
 /* The live object holding addr (activated if need be), or NULL. */
-static struct object *object_ready(uint64_t addr)
+static struct object *object_ready(uint64_t addr, int *full)
 {
 	struct object *o = object_live_at(addr);
 
-	return o ? o : activate_object(addr);
+	return o ? o : activate_object(addr, full);
+}
+
+static int count_loaded(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)info;
+	(void)size;
+	++*(unsigned int *)arg;
+	return 0;
+}
+
+/* Map and register entries up to want (not in a signal handler). */
+static void grow_to(unsigned int want)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	unsigned int n;
+
+	pthread_mutex_lock(&lock);
+	while ((n = object_count()) < want && n < UNWIND_MAX_OBJECTS) {
+		struct object *c = mmap(NULL, sizeof(*c) * OBJ_CHUNK, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (c == MAP_FAILED)
+			break;
+		for (unsigned int i = 0; i < OBJ_CHUNK; i++) {
+			c[i].slot = n + i;
+			lu.dyn_register(&c[i].di); /* inert: empty range */
+		}
+		__atomic_store_n(&chunks[n / OBJ_CHUNK], c, __ATOMIC_RELEASE);
+		__atomic_store_n(&nobjects, n + OBJ_CHUNK, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+void unwind_objects_reserve(void)
+{
+	unsigned int loaded = 0;
+
+	if (!lu.dyn_register)
+		return; /* libunwind not loaded */
+	dl_iterate_phdr(count_loaded, &loaded);
+	grow_to(loaded + OBJ_SPARE);
 }
 
 static int object_still_loaded(const struct object *o)
@@ -222,7 +326,8 @@ static int object_still_loaded(const struct object *o)
 	struct dl_find_object found;
 
 	return _dl_find_object((void *)o->start, &found) == 0 &&
-	       (uintptr_t)found.dlfo_map_start == o->start && found.dlfo_eh_frame == o->eh_frame;
+	       (uintptr_t)found.dlfo_map_start == o->start && found.dlfo_eh_frame == o->eh_frame &&
+	       found.dlfo_link_map == o->link_map;
 }
 
 void unwind_objects_changed(void)
@@ -231,22 +336,14 @@ void unwind_objects_changed(void)
 
 	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE))
 		return;
-	for (int i = 0; i < MAX_OBJECTS; i++) {
-		struct object *o = &objects[i];
-		int live = OBJ_LIVE;
+	for (unsigned int i = 0, n = object_count(); i < n; i++) {
+		struct object *o = object_at(i);
 
 		if (__atomic_load_n(&o->state, __ATOMIC_ACQUIRE) != OBJ_LIVE ||
 		    object_still_loaded(o))
 			continue;
-		/* inert first (no new match), then reusable */
-		__atomic_store_n(&o->di.end_ip, 0, __ATOMIC_RELEASE);
-		__atomic_store_n(&o->di.start_ip, 0, __ATOMIC_RELEASE);
-		__atomic_store_n(&o->end, 0, __ATOMIC_RELEASE);
-		__atomic_store_n(&o->start, 0, __ATOMIC_RELEASE);
-		__atomic_fetch_add(&o->gen, 1, __ATOMIC_ACQ_REL); /* its cached rules die */
+		retire_object(o); /* inert first (no new match), then reusable */
 		gone++;
-		__atomic_compare_exchange_n(&o->state, &live, OBJ_DEAD, 0, __ATOMIC_RELEASE,
-					    __ATOMIC_RELAXED);
 	}
 	count(&stats.retired, (uint64_t)gone);
 }
@@ -284,7 +381,8 @@ static int pick_row(void *token, void *rs, size_t size, unw_word_t start, unw_wo
 static __attribute__((noinline)) int compute_rule(uint64_t ip, int exact, struct frame_rule *rule)
 {
 	struct pick p = {.addr = exact ? ip : ip - 1, .rule = rule};
-	struct object *o = object_ready(p.addr);
+	int full = 0;
+	struct object *o = object_ready(p.addr, &full);
 	unw_dyn_info_t di; /* a snapshot: a dlclose in another thread may retire the slot */
 	unw_proc_info_t pi;
 	ucontext_t at;
@@ -292,8 +390,16 @@ static __attribute__((noinline)) int compute_rule(uint64_t ip, int exact, struct
 	int ret;
 
 	if (!o)
-		return -ENOENT;
+		return full ? -ENOSPC : -ENOENT;
 	di = o->di;
+	/* libunwind's loops are not bounded: nothing reaches it that the gate has not checked */
+	ret = cfi_check_pc(&o->cfi, p.addr);
+	if (ret == CFI_NO_FDE)
+		return -ENOENT;
+	if (ret < 0) {
+		__atomic_fetch_add(&o->refused, 1, __ATOMIC_RELAXED);
+		return -ELOOP;
+	}
 	/* No FDE covers it (code without CFI: crt's _init, asm): libunwind would fall back on
 	 * dl_iterate_phdr().  Its own search of the table says so first, allocating nothing. */
 	if (p.addr < di.start_ip || p.addr >= di.end_ip ||
@@ -319,7 +425,7 @@ struct walk {
 	int max, n;
 	unsigned int flags;
 	int in_miss; /* counted in misses_inflight (a fault may jump out of the miss) */
-	uint64_t hits, misses;
+	uint64_t hits, misses, refused, no_room;
 };
 
 static void stop(struct walk *w, unsigned int why)
@@ -363,6 +469,16 @@ static int get_rule(struct walk *w, uint64_t ip, int exact, struct frame_rule *r
 	w->misses++;
 	ret = compute_rule(ip, exact, rule);
 	leave_miss(w);
+	if (ret == -ELOOP) {
+		w->refused++;
+		stop(w, UNWIND_REFUSED);
+		return ret;
+	}
+	if (ret == -ENOSPC) {
+		w->no_room++;
+		stop(w, UNWIND_NO_ROOM);
+		return ret;
+	}
 	if (ret < 0) {
 		stop(w, UNWIND_NO_INFO);
 		return ret;
@@ -444,6 +560,8 @@ static int walk_context(const void *uc, uint64_t *pcs, int max, unsigned int *fl
 	count(&stats.walks, 1);
 	count(&stats.hits, w.hits);
 	count(&stats.misses, w.misses);
+	count(&stats.refused, w.refused);
+	count(&stats.no_room, w.no_room);
 	*flags = w.flags;
 	return w.n;
 }
@@ -542,11 +660,10 @@ int unwind_init(char *why, size_t whylen)
 	if (ret < 0)
 		return why_fail(why, whylen, ret, "the fault guard could not be installed.");
 	if (!registered) {
-		for (int i = 0; i < MAX_OBJECTS; i++)
-			lu.dyn_register(&objects[i].di); /* inert: empty range */
 		pthread_atfork(fork_prepare, fork_parent, fork_child);
 		registered = 1;
 	}
+	unwind_objects_reserve(); /* entries for every object loaded, and spares */
 	ret = warm_up();
 	if (ret < 0) {
 		guard_remove();
@@ -576,4 +693,27 @@ void unwind_get_stats(struct unwind_stats *st)
 	st->retired = __atomic_load_n(&stats.retired, __ATOMIC_RELAXED);
 	st->leaf_only = __atomic_load_n(&stats.leaf_only, __ATOMIC_RELAXED);
 	st->faults = __atomic_load_n(&stats.faults, __ATOMIC_RELAXED);
+	st->refused = __atomic_load_n(&stats.refused, __ATOMIC_RELAXED);
+	st->no_room = __atomic_load_n(&stats.no_room, __ATOMIC_RELAXED);
+	st->objects = object_count();
+}
+
+int unwind_walk_image(const struct unwind_image *im, const void *uc, uint64_t *pcs, int max,
+		      unsigned int *flags)
+{
+	struct eh_table t;
+	struct object *o;
+	int n;
+
+	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE) || max < 1 || im->hi - im->hdr < 12 ||
+	    eh_table_parse((const unsigned char *)im->hdr, &t) < 0)
+		return -EINVAL;
+	o = claim_object();
+	if (!o)
+		return -ENOSPC;
+	o->link_map = NULL;
+	publish_object(o, (const void *)im->hdr, &t, im->lo, im->hi, im->code_lo, im->code_hi);
+	n = walk_context(uc, pcs, max, flags);
+	retire_object(o);
+	return n;
 }

@@ -9,6 +9,8 @@
  *	n = unwind_from_signal(uc, pcs, UNWIND_MAX_DEPTH, &flags);
  *	...after every dlclose()...
  *	unwind_objects_changed();
+ *	...before every dlopen()...
+ *	unwind_objects_reserve();
  *
  * pcs[0] is the interrupted PC; pcs[1..n-1] are return addresses (the
  * callers, innermost first).  unwind_from_signal() is async-signal-safe,
@@ -23,6 +25,9 @@
 #include <stdint.h>
 
 #define UNWIND_MAX_DEPTH 128
+/* Objects whose unwind tables the unwinder can hold at once (a program with more, live at the
+ * same time, has the stacks through the others cut short, counted: UNWIND_NO_ROOM). */
+#define UNWIND_MAX_OBJECTS 16384
 
 /* Why a stack ended.  No flag: it reached the outermost frame (_start, clone). */
 enum unwind_flags {
@@ -33,6 +38,8 @@ enum unwind_flags {
 	UNWIND_BAD_FRAME = 1 << 4, /* libunwind refused a frame (loop, bad register) */
 	UNWIND_LEAF_ONLY = 1 << 5, /* not attempted: unwinder off, or a nested call */
 	UNWIND_FORKING = 1 << 6,   /* an uncached frame while a fork was in progress */
+	UNWIND_REFUSED = 1 << 7,   /* CFI the gate refused (agent/cfi_check.h: a bound, a loop) */
+	UNWIND_NO_ROOM = 1 << 8,   /* an object past UNWIND_MAX_OBJECTS */
 };
 
 /*
@@ -58,9 +65,28 @@ int unwind_from_signal(const void *uc, uint64_t *pcs, int max, unsigned int *fla
  * cached frames of objects that are gone. */
 void unwind_objects_changed(void);
 
+/* Before a dlopen (not in a signal handler): room for every object loaded and 256 more
+ * (entries are registered with libunwind, which takes its lock: never in the handler). */
+void unwind_objects_reserve(void);
+
 /* Objects whose unwind table the unwinder took up so far (async-signal-safe):
  * a change tells the agent that callers may lie in a mapping it has not recorded. */
 uint64_t unwind_objects_seen(void);
+
+/*
+ * For the fuzzer and the tests (not in a signal handler): one walk from the
+ * registers in uc, at most max frames, through the CFI of an image in
+ * memory instead of a loaded object's: its .eh_frame_hdr at hdr, every byte
+ * of its CFI inside [lo, hi), unwinding the code addresses [code_lo,
+ * code_hi) (the rest of the walk goes through the loaded objects as usual).
+ * The image is an object of the unwinder for the call only.  Returns the
+ * number of PCs (>= 1), or -EINVAL (not ready, no usable header), -ENOSPC.
+ */
+struct unwind_image {
+	uintptr_t hdr, lo, hi, code_lo, code_hi;
+};
+int unwind_walk_image(const struct unwind_image *im, const void *uc, uint64_t *pcs, int max,
+		      unsigned int *flags);
 
 /* Counters, for tests and the benchmark (racy snapshot). */
 struct unwind_stats {
@@ -71,6 +97,9 @@ struct unwind_stats {
 	uint64_t retired;     /* objects found gone after a dlclose */
 	uint64_t leaf_only;   /* calls that did not walk */
 	uint64_t faults;      /* walks cut short by a fault */
+	uint64_t refused;     /* walks cut short at CFI the gate refused */
+	uint64_t no_room;     /* walks cut short at an object the table had no room for */
+	uint64_t objects;     /* entries registered with libunwind (grows with the program) */
 };
 void unwind_get_stats(struct unwind_stats *st);
 

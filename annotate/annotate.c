@@ -20,6 +20,7 @@
 #include "report/resolve.h"
 #include "utils/htab.h"
 #include "utils/why.h"
+#include "utils/search.h"
 
 #define KCORE_PATH "/proc/kcore"
 #define KERNEL_FUNC_GUESS 4096 /* a kernel symbol of unknown size: read this much at most */
@@ -465,16 +466,7 @@ static int on_insn(void *arg, const struct dis_insn *in)
 /* The instruction holding addr (the last one starting at or before it), or NULL. */
 static struct ann_insn *insn_at(struct ann_func *af, uint64_t addr)
 {
-	size_t lo = 0, hi = af->ninsns;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (af->insns[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = SEARCH_UPPER(af->insns, af->ninsns, addr, addr);
 	if (!lo || addr - af->insns[lo - 1].addr >= af->insns[lo - 1].size)
 		return NULL;
 	return &af->insns[lo - 1];

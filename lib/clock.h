@@ -52,6 +52,8 @@ extern const struct clock_ops clock_perf_ops;
 enum clock_tag_kind {
 	CLOCK_TAG_SAMPLE = 1,	/* a sampling tick: count the interrupted PC */
 	CLOCK_TAG_DISCOVER = 2, /* the process-wide discovery tick (thread_table.c) */
+	CLOCK_TAG_PROCESS = 3,	/* a sampling tick of a process-wide clock (itimer): weighed by
+				 * the receiving thread's own CPU time (tick_signal.c) */
 };
 
 static inline void *clock_tag(uint32_t gen, enum clock_tag_kind kind)

@@ -34,7 +34,7 @@ static void itimer_quiesce(void)
 static int itimer_start(const struct clock_params *p)
 {
 	int ret = ptimer_create(CLOCK_PROCESS_CPUTIME_ID, p->signo, 0,
-				clock_tag(p->gen, CLOCK_TAG_SAMPLE), &timer_id);
+				clock_tag(p->gen, CLOCK_TAG_PROCESS), &timer_id);
 
 	if (ret < 0)
 		return ret;

@@ -12,11 +12,13 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "sampler.h"
 #include "tick_signal.h"
+#include "tick_stack.h"
 
 static const struct clock_ops *const clocks[] = {
 	[PROFIL_CLOCK_THREAD] = &clock_thread_ops,
@@ -33,6 +35,30 @@ static uint32_t generation;
 
 static int deliver_on; /* atomic */
 static int inflight;   /* atomic */
+static int quiet;      /* atomic: a sandbox forbids our system calls (sampler_go_quiet) */
+static __thread pid_t cached_tid __attribute__((tls_model("initial-exec")));
+
+void sampler_go_quiet(void)
+{
+	__atomic_store_n(&quiet, 1, __ATOMIC_SEQ_CST);
+}
+
+void sampler_go_loud(void)
+{
+	__atomic_store_n(&quiet, 0, __ATOMIC_SEQ_CST);
+}
+
+int sampler_quiet(void)
+{
+	return __atomic_load_n(&quiet, __ATOMIC_ACQUIRE);
+}
+
+pid_t sampler_tid(void)
+{
+	if (!cached_tid && !sampler_quiet())
+		cached_tid = (pid_t)syscall(SYS_gettid);
+	return cached_tid;
+}
 
 int sampler_deliver_ctx(uintptr_t pc, pid_t tid, unsigned int ticks, void *uc)
 {
@@ -124,7 +150,7 @@ static int start_clock(void)
 	if (!ops)
 		return 0;
 	if (ops->uses_signal) {
-		ret = sig_install(params.signo, params.gen);
+		ret = sig_install(params.signo, params.gen, params.period_ns);
 		if (ret < 0)
 			goto fail;
 	}
@@ -245,6 +271,8 @@ static void atfork_child(void)
 {
 	int was_on = __atomic_load_n(&deliver_on, __ATOMIC_SEQ_CST);
 
+	tick_stacks_forget(); /* held by threads of the parent only */
+	cached_tid = 0;	      /* the parent thread's */
 	if (!forget_parent())
 		return; /* not started, or already taken care of by sampler_child_restart() */
 	if (!was_on || (cfg.flags & SAMPLER_FORK_MANUAL)) {
@@ -278,6 +306,10 @@ void sampler_thread_started(void)
 {
 	const struct clock_ops *o = __atomic_load_n(&ops, __ATOMIC_ACQUIRE);
 
-	if (__atomic_load_n(&started, __ATOMIC_ACQUIRE) && o && o->thread_started)
+	if (!__atomic_load_n(&started, __ATOMIC_ACQUIRE) || !o)
+		return;
+	if (o->uses_signal)
+		sig_thread_begins(1);
+	if (o->thread_started)
 		o->thread_started();
 }

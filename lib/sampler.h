@@ -107,6 +107,23 @@ int sampler_threads(void);
  * instead of waiting for discovery).  Async-signal-safe; nothing when not running. */
 void sampler_thread_started(void);
 
+/*
+ * Sandboxes (seccomp): from sampler_go_quiet() on, the clocks' handler makes
+ * no system call (the agent calls it before the program's seccomp() or
+ * prctl(PR_SET_SECCOMP) takes effect): ticks of threads already armed are
+ * still delivered, with the thread id cached before (sampler_tid(), 0 if
+ * none) and no context (uc NULL: nothing walks on a stack it cannot check);
+ * no thread is armed any more, discovery stops, the program's sigaltstack
+ * is left alone.  Not undone but by sampler_go_loud() (the call failed).
+ */
+void sampler_go_quiet(void);
+void sampler_go_loud(void);
+int sampler_quiet(void);
+
+/* Async-signal-safe: the calling thread's id, cached per thread (no system call once known;
+ * 0 when quiet and not known). */
+pid_t sampler_tid(void);
+
 /* Resolve the clock and rate a config would get, without starting anything.
  * Returns 0 or -errno (the clock cannot run here). */
 int sampler_resolve(const struct sampler_config *cfg, struct sampler_info *info);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "ptimer.h"
+#include "sampler.h"
 #include "thread_table.h"
 
 #define TID_EMPTY 0
@@ -128,18 +129,19 @@ static void reap_some(void)
 	}
 }
 
-/* Arm the calling thread; on a discovery tick also scan and reap.  In flight for drain. */
-static void arm_caller(int discovery_tick)
+/* Arm the calling thread; on a discovery tick also scan (with stack room for it) and reap.
+ * In flight for drain. */
+static void arm_caller(int discovery_tick, int can_scan)
 {
 	pid_t tid;
 
 	__atomic_fetch_add(&inflight, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&running, __ATOMIC_SEQ_CST)) {
+	if (__atomic_load_n(&running, __ATOMIC_SEQ_CST) && !sampler_quiet()) {
 		tid = my_tid();
 		if (tid != skip)
 			arm_thread(tid);
 		if (discovery_tick &&
-		    __atomic_add_fetch(&ticks, 1, __ATOMIC_RELAXED) % SCAN_EVERY == 0)
+		    __atomic_add_fetch(&ticks, 1, __ATOMIC_RELAXED) % SCAN_EVERY == 0 && can_scan)
 			scan_tasks();
 		if (discovery_tick && ops->reap_dead)
 			reap_some();
@@ -147,14 +149,14 @@ static void arm_caller(int discovery_tick)
 	__atomic_fetch_sub(&inflight, 1, __ATOMIC_SEQ_CST);
 }
 
-void threads_discover(void)
+void threads_discover(int can_scan)
 {
-	arm_caller(1);
+	arm_caller(1, can_scan);
 }
 
 void threads_arm_self(void)
 {
-	arm_caller(0);
+	arm_caller(0, 1);
 }
 
 void threads_drain(void)

@@ -33,8 +33,9 @@ struct threads_ops {
 /* Arm every existing thread but skip_tid, then start discovery.  Returns 0 or -errno. */
 int threads_start(const struct threads_ops *ops, const struct clock_params *p, pid_t skip_tid);
 
-/* The discovery tick (called by tick_signal.c). */
-void threads_discover(void);
+/* The discovery tick (called by tick_signal.c); can_scan: on a stack with room for the scan of
+ * /proc/self/task (else only the calling thread is armed, and dead ones reaped). */
+void threads_discover(int can_scan);
 
 /*
  * Arm the calling thread now, instead of when discovery finds it (a thread

@@ -11,8 +11,13 @@
 
 #include <stdint.h>
 
-/* Install the handler for signo, accepting tags of generation gen.  Returns 0 or -errno. */
-int sig_install(int signo, uint32_t gen);
+/* Install the handler for signo, accepting tags of generation gen; period_ns: the clock's period
+ * (a process-wide tick is weighed in it).  Returns 0 or -errno. */
+int sig_install(int signo, uint32_t gen, uint64_t period_ns);
+
+/* The calling thread starts now (at_birth: it is a new thread, its CPU clock at 0), in the
+ * session installed: a process-wide tick weighs its CPU time from here.  Async-signal-safe. */
+void sig_thread_begins(int at_birth);
 
 /* Stop accepting ticks and restore the previous action if ours is still installed. */
 void sig_restore(void);

@@ -10,15 +10,17 @@
 #                 with the build's own compiler (tests/fuzz/replay.c; under ASan+UBSan in
 #                 ci-extra): tests/e2e/fuzz_corpus.sh.
 #
-# A target links every object of the profil command but its main() (cmds/profil.o), and the
-# agent's ELF note reader (agent/build_id.o, fuzzed by fuzz_elf).
+# A target links every object of the profil command but its main() (cmds/profil.o), the
+# agent's ELF note reader (agent/build_id.o, fuzzed by fuzz_elf) and its unwinder
+# (agent/unwind.o, frame_cache.o, cfi_check.o: fuzz_agent_unwind).
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 60
 FUZZ_B       := $(B)/fuzz
 FUZZ_SRCS    := tests/fuzz/input_file.c
-FUZZ_DEPS    := $(FUZZ_SRCS) tests/fuzz/fuzz.h
+FUZZ_DEPS    := $(FUZZ_SRCS) $(wildcard tests/fuzz/*.h)
 FUZZ_LINK    = $(filter-out $(B)/cmds/profil.o,$(CMDS_OBJS)) $(COMPONENT_OBJS) \
-	$(B)/agent/build_id.o $(LIB_A)
+	$(B)/agent/build_id.o $(B)/agent/unwind.o $(B)/agent/frame_cache.o $(B)/agent/cfi_check.o \
+	$(LIB_A)
 FUZZ_SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
 

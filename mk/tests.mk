@@ -32,8 +32,11 @@ $(B)/tests/unit/%: tests/unit/%.c tests/unit/check.h tests/tools/profile_fixture
 
 # the agent's unwinder in-process (libunwind is dlopen'ed at run time); -rdynamic
 # so that its malloc & co. interpose libunwind's calls
-PROG_OBJS_test_agent_unwind := $(B)/agent/unwind.o $(B)/agent/frame_cache.o
+PROG_OBJS_test_agent_unwind := $(B)/agent/unwind.o $(B)/agent/frame_cache.o $(B)/agent/cfi_check.o
 PROG_FLAGS_test_agent_unwind := -rdynamic
+# the CFI gate, and the unwind step on the fuzz target's seeds (tests/fuzz/agent_unwind_input.h)
+PROG_OBJS_test_cfi_check := $(PROG_OBJS_test_agent_unwind)
+PROG_FLAGS_test_cfi_check := -Itests/fuzz
 # the recorder's unwinder on real samples of tests/progs/unwind_zlib
 PROG_OBJS_test_unwind_real := $(TOOLS_B)/unwind_corpus.o
 $(B)/tests/unit/test_unwind_real: $(PROGS_B)/unwind_zlib
@@ -51,6 +54,10 @@ $(TOOLS_B)/%.o: tests/tools/%.c | $(SETUP_STAMP)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/tools -MMD -MP -c $< -o $@
 
 # ---- profiled programs: plain builds with the compiler's defaults, no sanitizer --
+# Built by gcc whatever CC the build uses (ci-extra's ASan build is clang): the
+# tests' expectations of inlining, frames and CFI are those of Debian's compiler.
+PLAIN_CC := $(or $(shell command -v gcc 2>/dev/null),$(CC))
+PROG_CC = $(or $(PROG_CC_$*),$(PLAIN_CC))
 # tests/progs/libNAME.c is the shared library libNAME.so (lib_*.c are libprofil's users)
 PROGS := $(patsubst tests/progs/%.c,$(PROGS_B)/%,$(filter-out $(wildcard tests/progs/lib[!_]*.c),$(wildcard tests/progs/*.c)))
 PROG_CFLAGS := -std=gnu11 -O1 -g -I. -Iinclude -Itests/progs $(WARN)
@@ -59,11 +66,11 @@ PDATA_PLAIN := profile/pdata.c utils/outfile.c utils/why.c utils/procmaps.c
 
 $(PROGS_B)/%: tests/progs/%.c $$(PROG_DEPS_$$*) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) $(PROG_FLAGS_$*) -o $@ $< $(PROG_SRCS_$*) $(PROG_LIBS_$*)
+	$(PROG_CC) $(PROG_CFLAGS) $(PROG_FLAGS_$*) -o $@ $< $(PROG_SRCS_$*) $(PROG_LIBS_$*)
 
 $(PROGS_B)/lib%.so: tests/progs/lib%.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -O2 -fPIC -shared $(PROG_FLAGS_lib$*) -o $@ $<
+	$(PLAIN_CC) $(PROG_CFLAGS) -O2 -fPIC -shared $(PROG_FLAGS_lib$*) -o $@ $<
 
 # CPU hogs built as ordinary programs: every measured function a function, frame pointers kept
 NOINLINE := -fno-inline -fno-omit-frame-pointer
@@ -82,10 +89,10 @@ $(foreach p,$(patsubst tests/progs/%.c,%,$(wildcard tests/progs/events_*.c)),$(e
 # variants of record_prog: not a PIE, static, stripped
 $(PROGS_B)/record_prog_nopie: tests/progs/record_prog.c tests/progs/record_cpu.h | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) $(NOINLINE) -fno-pie -no-pie -pthread -o $@ $< -ldl
+	$(PLAIN_CC) $(PROG_CFLAGS) $(NOINLINE) -fno-pie -no-pie -pthread -o $@ $< -ldl
 $(PROGS_B)/record_prog_static: tests/progs/record_prog.c tests/progs/record_cpu.h | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) $(NOINLINE) -DNO_DLOPEN -static -pthread -o $@ $<
+	$(PLAIN_CC) $(PROG_CFLAGS) $(NOINLINE) -DNO_DLOPEN -static -pthread -o $@ $<
 $(PROGS_B)/record_prog_stripped: $(PROGS_B)/record_prog
 	strip -o $@ $<
 
@@ -108,7 +115,7 @@ PROG_LIBS_report_gen := $(REPORT_LIB)
 PROG_DEPS_report_gen := $(PDATA_PLAIN) tests/tools/profile_fixture.h $(PROGS_B)/libreport_lib.so
 $(PROGS_B)/report_gen_%: tests/progs/report_gen.c $(PDATA_PLAIN) tests/tools/profile_fixture.h \
 		$(PROGS_B)/libreport_lib.so
-	$(CC) $(PROG_CFLAGS) $(REPORT_GEN_FLAGS_$*) -o $@ $< $(PDATA_PLAIN) $(REPORT_GEN_LIBS_$*)
+	$(PLAIN_CC) $(PROG_CFLAGS) $(REPORT_GEN_FLAGS_$*) -o $@ $< $(PDATA_PLAIN) $(REPORT_GEN_LIBS_$*)
 	$(if $(filter stripped,$*),strip --strip-all $@)
 REPORT_GEN_FLAGS_pie := -fPIE -pie
 REPORT_GEN_LIBS_pie := $(REPORT_LIB)
@@ -137,6 +144,11 @@ PROG_LIBS_stack_stress := -ldl
 PROG_FLAGS_libstack_stress := $(NOFP)
 PROG_FLAGS_unwind_zlib := $(NOFP) -pthread
 PROG_LIBS_unwind_zlib := -lz
+# hostile CFI, odd stacks, many threads and objects (issue 16): tests/e2e/agent_hostile.sh
+PROG_FLAGS_agent_hostile := $(NOFP) -pthread
+PROG_LIBS_agent_manylibs := -ldl
+PROG_FLAGS_libagent_manylibs := $(NOFP)
+PROG_FLAGS_libagent_swap := $(NOFP)
 # hostile objects (issue 16): CFI over the bounds, libraries swapped, deleted, FIFOs at their path
 PROG_FLAGS_hostile_objects := $(NOINLINE)
 PROG_LIBS_hostile_objects := -ldl
@@ -151,6 +163,7 @@ $(PROGS_B)/lib_%: tests/progs/lib_%.c tests/progs/lib_prog.h $(LIB_SO) | $(SETUP
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/progs -o $@ $< -L$(B) -lprofil \
 		-Wl,-rpath,$(abspath $(B)) $(BASE_LDFLAGS) -lpthread
+PROG_CC_recev_caller = $(CC)
 PROG_FLAGS_recev_caller := $(SANITIZE)
 PROG_LIBS_recev_caller := $(LIB_A) -lpthread -ldl
 PROG_DEPS_recev_caller := $(LIB_A)
@@ -171,7 +184,8 @@ PROGS := $(filter-out %/events_ia32,$(PROGS))
 endif
 
 PROG_SOS := $(PROGS_B)/librecord_hot.so $(PROGS_B)/libreport_lib.so $(PROGS_B)/libstack_stress.so \
-	$(PROGS_B)/libswap_a.so $(PROGS_B)/libswap_b.so
+	$(PROGS_B)/libswap_a.so $(PROGS_B)/libswap_b.so $(PROGS_B)/libagent_manylibs.so \
+	$(PROGS_B)/libagent_swap.so
 VARIANTS := $(PROGS_B)/record_prog_nopie $(PROGS_B)/record_prog_static $(PROGS_B)/record_prog_stripped \
 	$(PROGS_B)/annotate_loops_stripped \
 	$(foreach v,pie nopie static stripped,$(PROGS_B)/report_gen_$v)

@@ -39,6 +39,14 @@ void cgreport__text_header(const struct cgreport *cr, FILE *out)
 		"[truncated]), %llu counted without their stack (frame table full)\n",
 		pdata__callgraph_name(h->callgraph), (unsigned long long)h->truncated,
 		h->truncated == 1 ? "" : "s", (unsigned long long)h->stacks_dropped);
+	if (h->agent_refused || h->agent_unwalked || h->agent_no_room)
+		fprintf(out,
+			"# call stacks cut short by the agent: %llu at unwind information it "
+			"refused (a looping DWARF expression or over a bound: see doc/stacks.md), "
+			"%llu not walked (no stack free for the walk, a sandbox, a fork in "
+			"progress), %llu at objects past the %u its unwinder holds at once\n",
+			(unsigned long long)h->agent_refused, (unsigned long long)h->agent_unwalked,
+			(unsigned long long)h->agent_no_room, PDATA_AGENT_MAX_OBJECTS);
 }
 
 static void text_source(const struct cgreport *cr, const struct func *f, FILE *out)
@@ -136,6 +144,12 @@ int cgreport__json_top(const struct report *m, struct json_object *top)
 		rc = json__set(top, "truncated_samples", json__uint(h->truncated));
 	if (!rc)
 		rc = json__set(top, "stacks_dropped", json__uint(h->stacks_dropped));
+	if (!rc)
+		rc = json__set(top, "agent_refused_samples", json__uint(h->agent_refused));
+	if (!rc)
+		rc = json__set(top, "agent_unwalked_samples", json__uint(h->agent_unwalked));
+	if (!rc)
+		rc = json__set(top, "agent_no_room_samples", json__uint(h->agent_no_room));
 	return rc;
 }
 

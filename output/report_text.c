@@ -305,6 +305,29 @@ static void header_filter(const struct report *rep, FILE *out)
 		report__plural(rep->totals.images_shown, "image", "images"));
 }
 
+/* What the agents saw: sandboxes, too many mappings (header.agent_flags; doc/agent-syscalls.md). */
+static void header_agent(const struct pdata_header *h, FILE *out)
+{
+	uint32_t f = h->agent_flags;
+
+	if (f & (PDATA_AGENT_SECCOMP_STRICT | PDATA_AGENT_SECCOMP_FILTER))
+		fprintf(out,
+			"# sandbox: a profiled process entered seccomp %s: its agent made no "
+			"system call from then on (threads it started later were not sampled, "
+			"libraries it loaded later are unnamed, stacks were not walked, its CPU "
+			"time is the recorder's)\n",
+			(f & PDATA_AGENT_SECCOMP_STRICT) && (f & PDATA_AGENT_SECCOMP_FILTER) ?
+				"strict mode and a filter" :
+			(f & PDATA_AGENT_SECCOMP_STRICT) ? "strict mode" :
+							   "filtering");
+	if (f & PDATA_AGENT_MAPS_FULL)
+		fprintf(out, "# mappings: a process had over 16384 executable mappings: the agent "
+			     "recorded the first 16384 (samples in the others are unnamed)\n");
+	if (f & PDATA_AGENT_SECCOMP_INHERITED)
+		fprintf(out, "# sandbox: a profiled process started under a seccomp filter (the "
+			     "agent ran as usual)\n");
+}
+
 /* Few notes go into the header; many (a build's stripped objects) go to the end. */
 #define NOTES_IN_HEADER 3
 
@@ -342,6 +365,7 @@ static void text_header(const struct report *rep, const struct cgreport *cr, FIL
 		fprintf(out, "# ended: %s\n", end);
 	header_run(rep, out);
 	header_offcpu(rep, out);
+	header_agent(h, out);
 	header_filter(rep, out);
 	cgreport__text_header(cr, out);
 	if (rep->nnotes <= NOTES_IN_HEADER)

@@ -1369,6 +1369,9 @@ int pdata__compact(struct pdata *p, const char *path, char *why, size_t whylen)
 
 /* ---- names ------------------------------------------------------------------- */
 
+/* The header's size is the format's: a new field takes its room from reserved[]. */
+_Static_assert(sizeof(struct pdata_header) == 2960, "struct pdata_header changed size");
+
 #define SAME_CLOCK(x) ((int)PDATA_CLOCK_##x == (int)PROFIL_CLOCK_##x)
 _Static_assert(SAME_CLOCK(AUTO) && SAME_CLOCK(THREAD) && SAME_CLOCK(ITIMER) && SAME_CLOCK(PERF) &&
 		       SAME_CLOCK(MANUAL),

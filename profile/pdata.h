@@ -222,11 +222,26 @@ struct pdata_header {
 	uint64_t offcpu_lost; /* of which not in the table (no room, or no place) */
 	uint32_t offcpu;      /* enum pdata_offcpu */
 	uint32_t pad2;
-	uint64_t reserved[13];
+	/* the agent's unwinder (agent/unwind.h), samples whose stack it cut short: */
+	uint64_t agent_refused; /* atomic: at CFI it refused (a looping expression, over a bound) */
+	uint64_t agent_unwalked; /* atomic: not walked (no stack free, a sandbox, a fork) */
+	uint64_t agent_no_room;	 /* atomic: at an object past its table (PDATA_AGENT_MAX_OBJECTS) */
+	uint32_t agent_flags;	 /* atomic: PDATA_AGENT_* (what the agents saw) */
+	uint32_t agent_pad;
+	uint64_t reserved[9];
 	char command[2048];   /* command line, quoted as a shell needs it */
 	char clock_note[512]; /* how the clock was chosen and what it can see */
 	char hostname[64];
 };
+
+/* header.agent_flags: an agent saw its process enter a sandbox (seccomp) and made no system call
+ * from then on (no new threads armed, no mappings read, no stacks walked past the cached frames). */
+#define PDATA_AGENT_SECCOMP_STRICT 0x1	  /* seccomp strict mode */
+#define PDATA_AGENT_SECCOMP_FILTER 0x2	  /* a seccomp filter installed by the program */
+#define PDATA_AGENT_SECCOMP_INHERITED 0x4 /* a filter from before the program started (it ran on) */
+#define PDATA_AGENT_MAPS_FULL 0x8 /* an image had over 16384 executable mappings: the rest unrecorded */
+/* objects the agent's unwinder holds at once (agent/unwind.h) */
+#define PDATA_AGENT_MAX_OBJECTS 16384
 
 #define PDATA_F_INHERIT 0x1 /* children were followed */
 #define PDATA_F_ATTACH 0x2  /* attached to a running process */

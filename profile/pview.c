@@ -1015,23 +1015,31 @@ static const struct pv_map *own_map(const struct pv_proc *p, uint32_t gen, uint6
 	return best;
 }
 
+/*
+ * The image whose mappings p inherited: its fork parent, or NULL (none, or
+ * p is an exec image: an exec does not inherit the previous image's mappings).
+ */
+static const struct pv_proc *fork_parent(const struct pview *v, const struct pv_proc *p)
+{
+	const struct pv_proc *parent;
+
+	if (!p->parent || p->parent == p->id)
+		return NULL;
+	parent = pview__proc(v, p->parent);
+	if (!parent || (parent->end_kind == PDATA_END_EXEC && parent->pid == p->pid))
+		return NULL;
+	return parent;
+}
+
 const struct pv_map *pview__map_of(const struct pview *v, const struct pv_proc *p, uint32_t gen,
 				   uint64_t pc)
 {
-	for (int depth = 0; p && depth < MAX_PARENT_DEPTH; depth++) {
+	for (int depth = 0; p && depth < MAX_PARENT_DEPTH; depth++, p = fork_parent(v, p)) {
 		const struct pv_map *m = own_map(p, gen, pc);
-		const struct pv_proc *parent;
 
 		if (m)
 			return m;
-		if (!p->parent || p->parent == p->id)
-			return NULL;
-		parent = pview__proc(v, p->parent);
-		/* an exec image does not inherit the previous image's mappings */
-		if (!parent || (parent->end_kind == PDATA_END_EXEC && parent->pid == p->pid))
-			return NULL;
-		p = parent;
-		gen = UINT32_MAX; /* the parent's mappings as they were last (its generation at the
+		gen = UINT32_MAX; /* a parent's mappings as they were last (its generation at the
 				     fork is not recorded: the recorder gives a child its own) */
 	}
 	return NULL;
@@ -1043,16 +1051,8 @@ const struct pv_map *pview__map_of(const struct pview *v, const struct pv_proc *
 static const struct pv_jitsym *own_jitsym(const struct pv_proc *p, uint64_t pc)
 {
 	const struct pv_jitsym *best = NULL;
-	size_t lo = 0, hi = p->njit;
+	size_t lo = SEARCH_UPPER(p->jit, p->njit, start, pc);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->jit[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (size_t k = lo; k > 0 && k + JIT_OVERLAP_SCAN > lo; k--) {
 		const struct pv_jitsym *j = &p->jit[k - 1];
 
@@ -1064,18 +1064,11 @@ static const struct pv_jitsym *own_jitsym(const struct pv_proc *p, uint64_t pc)
 
 const struct pv_jitsym *pview__jitsym(const struct pview *v, const struct pv_proc *p, uint64_t pc)
 {
-	for (int depth = 0; p && depth < MAX_PARENT_DEPTH; depth++) {
+	for (int depth = 0; p && depth < MAX_PARENT_DEPTH; depth++, p = fork_parent(v, p)) {
 		const struct pv_jitsym *j = p->njit ? own_jitsym(p, pc) : NULL;
-		const struct pv_proc *parent;
 
 		if (j)
 			return j;
-		if (!p->parent || p->parent == p->id)
-			return NULL;
-		parent = pview__proc(v, p->parent);
-		if (!parent || (parent->end_kind == PDATA_END_EXEC && parent->pid == p->pid))
-			return NULL;
-		p = parent;
 	}
 	return NULL;
 }

@@ -875,7 +875,7 @@ void kstacks__check(struct kstacks *k, pid_t tid, uint64_t time, uint64_t sp, co
 		return;
 	ring_buffer__consume(k->ring);
 	for (int b = -1; b <= 1; b++) {
-		uint64_t key = check_key((uint32_t)tid, time + (uint64_t)((int64_t)b << 16));
+		uint64_t key = check_key((uint32_t)tid, time + (uint64_t)((int64_t)b * 65536));
 		struct kcheck *c = htab__find(k->checks, &check_type, &key);
 		uint64_t d;
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "symbols/plt.h"
+#include "utils/search.h"
 
 #define MAX_RELOCS (4 * PLT_MAX_ENTRIES)
 
@@ -96,19 +97,9 @@ static int read_relocs(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct slots
 
 static const struct slot *find_slot(const struct slots *s, uint64_t got)
 {
-	size_t lo = 0, hi = s->n;
+	size_t lo = SEARCH_LOWER(s->v, s->n, got, got);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->v[mid].got == got)
-			return &s->v[mid];
-		if (s->v[mid].got < got)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return lo < s->n && s->v[lo].got == got ? &s->v[lo] : NULL;
 }
 
 /* The GOT slot an entry jumps through (`ff 25 disp32`, rip-relative), or 0. */

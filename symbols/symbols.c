@@ -1082,19 +1082,11 @@ static void load_fdes(struct sym_object *o)
 /* Start of the function holding vaddr according to its FDE (initial location), or -ENOENT. */
 static int fde_start(struct sym_object *o, uint64_t vaddr, uint64_t *start, uint64_t *end)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!o->fdes_tried)
 		load_fdes(o);
-	hi = o->nfdes;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (o->fdes[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = SEARCH_UPPER(o->fdes, o->nfdes, start, vaddr);
 	/* overlapping FDEs (a damaged or hostile table): the innermost that covers, a few back */
 	for (size_t k = lo; k > 0 && k + 4 > lo; k--) {
 		if (vaddr < o->fdes[k - 1].end) {

@@ -10,6 +10,8 @@ PROGS="$B/tests/progs"
 TOOLS="$B/tests/tools"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+# under ASan: other projects' leaks are not ours (tests/lsan.supp says which and why)
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$ROOT/tests/lsan.supp"
 # the user's cache (the objects `profil record` keeps by build id, utils/objcache.h): the
 # test's own, never the home directory's
 XDG_CACHE_HOME="$T/.cache"

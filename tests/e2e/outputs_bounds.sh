@@ -151,6 +151,8 @@ objcopy --only-keep-debug d/report_gen_pie gen.debug && strip --strip-all d/repo
 	objcopy --only-keep-debug "$P/report_gen_nopie" wrong.debug || no debuginfod_setup "objcopy failed"
 d/report_gen_pie d.data >/dev/null
 
+# under ASan, whole stacks for leaks, so that libdebuginfod's own (tests/lsan.supp) is told apart
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 start_server endless endless none || no endless_server "did not start"
 URL=http://127.0.0.1:$PORT
 (

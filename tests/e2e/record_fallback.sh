@@ -60,6 +60,22 @@ n=$(awk '$1=="truth" && $4=="func=thread_spin" { split($3,a,"="); split($5,b,"="
 [ "$total" -ge 400 ] && [ "$n" -eq 4 ]
 expect agent_four_threads "$n of 4 threads with their measured share of $total: $(grep '^tid' tids.txt | tr '\n' ' ')"
 
+# the itimer clock's ticks are the process's, landing on the thread that used the CPU; on a busy
+# machine the kernel merges them, and a merged tick stands for the receiving thread's own CPU
+# time since its previous tick, not for periods other threads used (issue 16, item 9: beside two
+# busy loops, 4 equal threads got 0.62 to 1.34 of their measured CPU time): each thread's
+# samples are worth its measured CPU time within 25 %
+RECORD_TRUTH=$T/ithr.truth "$P" record -q --clock itimer -o ithr.data -- "$PROGS/record_prog" threads
+p=$(hdr ithr.data period_ns)
+"$DUMP" ithr.data >itids.txt
+n=$(awk -v p="$p" '$1=="truth" && $4=="func=thread_spin" { split($3,a,"="); split($5,b,"="); t[a[2]]=b[2] }
+	$1=="tid" { split($3,a,"="); split($4,b,"="); s[a[2]]=b[2] }
+	END { for (k in t) { r = s[k] * p / t[k]; if (r >= 0.75 && r <= 1.25) n++ }; print n+0 }' \
+	ithr.truth itids.txt)
+[ "$n" -eq 4 ]
+expect itimer_four_threads_weights "$n of 4 threads within 25 % of their measured CPU at \
+$p ns a sample: $(grep '^tid' itids.txt | tr '\n' ' ') $(grep thread_spin ithr.truth | tr '\n' ' ')"
+
 # each process with the samples its measured CPU time is worth (a merged tick counts with the
 # tick that carried it: within 20 %), none of the child's in the parent
 RECORD_TRUTH=$T/fork.truth "$P" record -q --clock thread -o fork.data -- "$PROGS/record_prog" fork

@@ -347,12 +347,16 @@ int main(int argc, char **argv)
 	h = pdata__header(p);
 	printf("header state=%u clock=%u nominal_hz=%u period_ns=%llu samples=%llu lost=%llu "
 	       "dropped=%llu processes=%u root_pid=%d end_kind=%d end_code=%d cpu_ns=%llu "
-	       "flags=%u user_ns=%llu sys_ns=%llu throttled=%llu version=%u\n",
+	       "flags=%u user_ns=%llu sys_ns=%llu throttled=%llu truncated=%llu agent_refused=%llu "
+	       "agent_unwalked=%llu agent_no_room=%llu agent_flags=%u version=%u\n",
 	       h->state, h->clock, h->nominal_hz, (unsigned long long)h->period_ns,
 	       (unsigned long long)h->samples, (unsigned long long)h->lost,
 	       (unsigned long long)h->dropped, h->processes, h->root_pid, h->end_kind, h->end_code,
 	       (unsigned long long)h->cpu_ns, h->flags, (unsigned long long)h->user_ns,
-	       (unsigned long long)h->sys_ns, (unsigned long long)h->throttled, h->version);
+	       (unsigned long long)h->sys_ns, (unsigned long long)h->throttled,
+	       (unsigned long long)h->truncated, (unsigned long long)h->agent_refused,
+	       (unsigned long long)h->agent_unwalked, (unsigned long long)h->agent_no_room,
+	       h->agent_flags, h->version);
 	printf("note %.512s\n", h->clock_note);
 	printf("command %.2048s\n", h->command);
 	pdata__foreach_rec(p, on_rec, NULL);
