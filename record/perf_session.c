@@ -538,6 +538,11 @@ int perf_session__keep_objects(struct perf_session *s, char *note, size_t len)
 	return keepobj__store(s->keep, note, len);
 }
 
+uint64_t perf_session__gens_refused(struct perf_session *s)
+{
+	return proctree__gens_refused(s->tree);
+}
+
 int perf_session__kernel(struct perf_session *s)
 {
 	return s->kernel;

@@ -39,7 +39,13 @@ struct proctree {
 	struct htab *statuses; /* pid -> wait status not yet written (its end not seen yet) */
 	void (*on_proc_maps)(void *arg, pid_t pid);
 	void *on_proc_maps_arg;
+	uint64_t gens_refused; /* replacements past PROCTREE_MAX_GENS generations */
 };
+
+uint64_t proctree__gens_refused(const struct proctree *t)
+{
+	return t->gens_refused;
+}
 
 struct status_ent {
 	uint64_t pid;
@@ -228,8 +234,13 @@ static int replace_overlapped(struct pstate *p, uint64_t start, uint64_t end,
 /* From now on the image's samples and new mappings go under a new generation's id. */
 static int begin_generation(struct proctree *t, struct pstate *p)
 {
-	struct pdata_gen *g = pdata__add_gen(t->pd, p->rec->id, p->gens + 1, pdata__now_ns());
+	struct pdata_gen *g;
 
+	if (p->gens >= PROCTREE_MAX_GENS) {
+		t->gens_refused++;
+		return 0;
+	}
+	g = pdata__add_gen(t->pd, p->rec->id, p->gens + 1, pdata__now_ns());
 	if (!g)
 		return 0; /* the records area is full: named as before, by the newest mapping */
 	p->gens++;

@@ -15,6 +15,7 @@
 #include "profile/pdata.h"
 #include "record/jitcollect.h"
 #include "record/ksyms.h"
+#include "record/proctree.h"
 #include "record/perf_session.h"
 #include "record/procacct.h"
 #include "record/record_bpf.h"
@@ -298,6 +299,13 @@ void record_run__kernel(struct record_run *r)
 	perf_session__keep_objects(r->perf, kept, sizeof(kept));
 	if (kept[0])
 		append(r->note, sizeof(r->note), "; %s", kept);
+	if (perf_session__gens_refused(r->perf)) {
+		snprintf(kept, sizeof(kept),
+			 "; %llu mapping replacements past %d generations of an image named by the "
+			 "newest mapping",
+			 (unsigned long long)perf_session__gens_refused(r->perf), PROCTREE_MAX_GENS);
+		append(r->note, sizeof(r->note), "%s", kept);
+	}
 	if (!perf_session__kernel(r->perf)) {
 		append(r->note, sizeof(r->note), "%s",
 		       r->acct ? "; kernel not sampled: its time is each thread's system time" :

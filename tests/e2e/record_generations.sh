@@ -94,6 +94,16 @@ if [ -f reuse_perf.data ] && overlap reuse_perf.data /libswap_a.so /libswap_b.so
 	grep -q '^# note: 1 process image had code replaced at an address' reuse_perf.txt
 	expect reuse_perf_noted "$(grep '^# note' reuse_perf.txt)"
 fi
+# 600 pairs of loads at one address: at most 1,024 generations an image, the rest counted and said
+if [ -f reuse_perf.data ] && overlap reuse_perf.data /libswap_a.so /libswap_b.so; then
+	timeout 120 "$P" record -q --clock perf -o many.data -- "$H" reuse "$LA" "$LB" 0.6 600 \
+		>many.out 2>many.err
+	rc=$?
+	gens=$("$DUMP" many.data | grep -c '^gen ')
+	[ $rc -eq 0 ] && [ "$gens" -eq 1024 ] &&
+		"$DUMP" many.data | grep -q '^note .*; [0-9]* mapping replacements past 1024 generations'
+	expect reuse_many_bounded "rc=$rc, $gens generation records; $("$DUMP" many.data | grep '^note')"
+fi
 reuse reuse_perf_stacks --clock perf -g
 if [ -f reuse_perf_stacks.data ] && overlap reuse_perf_stacks.data /libswap_a.so /libswap_b.so; then
 	# the callers too resolve in their generation: every stack complete through run_reuse

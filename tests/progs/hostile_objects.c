@@ -14,11 +14,12 @@
  *	the address A had), dlopens it and spins in it for SECONDS / 2.
  *	Prints "half=N SECONDS", each half's CPU time as measured.
  *
- *   hostile_objects reuse LIBA LIBB SECONDS
+ *   hostile_objects reuse LIBA LIBB SECONDS [PAIRS]
  *	dlopens LIBA (its own path) and spins in it for SECONDS / 2,
  *	dlcloses it, dlopens LIBB (another path: the kernel usually maps it
  *	where LIBA was) and spins in it for SECONDS / 2; "half=N SECONDS"
- *	as swap.
+ *	as swap.  With PAIRS, that many times over (each load spinning
+ *	SECONDS / 2 / PAIRS), the halves summed.
  *
  *   hostile_objects fifo PATH LIB SECONDS
  *	copies LIB to PATH, dlopens it, unlinks it and puts a FIFO at PATH,
@@ -169,21 +170,23 @@ static int run_swap(const char *path, const char *a, const char *b, double secon
 	return 0;
 }
 
-static int run_reuse(const char *a, const char *b, double seconds)
+static int run_reuse(const char *a, const char *b, double seconds, int pairs)
 {
 	const char *libs[2] = {a, b};
+	double half[2] = {0, 0};
 
-	for (int i = 0; i < 2; i++) {
+	for (int k = 0; k < 2 * pairs; k++) {
 		entry_fn entry;
-		void *h = load(libs[i], &entry);
+		void *h = load(libs[k % 2], &entry);
 		double t0 = cpu_now();
 
 		if (!h)
 			return 2;
-		entry(seconds / 2);
-		printf("half=%d %.6f\n", i, cpu_now() - t0);
+		entry(seconds / 2 / pairs);
+		half[k % 2] += cpu_now() - t0;
 		dlclose(h);
 	}
+	printf("half=0 %.6f\nhalf=1 %.6f\n", half[0], half[1]);
 	return 0;
 }
 
@@ -230,8 +233,8 @@ int main(int argc, char **argv)
 		rc = run_cfi(argv[2], atof(argv[3]));
 	} else if (argc == 6 && !strcmp(argv[1], "swap")) {
 		rc = run_swap(argv[2], argv[3], argv[4], atof(argv[5]));
-	} else if (argc == 5 && !strcmp(argv[1], "reuse")) {
-		rc = run_reuse(argv[2], argv[3], atof(argv[4]));
+	} else if ((argc == 5 || argc == 6) && !strcmp(argv[1], "reuse")) {
+		rc = run_reuse(argv[2], argv[3], atof(argv[4]), argc == 6 ? atoi(argv[5]) : 1);
 	} else if (argc == 5 && (!strcmp(argv[1], "fifo") || !strcmp(argv[1], "deleted"))) {
 		rc = run_gone(argv[2], argv[3], atof(argv[4]), !strcmp(argv[1], "fifo"));
 	} else if (argc == 6 && !strcmp(argv[1], "churn")) {
