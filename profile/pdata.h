@@ -240,6 +240,7 @@ struct pdata_header {
 #define PDATA_AGENT_SECCOMP_FILTER 0x2	  /* a seccomp filter installed by the program */
 #define PDATA_AGENT_SECCOMP_INHERITED 0x4 /* a filter from before the program started (it ran on) */
 #define PDATA_AGENT_MAPS_FULL 0x8 /* an image had over 16384 executable mappings: the rest unrecorded */
+#define PDATA_AGENT_GENS_FULL 0x10 /* an image replaced code past PDATA_GENS_MAX generations */
 /* objects the agent's unwinder holds at once (agent/unwind.h) */
 #define PDATA_AGENT_MAX_OBJECTS 16384
 
@@ -370,6 +371,13 @@ struct pdata_note {
  * recorded under id.  Generations of one image are numbered 1, 2, ... in
  * the order they began (the image's own id is generation 0).
  */
+/*
+ * Generations a writer begins per image, at most: each can split every
+ * sample of the image in two; past it, replaced code is named by the newest
+ * mapping there (as in format 2), and the writer says so.
+ */
+#define PDATA_GENS_MAX 1024
+
 struct pdata_gen {
 	struct pdata_rec rec;
 	uint32_t id;   /* in sample keys and map records, in place of proc; from next_proc */

@@ -131,7 +131,7 @@ int perf_session__kernel(struct perf_session *s);
  */
 int perf_session__keep_objects(struct perf_session *s, char *note, size_t len);
 
-/* Mapping replacements not told apart: past PROCTREE_MAX_GENS generations of an image. */
+/* Mapping replacements not told apart: past PDATA_GENS_MAX generations of an image. */
 uint64_t perf_session__gens_refused(struct perf_session *s);
 
 /* Records with a time up to this one have been handled (CLOCK_MONOTONIC ns). */

@@ -39,7 +39,7 @@ struct proctree {
 	struct htab *statuses; /* pid -> wait status not yet written (its end not seen yet) */
 	void (*on_proc_maps)(void *arg, pid_t pid);
 	void *on_proc_maps_arg;
-	uint64_t gens_refused; /* replacements past PROCTREE_MAX_GENS generations */
+	uint64_t gens_refused; /* replacements past PDATA_GENS_MAX generations */
 };
 
 uint64_t proctree__gens_refused(const struct proctree *t)
@@ -236,7 +236,7 @@ static int begin_generation(struct proctree *t, struct pstate *p)
 {
 	struct pdata_gen *g;
 
-	if (p->gens >= PROCTREE_MAX_GENS) {
+	if (p->gens >= PDATA_GENS_MAX) {
 		t->gens_refused++;
 		return 0;
 	}

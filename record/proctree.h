@@ -13,9 +13,8 @@
  * rewritten at its path and mapped again), the image begins a new mapping
  * generation (profile/pdata.h: struct pdata_gen): its samples and its new
  * mappings are recorded under pstate__id() from then on.  At most
- * PROCTREE_MAX_GENS generations per image (each can split every sample of
- * the image in two): past it, replaced mappings are named by the newest
- * one, as before generations, and counted (proctree__gens_refused).
+ * PDATA_GENS_MAX generations per image: past it, replaced mappings are
+ * named by the newest one, and counted (proctree__gens_refused).
  */
 #ifndef PROFIL_RECORD_PROCTREE_H
 #define PROFIL_RECORD_PROCTREE_H
@@ -91,9 +90,7 @@ struct tstate {
 
 struct proctree;
 
-#define PROCTREE_MAX_GENS 1024
-
-/* Mapping replacements past PROCTREE_MAX_GENS generations of their image, so far. */
+/* Mapping replacements past PDATA_GENS_MAX generations of their image, so far. */
 uint64_t proctree__gens_refused(const struct proctree *t);
 
 /* An empty tree writing into pd.  Returns 0 or -ENOMEM. */

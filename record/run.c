@@ -303,7 +303,7 @@ void record_run__kernel(struct record_run *r)
 		snprintf(kept, sizeof(kept),
 			 "; %llu mapping replacements past %d generations of an image named by the "
 			 "newest mapping",
-			 (unsigned long long)perf_session__gens_refused(r->perf), PROCTREE_MAX_GENS);
+			 (unsigned long long)perf_session__gens_refused(r->perf), PDATA_GENS_MAX);
 		append(r->note, sizeof(r->note), "%s", kept);
 	}
 	if (!perf_session__kernel(r->perf)) {

@@ -3,7 +3,8 @@
 # object where one was begins a mapping generation, and each sample is named through the
 # mappings of its own generation.
 #   - reuse: libswap_a.so dlopen'ed, run, dlclose'd, then libswap_b.so dlopen'ed where it was
-#     (the perf clock flat and with stacks; the bpf clock flat and with stacks where it loads):
+#     (the perf clock flat and with stacks; the agent's thread and itimer clocks; the bpf
+#     clock flat and with stacks where it loads):
 #     swap_hot_a named in libswap_a.so for the first half's CPU time, swap_hot_b in
 #     libswap_b.so for the second's (the program measures each half itself);
 #   - swap: one path rewritten with a new inode between the two dlopens: the second library's
@@ -116,6 +117,10 @@ if [ -f reuse_perf_stacks.data ] && overlap reuse_perf_stacks.data /libswap_a.so
 		[ $((cb * 100)) -ge $((nb * 95)) ]
 	expect reuse_perf_stacks_complete "libswap_a $ca/$na, libswap_b $cb/$nb complete through run_reuse"
 fi
+# the agent's clocks: a dlclose that unloaded code is followed by a read of the mappings, and
+# the next dlopen begins a generation in the agent (agent/agent.c)
+reuse reuse_thread --clock thread
+reuse reuse_itimer_stacks --clock itimer -g
 if "$P" record -q --clock bpf -o bpfprobe.data -- true 2>/dev/null; then
 	reuse reuse_bpf --clock bpf
 	reuse reuse_bpf_stacks --clock bpf -g
