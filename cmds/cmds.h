@@ -12,6 +12,7 @@ int cmd_export(int argc, char **argv);
 int cmd_events(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
 
 /* The filter options of `profil events` and `profil watch`, as parsed. */

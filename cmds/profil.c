@@ -18,6 +18,7 @@ WEAK int cmd_export(int argc, char **argv);
 WEAK int cmd_events(int argc, char **argv);
 WEAK int cmd_watch(int argc, char **argv);
 WEAK int cmd_diff(int argc, char **argv);
+WEAK int cmd_top(int argc, char **argv);
 WEAK int cmd_annotate(int argc, char **argv);
 
 static const struct command {
@@ -32,6 +33,7 @@ static const struct command {
 	{"events", cmd_events, "filter and print a recorded prof/profil event stream"},
 	{"watch", cmd_watch, "show profiling activity of every process on the machine (eBPF)"},
 	{"diff", cmd_diff, "compare two recorded profiles per function, object and command"},
+	{"top", cmd_top, "where the whole machine's CPU time goes, refreshed as it runs"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -2,6 +2,7 @@
 /*
  * profil record [options] -- COMMAND [ARGS...]
  * profil record [options] -p PID
+ * profil record -a [options] [-- COMMAND [ARGS...]]
  *
  * The command: options, one call into the recording engine (record/record.h,
  * which runs COMMAND or attaches to PID and writes the profil.data), the
@@ -28,6 +29,7 @@ struct cmd_record_opts {
 	struct record_opts rec;
 	const char *gmon;
 	int quiet;
+	int output_given; /* -o was given (--rotate needs a directory named) */
 };
 
 #define STR(x) #x
@@ -126,13 +128,31 @@ static const struct opt options[] = {
 	 "else each thread's total where perf can say",
 	 .set = 1},
 	{"quiet", 'q', OPT_FLAG, NULL, AT(quiet), "no summary line", .set = 1},
+	OPT_GROUP("the whole machine:"),
+	{"all-cpus", 'a', OPT_FLAG, NULL, AT(rec.all_cpus),
+	 "every process on every CPU, user and kernel, while COMMAND runs, for --duration, or "
+	 "until Ctrl-C (needs root, CAP_PERFMON or perf_event_paranoid <= 0; the profile is "
+	 "mode 0600)",
+	 .set = 1},
+	{"cpu", 'C', OPT_STRING, "LIST", AT(rec.cpu_list), "with -a: these CPUs only (e.g. 0,2-3)"},
+	{"duration", 0, OPT_DOUBLE, "SECS", AT(rec.duration), "with -a: stop after SECS seconds",
+	 .what = "seconds above 0 (at most a year)", .min = 0, .max = 31536000,
+	 .flags = OPT_ABOVE_MIN},
+	{"rotate", 0, OPT_INT, "SECS", AT(rec.rotate),
+	 "with -a: one complete profile per SECS seconds into the directory -o names "
+	 "(profil-YYYYmmddTHHMMSSZ.data, UTC)",
+	 .what = "a number of seconds from 1 to 86400", .min = 1, .max = 86400},
+	{"keep", 0, OPT_INT, "N", AT(rec.keep),
+	 "with --rotate: keep the newest N profiles of the run",
+	 .what = "a count from 1 to 1000000", .min = 1, .max = 1000000},
 	OPT_END,
 };
 
 static const struct opts_cmd record_cmd = {
 	.name = "record",
 	.usage = "profil record [OPTIONS] -- COMMAND [ARGS...]\n"
-		 "profil record [OPTIONS] -p PID",
+		 "profil record [OPTIONS] -p PID\n"
+		 "profil record -a [OPTIONS] [-- COMMAND [ARGS...]]",
 	.opts = options,
 	.flags = OPTS_IN_ORDER,
 	.text = "Outputs are never written through a symbolic link, over another user's file,\n"
@@ -144,9 +164,51 @@ static const struct opts_cmd record_cmd = {
 		"If profil record is killed, COMMAND gets SIGTERM (not its own children).\n",
 };
 
-/* What the options cannot say alone.  -1 to go on, else the exit status. */
-static int check_args(const struct record_opts *o)
+/* What -a takes and what it does not.  -1 to go on, else the exit status. */
+static int check_system(const struct cmd_record_opts *co)
 {
+	const struct record_opts *o = &co->rec;
+	const char *only_a = o->cpu_list     ? "-C" :
+			     o->duration > 0 ? "--duration" :
+			     o->rotate	     ? "--rotate" :
+			     o->keep	     ? "--keep" :
+					       NULL;
+
+	if (!o->all_cpus)
+		return only_a ? opts__error("record", "%s is for the whole machine: add -a",
+					    only_a) :
+				-1;
+	if (o->attach_pid)
+		return opts__error("record",
+				   "-a records every process already; give -a or -p PID, not both");
+	if (o->clock == PDATA_CLOCK_THREAD || o->clock == PDATA_CLOCK_ITIMER)
+		return opts__error("record", "-a needs perf events (--clock auto, perf or bpf)");
+	if (o->events || co->gmon)
+		return opts__error(
+			"record",
+			"%s is for a COMMAND's processes, not -a (profil watch shows the "
+			"whole machine's events)",
+			o->events ? "--events" : "--gmon");
+	if (o->offcpu)
+		return opts__error("record",
+				   "--off-cpu follows a COMMAND's or a process's threads; "
+				   "-a records CPU time only (for now)");
+	if (o->keep && !o->rotate)
+		return opts__error("record", "--keep counts the profiles of --rotate");
+	if (o->rotate && !co->output_given)
+		return opts__error("record",
+				   "--rotate writes a directory of profiles: name it with -o DIR");
+	return -1;
+}
+
+/* What the options cannot say alone.  -1 to go on, else the exit status. */
+static int check_args(const struct cmd_record_opts *co)
+{
+	const struct record_opts *o = &co->rec;
+	int rc = check_system(co);
+
+	if (rc >= 0 || o->all_cpus)
+		return rc;
 	if (o->attach_pid && *o->argv)
 		return opts__error("record", "give either a COMMAND or -p PID, not both");
 	if (!o->attach_pid && !*o->argv)
@@ -170,14 +232,17 @@ static int parse_args(int argc, char **argv, struct cmd_record_opts *co)
 	struct record_opts *o = &co->rec;
 	int first, rc;
 
-	o->output = DEFAULT_OUTPUT;
+	o->output = NULL; /* the default after parsing: whether -o was given matters to --rotate */
 	o->hz = RECORD_DEFAULT_HZ;
 	o->inherit = 1;
 	rc = opts__parse(&record_cmd, argc, argv, co, &first);
 	if (rc != OPTS_GO_ON)
 		return rc;
+	co->output_given = o->output != NULL;
+	if (!o->output)
+		o->output = DEFAULT_OUTPUT;
 	o->argv = argv + first;
-	return check_args(o);
+	return check_args(co);
 }
 
 /* A file's size as a person reads it: bytes, KiB under 1 MiB, then MiB, GiB. */
@@ -236,6 +301,32 @@ static void summary(const struct cmd_record_opts *co, const struct record_result
 				 "its file gone (removed or renamed by another writer)",
 		size_text(res->file_size, size, sizeof(size)), why_incomplete ? ": " : "",
 		why_incomplete ? why_incomplete : "");
+}
+
+/* -a: the machine's CPU time beside the samples, and where the profiles are. */
+static void summary_system(const struct cmd_record_opts *co, const struct record_result *res)
+{
+	const struct record_opts *o = &co->rec;
+	char where[PATH_MAX + 96], size[32];
+
+	if (o->rotate)
+		snprintf(where, sizeof(where), "%u %s in %s/%s", res->periods,
+			 plural(res->periods, "profile", "profiles"), o->output,
+			 o->keep && res->periods > o->keep ? " (the newest kept)" : "");
+	else
+		snprintf(where, sizeof(where), "%s (%s)", res->output[0] ? res->output : o->output,
+			 size_text(res->file_size, size, sizeof(size)));
+	fprintf(stderr,
+		"profil record: the whole machine, %d %s, %.3f s busy: %llu %s (%.3f s), %llu "
+		"lost, clock %s at %u Hz%s%s, %s\n",
+		res->ncpus, plural((uint64_t)res->ncpus, "CPU", "CPUs"),
+		(double)res->machine_ns / 1e9, (unsigned long long)res->samples,
+		plural(res->samples, "sample", "samples"),
+		res->hz ? (double)res->samples / (double)res->hz : 0.0,
+		(unsigned long long)res->lost, res->clock_name, res->hz,
+		res->kernel ? ", kernel sampled" : "",
+		res->callgraph_name && strcmp(res->callgraph_name, "none") ? ", call stacks" : "",
+		where);
 }
 
 /*
@@ -303,7 +394,9 @@ int cmd_record(int argc, char **argv)
 	}
 	if (res.warning[0] && !co.quiet)
 		fprintf(stderr, "profil record: %s\n", res.warning);
-	if (!co.quiet)
+	if (!co.quiet && co.rec.all_cpus)
+		summary_system(&co, &res);
+	else if (!co.quiet)
 		summary(&co, &res);
 	if (res.events_error[0]) {
 		fprintf(stderr, "profil record: %s\n", res.events_error);

@@ -28,7 +28,7 @@ struct opts {
 	struct report_opts ro;
 	struct cgreport_opts cg; /* --children, --call-graph, --callers, --callees */
 	struct opt_ids pids, tids;
-	struct opt_list comms, dsos;
+	struct opt_list comms, dsos, cgroups;
 };
 
 /* --sort KEYS: the report's keys, and self or name. 0, or -1 with why. */
@@ -55,9 +55,8 @@ static int parse_sort(void *out, const char *arg, char *why, size_t whylen)
 			o->ro.value = report__value_parse(item); /* most of this time first */
 		} else if (!key) {
 			snprintf(why, whylen,
-				 "unknown sort key '%.*s' (comm, dso, sym, pid, tid, self, name, "
-				 "cpu, "
-				 "wall, off-cpu, sleep, blocked, preempted or stopped)",
+				 "unknown sort key '%.*s' (comm, dso, sym, pid, tid, cgroup, self, "
+				 "name, cpu, wall, off-cpu, sleep, blocked, preempted or stopped)",
 				 (int)len, s);
 			return -1;
 		} else if (o->ro.nkeys < REPORT_MAX_KEYS) {
@@ -124,9 +123,10 @@ static const struct opt options[] = {
 	 "another user's file, a profile or a program), - for stdout"},
 	{"sort", 0, OPT_CALL, "KEYS", AT(ro),
 	 "the whole run's columns and grouping, comma-separated, as perf report's: comm, dso, "
-	 "sym, pid, tid (default comm,dso,sym); with self (most time first, the default) or "
-	 "name (by name).  With off-CPU time (record --off-cpu) the time first: wall (the "
-	 "default there), cpu, off-cpu, or one reason's: sleep, blocked, preempted, stopped",
+	 "sym, pid, tid, cgroup (default comm,dso,sym); with self (most time first, the "
+	 "default) or name (by name).  With off-CPU time (record --off-cpu) the time first: "
+	 "wall (the default there), cpu, off-cpu, or one reason's: sleep, blocked, preempted, "
+	 "stopped",
 	 .call = parse_sort},
 	{"reason", 0, OPT_CALL, "LIST", AT(ro.reasons),
 	 "off-CPU time of these reasons only (sleep, blocked, preempted, stopped)",
@@ -138,6 +138,9 @@ static const struct opt options[] = {
 	{"comm", 0, OPT_LIST, "LIST", AT(comms), "only these commands (thread names)"},
 	{"dso", 0, OPT_LIST, "LIST", AT(dsos),
 	 "only these objects (full path or base name, [kernel], ...)"},
+	{"cgroup", 0, OPT_LIST, "LIST", AT(cgroups),
+	 "only these cgroups (record -a): a path (and those below it), a container (docker:ID, "
+	 "podman:ID, ...; a prefix of the id) or a container id's first digits"},
 	{"percent-limit", 0, OPT_DOUBLE, "P", AT(ro.percent_limit),
 	 "leave out rows below P % of the run (of the image, per image)",
 	 .what = "a percentage from 0 to 100", .min = 0, .max = 100},
@@ -226,6 +229,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	f->ncomms = o->comms.n;
 	f->dsos = o->dsos.v;
 	f->ndsos = o->dsos.n;
+	f->cgroups = o->cgroups.v;
+	f->ncgroups = o->cgroups.n;
 	rc = check_opts(o);
 	return rc ? rc : -1;
 }

@@ -17,8 +17,10 @@ _profil_values()
 	record:--clock) echo "auto bpf perf thread itimer" ;;
 	record:--call-graph) echo "dwarf fp none" ;;
 	report:--format) echo "text json csv html" ;;
-	report:--sort) echo "comm dso sym pid tid self name cpu wall off-cpu sleep blocked preempted stopped" ;;
+	report:--sort) echo "comm dso sym pid tid cgroup self name cpu wall off-cpu sleep blocked preempted stopped" ;;
 	report:--reason) echo "sleep blocked preempted stopped" ;;
+	top:--view) echo "function process cgroup" ;;
+	top:--sort) echo "last total" ;;
 	report:--call-graph | report:-g) echo "caller callee" ;;
 	export:--format) echo "gmon pprof folded" ;;
 	export:--value) echo "cpu off-cpu wall" ;;
@@ -27,7 +29,7 @@ _profil_values()
 		echo "prof profil sprofil setitimer timer_create perf_event_open" \
 			"sched_process_fork sched_process_exec sched_process_exit events_lost"
 		;;
-	diff:--format) echo "text json" ;;
+	diff:--format) echo "text json html pprof" ;;
 	annotate:--format) echo "text json" ;;
 	diff:--sort) echo "share seconds" ;;
 	*) return 1 ;;
@@ -181,8 +183,8 @@ _profil()
 		return 0
 	fi
 
-	# record: options end at "--" or at the command; after it, the command's words
-	if [[ $cmd == record ]]; then
+	# record, top: options end at "--" or at the command; after it, the command's words
+	if [[ $cmd == record || $cmd == top ]]; then
 		for ((i = cmd_at + 1; i < COMP_CWORD; i++)); do
 			w=${COMP_WORDS[i]}
 			if [[ $w == -- ]]; then
@@ -209,7 +211,7 @@ _profil()
 
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$(awk '{print $1}' <<<"$opts") --help" -- "$cur"))
-		[[ $cmd == record ]] && COMPREPLY+=($(compgen -W "--" -- "$cur"))
+		[[ $cmd == record || $cmd == top ]] && COMPREPLY+=($(compgen -W "--" -- "$cur"))
 	elif [[ $cmd == diff ]]; then
 		_profil_files "$cur"
 	fi

@@ -412,7 +412,9 @@ int profil_event__to_json(const struct profil_event *ev, char **out, size_t *len
 	sb_json_str(&sb, ev->executable);
 	sb_str(&sb, "},\"hostName\":");
 	sb_json_str(&sb, ev->hostname);
-	sb_printf(&sb, ",\"containerId\":\"\",\"eventId\":\"%u\",\"eventName\":", def->id);
+	sb_str(&sb, ",\"containerId\":");
+	sb_json_str(&sb, ev->container_id);
+	sb_printf(&sb, ",\"eventId\":\"%u\",\"eventName\":", def->id);
 	sb_json_str(&sb, def->name);
 	sb_printf(&sb, ",\"matchedPolicies\":[],\"argsNum\":%u,\"returnValue\":%lld,\"syscall\":",
 		  def->nargs, (long long)ev->return_value);

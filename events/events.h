@@ -121,6 +121,7 @@ struct profil_event {
 	char comm[PROFIL_COMM_LEN];
 	char executable[PROFIL_PATH_LEN];
 	char hostname[PROFIL_HOSTNAME_LEN];
+	char container_id[72]; /* the container's full id ("" none: utils/cgroup.h) */
 	union {
 		struct { /* PEV_PROFIL */
 			uint64_t buf, buflen, offset;

@@ -28,6 +28,7 @@
 #include "profile/pdata.h"
 #include "profil.h"
 #include "events/record_events.h"
+#include "utils/cgroup.h"
 #include "utils/array.h"
 
 struct ev_proc {
@@ -173,6 +174,11 @@ static void context(struct record_events *re, struct profil_event *ev, uint32_t 
 	snprintf(ev->comm, sizeof(ev->comm), "%s", p->comm[0] ? p->comm : slash ? slash + 1 : exe);
 	snprintf(ev->executable, sizeof(ev->executable), "%s", exe);
 	snprintf(ev->hostname, sizeof(ev->hostname), "%s", re->hostname);
+	/* where it runs while it lives; else where the recorder does (the tree starts there) */
+	if (cgroup__event_ctx(p->head.pid, &ev->cgroup_id, ev->container_id,
+			      sizeof(ev->container_id)) < 0)
+		cgroup__event_ctx(getpid(), &ev->cgroup_id, ev->container_id,
+				  sizeof(ev->container_id));
 }
 
 static void emit_prof(struct record_events *re, const struct ev_proc *p, uint64_t flags,

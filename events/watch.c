@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "events/watch.h"
+#include "utils/cgroup.h"
 #include "utils/array.h"
 #include "utils/why.h"
 
@@ -81,6 +82,8 @@ struct proc_state {
 	bool inheritable[PROF_MAX_EVENTS]; /* perf events opened with attr.inherit */
 	bool on;			   /* the last prof event said ENABLE */
 	char exe[PROFIL_PATH_LEN];
+	bool container_read;
+	char container_id[72]; /* utils/cgroup.h, read once while it lives */
 };
 
 struct watch {
@@ -208,6 +211,22 @@ static void read_exe(uint32_t pid, char *buf, size_t len)
 	buf[n > 0 ? n : 0] = '\0';
 }
 
+/* The container a process runs in (its cgroup path shows it), kept for when it has gone. */
+static void container_of(struct proc_state *p, uint32_t host_pid, char *out, size_t len)
+{
+	uint64_t id;
+
+	if (p && p->container_read) {
+		snprintf(out, len, "%s", p->container_id);
+		return;
+	}
+	cgroup__event_ctx((pid_t)host_pid, &id, out, len);
+	if (p) {
+		snprintf(p->container_id, sizeof(p->container_id), "%s", out);
+		p->container_read = true;
+	}
+}
+
 static void ctx_to_event(struct watch *w, const struct watch_ctx *c, struct profil_event *ev)
 {
 	struct proc_state *p = proc_find(w, c->host_pid);
@@ -238,6 +257,7 @@ static void ctx_to_event(struct watch *w, const struct watch_ctx *c, struct prof
 		snprintf(ev->executable, sizeof(ev->executable), "%s", p->exe);
 	else
 		read_exe(c->host_pid, ev->executable, sizeof(ev->executable));
+	container_of(p, c->host_pid, ev->container_id, sizeof(ev->container_id));
 }
 
 static void emit(struct watch *w, const struct profil_event *ev)

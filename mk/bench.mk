@@ -122,3 +122,13 @@ $(UNWIND_BENCH): tests/bench/unwind_bench.c $(TOOLS_B)/unwind_corpus.o $(COMPONE
 unwind-bench: $(UNWIND_BENCH)
 	PROFIL_BUILD=$(B) $(UNWIND_BENCH) $(UNWIND_BENCH_ARGS)
 tests: $(UNWIND_BENCH)
+
+# The whole machine's recorder (doc/system.md): its CPU and memory at 99 and
+# 997 Hz, flat and with -g, perf and bpf clocks, with and without 2,000
+# sleeping processes and 64 busy threads; the report of a synthetic hour.
+# Needs what `record -a` needs.  `make bench-system` (QUICK=1: 1 round of 3 s).
+.PHONY: bench-system
+bench-system: all $(PROGS_B)/system_spin $(TOOLS_B)/system_synth $(TOOLS_B)/pdata_dump
+	B=$(B) sh tests/bench/system_cost.sh $(if $(QUICK),1 3,3 5)
+	B=$(B) sh tests/bench/system_report.sh
+bench: bench-system

@@ -8,8 +8,9 @@
 #   output/   every writer           unwind/   the recorder's CFI unwinder
 #   record/   the recording engine   events/   the prof/profil events, `watch`
 #   cmds/     the profil command     agent/    the LD_PRELOAD agent (its own .so)
+#   live/     profil top's live view (over record/ and report/)
 #   annotate/ profil annotate (disassembly with capstone, Debian libcapstone-dev)
-COMPONENTS := utils profile symbols report annotate output unwind record events
+COMPONENTS := utils profile symbols report annotate output unwind record events live
 COMPONENT_OBJS := $(patsubst %.c,$(B)/%.o,$(foreach c,$(COMPONENTS),$(wildcard $(c)/*.c)))
 CLI_LIBS += -lz -lm -ljson-c -lelf -ldw -llzma -liberty -lcapstone
 

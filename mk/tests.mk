@@ -191,3 +191,5 @@ VARIANTS := $(PROGS_B)/record_prog_nopie $(PROGS_B)/record_prog_static $(PROGS_B
 	$(foreach v,pie nopie static stripped,$(PROGS_B)/report_gen_$v)
 
 tests: all $(UNIT_BINS) $(TOOLS) $(filter-out $(PROGS_B)/report_gen,$(PROGS)) $(PROG_SOS) $(VARIANTS)
+# the whole machine's busy processes (record -a, top): every spin function a function
+PROG_FLAGS_system_spin := $(NOINLINE) -pthread

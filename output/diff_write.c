@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * profil diff's writers: the comparison of two profiles (report/diff.h) as
- * text or as JSON (doc/report-json.md, "profil diff").
+ * text or as JSON (doc/report-json.md, "profil diff"); the JSON is also the
+ * tables of the differential flame graph's page (output/diff_html.c).
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -59,20 +60,19 @@ static void text_table(const struct diff_print *o, const struct diff *d, enum di
 	}
 }
 
-static void text_profile(const char *which, const char *path, const struct report *rep,
-			 FILE *out)
+static void text_profile(const char *which, const char *path, const struct report *rep, FILE *out)
 {
 	const struct pdata_header *h = &rep->v->hdr;
 
-	fprintf(out, "# %s: %s: %s (clock %s", which, path, h->command[0] ? h->command : "(unknown)",
-	       pdata__clock_name(h->clock));
+	fprintf(out, "# %s: %s: %s (clock %s", which, path,
+		h->command[0] ? h->command : "(unknown)", pdata__clock_name(h->clock));
 	if (pview__rate_hz(rep->v) > 0)
 		fprintf(out, " at %.1f Hz", pview__rate_hz(rep->v));
 	fprintf(out, "): %llu samples", (unsigned long long)rep->v->total);
 	if (rep->period_s > 0)
 		fprintf(out, ", %.3f s", (double)rep->v->total * rep->period_s);
 	fprintf(out, "%s\n",
-	       h->state == PDATA_COMPLETE ? "" : " (incomplete: the recorder did not finish)");
+		h->state == PDATA_COMPLETE ? "" : " (incomplete: the recorder did not finish)");
 	for (size_t i = 0; i < rep->nnotes; i++)
 		fprintf(out, "# %s: note: %s\n", which, rep->notes[i]);
 }
@@ -81,16 +81,18 @@ int diff__write_text(const struct diff *d, const struct diff_print *o, FILE *out
 {
 	text_profile("old", o->old_path, d->old, out);
 	text_profile("new", o->new_path, d->new, out);
-	fprintf(out, "# %%: share of all the samples of its profile; delta = new - old; sorted by "
-	       "|delta %s|",
-	       d->o.sort == DIFF_SORT_SECONDS ? "s" : "%");
+	fprintf(out,
+		"# %%: share of all the samples of its profile; delta = new - old; sorted by "
+		"|delta %s|",
+		d->o.sort == DIFF_SORT_SECONDS ? "s" : "%");
 	if (d->o.threshold > 0)
 		fprintf(out, "; rows whose share changed by less than %g points left out",
-		       d->o.threshold);
+			d->o.threshold);
 	fputc('\n', out);
 	if (!d->seconds_known)
-		fprintf(out, "# seconds: unknown (a profile does not say how much CPU time a sample "
-		       "stands for)\n");
+		fprintf(out,
+			"# seconds: unknown (a profile does not say how much CPU time a sample "
+			"stands for)\n");
 	for (int t = 0; t < DIFF_NTABLES; t++)
 		text_table(o, d, (enum diff_table)t, out);
 	return ferror(out) ? -EIO : 0;
@@ -183,28 +185,40 @@ static struct json_object *json_profile(const char *path, const struct report *r
 	return o;
 }
 
-int diff__write_json(const struct diff *d, const struct diff_print *o, FILE *out)
+struct json_object *diff__json(const struct diff *d, const struct diff_print *o)
 {
 	struct json_object *top = json_object_new_object();
 	int rc = top ? 0 : -ENOMEM;
 
 	if (rc)
-		return rc;
+		return NULL;
 	rc |= json__set(top, "old", json_profile(o->old_path, d->old));
 	rc |= json__set(top, "new", json_profile(o->new_path, d->new));
 	rc |= json__set(top, "percent_of", json_object_new_string("profile"));
-	rc |= json__set(top, "sort",
-		   json_object_new_string(d->o.sort == DIFF_SORT_SECONDS ? "seconds" : "share"));
+	rc |= json__set(
+		top, "sort",
+		json_object_new_string(d->o.sort == DIFF_SORT_SECONDS ? "seconds" : "share"));
 	rc |= json__set(top, "threshold", json__double(d->o.threshold));
 	rc |= json__set(top, "seconds_known", json_object_new_boolean(d->seconds_known));
 	for (int t = 0; !rc && t < DIFF_NTABLES; t++)
 		rc |= json__set(top, diff__table_name((enum diff_table)t),
-			   json_rows(o, d, (enum diff_table)t));
-	if (!rc)
-		fprintf(out, "%s\n",
-		       json_object_to_json_string_ext(top, JSON_C_TO_STRING_PRETTY |
-								   JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(top);
-	return rc ? rc : ferror(out) ? -EIO : 0;
+				json_rows(o, d, (enum diff_table)t));
+	if (rc) {
+		json_object_put(top);
+		return NULL;
+	}
+	return top;
 }
 
+int diff__write_json(const struct diff *d, const struct diff_print *o, FILE *out)
+{
+	struct json_object *top = diff__json(d, o);
+
+	if (!top)
+		return -ENOMEM;
+	fprintf(out, "%s\n",
+		json_object_to_json_string_ext(top, JSON_C_TO_STRING_PRETTY |
+							    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(top);
+	return ferror(out) ? -EIO : 0;
+}

@@ -27,6 +27,10 @@
 extern const char html_page_start[], html_page_end[];
 extern const char html_css_start[], html_css_end[];
 extern const char html_js_start[], html_js_end[];
+extern const char html_common_js_start[], html_common_js_end[];
+extern const char html_diff_page_start[], html_diff_page_end[];
+extern const char html_diff_css_start[], html_diff_css_end[];
+extern const char html_diff_js_start[], html_diff_js_end[];
 
 #define EMPTY UINT32_MAX
 /* Functions the page annotates (source lines and instructions), the hottest with code. */
@@ -555,13 +559,40 @@ static void make_nonce(char out[33])
 		snprintf(out + 2 * i, 3, "%02x", b[i]);
 }
 
+/* A page: its template and the pieces its markers stand for (output/html_assets.S). */
+struct html_template {
+	const char *page, *page_end;
+	const char *style[2][2]; /* [start, end) of each piece; unused pieces NULL */
+	const char *script[2][2];
+};
+
+static const struct html_template report_page = {
+	html_page_start,
+	html_page_end,
+	{{html_css_start, html_css_end}},
+	{{html_common_js_start, html_common_js_end}, {html_js_start, html_js_end}},
+};
+
+static const struct html_template diff_page = {
+	html_diff_page_start,
+	html_diff_page_end,
+	{{html_css_start, html_css_end}, {html_diff_css_start, html_diff_css_end}},
+	{{html_common_js_start, html_common_js_end}, {html_diff_js_start, html_diff_js_end}},
+};
+
+static void put_pieces(FILE *out, const char *const (*pieces)[2])
+{
+	for (int i = 0; i < 2 && pieces[i][0]; i++)
+		fwrite(pieces[i][0], 1, (size_t)(pieces[i][1] - pieces[i][0]), out);
+}
+
 /*
  * The template with each @@NAME@@ marker replaced: STYLE, DATA and SCRIPT
  * (once each) and NONCE.  -EINVAL if the template is not like that.
  */
-static int put_page(FILE *out, const char *json)
+static int put_page(FILE *out, const struct html_template *t, const char *json)
 {
-	const char *at = html_page_start, *end = html_page_end, *m;
+	const char *at = t->page, *end = t->page_end, *m;
 	unsigned seen = 0;
 	char nonce[33];
 
@@ -575,13 +606,13 @@ static int put_page(FILE *out, const char *json)
 		if (len == 5 && !memcmp(name, "NONCE", 5)) {
 			fputs(nonce, out);
 		} else if (len == 5 && !memcmp(name, "STYLE", 5) && !(seen & 1)) {
-			fwrite(html_css_start, 1, (size_t)(html_css_end - html_css_start), out);
+			put_pieces(out, t->style);
 			seen |= 1;
 		} else if (len == 4 && !memcmp(name, "DATA", 4) && !(seen & 2)) {
 			put_script_json(out, json);
 			seen |= 2;
 		} else if (len == 6 && !memcmp(name, "SCRIPT", 6) && !(seen & 4)) {
-			fwrite(html_js_start, 1, (size_t)(html_js_end - html_js_start), out);
+			put_pieces(out, t->script);
 			seen |= 4;
 		} else {
 			return -EINVAL;
@@ -592,43 +623,46 @@ static int put_page(FILE *out, const char *json)
 	return seen == 7 ? 0 : -EINVAL;
 }
 
-int html__write(struct html_report *h, FILE *out, const char *const *notes, size_t nnotes,
-		char *why, size_t whylen)
+/* The page of template t with the document doc into out; 0 or -errno with one sentence. */
+static int write_doc(FILE *out, const struct html_template *t, struct json_object *doc, char *why,
+		     size_t whylen)
 {
-	struct json_object *doc = document_json(h, notes, nnotes);
 	const char *json;
-	int rc;
 
 	if (!doc)
 		return why_fail(why, whylen, -ENOMEM, "out of memory");
 	json = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
 							   JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (!json)
-		rc = why_fail(why, whylen, -ENOMEM, "out of memory");
-	else if ((errno = 0, put_page(out, json)))
-		rc = why_fail(why, whylen, -EINVAL,
-			      "the page template built into profil is broken");
-	else if (ferror(out)) /* the write's own error: a full disk, a file size limit */
-		rc = why_fail(why, whylen, errno ? -errno : -EIO, "%s",
-			      strerror(errno ? errno : EIO));
-	else
-		rc = 0;
+		return why_fail(why, whylen, -ENOMEM, "out of memory");
+	if ((errno = 0, put_page(out, t, json)))
+		return why_fail(why, whylen, -EINVAL,
+				"the page template built into profil is broken");
+	if (ferror(out)) /* the write's own error: a full disk, a file size limit */
+		return why_fail(why, whylen, errno ? -errno : -EIO, "%s",
+				strerror(errno ? errno : EIO));
+	return 0;
+}
+
+int html__write(struct html_report *h, FILE *out, const char *const *notes, size_t nnotes,
+		char *why, size_t whylen)
+{
+	struct json_object *doc = document_json(h, notes, nnotes);
+	int rc = write_doc(out, &report_page, doc, why, whylen);
+
 	json_object_put(doc);
 	return rc;
 }
 
-struct page {
-	struct html_report *h;
-	const struct report *m;
+/* A page to write into a file: its template and its document. */
+struct page_job {
+	const struct html_template *t;
+	struct json_object *doc;
 };
-
-static int write_page(const struct page *pg, FILE *f, char *why, size_t whylen)
-{
-	return html__write(pg->h, f, (const char *const *)pg->m->notes, pg->m->nnotes, why, whylen);
-}
 
 static int fill_page(int fd, void *arg, char *why, size_t whylen)
 {
+	const struct page_job *job = arg;
 	int dfd = dup(fd), rc;
 	FILE *f = dfd < 0 ? NULL : fdopen(dfd, "wb");
 
@@ -638,10 +672,26 @@ static int fill_page(int fd, void *arg, char *why, size_t whylen)
 			close(dfd);
 		return rc;
 	}
-	rc = write_page(arg, f, why, whylen);
+	rc = write_doc(f, job->t, job->doc, why, whylen);
 	if (fclose(f) == EOF && !rc)
 		rc = -errno;
 	return rc;
+}
+
+/* "-" is stdout, written in place, like any descriptor name. */
+static int write_file(const char *path, const struct html_template *t, struct json_object *doc,
+		      char *why, size_t whylen)
+{
+	struct page_job job = {t, doc};
+
+	if (!doc)
+		return why_fail(why, whylen, -ENOMEM, "out of memory");
+	return outfile__write(path, &pdata__output_rules, fill_page, &job, why, whylen);
+}
+
+int html__write_diff(const char *path, struct json_object *doc, char *why, size_t whylen)
+{
+	return write_file(path, &diff_page, doc, why, whylen);
 }
 
 /*
@@ -667,23 +717,22 @@ static struct json_object *annotations_json(const struct report *m)
 
 int html__write_report(const struct report *m, const char *path, char *why, size_t whylen)
 {
-	struct page pg = {html__new(m->v, m->r), m};
-	int rc = pg.h ? html__add_samples(pg.h) : -ENOMEM;
-
-	if (pg.h) {
-		pg.h->accounted_ns = m->totals.accounted_ns;
-		pg.h->unsampled_ns = m->totals.unsampled_ns;
-		pg.h->images = m->totals.images;
-		pg.h->images_with_time = m->totals.images_with_time;
-		pg.h->annotations = annotations_json(m);
-	}
+	struct html_report *h = html__new(m->v, m->r);
+	struct json_object *doc = NULL;
+	int rc = h ? html__add_samples(h) : -ENOMEM;
 
 	if (rc < 0) {
-		html__free(pg.h);
+		html__free(h);
 		return why_fail(why, whylen, rc, "out of memory");
 	}
-	/* "-" is stdout, written in place, like any descriptor name */
-	rc = outfile__write(path, &pdata__output_rules, fill_page, &pg, why, whylen);
-	html__free(pg.h);
+	h->accounted_ns = m->totals.accounted_ns;
+	h->unsampled_ns = m->totals.unsampled_ns;
+	h->images = m->totals.images;
+	h->images_with_time = m->totals.images_with_time;
+	h->annotations = annotations_json(m);
+	doc = document_json(h, (const char *const *)m->notes, m->nnotes);
+	rc = write_file(path, &report_page, doc, why, whylen);
+	json_object_put(doc);
+	html__free(h);
 	return rc;
 }

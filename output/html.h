@@ -54,4 +54,15 @@ int html__write(struct html_report *h, FILE *out, const char *const *notes, size
  */
 int html__write_report(const struct report *m, const char *path, char *why, size_t whylen);
 
+struct json_object;
+
+/*
+ * The differential flame graph's page (output/html/diff.html: `profil diff
+ * --format html`) with its document doc (doc/report-json.md, "profil diff
+ * --format html"; output/diff_html.c makes it) to path, as
+ * html__write_report writes its page.  doc NULL: out of memory.  Returns 0
+ * or -errno with one sentence in why.
+ */
+int html__write_diff(const char *path, struct json_object *doc, char *why, size_t whylen);
+
 #endif /* PROFIL_HTML_H */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The HTML report's page sources (output/html/), embedded in the profil
+ * The HTML pages' sources (output/html/: the report's page, the diff's page
+ * and the script both use), embedded in the profil
  * binary at build time so that the installed command needs no file on disk.
  * Paths are relative to the top of the source tree (mk/html.mk assembles
  * this file from there).  output/html.c reads them as [start, end).
@@ -10,6 +11,10 @@
 	.global html_page_start, html_page_end
 	.global html_css_start, html_css_end
 	.global html_js_start, html_js_end
+	.global html_common_js_start, html_common_js_end
+	.global html_diff_page_start, html_diff_page_end
+	.global html_diff_css_start, html_diff_css_end
+	.global html_diff_js_start, html_diff_js_end
 
 html_page_start:
 	.incbin "output/html/page.html"
@@ -22,5 +27,21 @@ html_css_end:
 html_js_start:
 	.incbin "output/html/page.js"
 html_js_end:
+
+html_common_js_start:
+	.incbin "output/html/common.js"
+html_common_js_end:
+
+html_diff_page_start:
+	.incbin "output/html/diff.html"
+html_diff_page_end:
+
+html_diff_css_start:
+	.incbin "output/html/diff.css"
+html_diff_css_end:
+
+html_diff_js_start:
+	.incbin "output/html/diff.js"
+html_diff_js_end:
 
 	.section .note.GNU-stack, "", @progbits

@@ -10,7 +10,7 @@
  *   output/pprof.h       export: pprof's profile.proto, gzipped
  *   output/gmon.h        export: gmon.out for GNU gprof
  *   output/folded.h      export: collapsed stacks (flamegraph.pl, speedscope)
- *   profil diff          text, JSON (below)
+ *   profil diff          text, JSON, HTML (a differential flame graph), pprof (below)
  */
 #ifndef PROFIL_OUTPUT_OUTPUT_H
 #define PROFIL_OUTPUT_OUTPUT_H
@@ -84,6 +84,7 @@ int cgreport__json_image(const struct cgreport *cr, const struct cgreport_image 
 struct diff_print {
 	const char *old_path, *new_path; /* the profiles as named on the command line */
 	long top;			 /* rows per table, 0 = all */
+	int normalize; /* html: the page first compares shares (else seconds); pprof: NEW scaled to OLD's totals */
 };
 
 /* The comparison as text.  0, or -EIO (a write error). */
@@ -91,5 +92,28 @@ int diff__write_text(const struct diff *d, const struct diff_print *o, FILE *out
 
 /* The comparison as one JSON document.  0, or -ENOMEM, or -EIO. */
 int diff__write_json(const struct diff *d, const struct diff_print *o, FILE *out);
+
+/* The JSON document of the comparison (what diff__write_json writes), or NULL: out of memory. */
+struct json_object *diff__json(const struct diff *d, const struct diff_print *o);
+
+/*
+ * The differential flame graph (output/diff_html.c): both profiles' stacks
+ * merged, each frame coloured by its change, and the comparison's tables, in
+ * one self-contained page written to path ("-": stdout) as the report's page
+ * is (output/html.h).  0, or -errno with one sentence in why.
+ */
+int diff__write_html(const struct diff *d, const struct diff_print *o, const char *path, char *why,
+		     size_t whylen);
+
+/*
+ * The comparison as ONE pprof profile (output/pprof.h) that go tool pprof
+ * reads as it reads `-diff_base OLD NEW`: NEW's samples as they are, OLD's
+ * negated and labelled pprof::base=true (o->normalize: NEW's values scaled
+ * to OLD's totals, as pprof -normalize -diff_base does).  path as
+ * pprof__export's.  sum (may be NULL): NEW's and OLD's figures summed.
+ * 0, or -errno with one sentence in why.
+ */
+int diff__write_pprof(const struct diff *d, const struct diff_print *o, const char *path,
+		      struct pprof_summary *sum, char *why, size_t whylen);
 
 #endif /* PROFIL_OUTPUT_OUTPUT_H */

@@ -2,6 +2,7 @@
 /* pprof export: see pprof.h for the model and the choice of addresses. */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,10 +13,12 @@
 #include "utils/htab.h"
 #include "profile/pdata.h"
 #include "utils/htab.h"
+#include "output/output.h"
 #include "output/pprof.h"
 #include "report/report.h"
 #include "output/profile.pb-c.h"
 #include "symbols/symbols.h"
+#include "utils/cgroup.h"
 #include "utils/outfile.h"
 #include "utils/utf8.h"
 #include "utils/why.h"
@@ -27,7 +30,6 @@
 /* The generated message types, shorter. */
 #define PB(type) Perftools__Profiles__##type
 
-#define NLABELS_MAX 4		/* pid, tid, process_comm, thread_comm */
 #define GZ_IN_SIZE (256u << 10) /* encoded bytes gathered before deflate */
 #define GZ_OUT_SIZE (64u << 10)
 #define GZ_LEVEL 1 /* fastest: profiles compress well anyway (as Go's runtime does) */
@@ -124,6 +126,7 @@ struct label_set {
 	int tid;
 	size_t first, n; /* in ctx.labels */
 	uint32_t reason; /* off-CPU samples: enum pdata_kind, else 0 */
+	int base;	 /* a sample of the diff's base (OLD): labelled pprof::base */
 };
 
 /* A node of the samples' location-id tree. */
@@ -167,6 +170,7 @@ struct pprof_ctx {
 	int64_t period;
 	size_t nvalues;	    /* [samples, cpu], and off_cpu with off-CPU time */
 	uint64_t offcpu_ns; /* written as off_cpu values */
+	int base; /* adding a diff's base (OLD): values negated, labels pprof::base=true */
 	struct strtab st;
 	/* locations (one Line each) */
 	PB(Location) * locs;
@@ -210,7 +214,9 @@ struct pprof_ctx {
 	struct htab *caller_idx; /* of struct caller_ent */
 	size_t nsamples, samples_cap, set_cap, node_cap, values_cap, nlnodes, lnodes_cap;
 	uint64_t total;
-	uint64_t timed_ns; /* CPU time of the samples without a count (c->rep) */
+	uint64_t timed_ns;     /* CPU time of the samples without a count (c->rep) */
+	size_t first_base;     /* a diff: the first sample of the base (OLD); else SIZE_MAX */
+	const char *diff_note; /* a diff: the comment that says so */
 };
 
 static int str_eq(const void *ctx, uint32_t idx, const void *key)
@@ -405,8 +411,9 @@ static int func_eq(const void *ctx, uint32_t idx, const void *key)
 /* Id of the function (name, system name, file, start line), created on first use; -ENOMEM. */
 static int64_t function_id(struct pprof_ctx *c, const struct func_key *k)
 {
-	uint64_t h = htab_hash_combine(htab_hash_combine((uint64_t)k->name, (uint64_t)k->system_name),
-			 htab_hash_combine((uint64_t)k->filename, (uint64_t)k->start_line));
+	uint64_t h = htab_hash_combine(
+		htab_hash_combine((uint64_t)k->name, (uint64_t)k->system_name),
+		htab_hash_combine((uint64_t)k->filename, (uint64_t)k->start_line));
 	struct islot *slot = itab_slot(&c->func_idx, h, func_eq, c, k);
 	PB(Function) * f;
 
@@ -586,7 +593,8 @@ static int64_t location_id(struct pprof_ctx *c, const struct pv_proc *p, uint32_
 	if (resolver__locate(c->r, p, gen, pc, leaf ? count : 0, &rl) < 0)
 		return -ENOMEM;
 	key = (struct loc_key){rl.obj, rl.addr, rl.linktime};
-	h = htab_hash_combine(htab_hash_combine((uintptr_t)key.obj, key.addr), (uint64_t)key.linktime);
+	h = htab_hash_combine(htab_hash_combine((uintptr_t)key.obj, key.addr),
+			      (uint64_t)key.linktime);
 	slot = itab_slot(&c->loc_idx, h, loc_eq, c, &key);
 	if (!slot)
 		return -ENOMEM;
@@ -605,7 +613,8 @@ static int set_eq(const void *ctx, uint32_t idx, const void *key)
 	const struct pprof_ctx *c = ctx;
 	const struct label_set *a = &c->sets[idx], *b = key;
 
-	return a->proc == b->proc && a->tid == b->tid && a->reason == b->reason;
+	return a->proc == b->proc && a->tid == b->tid && a->reason == b->reason &&
+	       a->base == b->base;
 }
 
 static int add_label(struct pprof_ctx *c, const char *key, const char *str, int64_t num)
@@ -632,11 +641,32 @@ static const char *base_name(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
+/*
+ * A whole machine's profile: the host, and where the process ran, as the
+ * fleet's servers group by them (Pyroscope's and Parca's series labels).
+ */
+static int add_machine_labels(struct pprof_ctx *c, const struct pv_proc *p)
+{
+	char label[96];
+	int rc = 0;
+
+	if (c->v->hdr.hostname[0])
+		rc = add_label(c, "host", c->v->hdr.hostname, 0);
+	if (!rc && p->cgroup[0])
+		rc = add_label(c, "cgroup", p->cgroup, 0);
+	if (!rc && cgroup__label(p->cgroup, label, sizeof(label)))
+		rc = add_label(c, "container", label, 0);
+	if (!rc && p->nspid && p->nspid != p->pid)
+		rc = add_label(c, "nspid", NULL, p->nspid);
+	return rc;
+}
+
 /* Index of the label set of thread tid of image p, created on first use; -ENOMEM. */
 static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid, uint32_t reason)
 {
-	struct label_set key = {p->id, tid, 0, 0, reason}, *set;
-	uint64_t h = htab_hash_combine(htab_hash_combine(p->id, (uint32_t)tid), reason);
+	struct label_set key = {p->id, tid, 0, 0, reason, c->base}, *set;
+	uint64_t h = htab_hash_combine(htab_hash_combine(p->id, (uint32_t)tid),
+				       reason | (uint64_t)c->base << 32);
 	struct islot *slot = itab_slot(&c->set_idx, h, set_eq, c, &key);
 	const struct pv_thread *th = pv_proc__thread(p, tid);
 	int rc;
@@ -657,6 +687,10 @@ static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid, uin
 		rc = add_label(c, "thread_comm", th->comm, 0);
 	if (!rc && reason)
 		rc = add_label(c, "off_cpu_reason", pdata__kind_name(reason), 0);
+	if (!rc && c->base) /* what pprof -diff_base marks its base's samples with */
+		rc = add_label(c, "pprof::base", "true", 0);
+	if (!rc && (c->v->hdr.flags & PDATA_F_SYSTEM))
+		rc = add_machine_labels(c, p);
 	if (rc)
 		return rc;
 	key.n = c->nlabels - key.first;
@@ -730,10 +764,10 @@ static int push_sample(struct pprof_ctx *c, long set, uint32_t node, size_t n, i
 	perftools__profiles__sample__init(s);
 	s->n_location_id = n;
 	s->n_value = c->nvalues;
-	c->values[at] = count;
-	c->values[at + 1] = cpu;
+	c->values[at] = c->base ? -count : count;
+	c->values[at + 1] = c->base ? -cpu : cpu;
 	if (c->nvalues > 2)
-		c->values[at + 2] = offcpu;
+		c->values[at + 2] = c->base ? -offcpu : offcpu;
 	c->sample_set[c->nsamples] = (uint32_t)set;
 	c->sample_node[c->nsamples] = node;
 	c->nsamples++;
@@ -852,8 +886,7 @@ static int add_sample(struct pprof_ctx *c, const struct pv_proc *p, const struct
 		c->offcpu_ns += count;
 		return 0;
 	}
-	if (push_sample(c, set, (uint32_t)node, n, clamp64(count), cpu_ns(count, c->period), 0) <
-	    0)
+	if (push_sample(c, set, (uint32_t)node, n, clamp64(count), cpu_ns(count, c->period), 0) < 0)
 		return -ENOMEM;
 	c->total += count;
 	return 0;
@@ -972,10 +1005,12 @@ static int value_type(struct pprof_ctx *c, PB(ValueType) * vt, const char *type,
 static int add_comments(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays *a)
 {
 	const struct pdata_header *h = &c->v->hdr;
-	char buf[6][2300];
+	char buf[7][2300];
 	size_t n = 0;
 
 	snprintf(buf[n++], sizeof(buf[0]), "profil %s", PROFIL_VERSION);
+	if (c->diff_note)
+		snprintf(buf[n++], sizeof(buf[0]), "%s", c->diff_note);
 	if (h->command[0])
 		snprintf(buf[n++], sizeof(buf[0]), "command: %s", h->command);
 	snprintf(buf[n++], sizeof(buf[0]), "clock: %s%s%s%s, nominal %u Hz, effective %.1f Hz",
@@ -1051,17 +1086,77 @@ static int link_messages(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays
 	return 0;
 }
 
-static int build_profile(struct pprof_ctx *c, PB(Profile) * pr, struct pb_arrays *a)
-{
-	const struct pdata_header *h = &c->v->hdr;
-	int rc = add_samples(c, 0);
+/* A profile whose samples go into the Profile: its view, its resolver, its report (or NULL). */
+struct pprof_src {
+	const struct pview *v;
+	struct resolver *r;
+	struct report *rep;
+};
 
-	if (!rc && c->nvalues > 2)
+static int64_t src_period(const struct pview *v)
+{
+	if (v->hdr.period_ns)
+		return clamp64(v->hdr.period_ns);
+	if (v->hdr.nominal_hz)
+		return (int64_t)(1e9 / v->hdr.nominal_hz + 0.5);
+	return 0;
+}
+
+/* The samples of src (its off-CPU slots too); base: a diff's base (OLD), negated and labelled. */
+static int add_source(struct pprof_ctx *c, const struct pprof_src *src, int base)
+{
+	int rc;
+
+	c->v = src->v;
+	c->r = src->r;
+	c->rep = src->rep;
+	c->period = src_period(src->v);
+	c->base = base;
+	htab__free(c->caller_idx); /* its keys are the view's process ids and nodes */
+	c->caller_idx = NULL;
+	c->first_base = base ? c->nsamples : SIZE_MAX;
+	rc = add_samples(c, 0);
+	if (!rc && src->v->noffcpu)
 		rc = add_samples(c, 1);
 	if (!rc)
 		rc = add_timed_samples(c);
-	if (rc < 0)
-		return rc;
+	return rc;
+}
+
+/*
+ * A diff's -normalize, as pprof's: NEW's values scaled so that each type's
+ * total is OLD's.
+ */
+static void normalize_new(struct pprof_ctx *c)
+{
+	size_t nb = c->first_base < c->nsamples ? c->first_base : c->nsamples;
+
+	for (size_t k = 0; k < c->nvalues; k++) {
+		double sum_new = 0, sum_old = 0, ratio;
+
+		for (size_t i = 0; i < c->nsamples; i++)
+			*(i < nb ? &sum_new : &sum_old) +=
+				fabs((double)c->values[c->nvalues * i + k]);
+		if (sum_new <= 0 || sum_old <= 0)
+			continue;
+		ratio = sum_old / sum_new;
+		for (size_t i = 0; i < nb; i++) {
+			double v = llround((double)c->values[c->nvalues * i + k] * ratio);
+
+			c->values[c->nvalues * i + k] = v >= 9.2e18 ? INT64_MAX : (int64_t)v;
+		}
+	}
+}
+
+/* The Profile of the samples added (add_source), with the first source's (NEW's) header. */
+static int build_profile(struct pprof_ctx *c, const struct pprof_src *first, PB(Profile) * pr,
+			 struct pb_arrays *a)
+{
+	const struct pdata_header *h = &first->v->hdr;
+	int rc;
+
+	c->v = first->v; /* the main program, the comments: NEW's */
+	c->period = src_period(first->v);
 	finish_mappings(c);
 	main_mapping_first(c);
 	perftools__profiles__profile__init(pr);
@@ -1251,23 +1346,34 @@ static int write_gz(int fd, const struct pprof_ctx *c, PB(Profile) * pr, uint64_
 	return rc;
 }
 
-static int write_profile(int fd, const struct pview *v, struct resolver *r, struct report *rep,
-			 struct pprof_summary *sum, char *why, size_t whylen)
+/* What one Profile is made of: one source, or a diff's NEW and OLD. */
+struct pprof_job {
+	struct pprof_src src[2];
+	int nsrc;
+	int normalize;	       /* a diff: NEW scaled to OLD's totals */
+	const char *diff_note; /* a diff: the comment that says what it is */
+	struct pprof_summary *sum;
+};
+
+static int write_profile(int fd, const struct pprof_job *job, char *why, size_t whylen)
 {
-	/* off_cpu values only where the profile has off-CPU time (the OpenTelemetry name) */
-	struct pprof_ctx c = {.v = v, .r = r, .rep = rep, .nvalues = v->noffcpu ? 3 : 2};
+	struct pprof_ctx c = {.nvalues = 2, .diff_note = job->diff_note};
+	struct pprof_summary *sum = job->sum;
 	struct pb_arrays a = {0};
 	PB(Profile) pr;
 	uint64_t written = 0;
-	int rc;
+	int rc = strtab_init(&c.st);
 
-	if (v->hdr.period_ns)
-		c.period = clamp64(v->hdr.period_ns);
-	else if (v->hdr.nominal_hz)
-		c.period = (int64_t)(1e9 / v->hdr.nominal_hz + 0.5);
-	rc = strtab_init(&c.st);
+	/* off_cpu values only where a profile has off-CPU time (the OpenTelemetry name) */
+	for (int i = 0; i < job->nsrc; i++)
+		if (job->src[i].v->noffcpu)
+			c.nvalues = 3;
+	for (int i = 0; !rc && i < job->nsrc; i++)
+		rc = add_source(&c, &job->src[i], i > 0);
+	if (!rc && job->normalize)
+		normalize_new(&c);
 	if (!rc)
-		rc = build_profile(&c, &pr, &a);
+		rc = build_profile(&c, &job->src[0], &pr, &a);
 	if (rc < 0) {
 		rc = why_fail(why, whylen, rc, "out of memory");
 		goto out;
@@ -1296,19 +1402,14 @@ out:
 int pprof__write(int fd, const struct pview *v, struct resolver *r, struct pprof_summary *sum,
 		 char *why, size_t whylen)
 {
-	return write_profile(fd, v, r, NULL, sum, why, whylen);
-}
+	const struct pprof_job job = {.src = {{v, r, NULL}}, .nsrc = 1, .sum = sum};
 
-struct pprof_job {
-	struct report *rep;
-	struct pprof_summary *sum;
-};
+	return write_profile(fd, &job, why, whylen);
+}
 
 static int fill_pprof(int fd, void *arg, char *why, size_t whylen)
 {
-	struct pprof_job *job = arg;
-
-	return write_profile(fd, job->rep->v, job->rep->r, job->rep, job->sum, why, whylen);
+	return write_profile(fd, arg, why, whylen);
 }
 
 int pprof__export(const char *data_path, const char *out_path, struct pprof_summary *sum, char *why,
@@ -1328,7 +1429,33 @@ int pprof__export(const char *data_path, const char *out_path, struct pprof_summ
 	if (rc < 0)
 		return rc;
 	rc = outfile__write(out_path, &pdata__output_rules, fill_pprof,
-			    &(struct pprof_job){rep, sum ? sum : &local}, why, whylen);
+			    &(struct pprof_job){.src = {{rep->v, rep->r, rep}},
+						.nsrc = 1,
+						.sum = sum ? sum : &local},
+			    why, whylen);
 	report__free(rep);
 	return rc;
+}
+
+int diff__write_pprof(const struct diff *d, const struct diff_print *o, const char *path,
+		      struct pprof_summary *sum, char *why, size_t whylen)
+{
+	struct pprof_summary local;
+	char note[2 * PATH_MAX + 200];
+	struct pprof_job job = {
+		.src = {{d->new->v, d->new->r, d->new}, {d->old->v, d->old->r, d->old}},
+		.nsrc = 2,
+		.normalize = o->normalize,
+		.diff_note = note,
+		.sum = sum ? sum : &local,
+	};
+	int rc = outfile__check(path, &pdata__output_rules, why, whylen);
+
+	if (rc < 0)
+		return rc;
+	snprintf(note, sizeof(note),
+		 "diff: %s minus %s (its samples negated, label pprof::base=true)%s", o->new_path,
+		 o->old_path,
+		 o->normalize ? "; the new profile scaled to the old one's totals" : "");
+	return outfile__write(path, &pdata__output_rules, fill_pprof, &job, why, whylen);
 }

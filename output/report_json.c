@@ -18,6 +18,7 @@
 #include "utils/json.h"
 #include "report/cgreport.h"
 #include "output/output.h"
+#include "utils/cgroup.h"
 
 #define JSON_VERSION 2
 /* One line per top-level field, as json-c's pretty printer: "key":value, values on one line. */
@@ -253,6 +254,7 @@ static struct json_object *filters_json(const struct report *rep)
 		rc |= json__set(o, "tid", ints_json(f->tids, f->ntids));
 		rc |= json__set(o, "comm", strs_json(f->comms, f->ncomms));
 		rc |= json__set(o, "dso", strs_json(f->dsos, f->ndsos));
+		rc |= json__set(o, "cgroup", strs_json(f->cgroups, f->ncgroups));
 	}
 	if (rc) {
 		json_object_put(o);
@@ -352,9 +354,12 @@ static int put_head(const struct report *rep, FILE *out, int *first)
 	rc |= put_field(out, first, "exit", exit_json(h->end_kind, h->end_code));
 	rc |= put_field(out, first, "kernel", json_object_new_string(kernel_name(rep->kernel)));
 	rc |= put_field(out, first, "total_samples", json__uint(t->samples));
-	rc |= put_field(out, first, "total_seconds", json__double((double)t->samples * rep->period_s));
-	rc |= put_field(out, first, "accounted_seconds", json__double((double)t->accounted_ns / 1e9));
-	rc |= put_field(out, first, "unsampled_seconds", json__double((double)t->unsampled_ns / 1e9));
+	rc |= put_field(out, first, "total_seconds",
+			json__double((double)t->samples * rep->period_s));
+	rc |= put_field(out, first, "accounted_seconds",
+			json__double((double)t->accounted_ns / 1e9));
+	rc |= put_field(out, first, "unsampled_seconds",
+			json__double((double)t->unsampled_ns / 1e9));
 	rc |= put_field(out, first, "seconds", json__double(t->seconds));
 	rc |= put_field(out, first, "cpu_seconds", json__double((double)h->cpu_ns / 1e9));
 	rc |= put_field(out, first, "cpu", cpu_json(&cpu));
@@ -373,6 +378,20 @@ static int put_head(const struct report *rep, FILE *out, int *first)
 	return rc;
 }
 
+/* "cgroup": the path, "container": its owner's label (utils/cgroup.h), "" when none. */
+static int add_cgroup(struct json_object *o, const char *path)
+{
+	char label[96];
+	int rc;
+
+	path = path ? path : "";
+	cgroup__label(path, label, sizeof(label));
+	rc = json__set(o, "cgroup", json_object_new_string(path));
+	if (!rc)
+		rc = json__set(o, "container", json_object_new_string(label));
+	return rc;
+}
+
 static struct json_object *run_row_json(const struct report *rep, const struct report_row *r)
 {
 	struct json_object *o = json_object_new_object();
@@ -385,6 +404,8 @@ static struct json_object *run_row_json(const struct report *rep, const struct r
 		rc |= json__set(o, "pid", json_object_new_int(r->pid));
 	if (!rc && report__has_key(rep, REPORT_KEY_TID))
 		rc |= json__set(o, "tid", json_object_new_int(r->tid));
+	if (!rc && report__has_key(rep, REPORT_KEY_CGROUP))
+		rc |= add_cgroup(o, r->cgroup);
 	if (!rc)
 		rc = row_fields(rep, o, r, sym, dso, rep->totals.seconds, rep->totals.offcpu_ns);
 	if (rc) {
@@ -474,14 +495,22 @@ static struct json_object *proc_json(const struct report *rep, const struct repo
 
 	if (!rc) {
 		rc |= json__set(o, "pid", json_object_new_int(p->pid));
-		rc |= json__set(o, "parent_pid", json_object_new_int(parent ? parent->pid : p->ppid));
+		rc |= json__set(o, "parent_pid",
+				json_object_new_int(parent ? parent->pid : p->ppid));
 		rc |= json__set(o, "exe", json_object_new_string(p->exe));
 		rc |= json__set(o, "comm", json_object_new_string(img->comm));
 		rc |= json__set(o, "exit", exit_json(p->end_kind, p->end_code));
+		if (rep->v->hdr.flags & PDATA_F_SYSTEM) {
+			rc |= add_cgroup(o, p->cgroup);
+			rc |= json__set(o, "nspid", json_object_new_int(p->nspid));
+		}
 		rc |= json__set(o, "samples", json__uint(p->samples));
-		rc |= json__set(o, "self_seconds", json__double((double)p->samples * rep->period_s));
-		rc |= json__set(o, "accounted_seconds", json__double((double)img->accounted_ns / 1e9));
-		rc |= json__set(o, "unsampled_seconds", json__double((double)img->unsampled_ns / 1e9));
+		rc |= json__set(o, "self_seconds",
+				json__double((double)p->samples * rep->period_s));
+		rc |= json__set(o, "accounted_seconds",
+				json__double((double)img->accounted_ns / 1e9));
+		rc |= json__set(o, "unsampled_seconds",
+				json__double((double)img->unsampled_ns / 1e9));
 		rc |= json__set(o, "seconds", json__double(img->seconds));
 		rc |= json__set(o, "cpu_seconds", json__double((double)img->cpu.cpu_ns / 1e9));
 		rc |= json__set(o, "cpu", cpu_json(&img->cpu));

@@ -15,6 +15,7 @@
 
 #include "report/cgreport.h"
 #include "output/output.h"
+#include "utils/cgroup.h"
 
 /* Widths of the name columns (names longer than this are not cut, they push the next column). */
 #define W_COMM 16
@@ -186,8 +187,9 @@ static void header_run(const struct report *rep, FILE *out)
 		fprintf(out, ", %s s unsampled", secs((double)t->unsampled_ns / 1e9));
 	fputc('\n', out);
 	if (h->cpu_ns) {
-		fprintf(out, "# cpu: %s s measured for the process tree",
-			secs((double)h->cpu_ns / 1e9));
+		fprintf(out, "# cpu: %s s measured for %s", secs((double)h->cpu_ns / 1e9),
+			h->flags & PDATA_F_SYSTEM ? "the recorded CPUs (their busy time)" :
+						    "the process tree");
 		if (h->user_ns || h->sys_ns)
 			fprintf(out, " (user %s s, system %s s)", secs((double)h->user_ns / 1e9),
 				secs((double)h->sys_ns / 1e9));
@@ -297,6 +299,7 @@ static void header_filter(const struct report *rep, FILE *out)
 	print_list_arg(out, "--tid", f->tids, NULL, f->ntids);
 	print_list_arg(out, "--comm", NULL, f->comms, f->ncomms);
 	print_list_arg(out, "--dso", NULL, f->dsos, f->ndsos);
+	print_list_arg(out, "--cgroup", NULL, f->cgroups, f->ncgroups);
 	fprintf(out, ": %s s of the run's %s s pass (%.2f %%), in %zu process %s\n",
 		secs(rep->totals.shown_seconds), secs(rep->totals.seconds),
 		rep->totals.seconds > 0 ? 100.0 * rep->totals.shown_seconds / rep->totals.seconds :
@@ -417,9 +420,24 @@ static const char *col_title(int key)
 		return "pid";
 	case REPORT_KEY_TID:
 		return "tid";
+	case REPORT_KEY_CGROUP:
+		return "cgroup";
 	default:
 		return "object";
 	}
+}
+
+/* A cgroup's path and the container or service it shows: "/system.slice/x.service (systemd:...)". */
+static const char *cgroup_cell(const char *path, char *buf, size_t len)
+{
+	char label[96], raw[CGROUP_PATH_MAX + 112];
+
+	path = path && *path ? path : "[unknown]";
+	if (cgroup__label(path, label, sizeof(label)))
+		snprintf(raw, sizeof(raw), "%s (%s)", path, label);
+	else
+		snprintf(raw, sizeof(raw), "%s", path);
+	return esc(raw, buf, len);
 }
 
 static const char *col_value(const struct report_row *r, int key, char *buf, size_t len)
@@ -435,6 +453,8 @@ static const char *col_value(const struct report_row *r, int key, char *buf, siz
 	case REPORT_KEY_TID:
 		snprintf(buf, len, "%d", r->tid);
 		return buf;
+	case REPORT_KEY_CGROUP:
+		return cgroup_cell(r->cgroup, buf, len);
 	default:
 		return esc(r->object ? r->object : "", buf, len);
 	}
@@ -450,6 +470,8 @@ static int col_cap(int key)
 	case REPORT_KEY_PID:
 	case REPORT_KEY_TID:
 		return 7;
+	case REPORT_KEY_CGROUP:
+		return 64;
 	default:
 		return W_OBJECT;
 	}

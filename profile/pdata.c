@@ -329,10 +329,11 @@ static int reserve_space(int fd, uint64_t size)
 static int reserve_failed(char *why, size_t whylen, int rc, uint64_t size, const char *what)
 {
 	if (rc == -EFBIG)
-		return why_fail(why, whylen, rc,
-				"cannot reserve %llu bytes for %s: over the file size limit (ulimit "
-				"-f)",
-				(unsigned long long)size, what);
+		return why_fail(
+			why, whylen, rc,
+			"cannot reserve %llu bytes for %s: over the file size limit (ulimit "
+			"-f)",
+			(unsigned long long)size, what);
 	return why_fail(why, whylen, rc, "cannot reserve %llu bytes for %s: %s",
 			(unsigned long long)size, what, strerror(-rc));
 }
@@ -645,6 +646,22 @@ struct pdata_jitsym *pdata__add_jitsym(struct pdata *p, uint32_t proc, uint32_t 
 	return j;
 }
 
+struct pdata_proc_ctx *pdata__add_proc_ctx(struct pdata *p, uint32_t proc, int nspid,
+					   uint32_t flags, const char *cgroup)
+{
+	size_t len = strlen(cgroup ? cgroup : "") + 1;
+	struct pdata_proc_ctx *c = (struct pdata_proc_ctx *)reserve(p, sizeof(*c) + len);
+
+	if (!c)
+		return NULL;
+	c->proc = proc;
+	c->nspid = nspid;
+	c->flags = flags;
+	memcpy(c->cgroup, cgroup ? cgroup : "", len);
+	publish(&c->rec, PDATA_REC_PROC_CTX);
+	return c;
+}
+
 static void store_cpu(struct pdata_cpu *dst, const struct pdata_cpu *src)
 {
 	__atomic_store_n(&dst->cpu_ns, src->cpu_ns, __ATOMIC_RELAXED);
@@ -697,7 +714,8 @@ static int count_slot(struct pdata *p, uint64_t key, uint64_t pc, uint32_t stack
 {
 	uint64_t mask = p->lay.table_slots - 1;
 	/* every bit of the stack id counts: one PC under thousands of stacks is common */
-	uint64_t i = htab_hash_combine(htab_hash_combine(key, stack | (uint64_t)kind << 32), pc) & mask;
+	uint64_t i =
+		htab_hash_combine(htab_hash_combine(key, stack | (uint64_t)kind << 32), pc) & mask;
 
 	if (pc == 0)
 		pc = 1; /* 0 marks an unwritten slot */
@@ -1378,14 +1396,15 @@ _Static_assert(SAME_CLOCK(AUTO) && SAME_CLOCK(THREAD) && SAME_CLOCK(ITIMER) && S
 	       "the profile's clock ids are libprofil's (the agent's samples name them)");
 
 static const char *const clock_names[] = {
-	[PDATA_CLOCK_AUTO] = "auto",	 [PDATA_CLOCK_THREAD] = "thread", [PDATA_CLOCK_ITIMER] = "itimer",
-	[PDATA_CLOCK_PERF] = "perf",	 [PDATA_CLOCK_MANUAL] = "manual", [PDATA_CLOCK_BPF] = "bpf",
+	[PDATA_CLOCK_AUTO] = "auto",	 [PDATA_CLOCK_THREAD] = "thread",
+	[PDATA_CLOCK_ITIMER] = "itimer", [PDATA_CLOCK_PERF] = "perf",
+	[PDATA_CLOCK_MANUAL] = "manual", [PDATA_CLOCK_BPF] = "bpf",
 };
 
 const char *pdata__clock_name(uint32_t clock)
 {
 	return clock < sizeof(clock_names) / sizeof(clock_names[0]) ? clock_names[clock] :
-								       "unknown";
+								      "unknown";
 }
 
 int pdata__clock_from_name(const char *name, uint32_t *clock)

@@ -239,7 +239,8 @@ struct pdata_header {
 #define PDATA_AGENT_SECCOMP_STRICT 0x1	  /* seccomp strict mode */
 #define PDATA_AGENT_SECCOMP_FILTER 0x2	  /* a seccomp filter installed by the program */
 #define PDATA_AGENT_SECCOMP_INHERITED 0x4 /* a filter from before the program started (it ran on) */
-#define PDATA_AGENT_MAPS_FULL 0x8 /* an image had over 16384 executable mappings: the rest unrecorded */
+#define PDATA_AGENT_MAPS_FULL                                                                      \
+	0x8 /* an image had over 16384 executable mappings: the rest unrecorded */
 #define PDATA_AGENT_GENS_FULL 0x10 /* an image replaced code past PDATA_GENS_MAX generations */
 /* objects the agent's unwinder holds at once (agent/unwind.h) */
 #define PDATA_AGENT_MAX_OBJECTS 16384
@@ -247,6 +248,7 @@ struct pdata_header {
 #define PDATA_F_INHERIT 0x1 /* children were followed */
 #define PDATA_F_ATTACH 0x2  /* attached to a running process */
 #define PDATA_F_KERNEL 0x4 /* kernel PCs were sampled (else kernel time is per-thread accounting) */
+#define PDATA_F_SYSTEM 0x8 /* the whole machine (record -a): cpu_ns is the CPUs' busy time */
 
 struct pdata_slot {
 	uint64_t key;	/* (proc << 32) | tid; 0 = empty.  Claimed first by CAS. */
@@ -264,13 +266,14 @@ struct pdata_frame {
 #define PDATA_FRAME_READY 0x80000000u
 
 enum pdata_rec_type {
-	PDATA_REC_PROC = 1,   /* struct pdata_proc */
-	PDATA_REC_THREAD = 2, /* struct pdata_thread */
-	PDATA_REC_MAP = 3,    /* struct pdata_map */
-	PDATA_REC_KSYM = 4,   /* struct pdata_ksym */
-	PDATA_REC_JITSYM = 5, /* struct pdata_jitsym (readers before it count it as damaged) */
-	PDATA_REC_NOTE = 6,   /* struct pdata_note (format 3) */
-	PDATA_REC_GEN = 7,    /* struct pdata_gen (format 4) */
+	PDATA_REC_PROC = 1,	/* struct pdata_proc */
+	PDATA_REC_THREAD = 2,	/* struct pdata_thread */
+	PDATA_REC_MAP = 3,	/* struct pdata_map */
+	PDATA_REC_KSYM = 4,	/* struct pdata_ksym */
+	PDATA_REC_JITSYM = 5,	/* struct pdata_jitsym (readers before it count it as damaged) */
+	PDATA_REC_NOTE = 6,	/* struct pdata_note (format 3) */
+	PDATA_REC_PROC_CTX = 7, /* struct pdata_proc_ctx (record -a) */
+	PDATA_REC_GEN = 8,	/* struct pdata_gen (format 4) */
 };
 
 struct pdata_rec {
@@ -366,17 +369,37 @@ struct pdata_note {
 };
 
 /*
- * A mapping generation of a process image (format 4, see the top of this
- * file): from start_ns on, the image's samples and new mappings are
- * recorded under id.  Generations of one image are numbered 1, 2, ... in
- * the order they began (the image's own id is generation 0).
+ * Where a process image ran (`record -a`): its cgroup (v2 path, as
+ * utils/cgroup.h reads it; the container or service is read from it), its
+ * pid in its own pid namespace, and whether its file paths are those of
+ * another mount namespace (a reader opens them through /proc/PID/root while
+ * the process lives; else by the build ids of its mappings).  At most one
+ * per proc; written before the proc's samples are counted.
  */
+struct pdata_proc_ctx {
+	struct pdata_rec rec;
+	uint32_t proc;
+	int32_t nspid;	/* its pid in its own pid namespace (the pid when it is the recorder's) */
+	uint32_t flags; /* PDATA_CTX_* */
+	uint32_t pad;
+	char cgroup[]; /* NUL-terminated cgroup v2 path, "" unknown */
+};
+#define PDATA_CTX_MNTNS 0x1   /* another mount namespace: paths under /proc/PID/root */
+#define PDATA_CTX_KTHREAD 0x2 /* a kernel thread (no user space) */
+
 /*
  * Generations a writer begins per image, at most: each can split every
  * sample of the image in two; past it, replaced code is named by the newest
  * mapping there (as in format 2), and the writer says so.
  */
 #define PDATA_GENS_MAX 1024
+
+/*
+ * A mapping generation of a process image (format 4, see the top of this
+ * file): from start_ns on, the image's samples and new mappings are
+ * recorded under id.  Generations of one image are numbered 1, 2, ... in
+ * the order they began (the image's own id is generation 0).
+ */
 
 struct pdata_gen {
 	struct pdata_rec rec;
@@ -481,6 +504,10 @@ struct pdata_ksym *pdata__add_ksym(struct pdata *p, uint64_t start, uint64_t siz
 struct pdata_note *pdata__add_note(struct pdata *p, const char *topic, const char *text);
 struct pdata_jitsym *pdata__add_jitsym(struct pdata *p, uint32_t proc, uint32_t kind,
 				       uint64_t start, uint64_t size, const char *name);
+
+/* Where process image proc ran (cgroup path may be NULL: unknown). */
+struct pdata_proc_ctx *pdata__add_proc_ctx(struct pdata *p, uint32_t proc, int nspid,
+					   uint32_t flags, const char *cgroup);
 
 /*
  * A new mapping generation gen (>= 1) of process image proc (a proc

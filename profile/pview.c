@@ -254,6 +254,27 @@ static int on_map(struct loader *l, const struct pdata_rec *rec)
 	return 0;
 }
 
+/* Where a proc ran: the first such record of a proc counts. */
+static int on_ctx(struct loader *l, const struct pdata_rec *rec)
+{
+	const struct pdata_proc_ctx *r = (const struct pdata_proc_ctx *)rec;
+	struct pv_proc *p;
+	char *cg;
+
+	if (rec->size <= sizeof(*r) || r->proc == 0)
+		return -EBADMSG;
+	p = pview__proc(l->v, r->proc);
+	if (!p || p->cgroup)
+		return -EBADMSG;
+	cg = copy_str(r->cgroup, rec->size - sizeof(*r));
+	if (!cg)
+		return -EBADMSG;
+	p->cgroup = cg;
+	p->nspid = r->nspid;
+	p->ctx_flags = r->flags & (PDATA_CTX_MNTNS | PDATA_CTX_KTHREAD);
+	return 0;
+}
+
 static int on_ksym(struct loader *l, const struct pdata_rec *rec)
 {
 	const struct pdata_ksym *r = (const struct pdata_ksym *)rec;
@@ -356,6 +377,7 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 		break;
 	case PDATA_REC_MAP:
 	case PDATA_REC_JITSYM:
+	case PDATA_REC_PROC_CTX:
 		rc = 1; /* second pass */
 		break;
 	case PDATA_REC_KSYM:
@@ -388,6 +410,8 @@ static int on_rec2(void *arg, const struct pdata_rec *rec)
 		rc = on_map(l, rec);
 	else if (rec->type == PDATA_REC_JITSYM)
 		rc = on_jitsym(l, rec);
+	else if (rec->type == PDATA_REC_PROC_CTX)
+		rc = on_ctx(l, rec);
 	return settle(l, rc);
 }
 
@@ -930,6 +954,12 @@ int pview__load(struct pview **out, const char *path, char *why, size_t whylen)
 	}
 	if (v->nksyms > 1)
 		qsort(v->ksyms, v->nksyms, sizeof(*v->ksyms), cmp_ksym);
+	for (size_t i = 0; i < v->nprocs; i++) {
+		if (!v->procs[i].cgroup && !(v->procs[i].cgroup = strdup(""))) {
+			pview__free(v);
+			return why_fail(why, whylen, -ENOMEM, "%s: out of memory", path);
+		}
+	}
 	*out = v;
 	return 0;
 }
@@ -949,6 +979,7 @@ void pview__free(struct pview *v)
 		free(p->jit);
 		free(p->threads);
 		free(p->exe);
+		free(p->cgroup);
 	}
 	for (size_t i = 0; i < v->nksyms; i++)
 		free(v->ksyms[i].name);

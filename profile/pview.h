@@ -73,6 +73,10 @@ struct pv_proc {
 	struct pv_jitsym *jit; /* sorted by start, then seq */
 	size_t njit;
 	uint32_t gens; /* mapping generations after its own (0: no mapping was ever replaced) */
+	/* where it ran (a PDATA_REC_PROC_CTX record; whole-machine profiles) */
+	char *cgroup;	    /* cgroup v2 path, "" unknown (never NULL) */
+	int nspid;	    /* its pid in its own pid namespace, 0 unknown */
+	uint32_t ctx_flags; /* PDATA_CTX_* */
 };
 
 struct pv_sample {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "profile/pdata.h"
 #include "utils/array.h"
@@ -210,10 +211,46 @@ static int store(struct pdata *pd, const struct table *t, const uint64_t *pcs, s
 	return added;
 }
 
-int ksyms__store(struct pdata *pd, const char *path, char *why, size_t whylen)
+struct ksyms_cache {
+	struct table t;
+	time_t loaded;
+};
+
+static void free_table(struct table *t)
+{
+	free(t->e);
+	free(t->text);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The table: the cache's while it is young enough, else read (into the cache, if any). */
+static int get_table(struct ksyms_cache *c, unsigned int max_age, const char *path,
+		     struct table *own, const struct table **t)
+{
+	time_t now = time(NULL);
+	int rc;
+
+	if (c && c->t.n && now - c->loaded <= (time_t)max_age) {
+		*t = &c->t;
+		return 0;
+	}
+	if (c)
+		free_table(&c->t);
+	rc = load_table(path, c ? &c->t : own);
+	if (rc < 0)
+		return rc;
+	if (c)
+		c->loaded = now;
+	*t = c ? &c->t : own;
+	return 0;
+}
+
+static int store_with(struct pdata *pd, struct ksyms_cache *cache, unsigned int max_age,
+		      const char *path, char *why, size_t whylen)
 {
 	struct pcs a = {.pd = pd};
-	struct table t = {0};
+	struct table own = {0};
+	const struct table *t = NULL;
 	size_t n = 0;
 	int rc;
 
@@ -230,18 +267,38 @@ int ksyms__store(struct pdata *pd, const char *path, char *why, size_t whylen)
 	for (size_t i = 0; i < a.n; i++)
 		if (!n || a.v[i] != a.v[n - 1])
 			a.v[n++] = a.v[i];
-	rc = load_table(path, &t);
+	rc = get_table(cache, max_age, path, &own, &t);
 	if (rc == -ENOENT)
 		rc = why_fail(why, whylen, rc, "%s shows no addresses (kptr_restrict)", path);
 	else if (rc < 0)
 		rc = why_fail(why, whylen, rc, "cannot read %s: %s", path, strerror(-rc));
 	else
-		rc = store(pd, &t, a.v, n);
+		rc = store(pd, t, a.v, n);
 	if (rc == -ENOSPC)
 		why_fail(why, whylen, rc, "the profile's records area is full");
 out:
 	free(a.v);
-	free(t.e);
-	free(t.text);
+	free_table(&own);
 	return rc;
+}
+
+int ksyms__store(struct pdata *pd, const char *path, char *why, size_t whylen)
+{
+	return store_with(pd, NULL, 0, path, why, whylen);
+}
+
+int ksyms__store_cached(struct pdata *pd, struct ksyms_cache **cache, unsigned int max_age,
+			const char *path, char *why, size_t whylen)
+{
+	if (!*cache && !(*cache = calloc(1, sizeof(**cache))))
+		return why_fail(why, whylen, -ENOMEM, "out of memory");
+	return store_with(pd, *cache, max_age, path, why, whylen);
+}
+
+void ksyms__cache_free(struct ksyms_cache *cache)
+{
+	if (!cache)
+		return;
+	free_table(&cache->t);
+	free(cache);
 }

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "record/cpuacct.h"
+#include "record/cpulist.h"
 #include "record/keepobj.h"
 #include "utils/array.h"
 #include "record/perf_sample.h"
@@ -116,47 +117,6 @@ int perf_errno_is_refusal(int err)
 	return err == EACCES || err == EPERM || err == ENOSYS || err == ENOENT || err == EOPNOTSUPP;
 }
 
-static int read_online_cpus(int **out)
-{
-	char buf[1024];
-	int *cpus = NULL, n = 0, cap = 0;
-	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	char *p, *save = NULL;
-
-	if (!f || !fgets(buf, sizeof(buf), f)) {
-		long c = sysconf(_SC_NPROCESSORS_ONLN);
-
-		if (f)
-			fclose(f);
-		snprintf(buf, sizeof(buf), "0-%ld", c > 0 ? c - 1 : 0);
-	} else {
-		fclose(f);
-	}
-	for (p = strtok_r(buf, ",\n", &save); p; p = strtok_r(NULL, ",\n", &save)) {
-		int lo, hi;
-
-		if (sscanf(p, "%d-%d", &lo, &hi) != 2) {
-			if (sscanf(p, "%d", &lo) != 1)
-				continue;
-			hi = lo;
-		}
-		for (int c = lo; c <= hi; c++) {
-			if (n == cap) {
-				int *nc = realloc(cpus, sizeof(int) * (cap = cap ? cap * 2 : 8));
-
-				if (!nc) {
-					free(cpus);
-					return -ENOMEM;
-				}
-				cpus = nc;
-			}
-			cpus[n++] = c;
-		}
-	}
-	*out = cpus;
-	return n;
-}
-
 static int simulated_refusal(void)
 {
 	const char *e = getenv(PROFIL_ENV_SIMULATE_PERF_ERRNO);
@@ -183,12 +143,52 @@ static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
+static void fill_common(struct perf_session *s, struct perf_event_attr *a)
+{
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->build_id = 1; /* MMAP2 records carry the file's build id (Linux >= 5.12) */
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->sample_id_all = 1;
+	a->context_switch = s->opts.context_switch ? 1 : 0;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC; /* one time base for every CPU's ring */
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)(s->ring_pages * (uint64_t)getpagesize() / 2);
+	if (s->stacks)
+		stacks__fill_attr(s->stacks, a);
+	s->layout.sample_type = a->sample_type;
+	s->layout.regs_mask = a->sample_regs_user;
+	s->layout.read_format = a->read_format;
+}
+
+/*
+ * The whole machine: the CPU's clock, whatever runs on it (the task clock
+ * of a CPU-wide event would count idle time too), except the idle task.
+ */
+static void fill_system_attr(struct perf_session *s, struct perf_event_attr *a)
+{
+	a->config = PERF_COUNT_SW_CPU_CLOCK;
+	a->sample_period = 1000000000ull / (s->opts.hz ? s->opts.hz : 1);
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	a->exclude_idle = 1;
+	a->exclude_kernel = !s->kernel;
+	a->exclude_hv = 1;
+	fill_common(s, a);
+}
+
 static void fill_attr(struct perf_session *s, struct perf_event_attr *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = PERF_COUNT_SW_TASK_CLOCK;
+	if (s->opts.system) {
+		fill_system_attr(s, a);
+		return;
+	}
 	/* task-clock counts nanoseconds: one sample per 1e9/hz ns of CPU time */
 	a->sample_period = 1000000000ull / (s->opts.hz ? s->opts.hz : 1);
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
@@ -208,23 +208,7 @@ static void fill_attr(struct perf_session *s, struct perf_event_attr *a)
 	 */
 	if (s->sample_read)
 		a->sample_type |= PERF_SAMPLE_READ;
-	a->mmap = 1;
-	a->mmap2 = 1;
-	a->build_id = 1; /* MMAP2 records carry the file's build id (Linux >= 5.12) */
-	a->comm = 1;
-	a->comm_exec = 1;
-	a->task = 1;
-	a->sample_id_all = 1;
-	a->context_switch = s->opts.context_switch ? 1 : 0;
-	a->use_clockid = 1;
-	a->clockid = CLOCK_MONOTONIC; /* one time base for every CPU's ring */
-	a->watermark = 1;
-	a->wakeup_watermark = (uint32_t)(s->ring_pages * (uint64_t)getpagesize() / 2);
-	if (s->stacks)
-		stacks__fill_attr(s->stacks, a);
-	s->layout.sample_type = a->sample_type;
-	s->layout.regs_mask = a->sample_regs_user;
-	s->layout.read_format = a->read_format;
+	fill_common(s, a);
 }
 
 static int push_fd(struct perf_session *s, int fd)
@@ -409,7 +393,9 @@ static uint32_t ring_pages_for(const struct perf_session_opts *o, int ncpus)
 		o->callgraph == PDATA_CG_DWARF ?
 			(o->stack_bytes ? o->stack_bytes : RECORD_STACK_BYTES_DEFAULT) + 512 :
 			1024;
-	uint64_t want = (uint64_t)o->hz * record / 5, cap = (256ull << 20) / (uint64_t)ncpus;
+	/* the whole machine: a second of samples (its recorder competes with every task) */
+	uint64_t want = (uint64_t)o->hz * record / (o->system ? 1 : 5);
+	uint64_t cap = (256ull << 20) / (uint64_t)ncpus;
 	uint64_t page = (uint64_t)getpagesize();
 	uint32_t pages = 256;
 
@@ -420,6 +406,17 @@ static uint32_t ring_pages_for(const struct perf_session_opts *o, int ncpus)
 	while ((uint64_t)pages * page < want && (uint64_t)pages * 2 * page <= cap)
 		pages *= 2;
 	return pages;
+}
+
+static int copy_cpus(const int *cpus, int n, int **out)
+{
+	if (n <= 0)
+		return 0;
+	*out = malloc(sizeof(int) * (size_t)n);
+	if (!*out)
+		return -ENOMEM;
+	memcpy(*out, cpus, sizeof(int) * (size_t)n);
+	return n;
 }
 
 /* A process's mappings were read from /proc: the unwinder reads them too. */
@@ -466,7 +463,8 @@ int perf_session__open(struct perf_session **out, struct pdata *pd,
 			return rc;
 		}
 	}
-	rc = read_online_cpus(&s->cpus);
+	rc = opts->system && opts->cpus ? copy_cpus(opts->cpus, opts->ncpus, &s->cpus) :
+					  cpulist__read("online", &s->cpus);
 	if (rc <= 0) {
 		snprintf(why, whylen, "cannot list the online CPUs");
 		stacks__free(s->stacks);
@@ -486,9 +484,14 @@ int perf_session__open(struct perf_session **out, struct pdata *pd,
 	}
 	if (s->stacks)
 		proctree__on_proc_maps(s->tree, on_proc_maps, s);
+	if (opts->system)
+		proctree__set_system(s->tree);
 	if (geteuid() != 0) /* root locks what it needs */
 		fit_ring_pages(s);
-	rc = perf_session__add_tids(s, tids, ntids, why, whylen);
+	if (opts->system) /* every task of each CPU */
+		rc = open_tid(s, -1, why, whylen);
+	else
+		rc = perf_session__add_tids(s, tids, ntids, why, whylen);
 	if (rc < 0) {
 		perf_session__close(s);
 		return rc;
@@ -702,10 +705,12 @@ static void on_sample(struct perf_session *s, const struct perf_event_header *h)
 		__atomic_add_fetch(&pdata__header(s->pd)->dropped, 1, __ATOMIC_RELAXED);
 		return;
 	}
+	p->sampled = 1; /* the whole machine describes the processes that have samples */
 	/* the command's exec: the kernel is sampled from the events' enabling, before its COMM */
 	if (b->ip < PDATA_KERNEL_START)
 		p->await_first_exec = 0;
 	if (!p->rec && !p->exe[0] && b->ip >= PDATA_KERNEL_START &&
+	    !(p->ctx_flags & PDATA_CTX_KTHREAD) && /* a kernel thread has no mapping to wait for */
 	    p->nearly < sizeof(p->early) / sizeof(p->early[0])) {
 		/* an exec'd image in the kernel before its first mapping names it: later */
 		p->early[p->nearly].tid = (pid_t)b->tid;
@@ -805,9 +810,12 @@ static void on_mmap2(struct perf_session *s, const struct perf_event_header *h)
 		int by_id = (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) != 0;
 		uint8_t id_len = by_id ? *(const uint8_t *)&b->maj : 0;
 
+		char host[PATH_MAX + 32];
+
 		stacks__map(s->stacks, (pid_t)b->pid, b->addr, b->addr + b->len, b->pgoff,
 			    by_id ? 0 : makedev(b->maj, b->min), by_id ? 0 : b->ino,
-			    (const uint8_t *)&b->maj + 4, id_len <= 20 ? id_len : 0, path);
+			    (const uint8_t *)&b->maj + 4, id_len <= 20 ? id_len : 0,
+			    proctree__host_path(p, path, host, sizeof(host)));
 		if (s->opts.observer && s->opts.observer->map && p->rec)
 			s->opts.observer->map(s->opts.observer->arg, (pid_t)b->pid, pstate__id(p),
 					      b->addr, b->addr + b->len, b->pgoff,
@@ -846,6 +854,8 @@ static void on_exec(struct perf_session *s, const struct perf_event_header *h, p
 	if (!p)
 		return;
 	p->parent = old && old->rec ? old->rec->id : 0;
+	if (old)
+		pstate__inherit_ctx(p, old, 1);
 	snprintf(p->comm, sizeof(p->comm), "%s", comm);
 	/* the thread is renamed by the exec: its record in the new image must not take the old name */
 	t = proctree__get_thread(s->tree, pid, pid);
@@ -918,6 +928,7 @@ static void on_fork(struct perf_session *s, const struct perf_event_header *h)
 	if (parent) {
 		proctree__ensure_rec(s->tree, parent);
 		child->parent = parent->rec ? parent->rec->id : 0;
+		pstate__inherit_ctx(child, parent, 0);
 		/* a fork copies the address space; the kernel reports no mappings for it */
 		for (size_t i = 0; i < parent->nmaps; i++)
 			pstate__copy_map(child, &parent->maps[i]);
@@ -934,6 +945,14 @@ static void on_fork(struct perf_session *s, const struct perf_event_header *h)
 				       child->rec->id);
 }
 
+static void mark_thread_ended(struct perf_session *s, pid_t tid)
+{
+	struct tstate *t = proctree__find_thread(s->tree, tid);
+
+	if (t)
+		t->ended = 1;
+}
+
 static void on_exit_rec(struct perf_session *s, const struct perf_event_header *h)
 {
 	const struct task_body *b = (const void *)(h + 1);
@@ -941,6 +960,7 @@ static void on_exit_rec(struct perf_session *s, const struct perf_event_header *
 
 	if (h->size < sizeof(*h) + sizeof(*b))
 		return;
+	mark_thread_ended(s, (pid_t)b->tid);
 	observe_task(s, h, (pid_t)b->pid, (pid_t)b->tid, 0);
 	if (b->pid != b->tid) { /* a thread */
 		if (s->opts.observer && s->opts.observer->thread_end)
@@ -1171,17 +1191,11 @@ static const struct perf_event_header *queued(const struct perf_session *s, size
 	return (const struct perf_event_header *)(s->chunks[s->q[i].chunk].mem + s->q[i].off);
 }
 
-void perf_session__drain(struct perf_session *s, int final)
+/* Handle the queued records stamped up to limit, in time order; the rest waits. */
+static void handle_upto(struct perf_session *s, uint64_t limit)
 {
-	uint64_t limit;
 	size_t i;
 
-	for (int c = 0; c < s->ncpus; c++)
-		if (s->rings[c].meta)
-			read_ring(s, &s->rings[c]);
-	limit = final ? UINT64_MAX : s->max_ts_prev;
-	s->max_ts_prev = s->max_ts;
-	s->handled_until = limit;
 	if (!s->nq)
 		return;
 	qsort(s->q, s->nq, sizeof(*s->q), cmp_qent);
@@ -1192,6 +1206,52 @@ void perf_session__drain(struct perf_session *s, int final)
 	/* the rest waits, in time order, where it is */
 	memmove(s->q, s->q + i, (s->nq - i) * sizeof(*s->q));
 	s->nq -= i;
+}
+
+static void read_rings(struct perf_session *s)
+{
+	for (int c = 0; c < s->ncpus; c++)
+		if (s->rings[c].meta)
+			read_ring(s, &s->rings[c]);
+}
+
+void perf_session__drain(struct perf_session *s, int final)
+{
+	uint64_t limit;
+
+	read_rings(s);
+	limit = final ? UINT64_MAX : s->max_ts_prev;
+	s->max_ts_prev = s->max_ts;
+	s->handled_until = limit;
+	handle_upto(s, limit);
+}
+
+void perf_session__drain_to(struct perf_session *s, uint64_t t)
+{
+	read_rings(s);
+	if (t > s->handled_until)
+		s->handled_until = t;
+	handle_upto(s, t);
+}
+
+void perf_session__switch(struct perf_session *s, struct pdata *pd)
+{
+	s->pd = pd;
+	proctree__switch(s->tree, pd);
+	s->throttled = 0;
+	s->throttled_ns = 0;
+	s->missed = 0;
+}
+
+void perf_session__prune(struct perf_session *s)
+{
+	proctree__prune(s->tree);
+}
+
+const int *perf_session__cpus(struct perf_session *s, int *n)
+{
+	*n = s->ncpus;
+	return s->cpus;
 }
 
 void perf_session__close(struct perf_session *s)

@@ -85,6 +85,15 @@ struct perf_session_opts {
 	uint32_t callgraph;   /* enum pdata_callgraph: PDATA_CG_NONE, _FP or _DWARF */
 	int context_switch;   /* PERF_RECORD_SWITCH records to the observer (switched) */
 	uint32_t stack_bytes; /* dwarf: user stack copied per sample, 0 = the default */
+	/*
+	 * The whole machine (`record -a`, record/system.c): one cpu-clock event
+	 * per CPU of cpus[0..ncpus) (NULL: every online CPU) on every task but
+	 * the idle one, enabled at once (tids are not used).  Processes are
+	 * described when they first have a sample (proctree__set_system).
+	 */
+	int system;
+	const int *cpus;
+	int ncpus;
 };
 
 /*
@@ -117,6 +126,26 @@ const int *perf_session__fds(struct perf_session *s, int *n);
 
 /* Read every ring; final != 0 processes everything, else keeps a reorder window. */
 void perf_session__drain(struct perf_session *s, int final);
+
+/*
+ * Rotation (the whole machine): handle every record stamped up to t (and
+ * none after it) into the current profile.  Every record stamped up to t
+ * must have reached the rings: call it some milliseconds after t.
+ */
+void perf_session__drain_to(struct perf_session *s, uint64_t t);
+
+/*
+ * Write into pd from now on (the records after the last drain_to): every
+ * process and thread is described in pd again when it next has a sample.
+ * The counters of perf_session__throttled*() start again from zero.
+ */
+void perf_session__switch(struct perf_session *s, struct pdata *pd);
+
+/* The whole machine: forget the processes and threads that ended (bounded memory). */
+void perf_session__prune(struct perf_session *s);
+
+/* The CPUs the events are on, count in *n. */
+const int *perf_session__cpus(struct perf_session *s, int *n);
 
 /* Task-clock time counted by the events (CPU time of the profiled tree since enable). */
 uint64_t perf_session__cpu_ns(struct perf_session *s);

@@ -8,11 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "record/proctree.h"
+#include "utils/cgroup.h"
 #include "utils/array.h"
 #include "utils/procmaps.h"
 #include "utils/htab.h"
@@ -39,6 +41,8 @@ struct proctree {
 	struct htab *statuses; /* pid -> wait status not yet written (its end not seen yet) */
 	void (*on_proc_maps)(void *arg, pid_t pid);
 	void *on_proc_maps_arg;
+	int system;	  /* the whole machine: records of sampled images only, with their ctx */
+	ino_t self_mntns; /* the recorder's mount namespace */
 	uint64_t gens_refused; /* replacements past PDATA_GENS_MAX generations */
 };
 
@@ -65,6 +69,7 @@ static void free_pstate(struct pstate *p)
 		free(p->maps[i].path);
 	free(p->maps);
 	free(p->exe);
+	free(p->cgroup);
 	free(p);
 }
 
@@ -272,13 +277,193 @@ int proctree__add_map_obj(struct proctree *t, struct pstate *p, uint64_t start, 
 	return began;
 }
 
+/* ---- the whole machine: where each process ran ---------------------------- */
+
+static ino_t mntns_of(const char *pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%s/ns/mnt", pid);
+	return stat(path, &st) == 0 ? st.st_ino : 0;
+}
+
+/* The last number of the "NSpid:" line of /proc/PID/status: its pid in its own namespace. */
+static int read_nspid(pid_t pid)
+{
+	char path[64], line[256];
+	int nspid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *last;
+
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		last = strrchr(line, '\t');
+		if (!last)
+			last = strrchr(line, ' ');
+		nspid = last ? atoi(last + 1) : 0;
+		break;
+	}
+	fclose(f);
+	return nspid;
+}
+
+#define PF_KTHREAD_FLAG 0x00200000u /* include/linux/sched.h */
+
+/* A kernel thread (PF_KTHREAD in /proc/PID/stat's flags): 1, else 0. */
+static int is_kthread(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	unsigned int flags = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags);
+	fclose(f);
+	return (flags & PF_KTHREAD_FLAG) != 0;
+}
+
+/* Where p runs, from /proc while it lives; else what it inherited stays. */
+static void read_ctx(struct proctree *t, struct pstate *p)
+{
+	char cg[CGROUP_PATH_MAX], pid[16];
+	ino_t ns;
+
+	if (cgroup__of_pid(p->pid, cg, sizeof(cg)) < 0)
+		return; /* gone (or no cgroup v2): what it inherited */
+	free(p->cgroup);
+	p->cgroup = strdup(cg);
+	p->nspid = read_nspid(p->pid);
+	snprintf(pid, sizeof(pid), "%d", p->pid);
+	ns = mntns_of(pid);
+	p->ctx_flags = 0;
+	if (ns && t->self_mntns && ns != t->self_mntns)
+		p->ctx_flags |= PDATA_CTX_MNTNS;
+	if (is_kthread(p->pid))
+		p->ctx_flags |= PDATA_CTX_KTHREAD;
+}
+
+static void write_ctx(struct proctree *t, struct pstate *p)
+{
+	read_ctx(t, p);
+	pdata__add_proc_ctx(t->pd, p->rec->id, p->nspid, p->ctx_flags, p->cgroup);
+}
+
+void proctree__set_system(struct proctree *t)
+{
+	t->system = 1;
+	t->self_mntns = mntns_of("self");
+}
+
+void pstate__inherit_ctx(struct pstate *p, const struct pstate *from, int exec)
+{
+	free(p->cgroup);
+	p->cgroup = from->cgroup ? strdup(from->cgroup) : NULL;
+	/* a child's pid in a pid namespace is unknown; outside any, it is its pid */
+	p->nspid = from->nspid == from->pid ? p->pid : (p->pid == from->pid ? from->nspid : 0);
+	p->ctx_flags =
+		from->ctx_flags & (exec ? PDATA_CTX_MNTNS : PDATA_CTX_MNTNS | PDATA_CTX_KTHREAD);
+}
+
+const char *proctree__host_path(const struct pstate *p, const char *path, char *buf, size_t len)
+{
+	if (!(p->ctx_flags & PDATA_CTX_MNTNS) || path[0] != '/')
+		return path;
+	snprintf(buf, len, "/proc/%d/root%s", p->pid, path);
+	return buf;
+}
+
+void proctree__switch(struct proctree *t, struct pdata *pd)
+{
+	struct pid_ent *e;
+
+	t->pd = pd;
+	proctree__prune(t);
+	for (size_t pos = 0; (e = htab__next(t->procs, &pos));) {
+		struct pstate *p = e->p;
+
+		/* proc ids are the old file's: the new one numbers its own */
+		p->rec = NULL;
+		p->parent = 0;
+		p->gen_id = 0; /* and its generations begin again */
+		p->gens = 0;
+		p->sampled = 0;
+		p->nearly = 0;
+	}
+	for (size_t pos = 0; (e = htab__next(t->threads, &pos));) {
+		struct tstate *th = e->p;
+
+		th->rec = NULL;
+		th->proc = 0;
+		memset(&th->cpu, 0, sizeof(th->cpu));
+	}
+}
+
+/* Rebuild a table without its ended entries (htab has no removal). */
+static void prune_table(struct htab *tab, int procs)
+{
+	size_t n;
+	struct pid_ent *all = htab__take(tab, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		int ended = procs ? ((struct pstate *)all[i].p)->ended :
+				    ((struct tstate *)all[i].p)->ended;
+		struct pid_ent *e;
+		bool fresh;
+
+		if (!ended && (e = htab__insert(tab, &pid_type, &all[i].pid, &fresh))) {
+			*e = all[i];
+			continue;
+		}
+		if (procs)
+			free_pstate(all[i].p);
+		else
+			free(all[i].p);
+	}
+	free(all);
+}
+
+static size_t count_ended(struct htab *tab, int procs)
+{
+	struct pid_ent *e;
+	size_t n = 0;
+
+	for (size_t pos = 0; (e = htab__next(tab, &pos));)
+		n += procs ? ((struct pstate *)e->p)->ended != 0 :
+			     ((struct tstate *)e->p)->ended != 0;
+	return n;
+}
+
+void proctree__prune(struct proctree *t)
+{
+	if (!t->system)
+		return;
+	if (count_ended(t->procs, 1) * 4 >= htab__count(t->procs))
+		prune_table(t->procs, 1);
+	if (count_ended(t->threads, 0) * 4 >= htab__count(t->threads))
+		prune_table(t->threads, 0);
+}
+
 void proctree__ensure_rec(struct proctree *t, struct pstate *p)
 {
-	if (p->rec)
+	if (p->rec || (t->system && !p->sampled))
 		return;
 	p->rec = pdata__add_proc(t->pd, p->pid, p->ppid, p->parent, p->exe, pdata__now_ns());
 	if (!p->rec)
 		return;
+	if (t->system)
+		write_ctx(t, p);
 	for (size_t i = 0; i < p->nmaps; i++)
 		pdata__add_map(t->pd, p->rec->id, p->maps[i].start, p->maps[i].end,
 			       p->maps[i].pgoff, p->maps[i].prot, p->maps[i].path,
@@ -447,6 +632,8 @@ struct pstate *proctree__lazy(struct proctree *t, pid_t pid)
 	if (parent && parent->rec)
 		p->parent = parent->rec->id;
 	read_comm(pid, pid, p->comm);
+	if (t->system) /* now, while it lives: its children inherit it */
+		read_ctx(t, p);
 	p = proctree__set(t, p);
 	if (!p)
 		return NULL;

@@ -55,6 +55,11 @@ struct pstate {
 	char comm[16];
 	int await_first_exec; /* the command: its own exec is not a new image */
 	int ended;
+	/* the whole machine (proctree__set_system): */
+	int sampled;	    /* it has samples in the current profile: its records are written */
+	char *cgroup;	    /* where it ran, as inherited (fork, exec), else NULL */
+	int nspid;	    /* its pid in its own pid namespace, 0 unknown */
+	uint32_t ctx_flags; /* PDATA_CTX_* */
 	/* kernel samples of an exec'd image before its first mapping names it (and its record) */
 	struct {
 		pid_t tid;
@@ -86,6 +91,7 @@ struct tstate {
 	struct pdata_thread *rec;
 	char comm[16];
 	struct tcpu cpu;
+	int ended; /* its EXIT came (the whole machine: forgotten at the next prune) */
 };
 
 struct proctree;
@@ -149,6 +155,42 @@ void proctree__note_thread(struct proctree *t, struct pstate *p, pid_t tid, cons
  */
 struct pdata_proc *proctree__add_root(struct proctree *t, pid_t pid, pid_t ppid, const char *exe,
 				      int maps_from_proc);
+
+/*
+ * The whole machine (`record -a`): an image's records are written only once
+ * it has a sample (pstate.sampled, set by the caller before
+ * proctree__ensure_rec), so that the profile describes the processes that
+ * ran, not every process of the machine; each proc record is followed by
+ * where the process ran (PDATA_REC_PROC_CTX: its cgroup, pid namespace's
+ * pid, mount namespace), read from /proc while it lives, else inherited
+ * from its parent (fork) or previous image (exec).
+ */
+void proctree__set_system(struct proctree *t);
+
+/*
+ * A forked child or an exec'd image takes where from ran (whole machine);
+ * an exec'd image is no kernel thread (a kernel thread's child that execs
+ * a helper program).
+ */
+void pstate__inherit_ctx(struct pstate *p, const struct pstate *from, int exec);
+
+/*
+ * Write from now on into pd (a rotation): every image and thread is
+ * described again in pd when it next has a sample.
+ */
+void proctree__switch(struct proctree *t, struct pdata *pd);
+
+/*
+ * Forget the processes and threads that ended (the whole machine: memory
+ * follows what is alive, not what ran).  Cheap when little has ended.
+ */
+void proctree__prune(struct proctree *t);
+
+/*
+ * path as the recorder can open it: a mapping's path of an image in another
+ * mount namespace lies under /proc/PID/root.  Returns buf or path.
+ */
+const char *proctree__host_path(const struct pstate *p, const char *path, char *buf, size_t len);
 
 /* The parent pid of a running process (0 when unknown), from /proc. */
 pid_t proc_read_ppid(pid_t pid);

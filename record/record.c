@@ -9,6 +9,8 @@ int record__run(const struct record_opts *opts, struct record_result *res)
 {
 	memset(res, 0, sizeof(*res));
 	res->exit_status = 1;
+	if (opts->all_cpus)
+		return record__system(opts, res);
 	if (opts->attach_pid)
 		return record__attach(opts, res);
 	return record__command(opts, res);

@@ -94,8 +94,8 @@ enum record_callgraph {
 };
 
 struct record_opts {
-	const char *output;	 /* profil.data to create (replaced) */
-	unsigned int hz;	 /* nominal samples per CPU second */
+	const char *output; /* profil.data to create (replaced) */
+	unsigned int hz;    /* nominal samples per CPU second */
 	/*
 	 * enum pdata_clock (profile/pdata.h): AUTO (perf, else thread; bpf
 	 * measured no cheaper than perf), PERF (task-clock sampling into ring
@@ -104,13 +104,45 @@ struct record_opts {
 	 * process-wide CPU timer).  attach: AUTO or PERF.
 	 */
 	uint32_t clock;
-	pid_t attach_pid;	 /* attach to this running process, 0: run argv */
-	int inherit;		 /* follow child processes */
-	const char *events;	 /* the prof/profil event stream ("-" = stdout), NULL: none */
+	pid_t attach_pid;   /* attach to this running process, 0: run argv */
+	int inherit;	    /* follow child processes */
+	const char *events; /* the prof/profil event stream ("-" = stdout), NULL: none */
 	enum record_callgraph callgraph;
 	unsigned int stack_bytes; /* dwarf: user stack bytes copied per sample, 0 = 16 KiB */
 	int offcpu;		  /* --off-cpu: the time off the CPU too (record/offcpu.h) */
 	char **argv;		  /* COMMAND [ARGS...] (NULL-terminated) when not attaching */
+	/*
+	 * The whole machine (`-a`, record/system.c): every process on every CPU
+	 * (or cpu_list's), user and kernel, while argv runs (argv may be empty),
+	 * for duration seconds, or until SIGINT/SIGTERM/SIGHUP.
+	 */
+	int all_cpus;
+	const char *cpu_list; /* -C: "0,2-3"; NULL: every online CPU */
+	double duration;      /* seconds, 0: until argv ends or a signal */
+	/*
+	 * --rotate: one complete profile per rotate seconds into the directory
+	 * output (profil-YYYYmmddTHHMMSSZ.data, the period's start in UTC), the
+	 * oldest of this run removed beyond keep (0: all kept).
+	 */
+	unsigned int rotate;
+	unsigned int keep;
+	const struct record_hook *hook; /* NULL: none (profil top's) */
+};
+
+/*
+ * A watcher of a whole-machine recording (profil top): the recorder
+ * rotates its profile every period_ms into dir (a directory of the
+ * caller's) and hands each finished period's file to period(), which
+ * reads it and removes it.  fd (or -1) is polled with the rings; when it
+ * is readable, ready() is called.  Either returning non-zero ends the
+ * recording (as a signal does).
+ */
+struct record_hook {
+	void *arg;
+	unsigned int period_ms;
+	int fd;
+	int (*ready)(void *arg);
+	int (*period)(void *arg, const char *path);
 };
 
 struct record_result {
@@ -142,6 +174,10 @@ struct record_result {
 	const char *callgraph_name; /* "none", "fp", "dwarf" (header.callgraph) */
 	uint64_t stacks_truncated;  /* samples whose stack was cut short (header.truncated) */
 	uint64_t stacks_dropped;    /* samples stored without their stack (frame table full) */
+	/* the whole machine */
+	unsigned int periods;	 /* --rotate: profiles written (kept or not) */
+	uint64_t machine_ns;	 /* CPU time the recorded CPUs spent outside idle (/proc/stat) */
+	int ncpus;		 /* CPUs recorded */
 	uint64_t offcpu_ns;	 /* --off-cpu: nanoseconds off the CPU counted (header.offcpu_ns) */
 	const char *offcpu_name; /* "bpf", "switch", "none" (header.offcpu) */
 	/*
@@ -162,5 +198,12 @@ struct record_result {
  * res->exit_status is set in both cases.
  */
 int record__run(const struct record_opts *opts, struct record_result *res);
+
+/*
+ * What -a needs here, checked before anything is created: 0 when the
+ * recorder may open CPU-wide events (root, CAP_PERFMON or CAP_SYS_ADMIN, or
+ * kernel.perf_event_paranoid <= 0), else -EACCES with one sentence in why.
+ */
+int record__system_permitted(char *why, size_t whylen);
 
 #endif /* PROFIL_RECORD_RECORD_H */

@@ -58,6 +58,8 @@ static void on_signal(struct record_run *r, const struct signalfd_siginfo *si)
 		r->detached = 1; /* Ctrl-C / SIGTERM ends an attach session */
 		return;
 	}
+	if (r->o->all_cpus)
+		r->detached = 1; /* and a whole-machine one (its command gets it as below) */
 	if (si->ssi_code == SI_KERNEL && si->ssi_signo != SIGTERM)
 		return;
 	if (r->child > 0 && !r->exited)
@@ -315,7 +317,9 @@ void record_run__kernel(struct record_run *r)
 	}
 	h->flags |= PDATA_F_KERNEL;
 	append(r->note, sizeof(r->note), "%s", "; kernel sampled");
-	n = ksyms__store(r->pd, "/proc/kallsyms", why, sizeof(why));
+	n = r->keep_ksyms ?
+		    ksyms__store_cached(r->pd, &r->ksyms, 60, "/proc/kallsyms", why, sizeof(why)) :
+		    ksyms__store(r->pd, "/proc/kallsyms", why, sizeof(why));
 	if (n < 0)
 		append(r->note, sizeof(r->note), " (its functions unnamed: %s)", why);
 }
@@ -470,7 +474,7 @@ int record_run__poll_once(struct record_run *r, int extra_fd)
 		map[n] = i;
 		pfd[n++] = (struct pollfd){.fd = rfds[i], .events = POLLIN};
 	}
-	if (poll(pfd, (nfds_t)n, 50) < 0 && errno != EINTR)
+	if (poll(pfd, (nfds_t)n, r->poll_ms > 0 ? r->poll_ms : 50) < 0 && errno != EINTR)
 		return 0;
 	if (pfd[0].revents)
 		drain_signals(r);

@@ -45,6 +45,9 @@ struct record_run {
 	uint64_t root_runtime_ns; /* the command's own thread, from its schedstat as a zombie */
 	char exe[PATH_MAX];
 	unsigned char ring_hup[MAX_POLLED_RINGS]; /* rings no longer polled */
+	int poll_ms;				  /* the poll's timeout, 0: 50 ms */
+	int keep_ksyms;		   /* kallsyms read once for every profile (system.c frees it) */
+	struct ksyms_cache *ksyms; /* with keep_ksyms */
 };
 
 /* Block the signals the recorder watches (in itself only) and read them through a signalfd. */
@@ -111,6 +114,8 @@ void record_run__finish(struct record_run *r);
 /* Run opts->argv (command.c) or attach to opts->attach_pid (attach.c): record__run's two ways. */
 int record__command(const struct record_opts *o, struct record_result *res);
 int record__attach(const struct record_opts *o, struct record_result *res);
+/* The whole machine (system.c). */
+int record__system(const struct record_opts *o, struct record_result *res);
 
 /*
  * The note into the header's fixed field of len bytes: whole when it fits,

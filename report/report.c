@@ -18,6 +18,7 @@
 #include "utils/array.h"
 #include "report/report.h"
 #include "report/report_rows.h"
+#include "utils/cgroup.h"
 #include "symbols/symfile.h"
 #include "utils/why.h"
 
@@ -144,19 +145,19 @@ double report__run_value(const struct report *rep)
 
 static const char *const key_names[] = {
 	[REPORT_KEY_COMM] = "comm", [REPORT_KEY_DSO] = "dso", [REPORT_KEY_SYM] = "sym",
-	[REPORT_KEY_PID] = "pid",   [REPORT_KEY_TID] = "tid",
+	[REPORT_KEY_PID] = "pid",   [REPORT_KEY_TID] = "tid", [REPORT_KEY_CGROUP] = "cgroup",
 };
 
 const char *report__key_name(int key)
 {
-	return key >= REPORT_KEY_COMM && key <= REPORT_KEY_TID ? key_names[key] : NULL;
+	return key >= REPORT_KEY_COMM && key <= REPORT_KEY_CGROUP ? key_names[key] : NULL;
 }
 
 int report__key_parse(const char *name)
 {
 	if (!strcmp(name, "symbol"))
 		return REPORT_KEY_SYM;
-	for (int k = REPORT_KEY_COMM; k <= REPORT_KEY_TID; k++)
+	for (int k = REPORT_KEY_COMM; k <= REPORT_KEY_CGROUP; k++)
 		if (!strcmp(name, key_names[k]))
 			return k;
 	return 0;
@@ -493,13 +494,51 @@ static bool has_str(const char *const *list, size_t n, const char *a, const char
 	return false;
 }
 
+/* path is want or below it */
+static bool path_under(const char *path, const char *want)
+{
+	size_t n = strlen(want);
+
+	while (n > 1 && want[n - 1] == '/')
+		n--;
+	return !strncmp(path, want, n) && (path[n] == 0 || path[n] == '/' || want[n - 1] == '/');
+}
+
+static bool cgroup_matches(const char *path, const char *want)
+{
+	struct cgroup_owner own;
+	char label[96];
+	size_t n = strlen(want);
+
+	if (want[0] == '/')
+		return path_under(path, want);
+	if (!cgroup__owner(path, &own))
+		return false;
+	cgroup__label(path, label, sizeof(label));
+	if (strchr(want, ':'))
+		return !strncmp(label, want, n) ||
+		       (!strncmp(want, own.kind, strlen(own.kind)) &&
+			want[strlen(own.kind)] == ':' &&
+			!strncmp(own.id, want + strlen(own.kind) + 1, n - strlen(own.kind) - 1));
+	return n >= 4 && !strncmp(own.id, want, n);
+}
+
+int report__cgroup_passes(const struct report_filter *fl, const char *path)
+{
+	for (size_t i = 0; i < fl->ncgroups; i++)
+		if (cgroup_matches(path ? path : "", fl->cgroups[i]))
+			return 1;
+	return !fl->ncgroups;
+}
+
 static bool item_passes(const struct report *rep, const struct report_item *it)
 {
 	const struct report_filter *fl = &rep->o.filter;
 
 	if (it->kind == REPORT_OFFCPU && rep->o.reasons && !(rep->o.reasons & (1u << it->reason)))
 		return false;
-	return (!fl->npids || has_int(fl->pids, fl->npids, it->p->pid)) &&
+	return (!fl->ncgroups || report__cgroup_passes(fl, it->p->cgroup)) &&
+	       (!fl->npids || has_int(fl->pids, fl->npids, it->p->pid)) &&
 	       (!fl->ntids || has_int(fl->tids, fl->ntids, it->tid)) &&
 	       (!fl->ncomms || has_str(fl->comms, fl->ncomms, it->comm, NULL)) &&
 	       (!fl->ndsos || has_str(fl->dsos, fl->ndsos, it->f->objpath, it->f->object));

@@ -73,13 +73,14 @@ enum report_value {
 
 /* The grouping keys of a view, perf report's --sort keys. */
 enum report_key {
-	REPORT_KEY_COMM = 1, /* the command (thread name) */
-	REPORT_KEY_DSO = 2,  /* the object: executable, library, [kernel], [vdso], ... */
-	REPORT_KEY_SYM = 3,  /* the function (with its object; with --lines, its source line) */
-	REPORT_KEY_PID = 4,  /* the process id (every image of it) */
-	REPORT_KEY_TID = 5,  /* the thread id */
+	REPORT_KEY_COMM = 1,   /* the command (thread name) */
+	REPORT_KEY_DSO = 2,    /* the object: executable, library, [kernel], [vdso], ... */
+	REPORT_KEY_SYM = 3,    /* the function (with its object; with --lines, its source line) */
+	REPORT_KEY_PID = 4,    /* the process id (every image of it) */
+	REPORT_KEY_TID = 5,    /* the thread id */
+	REPORT_KEY_CGROUP = 6, /* the cgroup v2 path (record -a), and the container it shows */
 };
-#define REPORT_MAX_KEYS 5
+#define REPORT_MAX_KEYS 6
 
 /* How the profile shows the kernel's time (from the clock and the header's flags). */
 enum report_kernel {
@@ -99,6 +100,13 @@ struct report_filter {
 	size_t ncomms;
 	const char *const *dsos; /* an object's full path or its base name, or [kernel] etc. */
 	size_t ndsos;
+	/*
+	 * cgroups: a path (that cgroup and those below it), a container as
+	 * utils/cgroup.h labels it ("docker:0123456789ab", a prefix of it),
+	 * or the first digits of a container's id (at least 4)
+	 */
+	const char *const *cgroups;
+	size_t ncgroups;
 };
 
 struct report_opts {
@@ -123,6 +131,7 @@ struct report_row {
 	const char *object;   /* with the dso or sym key: the base name */
 	const char *comm;     /* with the comm key */
 	int pid, tid;	      /* with those keys */
+	const char *cgroup;   /* with the cgroup key: the path ("" unknown) */
 	int kind;	      /* enum report_kind */
 	uint64_t count;	      /* samples (REPORT_SAMPLED rows) */
 	uint64_t ns;	      /* CPU time of REPORT_ACCOUNTED and REPORT_UNSAMPLED rows */
@@ -293,7 +302,7 @@ int report__timed_items(struct report *rep, size_t i,
 /* "sampled", "accounted", "unsampled". */
 const char *report__kind_name(int kind);
 
-/* "comm", "dso", "sym", "pid", "tid" (NULL for another value). */
+/* "comm", "dso", "sym", "pid", "tid", "cgroup" (NULL for another value). */
 const char *report__key_name(int key);
 
 /* The key named name (perf's names; "symbol" is "sym"), 0 when none. */
@@ -301,6 +310,9 @@ int report__key_parse(const char *name);
 
 /* 1 when key is one of the whole run's keys. */
 int report__has_key(const struct report *rep, int key);
+
+/* 1 when the cgroup path passes the cgroup filter fl (an empty filter passes all). */
+int report__cgroup_passes(const struct report_filter *fl, const char *path);
 
 /* one when n is 1, else many. */
 const char *report__plural(uint64_t n, const char *one, const char *many);

@@ -34,6 +34,7 @@ static uint64_t row_key_hash(const struct report_row *r)
 	h = htab_hash_combine(h, r->f ? (uintptr_t)r->f : str_hash(r->objpath));
 	h = htab_hash_combine(h, str_hash(r->comm));
 	h = htab_hash_combine(h, ((uint64_t)(uint32_t)r->pid << 32) | (uint32_t)r->tid);
+	h = htab_hash_combine(h, str_hash(r->cgroup));
 	return h | 1; /* never 0: an entry is never all zero bytes */
 }
 
@@ -52,7 +53,8 @@ static bool ent_eq(const void *entry, const void *key)
 	const struct report_row *a = &((const struct row_ent *)entry)->row, *b = key;
 
 	return a->f == b->f && a->kind == b->kind && a->pid == b->pid && a->tid == b->tid &&
-	       (a->f || str_eq(a->objpath, b->objpath)) && str_eq(a->comm, b->comm);
+	       (a->f || str_eq(a->objpath, b->objpath)) && str_eq(a->comm, b->comm) &&
+	       str_eq(a->cgroup, b->cgroup);
 }
 
 static const struct htab_type row_type = {
@@ -106,6 +108,8 @@ static void item_key(const struct rowtab *t, const struct report_item *it, struc
 		k->pid = it->p->pid;
 	if (t->keymask & (1u << REPORT_KEY_TID))
 		k->tid = it->tid;
+	if (t->keymask & (1u << REPORT_KEY_CGROUP))
+		k->cgroup = it->p->cgroup ? it->p->cgroup : "";
 }
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
@@ -232,6 +236,8 @@ static int cmp_key(const struct report_row *x, const struct report_row *y, int k
 		return cmp_int(x->pid, y->pid);
 	case REPORT_KEY_TID:
 		return cmp_int(x->tid, y->tid);
+	case REPORT_KEY_CGROUP:
+		return cmp_str(x->cgroup, y->cgroup);
 	default:
 		return 0;
 	}
@@ -245,7 +251,7 @@ static int cmp_names(const struct report_row *x, const struct report_row *y,
 	for (size_t i = 0; !c && i < o->nkeys; i++)
 		c = cmp_key(x, y, o->keys[i]);
 	/* every key, so that the order is total whatever the view's keys */
-	for (int k = REPORT_KEY_COMM; !c && k <= REPORT_KEY_TID; k++)
+	for (int k = REPORT_KEY_COMM; !c && k <= REPORT_KEY_CGROUP; k++)
 		c = cmp_key(x, y, k);
 	return c ? c : cmp_int(x->kind, y->kind);
 }

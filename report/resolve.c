@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* resolve: PCs to interned function rows.  See resolve.h. */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +44,7 @@ static uint64_t func_hash(const void *key)
 	const struct func *f = key;
 
 	return htab_hash_combine(htab_hash_combine((uintptr_t)f->name, (uintptr_t)f->objpath),
-		   htab_hash_combine((uintptr_t)f->file, (uint64_t)f->line));
+				 htab_hash_combine((uintptr_t)f->file, (uint64_t)f->line));
 }
 
 /* An interned function, and its hash (growing the table reads no struct func). */
@@ -127,6 +128,11 @@ void resolver__free(struct resolver *r)
 struct symbols *resolver__symbols(struct resolver *r)
 {
 	return r->syms;
+}
+
+void resolver__set_view(struct resolver *r, const struct pview *v)
+{
+	r->v = v;
 }
 
 /* The shared copy of *f (all its strings must already be interned or stable). */
@@ -218,13 +224,37 @@ static const struct func *symbolise(struct resolver *r, struct sym_object *obj, 
 static const struct func *kernel_func(struct resolver *r, uint64_t pc)
 {
 	const struct pv_ksym *k = pview__ksym(r->v, pc);
-	struct func f = {k ? k->name : "[kernel]", "[kernel]", "[kernel]", NULL, 0};
+	/* interned: the view's strings may go before the resolver (resolver__set_view) */
+	struct func f = {k ? symbols__intern(r->syms, k->name) : "[kernel]", "[kernel]", "[kernel]",
+			 NULL, 0};
 
 	if (pc == PDATA_PC_TRUNCATED)
 		f.name = f.object = f.objpath = "[truncated]";
 	else if (pc == PDATA_PC_OFFCPU)
 		f.name = f.object = f.objpath = "[off-cpu]";
-	return intern_func(r, &f);
+	return f.name ? intern_func(r, &f) : NULL;
+}
+
+/*
+ * The object of a mapping.  A process of another mount namespace (record
+ * -a) named its files as it saw them: they are read through /proc/PID/root
+ * while it lives (the build id, when recorded, says whether it is still
+ * the one), else at the path as this namespace sees it.
+ */
+static struct sym_object *object_of(struct resolver *r, const struct pv_proc *p,
+				    const struct pv_map *m)
+{
+	if ((p->ctx_flags & PDATA_CTX_MNTNS) && m->path[0] == '/' && p->pid > 0) {
+		char path[PATH_MAX + 32];
+		struct sym_object *o;
+
+		snprintf(path, sizeof(path), "/proc/%d/root%s", p->pid, m->path);
+		o = symbols__object_id(r->syms, path, m->build_id, m->build_id_len);
+		if (o && !(symobj__flags(o) &
+			   (SYMOBJ_MISSING | SYMOBJ_NOT_ELF | SYMOBJ_BUILD_ID_DIFFERS)))
+			return o;
+	}
+	return symbols__object_id(r->syms, m->path, m->build_id, m->build_id_len);
 }
 
 const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uint32_t gen,
@@ -268,7 +298,7 @@ int resolver__locate(struct resolver *r, const struct pv_proc *p, uint32_t gen, 
 		return loc->f ? 0 : -ENOMEM;
 	}
 	if (!mm->aux) /* the build id the recorder saw, when it did: the file must still carry it */
-		mm->aux = symbols__object_id(r->syms, m->path, m->build_id, m->build_id_len);
+		mm->aux = object_of(r, p, m);
 	obj = mm->aux;
 	if (!obj)
 		return -ENOMEM;

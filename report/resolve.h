@@ -77,6 +77,15 @@ int resolver__frames(struct resolver *r, const struct pv_proc *p, uint32_t gen, 
 /* Objects seen so far (for notes). */
 size_t resolver__notes(struct resolver *r, const struct resolve_note **notes);
 
+/* The symbols cache (its interned strings live as long as the resolver: profil top's rows). */
+struct symbols *resolver__symbols(struct resolver *r);
+
+/*
+ * Resolve in view v from now on (a live view reads one profile after
+ * another): the symbols, the objects and the names already found are
+ * kept; the functions given before stay valid.
+ */
+void resolver__set_view(struct resolver *r, const struct pview *v);
 
 /* The symbols cache the resolver names with (profil annotate reads the same objects). */
 struct symbols *resolver__symbols(struct resolver *r);

@@ -25,9 +25,9 @@
 
 #include "symbols/plt.h"
 #include "symbols/symbols.h"
+#include "utils/ehframe.h"
 #include "utils/array.h"
 #include "symbols/symfile.h"
-#include "symbols/fde.h"
 #include "utils/htab.h"
 #include "utils/search.h"
 
@@ -1022,20 +1022,22 @@ static long find_sym(const struct sym_object *o, uint64_t vaddr)
 	return (long)lo - 1;
 }
 
-static int add_fde(void *arg, uint64_t start, uint64_t end)
+/*
+ * The FDEs of elf's section name (utils/ehframe.h) into o->fdes: each one's
+ * range is a function's.  *found: the section has data.  0, or -ENOMEM.
+ */
+static int list_fdes(struct sym_object *o, Elf *elf, const char *name, int *found)
 {
-	struct sym_object *o = arg;
+	struct ehframe_iter it = {0};
+	struct ehframe sec;
+	struct ehframe_fde f;
 
-	if (o->nfdes == o->fdes_cap) {
-		size_t ncap = o->fdes_cap ? o->fdes_cap * 2 : 256;
-		struct fde_range *n = realloc(o->fdes, ncap * sizeof(*n));
-
-		if (!n)
+	*found = ehframe__open(&sec, elf, name) == 0;
+	while (*found && ehframe__next_fde(&sec, &it, &f, NULL) > 0) {
+		if (array__reserve(&o->fdes, &o->fdes_cap, o->nfdes + 1, sizeof(*o->fdes)))
 			return -ENOMEM;
-		o->fdes = n;
-		o->fdes_cap = ncap;
+		o->fdes[o->nfdes++] = (struct fde_range){f.start, f.end};
 	}
-	o->fdes[o->nfdes++] = (struct fde_range){start, end};
 	return 0;
 }
 
@@ -1062,17 +1064,17 @@ static void load_fdes(struct sym_object *o)
 	o->fdes_tried = 1;
 	if (!o->elf)
 		return;
-	if (fde__list_section(o->elf, ".eh_frame", add_fde, o, &found) < 0 || !o->nfdes) {
+	if (list_fdes(o, o->elf, ".eh_frame", &found) < 0 || !o->nfdes) {
 		Elf *dbg;
 
 		o->nfdes = 0;
-		if (fde__list_section(o->elf, ".debug_frame", add_fde, o, &found) < 0)
+		if (list_fdes(o, o->elf, ".debug_frame", &found) < 0)
 			o->nfdes = 0;
 		if (!o->nfdes && !o->dwarf_tried)
 			open_dwarf(o);
 		dbg = o->dwarf ? dwarf_getelf(o->dwarf) : NULL;
 		if (!o->nfdes && dbg && dbg != o->elf &&
-		    fde__list_section(dbg, ".debug_frame", add_fde, o, &found) < 0)
+		    list_fdes(o, dbg, ".debug_frame", &found) < 0)
 			o->nfdes = 0;
 	}
 	if (o->nfdes > 1)

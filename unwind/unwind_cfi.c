@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * CFI -> unwind table (see unwind_cfi.h): FDE listing through libdw's
- * dwarf_next_cfi, and a one-pass, bounded interpreter of each FDE's
- * DW_CFA_* program.  (libdw's own dwarf_cfi_addrframe replays the program
+ * CFI -> unwind table (see unwind_cfi.h): the CIEs and FDEs listed by
+ * utils/ehframe.h (the one reader of a CFI section's entries, symbols/ lists
+ * function ranges with it too), and a one-pass, bounded interpreter of each
+ * FDE's DW_CFA_* program.  (libdw's own dwarf_cfi_addrframe replays the program
  * from its start for every row asked: quadratic in an FDE's size, 10 s for
  * one FDE of 2 M DW_CFA_nop and 8,192 rows.)
  */
 #include <dwarf.h>
-#include <elfutils/libdw.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "unwind/unwind_cfi.h"
+#include "utils/ehframe.h"
 #include "utils/why.h"
 
 /* The rules the table keeps: the CFA's, and where the caller's RBP and RIP are. */
@@ -30,28 +31,19 @@ struct cfi_state {
 	struct loc_rule rbp, ra;
 };
 
-/* A CIE: what its FDEs need, and the state after its initial instructions. */
+/* A CIE: what its FDEs need (utils/ehframe.h), and the state after its initial instructions. */
 struct cie_info {
-	Dwarf_Off off;
-	int valid;   /* 0: not parsed yet (cache slot free) */
-	int usable;  /* 0: malformed or over a bound: its FDEs fail */
-	int fde_enc; /* pointer encoding of its FDEs (DW_EH_PE_*) */
-	int has_z;   /* 'z' augmentation: FDEs carry an augmentation block */
-	int signal;  /* 'S': its FDEs describe signal trampolines */
-	int ra_rip;  /* its return address register is RIP (16) */
-	uint64_t code_align;
-	int64_t data_align;
+	struct ehframe_cie cie;
+	int valid;  /* 0: not parsed yet (cache slot free) */
+	int usable; /* 0: malformed or over a bound: its FDEs fail */
+	int ra_rip; /* its return address register is RIP (16) */
 	struct cfi_state init;
 };
 
 #define CIE_CACHE 16
 
 struct unw_cfi {
-	const unsigned char *ident;
-	Elf_Data *data;
-	uint64_t
-		sh_addr; /* link-time address of the section (.eh_frame), for pc-relative pointers */
-	int eh_frame;
+	struct ehframe sec; /* the section listed */
 	struct cie_info cies[CIE_CACHE];
 	unsigned int next_cie; /* round-robin replacement */
 	struct unw_cfi_stats st;
@@ -109,120 +101,31 @@ static int get_fixed(struct cursor *c, size_t size, uint64_t *v)
 	return 0;
 }
 
-/* Bytes of a pointer in encoding enc (DW_EH_PE_*), or 0 for the forms not handled. */
-static size_t encoded_size(int enc)
-{
-	switch (enc & 0x0f) {
-	case DW_EH_PE_absptr: /* ELF64 */
-	case DW_EH_PE_udata8:
-	case DW_EH_PE_sdata8:
-		return 8;
-	case DW_EH_PE_udata4:
-	case DW_EH_PE_sdata4:
-		return 4;
-	case DW_EH_PE_udata2:
-	case DW_EH_PE_sdata2:
-		return 2;
-	default:
-		return 0;
-	}
-}
-
-/*
- * Read a pointer at c (section offset: c->p - data), applying pc-relative
- * encoding when apply_rel (address fields; not a length).
- */
+/* A pointer at c (ehframe__read_pointer): an address when apply_rel, else a length. */
 static int get_encoded(const struct unw_cfi *x, struct cursor *c, int enc, int apply_rel,
 		       uint64_t *out)
 {
-	uint64_t field = x->sh_addr + (uint64_t)(c->p - (const uint8_t *)x->data->d_buf);
-	size_t size = encoded_size(enc);
-	uint64_t v;
-
-	if (!size || get_fixed(c, size, &v))
-		return -1;
-	if ((enc & DW_EH_PE_signed) && size < 8 && (v >> (size * 8 - 1)) & 1)
-		v |= ~0ull << (size * 8);
-	if (apply_rel) {
-		if ((enc & 0x70) == DW_EH_PE_pcrel)
-			v += field;
-		else if ((enc & 0x70) != DW_EH_PE_absptr)
-			return -1;
-	}
-	*out = v;
-	return 0;
+	return ehframe__read_pointer(&x->sec, enc, &c->p, c->end, apply_rel, out);
 }
 
 /* ---- CIEs ----------------------------------------------------------------- */
 
-/* The augmentation ('z' and its letters): FDE pointer encoding, signal flag. */
-static int parse_augmentation(const Dwarf_CIE *cie, struct cie_info *ci)
-{
-	const char *aug = cie->augmentation;
-	struct cursor d = {cie->augmentation_data,
-			   cie->augmentation_data ?
-				   cie->augmentation_data + cie->augmentation_data_size :
-				   NULL};
-	uint64_t skip;
-
-	ci->fde_enc = DW_EH_PE_absptr;
-	if (!aug || !aug[0])
-		return 0;
-	if (aug[0] != 'z' || !d.p)
-		return -1;
-	ci->has_z = 1;
-	for (const char *a = aug + 1; *a; a++) {
-		switch (*a) {
-		case 'R':
-			if (get_fixed(&d, 1, &skip))
-				return -1;
-			ci->fde_enc = (int)skip;
-			break;
-		case 'L': /* the LSDA's encoding */
-			if (get_fixed(&d, 1, &skip))
-				return -1;
-			break;
-		case 'P': /* the personality routine: encoding and pointer */
-			if (get_fixed(&d, 1, &skip) || !encoded_size((int)skip) ||
-			    get_fixed(&d, encoded_size((int)skip), &skip))
-				return -1;
-			break;
-		case 'S':
-			ci->signal = 1;
-			break;
-		case 'B':
-		case 'G':
-			break;
-		default:
-			return 0; /* data we cannot skip: 'z' sizes the FDEs' part anyway */
-		}
-	}
-	return 0;
-}
-
 static int run_program(struct unw_cfi *x, const struct cie_info *ci, struct cursor prog,
 		       struct unw_table *t, struct unw_fde *fde, uint64_t *loc_out);
 
-static void parse_cie(struct unw_cfi *x, Dwarf_Off off, struct cie_info *ci)
+static void parse_cie(struct unw_cfi *x, uint64_t off, struct cie_info *ci)
 {
-	Dwarf_CFI_Entry e;
-	Dwarf_Off next;
 	struct cursor prog;
 
 	memset(ci, 0, sizeof(*ci));
-	ci->off = off;
 	ci->valid = 1;
-	if (dwarf_next_cfi(x->ident, x->data, x->eh_frame, off, &next, &e) != 0 ||
-	    e.CIE_id != (Dwarf_Off)LIBDW_CIE_ID || parse_augmentation(&e.cie, ci) < 0 ||
-	    !e.cie.code_alignment_factor)
+	if (ehframe__cie(&x->sec, off, &ci->cie) < 0 || !ci->cie.code_align)
 		return;
-	ci->code_align = e.cie.code_alignment_factor;
-	ci->data_align = e.cie.data_alignment_factor;
-	ci->ra_rip = e.cie.return_address_register == UNW_REG_RIP;
+	ci->ra_rip = ci->cie.ra_reg == UNW_REG_RIP;
 	/* before any instruction: no CFA, RBP callee-saved (same value), RA unknown */
 	ci->init.rbp.kind = UNW_LOC_SAME;
 	ci->init.ra.kind = UNW_LOC_UNSUPPORTED;
-	prog = (struct cursor){e.cie.initial_instructions, e.cie.initial_instructions_end};
+	prog = (struct cursor){ci->cie.insns, ci->cie.insns_end};
 	if (prog.p > prog.end)
 		return;
 	if ((size_t)(prog.end - prog.p) > UNW_CFI_MAX_FDE_BYTES ||
@@ -233,12 +136,12 @@ static void parse_cie(struct unw_cfi *x, Dwarf_Off off, struct cie_info *ci)
 	ci->usable = run_program(x, ci, prog, NULL, NULL, NULL) == 0;
 }
 
-static const struct cie_info *get_cie(struct unw_cfi *x, Dwarf_Off off)
+static const struct cie_info *get_cie(struct unw_cfi *x, uint64_t off)
 {
 	struct cie_info *ci;
 
 	for (int i = 0; i < CIE_CACHE; i++)
-		if (x->cies[i].valid && x->cies[i].off == off)
+		if (x->cies[i].valid && x->cies[i].cie.off == off)
 			return &x->cies[i];
 	ci = &x->cies[x->next_cie++ % CIE_CACHE];
 	parse_cie(x, off, ci);
@@ -416,7 +319,7 @@ static void emit_row_rules(const struct interp *in, struct unw_row *row)
 	row->ra_kind = in->ci->ra_rip ? s->ra.kind : UNW_LOC_UNSUPPORTED;
 	row->ra_reg = s->ra.reg;
 	row->ra_off = s->ra.off;
-	row->flags = in->ci->signal ? UNW_ROW_SIGNAL : 0;
+	row->flags = in->ci->cie.signal ? UNW_ROW_SIGNAL : 0;
 }
 
 /* The location moves to to: the row for [loc, to) is emitted (FDEs only; clamped to the FDE). */
@@ -448,7 +351,7 @@ static int advance_by(struct interp *in, uint64_t delta)
 {
 	uint64_t to;
 
-	if (__builtin_mul_overflow(delta, in->ci->code_align, &delta) ||
+	if (__builtin_mul_overflow(delta, in->ci->cie.code_align, &delta) ||
 	    __builtin_add_overflow(in->loc, delta, &to))
 		return RUN_MALFORMED;
 	return advance(in, to);
@@ -472,7 +375,7 @@ static void set_offset(struct interp *in, uint64_t reg, int64_t factored)
 
 	if (!r)
 		return;
-	if (__builtin_mul_overflow(factored, in->ci->data_align, &off) || !fits16(off))
+	if (__builtin_mul_overflow(factored, in->ci->cie.data_align, &off) || !fits16(off))
 		*r = (struct loc_rule){.kind = UNW_LOC_UNSUPPORTED};
 	else
 		*r = (struct loc_rule){.kind = UNW_LOC_CFA, .off = (int16_t)off};
@@ -550,7 +453,7 @@ static int op_loc_cfa(struct interp *in, uint8_t op, struct cursor *c)
 
 	switch (op) {
 	case DW_CFA_set_loc:
-		if (get_encoded(in->x, c, in->ci->fde_enc, 1, &u))
+		if (get_encoded(in->x, c, in->ci->cie.fde_enc, 1, &u))
 			return RUN_MALFORMED;
 		return advance(in, u);
 	case DW_CFA_advance_loc1:
@@ -573,7 +476,8 @@ static int op_loc_cfa(struct interp *in, uint8_t op, struct cursor *c)
 	case DW_CFA_def_cfa_sf:
 		if (get_uleb(c, &reg) || get_sleb(c, &s))
 			return RUN_MALFORMED;
-		def_cfa(in, reg, __builtin_mul_overflow(s, in->ci->data_align, &s) ? INT64_MAX : s);
+		def_cfa(in, reg,
+			__builtin_mul_overflow(s, in->ci->cie.data_align, &s) ? INT64_MAX : s);
 		return RUN_OK;
 	case DW_CFA_def_cfa_register:
 		if (get_uleb(c, &reg))
@@ -591,8 +495,8 @@ static int op_loc_cfa(struct interp *in, uint8_t op, struct cursor *c)
 	case DW_CFA_def_cfa_offset_sf:
 		if (get_sleb(c, &s))
 			return RUN_MALFORMED;
-		def_cfa_offset(in,
-			       __builtin_mul_overflow(s, in->ci->data_align, &s) ? INT64_MAX : s);
+		def_cfa_offset(
+			in, __builtin_mul_overflow(s, in->ci->cie.data_align, &s) ? INT64_MAX : s);
 		return RUN_OK;
 	case DW_CFA_def_cfa_expression:
 		if (get_block(c, &block))
@@ -732,25 +636,17 @@ static int run_program(struct unw_cfi *x, const struct cie_info *ci, struct curs
 /* An FDE's CIE, address range and instructions. */
 struct fde_info {
 	const struct cie_info *ci;
-	uint64_t start, len;
-	struct cursor prog;
+	struct ehframe_fde f;
 };
 
-static int parse_fde(struct unw_cfi *x, const Dwarf_CFI_Entry *e, struct fde_info *f)
+/* The FDE entry e, its CIE usable and its instructions there (ehframe__fde). */
+static int parse_fde(struct unw_cfi *x, const struct ehframe_entry *e, struct fde_info *f)
 {
-	struct cursor c = {e->fde.start, e->fde.end};
-	struct cursor aug;
-
-	if (e->CIE_id == (Dwarf_Off)LIBDW_CIE_ID || c.p > c.end)
+	if (e->is_cie)
 		return -1;
-	f->ci = get_cie(x, e->fde.CIE_pointer);
-	if (!f->ci->usable || get_encoded(x, &c, f->ci->fde_enc, 1, &f->start) ||
-	    get_encoded(x, &c, f->ci->fde_enc & 0x0f, 0, &f->len) || !f->len ||
-	    f->start + f->len < f->start)
+	f->ci = get_cie(x, e->cie_off);
+	if (!f->ci->usable || ehframe__fde(&x->sec, e, &f->ci->cie, &f->f) < 0 || !f->f.insns)
 		return -1;
-	if (f->ci->has_z && get_block(&c, &aug))
-		return -1;
-	f->prog = c;
 	return 0;
 }
 
@@ -764,9 +660,9 @@ static void fde_bound(struct unw_cfi *x, struct unw_fde *fde)
 int unw_cfi_compile_fde(struct unw_cfi *c, struct unw_table *t, struct unw_fde *fde)
 {
 	size_t first = t->nrows;
+	struct ehframe_entry e;
 	struct fde_info f;
-	Dwarf_CFI_Entry e;
-	Dwarf_Off next;
+	struct cursor prog;
 	uint64_t loc = fde->start;
 	int rc;
 
@@ -774,18 +670,19 @@ int unw_cfi_compile_fde(struct unw_cfi *c, struct unw_table *t, struct unw_fde *
 		return 0;
 	c->st.fdes_compiled++;
 	fde->state = UNW_FDE_FAILED;
-	if (dwarf_next_cfi(c->ident, c->data, c->eh_frame, fde->cfi_off, &next, &e) != 0 ||
-	    parse_fde(c, &e, &f) < 0 || f.start != fde->start) {
+	if (ehframe__entry(&c->sec, fde->cfi_off, &e) < 0 || parse_fde(c, &e, &f) < 0 ||
+	    f.f.start != fde->start) {
 		c->st.fdes_failed++;
 		return 0;
 	}
-	if ((size_t)(f.prog.end - f.prog.p) > UNW_CFI_MAX_FDE_BYTES ||
-	    c->st.bytes + (uint64_t)(f.prog.end - f.prog.p) > UNW_CFI_MAX_OBJECT_BYTES) {
+	prog = (struct cursor){f.f.insns, f.f.insns_end};
+	if ((size_t)(prog.end - prog.p) > UNW_CFI_MAX_FDE_BYTES ||
+	    c->st.bytes + (uint64_t)(prog.end - prog.p) > UNW_CFI_MAX_OBJECT_BYTES) {
 		fde_bound(c, fde);
 		return 0;
 	}
 	fde->n = 0;
-	rc = run_program(c, f.ci, f.prog, t, fde, &loc);
+	rc = run_program(c, f.ci, prog, t, fde, &loc);
 	if (rc == RUN_NOMEM || rc == RUN_BOUND) {
 		t->nrows = first; /* its rows are the table's last ones */
 		fde->n = 0;
@@ -817,84 +714,32 @@ int unw_cfi_compile_all(struct unw_cfi *c, struct unw_table *t)
 
 /* ---- listing -------------------------------------------------------------- */
 
-/* Every FDE's [start, end) of the section, at most UNW_CFI_MAX_ENTRIES entries. */
+/*
+ * Every FDE's [start, end) of the section (utils/ehframe.h: at most
+ * EHFRAME_MAX_ENTRIES entries), those whose CIE this interpreter can use
+ * and whose instructions are where they should be.
+ */
 static int list_fdes(struct unw_cfi *x, struct unw_table *t)
 {
-	Dwarf_Off off = 0, next;
-	Dwarf_CFI_Entry e;
-	size_t entries = 0;
+	struct ehframe_iter it = {0};
+	struct ehframe_fde f;
 
-	while (dwarf_next_cfi(x->ident, x->data, x->eh_frame, off, &next, &e) == 0) {
-		struct fde_info f;
-
-		if (next <= off)
-			break;
-		if (++entries > UNW_CFI_MAX_ENTRIES) {
-			x->st.over_bound = 1;
-			break;
-		}
-		if (e.CIE_id != (Dwarf_Off)LIBDW_CIE_ID && parse_fde(x, &e, &f) == 0) {
-			if (unw_table_add_fde(t, f.start, f.start + f.len) == -ENOMEM)
-				return -ENOMEM;
-			t->fdes[t->nfdes - 1].cfi_off = (uint32_t)off;
-		}
-		off = next;
+	while (ehframe__next_fde(&x->sec, &it, &f, NULL) > 0) {
+		if (!get_cie(x, f.cie_off)->usable || !f.insns)
+			continue;
+		if (unw_table_add_fde(t, f.start, f.end) == -ENOMEM)
+			return -ENOMEM;
+		t->fdes[t->nfdes - 1].cfi_off = (uint32_t)f.off;
 	}
+	if (it.over_bound)
+		x->st.over_bound = 1;
 	return 0;
 }
 
-static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *shdr)
+static int list_section(struct unw_cfi *x, Elf *elf, const char *name, struct unw_table *t)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-
-	if (elf_getshdrstrndx(elf, &shstrndx) < 0)
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-
-		if (!gelf_getshdr(scn, shdr) || shdr->sh_type == SHT_NOBITS)
-			continue;
-		n = elf_strptr(elf, shstrndx, shdr->sh_name);
-		if (n && !strcmp(n, name))
-			return scn;
-	}
-	return NULL;
-}
-
-/* The section's bytes, decompressed if need be (within UNW_CFI_MAX_SECTION), or NULL. */
-static Elf_Data *section_data(Elf *elf, const char *name, uint64_t *sh_addr)
-{
-	GElf_Shdr shdr;
-	Elf_Scn *scn = find_section(elf, name, &shdr);
-	Elf_Data *data;
-
-	if (!scn)
-		return NULL;
-	if (shdr.sh_flags & SHF_COMPRESSED) {
-		GElf_Chdr ch;
-
-		if (!gelf_getchdr(scn, &ch) || ch.ch_size > UNW_CFI_MAX_SECTION ||
-		    elf_compress(scn, 0, 0) < 0)
-			return NULL;
-	}
-	data = elf_getdata(scn, NULL);
-	if (!data || !data->d_buf || !data->d_size || data->d_size > UNW_CFI_MAX_SECTION)
-		return NULL;
-	*sh_addr = shdr.sh_addr;
-	return data;
-}
-
-static int list_section(struct unw_cfi *x, Elf *elf, const char *name, int eh_frame,
-			struct unw_table *t)
-{
-	uint64_t sh_addr = 0;
-
-	x->data = section_data(elf, name, &sh_addr);
-	if (!x->data)
+	if (ehframe__open(&x->sec, elf, name) < 0)
 		return 0;
-	x->eh_frame = eh_frame;
-	x->sh_addr = eh_frame ? sh_addr : 0;
 	x->st.source = name;
 	memset(x->cies, 0, sizeof(x->cies));
 	x->st.over_bound = 0;
@@ -914,10 +759,9 @@ int unw_cfi_open(Elf *elf, struct unw_table *t, struct unw_cfi **out, char *why,
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return why_fail(why, whylen, -ENOMEM, "out of memory");
-	c->ident = (const unsigned char *)elf_getident(elf, NULL);
-	rc = list_section(c, elf, ".eh_frame", 1, t);
+	rc = list_section(c, elf, ".eh_frame", t);
 	if (rc == 0 && !t->nfdes)
-		rc = list_section(c, elf, ".debug_frame", 0, t);
+		rc = list_section(c, elf, ".debug_frame", t);
 	if (rc < 0 || !t->nfdes) {
 		unw_cfi_close(c);
 		unw_table_free(t);

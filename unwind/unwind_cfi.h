@@ -24,7 +24,8 @@
  *   UNW_CFI_MAX_OBJECT_BYTES instruction bytes interpreted per object, all
  *                            FDEs together (CIEs are interpreted once each)
  *   UNW_CFI_MAX_OBJECT_ROWS  rows per object (24 bytes each, after merging)
- *   UNW_CFI_MAX_ENTRIES      CIEs + FDEs listed per object
+ *   UNW_CFI_MAX_ENTRIES      CIEs + FDEs listed per object (the lister's,
+ *                            utils/ehframe.h)
  *   UNW_CFI_MAX_SECTION      the CFI section's size (FDE offsets are 32-bit)
  *   UNW_CFI_MAX_EXPR_OPS     operations decoded per expression (a longer
  *                            one is an unsupported rule, not a bound)
@@ -52,14 +53,15 @@
 #include <stdint.h>
 
 #include "unwind/unwind_table.h"
+#include "utils/ehframe.h"
 
 #define UNW_CFI_MAX_FDE_BYTES (256u << 10)
 #define UNW_CFI_MAX_ROWS 65536
 #define UNW_CFI_MAX_STATE_DEPTH 64
 #define UNW_CFI_MAX_OBJECT_BYTES (64ull << 20)
 #define UNW_CFI_MAX_OBJECT_ROWS (4u << 20)
-#define UNW_CFI_MAX_ENTRIES (4u << 20)
-#define UNW_CFI_MAX_SECTION 0xffffffffull
+#define UNW_CFI_MAX_ENTRIES EHFRAME_MAX_ENTRIES
+#define UNW_CFI_MAX_SECTION EHFRAME_MAX_SECTION
 #define UNW_CFI_MAX_EXPR_OPS 16
 
 struct unw_cfi;

@@ -15,44 +15,11 @@
 	var ROW = 18; /* flame graph row height, px */
 	var MIN_W = 0.4; /* narrower frames (and their callees) are not drawn, px */
 	var MAX_ROWS = 1000; /* table rows rendered at most */
-	var SVGNS = 'http://www.w3.org/2000/svg';
-
-	function $(id) {
-		return document.getElementById(id);
-	}
-
-	/* An element with a class and text (as text, never as markup). */
-	function el(tag, cls, text) {
-		var e = document.createElement(tag);
-
-		if (cls)
-			e.className = cls;
-		if (text !== undefined)
-			e.textContent = text;
-		return e;
-	}
-
-	function clear(e) {
-		while (e.firstChild)
-			e.removeChild(e.firstChild);
-	}
-
-	function basename(p) {
-		var s = String(p || '');
-		var i = s.lastIndexOf('/');
-
-		return i >= 0 && i < s.length - 1 ? s.slice(i + 1) : s;
-	}
+	var SVGNS = profil.SVGNS;
+	var $ = profil.$, el = profil.el, clear = profil.clear, basename = profil.basename;
+	var isIndex = profil.isIndex, str = profil.str, fmtInt = profil.fmtInt, hash = profil.hash;
 
 	/* ---- the data ---------------------------------------------------------- */
-
-	function isIndex(x, n) {
-		return typeof x === 'number' && x >= 0 && x < n && Math.floor(x) === x;
-	}
-
-	function str(x) {
-		return typeof x === 'string' ? x : '';
-	}
 
 	/* Parse and check the embedded profile; rows that point nowhere are dropped and counted. */
 	function load() {
@@ -100,9 +67,7 @@
 	try {
 		D = load();
 	} catch (e) {
-		var f = el('div', 'fatal', 'This report cannot be shown: ' + e.message + '.');
-
-		document.body.insertBefore(f, document.body.firstChild);
+		profil.fatal('report', e);
 		return;
 	}
 
@@ -116,10 +81,6 @@
 	});
 
 	/* ---- formatting ---------------------------------------------------------- */
-
-	function fmtInt(n) {
-		return Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-	}
 
 	function fmtSec(n) {
 		if (!PER)
@@ -168,14 +129,6 @@
 		if (/^\/(usr\/)?(local\/)?lib(32|64|x32)?\//.test(o))
 			return 'sys';
 		return 'lib';
-	}
-
-	function hash(s) {
-		var h = 2166136261;
-
-		for (var i = 0; i < s.length; i++)
-			h = Math.imul(h ^ s.charCodeAt(i), 16777619);
-		return (h >>> 0) / 4294967296;
 	}
 
 	function colour(kind, name) {
@@ -422,23 +375,12 @@
 	/* ---- flame graph ----------------------------------------------------------- */
 
 	var drawn = []; /* the nodes drawn, by data-i of their <g> */
-	var charW = 7;
+	var fitLabel = function () {
+		return '';
+	};
 
 	function measureChars() {
-		var ctx = document.createElement('canvas').getContext('2d');
-
-		if (!ctx)
-			return;
-		ctx.font = getComputedStyle($('flame')).font;
-		charW = ctx.measureText('abcdefghijklmnopqrstuvwxyz_ABCDEFGHIJKLMNOP0123456789').width / 53;
-	}
-
-	function fitLabel(label, w) {
-		var n = Math.floor((w - 8) / (charW * 1.05)); /* an average width: leave a margin */
-
-		if (n < 3)
-			return '';
-		return label.length <= n ? label : label.slice(0, n - 1) + '\u2026';
+		fitLabel = profil.labelFitter($('flame'));
 	}
 
 	function fillOf(n) {
@@ -608,15 +550,7 @@
 	}
 
 	function moveTooltip(ev) {
-		var tt = $('tooltip'), w = tt.offsetWidth, h = tt.offsetHeight;
-		var x = ev.clientX + 14, y = ev.clientY + 16;
-
-		if (x + w > window.innerWidth - 4)
-			x = Math.max(4, ev.clientX - w - 14);
-		if (y + h > window.innerHeight - 4)
-			y = Math.max(4, ev.clientY - h - 12);
-		tt.style.left = x + 'px';
-		tt.style.top = y + 'px';
+		profil.placeTooltip($('tooltip'), ev);
 	}
 
 	function hideTooltip() {

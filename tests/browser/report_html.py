@@ -222,6 +222,28 @@ def stop_processes(proc, profile_dir):
     return left
 
 
+def open_browser(chromium, tmp, profile_dir, started):
+    """chromedriver and a Chromium session (errors collected, a 1280x800 page).  chromedriver's
+    process joins the list started as soon as it runs: end it with stop_processes whatever
+    happens."""
+    proc, base = start_driver(tmp)
+    started.append(proc)
+    s = Session(base, {
+        "browserName": "chrome",
+        "goog:chromeOptions": {"binary": chromium,
+                               "args": CHROME_ARGS + ["--user-data-dir=" + profile_dir]},
+        "goog:loggingPrefs": {"browser": "ALL"},
+        "timeouts": {"pageLoad": 30000, "script": 30000},
+    })
+    s.call("POST", "/goog/cdp/execute",
+           {"cmd": "Page.addScriptToEvaluateOnNewDocument", "params": {"source": WATCH_JS}})
+    # a 1280x800 page whatever the headless window's frame takes
+    s.call("POST", "/goog/cdp/execute",
+           {"cmd": "Emulation.setDeviceMetricsOverride",
+            "params": {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False}})
+    return s
+
+
 # ---- what the page shows ---------------------------------------------------------
 
 def file_url(path):
@@ -756,24 +778,10 @@ def main():
     tmp = a.workdir or tempfile.mkdtemp(prefix="profil-browser-")
     os.makedirs(tmp, exist_ok=True)
     profile_dir = os.path.join(tmp, "chromium-profile")
-    proc = s = None
+    started, s = [], None
     try:
         try:
-            proc, base = start_driver(tmp)
-            s = Session(base, {
-                "browserName": "chrome",
-                "goog:chromeOptions": {"binary": chromium,
-                                       "args": CHROME_ARGS + ["--user-data-dir=" + profile_dir]},
-                "goog:loggingPrefs": {"browser": "ALL"},
-                "timeouts": {"pageLoad": 30000, "script": 30000},
-            })
-            s.call("POST", "/goog/cdp/execute",
-                   {"cmd": "Page.addScriptToEvaluateOnNewDocument", "params": {"source": WATCH_JS}})
-            # a 1280x800 page whatever the headless window's frame takes
-            s.call("POST", "/goog/cdp/execute",
-                   {"cmd": "Emulation.setDeviceMetricsOverride",
-                    "params": {"width": 1280, "height": 800, "deviceScaleFactor": 1,
-                               "mobile": False}})
+            s = open_browser(chromium, tmp, profile_dir, started)
         except (RuntimeError, OSError, WebDriverError, ValueError) as e:
             print("skip report_html_browser: chromium cannot be started: %s" % e)
             return 0
@@ -804,7 +812,7 @@ def main():
                 s.call("DELETE", "/session/%s" % s.id)
             except (WebDriverError, OSError, ValueError):
                 pass
-        stop_processes(proc, profile_dir)
+        stop_processes(started[0] if started else None, profile_dir)
         shutil.rmtree(tmp, ignore_errors=True)
     return 1 if failures else 0
 

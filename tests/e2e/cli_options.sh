@@ -65,7 +65,7 @@ one_line short_in_a_cluster "$(unknown report -Z)" report --threads -Zt
 one_line after_a_good_option "$(unknown record --bogus)" record -q -F 99 --bogus -- touch ran
 
 # --help is not an error: usage on stdout, exit 0, for every command
-for cmd in record report export events watch diff help; do
+for cmd in record report export events watch diff top help; do
 	"$PROFIL" $cmd --help >out.txt 2>err.txt
 	rc=$?
 	if [ $rc -eq 0 ] && grep -q "^usage: profil $cmd" out.txt && [ ! -s err.txt ]; then
@@ -106,7 +106,12 @@ sample() {
 	record:-F | record:--freq) echo 99 ;;
 	record:--clock) echo perf ;;
 	record:--call-graph) echo dwarf,4096 ;;
-	record:-p | record:--pid) echo 1 ;;
+	record:-p | record:--pid | top:-p | top:--pid) echo 1 ;;
+	record:--duration | top:-d | top:--delay) echo 0.5 ;;
+	record:--rotate | record:--keep | top:-n | top:--iterations | top:--rows) echo 2 ;;
+	top:-F | top:--freq) echo 99 ;;
+	top:--view) echo cgroup ;;
+	top:--sort) echo total ;;
 	report:--format) echo json ;;
 	report:--sort) echo pid,sym,name ;;
 	report:--reason) echo sleep,blocked ;;
@@ -121,6 +126,7 @@ sample() {
 	watch:--duration) echo 0.5 ;;
 	watch:--ringbuf-kb) echo 64 ;;
 	diff:--format) echo json ;;
+	diff:-o | diff:--output) echo out.html ;;
 	diff:--sort) echo seconds ;;
 	diff:--threshold) echo 0.5 ;;
 	diff:--top) echo 2 ;;

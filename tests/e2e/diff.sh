@@ -122,7 +122,7 @@ err one_profile 2 "^profil diff: give two profiles" "$T/n.data"
 err three_profiles 2 "^profil diff: give two profiles" "$T/n.data" "$T/n.data" "$T/n.data"
 err bad_threshold 2 "^profil diff: --threshold needs" --threshold 10x "$T/n.data" "$T/b.data"
 err negative_threshold 2 "^profil diff: --threshold needs" --threshold -1 "$T/n.data" "$T/b.data"
-err bad_format 2 "^profil diff: unknown format 'xml' (text or json)" --format xml "$T/n.data" "$T/b.data"
+err bad_format 2 "^profil diff: unknown format 'xml' (text, json, html or pprof)" --format xml "$T/n.data" "$T/b.data"
 err bad_sort 2 "^profil diff: unknown sort key 'x' (share or seconds)" --sort x "$T/n.data" "$T/b.data"
 err bad_top 2 "^profil diff: --top needs" --top 0 "$T/n.data" "$T/b.data"
 err unknown_option 2 "^profil diff: unknown option '--bogus' (try 'profil diff --help')" --bogus

@@ -5,7 +5,7 @@
 #    those libraries, and from the components only their interface headers
 #    (record/record.h, output/output.h, annotate/annotate.h, events/, utils/);
 #  - the components depend one way (the layers of doc/architecture.md):
-#    cmds -> record -> events -> output -> annotate -> report -> symbols ->
+#    cmds -> live -> record -> events -> output -> annotate -> report -> symbols ->
 #    profile -> utils, record -> unwind -> utils; agent -> profile/pdata.h, lib;
 #    bpf -> events/events.h; lib on nothing of ours;
 #  - no circle: no file includes itself through others, and no object calls
@@ -21,7 +21,7 @@ check() {
 }
 
 # the product's folders, top layer first
-COMPONENTS="cmds record events output annotate report symbols unwind profile utils agent lib bpf"
+COMPONENTS="cmds live record events output annotate report symbols unwind profile utils agent lib bpf"
 SRCS=$(for c in $COMPONENTS; do git ls-files "$c/*.[ch]" "$c/*/*.[ch]"; done; git ls-files 'include/*.h')
 
 # every include as "FILE INCLUDED" (quoted includes resolved as the compiler does:
@@ -51,8 +51,8 @@ done >"$T/includes"
 grep -E '^cmds/[^ ]* <(linux/perf_event\.h|bpf/.*|libelf\.h|gelf\.h|elfutils/.*|dwarf\.h|libdw\.h)>$' \
 	"$T/includes" >"$T/v"
 check cmds_no_perf_bpf_elf_headers "$T/v"
-grep -E '^cmds/[^ ]* (record/|profile/|symbols/|report/|output/|unwind/|annotate/)' "$T/includes" |
-	grep -vE ' (record/record\.h|output/output\.h|annotate/annotate\.h)$' >"$T/v"
+grep -E '^cmds/[^ ]* (record/|profile/|symbols/|report/|output/|unwind/|annotate/|live/)' "$T/includes" |
+	grep -vE ' (record/record\.h|output/output\.h|annotate/annotate\.h|live/live\.h)$' >"$T/v"
 check cmds_use_component_interfaces "$T/v"
 grep -E '^cmds/[^ ]* (lib/|agent/|bpf/)' "$T/includes" >"$T/v"
 check cmds_no_lib_agent_bpf_internals "$T/v"
@@ -63,27 +63,29 @@ forbidden() {
 	grep -E "^$1/[^ ]* ($2)" "$T/includes"
 }
 {
-	forbidden utils 'annotate/|cmds/|record/|events/|output/|report/|symbols/|unwind/|profile/|agent/|bpf/|lib/'
-	forbidden profile 'annotate/|cmds/|record/|events/|output/|report/|symbols/|unwind/|agent/|bpf/|lib/'
-	forbidden symbols 'annotate/|cmds/|record/|events/|output/|report/|unwind/|profile/|agent/|bpf/|lib/'
-	forbidden unwind 'annotate/|cmds/|record/|events/|output/|report/|symbols/|profile/|agent/|lib/'
+	forbidden utils 'annotate/|cmds/|live/|record/|events/|output/|report/|symbols/|unwind/|profile/|agent/|bpf/|lib/'
+	forbidden profile 'annotate/|cmds/|live/|record/|events/|output/|report/|symbols/|unwind/|agent/|bpf/|lib/'
+	forbidden symbols 'annotate/|cmds/|live/|record/|events/|output/|report/|unwind/|profile/|agent/|bpf/|lib/'
+	forbidden unwind 'annotate/|cmds/|live/|record/|events/|output/|report/|symbols/|profile/|agent/|lib/'
 	forbidden unwind 'bpf/' | grep -v ' bpf/kunwind\.h$'
-	forbidden report 'annotate/|cmds/|record/|events/|output/|unwind/|agent/|bpf/|lib/'
-	forbidden output 'cmds/|record/|events/|unwind/|agent/|bpf/|lib/'
-	forbidden annotate 'cmds/|record/|events/|output/|unwind/|agent/|bpf/|lib/'
-	forbidden events 'annotate/|cmds/|record/|output/|report/|symbols/|unwind/|agent/'
+	forbidden report 'annotate/|cmds/|live/|record/|events/|output/|unwind/|agent/|bpf/|lib/'
+	forbidden output 'cmds/|live/|record/|events/|unwind/|agent/|bpf/|lib/'
+	forbidden annotate 'cmds/|live/|record/|events/|output/|unwind/|agent/|bpf/|lib/'
+	forbidden events 'annotate/|cmds/|live/|record/|output/|report/|symbols/|unwind/|agent/'
 	forbidden events 'profile/' | grep -v ' profile/pdata\.h$'
 	forbidden events 'bpf/' | grep -v ' bpf/watch\.h$'
 	forbidden events 'lib/' | grep -vE ' lib/(callmsg|env)\.h$'
-	forbidden record 'annotate/|cmds/|output/|report/|symbols/'
+	forbidden live 'annotate/|cmds/|output/|unwind/|agent/|bpf/|lib/|events/'
+	forbidden live 'record/' | grep -v ' record/record\.h$'
+	forbidden record 'annotate/|cmds/|live/|output/|report/|symbols/'
 	forbidden record 'unwind/' | grep -vE ' unwind/unwind(_bpf)?\.h$'
 	forbidden record 'agent/' | grep -v ' agent/agent_env\.h$'
 	forbidden record 'bpf/' | grep -vE ' bpf/(histclock|procacct|kunwind|offcpu)\.h$'
 	forbidden record 'lib/'
-	forbidden agent 'annotate/|cmds/|record/|events/|output/|report/|symbols/|unwind/|bpf/'
+	forbidden agent 'annotate/|cmds/|live/|record/|events/|output/|report/|symbols/|unwind/|bpf/'
 	forbidden agent 'profile/' | grep -v ' profile/pdata\.h$'
-	forbidden lib 'annotate/|cmds/|record/|events/|output/|report/|symbols/|unwind/|profile/|utils/|agent/|bpf/'
-	forbidden bpf 'annotate/|cmds/|record/|output/|report/|symbols/|unwind/|profile/|utils/|agent/|lib/'
+	forbidden lib 'annotate/|cmds/|live/|record/|events/|output/|report/|symbols/|unwind/|profile/|utils/|agent/|bpf/'
+	forbidden bpf 'annotate/|cmds/|live/|record/|output/|report/|symbols/|unwind/|profile/|utils/|agent/|lib/'
 	forbidden bpf 'events/' | grep -v ' events/events\.h$'
 } >"$T/v"
 check dependencies_one_way "$T/v"
@@ -151,7 +153,7 @@ find_cycle <"$T/inc_edges" >"$T/v"
 check no_include_circle "$T/v"
 
 # objects: A -> B when A uses a symbol B defines (objects whose source is gone are stale: left out)
-OBJS=$(for c in $(for d in cmds record events output annotate report symbols unwind profile utils; do git ls-files "$d/*.c"; done); do
+OBJS=$(for c in $(for d in cmds live record events output annotate report symbols unwind profile utils; do git ls-files "$d/*.c"; done); do
 	[ -f "$B/${c%.c}.o" ] && echo "$B/${c%.c}.o"
 done)
 if [ -z "$OBJS" ]; then

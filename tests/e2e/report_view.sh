@@ -196,8 +196,10 @@ grep -q '^  (11 more rows not listed: 1.040 s, 100.00 %)$' "$T/top.txt" && ok te
 expect image_root "$(grep "^image $pid " "$T/acct.flat")" "image $pid synth 0.7500 0.1500 0.0100 0.7500 0.6000 0.1500"
 expect image_root_funcs "$(awk -v p="$pid" '$1 == "func" && $2 == p { print $3, $5, $6, $NF }' "$T/acct.flat" | tr '\n' ';')" \
 	"300 0.300 hot_a sampled;200 0.200 hot_c sampled;0 0.150 [kernel] accounted;90 0.090 hot_b sampled;0 0.010 [unsampled] unsampled;"
+# the threads in thread id order (the worker's id is below the main thread's when the pids wrapped)
 expect image_threads "$(grep "^thread $pid " "$T/acct.flat" | tr '\n' ';')" \
-	"thread $pid $pid 390 synth 0.5000 0.5000 0.4000 0.1000;thread $pid $worker 200 worker 0.2500 0.2500 0.2000 0.0500;"
+	"$(printf '%s\n' "thread $pid $pid 390 synth 0.5000 0.5000 0.4000 0.1000" \
+		"thread $pid $worker 200 worker 0.2500 0.2500 0.2000 0.0500" | sort -n -k3 | tr '\n' ';')"
 expect image_short "$(grep '^image 4000000 ' "$T/acct.flat" | tr '\n' ';')" \
 	"image 4000000 synth 0.0003 0.0002 0.0001 0.0003 0.0001 0.0002;image 4000000 true 0.0006 0.0004 0.0002 0.0006 0.0002 0.0004;"
 # shellcheck disable=SC2086

@@ -133,6 +133,13 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 		gens[ngens++] = (struct gen){g->id, g->proc, g->gen};
 		break;
 	}
+	case PDATA_REC_PROC_CTX: {
+		const struct pdata_proc_ctx *c = (const void *)rec;
+
+		printf("ctx proc=%u nspid=%d flags=%#x cgroup=%s\n", c->proc, c->nspid, c->flags,
+		       c->cgroup);
+		break;
+	}
 	case PDATA_REC_MAP: {
 		const struct pdata_map *m = (const void *)rec;
 
@@ -334,12 +341,14 @@ int main(int argc, char **argv)
 	struct pdata *p;
 	struct pdata_header *h;
 	char why[256];
+	/* --records: the header and the records only (no symbol lookups: quick on a whole machine) */
+	int records_only = argc == 3 && !strcmp(argv[1], "--records");
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: pdata_dump FILE\n");
+	if (argc != 2 && !records_only) {
+		fprintf(stderr, "usage: pdata_dump [--records] FILE\n");
 		return 2;
 	}
-	if (pdata__open(&p, argv[1], 0, why, sizeof(why)) < 0) {
+	if (pdata__open(&p, argv[argc - 1], 0, why, sizeof(why)) < 0) {
 		fprintf(stderr, "pdata_dump: %s\n", why);
 		return 1;
 	}
@@ -348,7 +357,8 @@ int main(int argc, char **argv)
 	printf("header state=%u clock=%u nominal_hz=%u period_ns=%llu samples=%llu lost=%llu "
 	       "dropped=%llu processes=%u root_pid=%d end_kind=%d end_code=%d cpu_ns=%llu "
 	       "flags=%u user_ns=%llu sys_ns=%llu throttled=%llu truncated=%llu agent_refused=%llu "
-	       "agent_unwalked=%llu agent_no_room=%llu agent_flags=%u version=%u\n",
+	       "agent_unwalked=%llu agent_no_room=%llu agent_flags=%u start_ns=%llu end_ns=%llu "
+	       "version=%u\n",
 	       h->state, h->clock, h->nominal_hz, (unsigned long long)h->period_ns,
 	       (unsigned long long)h->samples, (unsigned long long)h->lost,
 	       (unsigned long long)h->dropped, h->processes, h->root_pid, h->end_kind, h->end_code,
@@ -356,7 +366,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)h->sys_ns, (unsigned long long)h->throttled,
 	       (unsigned long long)h->truncated, (unsigned long long)h->agent_refused,
 	       (unsigned long long)h->agent_unwalked, (unsigned long long)h->agent_no_room,
-	       h->agent_flags, h->version);
+	       h->agent_flags, (unsigned long long)h->start_ns, (unsigned long long)h->end_ns,
+	       h->version);
 	printf("note %.512s\n", h->clock_note);
 	printf("command %.2048s\n", h->command);
 	pdata__foreach_rec(p, on_rec, NULL);
@@ -364,6 +375,10 @@ int main(int argc, char **argv)
 		printf("offcpu header ns=%llu lost=%llu source=%s\n",
 		       (unsigned long long)h->offcpu_ns, (unsigned long long)h->offcpu_lost,
 		       pdata__offcpu_name(h->offcpu));
+	if (records_only) {
+		pdata__close(p);
+		return 0;
+	}
 	pdata__foreach_sample(p, on_sample, p);
 	for (size_t i = 0; i < naggs; i++) {
 		if (aggs[i].kind == OFFTID)

@@ -418,10 +418,13 @@ static void test_names(void)
 {
 	CHECK("key names", !strcmp(report__key_name(REPORT_KEY_COMM), "comm") &&
 				   !strcmp(report__key_name(REPORT_KEY_TID), "tid") &&
-				   !report__key_name(0) && !report__key_name(6));
+				   !strcmp(report__key_name(REPORT_KEY_CGROUP), "cgroup") &&
+				   !report__key_name(0) &&
+				   !report__key_name(REPORT_KEY_CGROUP + 1));
 	CHECK("key parse", report__key_parse("symbol") == REPORT_KEY_SYM &&
 				   report__key_parse("dso") == REPORT_KEY_DSO &&
 				   report__key_parse("pid") == REPORT_KEY_PID &&
+				   report__key_parse("cgroup") == REPORT_KEY_CGROUP &&
 				   report__key_parse("nope") == 0);
 	CHECK("kind names", !strcmp(report__kind_name(REPORT_ACCOUNTED), "accounted") &&
 				    !strcmp(report__kind_name(REPORT_UNSAMPLED), "unsampled") &&
