@@ -151,8 +151,9 @@ expect swap_same_path_noted "$(grep '^# note' swap.txt)"
 # root: the recorder kept the first library's inode (/proc/PID/map_files) and copied it into the
 # user's cache by build id at the end; the report names its samples from that copy
 if [ "$(id -u)" = 0 ]; then
+	# (2 s: the first library's MMAP2 must be read while it is mapped, on a busy machine too)
 	XDG_CACHE_HOME="$T/xdg" timeout 60 "$P" record -q --clock perf -o kept.data -- \
-		"$H" swap "$T/lib/libswap.so" "$LA" "$LB" 1 >kept.out 2>kept.err
+		"$H" swap "$T/lib/libswap.so" "$LA" "$LB" 2 >kept.out 2>kept.err
 	ida=$(readelf -n "$LA" | awk '/Build ID/ { print $3 }')
 	kept=$(find "$T/xdg" -type f 2>/dev/null)
 	XDG_CACHE_HOME="$T/xdg" timeout 60 "$P" report -i kept.data --format csv >kept.csv 2>&1
@@ -165,8 +166,9 @@ if [ "$(id -u)" = 0 ]; then
 	expect swap_named_from_kept_copy "kept: '$kept'; swap_hot_a ${a}s, swap_hot_b ${b}s; $(grep '^# note' kept.txt)"
 	# a second recording finds the copy there: nothing copied again, the cache does not grow
 	XDG_CACHE_HOME="$T/xdg" timeout 60 "$P" record -q --clock perf -o kept2.data -- \
-		"$H" swap "$T/lib/libswap.so" "$LA" "$LB" 0.2 >/dev/null 2>&1
-	[ "$(find "$T/xdg" -type f | wc -l)" -eq 1 ] && "$DUMP" kept2.data | grep -q '^note .*0 copied by build id (0 KiB), some copied before'
+		"$H" swap "$T/lib/libswap.so" "$LA" "$LB" 0.4 >/dev/null 2>&1
+	[ "$(find "$T/xdg" -type f | wc -l)" -eq 1 ] &&
+		! "$DUMP" kept2.data | grep -q '^note .*: [1-9][0-9]* copied by build id'
 	expect swap_kept_once "$(find "$T/xdg" -type f) $("$DUMP" kept2.data | grep '^note')"
 	# a library deleted while it ran (once "binary is gone", code as file offsets)
 	XDG_CACHE_HOME="$T/xdg3" timeout 60 "$P" record -q --clock perf -o del.data -- \
