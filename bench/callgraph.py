@@ -43,6 +43,7 @@ sys.path.insert(0, HERE)
 import bench  # noqa: E402  (run_tree, the same runner as the flat workloads)
 
 RATES = (997, 9973)
+FIXED_SCALE = 0.001  # a run that does almost nothing: the recorder's fixed cost
 REACH = ('main', 'worker_main')
 
 
@@ -64,8 +65,13 @@ class Variant:
 
 VARIANTS = [
     Variant('profil-flat-perf', 'profil', ['--clock', 'perf'], 'profil record, flat, perf clock'),
-    Variant('profil-flat', 'profil', [], 'profil record, flat, default clock (bpf as root)'),
-    Variant('profil-g', 'profil', ['-g'], 'profil record -g (the default clock: perf, dwarf)'),
+    Variant('profil-flat', 'profil', [], 'profil record, flat, default clock (auto: perf)'),
+    Variant('profil-flat-bpf', 'profil', ['--clock', 'bpf'],
+            'profil record --clock bpf, flat (the BPF histogram)'),
+    Variant('profil-g', 'profil', ['-g'], 'profil record -g (the default clock: auto)'),
+    Variant('profil-g-perf', 'profil', ['-g', '--clock', 'perf'],
+            'profil record -g --clock perf (16 KiB copies through the ring, unwound by the '
+            'recorder)'),
     Variant('profil-g-8k', 'profil', ['--call-graph', 'dwarf,8192', '--clock', 'perf'],
             'profil record --call-graph dwarf,8192 (the copy perf takes)'),
     Variant('profil-g-bpf', 'profil', ['-g', '--clock', 'bpf'],
@@ -183,12 +189,16 @@ def run_variant(ctx, v, hz, tmp, with_quality, scale=None):
     env = dict(os.environ, BENCH_TRUTH=truth_path, BENCH_SCALE=str(scale or ctx.scale),
                PROFIL_KUNWIND_STATS=kstats)
     status, tree_cpu = cpu_of(v.argv(ctx, hz, data, [ctx.workload]), env)
+    t_exit = time.monotonic()
     try:
         with open(truth_path) as f:
             truth = json.load(f)
     except (OSError, ValueError):
         return {'error': 'exit status %d, no truth' % status}
     r = {'status': status, 'tree_cpu': tree_cpu, 'inproc': truth['process_cpu_seconds']}
+    if truth.get('end_monotonic'):
+        # the tail: the program's last instruction (its truth written) to the profiler's exit
+        r['tail'] = t_exit - truth['end_monotonic']
     if v.kind == 'none':
         return r
     r['size'] = os.path.getsize(data) if os.path.exists(data) else None
@@ -219,7 +229,12 @@ def kunwind_figures(path):
     except (OSError, ValueError):
         return {}
     out = {'kernel_share': d['counted'] / d['ticks'] if d.get('ticks') else None,
-           'cost_hist': d.get('cost'), 'build_ms': d.get('build_ns', 0) / 1e6}
+           'cost_hist': d.get('cost'), 'tick_cost_hist': d.get('tick_cost'),
+           'build_ms': d.get('build_ns', 0) / 1e6,
+           'reads_per_walk': d['walk_reads'] / d['counted'] if d.get('counted') and
+           'walk_reads' in d else None,
+           'frames_per_walk': d['walk_frames'] / d['counted'] if d.get('counted') and
+           'walk_frames' in d else None}
     return out
 
 
@@ -254,6 +269,7 @@ def run_all(ctx):
     runs = {}  # (variant, hz) -> [run]
     order = [(v, hz) for hz in ctx.rates for v in ctx.variants]
     t0 = time.monotonic()
+    ctx.load = [os.getloadavg()]
     for rep in range(ctx.reps):
         k = rep % len(order)
         for v, hz in order[k:] + order[:k]:
@@ -263,6 +279,11 @@ def run_all(ctx):
                 r['overhead'] = r['inproc'] / b['inproc'] - 1
             r['base_inproc'] = b.get('inproc')
             runs.setdefault((v.name, hz), []).append(r)
+        # the fixed cost: the same recorder around a program that does almost nothing
+        for v in ctx.variants[k % len(ctx.variants):] + ctx.variants[:k % len(ctx.variants)]:
+            r = run_variant(ctx, v, RATES[0], ctx.tmp, False, scale=FIXED_SCALE)
+            runs.setdefault((v.name, 0), []).append(r)
+        ctx.load.append(os.getloadavg())
         log('callgraph: repetition %d of %d done (%.0f s)' % (rep + 1, ctx.reps,
                                                           time.monotonic() - t0))
     big = {}
@@ -297,11 +318,17 @@ def summarise(ctx, runs, big):
             'lost': summary([r.get('lost') for r in ok]),
             'recorder_per_cpu': summary([r.get('recorder_per_cpu') for r in ok]),
             'kernel_share': summary([r.get('kernel_share') for r in ok]),
+            'tail': summary([r.get('tail') for r in ok]),
+            'reads_per_walk': summary([r.get('reads_per_walk') for r in ok]),
+            'frames_per_walk': summary([r.get('frames_per_walk') for r in ok]),
             'errors': len(rs) - len(ok),
         }
         hists = [r['cost_hist'] for r in ok if r.get('cost_hist')]
         if hists:
             s['cost'] = cost_quantiles(hists)
+        hists = [r['tick_cost_hist'] for r in ok if r.get('tick_cost_hist')]
+        if hists:
+            s['tick_cost'] = cost_quantiles(hists)
         for k in ('reach', 'split_error', 'complete', 'stacks', 'callgraph'):
             s[k] = first.get(k)
         if s['callgraph'] == 'fp':
@@ -309,6 +336,13 @@ def summarise(ctx, runs, big):
         if first.get('read_s_per_100k') is not None and first.get('samples'):
             s['read_cpu'] = first['read_s_per_100k'] * first['samples'] / 1e5
         out['%s@%d' % (name, hz)] = s
+    # the recorder's CPU beyond its fixed cost (the median of its runs around an empty program)
+    for (name, hz), rs in runs.items():
+        fixed = out.get('%s@0' % name, {}).get('recorder_cpu')
+        if hz and fixed:
+            out['%s@%d' % (name, hz)]['beyond_fixed_per_cpu'] = summary(
+                [(r['recorder_cpu'] - fixed['median']) / r['inproc'] for r in rs
+                 if 'error' not in r and r.get('inproc')])
     # per-sample costs: the slope between the two rates (the fixed costs cancel)
     for v in ctx.variants:
         per = [out.get('%s@%d' % (v.name, hz)) for hz in ctx.rates]
@@ -417,37 +451,79 @@ def write_md(ctx, summ, path):
 
 def targets_md(ctx, summ):
     """Issue 17's targets: the recorder's CPU per second of program CPU against perf dwarf's and
-    the flat recorder's, the program's overhead with -g against flat, the in-kernel walk's cost."""
-    def get(name, hz, key):
+    the flat recorder's (in all, and beyond its fixed cost), the program's overhead with -g
+    against flat, the tail, the in-kernel walk's cost."""
+    def get(name, hz, key, stat='median'):
         s = summ.get('%s@%d' % (name, hz))
-        return s[key]['median'] if s and s.get(key) else None
-    lines = ['', 'Recorder CPU per second of the program\'s own CPU (median ms/s; targets for '
-             '`-g --clock bpf`: at most 1/3 of perf dwarf\'s, at most 1.2x the flat recorder\'s):', '',
-             '| rate | ' + ' | '.join(v.name for v in ctx.variants) + ' | g-bpf / perf-dwarf '
-             '| g-bpf / flat | g-bpf / flat overhead |',
-             '| --- |' + ' ---: |' * (len(ctx.variants) + 3)]
+        return s[key][stat] if s and s.get(key) else None
+
+    def ms(x):
+        return '-' if x is None else '%.1f' % (1e3 * x)
+
+    def spread(name, hz, key, scale=1e3, f='%.1f'):
+        s = summ.get('%s@%d' % (name, hz))
+        if not s or not s.get(key):
+            return '-'
+        v = s[key]
+        return (f + ' [' + f + ', ' + f + ']') % (scale * v['median'], scale * v['min'],
+                                                  scale * v['max'])
+    load = getattr(ctx, 'load', None) or []
+    lines = ['', '## Costs against the targets', '',
+             'Load average (1 min) on this shared 2-vCPU machine during the run: %s.' % (
+                 ', '.join('%.1f' % l[0] for l in load) if load else 'not recorded'), '',
+             'Fixed cost: the recorder\'s CPU around the same program doing almost nothing '
+             '(scale %g, 997 Hz), median [min, max] ms.  Per second of the program\'s own CPU '
+             '(median ms/s [min, max]): the recorder\'s CPU in all, and beyond its fixed cost.  '
+             'Tail: the program\'s last instruction (its truth written) to the profiler\'s exit, '
+             'median [min, max] ms.' % FIXED_SCALE, '',
+             '| variant | fixed ms | ' + ' | '.join('%d Hz: ms/s in all | beyond fixed | tail ms'
+                                                  % hz for hz in ctx.rates) + ' |',
+             '| --- | ---: |' + ' ---: | ---: | ---: |' * len(ctx.rates)]
+    for v in ctx.variants:
+        cells = [spread(v.name, 0, 'recorder_cpu')]
+        for hz in ctx.rates:
+            cells += [spread(v.name, hz, 'recorder_per_cpu'),
+                      spread(v.name, hz, 'beyond_fixed_per_cpu'), spread(v.name, hz, 'tail')]
+        lines.append('| %s | %s |' % (v.name, ' | '.join(cells)))
+    lines += ['', 'Ratios of medians for `-g --clock bpf` (targets: recorder per second at most '
+              '1/3 of perf dwarf\'s and 1.2x the flat recorder\'s; overhead within 1.1x of '
+              'flat\'s at 9973 Hz; tail at most perf\'s):', '',
+              '| rate | vs perf-dwarf: in all | beyond fixed | vs profil-flat: in all | '
+              'beyond fixed | overhead vs flat | tail vs perf-dwarf |',
+              '| --- | ---: | ---: | ---: | ---: | ---: | ---: |']
     for hz in ctx.rates:
-        per = [get(v.name, hz, 'recorder_per_cpu') for v in ctx.variants]
-        g, pd, fl = (get(n, hz, 'recorder_per_cpu') for n in ('profil-g-bpf', 'perf-dwarf',
-                                                               'profil-flat'))
-        og, of = get('profil-g-bpf', hz, 'overhead'), get('profil-flat', hz, 'overhead')
-        lines.append('| %d | %s | %s | %s | %s |' % (
-            hz, ' | '.join('-' if x is None else '%.1f' % (1e3 * x) for x in per),
-            '-' if g is None or not pd else '%.2f' % (g / pd),
-            '-' if g is None or not fl else '%.2f' % (g / fl),
-            '-' if og is None or of is None or of <= 0 else '%.2f' % (og / of)))
+        def ratio(key, a, b):
+            x, y = get(a, hz, key), get(b, hz, key)
+            return '-' if x is None or not y or y <= 0 else '%.2f' % (x / y)
+        lines.append('| %d | %s | %s | %s | %s | %s | %s |' % (
+            hz, ratio('recorder_per_cpu', 'profil-g-bpf', 'perf-dwarf'),
+            ratio('beyond_fixed_per_cpu', 'profil-g-bpf', 'perf-dwarf'),
+            ratio('recorder_per_cpu', 'profil-g-bpf', 'profil-flat'),
+            ratio('beyond_fixed_per_cpu', 'profil-g-bpf', 'profil-flat'),
+            ratio('overhead', 'profil-g-bpf', 'profil-flat'),
+            ratio('tail', 'profil-g-bpf', 'perf-dwarf')))
     for hz in ctx.rates:
         s = summ.get('profil-g-bpf@%d' % hz)
         if not s or not s.get('cost'):
             continue
         share = s.get('kernel_share')
-        lines += ['', 'In-kernel walk at %d Hz: %s of the ticks walked in the kernel; its cost per '
-                  'tick (ns, the program\'s own histogram, 25 ns buckets), by user frames:' % (
-                      hz, '-' if not share else '%.1f %%' % (100 * share['median'])), '',
-                  '| frames | ticks | median | p90 | p99 |', '| --- | ---: | ---: | ---: | ---: |']
+        rpw, fpw = s.get('reads_per_walk'), s.get('frames_per_walk')
+        lines += ['', 'In-kernel walk at %d Hz: %s of the ticks walked in the kernel; %s user '
+                  'frames and %s user memory reads per walk; cost per tick (ns, the program\'s '
+                  'own histograms, 25 ns buckets, all repetitions): the walk (tick to the end of '
+                  'the user walk) and the whole tick (also hashing, the tally, a new stack\'s '
+                  'record), by user frames:' % (
+                      hz, '-' if not share else '%.1f %%' % (100 * share['median']),
+                      '-' if not fpw else '%.1f' % fpw['median'],
+                      '-' if not rpw else '%.2f' % rpw['median']), '',
+                  '| frames | ticks | walk median | p90 | p99 | tick median | p90 | p99 |',
+                  '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |']
         for name, q in s['cost'].items():
-            lines.append('| %s | %d | %.0f | %.0f | %.0f |' % (name, q['n'], q['median'], q['p90'],
-                                                                q['p99']))
+            t = (s.get('tick_cost') or {}).get(name)
+            lines.append('| %s | %d | %.0f | %.0f | %.0f | %s |' % (
+                name, q['n'], q['median'], q['p90'], q['p99'],
+                '- | - | -' if not t else '%.0f | %.0f | %.0f' % (t['median'], t['p90'],
+                                                                  t['p99'])))
     return lines
 
 
@@ -458,7 +534,8 @@ def from_json(path, out):
     ctx = Ctx()
     names = {k.rsplit('@', 1)[0] for k in d['raw']}
     ctx.variants = [v for v in VARIANTS if v.name in names]
-    ctx.rates = tuple(sorted({int(k.rsplit('@', 1)[1]) for k in d['raw']}))
+    ctx.rates = tuple(sorted({int(k.rsplit('@', 1)[1]) for k in d['raw']} - {0}))
+    ctx.load = d.get('load', [])
     ctx.scale, ctx.reps = d['scale'], d['reps']
     runs = {(k.rsplit('@', 1)[0], int(k.rsplit('@', 1)[1])): v for k, v in d['raw'].items()}
     bases = [r['base_inproc'] for rs in runs.values() for r in rs if r.get('base_inproc')]
@@ -510,7 +587,7 @@ def bench_callgraph(build, out, quick=False, smoke=False, reps=None, variants=No
     finally:
         shutil.rmtree(ctx.tmp, ignore_errors=True)
     return {'summary': summ, 'raw': {'%s@%d' % k: v for k, v in runs.items()}, 'long': big,
-            'scale': ctx.scale, 'reps': ctx.reps}
+            'scale': ctx.scale, 'reps': ctx.reps, 'load': ctx.load}
 
 
 def main():

@@ -29,25 +29,45 @@ const volatile __u64 hash_seed = 0x9e3779b97f4a7c15ull;
 const volatile __u32 crosscheck = 0; /* tests: every tick also through the ring, see kunw_check */
 const volatile __u32 kernel_frames = 1;
 
-/* Which counts map BPF writes (user space flips it, reads the other one a round later). */
-volatile __u32 kunw_cur;
+/* The CPUs the tallies are sized for (set by user space, with tally's and tally_pos's sizes). */
+const volatile __u32 tally_cpus = 1;
+/* When the recorder was last woken (wake_recorder). */
+volatile __u64 kunw_wake_ns;
+
+/*
+ * The tallies (kunwind.h): per CPU, a ring of KUNW_TALLY_SLOTS ticks,
+ * each (image, thread, stack hash), that user space reads through its
+ * mapping; one producer per CPU (this program does not nest on a CPU).
+ * Sizes are set at load: tally_cpus * KUNW_TALLY_SLOTS records, and
+ * tally_cpus * KUNW_TALLY_POS positions (head, then tail a cache line on).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, KUNW_TALLY_SLOTS);
+	__type(key, __u32);
+	__type(value, struct kunw_tally);
+} tally SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, KUNW_COUNTS);
-	__type(key, struct kunw_count_key);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, KUNW_TALLY_POS);
+	__type(key, __u32);
 	__type(value, __u64);
-} counts0 SEC(".maps");
+} tally_pos SEC(".maps");
 
+/* Per CPU: stack hashes sent lately (a direct-mapped cache in front of `known`). */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, KUNW_COUNTS);
-	__type(key, struct kunw_count_key);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, KUNW_SENT_CACHE);
+	__type(key, __u32);
 	__type(value, __u64);
-} counts1 SEC(".maps");
+} sent_cache SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, KUNW_KNOWN);
 	__type(key, __u64);
 	__type(value, __u8);
@@ -74,20 +94,25 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, KUNW_COST_DEPTHS *KUNW_COST_BUCKETS);
+	__uint(max_entries, KUNW_COST_ENTRIES);
 	__type(key, __u32);
 	__type(value, __u64);
 } cost SEC(".maps");
 
-static __always_inline void stat_inc(__u32 which)
+static __always_inline void stat_add(__u32 which, __u64 n)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &which);
 
 	if (v)
-		*v += 1;
+		*v += n;
 }
 
-static __always_inline void cost_add(__u64 ns, __u32 nuser)
+static __always_inline void stat_inc(__u32 which)
+{
+	stat_add(which, 1);
+}
+
+static __always_inline void cost_add(__u32 kind, __u64 ns, __u32 nuser)
 {
 	__u32 d = nuser < 8 ? 0 : nuser < 16 ? 1 : nuser < 32 ? 2 : nuser < 64 ? 3 : 4;
 	__u64 b = ns / KUNW_COST_NS;
@@ -96,7 +121,7 @@ static __always_inline void cost_add(__u64 ns, __u32 nuser)
 
 	if (b >= KUNW_COST_BUCKETS)
 		b = KUNW_COST_BUCKETS - 1;
-	key = d * KUNW_COST_BUCKETS + (__u32)b;
+	key = (kind * KUNW_COST_DEPTHS + d) * KUNW_COST_BUCKETS + (__u32)b;
 	v = bpf_map_lookup_elem(&cost, &key);
 	if (v)
 		*v += 1;
@@ -112,13 +137,14 @@ static __always_inline __u64 mix(__u64 h, __u64 v)
 
 /*
  * The kernel's frames of this tick: the perf event's callchain
- * (exclude_callchain_user: one context marker, first, which goes).
+ * (exclude_callchain_user), whose first entry may be a context marker:
+ * it stays (user space drops it) rather than a loop moving every frame.
  */
 static __always_inline __u32 kernel_part(struct bpf_perf_event_data *ctx, struct kunw_stack *s,
 					 __u64 ip)
 {
 	long bytes = 0;
-	__u32 n;
+	__u32 n, marker;
 
 	if (ip < 0xffff800000000000ull)
 		return 0;
@@ -127,74 +153,91 @@ static __always_inline __u32 kernel_part(struct bpf_perf_event_data *ctx, struct
 	n = bytes > 0 ? (__u32)bytes / 8 : 0;
 	if (n > KUNW_KERNEL_FRAMES)
 		n = KUNW_KERNEL_FRAMES;
-	if (n && s->pcs[0] >= PERF_CONTEXT_MAX_MARK) {
-		for (int i = 0; i + 1 < KUNW_KERNEL_FRAMES; i++) {
-			volatile __u64 pc;
-
-			if (i + 1 >= n)
-				break;
-			pc = s->pcs[i + 1]; /* not a memmove: the BPF target has none */
-			s->pcs[i] = pc;
-		}
-		n--;
-	}
-	if (!n)
-		s->pcs[n++] = ip; /* the kernel PC, without its callers */
+	marker = n && s->pcs[0] >= PERF_CONTEXT_MAX_MARK;
+	if (n == marker) /* no frames: the kernel PC, without its callers */
+		s->pcs[n++ & 1] = ip;
 	return n;
 }
 
 /* A new stack: once to user space (ring buffer), then known.  0, or a kunw_stat reason. */
 static __always_inline __u32 send_if_new(struct kunw_stack *s)
 {
-	__u64 size = KUNW_STACK_HEAD + 8ull * (s->nkernel + s->nuser);
+	__u64 size = KUNW_STACK_HEAD + 8ull * (s->nkernel + s->nuser), *seen;
+	__u32 slot = (__u32)s->hash & (KUNW_SENT_CACHE - 1);
 	__u8 one = 1;
 
-	if (bpf_map_lookup_elem(&known, &s->hash))
+	seen = bpf_map_lookup_elem(&sent_cache, &slot);
+	if (seen && *seen == s->hash)
 		return 0;
-	if (size > sizeof(*s))
-		size = sizeof(*s);
-	if (bpf_ringbuf_output(&stacks, s, size, 0))
-		return KUNW_STAT_RING_FULL;
-	bpf_map_update_elem(&known, &s->hash, &one, BPF_ANY);
-	stat_inc(KUNW_STAT_NEW_STACKS);
-	return 0;
-}
-
-static __always_inline int count_in(void *map, struct kunw_count_key *key)
-{
-	__u64 one = 1, *c = bpf_map_lookup_elem(map, key);
-
-	if (c) {
-		__sync_fetch_and_add(c, 1);
-		return 0;
+	if (!bpf_map_lookup_elem(&known, &s->hash)) {
+		if (size > sizeof(*s))
+			size = sizeof(*s);
+		/* no wakeup: the recorder reads new stacks at its next round */
+		if (bpf_ringbuf_output(&stacks, s, size, BPF_RB_NO_WAKEUP))
+			return KUNW_STAT_RING_FULL;
+		bpf_map_update_elem(&known, &s->hash, &one, BPF_ANY);
+		stat_inc(KUNW_STAT_NEW_STACKS);
 	}
-	if (!bpf_map_update_elem(map, key, &one, BPF_NOEXIST))
-		return 0;
-	c = bpf_map_lookup_elem(map, key); /* another CPU added it meanwhile */
-	if (!c)
-		return -1;
-	__sync_fetch_and_add(c, 1);
+	if (seen)
+		*seen = s->hash;
 	return 0;
 }
 
-/* The hot path is one lookup: a (image, thread, stack) counted before in this map. */
+/* Wake the recorder now, at most once per KUNW_WAKE_NS. */
+static __always_inline void wake_now(void)
+{
+	__u64 now = bpf_ktime_get_ns(), zero = 0;
+
+	if (now - kunw_wake_ns < KUNW_WAKE_NS)
+		return;
+	kunw_wake_ns = now;
+	bpf_ringbuf_output(&stacks, &zero, sizeof(zero), BPF_RB_FORCE_WAKEUP);
+}
+
+/*
+ * Count one tick: a record in this CPU's tally (user space adds them up).
+ * A record, not a counter in a hash map: an insert into a hash map cost
+ * ~650 ns per tick of a program whose stacks vary (each new (thread,
+ * stack) in each interval), a record ~20 ns.
+ */
+static __always_inline __u32 tally_add(__u32 image, __u32 tid, __u64 stack)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), hk, tk, at;
+	struct kunw_tally *t;
+	__u64 *head, *tail, h, used;
+
+	if (cpu >= tally_cpus)
+		return KUNW_STAT_COUNTS_FULL;
+	hk = cpu * KUNW_TALLY_POS;
+	tk = hk + KUNW_TALLY_TAIL;
+	head = bpf_map_lookup_elem(&tally_pos, &hk);
+	tail = bpf_map_lookup_elem(&tally_pos, &tk);
+	if (!head || !tail)
+		return KUNW_STAT_COUNTS_FULL;
+	h = *head;
+	used = h - *(volatile __u64 *)tail;
+	if (used >= KUNW_TALLY_SLOTS)
+		return KUNW_STAT_COUNTS_FULL;
+	at = cpu * KUNW_TALLY_SLOTS + (__u32)(h & (KUNW_TALLY_SLOTS - 1));
+	t = bpf_map_lookup_elem(&tally, &at);
+	if (!t)
+		return KUNW_STAT_COUNTS_FULL;
+	t->image = image;
+	t->tid = tid;
+	t->stack = stack;
+	asm volatile("" ::: "memory"); /* the record before the head (x86 keeps store order) */
+	*(volatile __u64 *)head = h + 1;
+	if (used + 1 == KUNW_TALLY_SLOTS / 2)
+		wake_now();
+	return 0;
+}
+
+/* A new stack goes to user space first (once), then the tick is tallied. */
 static __always_inline __u32 count_stack(struct kunw_stack *s, __u32 image, __u32 tid)
 {
-	struct kunw_count_key key = {.image = image, .tid = tid, .stack = s->hash};
-	void *map = kunw_cur ? (void *)&counts1 : (void *)&counts0;
-	__u64 *c = bpf_map_lookup_elem(map, &key);
-	__u32 why;
+	__u32 why = send_if_new(s);
 
-	if (c) {
-		__sync_fetch_and_add(c, 1);
-		return 0;
-	}
-	why = send_if_new(s);
-	if (why)
-		return why;
-	if (count_in(map, &key))
-		return KUNW_STAT_COUNTS_FULL;
-	return 0;
+	return why ? why : tally_add(image, tid, s->hash);
 }
 
 /* Cross-check mode: the user part of this tick's stack for the recorder to compare. */
@@ -220,32 +263,62 @@ static __always_inline void send_check(struct kunw_stack *s, __u32 tid, __u64 sp
 			break;
 		c->pcs[i] = s->pcs[k];
 	}
-	bpf_ringbuf_submit(c, 0);
+	bpf_ringbuf_submit(c, BPF_RB_NO_WAKEUP);
 }
 
-static __always_inline __u64 hash_stack(const struct kunw_stack *s)
+struct hash_ctx {
+	struct kunw_stack *s;
+	__u64 h;
+};
+
+static long hash_frame(__u64 i, void *arg)
 {
-	__u64 h = mix(hash_seed, (__u64)s->nkernel << 32 | s->nuser);
+	struct hash_ctx *c = arg;
+
+	if (i >= KUNW_FRAMES)
+		return 1;
+	c->h = mix(c->h, c->s->pcs[i]);
+	return 0;
+}
+
+/* bpf_loop: the verifier checks the step once instead of once per frame (faster loading) */
+static __always_inline __u64 hash_stack(struct kunw_stack *s)
+{
+	struct hash_ctx c = {.s = s};
 	__u32 n = s->nkernel + s->nuser;
 
-	h = mix(h, s->flags);
-	for (int i = 0; i < KUNW_FRAMES; i++) {
-		if (i >= n)
-			break;
-		h = mix(h, s->pcs[i]);
-	}
-	return h ? h : 1;
+	c.h = mix(mix(hash_seed, (__u64)s->nkernel << 32 | s->nuser), s->flags);
+	bpf_loop(n < KUNW_FRAMES ? n : KUNW_FRAMES, hash_frame, &c, 0);
+	return c.h ? c.h : 1;
+}
+
+/*
+ * A tick in the kernel while the process execs (see KUNW_F_EXEC): its
+ * kernel frames alone, counted here even before the recorder knows the
+ * process (image 0: the recorder takes the thread's latest image).
+ * Returns 1 (and *image) when it is such a tick.
+ */
+static __always_inline int in_exec(__u32 nk, __u32 tgid, __u32 *image)
+{
+	struct kunw_pstate *st = bpf_map_lookup_elem(&pstate, &tgid);
+	struct kunw_proc *p;
+
+	if (!nk || !st || !st->in_exec)
+		return 0;
+	p = bpf_map_lookup_elem(&procs, &tgid);
+	*image = p ? p->image : 0;
+	return 1;
 }
 
 /* The walk of one tick; returns 0 (counted) or a kunw_stat reason to go through the ring. */
 static __always_inline __u32 tick(struct bpf_perf_event_data *ctx, struct kunw_stack *s,
-				  __u64 *nuser, __u64 t0)
+				  __u64 *nuser, __u64 *reads, __u64 *t_walk, __u64 t0)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct kunw_walk_res res = {.max = KUNW_USER_FRAMES};
 	struct kunw_regs regs;
-	__u32 nk;
+	__u32 nk, why = 0;
 	int n;
 
 	if (kunw_user_regs(task, (struct pt_regs *)&ctx->regs, &regs))
@@ -253,39 +326,68 @@ static __always_inline __u32 tick(struct bpf_perf_event_data *ctx, struct kunw_s
 	nk = kernel_part(ctx, s, ctx->regs.ip);
 	if (nk > KUNW_KERNEL_FRAMES)
 		return KUNW_STAT_NO_TABLE;
-	n = kunw_walk_user(&regs, (__u32)(id >> 32), (struct kunw_pcs *)&s->pcs[nk], &res);
-	if (n < 0)
-		return (__u32)-n;
+	if (!crosscheck && in_exec(nk, (__u32)(id >> 32), &res.image)) {
+		n = 0;
+		res.flags = KUNW_F_EXEC;
+	} else {
+		n = kunw_walk_user(&regs, (__u32)(id >> 32), (struct kunw_pcs *)&s->pcs[nk], &res);
+		if (n < 0)
+			return (__u32)-n;
+	}
+	*t_walk = bpf_ktime_get_ns();
 	s->nkernel = nk;
 	s->nuser = (__u32)n;
 	s->flags = res.flags;
 	s->hash = hash_stack(s);
 	*nuser = (__u32)n;
+	*reads = res.reads;
 	if (crosscheck) {
 		send_check(s, (__u32)id, regs.sp, t0);
 		return KUNW_STAT_NR; /* through the ring as well, not counted here */
 	}
-	return count_stack(s, res.image, (__u32)id);
+	why = count_stack(s, res.image, (__u32)id);
+	if (!why && !n)
+		stat_inc(KUNW_STAT_IN_EXEC);
+	return why;
+}
+
+/*
+ * A tick went through the ring because the recorder has not caught up
+ * (a new process, changed mappings, a table or the ring to read): wake it
+ * now rather than at its next round (up to 50 ms, ~5 % of the ticks of a
+ * one-second program at its start), at most once per KUNW_WAKE_NS.
+ */
+static __always_inline void wake_recorder(__u32 why)
+{
+	if (why == KUNW_STAT_NO_PROC || why == KUNW_STAT_NOT_SYNCED || why == KUNW_STAT_NOT_READY ||
+	    why == KUNW_STAT_RING_FULL || why == KUNW_STAT_COUNTS_FULL)
+		wake_now();
 }
 
 SEC("perf_event")
 int kunwind_tick(struct bpf_perf_event_data *ctx)
 {
-	__u64 t0 = bpf_ktime_get_ns(), nuser = 0;
+	__u64 t0 = bpf_ktime_get_ns(), nuser = 0, reads = 0, t_walk = 0;
 	__u32 zero = 0, why;
 	struct kunw_stack *s = bpf_map_lookup_elem(&scratch, &zero);
 
 	stat_inc(KUNW_STAT_TICKS);
 	if (!s)
 		return 1;
-	why = tick(ctx, s, &nuser, t0);
+	why = tick(ctx, s, &nuser, &reads, &t_walk, t0);
 	if (why) {
 		if (why < KUNW_STAT_NR)
 			stat_inc(why);
+		wake_recorder(why);
 		return 1; /* perf writes the sample, with its stack copy, to the ring */
 	}
 	stat_inc(KUNW_STAT_COUNTED);
-	cost_add(bpf_ktime_get_ns() - t0, (__u32)nuser);
+	if (nuser) { /* an exec tick walks nothing */
+		cost_add(KUNW_COST_TICK, bpf_ktime_get_ns() - t0, (__u32)nuser);
+		cost_add(KUNW_COST_WALK, t_walk - t0, (__u32)nuser);
+		stat_add(KUNW_STAT_FRAMES, nuser);
+		stat_add(KUNW_STAT_READS, reads);
+	}
 	return 0;
 }
 
@@ -363,8 +465,22 @@ int BPF_PROG(kunwind_prepare_exec, struct task_struct *task, struct linux_binprm
 	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
 	struct kunw_pstate *st = bpf_map_lookup_elem(&pstate, &tgid);
 
-	if (st)
+	if (st) {
 		st->changing = 1;
+		st->in_exec = 1;
+	}
+	return 0;
+}
+
+/* The new image starts (its registers and stack are set): walkable again once synced. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(kunwind_exec_done, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	struct kunw_pstate *st = bpf_map_lookup_elem(&pstate, &tgid);
+
+	if (st)
+		st->in_exec = 0;
 	return 0;
 }
 

@@ -27,8 +27,9 @@
  *    rings: the MMAP2 records come before the change's lock release).
  *
  * Results (written by BPF, read by user space):
- *  - counts[0|1]: (image, thread, stack hash) -> samples; BPF writes the
- *    one `cur` names, user space reads and clears the other one;
+ *  - tally (per CPU, through a mapping): a ring of (image, thread, stack
+ *    hash) records, one per tick counted; tally_pos holds each CPU's head
+ *    (BPF writes) and tail (user space writes);
  *  - known: stack hashes already sent; a new stack goes to user space once
  *    through the `stacks` ring buffer (struct kunw_stack);
  *  - stats (per CPU): why ticks were not counted in the kernel;
@@ -47,15 +48,25 @@
 #define KUNW_USER_FRAMES 127  /* user frames of a stack (unwind/unwind.h: UNWIND_MAX_FRAMES) */
 #define KUNW_KERNEL_FRAMES 64 /* kernel frames of a stack */
 #define KUNW_FRAMES (KUNW_USER_FRAMES + KUNW_KERNEL_FRAMES)
-#define KUNW_COUNTS 65536	   /* (image, thread, stack) keys per flush interval, each map */
+#define KUNW_TALLY_SLOTS 4096	   /* ticks per CPU waiting in its tally (64 KiB) */
+#define KUNW_TALLY_POS 16	   /* u64 positions per CPU in tally_pos: head, then tail */
+#define KUNW_TALLY_TAIL 8	   /* the tail's index, a cache line after the head */
+#define KUNW_SENT_CACHE 4096	   /* per CPU: stack hashes sent lately (32 KiB) */
 #define KUNW_KNOWN 65536	   /* stacks sent to user space (cleared when 3/4 full) */
 #define KUNW_RING_BYTES (1u << 20) /* new stacks on their way to user space */
 #define KUNW_SIGNAL_FRAMES 16	   /* signal frames in one stack, at most (a loop beyond) */
 #define KUNW_MAP_STEPS 9	   /* binary search over KUNW_MAX_MAPS */
-#define KUNW_ROW_STEPS 22	   /* binary search over KUNW_ROWS (a page's rows: far fewer) */
-#define KUNW_WINDOW 1024	   /* user stack read per bpf_probe_read_user (~100 ns each here) */
+/*
+ * Binary search over one KiB's rows: at most 1,025 (distinct addresses,
+ * plus the row covering the KiB's start); beyond the last KiB, the last row.
+ */
+#define KUNW_ROW_STEPS 11
+#define KUNW_PC_CACHE 1024   /* per CPU: recent (PC, process) -> rule, 24 KiB per CPU */
+#define KUNW_WAKE_NS 1000000 /* the recorder woken at most once per ms (kunwind_tick) */
+#define KUNW_WINDOW 1024     /* user stack read per bpf_probe_read_user (~100 ns each here) */
 
 /* DWARF register numbers (unwind/unwind_table.h). */
+#define KUNW_REG_RDI 5
 #define KUNW_REG_RBP 6
 #define KUNW_REG_RSP 7
 #define KUNW_REG_RIP 16
@@ -75,6 +86,7 @@ enum kunw_loc_kind {
 	KUNW_LOC_REG,
 	KUNW_LOC_UNDEFINED,
 	KUNW_LOC_UNSUPPORTED,
+	KUNW_LOC_IN_REG, /* the value is in register reg (DW_CFA_register): the leaf's RDI only */
 };
 #define KUNW_RULE_SIGNAL 0x01 /* a signal trampoline: the caller's PC is exact */
 
@@ -134,10 +146,11 @@ struct kunw_proc {
 struct kunw_pstate {
 	__u64 changed_ns; /* CLOCK_MONOTONIC of the last change of executable mappings */
 	__u32 changing;	  /* a change is under way (mmap lock held for writing) */
-	__u32 pad;
+	__u32 in_exec;	  /* past an exec's point of no return, the new image not started */
 };
 
-struct kunw_count_key {
+/* One tick counted in the kernel, in its CPU's tally. */
+struct kunw_tally {
 	__u32 image;
 	__u32 tid;
 	__u64 stack; /* the stack's hash */
@@ -156,6 +169,12 @@ struct kunw_count_key {
 #define KUNW_F_TRUNC_NO_REGS 0x400
 #define KUNW_F_TRUNC_BOUND 0x800
 #define KUNW_F_TRUNCATED 0xff0
+/*
+ * A tick inside an exec past its point of no return (sched_prepare_exec
+ * to sched_process_exec): the old image's stack is gone, the new one has
+ * not started, so the stack is the kernel's frames alone, and whole.
+ */
+#define KUNW_F_EXEC 0x1000
 
 /* One new stack, on the ring buffer: pcs[0 .. nkernel) kernel frames, then nuser user frames. */
 struct kunw_stack {
@@ -193,9 +212,12 @@ enum kunw_stat {
 	KUNW_STAT_NOT_READY,   /* fallback: an object's table is being built */
 	KUNW_STAT_NO_TABLE,    /* fallback: an object's table did not fit the kernel's tables */
 	KUNW_STAT_RING_FULL,   /* fallback: no room to send a new stack */
-	KUNW_STAT_COUNTS_FULL, /* fallback: the counts map is full */
+	KUNW_STAT_COUNTS_FULL, /* fallback: the CPU's tally is full */
 	KUNW_STAT_KERNEL_THREAD, /* fallback: no user context (a kernel thread) */
 	KUNW_STAT_NEW_STACKS,	 /* stacks sent to user space */
+	KUNW_STAT_IN_EXEC,	 /* counted: in an exec, the kernel's frames alone (KUNW_F_EXEC) */
+	KUNW_STAT_FRAMES,	 /* user frames of the stacks walked */
+	KUNW_STAT_READS,	 /* bpf_probe_read_user calls of those walks */
 	KUNW_STAT_NR,
 };
 
@@ -203,5 +225,14 @@ enum kunw_stat {
 #define KUNW_COST_NS 25
 #define KUNW_COST_BUCKETS 128 /* 0 .. 3.2 us; the last bucket holds everything beyond */
 #define KUNW_COST_DEPTHS 5    /* user frames: 1-7, 8-15, 16-31, 32-63, 64+ */
+/*
+ * Two histograms: KUNW_COST_WALK, from the tick to the end of the user
+ * walk (registers, kernel frames, the walk); KUNW_COST_TICK, the whole
+ * program (also the stack's hash, its count, a new stack's record).
+ */
+#define KUNW_COST_WALK 0
+#define KUNW_COST_TICK 1
+#define KUNW_COST_KINDS 2
+#define KUNW_COST_ENTRIES (KUNW_COST_KINDS * KUNW_COST_DEPTHS * KUNW_COST_BUCKETS)
 
 #endif

@@ -9,8 +9,12 @@
  * Read-only opens never map the file (pread), so a file that shrinks while
  * it is read cannot raise SIGBUS in the reader.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* fallocate (release_blocks); the test programs build this file alone */
+#endif
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <signal.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -464,14 +468,33 @@ int pdata__open(struct pdata **out, const char *path, int writable, char *why, s
 	return 0;
 }
 
+/*
+ * The recorder's file after its compact copy replaced it (no name left):
+ * its blocks are freed at close.  On a file system mounted with `discard`,
+ * each extent is discarded on its own, and every page the recording wrote
+ * split the preallocated (unwritten) extent: 4.5 s of wall time and ~65 ms
+ * of CPU for a -g profile of a one-second program here, 0.5 s flat.
+ * Zeroing the whole range first makes it one unwritten extent again
+ * (0.12 s); where the file system cannot, the close frees it as before.
+ */
+static void release_blocks(int fd, uint64_t size)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 0)
+		fallocate(fd, FALLOC_FL_ZERO_RANGE, 0, (off_t)size);
+}
+
 void pdata__close(struct pdata *p)
 {
 	if (!p)
 		return;
-	if (p->base)
+	if (p->base) {
 		munmap(p->base, p->size);
-	else
+		release_blocks(p->fd, p->size);
+	} else {
 		free(p->frames); /* the snapshot */
+	}
 	close(p->fd);
 	free(p);
 }
@@ -1011,7 +1034,7 @@ int pdata__exit_on_truncation(struct pdata *p, const char *prefix, const char *p
 	return sigaction(SIGBUS, &sa, NULL) < 0 ? -errno : 0;
 }
 
-int pdata__finish(struct pdata *p)
+int pdata__seal(struct pdata *p)
 {
 	struct layout l = {.table_off = p->lay.table_off,
 			   .table_slots = p->lay.table_slots,
@@ -1032,11 +1055,25 @@ int pdata__finish(struct pdata *p)
 	set_layout(p->hdr, &l);
 	p->hdr->end_ns = pdata__now_ns();
 	__atomic_store_n(&p->hdr->state, PDATA_COMPLETE, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int pdata__sync(struct pdata *p)
+{
+	if (!p->base)
+		return -EBADF;
 	if (msync(p->base, p->size, MS_SYNC) < 0)
 		return -errno;
 	if (fsync(p->fd) < 0)
 		return -errno;
 	return 0;
+}
+
+int pdata__finish(struct pdata *p)
+{
+	int rc = pdata__seal(p);
+
+	return rc ? rc : pdata__sync(p);
 }
 
 /* ---- iterating --------------------------------------------------------------- */

@@ -592,6 +592,16 @@ int pdata__exit_on_truncation(struct pdata *p, const char *prefix, const char *p
 int pdata__finish(struct pdata *p);
 
 /*
+ * pdata__finish in two steps: seal marks complete, sync flushes to disk.
+ * The recorder seals, compacts (the compact copy is flushed itself), and
+ * syncs only a full-size file that stays the profile: flushing one that a
+ * compact copy replaces writes every dirty page for nothing (~13 ms of a
+ * -g recording of a one-second program here).
+ */
+int pdata__seal(struct pdata *p);
+int pdata__sync(struct pdata *p);
+
+/*
  * 1 when the profile is marked complete (nothing more goes in), else 0.
  * Reads the shared header: a writer calls it where it may fault (the agent:
  * under its fault guard).  Async-signal-safe.

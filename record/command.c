@@ -276,6 +276,14 @@ static void finish_offcpu(struct record_run *r)
 }
 
 /* The clock note of a perf-event clock, once its events are open. */
+/*
+ * auto with call stacks at this rate or more: the in-kernel walk, which
+ * measured cheaper per second of the program than the recorder unwinding
+ * the ring's copies from ~2 s of program CPU on at 9973 Hz (0.61x on 11 s),
+ * not at 997 Hz (its load costs more than it saves under ~15 s).
+ */
+#define AUTO_KSTACKS_HZ 4000
+
 static void perf_note(struct record_run *r)
 {
 	const char *rings =
@@ -288,21 +296,40 @@ static void perf_note(struct record_run *r)
 				     "of the orphans it adopts";
 	const char *what = "perf_event task-clock";
 
-	if (record_bpf__kernel_stacks(r->bpf))
+	if (record_bpf__kernel_stacks(r->bpf) && r->o->clock == PDATA_CLOCK_AUTO)
+		what = "BPF program on task-clock, call stacks counted in the kernel (auto: at "
+		       ">= 4 kHz the in-kernel walk costs less, doc/kstacks.md)";
+	else if (record_bpf__kernel_stacks(r->bpf))
 		what = "BPF program on task-clock, call stacks counted in the kernel";
 	else if (r->bpf && r->callgraph != PDATA_CG_NONE)
 		what = "BPF program on task-clock, every tick through the ring (this kernel cannot "
 		       "walk stacks in BPF)";
 	else if (r->bpf)
 		what = "BPF histogram on task-clock";
+	else if (r->o->clock == PDATA_CLOCK_AUTO && r->callgraph != PDATA_CG_NONE &&
+		 r->o->hz >= AUTO_KSTACKS_HZ)
+		what = "perf_event task-clock (auto: no in-kernel walk here)";
 	else if (r->o->clock == PDATA_CLOCK_AUTO && r->callgraph != PDATA_CG_NONE)
-		what = "perf_event task-clock (auto: with call stacks, the recorder unwinding the "
-		       "ring's copies measured cheaper than the in-kernel walk, doc/kstacks.md)";
+		what = "perf_event task-clock (auto: below 4 kHz the recorder unwinding the ring's "
+		       "copies costs less, doc/kstacks.md)";
 	else if (r->o->clock == PDATA_CLOCK_AUTO)
 		what = "perf_event task-clock (auto: the BPF histogram measured no cheaper, "
 		       "doc/accounting.md)";
 	snprintf(r->note, sizeof(r->note), "%s, %s%s; per-thread CPU time: %s", what, rings, capped,
 		 acct);
+}
+
+/* auto's in-kernel walk, where it loads with its stacks; else nothing (the perf clock). */
+static void open_auto_kstacks(struct record_run *r)
+{
+	char bwhy[256];
+
+	if (record_bpf__open(&r->bpf, r->pd, 1, bwhy, sizeof(bwhy)) < 0)
+		return;
+	if (!record_bpf__kernel_stacks(r->bpf)) { /* every tick through the ring: no gain */
+		record_bpf__close(r->bpf);
+		r->bpf = NULL;
+	}
 }
 
 /* Returns 0 with perf on, 1 to use the agent, or -errno (why filled). */
@@ -325,10 +352,11 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 		return 1;
 	}
 	/*
-	 * The kernel-side histogram when asked for.  Not auto's: it measured no
-	 * cheaper than the perf clock here, at 1 and 10 kHz, on one process or a
-	 * build (doc/accounting.md); with call stacks every tick goes through the
-	 * ring anyway (bench/results/callgraph.md).
+	 * The kernel-side histogram when asked for.  Not auto's without call
+	 * stacks: it measured no cheaper than the perf clock here, at 1 and 10
+	 * kHz, on one process or a build (doc/accounting.md).  With call stacks
+	 * at AUTO_KSTACKS_HZ or more, auto's when it loads: the in-kernel walk
+	 * (bench/results/callgraph.md, doc/kstacks.md).
 	 */
 	if (r->o->clock == PDATA_CLOCK_BPF) {
 		char bwhy[256];
@@ -339,6 +367,11 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 			snprintf(why, whylen, "%s", bwhy);
 			return rc;
 		}
+	} else if (r->o->clock == PDATA_CLOCK_AUTO && po.callgraph == PDATA_CG_DWARF &&
+		   r->o->hz >= AUTO_KSTACKS_HZ) {
+		open_auto_kstacks(r);
+	}
+	if (r->bpf) {
 		record_bpf__track(r->bpf, r->child);
 		po.observer = record_bpf__observer(r->bpf);
 	}
@@ -437,7 +470,7 @@ static void reap_children(struct record_run *r)
 static void run_loop(struct record_run *r)
 {
 	while (!r->exited) {
-		record_run__poll_once(r, -1);
+		record_run__poll_once(r, record_bpf__wake_fd(r->bpf));
 		reap_children(r);
 		if (r->perf)
 			perf_session__drain(r->perf, 0);

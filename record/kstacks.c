@@ -14,10 +14,10 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "profile/pdata.h"
@@ -25,6 +25,9 @@
 #include "unwind/unwind_bpf.h"
 #include "utils/htab.h"
 #include "kunwind.skel.h"
+
+/* PERF_CONTEXT_MAX: callchain entries from here on are context markers, not PCs */
+#define KSTACKS_CONTEXT_MARK ((uint64_t)-4095)
 
 enum kobj_state { KOBJ_QUEUED, KOBJ_READY, KOBJ_NO_TABLE };
 
@@ -101,6 +104,7 @@ struct kstacks {
 	size_t rows_len, rules_len, objects_len;
 	struct ring_buffer *ring;
 	struct htab *objs, *procs, *stacks, *checks;
+	struct htab *last_image; /* pid -> its latest image (a count of an exec tick has none) */
 	struct kobj *queue, *queue_tail;
 	struct pool rows, pages;
 	uint32_t *pages_map;
@@ -112,7 +116,10 @@ struct kstacks {
 	} quar_ids[KUNW_OBJECTS];
 	uint32_t nquar_ids;
 	uint64_t round;
-	uint64_t flipped_ns; /* when BPF last switched counts maps */
+	struct kunw_tally *tally; /* the per-CPU tallies, mapped */
+	uint64_t *tally_pos;
+	size_t tally_len, tally_pos_len;
+	uint32_t ncpus;
 	int crosscheck;
 	struct kunw_proc *procbuf;
 	struct kstacks_stats st;
@@ -246,6 +253,12 @@ static void pool_fini(struct pool *pl)
 
 /* ---- objects ---------------------------------------------------------------- */
 
+/* The tables changed (after the change is written): the PC caches' entries are stale. */
+static void bump_generation(struct kstacks *k)
+{
+	__atomic_add_fetch(&k->skel->bss->kunw_generation, 1, __ATOMIC_RELEASE);
+}
+
 static void publish(struct kstacks *k, struct kobj *o, uint64_t base, uint64_t range)
 {
 	struct kunw_object *e = &k->objects_map[o->id];
@@ -255,6 +268,7 @@ static void publish(struct kstacks *k, struct kobj *o, uint64_t base, uint64_t r
 	e->pages = o->pages;
 	e->npages = o->npages;
 	__atomic_store_n(&e->range, range, __ATOMIC_RELEASE);
+	bump_generation(k);
 }
 
 /* The page index of rows (unwind/unwind_bpf.h). */
@@ -470,6 +484,36 @@ static struct kproc *find_proc(struct kstacks *k, pid_t pid)
 	return e ? e->p : NULL;
 }
 
+/* Remember pid's latest image (bounded: forgotten all at once past 64 Ki processes). */
+static void note_image(struct kstacks *k, pid_t pid, uint32_t image)
+{
+	uint64_t key = (uint64_t)(uint32_t)pid + 1;
+	struct ptr_ent *e;
+	bool fresh;
+
+	if (!image || !k->last_image)
+		return;
+	if (htab__count(k->last_image) >= 65536) {
+		htab__free(k->last_image);
+		k->last_image = htab__new(&ptr_type, 256);
+		if (!k->last_image)
+			return;
+	}
+	e = htab__insert(k->last_image, &ptr_type, &key, &fresh);
+	if (e) {
+		e->key = key;
+		e->p = (void *)(uintptr_t)image;
+	}
+}
+
+static uint32_t latest_image(struct kstacks *k, uint32_t pid)
+{
+	uint64_t key = (uint64_t)pid + 1;
+	struct ptr_ent *e = k->last_image ? htab__find(k->last_image, &ptr_type, &key) : NULL;
+
+	return e ? (uint32_t)(uintptr_t)e->p : 0;
+}
+
 static struct kproc *get_proc(struct kstacks *k, pid_t pid, uint32_t image)
 {
 	uint64_t key = (uint64_t)(uint32_t)pid + 1;
@@ -477,6 +521,7 @@ static struct kproc *get_proc(struct kstacks *k, pid_t pid, uint32_t image)
 	struct kproc *p;
 	bool fresh;
 
+	note_image(k, pid, image);
 	e = htab__insert(k->procs, &ptr_type, &key, &fresh);
 	if (!e)
 		return NULL;
@@ -508,6 +553,7 @@ static void drop_proc(struct kstacks *k, pid_t pid)
 	struct kproc *p;
 
 	bpf_map_delete_elem(bpf_map__fd(k->skel->maps.procs), &tgid);
+	bump_generation(k);
 	if (!e)
 		return;
 	p = e->p;
@@ -637,6 +683,7 @@ static void write_proc(struct kstacks *k, struct kproc *p)
 	p->dirty = 0;
 	if (p->maps.n > KUNW_MAX_MAPS) { /* too many: its ticks go through the ring */
 		bpf_map_delete_elem(fd, &tgid);
+		bump_generation(k);
 		return;
 	}
 	e->image = p->image;
@@ -654,6 +701,7 @@ static void write_proc(struct kstacks *k, struct kproc *p)
 					       .obj = o ? o->id : KUNW_OBJ_ANON};
 	}
 	bpf_map_update_elem(fd, &tgid, e, BPF_ANY);
+	bump_generation(k);
 }
 
 static void write_dirty_procs(struct kstacks *k)
@@ -697,7 +745,7 @@ static int on_ring(void *arg, void *data, size_t size)
 	const struct kunw_stack *s = data;
 	struct kstack *st;
 	struct ptr_ent *e;
-	uint32_t n;
+	uint32_t n, skip;
 	bool fresh;
 
 	if (size >= sizeof(struct kunw_check) && !s->hash) {
@@ -718,11 +766,12 @@ static int on_ring(void *arg, void *data, size_t size)
 		e->key = 0;
 		return 0;
 	}
-	st->n = n;
-	st->nkernel = s->nkernel;
+	skip = s->nkernel && s->pcs[0] >= KSTACKS_CONTEXT_MARK; /* the callchain's context marker */
+	st->n = n - skip;
+	st->nkernel = s->nkernel - skip;
 	st->flags = s->flags;
 	st->node = 0;
-	memcpy(st->pcs, s->pcs, 8ull * n);
+	memcpy(st->pcs, s->pcs + skip, 8ull * st->n);
 	e->key = s->hash;
 	e->p = st;
 	k->st.stacks++;
@@ -743,10 +792,11 @@ static void count_reason(struct kstacks *k, uint32_t flags, uint64_t n)
 		k->st.trunc_other += n;
 }
 
-static void apply_count(struct kstacks *k, const struct kunw_count_key *key, uint64_t count)
+static void apply_count(struct kstacks *k, const struct kunw_tally *key, uint64_t count)
 {
 	struct ptr_ent *e = htab__find(k->stacks, &ptr_type, &key->stack);
 	const struct kstack *s;
+	uint32_t image;
 	int truncated;
 
 	if (!e) {
@@ -755,11 +805,12 @@ static void apply_count(struct kstacks *k, const struct kunw_count_key *key, uin
 		return;
 	}
 	s = e->p;
+	/* an exec tick of a process the kernel did not know yet: the thread's (its pid's) image */
+	image = key->image ? key->image : latest_image(k, key->tid);
 	truncated = (s->flags & KUNW_F_TRUNCATED) != 0 || s->n > PDATA_MAX_DEPTH - 1;
 	if (!s->node) /* once per stack: a count is then one slot of the sample table */
 		((struct kstack *)s)->node = pdata__intern_stack(k->pd, s->pcs, s->n, truncated);
-	pdata__count_interned(k->pd, key->image, (int)key->tid, s->pcs[0], s->node, truncated,
-			      count);
+	pdata__count_interned(k->pd, image, (int)key->tid, s->pcs[0], s->node, truncated, count);
 	k->st.samples += count;
 	if (truncated) {
 		k->st.truncated += count;
@@ -767,23 +818,41 @@ static void apply_count(struct kstacks *k, const struct kunw_count_key *key, uin
 	}
 }
 
-/* Move one counts map (which BPF no longer writes) into the profile, emptying it. */
-static void drain_counts(struct kstacks *k, int fd)
+/*
+ * Move the ticks of every CPU's tally into the profile (consecutive ticks
+ * of one thread in one stack at once).  The heads are read first, then the
+ * new stacks: every stack a record names was on the BPF ring before it.
+ */
+static void drain_tally(struct kstacks *k)
 {
-	static struct kunw_count_key keys[1024];
-	static uint64_t vals[1024];
-	uint64_t out = 0;
-	void *in = NULL;
+	uint64_t heads[KSTACKS_MAX_CPUS];
 
-	for (;;) {
-		uint32_t n = 1024;
-		int rc = bpf_map_lookup_and_delete_batch(fd, in, &out, keys, vals, &n, NULL);
+	for (uint32_t c = 0; c < k->ncpus; c++)
+		heads[c] = __atomic_load_n(&k->tally_pos[c * KUNW_TALLY_POS], __ATOMIC_ACQUIRE);
+	ring_buffer__consume(k->ring);
+	for (uint32_t c = 0; c < k->ncpus; c++) {
+		uint64_t *tailp = &k->tally_pos[c * KUNW_TALLY_POS + KUNW_TALLY_TAIL];
+		uint64_t tail = *tailp, n = 1;
+		const struct kunw_tally *t = &k->tally[(size_t)c * KUNW_TALLY_SLOTS], *run = NULL;
 
-		for (uint32_t i = 0; i < n && i < 1024; i++)
-			apply_count(k, &keys[i], vals[i]);
-		if (rc < 0)
-			break;
-		in = &out;
+		if (heads[c] - tail > KUNW_TALLY_SLOTS) /* not BPF's doing: skip, never read past */
+			tail = heads[c];
+		for (; tail != heads[c]; tail++) {
+			const struct kunw_tally *r = &t[tail & (KUNW_TALLY_SLOTS - 1)];
+
+			if (run && r->stack == run->stack && r->tid == run->tid &&
+			    r->image == run->image) {
+				n++;
+				continue;
+			}
+			if (run)
+				apply_count(k, run, n);
+			run = r;
+			n = 1;
+		}
+		if (run)
+			apply_count(k, run, n);
+		__atomic_store_n(tailp, heads[c], __ATOMIC_RELEASE);
 	}
 }
 
@@ -806,27 +875,22 @@ static void trim_known(struct kstacks *k)
 void kstacks__flush(struct kstacks *k, uint64_t synced_until)
 {
 	int final = synced_until == UINT64_MAX;
-	uint32_t cur = k->skel->bss->kunw_cur;
-	uint64_t now = now_ns();
 
 	release_quarantine(k);
+	ring_buffer__consume(k->ring); /* new stacks, and the wakeups (their epoll fd is polled) */
 	build_some(k);
 	write_dirty_procs(k);
-	k->skel->bss->kunw_synced_until = final ? now : synced_until;
-	/* the map BPF stopped writing at the last flip (>= 1 ms ago: no program still in it) */
-	if (now - k->flipped_ns >= 1000000 || final) {
-		ring_buffer__consume(k->ring);
-		drain_counts(k, bpf_map__fd(cur ? k->skel->maps.counts0 : k->skel->maps.counts1));
-		__atomic_store_n(&k->skel->bss->kunw_cur, cur ^ 1, __ATOMIC_SEQ_CST);
-		k->flipped_ns = now_ns();
-	}
-	if (final) {
-		usleep(2000);
-		ring_buffer__consume(k->ring);
-		drain_counts(k, bpf_map__fd(cur ? k->skel->maps.counts1 : k->skel->maps.counts0));
-	}
+	k->skel->bss->kunw_synced_until = final ? now_ns() : synced_until;
+	if (final)
+		usleep(2000); /* a tick in flight on another CPU */
+	drain_tally(k);
 	trim_known(k);
 	k->round++;
+}
+
+int kstacks__wake_fd(struct kstacks *k)
+{
+	return k && k->ring ? ring_buffer__epoll_fd(k->ring) : -1;
 }
 
 /* ---- cross-check ---------------------------------------------------------------- */
@@ -903,56 +967,76 @@ static void *map_array(struct bpf_map *m, size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* The tracepoints this kernel lacks are left out (sched_prepare_exec: Linux 6.10). */
-static int has_tracepoint(const struct btf *vmlinux, const char *name)
+/* This kernel's release is at least major.minor (uname). */
+static int kernel_at_least(int major, int minor)
 {
-	char type[96];
+	struct utsname u;
+	int ma = 0, mi = 0;
 
-	snprintf(type, sizeof(type), "btf_trace_%s", name);
-	return vmlinux && btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF) >= 0;
+	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		return 0;
+	return ma > major || (ma == major && mi >= minor);
 }
 
-static int load(struct kstacks *k, char *why, size_t whylen)
+static int open_skel(struct kstacks *k, int prepare_exec)
 {
-	struct btf *vmlinux = btf__load_vmlinux_btf();
-	int err;
-
 	k->skel = kunwind__open();
-	if (!k->skel) {
-		btf__free(vmlinux);
+	if (!k->skel)
 		return -errno;
-	}
 	k->skel->rodata->hash_seed = ((uint64_t)rand() << 32 ^ (uint64_t)now_ns()) | 1;
 	k->skel->rodata->crosscheck = k->crosscheck;
-	if (!has_tracepoint(vmlinux, "sched_prepare_exec"))
-		bpf_program__set_autoload(k->skel->progs.kunwind_prepare_exec, false);
-	if (!has_tracepoint(vmlinux, "mmap_lock_released")) {
-		btf__free(vmlinux);
-		snprintf(why, whylen,
-			 "in-kernel unwinding needs the mmap_lock tracepoints (Linux 5.17 or "
-			 "later, with BTF)");
-		return -ENOTSUP;
-	}
-	btf__free(vmlinux);
-	err = kunwind__load(k->skel);
+	k->skel->rodata->tally_cpus = k->ncpus;
+	if (bpf_map__set_max_entries(k->skel->maps.tally, k->ncpus * KUNW_TALLY_SLOTS) < 0 ||
+	    bpf_map__set_max_entries(k->skel->maps.tally_pos, k->ncpus * KUNW_TALLY_POS) < 0)
+		return -EINVAL;
+	bpf_program__set_autoload(k->skel->progs.kunwind_prepare_exec, prepare_exec);
+	return 0;
+}
+
+static int load_skel(struct kstacks *k)
+{
+	int err = kunwind__load(k->skel);
+
 	if (!err)
 		err = kunwind__attach(k->skel);
-	if (err) {
-		err = errno ? -errno : err;
-		if ((err == -EACCES || err == -EPERM) && geteuid() == 0) {
-			snprintf(why, whylen,
-				 "the kernel's verifier refused the in-kernel unwinder (it needs "
-				 "Linux "
-				 "5.17 or later with BTF: bpf_loop, tp_btf)");
-			return -ENOTSUP;
-		}
-		snprintf(why, whylen, "cannot load the in-kernel unwinder: %s%s", strerror(-err),
-			 err == -EPERM || err == -EACCES ?
-				 " (needs root or CAP_BPF+CAP_PERFMON)" :
-				 " (it needs Linux 5.17 or later with BTF: bpf_loop, tp_btf)");
-		return err == -EACCES ? -EPERM : err == -EPERM ? err : -ENOTSUP;
+	return err ? (errno ? -errno : err) : 0;
+}
+
+static int load_failed(int err, char *why, size_t whylen)
+{
+	if ((err == -EACCES || err == -EPERM) && geteuid() == 0) {
+		snprintf(why, whylen,
+			 "the kernel's verifier refused the in-kernel unwinder (it needs Linux 6.1 "
+			 "or later with BTF: bpf_loop, tp_btf, hash maps allocated as used)");
+		return -ENOTSUP;
 	}
-	return 0;
+	snprintf(why, whylen, "cannot load the in-kernel unwinder: %s%s", strerror(-err),
+		 err == -EPERM || err == -EACCES ?
+			 " (needs root or CAP_BPF+CAP_PERFMON)" :
+			 " (it needs Linux 6.1 or later with BTF: bpf_loop, tp_btf)");
+	return err == -EACCES ? -EPERM : err == -EPERM ? err : -ENOTSUP;
+}
+
+/*
+ * Load and attach the program.  sched_prepare_exec (Linux 6.10) is used
+ * where the release says it exists, and left out when loading with it
+ * fails; no parse of the kernel's BTF of our own to ask (libbpf parses it
+ * once for the load: ~10 ms each here).
+ */
+static int load(struct kstacks *k, char *why, size_t whylen)
+{
+	int prepare_exec = kernel_at_least(6, 10), err;
+
+	err = open_skel(k, prepare_exec);
+	if (!err)
+		err = load_skel(k);
+	if (err && prepare_exec && k->skel && err != -EPERM) {
+		kunwind__destroy(k->skel);
+		err = open_skel(k, 0);
+		if (!err)
+			err = load_skel(k);
+	}
+	return err ? load_failed(err, why, whylen) : 0;
 }
 
 static int setup(struct kstacks *k)
@@ -965,15 +1049,21 @@ static int setup(struct kstacks *k)
 	k->pages_map = map_array(k->skel->maps.pages, k->pages_len);
 	k->rules_map = map_array(k->skel->maps.rules, k->rules_len);
 	k->objects_map = map_array(k->skel->maps.objects, k->objects_len);
+	k->tally_len = (size_t)k->ncpus * KUNW_TALLY_SLOTS * sizeof(struct kunw_tally);
+	k->tally_pos_len = (size_t)k->ncpus * KUNW_TALLY_POS * sizeof(uint64_t);
+	k->tally = map_array(k->skel->maps.tally, k->tally_len);
+	k->tally_pos = map_array(k->skel->maps.tally_pos, k->tally_pos_len);
 	k->ring = ring_buffer__new(bpf_map__fd(k->skel->maps.stacks), on_ring, k, NULL);
 	k->u = unwinder__new();
 	k->objs = htab__new(&ptr_type, 256);
 	k->procs = htab__new(&ptr_type, 256);
 	k->stacks = htab__new(&ptr_type, 4096);
 	k->checks = htab__new(&check_type, 4096);
+	k->last_image = htab__new(&ptr_type, 256);
 	k->procbuf = calloc(1, sizeof(*k->procbuf));
-	if (!k->rows_map || !k->pages_map || !k->rules_map || !k->objects_map || !k->ring ||
-	    !k->u || !k->objs || !k->procs || !k->stacks || !k->checks || !k->procbuf ||
+	if (!k->rows_map || !k->pages_map || !k->rules_map || !k->objects_map || !k->tally ||
+	    !k->tally_pos || !k->ring || !k->u || !k->objs || !k->procs || !k->stacks ||
+	    !k->checks || !k->procbuf ||
 	    unwind_bpf_rules__new(&k->rules, k->rules_map, KUNW_RULES) < 0 ||
 	    push_extent(&k->rows.free, &k->rows.nfree, &k->rows.capfree,
 			(struct extent){0, KUNW_ROWS, 0}) < 0 ||
@@ -990,12 +1080,20 @@ int kstacks__open(struct kstacks **out, struct pdata *pd, char *why, size_t whyl
 {
 	struct kstacks *k = calloc(1, sizeof(*k));
 	const char *cc = getenv(KSTACKS_ENV_CROSSCHECK);
-	int rc;
+	int rc, ncpus;
 
 	if (!k)
 		return -ENOMEM;
 	k->pd = pd;
 	k->crosscheck = cc && *cc && *cc != '0';
+	ncpus = libbpf_num_possible_cpus();
+	if (ncpus <= 0 || ncpus > KSTACKS_MAX_CPUS) {
+		snprintf(why, whylen, "the in-kernel unwinder supports at most %d CPUs",
+			 KSTACKS_MAX_CPUS);
+		free(k);
+		return -ENOTSUP;
+	}
+	k->ncpus = (uint32_t)ncpus;
 	libbpf_set_print(libbpf_log);
 	rc = load(k, why, whylen);
 	if (rc == 0 && setup(k) < 0) {
@@ -1017,31 +1115,35 @@ int kstacks__attach(struct kstacks *k, int perf_fd)
 	return ioctl(perf_fd, PERF_EVENT_IOC_SET_BPF, prog) < 0 ? -errno : 0;
 }
 
+/* Sum a per-CPU array of u64 over the CPUs: one batch lookup (a syscall per key was 640 here). */
 static void sum_percpu(int fd, uint32_t nkeys, uint64_t *sum)
 {
 	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *vals = ncpu > 0 ? calloc((size_t)ncpu, sizeof(uint64_t)) : NULL;
+	uint64_t *vals = ncpu > 0 ? calloc((size_t)ncpu * nkeys, sizeof(uint64_t)) : NULL;
+	uint32_t *keys = calloc(nkeys ? nkeys : 1, sizeof(*keys));
+	uint32_t out = 0, n = nkeys;
 
-	for (uint32_t key = 0; vals && key < nkeys; key++) {
-		sum[key] = 0;
-		if (bpf_map_lookup_elem(fd, &key, vals) < 0)
-			continue;
-		for (int c = 0; c < ncpu; c++)
-			sum[key] += vals[c];
-	}
+	memset(sum, 0, nkeys * sizeof(*sum));
+	if (vals && keys && bpf_map_lookup_batch(fd, NULL, &out, keys, vals, &n, NULL) < 0 &&
+	    errno != ENOENT)
+		n = 0;
+	for (uint32_t i = 0; vals && keys && i < n && i < nkeys; i++)
+		for (int c = 0; c < ncpu && keys[i] < nkeys; c++)
+			sum[keys[i]] += vals[(size_t)i * ncpu + c];
+	free(keys);
 	free(vals);
 }
 
 /* The walk's cost: quantiles of the per-CPU histogram (all depths). */
 static void cost_quantiles(struct kstacks *k)
 {
-	static uint64_t h[KUNW_COST_DEPTHS * KUNW_COST_BUCKETS];
+	static uint64_t h[KUNW_COST_ENTRIES];
 	uint64_t by[KUNW_COST_BUCKETS] = {0}, n = 0, acc = 0;
 	uint64_t *q[3] = {&k->st.cost_median_ns, &k->st.cost_p90_ns, &k->st.cost_p99_ns};
 	const double at[3] = {0.5, 0.9, 0.99};
 	int qi = 0;
 
-	sum_percpu(bpf_map__fd(k->skel->maps.cost), KUNW_COST_DEPTHS * KUNW_COST_BUCKETS, h);
+	sum_percpu(bpf_map__fd(k->skel->maps.cost), KUNW_COST_ENTRIES, h);
 	for (int d = 0; d < KUNW_COST_DEPTHS; d++)
 		for (int b = 0; b < KUNW_COST_BUCKETS; b++)
 			by[b] += h[d * KUNW_COST_BUCKETS + b];
@@ -1069,6 +1171,9 @@ void kstacks__stats(struct kstacks *k, struct kstacks_stats *st)
 	k->st.ring_full = s[KUNW_STAT_RING_FULL];
 	k->st.counts_full = s[KUNW_STAT_COUNTS_FULL];
 	k->st.kthread = s[KUNW_STAT_KERNEL_THREAD];
+	k->st.in_exec = s[KUNW_STAT_IN_EXEC];
+	k->st.walk_frames = s[KUNW_STAT_FRAMES];
+	k->st.walk_reads = s[KUNW_STAT_READS];
 	k->st.via_ring = k->st.ticks - k->st.counted;
 	k->st.rules = unwind_bpf_rules__count(k->rules);
 	k->st.rows = k->rows.peak;
@@ -1085,6 +1190,12 @@ void kstacks__describe(struct kstacks *k, char *buf, size_t len)
 	snprintf(buf, len, "stacks walked in the kernel (CFI): %llu of %llu ticks, %.2f%% complete",
 		 (unsigned long long)s.counted, (unsigned long long)s.ticks,
 		 s.samples ? 100.0 * (double)(s.samples - s.truncated) / (double)s.samples : 100.0);
+	at = strlen(buf);
+	if (s.in_exec && at < len)
+		snprintf(buf + at, len - at,
+			 " (%llu of them in an exec past its point of no return: the kernel's "
+			 "frames alone, no user stack exists then)",
+			 (unsigned long long)s.in_exec);
 	at = strlen(buf);
 	if (s.truncated && at < len)
 		snprintf(
@@ -1114,7 +1225,7 @@ void kstacks__describe(struct kstacks *k, char *buf, size_t len)
  */
 static void write_stats_file(struct kstacks *k)
 {
-	static uint64_t h[KUNW_COST_DEPTHS * KUNW_COST_BUCKETS];
+	static uint64_t h[KUNW_COST_ENTRIES];
 	const char *path = getenv(KSTACKS_ENV_STATS);
 	struct kstacks_stats s;
 	FILE *f;
@@ -1122,13 +1233,14 @@ static void write_stats_file(struct kstacks *k)
 	if (!path || !*path || !(f = fopen(path, "we")))
 		return;
 	kstacks__stats(k, &s);
-	sum_percpu(bpf_map__fd(k->skel->maps.cost), KUNW_COST_DEPTHS * KUNW_COST_BUCKETS, h);
+	sum_percpu(bpf_map__fd(k->skel->maps.cost), KUNW_COST_ENTRIES, h);
 	fprintf(f,
 		"{\"ticks\": %llu, \"counted\": %llu, \"via_ring\": %llu, \"no_proc\": %llu, "
 		"\"not_synced\": %llu, \"not_ready\": %llu, \"no_table\": %llu, \"samples\": %llu, "
 		"\"truncated\": %llu, \"stacks\": %llu, \"objects\": %llu, \"rows\": %llu, "
 		"\"rules\": %llu, \"build_ns\": %llu, \"build_max_ns\": %llu, \"checked\": %llu, "
-		"\"agreed\": %llu, \"cost_bucket_ns\": %d, \"cost\": [",
+		"\"agreed\": %llu, \"in_exec\": %llu, \"walk_frames\": %llu, \"walk_reads\": %llu, "
+		"\"cost_bucket_ns\": %d, \"cost\": [",
 		(unsigned long long)s.ticks, (unsigned long long)s.counted,
 		(unsigned long long)s.via_ring, (unsigned long long)s.no_proc,
 		(unsigned long long)s.not_synced, (unsigned long long)s.not_ready,
@@ -1137,13 +1249,18 @@ static void write_stats_file(struct kstacks *k)
 		(unsigned long long)s.objects, (unsigned long long)s.rows,
 		(unsigned long long)s.rules, (unsigned long long)s.build_ns,
 		(unsigned long long)s.build_max_ns, (unsigned long long)s.checked,
-		(unsigned long long)s.agreed, KUNW_COST_NS);
-	for (int d = 0; d < KUNW_COST_DEPTHS; d++) {
-		fprintf(f, "%s[", d ? ", " : "");
-		for (int b = 0; b < KUNW_COST_BUCKETS; b++)
-			fprintf(f, "%s%llu", b ? ", " : "",
-				(unsigned long long)h[d * KUNW_COST_BUCKETS + b]);
-		fprintf(f, "]");
+		(unsigned long long)s.agreed, (unsigned long long)s.in_exec,
+		(unsigned long long)s.walk_frames, (unsigned long long)s.walk_reads, KUNW_COST_NS);
+	for (int kind = 0; kind < KUNW_COST_KINDS; kind++) {
+		fprintf(f, "%s", kind ? "], \"tick_cost\": [" : "");
+		for (int d = 0; d < KUNW_COST_DEPTHS; d++) {
+			const uint64_t *row = &h[(kind * KUNW_COST_DEPTHS + d) * KUNW_COST_BUCKETS];
+
+			fprintf(f, "%s[", d ? ", " : "");
+			for (int b = 0; b < KUNW_COST_BUCKETS; b++)
+				fprintf(f, "%s%llu", b ? ", " : "", (unsigned long long)row[b]);
+			fprintf(f, "]");
+		}
 	}
 	fprintf(f, "]}\n");
 	fclose(f);
@@ -1174,6 +1291,7 @@ void kstacks__close(struct kstacks *k)
 	free_ptrs(k->objs);
 	free_ptrs(k->stacks);
 	htab__free(k->checks);
+	htab__free(k->last_image);
 	ring_buffer__free(k->ring);
 	if (k->rows_map)
 		munmap(k->rows_map, k->rows_len);
@@ -1183,6 +1301,10 @@ void kstacks__close(struct kstacks *k)
 		munmap(k->rules_map, k->rules_len);
 	if (k->objects_map)
 		munmap(k->objects_map, k->objects_len);
+	if (k->tally)
+		munmap(k->tally, k->tally_len);
+	if (k->tally_pos)
+		munmap(k->tally_pos, k->tally_pos_len);
 	unwind_bpf_rules__free(k->rules);
 	unwinder__free(k->u);
 	kunwind__destroy(k->skel);
@@ -1250,10 +1372,16 @@ void kstacks__flush(struct kstacks *k, uint64_t synced_until)
 	(void)k, (void)synced_until;
 }
 
-void kstacks__check(struct kstacks *k, pid_t tid, uint64_t sp, const uint64_t *pcs, unsigned int n,
-		    unsigned int flags)
+int kstacks__wake_fd(struct kstacks *k)
 {
-	(void)k, (void)tid, (void)sp, (void)pcs, (void)n, (void)flags;
+	(void)k;
+	return -1;
+}
+
+void kstacks__check(struct kstacks *k, pid_t tid, uint64_t time, uint64_t sp, const uint64_t *pcs,
+		    unsigned int n, unsigned int flags)
+{
+	(void)k, (void)tid, (void)time, (void)sp, (void)pcs, (void)n, (void)flags;
 }
 
 void kstacks__stats(struct kstacks *k, struct kstacks_stats *st)

@@ -17,6 +17,7 @@
  *   kstacks__map / __fork / __proc_maps / __forget / __exited
  *                                  as the session handles MMAP2, FORK,
  *                                  /proc/PID/maps, COMM exec / EXIT
+ *   kstacks__wake_fd()             polled beside the perf rings
  *   kstacks__flush(synced_until)   every poll round (after the session's
  *                                  drain: synced_until is the time up to
  *                                  which its records are handled; UINT64_MAX
@@ -39,6 +40,7 @@
 
 #define KSTACKS_BUILD_NS 8000000ull    /* table building per poll round, at most (about) */
 #define KSTACKS_OBJECT_ROWS (1u << 20) /* rows of one object, at most: beyond, the ring */
+#define KSTACKS_MAX_CPUS 1024	       /* possible CPUs: a tally each (64 KiB) */
 
 /*
  * Test hook: "1" turns on the cross-check (every tick walked both ways,
@@ -73,6 +75,13 @@ void kstacks__exited(struct kstacks *k, pid_t pid); /* the process is gone */
 void kstacks__flush(struct kstacks *k, uint64_t synced_until);
 
 /*
+ * A file descriptor to poll beside the perf rings: readable when the BPF
+ * program wants the recorder now (a tick of a process whose tables are
+ * not written yet went through the ring); then drain and flush.  -1: none.
+ */
+int kstacks__wake_fd(struct kstacks *k);
+
+/*
  * Cross-check mode: the recorder's own unwinding of a tick that came
  * through the ring (its time, user frames, leaf first, and its UNWIND_*
  * flags), compared with the kernel's walk of the same tick.
@@ -86,7 +95,9 @@ struct kstacks_stats {
 	uint64_t no_proc, not_synced, not_ready, no_table, ring_full, counts_full, kthread;
 	uint64_t samples, truncated; /* stacks moved into the profile */
 	uint64_t trunc_stack, trunc_no_map, trunc_no_cfi, trunc_depth, trunc_other; /* by reason */
-	uint64_t stacks; /* distinct stacks sent by the kernel */
+	uint64_t stacks;  /* distinct stacks sent by the kernel */
+	uint64_t in_exec; /* counted in an exec: the kernel's frames alone (no user stack then) */
+	uint64_t walk_frames, walk_reads; /* user frames walked, user memory reads for them */
 	uint64_t objects, objects_no_cfi, objects_too_big, evicted;
 	uint64_t rows, rows_max, rules;	 /* rows in use now / at most; rules */
 	uint64_t build_ns, build_max_ns; /* building tables: all, the longest object */

@@ -175,6 +175,11 @@ int record_bpf__kernel_stacks(const struct record_bpf *rb)
 	return rb && rb->ks;
 }
 
+int record_bpf__wake_fd(struct record_bpf *rb)
+{
+	return rb && rb->ks ? kstacks__wake_fd(rb->ks) : -1;
+}
+
 int record_bpf__track(struct record_bpf *rb, pid_t pid)
 {
 	return rb && rb->ks ? kstacks__track(rb->ks, pid) : 0;

@@ -27,6 +27,9 @@ int record_bpf__kernel_stacks(const struct record_bpf *rb);
 /* A root of the recorded tree (before it runs, or before its mappings are read). */
 int record_bpf__track(struct record_bpf *rb, pid_t pid);
 
+/* A file descriptor to poll beside the perf rings (readable: drain and flush now), or -1. */
+int record_bpf__wake_fd(struct record_bpf *rb);
+
 /* The observer to put in perf_session_opts (NULL for rb == NULL). */
 const struct perf_session_observer *record_bpf__observer(struct record_bpf *rb);
 

@@ -415,6 +415,14 @@ static void locate_output(struct record_run *r, int at_path)
 		snprintf(res->output, sizeof(res->output), "%s", old);
 }
 
+/* 1 when the file being recorded has no name any more (a compact copy replaced it). */
+static int replaced(struct pdata *pd)
+{
+	struct stat st;
+
+	return fstat(pdata__fd(pd), &st) == 0 && st.st_nlink == 0;
+}
+
 void record_run__finish(struct record_run *r)
 {
 	struct pdata_header *h = pdata__header(r->pd);
@@ -422,13 +430,15 @@ void record_run__finish(struct record_run *r)
 	char why[200];
 	int compacted = 0;
 
-	res->flush_err = pdata__finish(r->pd);
+	res->flush_err = pdata__seal(r->pd);
 	/* the compact copy replaces the full-size file; failing that, the latter stays, complete */
 	if (!res->flush_err) {
 		compacted = pdata__compact(r->pd, r->o->output, why, sizeof(why)) == 0;
 		if (!compacted && !res->warning[0])
 			snprintf(res->warning, sizeof(res->warning),
 				 "%s (the profile is complete, at full size)", why);
+		if (!replaced(r->pd)) /* it stays the profile (or nothing was to gain) */
+			res->flush_err = pdata__sync(r->pd);
 	}
 	locate_output(r, compacted);
 	res->samples = h->samples;

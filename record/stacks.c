@@ -82,6 +82,9 @@ unsigned int stacks__last_user(const struct stacks *st, uint64_t *sp, const uint
 	return st->last_n;
 }
 
+_Static_assert(UNWIND_REGS_SP == __builtin_popcountll(UNWIND_REGS_MASK & ((1ull << 7) - 1)),
+	       "UNWIND_REGS_SP is the index of PERF_REG_X86_SP in UNWIND_REGS_MASK's order");
+
 void stacks__fill_attr(struct stacks *st, struct perf_event_attr *a)
 {
 	st->kernel = !a->exclude_kernel;
@@ -172,7 +175,7 @@ static unsigned int user_dwarf(struct stacks *st, const struct perf_sample *s, u
 	st->last_at = n;
 	st->last_n = (unsigned int)m;
 	st->last_flags = flags;
-	st->last_sp = s->regs[1]; /* UNWIND_REGS_MASK: BP, SP, IP */
+	st->last_sp = s->regs[UNWIND_REGS_SP];
 	if (flags & UNWIND_TRUNCATED) {
 		*truncated = 1;
 		count_reason(st, flags);
@@ -201,6 +204,9 @@ int stacks__count(struct stacks *st, struct pdata *pd, uint32_t proc, const stru
 	return pdata__count_stack(pd, proc, (int)s->tid, st->pcs, n, truncated, 1);
 }
 
+/* PERF_REG_X86_BP, _SP and _IP: the registers of stacks__unwind_copy's regs[3], in order. */
+#define COPY_REGS_MASK ((1ull << 6) | (1ull << 7) | (1ull << 8))
+
 int stacks__unwind_copy(struct stacks *st, pid_t pid, const uint64_t regs[3], const void *stack,
 			size_t size, uint64_t *pcs, int max, int *truncated)
 {
@@ -210,7 +216,8 @@ int stacks__unwind_copy(struct stacks *st, pid_t pid, const uint64_t regs[3], co
 	*truncated = 0;
 	if (!st || st->callgraph != PDATA_CG_DWARF || !size || max <= 0)
 		return 0;
-	m = unwinder__unwind(st->u, pid, regs, UNWIND_REGS_MASK, stack, size, pcs, max, &flags);
+	/* BP, SP, IP: a copy's registers, not a sample's (UNWIND_REGS_MASK also has DI) */
+	m = unwinder__unwind(st->u, pid, regs, COPY_REGS_MASK, stack, size, pcs, max, &flags);
 	if (m <= 0)
 		return 0;
 	*truncated = (flags & UNWIND_TRUNCATED) != 0;

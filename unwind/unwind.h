@@ -99,8 +99,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* PERF_REG_X86_BP, _SP and _IP of <asm/perf_regs.h>. */
-#define UNWIND_REGS_MASK ((1ull << 6) | (1ull << 7) | (1ull << 8))
+/*
+ * PERF_REG_X86_DI, _BP, _SP and _IP of <asm/perf_regs.h> (DI: where glibc's
+ * __vfork keeps its return address while the parent waits).
+ */
+#define UNWIND_REGS_MASK ((1ull << 5) | (1ull << 6) | (1ull << 7) | (1ull << 8))
+#define UNWIND_REGS_SP 2 /* the index of SP in a sample's regs of UNWIND_REGS_MASK */
 #define UNWIND_STACK_BYTES 16384
 #define UNWIND_MAX_FRAMES 127
 

@@ -19,6 +19,7 @@ _Static_assert((int)KUNW_CFA_NONE == (int)UNW_CFA_NONE && (int)KUNW_CFA_REG == (
 		       (int)KUNW_LOC_REG == (int)UNW_LOC_REG &&
 		       (int)KUNW_LOC_UNDEFINED == (int)UNW_LOC_UNDEFINED &&
 		       (int)KUNW_LOC_UNSUPPORTED == (int)UNW_LOC_UNSUPPORTED &&
+		       (int)KUNW_LOC_IN_REG == (int)UNW_LOC_IN_REG &&
 		       KUNW_RULE_SIGNAL == UNW_ROW_SIGNAL && KUNW_REG_RSP == UNW_REG_RSP &&
 		       KUNW_REG_RBP == UNW_REG_RBP && KUNW_REG_RIP == UNW_REG_RIP,
 	       "bpf/kunwind.h and unwind/unwind_table.h rule encodings differ");
@@ -291,6 +292,7 @@ uint32_t unwind_bpf__lookup(const struct unwind_bpf_rows *rows, const uint32_t *
 	if (addr < rows->base || off > UINT32_MAX || !rows->n)
 		return KUNW_RULE_NONE;
 	page = off >> KUNW_PAGE_SHIFT;
+	lo = hi - 1; /* past the last KiB: the last row */
 	if (page < npages) {
 		lo = pages[page];
 		if (page + 1 < npages)

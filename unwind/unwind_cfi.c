@@ -389,6 +389,17 @@ static void set_kind(struct interp *in, uint64_t reg, uint8_t kind)
 		*r = (struct loc_rule){.kind = kind};
 }
 
+/* reg's value is in register src (a register the walk knows only at the leaf). */
+static void set_in_reg(struct interp *in, uint64_t reg, uint64_t src)
+{
+	struct loc_rule *r = rule_of(&in->s, reg);
+
+	if (r)
+		*r = src < UNW_NREGS ?
+			     (struct loc_rule){.kind = UNW_LOC_IN_REG, .reg = (uint8_t)src} :
+			     (struct loc_rule){.kind = UNW_LOC_UNSUPPORTED};
+}
+
 static void restore_reg(struct interp *in, uint64_t reg)
 {
 	struct loc_rule *r = rule_of(&in->s, reg);
@@ -539,7 +550,11 @@ static int op_register(struct interp *in, uint8_t op, struct cursor *c)
 	case DW_CFA_same_value:
 		set_kind(in, reg, UNW_LOC_SAME);
 		return RUN_OK;
-	case DW_CFA_register: /* in another register: not a rule the step evaluates */
+	case DW_CFA_register: /* in another register: its value there (glibc's __vfork: RDI) */
+		if (get_uleb(c, &u))
+			return RUN_MALFORMED;
+		set_in_reg(in, reg, u);
+		return RUN_OK;
 	case DW_CFA_val_offset:
 		if (get_uleb(c, &u))
 			return RUN_MALFORMED;

@@ -182,15 +182,22 @@ enum unw_step_result unw_step_cfi(const struct unw_row *row, const struct unw_st
 	res = eval_cfa(row, stack, regs, &cfa);
 	if (res != UNW_STEP_OK)
 		return res;
-	if (saved_at(row->ra_kind, row->ra_reg, row->ra_off, cfa, regs, &addr))
+	if (row->ra_kind == UNW_LOC_IN_REG) {
+		if (reg_value(regs, row->ra_reg, &out.r[UNW_REG_RIP]))
+			return UNW_STEP_UNSUPPORTED;
+	} else if (saved_at(row->ra_kind, row->ra_reg, row->ra_off, cfa, regs, &addr)) {
 		return UNW_STEP_UNSUPPORTED;
-	if (read_stack(stack, addr, &out.r[UNW_REG_RIP]))
+	} else if (read_stack(stack, addr, &out.r[UNW_REG_RIP])) {
 		return UNW_STEP_STACK;
+	}
 	out.r[UNW_REG_RSP] = cfa;
 	/* RBP: a lost RBP only matters if a later frame needs it, so it is not an error here */
 	if (row->rbp_kind == UNW_LOC_SAME) {
 		out.r[UNW_REG_RBP] = regs->r[UNW_REG_RBP];
 		out.valid |= regs->valid & (1u << UNW_REG_RBP);
+	} else if (row->rbp_kind == UNW_LOC_IN_REG) {
+		if (!reg_value(regs, row->rbp_reg, &out.r[UNW_REG_RBP]))
+			out.valid |= 1u << UNW_REG_RBP;
 	} else if (!saved_at(row->rbp_kind, row->rbp_reg, row->rbp_off, cfa, regs, &addr) &&
 		   !read_stack(stack, addr, &out.r[UNW_REG_RBP])) {
 		out.valid |= 1u << UNW_REG_RBP;
@@ -252,7 +259,7 @@ int unw_walk(const struct unw_regs *leaf, const struct unw_stack *stack, unw_fin
 		uint64_t pc = r.r[UNW_REG_RIP], sp = r.r[UNW_REG_RSP];
 		struct unw_found found = {NULL, 0, 0};
 		enum unw_step_result res;
-		int signal = 0;
+		int signal = 0, in_reg = 0;
 
 		find(arg, exact ? pc : pc - 1, &found);
 		if (!found.mapped) {
@@ -265,6 +272,7 @@ int unw_walk(const struct unw_regs *leaf, const struct unw_stack *stack, unw_fin
 		}
 		if (found.row && found.row->cfa_kind != UNW_CFA_NONE) {
 			signal = found.row->flags & UNW_ROW_SIGNAL;
+			in_reg = found.row->ra_kind == UNW_LOC_IN_REG;
 			res = unw_step_cfi(found.row, stack, &r);
 		} else {
 			f |= UNW_F_FP_FALLBACK;
@@ -278,8 +286,13 @@ int unw_walk(const struct unw_regs *leaf, const struct unw_stack *stack, unw_fin
 			f |= stop_reason(res);
 			break;
 		}
-		/* the caller's frame is above ours, except across a signal frame (sigaltstack) */
-		if (signal ? ++signals > MAX_SIGNAL_FRAMES : r.r[UNW_REG_RSP] <= sp) {
+		/*
+		 * The caller's frame is above ours, except across a signal frame
+		 * (sigaltstack), or at the same SP when the return address came
+		 * from a register (the leaf's only: it cannot repeat).
+		 */
+		if (signal ? ++signals > MAX_SIGNAL_FRAMES :
+			     r.r[UNW_REG_RSP] < sp || (r.r[UNW_REG_RSP] == sp && !in_reg)) {
 			f |= UNW_F_TRUNC_LOOP;
 			break;
 		}

@@ -56,6 +56,7 @@ enum unw_loc_kind {
 	UNW_LOC_REG,	     /* saved at reg + off */
 	UNW_LOC_UNDEFINED,   /* not recoverable; for the return address: the outermost frame */
 	UNW_LOC_UNSUPPORTED, /* a rule the step does not evaluate */
+	UNW_LOC_IN_REG,	     /* its value is in register reg (DW_CFA_register): known at the leaf */
 };
 
 #define UNW_ROW_SIGNAL                                                                             \

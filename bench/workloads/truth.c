@@ -76,6 +76,7 @@ void truth_add_thread(const char *name, double sec)
 void truth_write(const char *workload)
 {
 	const char *path = getenv(TRUTH_ENV);
+	struct timespec end;
 	FILE *f;
 	int i;
 
@@ -87,8 +88,11 @@ void truth_write(const char *workload)
 		exit(1);
 	}
 	pthread_mutex_lock(&lock);
+	clock_gettime(CLOCK_MONOTONIC, &end);
 	fprintf(f, "{\"workload\": \"%s\", \"pid\": %ld, \"process_cpu_seconds\": %.9f,\n",
 		workload, (long)getpid(), process_cpu_seconds());
+	/* the program's end, for the tail (its end to the profiler's exit) */
+	fprintf(f, " \"end_monotonic\": %.9f,\n", (double)end.tv_sec + (double)end.tv_nsec / 1e9);
 	fprintf(f, " \"functions\": {");
 	for (i = 0; i < nfunctions; i++)
 		fprintf(f, "%s\"%s\": %.9f", i ? ", " : "", functions[i].name, functions[i].sec);

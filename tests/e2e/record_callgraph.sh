@@ -67,8 +67,8 @@ for clock in auto perf; do
 	expect "g_${clock}_runs" "rc=$rc"
 	check_stacks "g_$clock" g_$clock.data truth_$clock
 done
-# auto takes the perf clock (with -g too: measured cheaper than the in-kernel walk), and says why
-[ "$(hdr g_auto.data clock)" = 3 ] && note g_auto.data | grep -q "auto: with call stacks, the recorder unwinding the ring's copies measured cheaper"
+# auto takes the perf clock with -g below 4 kHz (measured cheaper than the in-kernel walk there), and says why
+[ "$(hdr g_auto.data clock)" = 3 ] && note g_auto.data | grep -q "auto: below 4 kHz the recorder unwinding the ring's copies costs less"
 expect g_auto_chooses_perf "clock=$(hdr g_auto.data clock) note: $(note g_auto.data)"
 
 # a repeated stack costs a counter: the finished file is small and the frame nodes few
@@ -105,8 +105,11 @@ else
 	wk=$(count g_bpf.data --has unwind_zlib_worker)
 	wk_start=$(count g_bpf.data --has unwind_zlib_worker --has start_thread)
 	complete=$(count g_bpf.data --complete)
+	# (a tick in the program's exit code without CFI, crt's __do_global_dtors_aux, is cut short
+	# rightly: no CFI and no frame pointer there; at most 1 in 1000)
 	[ "$zl" -ge 800 ] && [ "$zl_main" -eq "$zl" ] && [ "$wk" -ge 800 ] && [ "$wk_start" -eq "$wk" ] &&
-		[ "$complete" -eq "$total" ] && [ "$(hfield g_bpf.data truncated)" -eq 0 ]
+		[ "$complete" -ge $((total - total / 1000)) ] &&
+		[ "$(hfield g_bpf.data truncated)" -le $((total / 1000)) ]
 	expect g_bpf_stacks_reach_main "compress2 $zl_main of $zl reach main, worker $wk_start of $wk reach start_thread, complete $complete of $total"
 	a=$(count g_bpf.data --has unwind_zlib_caller_a)
 	b=$(count g_bpf.data --has unwind_zlib_caller_b)
@@ -115,6 +118,28 @@ else
 	[ $((a + b)) -ge 800 ] &&
 		awk -v g="$got" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 0 && d <= 0.03) }'
 	expect g_bpf_zlib_split_by_caller "caller_a=$a caller_b=$b share=$got truth=$want (within 3 points)"
+
+	# auto at 4 kHz or more takes the in-kernel walk (measured cheaper per second there), and says so
+	"$P" record -q -g -F 4999 -o g_auto_hi.data -- "$ZLIB" 0.2
+	rc=$?
+	[ $rc -eq 0 ] && [ "$(hdr g_auto_hi.data clock)" = 5 ] && [ "$(hfield g_auto_hi.data callgraph)" = kernel-cfi ] &&
+		note g_auto_hi.data | grep -q "auto: at >= 4 kHz the in-kernel walk costs less"
+	expect g_auto_high_rate_walks_in_kernel "rc=$rc clock=$(hdr g_auto_hi.data clock) note: $(note g_auto_hi.data)"
+
+	# a shell starting short programs: dash's vfork (its return address in RDI) and the ticks
+	# inside an exec (no user stack exists then: the kernel's frames alone) are not cut short
+	"$P" record -q -g --clock bpf -F 4999 -o g_exec.data -- sh -c 'for i in $(seq 150); do /bin/true; done'
+	rc=$?
+	total=$(hfield g_exec.data samples)
+	vfork_cut=$("$Q" g_exec.data folded | awk '/^\[truncated\];__vfork;/ { n += $NF } END { print n + 0 }')
+	complete=$(count g_exec.data --complete)
+	[ $rc -eq 0 ] && [ "${total:-0}" -ge 100 ] && [ "$vfork_cut" -eq 0 ] &&
+		in_range "$(ratio "$complete" "$total")" 0.98 1
+	expect g_bpf_vfork_exec_complete "rc=$rc complete $complete of $total, cut at __vfork $vfork_cut: $(note g_exec.data)"
+	if [ "$(uname -r | awk -F. '{ print ($1 > 6 || ($1 == 6 && $2 >= 10)) }')" = 1 ]; then
+		note g_exec.data | grep -q "of them in an exec past its point of no return"
+		expect g_bpf_exec_ticks_counted "$(note g_exec.data)"
+	fi
 
 	# the cross-check: every tick walked both in the kernel and by the recorder's unwinder
 	# from the ring's copy, matched tick by tick (thread, time, stack pointer, PC)

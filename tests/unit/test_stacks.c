@@ -72,6 +72,7 @@ static void test_parse_all_fields(void)
 	put(&r, K(0x10));
 	put(&r, K(0x20));
 	put(&r, PERF_SAMPLE_REGS_ABI_64);
+	put(&r, 0x5555);   /* di */
 	put(&r, 0x7ff0);   /* bp */
 	put(&r, 0x7f00);   /* sp */
 	put(&r, 0x401000); /* ip */
@@ -85,9 +86,9 @@ static void test_parse_all_fields(void)
 	       rc == 0 && s.ip == 0x401000 && s.pid == 100 && s.tid == 101 && s.time == 123456789 &&
 		       s.addr == 0xadd0 && s.id == 5 && s.stream_id == 6 && s.cpu == 3 &&
 		       s.period == 1000000 && s.nr == 3 && s.callchain[1] == K(0x10) &&
-		       s.abi == PERF_SAMPLE_REGS_ABI_64 && s.regs[1] == 0x7f00 &&
-		       s.regs[2] == 0x401000 && s.stack_size == 8 &&
-		       ((const uint64_t *)s.stack)[0] == 0x1111,
+		       s.abi == PERF_SAMPLE_REGS_ABI_64 && s.regs[0] == 0x5555 &&
+		       s.regs[UNWIND_REGS_SP] == 0x7f00 && s.regs[3] == 0x401000 &&
+		       s.stack_size == 8 && ((const uint64_t *)s.stack)[0] == 0x1111,
 	       "rc=%d ip=%#llx pid=%u tid=%u nr=%llu stack_size=%llu", rc, (unsigned long long)s.ip,
 	       s.pid, s.tid, (unsigned long long)s.nr, (unsigned long long)s.stack_size);
 
@@ -127,9 +128,8 @@ static void test_parse_lies(void)
 
 	put(&q, 0x401000);
 	put(&q, PERF_SAMPLE_REGS_ABI_64);
-	put(&q, 1);
-	put(&q, 2);
-	put(&q, 3);
+	for (int i = 0; i < __builtin_popcountll(UNWIND_REGS_MASK); i++)
+		put(&q, (uint64_t)i + 1);
 	put(&q, 4096); /* a stack size beyond the record */
 	put(&q, 0);
 	size = finish(&q);

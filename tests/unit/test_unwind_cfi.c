@@ -80,6 +80,17 @@ static void ref_loc(Dwarf_Frame *fr, int regno, uint8_t *kind, uint8_t *reg, int
 		*kind = ops ? UNW_LOC_UNDEFINED : UNW_LOC_SAME;
 		return;
 	}
+	if (n == 1 && (ops[0].atom == DW_OP_regx ||
+		       (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31))) {
+		r = ops[0].atom == DW_OP_regx ? (unsigned int)ops[0].number :
+						(unsigned int)(ops[0].atom - DW_OP_reg0);
+		if (r < UNW_NREGS) { /* DW_CFA_register: the value is in register r */
+			*kind = UNW_LOC_IN_REG;
+			*reg = (uint8_t)r;
+			*off = 0;
+		}
+		return;
+	}
 	if (ops[0].atom != DW_OP_call_frame_cfa)
 		return;
 	if (n == 1) {
@@ -458,7 +469,7 @@ static void test_unwinder_bound(void)
 	struct helf_buf eh, img;
 	struct unwinder *u = unwinder__new();
 	struct unwinder_stats st;
-	uint64_t regs[3], stack[4] = {0x1234, 0, 0, 0}, pcs[8];
+	uint64_t regs[4], stack[4] = {0x1234, 0, 0, 0}, pcs[8];
 	unsigned int flags = 0;
 	char path[64];
 	int fd = memfd_create("hostile", MFD_CLOEXEC), n;
@@ -471,9 +482,10 @@ static void test_unwinder_bound(void)
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	unwinder__add_map(u, 4242, 0x10000000, 0x10000000 + img.len, 0, 0, 0, path);
-	regs[0] = 0;			      /* BP */
-	regs[1] = 0x7fff0000;		      /* SP */
-	regs[2] = 0x10000000 + HELF_TEXT + 5; /* IP, in the first FDE */
+	regs[0] = 0;			      /* DI */
+	regs[1] = 0;			      /* BP */
+	regs[2] = 0x7fff0000;		      /* SP */
+	regs[3] = 0x10000000 + HELF_TEXT + 5; /* IP, in the first FDE */
 	n = unwinder__unwind(u, 4242, regs, UNWIND_REGS_MASK, stack, sizeof(stack), pcs, 8, &flags);
 	unwinder__stats(u, &st);
 	CHECKF("unwinder_bound_truncates", n == 1 && flags == UNWIND_TRUNC_BOUND, "n %d flags %#x",

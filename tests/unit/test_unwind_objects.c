@@ -31,15 +31,16 @@
 #define FAKE_PID 999999
 #define BASE 0x100000000000ull /* where the fake process maps an object */
 
-static uint64_t regs3[3]; /* BP, SP, IP: the order of UNWIND_REGS_MASK */
+static uint64_t regs3[4]; /* DI, BP, SP, IP: the order of UNWIND_REGS_MASK */
 static uint64_t stackmem[64];
 #define STACK_AT 0x7ff000000000ull
 
 static void set_regs(uint64_t ip, uint64_t sp, uint64_t bp)
 {
-	regs3[0] = bp;
-	regs3[1] = sp;
-	regs3[2] = ip;
+	regs3[0] = 0;
+	regs3[1] = bp;
+	regs3[2] = sp;
+	regs3[3] = ip;
 }
 
 /* ---- tables of real objects ------------------------------------------- */
@@ -409,7 +410,7 @@ static void test_vdso(struct unwinder *u)
 /* ---- this test's own stack -------------------------------------------- */
 
 struct capture {
-	uint64_t regs[3];
+	uint64_t regs[4]; /* DI, BP, SP, IP: the order of UNWIND_REGS_MASK */
 	uint8_t stack[UNWIND_STACK_BYTES];
 	size_t size;
 };
@@ -430,9 +431,10 @@ __attribute__((noinline)) static void self_capture(struct capture *c, uint64_t s
 
 	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
 			 : "=r"(ip), "=r"(sp), "=r"(bp));
-	c->regs[0] = bp;
-	c->regs[1] = sp;
-	c->regs[2] = ip;
+	c->regs[0] = 0;
+	c->regs[1] = bp;
+	c->regs[2] = sp;
+	c->regs[3] = ip;
 	c->size = stack_top - sp < sizeof(c->stack) ? stack_top - sp : sizeof(c->stack);
 	copy_stack(c->stack, sp, c->size);
 }

@@ -102,6 +102,40 @@ static void fake_init(struct fake *f)
 
 /* ---- tables ----------------------------------------------------------- */
 
+/*
+ * glibc's __vfork: `pop %rdi` keeps the return address in RDI across the
+ * syscall (DW_CFA_register RIP, RDI; CFA = RSP + 0).  The leaf's sampled
+ * RDI gives it; a caller's RDI is not known, so there the rule is not
+ * evaluated.
+ */
+static void test_step_in_reg(void)
+{
+	struct unw_row row = rsp_row(TEXT, 0);
+	struct unw_stack s = stack_of(8);
+	struct unw_regs r = regs3(TEXT + 4, BASE, 0x1111, 1);
+
+	row.ra_kind = UNW_LOC_IN_REG;
+	row.ra_reg = UNW_REG_RDI;
+	r.r[UNW_REG_RDI] = TEXT + 0x400;
+	r.valid |= 1u << UNW_REG_RDI;
+	CHECK("step_ra_in_reg", unw_step_cfi(&row, &s, &r) == UNW_STEP_OK &&
+					r.r[UNW_REG_RIP] == TEXT + 0x400 &&
+					r.r[UNW_REG_RSP] == BASE && r.r[UNW_REG_RBP] == 0x1111 &&
+					!(r.valid & (1u << UNW_REG_RDI)));
+	r = regs3(TEXT + 4, BASE, 0x1111, 1);
+	CHECK("step_ra_in_unsampled_reg", unw_step_cfi(&row, &s, &r) == UNW_STEP_UNSUPPORTED);
+	row = rsp_row(TEXT, 8);
+	row.rbp_kind = UNW_LOC_IN_REG;
+	row.rbp_reg = UNW_REG_RDI;
+	mem[0] = TEXT + 0x500;
+	r = regs3(TEXT, BASE, 0, 0);
+	r.r[UNW_REG_RDI] = 0x7777;
+	r.valid |= 1u << UNW_REG_RDI;
+	CHECK("step_rbp_in_reg", unw_step_cfi(&row, &s, &r) == UNW_STEP_OK &&
+					 r.r[UNW_REG_RBP] == 0x7777 &&
+					 (r.valid & (1u << UNW_REG_RBP)));
+}
+
 static void test_table(void)
 {
 	struct unw_table t = {0};
@@ -574,6 +608,7 @@ int main(void)
 {
 	test_table();
 	test_step_basic();
+	test_step_in_reg();
 	test_step_bounds();
 	test_step_plt();
 	test_step_fp();
