@@ -89,10 +89,10 @@ static struct {
 	pid_t pid;     /* the process the state belongs to (vfork children differ) */
 	uint32_t proc; /* atomic: our proc id */
 	struct pdata_proc *rec;
-	uint32_t count_id;  /* atomic: samples and mappings go under it: proc, or its generation's */
-	uint32_t gens;	    /* mapping generations begun in this image */
-	int code_unmapped;  /* a dlclose took executable mappings away since the last generation */
-	uint64_t dl_subs;   /* the loader's count of objects unloaded, when last looked at */
+	uint32_t count_id; /* atomic: samples and mappings go under it: proc, or its generation's */
+	uint32_t gens;	   /* mapping generations begun in this image */
+	int code_unmapped; /* a dlclose took executable mappings away since the last generation */
+	uint64_t dl_subs;  /* the loader's count of objects unloaded, when last looked at */
 	int forked; /* a fork child (not the command's own process) */
 	struct sampler_config cfg;
 	char agent_path[PATH_MAX];
