@@ -31,7 +31,11 @@
  * Mappings: /proc/self/maps at start; when a sample's PC lies outside every
  * known mapping (a dlopen'ed library), the sink only raises a flag and the
  * maps are read again from a safe context: before the next dlopen/dlclose,
- * fork, exec and exit.  Each file mapping carries the file's build id
+ * fork, exec and exit.  A dlclose that unloaded an object is followed by a
+ * read that forgets the mappings gone; the next dlopen then begins a mapping
+ * generation (profile/pdata.h): samples are counted under its id from then
+ * on, so that a library loaded where the closed one was is never named by
+ * it (the sink reads the id as it read the proc id: no added cost).  Each file mapping carries the file's build id
  * (agent/build_id.c), as the kernel's MMAP2 records do for the perf clocks.
  * dlopen itself is entered by a tail jump, so glibc
  * still sees the program as its caller (RUNPATH, namespaces).
@@ -42,9 +46,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +89,10 @@ static struct {
 	pid_t pid;     /* the process the state belongs to (vfork children differ) */
 	uint32_t proc; /* atomic: our proc id */
 	struct pdata_proc *rec;
+	uint32_t count_id; /* atomic: samples and mappings go under it: proc, or its generation's */
+	uint32_t gens;	   /* mapping generations begun in this image */
+	int code_unmapped; /* a dlclose took executable mappings away since the last generation */
+	uint64_t dl_subs;  /* the loader's count of objects unloaded, when last looked at */
 	int forked; /* a fork child (not the command's own process) */
 	struct sampler_config cfg;
 	char agent_path[PATH_MAX];
@@ -215,15 +225,20 @@ static void note_inherited_sandbox(void)
 
 /* ---- mappings ------------------------------------------------------------ */
 
+/* Known mappings a read of /proc/self/maps saw (scan_maps, under its try-lock). */
+static uint8_t map_seen[MAX_MAPS];
+
 /* Recorded already: the same range of the same file (another library dlopen'ed where a
- * dlclose'd one was, or a file replaced at its path, is a new mapping). */
+ * dlclose'd one was, or a file replaced at its path, is a new mapping); marked seen. */
 static int map_known(const struct known_map *m)
 {
 	unsigned int n = __atomic_load_n(&ag.nmaps, __ATOMIC_ACQUIRE);
 
 	for (unsigned int i = 0; i < n; i++)
-		if (!memcmp(&ag.maps[i], m, sizeof(*m)))
+		if (!memcmp(&ag.maps[i], m, sizeof(*m))) {
+			map_seen[i] = 1;
 			return 1;
+		}
 	return 0;
 }
 
@@ -271,8 +286,8 @@ static void add_map(void *arg)
 {
 	const struct map_args *m = arg;
 
-	pdata__add_map(ag.pd, ag.proc, m->start, m->end, m->off, m->prot, m->path, m->build_id,
-		       m->build_id_len);
+	pdata__add_map(ag.pd, __atomic_load_n(&ag.count_id, __ATOMIC_RELAXED), m->start, m->end,
+		       m->off, m->prot, m->path, m->build_id, m->build_id_len);
 }
 
 static const char *parse_dec(const char *p, uint64_t *v)
@@ -314,6 +329,7 @@ static void map_line(const char *p)
 		return;
 	}
 	ag.maps[n] = km;
+	map_seen[n] = 1;
 	__atomic_store_n(&ag.nmaps, n + 1, __ATOMIC_RELEASE);
 	idlen = ino ? build_id_of_mapped(path, (unsigned int)major, (unsigned int)minor, (ino_t)ino,
 					 id) :
@@ -324,8 +340,29 @@ static void map_line(const char *p)
 					    path, id, idlen});
 }
 
-/* Read /proc/self/maps and record new executable mappings (plain system calls, no malloc). */
-static void scan_maps(void)
+/*
+ * Forget the known mappings the last read did not see (unmapped): a sample
+ * there is then outside every known mapping, and what is mapped there next
+ * gets read.  The sink reads the table meanwhile: at worst a stale answer
+ * of pc_known, which only decides whether to read the maps again.
+ */
+static void forget_unseen(void)
+{
+	unsigned int n = __atomic_load_n(&ag.nmaps, __ATOMIC_RELAXED), k = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		if (map_seen[i])
+			ag.maps[k++] = ag.maps[i];
+	if (k < n)
+		ag.code_unmapped = 1;
+	__atomic_store_n(&ag.nmaps, k, __ATOMIC_RELEASE);
+}
+
+/*
+ * Read /proc/self/maps and record new executable mappings (plain system
+ * calls, no malloc); prune: forget those gone (after a dlclose).
+ */
+static void scan_maps(int prune)
 {
 	static char buf[8192];
 	char line[PATH_MAX + 128];
@@ -336,6 +373,7 @@ static void scan_maps(void)
 	if (__atomic_exchange_n(&ag.rescanning, 1, __ATOMIC_ACQUIRE))
 		return;
 	__atomic_store_n(&ag.need_rescan, 0, __ATOMIC_RELAXED);
+	memset(map_seen, 0, sizeof(map_seen));
 	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		while ((n = read(fd, buf, sizeof(buf))) > 0) {
@@ -350,6 +388,8 @@ static void scan_maps(void)
 				ll = 0;
 			}
 		}
+		if (prune && n == 0)
+			forget_unseen(); /* only after a whole read */
 		close(fd);
 	}
 	__atomic_store_n(&ag.rescanning, 0, __ATOMIC_RELEASE);
@@ -359,7 +399,7 @@ static void rescan_if_needed(void)
 {
 	if (ag.active && !sampler_quiet() && getpid() == ag.pid &&
 	    __atomic_load_n(&ag.need_rescan, __ATOMIC_RELAXED))
-		scan_maps();
+		scan_maps(0);
 }
 
 /* ---- samples and threads ------------------------------------------------- */
@@ -438,7 +478,8 @@ static void count_sample(void *arg)
 	if (pdata__finished(ag.pd))
 		return; /* the recorder is done: we outlived it (a daemon of the command) */
 	note_thread(a->tid);
-	pdata__count(ag.pd, __atomic_load_n(&ag.proc, __ATOMIC_RELAXED), a->tid, a->pc, a->ticks);
+	pdata__count(ag.pd, __atomic_load_n(&ag.count_id, __ATOMIC_RELAXED), a->tid, a->pc,
+		     a->ticks);
 }
 
 /* The sink: in the clock's signal handler.  Atomics on the shared mapping only. */
@@ -475,7 +516,7 @@ static void count_stack(void *arg)
 		__atomic_add_fetch(&h->agent_unwalked, a->ticks, __ATOMIC_RELAXED);
 	note_thread(a->tid);
 	/* with the ticks the kernel merged into this one, as count_sample */
-	pdata__count_stack(ag.pd, __atomic_load_n(&ag.proc, __ATOMIC_RELAXED), a->tid, a->pcs,
+	pdata__count_stack(ag.pd, __atomic_load_n(&ag.count_id, __ATOMIC_RELAXED), a->tid, a->pcs,
 			   (unsigned int)a->n, !!(a->flags & UNWIND_TRUNCATED), a->ticks);
 }
 
@@ -655,6 +696,9 @@ static void add_image(void *arg)
 	if (!ag.rec)
 		return;
 	__atomic_store_n(&ag.proc, ag.rec->id, __ATOMIC_RELEASE);
+	__atomic_store_n(&ag.count_id, ag.rec->id, __ATOMIC_RELEASE);
+	ag.gens = 0;
+	ag.code_unmapped = 0;
 	__atomic_store_n(&ag.nmaps, 0, __ATOMIC_RELEASE);
 	/* a new sampler session counts from zero (no sink runs before it starts) */
 	__atomic_store_n(&ag.lost_reported, 0, __ATOMIC_RELAXED);
@@ -751,7 +795,7 @@ static void atfork_child(void)
 	/* a new process: its own record; the same mappings, read again for the new id */
 	ag.base = ag.tbase = (struct pdata_cpu){0}; /* its CPU time starts at 0 */
 	if (begin_image(parent) == 0) {
-		scan_maps();
+		scan_maps(0);
 		sampler_child_restart();
 	} else {
 		__atomic_store_n(&ag.active, 0, __ATOMIC_RELEASE);
@@ -1000,17 +1044,74 @@ EXPORT int execle(const char *path, const char *arg, ...)
 
 /* ---- dlopen / dlclose ------------------------------------------------------- */
 
-/* Called before the real dlopen: record mappings a sample found missing. */
-__attribute__((used)) void profil_agent_before_dl(void)
+static void add_gen(void *arg)
+{
+	struct pdata_gen *g = pdata__add_gen(ag.pd, ag.rec->id, ag.gens + 1, pdata__now_ns());
+
+	(void)arg;
+	if (!g)
+		return; /* the records area is full: named by the newest mapping, as before */
+	ag.gens++;
+	__atomic_store_n(&ag.count_id, g->id, __ATOMIC_RELEASE);
+}
+
+/*
+ * Before a dlopen, when a dlclose unloaded code since the last generation:
+ * a new generation, so that what this dlopen maps where that code was is
+ * told apart (a dlopen that maps elsewhere costs a generation for nothing).
+ */
+static void begin_generation(void)
+{
+	if (!ag.code_unmapped || !ag.active || sampler_quiet() || getpid() != ag.pid || !ag.rec)
+		return;
+	ag.code_unmapped = 0;
+	if (ag.gens >= PDATA_GENS_MAX) {
+		note_agent_flag(PDATA_AGENT_GENS_FULL);
+		return;
+	}
+	on_file(add_gen, NULL);
+}
+
+/* Before the real dlopen or dlclose: record mappings a sample found missing. */
+static void before_dl(int opening)
 {
 	int saved = errno;
 
 	if (!real_dlopen)
 		resolve_reals();
 	rescan_if_needed();
+	if (opening)
+		begin_generation();
 	if (ag.stacks && !sampler_quiet())
 		unwind_objects_reserve(); /* the unwinder's room for what this dlopen brings */
 	errno = saved;
+}
+
+/* Called by the dlopen trampoline, before the real dlopen. */
+__attribute__((used)) void profil_agent_before_dl(void)
+{
+	before_dl(1);
+}
+
+static int read_subs(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
+		*(uint64_t *)arg = info->dlpi_subs;
+	return 1; /* the count is the same in every entry: the first one says it */
+}
+
+/* After a dlclose: when the loader unloaded an object, forget its mappings. */
+static void after_dlclose(void)
+{
+	uint64_t subs = ag.dl_subs;
+
+	if (!ag.active || sampler_quiet() || getpid() != ag.pid)
+		return;
+	dl_iterate_phdr(read_subs, &subs);
+	if (subs != ag.dl_subs) {
+		ag.dl_subs = subs;
+		scan_maps(1);
+	}
 }
 
 /*
@@ -1044,9 +1145,10 @@ EXPORT int dlclose(void *handle)
 {
 	int rc, saved;
 
-	profil_agent_before_dl(); /* record the library's mapping before it goes */
+	before_dl(0); /* record the library's mapping before it goes */
 	rc = real_dlclose(handle);
 	saved = errno;
+	after_dlclose();
 	if (ag.stacks)
 		unwind_objects_changed(); /* its unwind table and cached frames go too */
 	errno = saved;
@@ -1312,7 +1414,7 @@ __attribute__((constructor)) static void agent_init(void)
 	if (begin_image(parent) < 0)
 		goto out;
 	__atomic_store_n(&ag.active, 1, __ATOMIC_RELEASE);
-	scan_maps();
+	scan_maps(0);
 	note_inherited_sandbox();
 	if (ag.stacks)
 		enable_stacks();

@@ -128,8 +128,8 @@ static int add_pc(struct fent *f, uint64_t addr, uint64_t count)
 }
 
 /* What function a sampled PC is in, as a prototype entry, and its address there. */
-static int classify(struct priv *pv, const struct pv_proc *p, uint64_t pc, struct fent *proto,
-		    uint64_t *addr)
+static int classify(struct priv *pv, const struct pv_proc *p, uint32_t gen, uint64_t pc,
+		    struct fent *proto, uint64_t *addr)
 {
 	struct resolve_loc loc;
 	struct sym_result res;
@@ -150,7 +150,7 @@ static int classify(struct priv *pv, const struct pv_proc *p, uint64_t pc, struc
 			return 0;
 		}
 	}
-	if (resolver__locate(pv->r, p, pc, 0, &loc) < 0)
+	if (resolver__locate(pv->r, p, gen, pc, 0, &loc) < 0)
 		return -ENOMEM;
 	proto->name = loc.f->name;
 	proto->object = loc.f->object;
@@ -194,7 +194,7 @@ static int collect(struct priv *pv)
 			p = pview__proc(pv->v, s->proc);
 		if (!p)
 			continue;
-		if (classify(pv, p, s->pc, &proto, &addr) < 0)
+		if (classify(pv, p, s->gen, s->pc, &proto, &addr) < 0)
 			return -ENOMEM;
 		f = fent_of(pv, &proto);
 		if (!f || add_pc(f, addr, s->count) < 0)

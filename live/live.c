@@ -204,7 +204,7 @@ static void add_children(struct live *l, const struct pview *v, const struct pv_
 
 		if (pcs[i] == PDATA_PC_TRUNCATED)
 			continue;
-		f = resolver__pc(l->r, p, i ? pcs[i] - 1 : pcs[i], 0);
+		f = resolver__pc(l->r, p, s->gen, i ? pcs[i] - 1 : pcs[i], 0);
 		e = f ? row(l, LIVE_VIEW_FUNCTION, (uintptr_t)f, f->object, f->name, 0) : NULL;
 		if (e && e->stamp != l->stamp) {
 			e->stamp = l->stamp;
@@ -217,7 +217,7 @@ static void add_sample(struct live *l, const struct pview *v, const struct pv_pr
 		       const struct pv_sample *s, const char *comm, const char *cg,
 		       const char *label)
 {
-	const struct func *f = resolver__pc(l->r, p, s->pc, 0);
+	const struct func *f = resolver__pc(l->r, p, s->gen, s->pc, 0);
 	struct lrow *e;
 
 	if (f && (e = row(l, LIVE_VIEW_FUNCTION, (uintptr_t)f, f->object, f->name, 0)))

@@ -188,7 +188,7 @@ static int objects_load(struct objects *os, struct pview *v)
 
 		if (!p || p->id != s->proc) /* samples are sorted by proc */
 			p = pview__proc(v, s->proc);
-		m = p ? pview__map_of(v, p, s->pc) : NULL;
+		m = p ? pview__map_of(v, p, s->gen, s->pc) : NULL;
 		if (m && m->aux) {
 			struct gobj *o = &os->o[(uintptr_t)m->aux - 1];
 
@@ -311,7 +311,7 @@ static void hist_fill(struct hist *h, const struct pview *v, size_t idx, struct 
 
 		if (!p || p->id != s->proc)
 			p = pview__proc(v, s->proc);
-		m = p ? pview__map_of(v, p, s->pc) : NULL;
+		m = p ? pview__map_of(v, p, s->gen, s->pc) : NULL;
 		if (!m || (uintptr_t)m->aux != idx + 1 ||
 		    symobj__to_vaddr(obj, m->start, m->pgoff, s->pc, &vaddr) < 0 || vaddr < h->lo ||
 		    vaddr >= h->hi) {
@@ -397,10 +397,10 @@ static int function_start(struct arcs *a, uint64_t vaddr, uint64_t *start)
 	return 0;
 }
 
-static int text_pc(struct arcs *a, const struct pview *v, const struct pv_proc *p, uint64_t pc,
-		   struct text_pc *t)
+static int text_pc(struct arcs *a, const struct pview *v, const struct pv_proc *p, uint32_t gen,
+		   uint64_t pc, struct text_pc *t)
 {
-	struct pv_map *m = (struct pv_map *)pview__map_of(v, p, pc);
+	struct pv_map *m = (struct pv_map *)pview__map_of(v, p, gen, pc);
 
 	t->in = 0;
 	if (pc >= PDATA_KERNEL_START || !m)
@@ -443,7 +443,7 @@ static int sample_arcs(struct arcs *a, const struct pview *v, const struct pv_pr
 	n = callgraph__lookup_pcs(v, s, pcs, &truncated);
 	n -= (unsigned)truncated; /* "[truncated]" is not a function */
 	for (unsigned i = 0; !rc && i < n; i++)
-		rc = text_pc(a, v, p, pcs[i], &t[i]);
+		rc = text_pc(a, v, p, s->gen, pcs[i], &t[i]);
 	for (unsigned i = 0; !rc && i + 1 < n; i++) {
 		unsigned k;
 

@@ -284,8 +284,8 @@ static int add_row(struct html_report *h, uint32_t thread, uint32_t kind, const 
 	return 0;
 }
 
-/* The stack pcs of thread tid of p as a row of kind (count samples, or ns off the CPU). */
-static int add_kind_stack(struct html_report *h, const struct pv_proc *p, int tid,
+/* The stack pcs of thread tid of p (mapping generation gen) as a row of kind (count samples, or ns off the CPU). */
+static int add_kind_stack(struct html_report *h, const struct pv_proc *p, uint32_t gen, int tid,
 			  const uint64_t *pcs, size_t npcs, uint32_t kind, uint64_t count)
 {
 	const struct func *inl[RESOLVE_MAX_INLINE + 1];
@@ -301,7 +301,7 @@ static int add_kind_stack(struct html_report *h, const struct pv_proc *p, int ti
 	/* each PC is its function's frame, after the frames of the functions inlined there */
 	for (size_t i = 0; !rc && i < npcs; i++) {
 		/* the resolver counts samples for its notes; nanoseconds are no samples */
-		int k = resolver__frames(h->r, p, pcs[i], kind == PDATA_KIND_CPU ? count : 0, inl,
+		int k = resolver__frames(h->r, p, gen, pcs[i], kind == PDATA_KIND_CPU ? count : 0, inl,
 					 RESOLVE_MAX_INLINE + 1);
 
 		if (k < 0)
@@ -321,20 +321,20 @@ static int add_kind_stack(struct html_report *h, const struct pv_proc *p, int ti
 	return rc ? rc : add_row(h, thread, kind, h->scratch, nframes, count);
 }
 
-int html__add_stack(struct html_report *h, const struct pv_proc *p, int tid, const uint64_t *pcs,
-		    size_t npcs, uint64_t count)
+int html__add_stack(struct html_report *h, const struct pv_proc *p, uint32_t gen, int tid,
+		    const uint64_t *pcs, size_t npcs, uint64_t count)
 {
-	return add_kind_stack(h, p, tid, pcs, npcs, PDATA_KIND_CPU, count);
+	return add_kind_stack(h, p, gen, tid, pcs, npcs, PDATA_KIND_CPU, count);
 }
 
-int html__add_offcpu(struct html_report *h, const struct pv_proc *p, int tid, const uint64_t *pcs,
-		     size_t npcs, uint32_t reason, uint64_t ns)
+int html__add_offcpu(struct html_report *h, const struct pv_proc *p, uint32_t gen, int tid,
+		     const uint64_t *pcs, size_t npcs, uint32_t reason, uint64_t ns)
 {
 	int rc;
 
 	if (!PDATA_KIND_OFFCPU(reason))
 		return -EINVAL;
-	rc = add_kind_stack(h, p, tid, pcs, npcs, reason, ns);
+	rc = add_kind_stack(h, p, gen, tid, pcs, npcs, reason, ns);
 	if (!rc) {
 		h->offcpu_ns[0] += ns;
 		h->offcpu_ns[reason] += ns;
@@ -367,8 +367,8 @@ static int add_slots(struct html_report *h, const struct pv_sample *all, size_t 
 			continue; /* cannot happen: pview gives every proc id a process */
 		n = callgraph__lookup_pcs(v, s, pcs, &truncated);
 		rc = s->kind == PDATA_KIND_CPU ?
-			     html__add_stack(h, p, s->tid, pcs, n, s->count) :
-			     html__add_offcpu(h, p, s->tid, pcs, n, s->kind, s->count);
+			     html__add_stack(h, p, s->gen, s->tid, pcs, n, s->count) :
+			     html__add_offcpu(h, p, s->gen, s->tid, pcs, n, s->kind, s->count);
 		if (rc && rc != -EINVAL)
 			return rc;
 	}

@@ -27,15 +27,16 @@ struct html_report *html__new(const struct pview *v, struct resolver *r);
 void html__free(struct html_report *h);
 
 /*
- * Add count samples of thread tid of process image p whose stack is pcs[0]
+ * Add count samples of thread tid of process image p, taken in its mapping
+ * generation gen (pv_sample.gen: 0 the image's first), whose stack is pcs[0]
  * (the leaf, where the sample was taken) .. pcs[npcs - 1] (the outermost
  * caller).  Each PC is named with resolver__frames as given (the functions
  * inlined at it are frames of their own, inside its function): a caller's PC
  * should point into its call instruction (return address - 1).  Equal
  * stacks of a thread are summed.  Returns 0, -EINVAL (npcs == 0) or -ENOMEM.
  */
-int html__add_stack(struct html_report *h, const struct pv_proc *p, int tid, const uint64_t *pcs,
-		    size_t npcs, uint64_t count);
+int html__add_stack(struct html_report *h, const struct pv_proc *p, uint32_t gen, int tid,
+		    const uint64_t *pcs, size_t npcs, uint64_t count);
 
 /*
  * Add ns nanoseconds that thread tid of p spent off the CPU for reason (an
@@ -44,8 +45,8 @@ int html__add_stack(struct html_report *h, const struct pv_proc *p, int tid, con
  * time when it has any.  Returns 0, -EINVAL (npcs == 0, not a reason) or
  * -ENOMEM.
  */
-int html__add_offcpu(struct html_report *h, const struct pv_proc *p, int tid, const uint64_t *pcs,
-		     size_t npcs, uint32_t reason, uint64_t ns);
+int html__add_offcpu(struct html_report *h, const struct pv_proc *p, uint32_t gen, int tid,
+		     const uint64_t *pcs, size_t npcs, uint32_t reason, uint64_t ns);
 
 /*
  * Write the page to out.  notes: remarks on the data for the reader (as in

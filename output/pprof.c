@@ -540,12 +540,12 @@ static int push_inline_line(struct pprof_ctx *c, size_t idx, const struct func *
  * outermost inlined one (pprof: the last Line is the function the others
  * were inlined into).
  */
-static int new_location(struct pprof_ctx *c, const struct pv_proc *p, uint64_t pc,
+static int new_location(struct pprof_ctx *c, const struct pv_proc *p, uint32_t gen, uint64_t pc,
 			const struct resolve_loc *rl)
 {
 	const struct loc_key key = {rl->obj, rl->addr, rl->linktime};
 	const struct func *chain[RESOLVE_MAX_INLINE + 1];
-	int n = resolver__frames(c->r, p, pc, 0, chain, RESOLVE_MAX_INLINE + 1);
+	int n = resolver__frames(c->r, p, gen, pc, 0, chain, RESOLVE_MAX_INLINE + 1);
 	const struct func *own = n > 0 ? chain[n - 1] : rl->f;
 	int64_t fid = n < 0 ? -ENOMEM : location_function(c, rl, own);
 	PB(Line) * ln;
@@ -581,8 +581,8 @@ static int new_location(struct pprof_ctx *c, const struct pv_proc *p, uint64_t p
  * Id of the location of pc in process image p; callers (!leaf) are looked up
  * at pc - 1, except the pseudo PC of a cut-short stack (and a damaged 0).
  */
-static int64_t location_id(struct pprof_ctx *c, const struct pv_proc *p, uint64_t pc, int leaf,
-			   uint64_t count)
+static int64_t location_id(struct pprof_ctx *c, const struct pv_proc *p, uint32_t gen, uint64_t pc,
+			   int leaf, uint64_t count)
 {
 	struct resolve_loc rl;
 	struct loc_key key;
@@ -591,7 +591,7 @@ static int64_t location_id(struct pprof_ctx *c, const struct pv_proc *p, uint64_
 
 	if (!leaf && pc != PDATA_PC_TRUNCATED && pc)
 		pc--;
-	if (resolver__locate(c->r, p, pc, leaf ? count : 0, &rl) < 0)
+	if (resolver__locate(c->r, p, gen, pc, leaf ? count : 0, &rl) < 0)
 		return -ENOMEM;
 	key = (struct loc_key){rl.obj, rl.addr, rl.linktime};
 	h = htab_hash_combine(htab_hash_combine((uintptr_t)key.obj, key.addr),
@@ -600,7 +600,7 @@ static int64_t location_id(struct pprof_ctx *c, const struct pv_proc *p, uint64_
 	if (!slot)
 		return -ENOMEM;
 	if (!slot->idx1) {
-		if (new_location(c, p, pc, &rl) < 0)
+		if (new_location(c, p, gen, pc, &rl) < 0)
 			return -ENOMEM;
 		*slot = (struct islot){h, ++c->nlocs};
 	}
@@ -776,26 +776,45 @@ static int push_sample(struct pprof_ctx *c, long set, uint32_t node, size_t n, i
 }
 
 /* A process image's view node (pview.frames) and the location-id node of its callers' chain. */
+struct caller_key {
+	uint64_t key; /* proc id << 32 | view node (>= 1): never 0 */
+	uint64_t gen; /* the mapping generation the PCs resolve in */
+};
+
 struct caller_ent {
-	uint64_t key;	/* proc id << 32 | view node (>= 1): never 0 */
+	struct caller_key k;
 	uint64_t lnode; /* the location-id node of the chain from the view node outwards */
 };
 
+static uint64_t caller_hash(const void *key)
+{
+	const struct caller_key *k = key;
+
+	return htab_hash_combine(k->key, k->gen);
+}
+
+static bool caller_eq(const void *entry, const void *key)
+{
+	const struct caller_key *a = entry, *b = key;
+
+	return a->key == b->key && a->gen == b->gen;
+}
+
 static const struct htab_type caller_type = {
 	.entry_size = sizeof(struct caller_ent),
-	.hash = htab_u64_hash,
-	.eq = htab_u64_eq,
+	.hash = caller_hash,
+	.eq = caller_eq, /* an entry starts with its key: hash(entry) is its hash */
 };
 
 /*
  * The location-id node of the callers' chain from view node vnode outwards
  * (return addresses, looked up at pc - 1, then the cut-short mark), made
- * once per (process image, view node): a sample's callers cost a lookup,
+ * once per (process image, generation, view node): a sample's callers cost a lookup,
  * not one per frame.  The chain's new locations are made innermost first,
  * as a walk of each sample's frames would.  Returns it (0: no callers), or
  * -ENOMEM.
  */
-static long callers_node(struct pprof_ctx *c, const struct pv_proc *p, uint32_t vnode)
+static long callers_node(struct pprof_ctx *c, const struct pv_proc *p, uint32_t gen, uint32_t vnode)
 {
 	const struct pview *v = c->v;
 	uint32_t chain[PDATA_MAX_DEPTH + 1];
@@ -807,7 +826,7 @@ static long callers_node(struct pprof_ctx *c, const struct pv_proc *p, uint32_t 
 		return -ENOMEM;
 	for (; vnode && vnode < v->nframes && n <= PDATA_MAX_DEPTH;
 	     vnode = v->frames[vnode].parent) {
-		uint64_t key = (uint64_t)p->id << 32 | vnode;
+		struct caller_key key = {(uint64_t)p->id << 32 | vnode, gen};
 		const struct caller_ent *e = htab__find(c->caller_idx, &caller_type, &key);
 		int64_t id;
 
@@ -815,14 +834,14 @@ static long callers_node(struct pprof_ctx *c, const struct pv_proc *p, uint32_t 
 			node = (long)e->lnode;
 			break;
 		}
-		id = location_id(c, p, v->frames[vnode].pc, 0, 0);
+		id = location_id(c, p, gen, v->frames[vnode].pc, 0, 0);
 		if (id < 0)
 			return -ENOMEM;
 		ids[n] = (uint64_t)id;
 		chain[n++] = vnode;
 	}
 	for (unsigned i = n; i-- > 0;) {
-		uint64_t key = (uint64_t)p->id << 32 | chain[i];
+		struct caller_key key = {(uint64_t)p->id << 32 | chain[i], gen};
 		struct caller_ent *e;
 		bool fresh;
 
@@ -836,14 +855,17 @@ static long callers_node(struct pprof_ctx *c, const struct pv_proc *p, uint32_t 
 }
 
 /*
- * One sample of count of thread tid in process image p: its own PC as the
- * leaf, then the callers of its stack st.  reason: an off-CPU slot's
+ * One sample of process image p: its own PC as the leaf, then the callers
+ * of its stack, in its mapping generation.  reason: an off-CPU slot's
  * (count is ns), else 0.  Returns 0 or -ENOMEM.
  */
-static int add_sample(struct pprof_ctx *c, const struct pv_proc *p, int tid, uint64_t pc,
-		      const struct pv_stack *st, uint64_t count, uint32_t reason)
+static int add_sample(struct pprof_ctx *c, const struct pv_proc *p, const struct pv_sample *s,
+		      uint32_t reason)
 {
 	const struct pview *v = c->v;
+	const struct pv_stack *st = pview__stack(v, s->stack);
+	uint64_t count = s->count;
+	int tid = s->tid;
 	/* a stack of no PC but the cut-short mark: the mark is its callers */
 	uint32_t callers = st->n && st->node < v->nframes ? v->frames[st->node].parent : st->node;
 	long set = label_set(c, p, tid, reason), node;
@@ -852,8 +874,8 @@ static int add_sample(struct pprof_ctx *c, const struct pv_proc *p, int tid, uin
 
 	if (set < 0)
 		return -ENOMEM;
-	leaf = location_id(c, p, pc, 1, reason ? 0 : count);
-	node = leaf < 0 ? -ENOMEM : callers_node(c, p, callers);
+	leaf = location_id(c, p, s->gen, s->pc, 1, reason ? 0 : count);
+	node = leaf < 0 ? -ENOMEM : callers_node(c, p, s->gen, callers);
 	if (node >= 0)
 		node = loc_node(c, (uint32_t)node, (uint64_t)leaf);
 	if (node < 0)
@@ -890,8 +912,7 @@ static int add_samples(struct pprof_ctx *c, int off)
 		for (; at < nall && all[at].proc == p->id; at++) {
 			const struct pv_sample *s = &all[at];
 
-			if (s->count && add_sample(c, p, s->tid, s->pc, pview__stack(v, s->stack),
-						   s->count, off ? s->kind : 0) < 0)
+			if (s->count && add_sample(c, p, s, off ? s->kind : 0) < 0)
 				return -ENOMEM;
 		}
 	}

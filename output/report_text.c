@@ -326,6 +326,12 @@ static void header_agent(const struct pdata_header *h, FILE *out)
 	if (f & PDATA_AGENT_MAPS_FULL)
 		fprintf(out, "# mappings: a process had over 16384 executable mappings: the agent "
 			     "recorded the first 16384 (samples in the others are unnamed)\n");
+	if (f & PDATA_AGENT_GENS_FULL)
+		fprintf(out,
+			"# mappings: a process replaced code at an address over %d times: "
+			"the agent told the first %d generations apart (later code there is "
+			"named by the newest mapping)\n",
+			PDATA_GENS_MAX, PDATA_GENS_MAX);
 	if (f & PDATA_AGENT_SECCOMP_INHERITED)
 		fprintf(out, "# sandbox: a profiled process started under a seccomp filter (the "
 			     "agent ran as usual)\n");

@@ -121,10 +121,11 @@ int pdata__check_header(const struct pdata_header *h, uint64_t file_size, struct
 
 	if (file_size < PDATA_HEADER_SIZE || memcmp(h->magic, PDATA_MAGIC, 8))
 		return why_fail(why, whylen, -EBADMSG, "not a profil data file");
-	if (h->version != PDATA_VERSION && h->version != PDATA_VERSION_CPU)
+	if (h->version != PDATA_VERSION_CPU && h->version != PDATA_VERSION_OFFCPU &&
+	    h->version != PDATA_VERSION_GEN)
 		return why_fail(why, whylen, -EBADMSG,
 				"written by another version of profil (format %u; this one reads "
-				"%u and %u)",
+				"%u to %u)",
 				h->version, PDATA_VERSION_CPU, PDATA_VERSION);
 	if (h->file_size != file_size)
 		return why_fail(why, whylen, -EBADMSG,
@@ -222,7 +223,8 @@ static void init_header(struct pdata_header *h, const struct layout *l, uint32_t
 {
 	memset(h, 0, sizeof(*h));
 	memcpy(h->magic, PDATA_MAGIC, 8);
-	h->version = offcpu ? PDATA_VERSION : PDATA_VERSION_CPU;
+	/* format 4 once a mapping generation is recorded (pdata__add_gen) */
+	h->version = offcpu ? PDATA_VERSION_OFFCPU : PDATA_VERSION_CPU;
 	h->offcpu = offcpu;
 	h->header_size = PDATA_HEADER_SIZE;
 	h->state = PDATA_RECORDING;
@@ -569,6 +571,22 @@ struct pdata_proc *pdata__add_proc(struct pdata *p, int pid, int ppid, uint32_t 
 	return proc;
 }
 
+struct pdata_gen *pdata__add_gen(struct pdata *p, uint32_t proc, uint32_t gen, uint64_t start_ns)
+{
+	struct pdata_gen *g = (struct pdata_gen *)reserve(p, sizeof(*g));
+
+	if (!g)
+		return NULL;
+	g->id = __atomic_add_fetch(&p->hdr->next_proc, 1, __ATOMIC_RELAXED);
+	g->proc = proc;
+	g->gen = gen;
+	g->start_ns = start_ns;
+	/* older readers refuse the file from now on, rather than misname its samples */
+	__atomic_store_n(&p->hdr->version, PDATA_VERSION_GEN, __ATOMIC_RELEASE);
+	publish(&g->rec, PDATA_REC_GEN);
+	return g;
+}
+
 struct pdata_thread *pdata__add_thread(struct pdata *p, uint32_t proc, int tid, const char *comm)
 {
 	struct pdata_thread *t = (struct pdata_thread *)reserve(p, sizeof(*t));
@@ -856,7 +874,7 @@ int pdata__count_offcpu(struct pdata *p, uint32_t proc, int tid, const uint64_t 
 
 	if (!p->base)
 		return -EBADF; /* opened read-only */
-	if (p->lay.version != PDATA_VERSION || !PDATA_KIND_OFFCPU(kind) || n == 0)
+	if (p->lay.version == PDATA_VERSION_CPU || !PDATA_KIND_OFFCPU(kind) || n == 0)
 		return -EINVAL;
 	if (finished(p))
 		return -ESTALE;
@@ -1030,7 +1048,9 @@ int pdata__seal(struct pdata *p)
 		return -EBADF; /* opened read-only */
 	/* the layout as created: any process of the tree could have overwritten it */
 	memcpy(p->hdr->magic, PDATA_MAGIC, 8);
-	p->hdr->version = p->lay.version;
+	/* as created, or format 4 once any writer (an agent's too) recorded a generation */
+	if (__atomic_load_n(&p->hdr->version, __ATOMIC_ACQUIRE) != PDATA_VERSION_GEN)
+		p->hdr->version = p->lay.version;
 	p->hdr->header_size = PDATA_HEADER_SIZE;
 	set_layout(p->hdr, &l);
 	p->hdr->end_ns = pdata__now_ns();

@@ -49,6 +49,24 @@
  * read as before; readers of format 3 read both (a format 2 thread record
  * is shorter: its life_ns and offcpu_ns read as 0, unknown).
  *
+ * Mapping generations (format 4): code replaced at an address while a
+ * process ran (a library dlclose'd and another dlopen'ed where it was, a
+ * file rewritten at its path and mapped again) must not be named by what
+ * replaced it.  When an executable mapping of another object takes the
+ * place of one that a process image had, its writer appends a generation
+ * record (struct pdata_gen) with an id of its own, taken from the same
+ * counter as proc ids, and from then on counts that image's samples, and
+ * records its new mappings, under the generation's id in place of the
+ * image's.  A sample key's proc is therefore a proc record's id or a
+ * generation's, and a reader resolves every PC of a sample (its stack
+ * too) through the mappings in effect in its generation: of the image's
+ * mappings that cover the PC and were recorded at that generation or an
+ * earlier one, those of the newest generation, then the newest start
+ * (pview does).  A profile in which no mapping was replaced holds no
+ * generation record and is written as format 2 or 3, which their readers
+ * read as before; the first generation record makes the file format 4
+ * (which holds format 3's off-CPU slots too, if any).
+ *
  * A profile is complete when header.state == PDATA_COMPLETE; a profile
  * left in PDATA_RECORDING was cut short (the recorder itself was killed).
  * Once complete, nothing more goes in: counts (-ESTALE) and new records
@@ -85,8 +103,10 @@
 #include <sys/types.h>
 
 #define PDATA_MAGIC "PROFILDT"
-#define PDATA_VERSION 3	    /* the newest format this code reads and writes */
-#define PDATA_VERSION_CPU 2 /* the format of a profile without off-CPU time (read too) */
+#define PDATA_VERSION 4	       /* the newest format this code reads and writes */
+#define PDATA_VERSION_CPU 2    /* no off-CPU time, no generations (older readers read it) */
+#define PDATA_VERSION_OFFCPU 3 /* with off-CPU time */
+#define PDATA_VERSION_GEN 4    /* with mapping generations (PDATA_REC_GEN), off-CPU time or not */
 #define PDATA_HEADER_SIZE 4096
 #define PDATA_DEFAULT_SLOTS (1u << 20)	 /* 32 MiB of sample table while recording */
 #define PDATA_DEFAULT_FRAMES (1u << 20)	 /* 16 MiB of call-stack nodes (with stacks only) */
@@ -164,7 +184,7 @@ enum pdata_callgraph {
 
 struct pdata_header {
 	char magic[8];	      /* PDATA_MAGIC, not NUL-terminated */
-	uint32_t version;     /* PDATA_VERSION */
+	uint32_t version;     /* PDATA_VERSION_CPU, _OFFCPU or _GEN: what the file holds */
 	uint32_t header_size; /* PDATA_HEADER_SIZE */
 	uint64_t file_size;   /* total size, fixed at creation */
 	uint32_t state;	      /* enum pdata_state */
@@ -221,6 +241,7 @@ struct pdata_header {
 #define PDATA_AGENT_SECCOMP_INHERITED 0x4 /* a filter from before the program started (it ran on) */
 #define PDATA_AGENT_MAPS_FULL                                                                      \
 	0x8 /* an image had over 16384 executable mappings: the rest unrecorded */
+#define PDATA_AGENT_GENS_FULL 0x10 /* an image replaced code past PDATA_GENS_MAX generations */
 /* objects the agent's unwinder holds at once (agent/unwind.h) */
 #define PDATA_AGENT_MAX_OBJECTS 16384
 
@@ -252,6 +273,7 @@ enum pdata_rec_type {
 	PDATA_REC_JITSYM = 5,	/* struct pdata_jitsym (readers before it count it as damaged) */
 	PDATA_REC_NOTE = 6,	/* struct pdata_note (format 3) */
 	PDATA_REC_PROC_CTX = 7, /* struct pdata_proc_ctx (record -a) */
+	PDATA_REC_GEN = 8,	/* struct pdata_gen (format 4) */
 };
 
 struct pdata_rec {
@@ -365,6 +387,29 @@ struct pdata_proc_ctx {
 #define PDATA_CTX_MNTNS 0x1   /* another mount namespace: paths under /proc/PID/root */
 #define PDATA_CTX_KTHREAD 0x2 /* a kernel thread (no user space) */
 
+/*
+ * Generations a writer begins per image, at most: each can split every
+ * sample of the image in two; past it, replaced code is named by the newest
+ * mapping there (as in format 2), and the writer says so.
+ */
+#define PDATA_GENS_MAX 1024
+
+/*
+ * A mapping generation of a process image (format 4, see the top of this
+ * file): from start_ns on, the image's samples and new mappings are
+ * recorded under id.  Generations of one image are numbered 1, 2, ... in
+ * the order they began (the image's own id is generation 0).
+ */
+
+struct pdata_gen {
+	struct pdata_rec rec;
+	uint32_t id;   /* in sample keys and map records, in place of proc; from next_proc */
+	uint32_t proc; /* the process image: its proc record's id */
+	uint32_t gen;  /* >= 1 */
+	uint32_t pad;
+	uint64_t start_ns; /* CLOCK_REALTIME */
+};
+
 struct pdata;
 
 /*
@@ -383,7 +428,7 @@ struct pdata_layout {
 	uint32_t frame_slots; /* power of two, or 0 */
 	uint64_t records_off;
 	uint64_t records_cap;
-	uint32_t version; /* PDATA_VERSION_CPU or PDATA_VERSION (off-CPU kinds allowed) */
+	uint32_t version; /* PDATA_VERSION_CPU, _OFFCPU (off-CPU kinds allowed) or _GEN (both) */
 };
 
 /*
@@ -463,6 +508,14 @@ struct pdata_jitsym *pdata__add_jitsym(struct pdata *p, uint32_t proc, uint32_t 
 /* Where process image proc ran (cgroup path may be NULL: unknown). */
 struct pdata_proc_ctx *pdata__add_proc_ctx(struct pdata *p, uint32_t proc, int nspid,
 					   uint32_t flags, const char *cgroup);
+
+/*
+ * A new mapping generation gen (>= 1) of process image proc (a proc
+ * record's id), beginning at start_ns; the file becomes format 4.  The
+ * caller counts the image's samples and records its new mappings under the
+ * returned record's id from then on.  NULL when the area is full.
+ */
+struct pdata_gen *pdata__add_gen(struct pdata *p, uint32_t proc, uint32_t gen, uint64_t start_ns);
 
 /* Record the end of a process image; cpu may be NULL (unknown). */
 void pdata__end_proc(struct pdata_proc *proc, int end_kind, int end_code, uint64_t end_ns,

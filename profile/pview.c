@@ -18,6 +18,7 @@
 struct loader {
 	struct pview *v;
 	size_t cap_procs;
+	size_t cap_gens;
 	size_t nrecs; /* records the first pass visited */
 	size_t seen;  /* records the second pass visited */
 	int err;
@@ -93,6 +94,69 @@ struct pv_proc *pview__proc(const struct pview *v, uint32_t id)
 	return find_proc(v->procs, v->nprocs, id);
 }
 
+/* A generation record, checked once every proc is known (settle_gens). */
+static int on_gen(struct loader *l, const struct pdata_rec *rec)
+{
+	const struct pdata_gen *r = (const struct pdata_gen *)rec;
+	struct pview *v = l->v;
+
+	if (rec->size < sizeof(*r) || r->id == 0 || r->proc == 0 || r->gen == 0)
+		return -EBADMSG;
+	if (array__reserve(&v->gens, &l->cap_gens, v->ngens + 1, sizeof(*v->gens)))
+		return -ENOMEM;
+	v->gens[v->ngens++] = (struct pv_gen){r->id, r->proc, r->gen};
+	return 0;
+}
+
+static int cmp_gen(const void *a, const void *b)
+{
+	const struct pv_gen *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * Keep the generations of known images whose ids are their own (not a
+ * proc's, not another generation's: only in a damaged file); each image
+ * learns how many it has.
+ */
+static void settle_gens(struct pview *v)
+{
+	size_t k = 0;
+
+	if (v->ngens > 1)
+		qsort(v->gens, v->ngens, sizeof(*v->gens), cmp_gen);
+	for (size_t i = 0; i < v->ngens; i++) {
+		const struct pv_gen *g = &v->gens[i];
+		struct pv_proc *p = pview__proc(v, g->proc);
+
+		if (!p || pview__proc(v, g->id) || (k && v->gens[k - 1].id == g->id)) {
+			v->bad_records++;
+			continue;
+		}
+		if (g->gen > p->gens)
+			p->gens = g->gen;
+		v->gens[k++] = *g;
+	}
+	v->ngens = k;
+}
+
+/* The image that id (a proc's or a generation's) belongs to, and its generation; or NULL. */
+static struct pv_proc *image_of(const struct pview *v, uint32_t id, uint32_t *gen)
+{
+	struct pv_proc *p = pview__proc(v, id);
+	size_t at;
+
+	*gen = 0;
+	if (p || !v->ngens)
+		return p;
+	at = SEARCH_UPPER(v->gens, v->ngens, id, id);
+	if (!at || v->gens[at - 1].id != id)
+		return NULL;
+	*gen = v->gens[at - 1].gen;
+	return pview__proc(v, v->gens[at - 1].proc);
+}
+
 /* Binary search among the first n procs (sorted by id). */
 static struct pv_proc *find_proc(struct pv_proc *procs, size_t n, uint32_t id)
 {
@@ -132,9 +196,11 @@ static int on_thread(struct loader *l, const struct pdata_rec *rec)
 	struct pv_thread *t;
 	struct pv_proc *p;
 
+	uint32_t gen;
+
 	if (rec->size < PDATA_THREAD_V2_SIZE || r->proc == 0)
 		return -EBADMSG;
-	p = pview__proc(l->v, r->proc);
+	p = image_of(l->v, r->proc, &gen);
 	if (!p)
 		return -EBADMSG; /* the recorder publishes a proc record before its threads */
 	if (push((void **)&p->threads, &p->nthreads, sizeof(*t)) < 0)
@@ -157,6 +223,7 @@ static int on_map(struct loader *l, const struct pdata_rec *rec)
 	const struct pdata_map *r = (const struct pdata_map *)rec;
 	struct pv_proc *p;
 	struct pv_map *m;
+	uint32_t gen;
 	char *path;
 
 	if (rec->size <= sizeof(*r) || r->proc == 0 || r->end <= r->start)
@@ -164,7 +231,7 @@ static int on_map(struct loader *l, const struct pdata_rec *rec)
 	path = copy_str(r->path, rec->size - sizeof(*r));
 	if (!path)
 		return -EBADMSG;
-	p = pview__proc(l->v, r->proc);
+	p = image_of(l->v, r->proc, &gen);
 	if (!p) {
 		free(path);
 		return -EBADMSG; /* the recorder publishes a proc record before its maps */
@@ -182,6 +249,8 @@ static int on_map(struct loader *l, const struct pdata_rec *rec)
 	memcpy(m->build_id, r->build_id, m->build_id_len);
 	m->path = path;
 	m->aux = NULL;
+	m->gen = gen;
+	m->seq = (uint32_t)l->seen;
 	return 0;
 }
 
@@ -235,7 +304,7 @@ static int on_note(struct loader *l, const struct pdata_rec *rec)
 	const struct pdata_note *r = (const struct pdata_note *)rec;
 	char *text;
 
-	if (rec->size <= sizeof(*r) || l->v->hdr.version < PDATA_VERSION)
+	if (rec->size <= sizeof(*r) || l->v->hdr.version < PDATA_VERSION_OFFCPU)
 		return -EBADMSG;
 	if (strncmp(r->topic, "off-cpu", sizeof(r->topic)))
 		return 0; /* a topic this reader does not show */
@@ -254,12 +323,13 @@ static int on_jitsym(struct loader *l, const struct pdata_rec *rec)
 	const struct pdata_jitsym *r = (const struct pdata_jitsym *)rec;
 	struct pv_proc *p;
 	struct pv_jitsym *j;
+	uint32_t gen;
 	char *name;
 
 	if (rec->size <= sizeof(*r) || !r->size || r->start + r->size < r->start ||
 	    r->start >= PDATA_KERNEL_START)
 		return -EBADMSG;
-	p = pview__proc(l->v, r->proc);
+	p = image_of(l->v, r->proc, &gen);
 	if (!p)
 		return -EBADMSG;
 	name = copy_str(r->name, rec->size - sizeof(*r));
@@ -316,6 +386,9 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 	case PDATA_REC_NOTE:
 		rc = on_note(l, rec);
 		break;
+	case PDATA_REC_GEN:
+		rc = on_gen(l, rec);
+		break;
 	default:
 		rc = -EBADMSG;
 	}
@@ -357,6 +430,7 @@ struct sample_key {
 	uint64_t pc;
 	uint32_t stack;
 	uint32_t kind;
+	uint32_t gen;
 };
 
 static uint64_t sample_hash(const void *key)
@@ -364,7 +438,8 @@ static uint64_t sample_hash(const void *key)
 	const struct sample_key *k = key;
 
 	return htab_hash_u64(k->pc ^ htab_hash_u64(((uint64_t)k->proc << 32) | (uint32_t)k->tid) ^
-			     ((uint64_t)k->stack << 17) ^ ((uint64_t)k->kind << 49));
+			     ((uint64_t)k->stack << 17) ^ ((uint64_t)k->kind << 49) ^
+			     ((uint64_t)k->gen << 53));
 }
 
 static bool sample_eq(const void *entry, const void *key)
@@ -373,13 +448,13 @@ static bool sample_eq(const void *entry, const void *key)
 	const struct sample_key *k = key;
 
 	return e->proc == k->proc && e->tid == k->tid && e->pc == k->pc && e->stack == k->stack &&
-	       e->kind == k->kind;
+	       e->kind == k->kind && e->gen == k->gen;
 }
 
 static uint64_t sample_entry_hash(const void *entry)
 {
 	const struct pv_sample *e = entry;
-	struct sample_key k = {e->proc, e->tid, e->pc, e->stack, e->kind};
+	struct sample_key k = {e->proc, e->tid, e->pc, e->stack, e->kind, e->gen};
 
 	return sample_hash(&k);
 }
@@ -458,6 +533,7 @@ struct stack_store {
 
 struct sample_loader {
 	struct pdata *pd;
+	const struct pview *v;
 	struct htab *samples; /* of struct pv_sample */
 	struct htab *offcpu;  /* of struct pv_sample, off-CPU kinds */
 	struct htab *nodes;   /* of struct node_entry */
@@ -590,8 +666,9 @@ static int node_stack(struct sample_loader *sl, uint32_t node, uint32_t *index)
 static int load_sample(void *arg, const struct pdata_sample *s)
 {
 	struct sample_loader *sl = arg;
-	struct sample_key k = {s->proc, s->tid, s->pc, 0, s->kind};
+	struct sample_key k = {s->proc, s->tid, s->pc, 0, s->kind, 0};
 	struct htab *into = s->kind == PDATA_KIND_CPU ? sl->samples : sl->offcpu;
+	const struct pv_proc *p = image_of(sl->v, s->proc, &k.gen);
 	struct pv_sample *e;
 	bool fresh;
 	int rc = 0;
@@ -600,6 +677,8 @@ static int load_sample(void *arg, const struct pdata_sample *s)
 		sl->bad_kinds++; /* not a kind this reader knows: left out, and said */
 		return 0;
 	}
+	if (p) /* a generation's samples are its image's */
+		k.proc = p->id;
 	if (s->stack)
 		rc = node_stack(sl, s->stack, &k.stack);
 	if (rc < 0)
@@ -610,7 +689,7 @@ static int load_sample(void *arg, const struct pdata_sample *s)
 		goto fail;
 	}
 	if (fresh) {
-		*e = (struct pv_sample){k.proc, k.tid, k.pc, k.stack, k.kind, s->count};
+		*e = (struct pv_sample){k.proc, k.tid, k.pc, k.stack, k.kind, k.gen, s->count};
 		return 0;
 	}
 	/* saturate rather than wrap on absurd (corrupt) counts */
@@ -633,12 +712,14 @@ static int cmp_sample(const void *a, const void *b)
 		return x->pc < y->pc ? -1 : 1;
 	if (x->stack != y->stack)
 		return x->stack < y->stack ? -1 : 1;
-	return x->kind < y->kind ? -1 : x->kind > y->kind;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->gen < y->gen ? -1 : x->gen > y->gen;
 }
 
 static int load_samples(struct pview *v, struct pdata *pd)
 {
-	struct sample_loader sl = {.pd = pd};
+	struct sample_loader sl = {.pd = pd, .v = v};
 	struct stack_store *st = &sl.st;
 	int rc = -ENOMEM;
 
@@ -682,11 +763,16 @@ out:
 	return rc;
 }
 
+/* By start, then generation, then record order: own_map's order. */
 static int cmp_map(const void *a, const void *b)
 {
 	const struct pv_map *x = a, *y = b;
 
-	return x->start < y->start ? -1 : x->start > y->start;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static int cmp_thread(const void *a, const void *b)
@@ -837,6 +923,7 @@ int pview__load(struct pview **out, const char *path, char *why, size_t whylen)
 		if (v->nprocs > 1)
 			qsort(v->procs, v->nprocs, sizeof(*v->procs), cmp_proc);
 		dedupe_procs(v);
+		settle_gens(v);
 		rc = pdata__foreach_rec(pd, on_rec2, &l);
 		if (!l.err && rc < 0)
 			l.err = rc;
@@ -903,6 +990,7 @@ void pview__free(struct pview *v)
 	free(v->offcpu_note);
 	free(v->stacks);
 	free(v->frames);
+	free(v->gens);
 	free(v);
 }
 
@@ -916,15 +1004,46 @@ const struct pv_thread *pv_proc__thread(const struct pv_proc *p, int tid)
 	return NULL;
 }
 
-static const struct pv_map *own_map(const struct pv_proc *p, uint64_t pc)
-{
-	size_t lo = SEARCH_UPPER(p->maps, p->nmaps, start, pc);
+/* Runs of mappings with one start looked at below pc, at most (overlaps: re-mapped regions). */
+#define MAP_RUNS_SCAN 8
 
-	/* overlapping maps (a region re-mapped): the latest start at or below pc that covers it */
-	for (size_t k = lo; k > 0 && k + 8 > lo; k--)
-		if (pc < p->maps[k - 1].end)
-			return &p->maps[k - 1];
+/*
+ * In the run maps[lo, hi) of one start (sorted by generation, then record
+ * order), the newest mapping of generation gen or earlier that covers pc,
+ * or NULL: a binary search for the generation, then a few older ones.
+ */
+static const struct pv_map *run_map(const struct pv_map *maps, size_t lo, size_t hi, uint32_t gen,
+				    uint64_t pc)
+{
+	size_t at = lo + SEARCH_UPPER(maps + lo, hi - lo, gen, gen);
+
+	for (size_t k = at; k > lo && k + MAP_RUNS_SCAN > at; k--)
+		if (pc < maps[k - 1].end)
+			return &maps[k - 1];
 	return NULL;
+}
+
+/*
+ * The mapping of generation gen (or earlier) holding pc: of those covering
+ * it, the newest generation, then the latest start (a region re-mapped in
+ * one generation: the later mapping inside the earlier one).
+ */
+static const struct pv_map *own_map(const struct pv_proc *p, uint32_t gen, uint64_t pc)
+{
+	size_t hi = SEARCH_UPPER(p->maps, p->nmaps, start, pc);
+	const struct pv_map *best = NULL;
+
+	for (int runs = 0; hi > 0 && runs < MAP_RUNS_SCAN; runs++) {
+		size_t lo = SEARCH_LOWER(p->maps, hi, start, p->maps[hi - 1].start);
+		const struct pv_map *m = run_map(p->maps, lo, hi, gen, pc);
+
+		if (m && (!best || m->gen > best->gen))
+			best = m;
+		if (best && best->gen == gen)
+			break; /* nothing newer than its generation can follow */
+		hi = lo;
+	}
+	return best;
 }
 
 /*
@@ -943,13 +1062,16 @@ static const struct pv_proc *fork_parent(const struct pview *v, const struct pv_
 	return parent;
 }
 
-const struct pv_map *pview__map_of(const struct pview *v, const struct pv_proc *p, uint64_t pc)
+const struct pv_map *pview__map_of(const struct pview *v, const struct pv_proc *p, uint32_t gen,
+				   uint64_t pc)
 {
 	for (int depth = 0; p && depth < MAX_PARENT_DEPTH; depth++, p = fork_parent(v, p)) {
-		const struct pv_map *m = own_map(p, pc);
+		const struct pv_map *m = own_map(p, gen, pc);
 
 		if (m)
 			return m;
+		gen = UINT32_MAX; /* a parent's mappings as they were last (its generation at the
+				     fork is not recorded: the recorder gives a child its own) */
 	}
 	return NULL;
 }

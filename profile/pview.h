@@ -12,6 +12,12 @@
  * grow as needed and every loop is bounded.  Proc ids that samples refer to without a proc record get a
  * placeholder process (pid 0, no exe) so no sample is silently lost;
  * thread and map records of unknown procs are malformed and skipped.
+ *
+ * Mapping generations (profile/pdata.h, format 4) are folded into their
+ * process image: a sample, map, thread or JIT record under a generation's
+ * id belongs to the image, with that generation number (pv_sample.gen,
+ * pv_map.gen); a sample's PCs resolve through the mappings of its
+ * generation (pview__map_of).
  */
 #ifndef PROFIL_PVIEW_H
 #define PROFIL_PVIEW_H
@@ -27,7 +33,9 @@ struct pv_map {
 	uint8_t build_id[20];
 	uint32_t build_id_len; /* 0 = unknown */
 	char *path;
-	void *aux; /* for the reader (e.g. its symbol object), NULL */
+	void *aux;    /* for the reader (e.g. its symbol object), NULL */
+	uint32_t gen; /* the mapping generation it was recorded in (0: the image's own) */
+	uint32_t seq; /* order of its record in the file */
 };
 
 struct pv_thread {
@@ -64,6 +72,7 @@ struct pv_proc {
 	size_t order;	       /* position of its record in the file */
 	struct pv_jitsym *jit; /* sorted by start, then seq */
 	size_t njit;
+	uint32_t gens; /* mapping generations after its own (0: no mapping was ever replaced) */
 	/* where it ran (a PDATA_REC_PROC_CTX record; whole-machine profiles) */
 	char *cgroup;	    /* cgroup v2 path, "" unknown (never NULL) */
 	int nspid;	    /* its pid in its own pid namespace, 0 unknown */
@@ -76,7 +85,13 @@ struct pv_sample {
 	uint64_t pc;
 	uint32_t stack; /* index of its call stack in the view (pview__stack), 0 = none */
 	uint32_t kind;	/* enum pdata_kind: PDATA_KIND_CPU in samples, a reason in offcpu */
+	uint32_t gen;	/* the image's mapping generation it was taken in (0: the first) */
 	uint64_t count; /* samples; nanoseconds for an off-CPU kind */
+};
+
+/* A mapping generation's id (pdata_gen.id) and what it stands for. */
+struct pv_gen {
+	uint32_t id, proc, gen;
 };
 
 /*
@@ -111,9 +126,9 @@ struct pview {
 	struct pdata_header hdr; /* copy; strings NUL-terminated */
 	struct pv_proc *procs;	 /* sorted by id */
 	size_t nprocs;
-	struct pv_sample *samples; /* CPU samples, merged, sorted by (proc, tid, pc, stack) */
+	struct pv_sample *samples; /* CPU samples, merged, sorted by (proc, tid, pc, stack, gen) */
 	size_t nsamples;
-	/* off-CPU time (format 3): merged, sorted by (proc, tid, pc, stack, kind); count is ns */
+	/* off-CPU time (format 3): merged, sorted by (proc, tid, pc, stack, kind, gen); count is ns */
 	struct pv_sample *offcpu;
 	size_t noffcpu;
 	uint64_t offcpu_total;	 /* sum of their ns */
@@ -126,6 +141,8 @@ struct pview {
 	size_t nksyms;
 	uint64_t total;	    /* sum of all sample counts */
 	size_t bad_records; /* records ignored as malformed */
+	struct pv_gen *gens; /* sorted by id */
+	size_t ngens;
 };
 
 /* Load path.  Returns 0 or -errno with one sentence in why. */
@@ -136,11 +153,15 @@ struct pv_proc *pview__proc(const struct pview *v, uint32_t id);
 const struct pv_thread *pv_proc__thread(const struct pv_proc *p, int tid);
 
 /*
- * The mapping holding pc in this process image, or, for a forked child
- * that has no mapping of its own there, in its parent's image (a fork
- * inherits the parent's mappings; an exec does not).
+ * The mapping holding pc in mapping generation gen of this process image
+ * (a sample's gen: of the image's mappings that cover pc and were recorded
+ * in generation gen or an earlier one, one of the newest generation, then
+ * the newest start), or, for a forked child that has no mapping of its own
+ * there, in its parent's image (a fork inherits the parent's mappings; an
+ * exec does not).
  */
-const struct pv_map *pview__map_of(const struct pview *v, const struct pv_proc *p, uint64_t pc);
+const struct pv_map *pview__map_of(const struct pview *v, const struct pv_proc *p, uint32_t gen,
+				   uint64_t pc);
 
 /* The call stack of a sample (s->stack), never NULL: index 0 is the empty stack. */
 const struct pv_stack *pview__stack(const struct pview *v, uint32_t stack);

@@ -51,6 +51,7 @@ struct jitcollect {
 	uint64_t rec_off; /* the profile's records read so far */
 	pid_t *pid_of;	  /* by proc id */
 	uint8_t *wanted;  /* by proc id: its perf map is looked for already */
+	uint32_t *image;  /* by id: a mapping generation's image (0: the id is an image's) */
 	size_t nids;
 	struct jsrc *src;
 	size_t nsrc;
@@ -91,6 +92,7 @@ void jitcollect__free(struct jitcollect *j)
 	free(j->names);
 	free(j->pid_of);
 	free(j->wanted);
+	free(j->image);
 	free(j);
 }
 
@@ -248,6 +250,7 @@ static int grow_ids(struct jitcollect *j, uint32_t id)
 	size_t n = j->nids ? j->nids : 64;
 	pid_t *p;
 	uint8_t *w;
+	uint32_t *im;
 
 	while (n <= id)
 		n *= 2;
@@ -259,10 +262,21 @@ static int grow_ids(struct jitcollect *j, uint32_t id)
 	if (!w)
 		return -ENOMEM;
 	j->wanted = w;
+	im = realloc(j->image, n * sizeof(*im));
+	if (!im)
+		return -ENOMEM;
+	j->image = im;
 	memset(p + j->nids, 0, (n - j->nids) * sizeof(*p));
 	memset(w + j->nids, 0, n - j->nids);
+	memset(im + j->nids, 0, (n - j->nids) * sizeof(*im));
 	j->nids = n;
 	return 0;
+}
+
+/* The process image of a sample's or mapping's id (a mapping generation's is its image's). */
+static uint32_t image_of(const struct jitcollect *j, uint32_t id)
+{
+	return id < j->nids && j->image[id] ? j->image[id] : id;
 }
 
 static void add_source(struct jitcollect *j, uint32_t proc, int kind, const char *path)
@@ -300,14 +314,16 @@ static int is_jitdump(const char *path)
 
 static void on_map(struct jitcollect *j, const struct pdata_map *m)
 {
-	if (!(m->prot & PROT_EXEC) || m->proc >= j->nids || !j->pid_of[m->proc])
+	uint32_t proc = image_of(j, m->proc);
+
+	if (!(m->prot & PROT_EXEC) || proc >= j->nids || !j->pid_of[proc])
 		return;
 	if (m->path[0] == '/' && is_jitdump(m->path)) {
-		add_source(j, m->proc, JIT_DUMP, m->path);
-	} else if (m->path[0] != '/' && !j->wanted[m->proc] && strcmp(m->path, "[vdso]") &&
+		add_source(j, proc, JIT_DUMP, m->path);
+	} else if (m->path[0] != '/' && !j->wanted[proc] && strcmp(m->path, "[vdso]") &&
 		   strcmp(m->path, "[vsyscall]")) {
-		j->wanted[m->proc] = 1; /* anonymous code: a JIT's, perhaps */
-		add_source(j, m->proc, JIT_PERF_MAP, NULL);
+		j->wanted[proc] = 1; /* anonymous code: a JIT's, perhaps */
+		add_source(j, proc, JIT_PERF_MAP, NULL);
 	}
 }
 
@@ -326,6 +342,12 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 				add_source(j, p->id, JIT_PERF_MAP, NULL);
 			}
 		}
+	} else if (rec->type == PDATA_REC_GEN && rec->size >= sizeof(struct pdata_gen)) {
+		const struct pdata_gen *g = (const struct pdata_gen *)rec;
+
+		if (g->id && g->id < MAX_PROC_ID && g->proc < j->nids && j->pid_of[g->proc] &&
+		    (g->id < j->nids || grow_ids(j, g->id) == 0) && !j->pid_of[g->id])
+			j->image[g->id] = g->proc;
 	} else if (rec->type == PDATA_REC_MAP && rec->size > sizeof(struct pdata_map)) {
 		on_map(j, (const struct pdata_map *)rec);
 	}
@@ -435,15 +457,16 @@ static int mark_sample(void *arg, const struct pdata_sample *s)
 {
 	struct jitcollect *j = arg;
 	uint64_t stack[PDATA_MAX_DEPTH];
+	uint32_t proc = image_of(j, s->proc);
 	int n;
 
-	mark(j, s->proc, s->pc);
+	mark(j, proc, s->pc);
 	if (s->stack) {
 		n = pdata__stack(j->pd, s->stack, stack, PDATA_MAX_DEPTH);
 		/* callers' return addresses: the call is just before */
 		for (int i = 1; i < n; i++)
 			if (stack[i])
-				mark(j, s->proc, stack[i] - 1);
+				mark(j, proc, stack[i] - 1);
 	}
 	return 0;
 }

@@ -609,6 +609,8 @@ static void apply_count(struct offcpu *oc, struct perf_session *s, const struct 
 				   __ATOMIC_RELAXED);
 		return;
 	}
+	/* in the image's newest mapping generation (mappings replaced since the interval: rare) */
+	id = perf_session__counting_id(s, (pid_t)c->key.tgid, id);
 	pdata__count_offcpu(oc->pd, id, (int)c->key.tid, pcs, n, truncated, c->key.reason,
 			    c->val.ns);
 }

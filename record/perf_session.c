@@ -32,6 +32,7 @@
 
 #include "record/cpuacct.h"
 #include "record/cpulist.h"
+#include "record/keepobj.h"
 #include "utils/array.h"
 #include "record/perf_sample.h"
 #include "record/perf_session.h"
@@ -97,6 +98,7 @@ struct perf_session {
 	uint64_t missed;	/* ticks the threads' runtime was worth beyond their samples */
 	struct stacks *stacks;	/* call stacks, NULL: a flat profile */
 	struct perf_sample_layout layout; /* what the samples hold */
+	struct keepobj *keep; /* the mapped objects held, for a copy of those replaced since */
 };
 
 struct throttle_ent {
@@ -431,7 +433,7 @@ static void on_proc_maps(void *arg, pid_t pid)
 	if (p)
 		proctree__ensure_rec(s->tree, p);
 	if (p && p->rec)
-		o->proc_maps(o->arg, pid, p->rec->id);
+		o->proc_maps(o->arg, pid, pstate__id(p));
 }
 
 int perf_session__open(struct perf_session **out, struct pdata *pd,
@@ -474,6 +476,7 @@ int perf_session__open(struct perf_session **out, struct pdata *pd,
 	s->rings = calloc(s->ncpus, sizeof(*s->rings));
 	s->ring_fds = calloc(s->ncpus, sizeof(int));
 	s->throttles = htab__new(&throttle_type, 16);
+	s->keep = keepobj__new();
 	if (!s->rings || !s->ring_fds || !s->throttles || proctree__new(&s->tree, pd) < 0) {
 		snprintf(why, whylen, "out of memory");
 		perf_session__close(s);
@@ -531,6 +534,16 @@ uint64_t perf_session__throttled_samples(struct perf_session *s)
 uint64_t perf_session__missed_samples(struct perf_session *s)
 {
 	return s->missed;
+}
+
+int perf_session__keep_objects(struct perf_session *s, char *note, size_t len)
+{
+	return keepobj__store(s->keep, note, len);
+}
+
+uint64_t perf_session__gens_refused(struct perf_session *s)
+{
+	return proctree__gens_refused(s->tree);
 }
 
 int perf_session__kernel(struct perf_session *s)
@@ -651,6 +664,13 @@ struct pdata_proc *perf_session__image(struct perf_session *s, pid_t pid, pid_t 
 	return p->rec;
 }
 
+uint32_t perf_session__counting_id(struct perf_session *s, pid_t pid, uint32_t image)
+{
+	struct pstate *p = proctree__find(s->tree, pid);
+
+	return p && p->rec && p->rec->id == image ? pstate__id(p) : image;
+}
+
 /* ---- record handlers ----------------------------------------------------- */
 
 struct sample_body {
@@ -719,15 +739,16 @@ static void on_sample(struct perf_session *s, const struct perf_event_header *h)
 		if (t)
 			cpuacct__sample(t, b->ip);
 	}
+	/* in the image's mapping generation now: the records are handled in time order */
 	if (s->stacks) {
-		stacks__count(s->stacks, s->pd, p->rec->id, b);
+		stacks__count(s->stacks, s->pd, pstate__id(p), b);
 		observe_user_stack(s, (pid_t)b->tid, b->time);
 	} else {
-		pdata__count(s->pd, p->rec->id, (int)b->tid, b->ip, 1);
+		pdata__count(s->pd, pstate__id(p), (int)b->tid, b->ip, 1);
 	}
 	if (s->opts.observer && s->opts.observer->sample)
-		s->opts.observer->sample(s->opts.observer->arg, p->pid, (pid_t)b->tid, p->rec->id,
-					 b->ip);
+		s->opts.observer->sample(s->opts.observer->arg, p->pid, (pid_t)b->tid,
+					 pstate__id(p), b->ip);
 }
 
 /* Count the samples an exec'd image took before it had a record. */
@@ -737,7 +758,7 @@ static void count_early(struct perf_session *s, struct pstate *p)
 		struct tstate *t;
 
 		proctree__note_thread(s->tree, p, p->early[i].tid, NULL);
-		pdata__count(s->pd, p->rec->id, p->early[i].tid, p->early[i].pc, 1);
+		pdata__count(s->pd, pstate__id(p), p->early[i].tid, p->early[i].pc, 1);
 		t = proctree__find_thread(s->tree, p->early[i].tid);
 		if (t)
 			cpuacct__sample(t, p->early[i].pc);
@@ -757,6 +778,7 @@ static void on_mmap2(struct perf_session *s, const struct perf_event_header *h)
 	} *b = (const void *)(h + 1);
 	size_t max = h->size - sizeof(*h) - sizeof(*b);
 	char path[PATH_MAX];
+	struct pobject o;
 	struct pstate *p;
 
 	if (h->size < sizeof(*h) + sizeof(*b) || !(b->prot & PROT_EXEC))
@@ -782,10 +804,14 @@ static void on_mmap2(struct perf_session *s, const struct perf_event_header *h)
 		snprintf(path, sizeof(path), "[anon]");
 	/* with attr.build_id the kernel puts {u8 size, 3 reserved, id[20]} where maj.. were */
 	if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)
-		proctree__add_map_id(s->tree, p, b->addr, b->addr + b->len, b->pgoff, b->prot, path,
-				     (const uint8_t *)&b->maj + 4, *(const uint8_t *)&b->maj);
+		o = (struct pobject){path, (const uint8_t *)&b->maj + 4, *(const uint8_t *)&b->maj};
 	else
-		proctree__add_map(s->tree, p, b->addr, b->addr + b->len, b->pgoff, b->prot, path);
+		o = (struct pobject){.path = path, .dev = makedev(b->maj, b->min), .ino = b->ino};
+	keepobj__map(s->keep, (pid_t)b->pid, b->addr, b->addr + b->len, path, o.build_id,
+		     o.build_id_len);
+	if (proctree__add_map_obj(s->tree, p, b->addr, b->addr + b->len, b->pgoff, b->prot, &o) &&
+	    s->opts.observer && s->opts.observer->generation)
+		s->opts.observer->generation(s->opts.observer->arg, (pid_t)b->pid, pstate__id(p));
 	if (s->stacks) {
 		/* a record with a build id has no device and inode: the file is known by its id */
 		int by_id = (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) != 0;
@@ -798,7 +824,7 @@ static void on_mmap2(struct perf_session *s, const struct perf_event_header *h)
 			    (const uint8_t *)&b->maj + 4, id_len <= 20 ? id_len : 0,
 			    proctree__host_path(p, path, host, sizeof(host)));
 		if (s->opts.observer && s->opts.observer->map && p->rec)
-			s->opts.observer->map(s->opts.observer->arg, (pid_t)b->pid, p->rec->id,
+			s->opts.observer->map(s->opts.observer->arg, (pid_t)b->pid, pstate__id(p),
 					      b->addr, b->addr + b->len, b->pgoff,
 					      by_id ? 0 : makedev(b->maj, b->min),
 					      by_id ? 0 : b->ino, path);
@@ -1251,6 +1277,7 @@ void perf_session__close(struct perf_session *s)
 	proctree__free(s->tree);
 	htab__free(s->throttles);
 	stacks__free(s->stacks);
+	keepobj__free(s->keep);
 	free(s->fds);
 	free(s->rings);
 	free(s->ring_fds);

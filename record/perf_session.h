@@ -47,6 +47,13 @@ struct perf_session_observer {
 	void (*fork)(void *arg, pid_t ppid, pid_t pid, uint32_t proc);
 	void (*proc_maps)(void *arg, pid_t pid, uint32_t proc);
 	void (*exited)(void *arg, pid_t pid);
+	/*
+	 * A mapping of another object took the place of one of pid's (each may
+	 * be NULL): its samples count under proc, a new mapping generation
+	 * (profile/pdata.h), from now on; what was counted before under the
+	 * older id.  Called before map for the new mapping.
+	 */
+	void (*generation)(void *arg, pid_t pid, uint32_t proc);
 	/* A ring sample's user stack as the recorder unwound it (leaf first; UNWIND_* flags). */
 	void (*user_stack)(void *arg, pid_t tid, uint64_t time, uint64_t sp, const uint64_t *pcs,
 			   unsigned int n, unsigned int flags);
@@ -154,6 +161,16 @@ uint64_t perf_session__cpu_ns(struct perf_session *s);
 /* 1 when the events sample kernel PCs too (opts.kernel, and permitted here). */
 int perf_session__kernel(struct perf_session *s);
 
+/*
+ * At the end: copy the mapped objects that were rewritten or deleted while
+ * recording into the user's cache by build id (record/keepobj.h); one
+ * clause about it in note ("" when none).  Returns the copies made.
+ */
+int perf_session__keep_objects(struct perf_session *s, char *note, size_t len);
+
+/* Mapping replacements not told apart: past PDATA_GENS_MAX generations of an image. */
+uint64_t perf_session__gens_refused(struct perf_session *s);
+
 /* Records with a time up to this one have been handled (CLOCK_MONOTONIC ns). */
 uint64_t perf_session__handled_until(struct perf_session *s);
 
@@ -172,6 +189,13 @@ void perf_session__account(struct perf_session *s, const struct procacct_event *
  */
 struct pdata_proc *perf_session__image(struct perf_session *s, pid_t pid, pid_t tid,
 				       struct pdata_thread **thread);
+
+/*
+ * The id to count time of image (a proc id) of process pid under now: its
+ * newest mapping generation's when image is pid's current image
+ * (record/proctree.h), else image.
+ */
+uint32_t perf_session__counting_id(struct perf_session *s, pid_t pid, uint32_t image);
 
 /* The whole task-clock time of thread tid (the command's own, which no READ record reports). */
 void perf_session__thread_total(struct perf_session *s, pid_t tid, uint64_t ns);

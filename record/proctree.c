@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,7 +43,13 @@ struct proctree {
 	void *on_proc_maps_arg;
 	int system;	  /* the whole machine: records of sampled images only, with their ctx */
 	ino_t self_mntns; /* the recorder's mount namespace */
+	uint64_t gens_refused; /* replacements past PDATA_GENS_MAX generations */
 };
+
+uint64_t proctree__gens_refused(const struct proctree *t)
+{
+	return t->gens_refused;
+}
 
 struct status_ent {
 	uint64_t pid;
@@ -165,31 +172,109 @@ int pstate__copy_map(struct pstate *p, const struct pmap *m)
 	if (rc == 0 && m->build_id_len <= sizeof(m->build_id)) {
 		memcpy(p->maps[p->nmaps - 1].build_id, m->build_id, m->build_id_len);
 		p->maps[p->nmaps - 1].build_id_len = m->build_id_len;
+		p->maps[p->nmaps - 1].dev = m->dev;
+		p->maps[p->nmaps - 1].ino = m->ino;
 	}
 	return rc;
 }
 
-void proctree__add_map_id(struct proctree *t, struct pstate *p, uint64_t start, uint64_t end,
-			  uint64_t pgoff, uint32_t prot, const char *path, const uint8_t *id,
-			  unsigned len)
+uint32_t pstate__id(const struct pstate *p)
 {
-	struct pmap *m;
-
-	if (pstate__remember_map(p, start, end, pgoff, prot, path) < 0)
-		return;
-	m = &p->maps[p->nmaps - 1];
-	m->build_id_len = id && len <= sizeof(m->build_id) ? len : 0;
-	if (m->build_id_len)
-		memcpy(m->build_id, id, m->build_id_len);
-	if (p->rec)
-		pdata__add_map(t->pd, p->rec->id, start, end, pgoff, prot, path, m->build_id,
-			       m->build_id_len);
+	return p->gen_id ? p->gen_id : p->rec ? p->rec->id : 0;
 }
 
-void proctree__add_map(struct proctree *t, struct pstate *p, uint64_t start, uint64_t end,
-		       uint64_t pgoff, uint32_t prot, const char *path)
+/*
+ * Is m a mapping of object o?  By build id when both are known, else by
+ * device and inode, else by path (a file rewritten at its path without
+ * either known is taken for the same).
+ */
+static int same_object(const struct pmap *m, const struct pobject *o)
 {
-	proctree__add_map_id(t, p, start, end, pgoff, prot, path, NULL, 0);
+	if (m->build_id_len && o->build_id_len)
+		return m->build_id_len == o->build_id_len &&
+		       !memcmp(m->build_id, o->build_id, o->build_id_len);
+	if (m->ino && o->ino)
+		return m->dev == o->dev && m->ino == o->ino;
+	return !strcmp(m->path, o->path);
+}
+
+/* Remove remembered mapping i (the order of the others is kept). */
+static void forget_map(struct pstate *p, size_t i)
+{
+	free(p->maps[i].path);
+	memmove(&p->maps[i], &p->maps[i + 1], (p->nmaps - i - 1) * sizeof(*p->maps));
+	p->nmaps--;
+}
+
+/*
+ * A new mapping [start, end) takes the place of what it overlaps: the
+ * remembered mappings are cut to what is left of them (a mapping split in
+ * two keeps its head only: its tail is gone from the table, as from a
+ * child's copy; rare, and harmless to naming).  Returns 1 when one of them
+ * was of another object than o.
+ */
+static int replace_overlapped(struct pstate *p, uint64_t start, uint64_t end,
+			      const struct pobject *o)
+{
+	int other = 0;
+
+	for (size_t i = p->nmaps; i-- > 0;) {
+		struct pmap *m = &p->maps[i];
+
+		if (m->end <= start || m->start >= end)
+			continue;
+		other |= !same_object(m, o);
+		if (m->start >= start && m->end <= end) {
+			forget_map(p, i);
+		} else if (m->start < start) {
+			m->end = start;
+		} else {
+			m->pgoff += end - m->start;
+			m->start = end;
+		}
+	}
+	return other;
+}
+
+/* From now on the image's samples and new mappings go under a new generation's id. */
+static int begin_generation(struct proctree *t, struct pstate *p)
+{
+	struct pdata_gen *g;
+
+	if (p->gens >= PDATA_GENS_MAX) {
+		t->gens_refused++;
+		return 0;
+	}
+	g = pdata__add_gen(t->pd, p->rec->id, p->gens + 1, pdata__now_ns());
+	if (!g)
+		return 0; /* the records area is full: named as before, by the newest mapping */
+	p->gens++;
+	p->gen_id = g->id;
+	return 1;
+}
+
+int proctree__add_map_obj(struct proctree *t, struct pstate *p, uint64_t start, uint64_t end,
+			  uint64_t pgoff, uint32_t prot, const struct pobject *o)
+{
+	int other = replace_overlapped(p, start, end, o), began = 0;
+	struct pmap *m;
+
+	if (pstate__remember_map(p, start, end, pgoff, prot, o->path) < 0)
+		return 0;
+	m = &p->maps[p->nmaps - 1];
+	m->build_id_len =
+		o->build_id && o->build_id_len <= sizeof(m->build_id) ? o->build_id_len : 0;
+	if (m->build_id_len)
+		memcpy(m->build_id, o->build_id, m->build_id_len);
+	m->dev = o->dev;
+	m->ino = o->ino;
+	if (!p->rec)
+		return 0; /* no sample yet: the record will hold the mappings as they are then */
+	if (other)
+		began = begin_generation(t, p);
+	pdata__add_map(t->pd, pstate__id(p), start, end, pgoff, prot, o->path, m->build_id,
+		       m->build_id_len);
+	return began;
 }
 
 /* ---- the whole machine: where each process ran ---------------------------- */
@@ -311,6 +396,8 @@ void proctree__switch(struct proctree *t, struct pdata *pd)
 		/* proc ids are the old file's: the new one numbers its own */
 		p->rec = NULL;
 		p->parent = 0;
+		p->gen_id = 0; /* and its generations begin again */
+		p->gens = 0;
 		p->sampled = 0;
 		p->nearly = 0;
 	}
@@ -398,9 +485,13 @@ static int add_proc_map(void *arg, const struct procmap *m)
 {
 	struct maps_ctx *c = arg;
 
-	if ((m->prot & PROT_EXEC) && strcmp(m->path, "[vsyscall]"))
-		proctree__add_map(c->t, c->p, m->start, m->end, m->offset, m->prot,
-				  *m->path ? m->path : "[anon]");
+	if ((m->prot & PROT_EXEC) && strcmp(m->path, "[vsyscall]")) {
+		struct pobject o = {.path = *m->path ? m->path : "[anon]",
+				    .dev = makedev(m->dev_major, m->dev_minor),
+				    .ino = m->inode};
+
+		proctree__add_map_obj(c->t, c->p, m->start, m->end, m->offset, m->prot, &o);
+	}
 	return 0;
 }
 

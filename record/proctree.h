@@ -6,6 +6,15 @@
  * records in profil.data.  What the kernel did not report (attach races, a
  * process that existed before) is read from /proc.  Also: how processes
  * ended (wait statuses, zombies' statuses).
+ *
+ * An image's mappings are those in effect now: a new mapping takes the
+ * place of those it overlaps.  When one it replaces was of another object
+ * (a library dlclose'd and another dlopen'ed at its address, a file
+ * rewritten at its path and mapped again), the image begins a new mapping
+ * generation (profile/pdata.h: struct pdata_gen): its samples and its new
+ * mappings are recorded under pstate__id() from then on.  At most
+ * PDATA_GENS_MAX generations per image: past it, replaced mappings are
+ * named by the newest one, and counted (proctree__gens_refused).
  */
 #ifndef PROFIL_RECORD_PROCTREE_H
 #define PROFIL_RECORD_PROCTREE_H
@@ -22,6 +31,15 @@ struct pmap {
 	char *path;
 	uint8_t build_id[20];  /* as the kernel reported it (MMAP2 with build id) */
 	uint32_t build_id_len; /* 0: unknown */
+	uint64_t dev, ino;     /* the mapped file's, when known (0: unknown) */
+};
+
+/* What a mapping maps: the file, as far as it is known (NULL / 0: unknown). */
+struct pobject {
+	const char *path;
+	const uint8_t *build_id;
+	unsigned build_id_len;
+	uint64_t dev, ino;
 };
 
 /* The current image of one pid. */
@@ -29,6 +47,8 @@ struct pstate {
 	pid_t pid, ppid;
 	struct pdata_proc *rec; /* NULL while an exec'd image waits for its first mapping */
 	uint32_t parent;	/* proc id of the previous image (exec) */
+	uint32_t gen_id;	/* its newest mapping generation's id, 0: none (pstate__id) */
+	uint32_t gens;		/* mapping generations begun */
 	char *exe;
 	struct pmap *maps;
 	size_t nmaps, cap;
@@ -76,6 +96,9 @@ struct tstate {
 
 struct proctree;
 
+/* Mapping replacements past PDATA_GENS_MAX generations of their image, so far. */
+uint64_t proctree__gens_refused(const struct proctree *t);
+
 /* An empty tree writing into pd.  Returns 0 or -ENOMEM. */
 int proctree__new(struct proctree **out, struct pdata *pd);
 void proctree__free(struct proctree *t);
@@ -87,6 +110,11 @@ int pstate__remember_map(struct pstate *p, uint64_t start, uint64_t end, uint64_
 			 uint32_t prot, const char *path);
 /* Remember a copy of m (a forked child's copy of its parent's mapping, build id included). */
 int pstate__copy_map(struct pstate *p, const struct pmap *m);
+/*
+ * The id the image's samples and new mappings are recorded under: its
+ * newest mapping generation's, else its proc record's (0 without one).
+ */
+uint32_t pstate__id(const struct pstate *p);
 
 /* The current image of pid, or NULL. */
 struct pstate *proctree__find(struct proctree *t, pid_t pid);
@@ -100,13 +128,14 @@ struct pstate *proctree__lazy(struct proctree *t, pid_t pid);
 
 /* Publish the image's proc record (and the mappings seen before it existed). */
 void proctree__ensure_rec(struct proctree *t, struct pstate *p);
-/* Remember a mapping and write its record (once the image has one). */
-void proctree__add_map(struct proctree *t, struct pstate *p, uint64_t start, uint64_t end,
-		       uint64_t pgoff, uint32_t prot, const char *path);
-/* The same with the file's build id (id may be NULL, len 0: unknown; at most 20 bytes kept). */
-void proctree__add_map_id(struct proctree *t, struct pstate *p, uint64_t start, uint64_t end,
-			  uint64_t pgoff, uint32_t prot, const char *path, const uint8_t *id,
-			  unsigned len);
+/*
+ * Remember a mapping and write its record (once the image has one), with
+ * what is known of the file (o->build_id: at most 20 bytes
+ * kept).  Returns 1 when it began a mapping generation (it replaced a
+ * mapping of another object), else 0.
+ */
+int proctree__add_map_obj(struct proctree *t, struct pstate *p, uint64_t start, uint64_t end,
+			  uint64_t pgoff, uint32_t prot, const struct pobject *o);
 /* The executable mappings of a running process, from /proc/PID/maps. */
 void proctree__read_proc_maps(struct proctree *t, struct pstate *p);
 /* Call fn(arg, pid) whenever the mappings of pid are read from /proc (the unwinder's hook). */

@@ -68,6 +68,23 @@ static void on_image_end(void *arg, pid_t pid)
 		bpfclock__forget_process(rb->bc, (uint32_t)pid, rb->pd);
 }
 
+/*
+ * A mapping generation began in pid (code replaced at an address): the
+ * histogram's counts so far are the older generation's, and its bins are
+ * given back, so that the next ticks come through the ring and get bins
+ * under the new id.  (Ticks binned between the new mapping and this call,
+ * at most one poll round, count in the older generation.)  The in-kernel
+ * walk learns the new id with the mapping (on_map).
+ */
+static void on_generation(void *arg, pid_t pid, uint32_t proc)
+{
+	struct record_bpf *rb = arg;
+
+	(void)proc;
+	if (rb->bc)
+		bpfclock__forget_process(rb->bc, (uint32_t)pid, rb->pd);
+}
+
 static void on_map(void *arg, pid_t pid, uint32_t proc, uint64_t start, uint64_t end,
 		   uint64_t pgoff, uint64_t dev, uint64_t ino, const char *path)
 {
@@ -142,7 +159,8 @@ int record_bpf__open(struct record_bpf **out, struct pdata *pd, int stacks, char
 						 .event_fd = on_event_fd,
 						 .sample = on_sample,
 						 .thread_end = on_thread_end,
-						 .image_end = on_image_end};
+						 .image_end = on_image_end,
+						 .generation = on_generation};
 	rc = stacks ? open_stacks(rb, why, whylen) : bpfclock__open(&rb->bc, why, whylen);
 	if (rc < 0) {
 		free(rb);

@@ -19,6 +19,7 @@
 #include "record/ksyms.h"
 #include "record/offcpu.h"
 #include "record/offcpu_switch.h"
+#include "record/proctree.h"
 #include "record/perf_session.h"
 #include "record/procacct.h"
 #include "record/record_bpf.h"
@@ -295,12 +296,22 @@ static void store_jit(struct record_run *r)
 void record_run__kernel(struct record_run *r)
 {
 	struct pdata_header *h = pdata__header(r->pd);
-	char why[160];
+	char why[160], kept[200];
 	int n;
 
 	store_jit(r);
 	if (!r->perf)
 		return;
+	perf_session__keep_objects(r->perf, kept, sizeof(kept));
+	if (kept[0])
+		append(r->note, sizeof(r->note), "; %s", kept);
+	if (perf_session__gens_refused(r->perf)) {
+		snprintf(kept, sizeof(kept),
+			 "; %llu mapping replacements past %d generations of an image named by the "
+			 "newest mapping",
+			 (unsigned long long)perf_session__gens_refused(r->perf), PDATA_GENS_MAX);
+		append(r->note, sizeof(r->note), "%s", kept);
+	}
 	if (!perf_session__kernel(r->perf)) {
 		append(r->note, sizeof(r->note), "%s",
 		       r->acct ? "; kernel not sampled: its time is each thread's system time" :

@@ -54,7 +54,7 @@ int callgraph__sample_frames(const struct pview *v, struct resolver *r, const st
 		/* each PC after this one needs a frame at least */
 		unsigned room = CALLGRAPH_MAX_FRAMES - used - (n - 1 - i);
 		/* count 0: the flat report counted the sample for the notes already */
-		int k = resolver__frames(r, p, pcs[i], 0, frames + used, room);
+		int k = resolver__frames(r, p, s->gen, pcs[i], 0, frames + used, room);
 
 		if (k < 0)
 			return -ENOMEM;

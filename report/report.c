@@ -258,14 +258,15 @@ struct tid_count {
 };
 
 /* A sample's row: its function, or with --inline the innermost function inlined at its PC. */
-static const struct func *sample_row(struct report *rep, const struct pv_proc *p, uint64_t pc,
-				     uint64_t count)
+static const struct func *sample_row(struct report *rep, const struct pv_proc *p,
+				     const struct pv_sample *s, uint64_t count)
 {
 	const struct func *frames[RESOLVE_MAX_INLINE + 1];
 
 	if (!rep->o.inline_rows)
-		return resolver__pc(rep->r, p, pc, count);
-	return resolver__frames(rep->r, p, pc, count, frames, RESOLVE_MAX_INLINE + 1) > 0 ?
+		return resolver__pc(rep->r, p, s->gen, s->pc, count);
+	return resolver__frames(rep->r, p, s->gen, s->pc, count, frames, RESOLVE_MAX_INLINE + 1) >
+			       0 ?
 		       frames[0] :
 		       NULL;
 }
@@ -346,7 +347,7 @@ static int sample_items(struct item_walk *w)
 		if (w->mode == ITEMS_TIMED || !s->count)
 			continue;
 		it.comm = comm;
-		it.f = sample_row(rep, img->p, s->pc, w->mode == ITEMS_FIRST ? s->count : 0);
+		it.f = sample_row(rep, img->p, s, w->mode == ITEMS_FIRST ? s->count : 0);
 		if (!it.f)
 			return -ENOMEM;
 		rc = w->cb(w->arg, &it);
@@ -376,7 +377,7 @@ static int offcpu_items(struct item_walk *w)
 		if (!s->count)
 			continue;
 		it.comm = comm;
-		it.f = resolver__pc(rep->r, img->p, s->pc, 0);
+		it.f = resolver__pc(rep->r, img->p, s->gen, s->pc, 0);
 		if (!it.f)
 			return -ENOMEM;
 		rc = w->cb(w->arg, &it);
@@ -905,6 +906,26 @@ static void add_note(struct report *rep, const char *fmt, const char *a, const c
 		rep->nnotes++;
 }
 
+/* Images whose code was replaced at an address while they ran (mapping generations). */
+static void note_generations(struct report *rep)
+{
+	size_t images = 0, gens = 0;
+	char what[128];
+
+	for (size_t i = 0; i < rep->v->nprocs; i++) {
+		images += rep->v->procs[i].gens != 0;
+		gens += rep->v->procs[i].gens;
+	}
+	if (!images)
+		return;
+	snprintf(what, sizeof(what), "%zu process image%s had code replaced at an address", images,
+		 images == 1 ? "" : "s");
+	add_note(rep,
+		 "%s while running (%s after the first): each sample is named by the mappings in "
+		 "effect when it was taken",
+		 what, gens == 1 ? "one mapping generation" : "mapping generations");
+}
+
 static void collect_notes(struct report *rep)
 {
 	const struct resolve_note *notes;
@@ -913,6 +934,7 @@ static void collect_notes(struct report *rep)
 	if (rep->v->bad_records)
 		add_note(rep, "%s malformed record(s) in the profile were ignored%s",
 			 rep->v->bad_records == 1 ? "one" : "some", "");
+	note_generations(rep);
 	for (size_t i = 0; i < n; i++) {
 		struct sym_object *o = notes[i].obj;
 		unsigned fl = symobj__flags(o);

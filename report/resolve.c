@@ -257,18 +257,18 @@ static struct sym_object *object_of(struct resolver *r, const struct pv_proc *p,
 	return symbols__object_id(r->syms, m->path, m->build_id, m->build_id_len);
 }
 
-const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uint64_t pc,
-				uint64_t count)
+const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uint32_t gen,
+				uint64_t pc, uint64_t count)
 {
 	struct resolve_loc loc;
 
-	return resolver__locate(r, p, pc, count, &loc) < 0 ? NULL : loc.f;
+	return resolver__locate(r, p, gen, pc, count, &loc) < 0 ? NULL : loc.f;
 }
 
-int resolver__locate(struct resolver *r, const struct pv_proc *p, uint64_t pc, uint64_t count,
-		     struct resolve_loc *loc)
+int resolver__locate(struct resolver *r, const struct pv_proc *p, uint32_t gen, uint64_t pc,
+		     uint64_t count, struct resolve_loc *loc)
 {
-	const struct pv_map *m = pview__map_of(r->v, p, pc);
+	const struct pv_map *m = pview__map_of(r->v, p, gen, pc);
 	struct pv_map *mm = (struct pv_map *)m; /* aux is the reader's cache slot */
 	struct sym_object *obj;
 	struct resolve_note *note;
@@ -395,8 +395,8 @@ static int build_chain(struct resolver *r, const struct resolve_loc *loc, struct
 	return 0;
 }
 
-int resolver__frames(struct resolver *r, const struct pv_proc *p, uint64_t pc, uint64_t count,
-		     const struct func **out, unsigned max)
+int resolver__frames(struct resolver *r, const struct pv_proc *p, uint32_t gen, uint64_t pc,
+		     uint64_t count, const struct func **out, unsigned max)
 {
 	struct resolve_loc loc;
 	struct cache_ent *e;
@@ -404,7 +404,7 @@ int resolver__frames(struct resolver *r, const struct pv_proc *p, uint64_t pc, u
 
 	if (!max)
 		return 0;
-	if (resolver__locate(r, p, pc, count, &loc) < 0)
+	if (resolver__locate(r, p, gen, pc, count, &loc) < 0)
 		return -ENOMEM;
 	e = loc.slot;
 	if (!e) { /* kernel and unknown PCs: no inlining known */

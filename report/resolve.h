@@ -37,13 +37,14 @@ struct resolver *resolver__new(const struct pview *v, int lines);
 void resolver__free(struct resolver *r);
 
 /*
- * The function row of pc in process image p (never NULL except
- * out-of-memory).  Kernel PCs are object "[kernel]", named by the kernel
- * symbols stored in the profile.  For a caller's frame of a call stack
- * pass the return address minus one (the call instruction).
+ * The function row of pc in process image p, mapping generation gen (the
+ * sample's pv_sample.gen, for its stack's PCs too; pview__map_of) (never
+ * NULL except out-of-memory).  Kernel PCs are object "[kernel]", named by
+ * the kernel symbols stored in the profile.  For a caller's frame of a
+ * call stack pass the return address minus one (the call instruction).
  */
-const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uint64_t pc,
-				uint64_t count);
+const struct func *resolver__pc(struct resolver *r, const struct pv_proc *p, uint32_t gen,
+				uint64_t pc, uint64_t count);
 
 /* Where a PC landed: its row, and the object and address it is known by there. */
 struct resolve_loc {
@@ -56,8 +57,8 @@ struct resolve_loc {
 };
 
 /* resolver__pc, and where it landed.  Returns 0, or -ENOMEM. */
-int resolver__locate(struct resolver *r, const struct pv_proc *p, uint64_t pc, uint64_t count,
-		     struct resolve_loc *loc);
+int resolver__locate(struct resolver *r, const struct pv_proc *p, uint32_t gen, uint64_t pc,
+		     uint64_t count, struct resolve_loc *loc);
 
 /* Inlined calls followed at one address, at most. */
 #define RESOLVE_MAX_INLINE 32
@@ -70,8 +71,8 @@ int resolver__locate(struct resolver *r, const struct pv_proc *p, uint64_t pc, u
  * short, the outermost frames are kept.  Returns the number of frames, or
  * -ENOMEM.
  */
-int resolver__frames(struct resolver *r, const struct pv_proc *p, uint64_t pc, uint64_t count,
-		     const struct func **out, unsigned max);
+int resolver__frames(struct resolver *r, const struct pv_proc *p, uint32_t gen, uint64_t pc,
+		     uint64_t count, const struct func **out, unsigned max);
 
 /* Objects seen so far (for notes). */
 size_t resolver__notes(struct resolver *r, const struct resolve_note **notes);

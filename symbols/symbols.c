@@ -714,7 +714,9 @@ static int open_by_id(struct sym_object *o)
 	o->debug_only = is_debug;
 	o->flags |= SYMOBJ_BY_BUILD_ID | SYMOBJ_BUILD_ID_MATCH;
 	snprintf(o->why, sizeof(o->why), "read %s, found by its build id%s", found,
-		 how == SYMFILE_DEBUGINFOD ? " through debuginfod" : "");
+		 how == SYMFILE_DEBUGINFOD ? " through debuginfod" :
+		 how == SYMFILE_KEPT	   ? " (the copy profil record kept)" :
+					     "");
 	return fd;
 }
 

@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "symbols/symfile.h"
+#include "utils/objcache.h"
 #include "utils/regfile.h"
 
 #define DEBUG_ROOT "/usr/lib/debug"
@@ -416,6 +417,8 @@ int symfile__find_by_id(struct symfile_finder *f, const unsigned char *id, size_
 	fd = try_candidate(buf, &w, 0);
 	if (fd >= 0)
 		return found(fd, buf, SYMFILE_BUILD_ID, path, how);
+	if (objcache__path(id, len, buf, sizeof(buf)) == 0 && (fd = try_candidate(buf, &w, 0)) >= 0)
+		return found(fd, buf, SYMFILE_KEPT, path, how);
 	fd = from_debuginfod(f, id, len, 1, path, how);
 	if (fd != -ENOENT)
 		return fd;

@@ -8,6 +8,10 @@
  * no FIFO wait, no device open) and starts with the ELF magic (libdwfl
  * would otherwise decompress gzip/xz/bzip2 images whole into memory).
  *
+ * A copy of an object by its build id (symfile__find_by_id) is looked for in
+ * /usr/lib/debug/.build-id/xx/rest, then in the user's cache of the objects
+ * `profil record` kept (utils/objcache.h), then as below.
+ *
  * Where a separate debug file is looked for, in order:
  *   1. by build id: /usr/lib/debug/.build-id/xx/rest.debug
  *   2. by .gnu_debuglink name (checked by build id, else by its CRC):
@@ -45,6 +49,7 @@ enum symfile_how {
 	SYMFILE_BUILD_ID,   /* /usr/lib/debug/.build-id/ */
 	SYMFILE_DEBUGLINK,  /* .gnu_debuglink (or .gnu_debugaltlink) name */
 	SYMFILE_DEBUGINFOD, /* a debuginfod server (DEBUGINFOD_URLS) */
+	SYMFILE_KEPT,	    /* the copy profil record kept (utils/objcache.h) */
 };
 
 /* What to look for. */
@@ -102,7 +107,8 @@ int symfile__find_debug(struct symfile_finder *f, const struct symfile_want *w, 
 /*
  * A copy of an object by its build id alone, for an object whose file is
  * gone or was rebuilt since recording: the executable itself
- * (/usr/lib/debug/.build-id/xx/rest, debuginfod), else its separate debug
+ * (/usr/lib/debug/.build-id/xx/rest, the copy profil record kept,
+ * debuginfod), else its separate debug
  * file (which keeps the program headers and the symbol table; *is_debug is
  * then 1).  Returns a descriptor, *path (malloc'd) and *how, or -ENOENT.
  */

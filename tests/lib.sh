@@ -12,6 +12,10 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 # under ASan: other projects' leaks are not ours (tests/lsan.supp says which and why)
 export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$ROOT/tests/lsan.supp"
+# the user's cache (the objects `profil record` keeps by build id, utils/objcache.h): the
+# test's own, never the home directory's
+XDG_CACHE_HOME="$T/.cache"
+export XDG_CACHE_HOME
 
 ok() { echo "ok $1"; }
 no() { echo "not ok $1: $2"; }

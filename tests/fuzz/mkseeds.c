@@ -6,8 +6,10 @@
  * binaries every Debian system has (/usr/bin/true, /usr/bin/env: small, so
  * that a run is fast; the ELF target covers big objects), a pseudo mapping,
  * a missing file, forks, an exec, a sample of a process without a record,
- * duplicated keys, a count beyond gprof's 65535.  Not part of the build:
- *   cc -I. -o mkseeds tests/fuzz/mkseeds.c profile/pdata.c utils/outfile.c utils/why.c
+ * duplicated keys, a count beyond gprof's 65535, mapping generations.  Not
+ * part of the build:
+ *   cc -I. -Iinclude -o mkseeds tests/fuzz/mkseeds.c profile/pdata.c utils/outfile.c \
+ *	utils/why.c utils/htab.c
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,6 +148,24 @@ int main(int argc, char **argv)
 		pdata__count_stack(p, a->id, 500, s1, 3, 0, 17);
 		pdata__count_stack(p, a->id, 500, s2, 4, 0, 9);
 		pdata__count_stack(p, a->id, 500, s3, 2, 1, 4);
+	}
+	finish(p, 1);
+
+	/* mapping generations (format 4): env's text where true's was, then a damaged generation */
+	p = start_frames(argv[1], "generations", 32, 64);
+	a = pdata__add_proc(p, 600, 1, 0, TRUE_BIN, pdata__now_ns());
+	maps(p, a->id);
+	{
+		uint64_t s1[] = {EXE_AT + 0x2400, EXE_AT + 0x3010};
+		struct pdata_gen *g = pdata__add_gen(p, a->id, 1, pdata__now_ns());
+
+		pdata__count_stack(p, a->id, 600, s1, 2, 0, 11);
+		pdata__add_map(p, g->id, EXE_AT + 0x2000, EXE_AT + 0x6000, 0x2000,
+			       PROT_READ | PROT_EXEC, ENV_BIN, NULL, 0);
+		pdata__count_stack(p, g->id, 600, s1, 2, 0, 13);
+		pdata__count(p, g->id, 601, EXE_AT + 0x2100, 2);
+		g = pdata__add_gen(p, 4242, 2, pdata__now_ns()); /* no such image */
+		pdata__count(p, g->id, 600, EXE_AT + 0x2100, 1);
 	}
 	finish(p, 1);
 	return 0;

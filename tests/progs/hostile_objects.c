@@ -12,6 +12,14 @@
  *	copies LIBA to PATH, dlopens it and spins in it (swap_entry) for
  *	SECONDS / 2, dlcloses it, writes LIBB at PATH (a new inode, maybe at
  *	the address A had), dlopens it and spins in it for SECONDS / 2.
+ *	Prints "half=N SECONDS", each half's CPU time as measured.
+ *
+ *   hostile_objects reuse LIBA LIBB SECONDS [PAIRS]
+ *	dlopens LIBA (its own path) and spins in it for SECONDS / 2,
+ *	dlcloses it, dlopens LIBB (another path: the kernel usually maps it
+ *	where LIBA was) and spins in it for SECONDS / 2; "half=N SECONDS"
+ *	as swap.  With PAIRS, that many times over (each load spinning
+ *	SECONDS / 2 / PAIRS), the halves summed.
  *
  *   hostile_objects fifo PATH LIB SECONDS
  *	copies LIB to PATH, dlopens it, unlinks it and puts a FIFO at PATH,
@@ -145,17 +153,40 @@ static void *load(const char *path, entry_fn *entry)
 
 static int run_swap(const char *path, const char *a, const char *b, double seconds)
 {
-	entry_fn entry;
-	void *h;
+	const char *libs[2] = {a, b};
 
-	if (copy_file(a, path) < 0 || !(h = load(path, &entry)))
-		return 2;
-	entry(seconds / 2);
-	dlclose(h);
-	if (copy_file(b, path) < 0 || !(h = load(path, &entry)))
-		return 2;
-	entry(seconds / 2);
-	dlclose(h);
+	for (int i = 0; i < 2; i++) {
+		entry_fn entry;
+		double t0;
+		void *h;
+
+		if (copy_file(libs[i], path) < 0 || !(h = load(path, &entry)))
+			return 2;
+		t0 = cpu_now();
+		entry(seconds / 2);
+		printf("half=%d %.6f\n", i, cpu_now() - t0);
+		dlclose(h);
+	}
+	return 0;
+}
+
+static int run_reuse(const char *a, const char *b, double seconds, int pairs)
+{
+	const char *libs[2] = {a, b};
+	double half[2] = {0, 0};
+
+	for (int k = 0; k < 2 * pairs; k++) {
+		entry_fn entry;
+		void *h = load(libs[k % 2], &entry);
+		double t0 = cpu_now();
+
+		if (!h)
+			return 2;
+		entry(seconds / 2 / pairs);
+		half[k % 2] += cpu_now() - t0;
+		dlclose(h);
+	}
+	printf("half=0 %.6f\nhalf=1 %.6f\n", half[0], half[1]);
 	return 0;
 }
 
@@ -202,12 +233,14 @@ int main(int argc, char **argv)
 		rc = run_cfi(argv[2], atof(argv[3]));
 	} else if (argc == 6 && !strcmp(argv[1], "swap")) {
 		rc = run_swap(argv[2], argv[3], argv[4], atof(argv[5]));
+	} else if ((argc == 5 || argc == 6) && !strcmp(argv[1], "reuse")) {
+		rc = run_reuse(argv[2], argv[3], atof(argv[4]), argc == 6 ? atoi(argv[5]) : 1);
 	} else if (argc == 5 && (!strcmp(argv[1], "fifo") || !strcmp(argv[1], "deleted"))) {
 		rc = run_gone(argv[2], argv[3], atof(argv[4]), !strcmp(argv[1], "fifo"));
 	} else if (argc == 6 && !strcmp(argv[1], "churn")) {
 		rc = run_churn(argv[2], argv[3], atoi(argv[4]), atof(argv[5]));
 	} else {
-		fprintf(stderr, "usage: hostile_objects cfi|swap|fifo|deleted|churn PATH ...\n");
+		fprintf(stderr, "usage: hostile_objects cfi|swap|reuse|fifo|deleted|churn ...\n");
 		return 2;
 	}
 	printf("cpu=%.3f\n", cpu_now() - t0);

@@ -9,6 +9,7 @@
  *   thread proc=N tid=N comm=NAME cpu_ns=N user_ns=N sys_ns=N
  *   ksym start=0x.. size=N name=NAME
  *   map proc=N start=0x.. end=0x.. pgoff=0x.. prot=N build_id=HEX|- path=PATH
+ *   gen id=N proc=N gen=N                 a mapping generation of image proc (format 4)
  *   tid proc=N tid=N samples=N            samples per thread
  *   obj proc=N samples=N path=PATH        samples per mapped object ("?" = no mapping)
  *   func proc=N samples=N name=SYMBOL     samples per function (ELF .symtab or .dynsym;
@@ -19,6 +20,11 @@
  *   offfunc proc=N kind=REASON ns=N name=SYMBOL  off-CPU ns per leaf user function (the
  *                                         first user PC of the stack; "?" unknown)
  *   (thread lines of format 3 also end with life_ns=N offcpu_ns=N)
+ *
+ * obj and func lines are per process image (a generation's samples are its
+ * image's), each PC named through the mappings of its sample's generation:
+ * of those covering it recorded in that generation or an earlier one, the
+ * newest generation's, then the latest record.
  *
  * Exit status 1 (and one line on stderr) when the file cannot be opened.
  */
@@ -40,6 +46,24 @@ struct map {
 
 static struct map *maps;
 static size_t nmaps;
+
+struct gen {
+	uint32_t id, proc, gen;
+};
+static struct gen *gens;
+static size_t ngens;
+
+/* The image of a proc or generation id, and the generation (records come in order). */
+static uint32_t image_of(uint32_t id, uint32_t *gen)
+{
+	*gen = 0;
+	for (size_t i = 0; i < ngens; i++)
+		if (gens[i].id == id) {
+			*gen = gens[i].gen;
+			return gens[i].proc;
+		}
+	return id;
+}
 
 struct ksym {
 	uint64_t start, size;
@@ -99,6 +123,14 @@ static int on_rec(void *arg, const struct pdata_rec *rec)
 		       (unsigned long long)k->size, k->name);
 		ksyms = realloc(ksyms, (nksyms + 1) * sizeof(*ksyms));
 		ksyms[nksyms++] = (struct ksym){k->start, k->size, strdup(k->name)};
+		break;
+	}
+	case PDATA_REC_GEN: {
+		const struct pdata_gen *g = (const void *)rec;
+
+		printf("gen id=%u proc=%u gen=%u\n", g->id, g->proc, g->gen);
+		gens = realloc(gens, (ngens + 1) * sizeof(*gens));
+		gens[ngens++] = (struct gen){g->id, g->proc, g->gen};
 		break;
 	}
 	case PDATA_REC_PROC_CTX: {
@@ -224,14 +256,29 @@ static void add(const char *kind, uint32_t proc, const char *name, uint64_t n)
 static const char TID[] = "tid", OBJ[] = "obj", FUNC[] = "func";
 static const char OFFTID[] = "offtid", OFFFUNC[] = "offfunc";
 
-static const char *func_at(uint32_t proc, uint64_t pc, char **sym)
+/* The mapping of pc for a sample under id (an image's, or a generation's). */
+static const struct map *map_at(uint32_t id, uint64_t pc)
 {
+	uint32_t gen, proc = image_of(id, &gen), best_gen = 0;
 	const struct map *m = NULL;
 
+	for (size_t i = 0; i < nmaps; i++) {
+		uint32_t mgen, mproc = image_of(maps[i].proc, &mgen);
+
+		if (mproc == proc && mgen <= gen && (!m || mgen >= best_gen) &&
+		    pc >= maps[i].start && pc < maps[i].end) {
+			m = &maps[i]; /* the latest mapping of the newest generation wins */
+			best_gen = mgen;
+		}
+	}
+	return m;
+}
+
+static const char *func_at(uint32_t id, uint64_t pc, char **sym)
+{
+	const struct map *m = map_at(id, pc);
+
 	*sym = NULL;
-	for (size_t i = 0; i < nmaps; i++)
-		if (maps[i].proc == proc && pc >= maps[i].start && pc < maps[i].end)
-			m = &maps[i]; /* the latest mapping wins */
 	if (m && m->path[0] == '/')
 		*sym = symbol_at(m->path, pc - m->start + m->pgoff);
 	return *sym ? *sym : "?";
@@ -243,6 +290,7 @@ static void on_offcpu(struct pdata *p, const struct pdata_sample *s)
 	uint64_t pcs[PDATA_MAX_DEPTH], pc = s->pc;
 	char name[300], *sym;
 	int n = s->stack ? pdata__stack(p, s->stack, pcs, PDATA_MAX_DEPTH) : 0;
+	uint32_t gen, proc = image_of(s->proc, &gen);
 
 	for (int i = 0; i < n; i++)
 		if (pcs[i] < PDATA_KERNEL_START) {
@@ -250,20 +298,20 @@ static void on_offcpu(struct pdata *p, const struct pdata_sample *s)
 			break;
 		}
 	snprintf(name, sizeof(name), "%d kind=%s", s->tid, pdata__kind_name(s->kind));
-	add(OFFTID, s->proc, name, s->count);
+	add(OFFTID, proc, name, s->count);
 	snprintf(name, sizeof(name), "%s name=%s", pdata__kind_name(s->kind),
 		 pc >= PDATA_KERNEL_START ? "?" : func_at(s->proc, pc, &sym));
 	if (pc < PDATA_KERNEL_START)
 		free(sym);
-	add(OFFFUNC, s->proc, name, s->count);
+	add(OFFFUNC, proc, name, s->count);
 }
 
 static int on_sample(void *arg, const struct pdata_sample *s)
 {
-	uint32_t proc = s->proc;
+	uint32_t gen, proc = image_of(s->proc, &gen);
 	int tid = s->tid;
 	uint64_t pc = s->pc, count = s->count;
-	const struct map *m = NULL;
+	const struct map *m;
 	char *sym = NULL;
 
 	char tidname[16];
@@ -279,9 +327,7 @@ static int on_sample(void *arg, const struct pdata_sample *s)
 		add(FUNC, proc, ksym_name(pc), count);
 		return 0;
 	}
-	for (size_t i = 0; i < nmaps; i++)
-		if (maps[i].proc == proc && pc >= maps[i].start && pc < maps[i].end)
-			m = &maps[i]; /* the latest mapping wins */
+	m = map_at(s->proc, pc);
 	add(OBJ, proc, m ? m->path : "?", count);
 	if (m && m->path[0] == '/')
 		sym = symbol_at(m->path, pc - m->start + m->pgoff);
@@ -311,7 +357,8 @@ int main(int argc, char **argv)
 	printf("header state=%u clock=%u nominal_hz=%u period_ns=%llu samples=%llu lost=%llu "
 	       "dropped=%llu processes=%u root_pid=%d end_kind=%d end_code=%d cpu_ns=%llu "
 	       "flags=%u user_ns=%llu sys_ns=%llu throttled=%llu truncated=%llu agent_refused=%llu "
-	       "agent_unwalked=%llu agent_no_room=%llu agent_flags=%u start_ns=%llu end_ns=%llu\n",
+	       "agent_unwalked=%llu agent_no_room=%llu agent_flags=%u start_ns=%llu end_ns=%llu "
+	       "version=%u\n",
 	       h->state, h->clock, h->nominal_hz, (unsigned long long)h->period_ns,
 	       (unsigned long long)h->samples, (unsigned long long)h->lost,
 	       (unsigned long long)h->dropped, h->processes, h->root_pid, h->end_kind, h->end_code,
@@ -319,7 +366,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)h->sys_ns, (unsigned long long)h->throttled,
 	       (unsigned long long)h->truncated, (unsigned long long)h->agent_refused,
 	       (unsigned long long)h->agent_unwalked, (unsigned long long)h->agent_no_room,
-	       h->agent_flags, (unsigned long long)h->start_ns, (unsigned long long)h->end_ns);
+	       h->agent_flags, (unsigned long long)h->start_ns, (unsigned long long)h->end_ns,
+	       h->version);
 	printf("note %.512s\n", h->clock_note);
 	printf("command %.2048s\n", h->command);
 	pdata__foreach_rec(p, on_rec, NULL);

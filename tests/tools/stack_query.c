@@ -56,7 +56,7 @@ static const struct func *frame(struct query *q, const struct pv_sample *s,
 
 	if (!p)
 		return NULL;
-	return resolver__pc(q->r, p, i ? pc - 1 : pc, 0);
+	return resolver__pc(q->r, p, s->gen, i ? pc - 1 : pc, 0);
 }
 
 static int has_func(struct query *q, const struct pv_sample *s, const char *name)

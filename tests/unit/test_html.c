@@ -132,12 +132,12 @@ int main(void)
 		return 1;
 	}
 	/* two PCs of one function in one thread: one frame, one row of 3 + 4 */
-	rc = html__add_stack(h, &proc, 100, (uint64_t[]){hot + 1}, 1, 3);
-	rc |= html__add_stack(h, &proc, 100, (uint64_t[]){hot + 2}, 1, 4);
-	rc |= html__add_stack(h, &proc, 101, (uint64_t[]){hot + 2}, 1, 1);
-	rc |= html__add_stack(h, &proc, 101, stack, 3, 8);
+	rc = html__add_stack(h, &proc, 0, 100, (uint64_t[]){hot + 1}, 1, 3);
+	rc |= html__add_stack(h, &proc, 0, 100, (uint64_t[]){hot + 2}, 1, 4);
+	rc |= html__add_stack(h, &proc, 0, 101, (uint64_t[]){hot + 2}, 1, 1);
+	rc |= html__add_stack(h, &proc, 0, 101, stack, 3, 8);
 	CHECK("add_status", rc == 0);
-	CHECK("add_empty_stack", html__add_stack(h, &proc, 100, stack, 0, 1) == -EINVAL);
+	CHECK("add_empty_stack", html__add_stack(h, &proc, 0, 100, stack, 0, 1) == -EINVAL);
 
 	out = open_memstream(&page, &len);
 	rc = out ? html__write(h, out, notes, 1, why, sizeof(why)) : -1;

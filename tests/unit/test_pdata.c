@@ -404,13 +404,194 @@ static void test_check_header(void)
 	REFUSED("file size", file_size, 1);
 	REFUSED("state", state, 7);
 	REFUSED("version", version, PDATA_VERSION + 1);
+	REFUSED("format 1", version, 1);
 #undef REFUSED
+	h = good_header(&size);
+	h.version = PDATA_VERSION_CPU;
+	CHECK("format 2 (no generations) is read",
+	      pdata__check_header(&h, size, &lay, why, sizeof(why)) == 0 &&
+		      lay.version == PDATA_VERSION_CPU);
 	h = good_header(&size);
 	CHECK("a file smaller than the header",
 	      pdata__check_header(&h, 100, &lay, why, sizeof(why)) == -EBADMSG);
 	h.records_used = (uint64_t)-8;
 	CHECK("a damaged records_used is not a damaged layout (readers bound it)",
 	      pdata__check_header(&h, size, &lay, why, sizeof(why)) == 0);
+}
+
+/* The newest mapping of image p's generation gen holding pc: its path, or "" */
+static const char *path_at(const struct pview *v, const struct pv_proc *p, uint32_t gen,
+			   uint64_t pc)
+{
+	const struct pv_map *m = pview__map_of(v, p, gen, pc);
+
+	return m ? m->path : "";
+}
+
+/*
+ * Mapping generations: library A at [0x10000, 0x14000), replaced by B at
+ * [0x0f000, 0x13000) (generation 1), then by A again at its first place
+ * (generation 2); the program's own text at [0x40000, 0x41000) stays.
+ * Samples at one PC in each generation are three samples, each named
+ * through its own generation's mapping; the file is format 4 once a
+ * generation is recorded, format 2 without one.
+ */
+static void test_generations(void)
+{
+	struct pdata_create_opts opts = {
+		.table_slots = 1024, .frame_slots = 1024, .records_cap = 65536};
+	uint64_t stack[2] = {0x11000, 0x40100};
+	struct pdata_gen *g1, *g2;
+	struct pview *v = NULL;
+	struct pdata_proc *proc;
+	const struct pv_proc *p;
+	char why[256], file[300];
+	uint64_t per_gen[3] = {0};
+	struct pdata *w;
+	int ok = 1;
+
+	snprintf(file, sizeof(file), "%s/gens.data", dir);
+	if (pdata__create(&w, file, &opts, why, sizeof(why)) < 0) {
+		CHECKF("create", 0, "%s", why);
+		return;
+	}
+	proc = pdata__add_proc(w, 100, 1, 0, "/bin/prog", 1);
+	pdata__add_thread(w, proc->id, 100, "prog");
+	pdata__add_map(w, proc->id, 0x40000, 0x41000, 0, 5, "/bin/prog", NULL, 0);
+	pdata__add_map(w, proc->id, 0x10000, 0x14000, 0, 5, "/lib/a.so", (const uint8_t *)"AAAA",
+		       4);
+	CHECK("format 2 until a generation", pdata__header(w)->version == PDATA_VERSION_CPU);
+	pdata__count_stack(w, proc->id, 100, stack, 2, 0, 3);
+	g1 = pdata__add_gen(w, proc->id, 1, 2);
+	pdata__add_map(w, g1->id, 0x0f000, 0x13000, 0, 5, "/lib/b.so", (const uint8_t *)"BBBB", 4);
+	pdata__count_stack(w, g1->id, 100, stack, 2, 0, 5);
+	g2 = pdata__add_gen(w, proc->id, 2, 3);
+	pdata__add_map(w, g2->id, 0x10000, 0x14000, 0, 5, "/lib/a.so", (const uint8_t *)"AAAA", 4);
+	pdata__count(w, g2->id, 100, 0x11000, 7);
+	CHECK("generation ids are new ids",
+	      g1->id != proc->id && g2->id != g1->id && g2->id != proc->id);
+	CHECK("format 4 from the first generation", pdata__header(w)->version == PDATA_VERSION_GEN);
+	pdata__finish(w);
+	CHECKF("compact", pdata__compact(w, file, why, sizeof(why)) == 0, "%s", why);
+	pdata__close(w);
+	if (pview__load(&v, file, why, sizeof(why)) < 0) {
+		CHECKF("load", 0, "%s", why);
+		return;
+	}
+	CHECK("a finished, compacted profile stays format 4", v->hdr.version == PDATA_VERSION_GEN);
+	CHECK("one image, with its generations folded in",
+	      v->nprocs == 1 && v->procs[0].gens == 2 && v->procs[0].nthreads == 1 &&
+		      v->procs[0].nmaps == 4 && v->procs[0].samples == 15);
+	p = &v->procs[0];
+	for (size_t i = 0; i < v->nsamples; i++) {
+		const struct pv_sample *s = &v->samples[i];
+
+		ok &= s->proc == p->id && s->pc == 0x11000 && s->gen <= 2;
+		if (s->gen <= 2)
+			per_gen[s->gen] += s->count;
+	}
+	CHECKF("samples at one PC told apart by generation",
+	       ok && v->nsamples == 3 && per_gen[0] == 3 && per_gen[1] == 5 && per_gen[2] == 7,
+	       "%zu samples: %llu %llu %llu", v->nsamples, (unsigned long long)per_gen[0],
+	       (unsigned long long)per_gen[1], (unsigned long long)per_gen[2]);
+	CHECKF("each generation names the PC by its own mapping",
+	       !strcmp(path_at(v, p, 0, 0x11000), "/lib/a.so") &&
+		       !strcmp(path_at(v, p, 1, 0x11000), "/lib/b.so") &&
+		       !strcmp(path_at(v, p, 2, 0x11000), "/lib/a.so") &&
+		       pview__map_of(v, p, 2, 0x11000)->gen == 2,
+	       "%s %s %s", path_at(v, p, 0, 0x11000), path_at(v, p, 1, 0x11000),
+	       path_at(v, p, 2, 0x11000));
+	CHECK("B's own addresses: its generation only",
+	      !strcmp(path_at(v, p, 1, 0x0f800), "/lib/b.so") && !*path_at(v, p, 0, 0x0f800));
+	CHECK("A's tail B did not cover: A's in generation 1 too",
+	      !strcmp(path_at(v, p, 1, 0x13800), "/lib/a.so"));
+	CHECK("the program's text in every generation",
+	      !strcmp(path_at(v, p, 0, 0x40100), "/bin/prog") &&
+		      !strcmp(path_at(v, p, 1, 0x40100), "/bin/prog") &&
+		      !strcmp(path_at(v, p, 2, 0x40100), "/bin/prog"));
+	pview__free(v);
+}
+
+/*
+ * Off-CPU time (format 3) and generations: the file becomes format 4, its
+ * off-CPU slots still read as such, each under its generation.
+ */
+static void test_generations_offcpu(void)
+{
+	struct pdata_create_opts opts = {.table_slots = 64,
+					 .frame_slots = 64,
+					 .records_cap = 8192,
+					 .offcpu = PDATA_OFFCPU_BPF};
+	uint64_t pc = 0x11000;
+	struct pdata_proc *proc;
+	struct pdata_gen *g;
+	struct pview *v = NULL;
+	char why[256], file[300];
+	struct pdata *w;
+
+	snprintf(file, sizeof(file), "%s/gens_off.data", dir);
+	if (pdata__create(&w, file, &opts, why, sizeof(why)) < 0) {
+		CHECKF("create", 0, "%s", why);
+		return;
+	}
+	CHECK("format 3 with off-CPU time", pdata__header(w)->version == PDATA_VERSION_OFFCPU);
+	proc = pdata__add_proc(w, 100, 1, 0, "/bin/prog", 1);
+	pdata__add_map(w, proc->id, 0x10000, 0x14000, 0, 5, "/lib/a.so", NULL, 0);
+	pdata__count_offcpu(w, proc->id, 100, &pc, 1, 0, PDATA_KIND_SLEEP, 1000);
+	g = pdata__add_gen(w, proc->id, 1, 2);
+	pdata__add_map(w, g->id, 0x10000, 0x14000, 0, 5, "/lib/b.so", NULL, 0);
+	CHECK("off-CPU time is still counted in format 4",
+	      pdata__count_offcpu(w, g->id, 100, &pc, 1, 0, PDATA_KIND_SLEEP, 3000) == 0);
+	pdata__count(w, g->id, 100, pc, 4);
+	pdata__finish(w);
+	pdata__close(w);
+	if (pview__load(&v, file, why, sizeof(why)) < 0) {
+		CHECKF("load", 0, "%s", why);
+		return;
+	}
+	CHECKF("off-CPU slots and samples under their generations",
+	       v->hdr.version == PDATA_VERSION_GEN && v->noffcpu == 2 && v->offcpu[0].gen == 0 &&
+		       v->offcpu[0].count == 1000 && v->offcpu[1].gen == 1 &&
+		       v->offcpu[1].count == 3000 && v->nsamples == 1 && v->samples[0].gen == 1 &&
+		       v->samples[0].kind == PDATA_KIND_CPU &&
+		       !strcmp(pview__map_of(v, &v->procs[0], 1, pc)->path, "/lib/b.so"),
+	       "version %u, %zu off-CPU slots, %zu samples", v->hdr.version, v->noffcpu,
+	       v->nsamples);
+	pview__free(v);
+}
+
+/* Generation records that do not fit (unknown image, an id that is a proc's): ignored, counted. */
+static void test_generations_damaged(void)
+{
+	struct pdata_create_opts opts = {.table_slots = 64, .records_cap = 8192};
+	struct pdata_proc *proc;
+	struct pdata_gen *g;
+	struct pview *v = NULL;
+	char why[256], file[300];
+	struct pdata *w;
+
+	snprintf(file, sizeof(file), "%s/gens_bad.data", dir);
+	if (pdata__create(&w, file, &opts, why, sizeof(why)) < 0) {
+		CHECKF("create", 0, "%s", why);
+		return;
+	}
+	proc = pdata__add_proc(w, 100, 1, 0, "/bin/prog", 1);
+	pdata__add_map(w, proc->id, 0x10000, 0x14000, 0, 5, "/lib/a.so", NULL, 0);
+	g = pdata__add_gen(w, 999, 1, 2); /* no image 999 */
+	pdata__count(w, g->id, 100, 0x11000, 2);
+	g = pdata__add_gen(w, proc->id, 1, 2);
+	g->id = proc->id;		       /* a generation claiming the image's own id */
+	g = pdata__add_gen(w, proc->id, 0, 2); /* generation 0 is the image's own */
+	pdata__count(w, proc->id, 100, 0x11000, 3);
+	pdata__finish(w);
+	pdata__close(w);
+	CHECKF("load", pview__load(&v, file, why, sizeof(why)) == 0, "%s", why);
+	if (!v)
+		return;
+	CHECKF("the damaged generation records are counted, the samples kept",
+	       v->bad_records == 3 && v->total == 5 && v->ngens == 0, "bad %zu total %llu gens %zu",
+	       v->bad_records, (unsigned long long)v->total, v->ngens);
+	pview__free(v);
 }
 
 static int count_rec(void *arg, const struct pdata_rec *rec)
@@ -481,6 +662,9 @@ int main(void)
 	test_replacing();
 	test_check_header();
 	test_shrinks_while_read();
+	test_generations();
+	test_generations_offcpu();
+	test_generations_damaged();
 	char cmd[300];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	return system(cmd) ? 1 : CHECK_DONE();

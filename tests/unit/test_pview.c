@@ -204,14 +204,15 @@ static void test_maps(const struct pview *v)
 				    m->prot == (PROT_READ | PROT_EXEC) && m->build_id_len == 4 &&
 				    !memcmp(m->build_id, "\xde\xad\xbe\xef", 4) &&
 				    !strcmp(m->path, "/lib/libx.so"));
-	CHECK("map_of inside", a && pview__map_of(v, a, 0x1fff) == &a->maps[0] &&
-				       pview__map_of(v, a, 0x5000) == &a->maps[1]);
-	CHECK("map_of outside", a && !pview__map_of(v, a, 0x2000) && !pview__map_of(v, a, 0xfff) &&
-					!pview__map_of(v, a, 0x6000));
+	CHECK("map_of inside", a && pview__map_of(v, a, 0, 0x1fff) == &a->maps[0] &&
+				       pview__map_of(v, a, 0, 0x5000) == &a->maps[1]);
+	CHECK("map_of outside", a && !pview__map_of(v, a, 0, 0x2000) &&
+					!pview__map_of(v, a, 0, 0xfff) &&
+					!pview__map_of(v, a, 0, 0x6000));
 	CHECK("a fork child's pc in its parent's map",
-	      d && pview__map_of(v, d, 0x1010) == &a->maps[0]);
+	      d && pview__map_of(v, d, 0, 0x1010) == &a->maps[0]);
 	CHECK("an exec'd image has none of the previous image's maps",
-	      c && !pview__map_of(v, c, 0x1010));
+	      c && !pview__map_of(v, c, 0, 0x1010));
 }
 
 static void test_samples(const struct pview *v)

@@ -84,22 +84,23 @@ static void test_own_code(struct resolver *r, const struct pview *v)
 	const struct pv_proc *me = pview__proc(v, 1), *kid = pview__proc(v, 2);
 	const struct pv_proc *exec = pview__proc(v, 4);
 	const char *exe = fixture__exe(), *base = strrchr(exe, '/') + 1;
-	const struct func *hot = resolver__pc(r, me, pc_of(res_hot, 2), 5);
-	const struct func *st = resolver__pc(r, me, pc_of(res_static, 1), 1);
+	const struct func *hot = resolver__pc(r, me, 0, pc_of(res_hot, 2), 5);
+	const struct func *st = resolver__pc(r, me, 0, pc_of(res_static, 1), 1);
 
 	CHECKF("a global function", is_row(hot, "res_hot", base, exe) && !hot->file && !hot->line,
 	       "%s %s %s", hot ? hot->name : "-", hot ? hot->object : "-",
 	       hot ? hot->objpath : "-");
 	CHECKF("a static function", is_row(st, "res_static", base, exe), "%s", st ? st->name : "-");
 	CHECK("one row per function: interned",
-	      resolver__pc(r, me, pc_of(res_hot, 9), 5) == hot &&
-		      resolver__pc(r, me, pc_of(res_hot, 2), 0) == hot);
-	CHECK("a fork child: its parent's maps", resolver__pc(r, kid, pc_of(res_hot, 2), 0) == hot);
+	      resolver__pc(r, me, 0, pc_of(res_hot, 9), 5) == hot &&
+		      resolver__pc(r, me, 0, pc_of(res_hot, 2), 0) == hot);
+	CHECK("a fork child: its parent's maps",
+	      resolver__pc(r, kid, 0, pc_of(res_hot, 2), 0) == hot);
 	CHECK("an exec'd image: not the previous image's maps",
-	      is_row(resolver__pc(r, exec, pc_of(res_hot, 2), 0), "[unknown]", "[unknown]",
+	      is_row(resolver__pc(r, exec, 0, pc_of(res_hot, 2), 0), "[unknown]", "[unknown]",
 		     "[unknown]"));
 	CHECK("an unmapped pc",
-	      is_row(resolver__pc(r, me, 0x10, 1), "[unknown]", "[unknown]", "[unknown]"));
+	      is_row(resolver__pc(r, me, 0, 0x10, 1), "[unknown]", "[unknown]", "[unknown]"));
 }
 
 static void test_locate(struct resolver *r, const struct pview *v)
@@ -112,7 +113,7 @@ static void test_locate(struct resolver *r, const struct pview *v)
 
 	if (dladdr((void *)res_hot, &di))
 		bias = (uint64_t)(uintptr_t)di.dli_fbase;
-	rc = resolver__locate(r, me, pc_of(res_hot, 2), 0, &loc);
+	rc = resolver__locate(r, me, 0, pc_of(res_hot, 2), 0, &loc);
 	if (rc == 0 && loc.obj && (symobj__flags(loc.obj) & SYMOBJ_EXEC))
 		bias = 0; /* not a PIE: runtime addresses are link-time ones */
 	CHECKF("located at its link-time address",
@@ -120,10 +121,10 @@ static void test_locate(struct resolver *r, const struct pview *v)
 		       !strcmp(loc.f->name, "res_hot"),
 	       "rc %d addr 0x%llx want 0x%llx", rc, (unsigned long long)loc.addr,
 	       (unsigned long long)(pc_of(res_hot, 2) - bias));
-	rc = resolver__locate(r, me, 0x10, 0, &loc);
+	rc = resolver__locate(r, me, 0, 0x10, 0, &loc);
 	CHECK("unmapped: no object, the pc itself",
 	      rc == 0 && !loc.obj && loc.addr == 0x10 && !loc.linktime);
-	rc = resolver__locate(r, me, GONE_START + 0x1234, 0, &loc);
+	rc = resolver__locate(r, me, 0, GONE_START + 0x1234, 0, &loc);
 	CHECK("a file that is gone: its file offset",
 	      rc == 0 && loc.obj && !loc.linktime && loc.addr == 0x3000 + 0x1234);
 }
@@ -136,25 +137,25 @@ static void test_other_objects(struct resolver *r, const struct pview *v)
 	const struct func *f;
 	Dl_info di;
 
-	f = resolver__pc(r, me, GONE_START + 0x1234, 3);
+	f = resolver__pc(r, me, 0, GONE_START + 0x1234, 3);
 	CHECKF("code of a file that is gone: a range of file offsets",
 	       is_row(f, "[libgone.so+0x4000]", "libgone.so", "/nonexistent/libgone.so"), "%s",
 	       f ? f->name : "-");
 	CHECK("the same page of it: the same row",
-	      resolver__pc(r, me, GONE_START + 0x1fff, 1) == f &&
-		      resolver__pc(r, me, GONE_START + 0x2000, 1) != f);
+	      resolver__pc(r, me, 0, GONE_START + 0x1fff, 1) == f &&
+		      resolver__pc(r, me, 0, GONE_START + 0x2000, 1) != f);
 	if (getpid_fn && dladdr(getpid_fn, &di) && di.dli_fname) {
 		const char *lib =
 			strrchr(di.dli_fname, '/') ? strrchr(di.dli_fname, '/') + 1 : di.dli_fname;
 
-		f = resolver__pc(r, me, pc_of(getpid_fn, 0), 1);
+		f = resolver__pc(r, me, 0, pc_of(getpid_fn, 0), 1);
 		CHECKF("libc", f && !strcmp(f->object, lib) && strstr(f->name, "getpid"),
 		       "%s in %s", f ? f->name : "-", f ? f->object : "-");
 	} else {
 		SKIP("libc", "dlsym(getpid) failed");
 	}
 	if (vdso) {
-		f = resolver__pc(r, me, vdso + 0x10, 1);
+		f = resolver__pc(r, me, 0, vdso + 0x10, 1);
 		CHECKF("the [vdso]: its pseudo name", is_row(f, "[vdso]", "[vdso]", "[vdso]"), "%s",
 		       f ? f->name : "-");
 	} else {
@@ -168,18 +169,19 @@ static void test_kernel(struct resolver *r, const struct pview *v)
 	struct resolve_loc loc;
 
 	CHECK("a kernel pc named by its KSYM record",
-	      is_row(resolver__pc(r, me, KTEXT + 0x10, 1), "k_syscall", "[kernel]", "[kernel]"));
-	CHECK("a module's symbol", is_row(resolver__pc(r, me, KTEXT + 0x107f, 1),
+	      is_row(resolver__pc(r, me, 0, KTEXT + 0x10, 1), "k_syscall", "[kernel]", "[kernel]"));
+	CHECK("a module's symbol", is_row(resolver__pc(r, me, 0, KTEXT + 0x107f, 1),
 					  "k_fault [somemod]", "[kernel]", "[kernel]"));
 	CHECK("kernel code no KSYM names: one [kernel] row",
-	      is_row(resolver__pc(r, me, KTEXT + 0x100, 1), "[kernel]", "[kernel]", "[kernel]") &&
-		      resolver__pc(r, me, KTEXT + 0x100, 1) ==
-			      resolver__pc(r, me, KTEXT + 0x5000, 1));
+	      is_row(resolver__pc(r, me, 0, KTEXT + 0x100, 1), "[kernel]", "[kernel]",
+		     "[kernel]") &&
+		      resolver__pc(r, me, 0, KTEXT + 0x100, 1) ==
+			      resolver__pc(r, me, 0, KTEXT + 0x5000, 1));
 	CHECK("the cut-short mark: the [truncated] row",
-	      is_row(resolver__pc(r, me, PDATA_PC_TRUNCATED, 1), "[truncated]", "[truncated]",
+	      is_row(resolver__pc(r, me, 0, PDATA_PC_TRUNCATED, 1), "[truncated]", "[truncated]",
 		     "[truncated]"));
 	CHECK("kernel: no object, the pc itself",
-	      resolver__locate(r, me, KTEXT + 0x10, 0, &loc) == 0 && !loc.obj &&
+	      resolver__locate(r, me, 0, KTEXT + 0x10, 0, &loc) == 0 && !loc.obj &&
 		      loc.addr == KTEXT + 0x10);
 }
 
@@ -209,14 +211,14 @@ static void test_lines(const struct pview *v)
 {
 	struct resolver *r = resolver__new(v, 1);
 	const struct pv_proc *me = pview__proc(v, 1);
-	const struct func *a = r ? resolver__pc(r, me, pc_of(res_hot, 2), 1) : NULL;
+	const struct func *a = r ? resolver__pc(r, me, 0, pc_of(res_hot, 2), 1) : NULL;
 	const struct func *plain;
 
 	CHECKF("--lines: the source line of a function",
 	       a && !strcmp(a->name, "res_hot") && ends_with(a->file, "test_resolve.c") &&
 		       a->line >= hot_line && a->line <= hot_line + 6,
 	       "%s:%d (declared at %d)", a && a->file ? a->file : "-", a ? a->line : 0, hot_line);
-	plain = r ? resolver__pc(r, me, KTEXT + 0x10, 1) : NULL;
+	plain = r ? resolver__pc(r, me, 0, KTEXT + 0x10, 1) : NULL;
 	CHECK("--lines: kernel rows have no line", plain && !plain->file && !plain->line);
 	resolver__free(r);
 }

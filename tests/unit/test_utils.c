@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * utils/json, utils/utf8, utils/array: the one spelling of JSON numbers, the
- * one UTF-8 check, the one way to grow an array.
+ * utils/json, utils/utf8, utils/array, utils/objcache: the one spelling of
+ * JSON numbers, the one UTF-8 check, the one way to grow an array, where
+ * the objects profil record keeps by build id go.
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -15,6 +16,7 @@
 #include "check.h"
 #include "utils/array.h"
 #include "utils/json.h"
+#include "utils/objcache.h"
 #include "utils/procmaps.h"
 #include "utils/utf8.h"
 
@@ -144,8 +146,36 @@ static void test_procmaps_self(void)
 	CHECK("maps of no process", procmaps__for_each(0x7ffffff0, find_own_text, &found) == -ENOENT);
 }
 
+static void test_objcache(void)
+{
+	const uint8_t id[] = {0x0a, 0x85, 0x21, 0xff};
+	char out[256], small[24];
+
+	setenv("XDG_CACHE_HOME", "/x/cache", 1);
+	CHECKF("the entry of a build id under XDG_CACHE_HOME",
+	       objcache__path(id, sizeof(id), out, sizeof(out)) == 0 &&
+		       !strcmp(out, "/x/cache/profil/build-id/0a/8521ff"),
+	       "%s", out);
+	setenv("XDG_CACHE_HOME", "relative", 1);
+	setenv("HOME", "/home/u", 1);
+	CHECKF("a relative XDG_CACHE_HOME is ignored (the specification's rule): HOME's",
+	       objcache__dir(out, sizeof(out)) == 0 &&
+		       !strcmp(out, "/home/u/.cache/profil/build-id"),
+	       "%s", out);
+	unsetenv("XDG_CACHE_HOME");
+	unsetenv("HOME");
+	CHECK("neither: no cache", objcache__dir(out, sizeof(out)) == -ENOENT);
+	setenv("HOME", "/home/u", 1);
+	CHECK("no build id, or one over 20 bytes",
+	      objcache__path(id, 0, out, sizeof(out)) == -EINVAL &&
+		      objcache__path(id, 21, out, sizeof(out)) == -EINVAL);
+	CHECK("a name longer than the buffer",
+	      objcache__path(id, sizeof(id), small, sizeof(small)) == -ENAMETOOLONG);
+}
+
 int main(void)
 {
+	test_objcache();
 	test_procmaps_lines();
 	test_procmaps_self();
 	test_json_numbers();
