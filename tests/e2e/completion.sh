@@ -45,7 +45,7 @@ expect top_options "$(complete_words "$PROFIL" --)" "--help --version"
 
 # every long option of every command's --help, and --help itself
 for c in record report export events watch diff; do
-	want=$( ("$PROFIL" $c --help | grep -oE '^ +(-[A-Za-z], )?--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z][a-z0-9-]*'; echo --help) | sort -u)
+	want=$( ("$PROFIL" $c --help | grep -oE '^ {2,6}(-[A-Za-z], )?--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z][a-z0-9-]*'; echo --help) | sort -u)
 	got=$(complete_words "$PROFIL" $c --)
 	missing=""
 	for o in $want; do
