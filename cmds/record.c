@@ -90,6 +90,11 @@ static int set_clock(void *out, const char *arg, char *why, size_t whylen)
 	return -1;
 }
 
+static const struct opt_choice sample_by_names[] = {{"auto", RECORD_SAMPLE_AUTO},
+						     {"cgroup", RECORD_SAMPLE_CGROUP},
+						     {"thread", RECORD_SAMPLE_THREAD},
+						     {NULL, 0}};
+
 #define AT(m) OPT_AT(struct cmd_record_opts, m)
 static const struct opt options[] = {
 	{"output", 'o', OPT_STRING, "FILE", AT(rec.output),
@@ -127,6 +132,12 @@ static const struct opt options[] = {
 	 "stack it left the CPU with (with -g), counted in the kernel where BPF is permitted; "
 	 "else each thread's total where perf can say",
 	 .set = 1},
+	{"sample-by", 0, OPT_CHOICE, "HOW", AT(rec.sample_by),
+	 "the CPU samples of the command's tree: cgroup (per-CPU events of a cgroup the "
+	 "recorder puts the command in: root; no cost at the tree's context switches), thread "
+	 "(per-thread events) or auto (default: cgroup with --off-cpu where it can be made, "
+	 "else thread)",
+	 .what = "way", .choices = sample_by_names},
 	{"quiet", 'q', OPT_FLAG, NULL, AT(quiet), "no summary line", .set = 1},
 	OPT_GROUP("the whole machine:"),
 	{"all-cpus", 'a', OPT_FLAG, NULL, AT(rec.all_cpus),
@@ -193,6 +204,9 @@ static int check_system(const struct cmd_record_opts *co)
 		return opts__error("record",
 				   "--off-cpu follows a COMMAND's or a process's threads; "
 				   "-a records CPU time only (for now)");
+	if (o->sample_by == RECORD_SAMPLE_CGROUP)
+		return opts__error("record", "--sample-by cgroup is for a COMMAND's tree; -a "
+					     "samples every CPU already");
 	if (o->keep && !o->rotate)
 		return opts__error("record", "--keep counts the profiles of --rotate");
 	if (o->rotate && !co->output_given)
@@ -219,6 +233,15 @@ static int check_args(const struct cmd_record_opts *co)
 		return opts__error("record",
 				   "--call-graph fp needs perf events (--clock perf or bpf); the "
 				   "thread and itimer clocks take dwarf stacks (-g)");
+	if (o->sample_by == RECORD_SAMPLE_CGROUP &&
+	    (o->attach_pid || !o->inherit || o->clock == PDATA_CLOCK_THREAD ||
+	     o->clock == PDATA_CLOCK_ITIMER))
+		return opts__error("record",
+				   "--sample-by cgroup puts a COMMAND and its children in a cgroup: "
+				   "not with %s",
+				   o->attach_pid ? "-p PID" :
+				   !o->inherit	 ? "--no-inherit" :
+						   "the agent's clocks (thread, itimer)");
 	if (o->attach_pid && o->events)
 		return opts__error("record", "--events is for a COMMAND, not -p PID");
 	if (o->attach_pid && o->clock != PDATA_CLOCK_AUTO && o->clock != PDATA_CLOCK_PERF)

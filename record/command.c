@@ -29,6 +29,7 @@
 #include "record/record_bpf.h"
 #include "record/run.h"
 #include "record/shquote.h"
+#include "utils/cgroup.h"
 #include "utils/install_dirs.h"
 #include "utils/outfile.h"
 #include "utils/why.h"
@@ -222,8 +223,8 @@ static void agent_offcpu(struct record_run *r)
 
 static void perf_note(struct record_run *r)
 {
-	const char *rings =
-		r->o->inherit ? "per-CPU rings, inherit" : "per-CPU rings, threads only";
+	char rings[sizeof(r->sample_note) + sizeof(r->cg.dir) + 200];
+	const char *tc;
 	const char *capped = r->hz < r->o->hz ? ", rate capped by perf_event_max_sample_rate" : "";
 	const char *acct = r->acct ? "the kernel's accounting (BPF: runtime, utime/stime split), "
 				     "exit status of every process" :
@@ -251,7 +252,22 @@ static void perf_note(struct record_run *r)
 	else if (r->o->clock == PDATA_CLOCK_AUTO)
 		what = "perf_event task-clock (auto: the BPF histogram measured no cheaper, "
 		       "doc/accounting.md)";
-	snprintf(r->note, sizeof(r->note), "%s, %s%s; per-thread CPU time: %s", what, rings, capped,
+	if (r->by_cgroup)
+		snprintf(rings, sizeof(rings),
+			 "per-CPU cpu-clock events of cgroup %s, where the recorder put the command "
+			 "(its tree; no cost at the tree's context switches), per-CPU rings",
+			 r->cg.dir);
+	else
+		snprintf(rings, sizeof(rings), "%s%s",
+			 r->o->inherit ? "per-thread events, inherit, per-CPU rings" :
+					 "per-thread events, threads only, per-CPU rings",
+			 r->sample_note);
+	/* a cgroup's events count the CPU's clock while its tasks run: cpu-clock */
+	tc = r->by_cgroup ? strstr(what, "task-clock") : NULL;
+	if (!tc)
+		tc = what + strlen(what);
+	snprintf(r->note, sizeof(r->note), "%.*s%s%s, %s%s; per-thread CPU time: %s",
+		 (int)(tc - what), what, *tc ? "cpu-clock" : "", *tc ? tc + 10 : "", rings, capped,
 		 acct);
 }
 
@@ -266,6 +282,79 @@ static void open_auto_kstacks(struct record_run *r)
 		record_bpf__close(r->bpf);
 		r->bpf = NULL;
 	}
+}
+
+/* Per-thread events where a cgroup was wanted: the note's clause, and one line on stderr. */
+static void sample_by_thread(struct record_run *r, const char *why)
+{
+	snprintf(r->sample_note, sizeof(r->sample_note), " (not by a cgroup: %s)", why);
+	if (!r->res->warning[0])
+		snprintf(r->res->warning, sizeof(r->res->warning),
+			 "--off-cpu: CPU samples by per-thread events, a cost at each context switch "
+			 "(not by a cgroup: %.120s)",
+			 why);
+}
+
+/*
+ * The tree sampled by its cgroup (record.h's sample_by): the cgroup made and
+ * the stopped command put in it, po told.  1 when chosen; 0 when not (with
+ * auto, r->sample_note says why when it was wanted); -errno when
+ * --sample-by cgroup cannot be had (why said).
+ */
+static int open_sample_cgroup(struct record_run *r, struct perf_session_opts *po, char *why,
+			      size_t whylen)
+{
+	const struct record_opts *o = r->o;
+	char cwhy[300] = "";
+	int rc = -EPERM;
+
+	if (o->sample_by == RECORD_SAMPLE_THREAD ||
+	    (o->sample_by == RECORD_SAMPLE_AUTO && !o->offcpu))
+		return 0;
+	if (!o->inherit)
+		snprintf(cwhy, sizeof(cwhy), "--no-inherit follows the command's threads only");
+	else if (!r->acct) /* the cgroup's events count no thread's time */
+		snprintf(cwhy, sizeof(cwhy),
+			 "the threads' CPU times need the kernel's accounting (BPF), not permitted");
+	else if ((rc = cgroup__run_make(&r->cg, "profil-record", cwhy, sizeof(cwhy))) == 0 &&
+		 (rc = cgroup__run_enter(&r->cg, r->child)) < 0) {
+		snprintf(cwhy, sizeof(cwhy), "cannot put the command in %.100s%.120s: %s",
+			 r->cg.mnt, r->cg.dir, strerror(-rc));
+		cgroup__run_remove(&r->cg);
+	}
+	if (!cwhy[0]) {
+		po->by_cgroup = r->by_cgroup = 1;
+		po->cgroup_fd = r->cg.fd;
+		return 1;
+	}
+	if (o->sample_by == RECORD_SAMPLE_CGROUP)
+		return why_fail(why, whylen, rc < 0 ? rc : -EPERM, "--sample-by cgroup: %s", cwhy);
+	sample_by_thread(r, cwhy);
+	return 0;
+}
+
+/*
+ * The perf session on the command, by its cgroup when chosen; with auto, a
+ * cgroup whose events cannot be opened gives way to per-thread events.
+ */
+static int open_session(struct record_run *r, struct perf_session_opts *po, char *why,
+			size_t whylen)
+{
+	char cwhy[300];
+	int rc = open_sample_cgroup(r, po, why, whylen);
+
+	if (rc < 0)
+		return rc;
+	rc = perf_session__open(&r->perf, r->pd, po, &r->child, 1, why, whylen);
+	if (rc == 0 || !po->by_cgroup)
+		return rc;
+	cgroup__run_remove(&r->cg); /* the command back where it was */
+	po->by_cgroup = r->by_cgroup = 0;
+	if (r->o->sample_by == RECORD_SAMPLE_CGROUP)
+		return rc;
+	snprintf(cwhy, sizeof(cwhy), "%.290s", why);
+	sample_by_thread(r, cwhy);
+	return perf_session__open(&r->perf, r->pd, po, &r->child, 1, why, whylen);
 }
 
 /* Returns 0 with perf on, 1 to use the agent, or -errno (why filled). */
@@ -313,7 +402,7 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 	}
 	open_accounting(r, &po);
 	record_run__open_offcpu(r, &po, r->child, 0);
-	rc = perf_session__open(&r->perf, r->pd, &po, &r->child, 1, why, whylen);
+	rc = open_session(r, &po, why, whylen);
 	if (rc == 0) {
 		record_run__offcpu_session(r);
 		r->clock = r->bpf ? PDATA_CLOCK_BPF : PDATA_CLOCK_PERF;
@@ -486,6 +575,8 @@ static void close_sources(struct record_run *r)
 	record_bpf__close(r->bpf);
 	procacct__close(r->acct);
 	record_run__close_offcpu(r);
+	/* after the command ended: what of its tree outlives it goes back where it was */
+	cgroup__run_remove(&r->cg);
 }
 
 /* A start that failed: the event stream and the profile go, as if never made. */

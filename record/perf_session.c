@@ -132,7 +132,8 @@ static int simulated_refusal(void)
 	return EACCES;
 }
 
-static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
+static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+			       unsigned long flags)
 {
 	int err = simulated_refusal();
 
@@ -140,7 +141,8 @@ static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 		errno = err;
 		return -1;
 	}
-	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1,
+			    PERF_FLAG_FD_CLOEXEC | flags);
 }
 
 static void fill_common(struct perf_session *s, struct perf_event_attr *a)
@@ -165,8 +167,10 @@ static void fill_common(struct perf_session *s, struct perf_event_attr *a)
 }
 
 /*
- * The whole machine: the CPU's clock, whatever runs on it (the task clock
- * of a CPU-wide event would count idle time too), except the idle task.
+ * The whole machine, or a cgroup's tasks: the CPU's clock, whatever runs on
+ * it (the task clock of a CPU-wide event would count idle time too),
+ * except the idle task.  A cgroup's event runs only while a task of the
+ * cgroup does: its clock is their CPU time.
  */
 static void fill_system_attr(struct perf_session *s, struct perf_event_attr *a)
 {
@@ -185,7 +189,7 @@ static void fill_attr(struct perf_session *s, struct perf_event_attr *a)
 	a->size = sizeof(*a);
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = PERF_COUNT_SW_TASK_CLOCK;
-	if (s->opts.system) {
+	if (s->opts.system || s->opts.by_cgroup) {
 		fill_system_attr(s, a);
 		return;
 	}
@@ -273,7 +277,7 @@ static void fit_ring_pages(struct perf_session *s)
 	int n = 0;
 
 	for (; fds && maps && n < s->ncpus; n++) {
-		fds[n] = sys_perf_event_open(&a, 0, s->cpus[n]);
+		fds[n] = sys_perf_event_open(&a, 0, s->cpus[n], 0);
 		if (fds[n] < 0)
 			break;
 	}
@@ -304,35 +308,47 @@ static void fit_ring_pages(struct perf_session *s)
 	free(maps);
 }
 
-static int open_tid(struct perf_session *s, pid_t tid, char *why, size_t whylen)
+/* One event of tid (or -1: every task, or a cgroup's fd with PERF_FLAG_PID_CGROUP) on CPU cpu. */
+static int open_one(struct perf_session *s, pid_t tid, int cpu, unsigned long flags)
 {
 	struct perf_event_attr attr;
+	int fd;
+
+	fill_attr(s, &attr);
+	fd = sys_perf_event_open(&attr, tid, cpu, flags);
+	if (fd < 0 && s->kernel && (errno == EACCES || errno == EPERM)) {
+		s->kernel = 0; /* kernel profiling is not permitted here: user PCs only */
+		fill_attr(s, &attr);
+		fd = sys_perf_event_open(&attr, tid, cpu, flags);
+	}
+	if (fd < 0 && s->sample_read && errno == EINVAL) {
+		s->sample_read = 0; /* a kernel before 6.12: no inherit with SAMPLE_READ */
+		fill_attr(s, &attr);
+		fd = sys_perf_event_open(&attr, tid, cpu, flags);
+	}
+	if (fd < 0 && errno == EINVAL) { /* a kernel without build ids in MMAP2 */
+		attr.build_id = 0;
+		fd = sys_perf_event_open(&attr, tid, cpu, flags);
+	}
+	return fd;
+}
+
+static int open_tid(struct perf_session *s, pid_t tid, char *why, size_t whylen)
+{
+	unsigned long flags = s->opts.by_cgroup ? PERF_FLAG_PID_CGROUP : 0;
 
 	for (int i = 0; i < s->ncpus; i++) {
-		int fd, rc;
+		int fd = open_one(s, tid, s->cpus[i], flags), rc;
 
-		fill_attr(s, &attr);
-		fd = sys_perf_event_open(&attr, tid, s->cpus[i]);
-		if (fd < 0 && s->kernel && (errno == EACCES || errno == EPERM)) {
-			s->kernel = 0; /* kernel profiling is not permitted here: user PCs only */
-			fill_attr(s, &attr);
-			fd = sys_perf_event_open(&attr, tid, s->cpus[i]);
-		}
-		if (fd < 0 && s->sample_read && errno == EINVAL) {
-			s->sample_read = 0; /* a kernel before 6.12: no inherit with SAMPLE_READ */
-			fill_attr(s, &attr);
-			fd = sys_perf_event_open(&attr, tid, s->cpus[i]);
-		}
-		if (fd < 0 && errno == EINVAL) { /* a kernel without build ids in MMAP2 */
-			attr.build_id = 0;
-			fd = sys_perf_event_open(&attr, tid, s->cpus[i]);
-		}
 		if (fd < 0) {
 			rc = -errno;
 			if (rc == -ESRCH && s->opts.attach)
 				return 0; /* the thread ended meanwhile */
-			snprintf(why, whylen, "perf_event_open(task-clock, cpu %d): %s", s->cpus[i],
-				 strerror(-rc));
+			snprintf(why, whylen, "perf_event_open(%s, cpu %d): %s",
+				 s->opts.by_cgroup ? "cpu-clock, cgroup" :
+				 s->opts.system	   ? "cpu-clock" :
+						     "task-clock",
+				 s->cpus[i], strerror(-rc));
 			return rc;
 		}
 		rc = push_fd(s, fd);
@@ -447,6 +463,11 @@ int perf_session__open(struct perf_session **out, struct pdata *pd,
 		snprintf(why, whylen, "out of memory");
 		return -ENOMEM;
 	}
+	if (opts->by_cgroup && (opts->thread_cpu || opts->system || opts->attach)) {
+		snprintf(why, whylen, "a cgroup's events count no thread's CPU time");
+		free(s);
+		return -EINVAL;
+	}
 	s->pd = pd;
 	s->opts = *opts;
 	s->kernel = opts->kernel;
@@ -490,6 +511,8 @@ int perf_session__open(struct perf_session **out, struct pdata *pd,
 		fit_ring_pages(s);
 	if (opts->system) /* every task of each CPU */
 		rc = open_tid(s, -1, why, whylen);
+	else if (opts->by_cgroup) /* the cgroup's tasks on each CPU */
+		rc = open_tid(s, opts->cgroup_fd, why, whylen);
 	else
 		rc = perf_session__add_tids(s, tids, ntids, why, whylen);
 	if (rc < 0) {
@@ -713,7 +736,13 @@ static void on_sample(struct perf_session *s, const struct perf_event_header *h)
 		return;
 	}
 	p->sampled = 1; /* the whole machine describes the processes that have samples */
-	/* the command's exec: the kernel is sampled from the events' enabling, before its COMM */
+	/*
+	 * The command's exec: the kernel is sampled from the events' enabling,
+	 * before its COMM.  A cgroup's events are on before the exec: a user PC
+	 * then is the recorder's child's, not the command's.
+	 */
+	if (b->ip < PDATA_KERNEL_START && p->await_first_exec && s->opts.by_cgroup)
+		return;
 	if (b->ip < PDATA_KERNEL_START)
 		p->await_first_exec = 0;
 	if (!p->rec && !p->exe[0] && b->ip >= PDATA_KERNEL_START &&

@@ -102,11 +102,26 @@ struct perf_session_opts {
 	int system;
 	const int *cpus;
 	int ncpus;
+	/*
+	 * The command's tree by its cgroup (root: record/command.c makes one and
+	 * puts the command in it): one cpu-clock event per online CPU with
+	 * PERF_FLAG_PID_CGROUP on cgroup_fd, enabled at once.  The kernel keeps
+	 * the samples and the side-band records (mmap, comm, fork, exit,
+	 * switch) of the tasks in that cgroup, so the tree is followed as with
+	 * per-thread events; but a context switch inside the cgroup costs the
+	 * events nothing, where per-thread inherited events are switched at
+	 * each.  No per-thread count (thread_cpu must be 0): the CPU times come
+	 * from the kernel's accounting.  User samples of the command before its
+	 * exec (the recorder's child) are dropped.
+	 */
+	int by_cgroup;
+	int cgroup_fd;
 };
 
 /*
  * Open one task-clock sampling event per online CPU for each tid (inherit,
- * so that new threads, and children when asked, are followed), sharing
+ * so that new threads, and children when asked, are followed; or with
+ * opts.system and opts.by_cgroup one cpu-clock event per CPU), sharing
  * one ring buffer per CPU (1 MiB; 16 MiB with call stacks, less when the
  * mlock limit says so).  For a command (!attach) the events start
  * disabled and turn on at the task's exec.  On error returns -errno and

@@ -93,6 +93,12 @@ enum record_callgraph {
 	RECORD_CG_DWARF, /* user stack copies unwound through the CFI by the recorder */
 };
 
+enum record_sample_by {
+	RECORD_SAMPLE_AUTO,
+	RECORD_SAMPLE_THREAD,
+	RECORD_SAMPLE_CGROUP,
+};
+
 struct record_opts {
 	const char *output; /* profil.data to create (replaced) */
 	unsigned int hz;    /* nominal samples per CPU second */
@@ -110,6 +116,17 @@ struct record_opts {
 	enum record_callgraph callgraph;
 	unsigned int stack_bytes; /* dwarf: user stack bytes copied per sample, 0 = 16 KiB */
 	int offcpu;		  /* --off-cpu: the time off the CPU too (record/offcpu.h) */
+	/*
+	 * --sample-by (perf and bpf clocks, a command): how the tree's CPU
+	 * samples are taken.  RECORD_SAMPLE_THREAD: per-thread task-clock
+	 * events, inherited (unprivileged; they cost at every context switch of
+	 * the tree).  RECORD_SAMPLE_CGROUP: per-CPU cpu-clock events of a cgroup
+	 * the recorder makes and puts the command in (root; free at the tree's
+	 * switches), an error when it cannot.  AUTO: cgroup with --off-cpu where
+	 * it can be made (a context switch is what --off-cpu watches), else
+	 * thread; the clock note says which and why.
+	 */
+	int sample_by;
 	char **argv;		  /* COMMAND [ARGS...] (NULL-terminated) when not attaching */
 	/*
 	 * The whole machine (`-a`, record/system.c): every process on every CPU

@@ -15,6 +15,7 @@
 
 #include "profile/pdata.h"
 #include "record/record.h"
+#include "utils/cgroup.h"
 
 #define MAX_POLLED_RINGS 64
 
@@ -48,6 +49,10 @@ struct record_run {
 	int poll_ms;				  /* the poll's timeout, 0: 50 ms */
 	int keep_ksyms;		   /* kallsyms read once for every profile (system.c frees it) */
 	struct ksyms_cache *ksyms; /* with keep_ksyms */
+	/* the command's tree sampled by its cgroup (record.h's sample_by): its directory */
+	struct cgroup_run cg;
+	int by_cgroup;
+	char sample_note[400]; /* per-thread events where a cgroup was wanted: why ("" else) */
 };
 
 struct perf_session_opts;

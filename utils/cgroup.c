@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: MIT
 /* Cgroup paths and the containers and services they show.  See cgroup.h. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "utils/cgroup.h"
@@ -288,4 +293,166 @@ int cgroup__label(const char *path, char *buf, size_t len)
 	else
 		n = snprintf(buf, len, "%s:%s", o.kind, o.id);
 	return n < 0 ? 0 : (n >= (int)len ? (int)len - 1 : n);
+}
+
+/* ---- a cgroup made for a run ------------------------------------------------------ */
+
+/* A path in the mount: the mount, a cgroup's path, a file's name. */
+#define RUN_PATH_MAX                                                                               \
+	(sizeof(((struct cgroup_run *)0)->mnt) + sizeof(((struct cgroup_run *)0)->dir) + 32)
+
+/* Write the decimal pid into dir/cgroup.procs (under mnt): 0 or -errno. */
+static int write_procs(const char *mnt, const char *dir, pid_t pid)
+{
+	char path[RUN_PATH_MAX], num[24];
+	int fd, n, rc = 0;
+
+	snprintf(path, sizeof(path), "%s%s/cgroup.procs", mnt, strcmp(dir, "/") ? dir : "");
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = snprintf(num, sizeof(num), "%d", (int)pid);
+	if (write(fd, num, (size_t)n) != n)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+/*
+ * The processes in dir back to parent, a bounded number of rounds (one
+ * may fork meanwhile).  Returns the processes moved.
+ */
+static int move_back(const struct cgroup_run *c)
+{
+	char path[RUN_PATH_MAX];
+	int moved = 0;
+
+	snprintf(path, sizeof(path), "%s%s/cgroup.procs", c->mnt, c->dir);
+	for (int round = 0; round < 8; round++) {
+		FILE *f = fopen(path, "re");
+		int pid, here = 0;
+
+		if (!f)
+			break;
+		for (int i = 0; i < 4096 && fscanf(f, "%d", &pid) == 1; i++) {
+			here++;
+			if (write_procs(c->mnt, c->parent, pid) == 0)
+				moved++;
+		}
+		fclose(f);
+		if (!here)
+			break;
+	}
+	return moved;
+}
+
+/* dir/NAME is PREFIX-N with process N gone and no process in it: remove it. */
+static void sweep_one(const char *base, const char *name, const char *prefix)
+{
+	size_t k = strlen(prefix);
+	char path[RUN_PATH_MAX + 256], *end;
+	long n;
+
+	if (strncmp(name, prefix, k) || name[k] != '-')
+		return;
+	n = strtol(name + k + 1, &end, 10);
+	if (*end || n <= 0 || n == (long)getpid() || kill((pid_t)n, 0) == 0 || errno != ESRCH)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", base, name);
+	rmdir(path); /* EBUSY: processes live in it still, theirs */
+}
+
+static void sweep_stale(const char *base, const char *prefix)
+{
+	DIR *d = opendir(base);
+	struct dirent *e;
+	int seen = 0;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) && seen++ < 100000)
+		if (e->d_type == DT_DIR)
+			sweep_one(base, e->d_name, prefix);
+	closedir(d);
+}
+
+/* Make mnt+parent/PREFIX-PID: 0 or -errno. */
+static int make_in(struct cgroup_run *c, const char *parent, const char *prefix)
+{
+	char base[RUN_PATH_MAX], path[RUN_PATH_MAX];
+
+	snprintf(c->parent, sizeof(c->parent), "%s", parent);
+	snprintf(base, sizeof(base), "%s%s", c->mnt, strcmp(parent, "/") ? parent : "");
+	sweep_stale(base, prefix);
+	snprintf(c->dir, sizeof(c->dir), "%s/%s-%d", strcmp(parent, "/") ? parent : "", prefix,
+		 (int)getpid());
+	snprintf(path, sizeof(path), "%s%s", c->mnt, c->dir);
+	if (mkdir(path, 0755) < 0 && (errno != EEXIST || rmdir(path) < 0 || mkdir(path, 0755) < 0)) {
+		c->dir[0] = 0;
+		return -errno;
+	}
+	c->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (c->fd < 0) {
+		int err = -errno;
+
+		rmdir(path);
+		c->dir[0] = 0;
+		return err;
+	}
+	return 0;
+}
+
+int cgroup__run_make(struct cgroup_run *c, const char *prefix, char *why, size_t whylen)
+{
+	char own[CGROUP_PATH_MAX];
+	struct statfs sf;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+	rc = cgroup2_mount(c->mnt, sizeof(c->mnt));
+	if (rc < 0 || statfs(c->mnt, &sf) < 0 || sf.f_type != CGROUP2_SUPER_MAGIC) {
+		snprintf(why, whylen, "no cgroup v2 mount");
+		return rc < 0 ? rc : -ENOENT;
+	}
+	rc = cgroup__of_pid(getpid(), own, sizeof(own));
+	if (rc < 0 || strlen(own) >= sizeof(own) - 1) {
+		snprintf(why, whylen, "the recorder's cgroup is unknown");
+		return rc < 0 ? rc : -ENAMETOOLONG;
+	}
+	rc = make_in(c, own, prefix);
+	if (rc < 0 && strcmp(own, "/"))
+		rc = make_in(c, "/", prefix);
+	if (rc < 0)
+		snprintf(why, whylen, "cannot make a cgroup in %s%s: %s", c->mnt,
+			 strcmp(own, "/") ? own : "", strerror(-rc));
+	return rc;
+}
+
+int cgroup__run_enter(const struct cgroup_run *c, pid_t pid)
+{
+	return c->dir[0] ? write_procs(c->mnt, c->dir, pid) : -EINVAL;
+}
+
+int cgroup__run_remove(struct cgroup_run *c)
+{
+	char path[RUN_PATH_MAX];
+	int moved, rc = 0;
+
+	if (!c->dir[0])
+		return 0;
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	moved = move_back(c);
+	snprintf(path, sizeof(path), "%s%s", c->mnt, c->dir);
+	/* a process that was exiting leaves the list a moment after it ended */
+	for (int i = 0; rmdir(path) < 0 && errno == EBUSY && i < 20; i++) {
+		usleep(5000);
+		moved += move_back(c);
+	}
+	if (access(path, F_OK) == 0)
+		rc = -EBUSY;
+	c->dir[0] = 0;
+	return rc < 0 ? rc : moved;
 }

@@ -72,4 +72,39 @@ int cgroup__owner(const char *path, struct cgroup_owner *out);
  */
 int cgroup__label(const char *path, char *buf, size_t len);
 
+/*
+ * A cgroup v2 directory made for one run of a command (record samples the
+ * command's tree by per-CPU perf events filtered by it, as perf record -G):
+ * PREFIX-PID (PID: the caller's) under the caller's own cgroup, else under
+ * the mount's root.  Processes put in it stay under the same controllers'
+ * limits (it enables none itself); their children are born in it.
+ */
+struct cgroup_run {
+	int fd;			       /* the directory, open read-only: perf's cgroup fd */
+	char dir[CGROUP_PATH_MAX + 64];    /* its path in the mount ("/.../PREFIX-PID") */
+	char mnt[256];		       /* the cgroup v2 mount */
+	char parent[CGROUP_PATH_MAX + 64]; /* the cgroup it was made in: what outlives the run goes back */
+	int swept;		       /* stale PREFIX-N of dead callers removed before */
+};
+
+/*
+ * Make the directory.  Directories PREFIX-N beside it
+ * whose process N is gone and that hold no process (left by a caller that
+ * was killed) are removed first.  Returns 0, or -errno and one sentence in
+ * why (no cgroup v2 mount, not writable, ...).
+ */
+int cgroup__run_make(struct cgroup_run *c, const char *prefix, char *why, size_t whylen);
+
+/* Put process pid (all its threads) in it: 0 or -errno. */
+int cgroup__run_enter(const struct cgroup_run *c, pid_t pid);
+
+/*
+ * Move every process still in it back to the cgroup it was made in (a
+ * process of the tree that outlived the run keeps running, where it would
+ * have been) and remove it; close the fd.  Returns the processes moved, or
+ * -errno when the directory stays (it is then removed by the next run's
+ * cgroup__run_make).  Nothing on a run never made (zeroed, or make failed).
+ */
+int cgroup__run_remove(struct cgroup_run *c);
+
 #endif /* PROFIL_UTILS_CGROUP_H */
