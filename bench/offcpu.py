@@ -130,8 +130,15 @@ def variants(build, tmp):
         Variant('profil_g_noreuse', '`profil record --off-cpu -g`, every switch-out walked',
                 'profil_noreuse',
                 [profil, 'record', '-q', '--off-cpu', '-g', '-o', data, '--']),
-        Variant('profil_cpu_g', '`profil record -g` (CPU only)', 'profil',
+        Variant('profil_g_thread', '`profil record --off-cpu -g --sample-by thread` '
+                '(per-thread sampling events)', 'profil',
+                [profil, 'record', '-q', '--off-cpu', '-g', '--sample-by', 'thread', '-o', data,
+                 '--']),
+        Variant('profil_cpu_g', '`profil record -g` (CPU only, per-thread events)', 'profil',
                 [profil, 'record', '-q', '-g', '-o', data, '--']),
+        Variant('profil_cpu_g_cgroup', '`profil record -g --sample-by cgroup` (CPU only)',
+                'profil',
+                [profil, 'record', '-q', '-g', '--sample-by', 'cgroup', '-o', data, '--']),
     ]
     if shutil.which('offcputime'):
         vs.append(Variant('offcputime', 'libbpf-tools `offcputime -p PID`', 'attach',
@@ -190,7 +197,8 @@ def prog_cost(name):
 def measure_cost(v, work, secs, tmp):
     """ns per switch of variant v's sched_switch program, read 2/3 into a run."""
     prog = {'attach': 'sched_switch'}.get(v.kind, 'offcpu_switch')
-    if v.name in ('perf_cs', 'perf_taskclock', 'profil_cpu_g') or not shutil.which('bpftool'):
+    if v.name in ('perf_cs', 'perf_taskclock', 'profil_cpu_g', 'profil_cpu_g_cgroup') or \
+            not shutil.which('bpftool'):
         return None
     try:
         with open(BPF_STATS) as f:
@@ -334,8 +342,8 @@ def main():
     ap.add_argument('--reps', type=int)
     ap.add_argument('--no-pin', action='store_true', help='let the scheduler place the threads')
     ap.add_argument('--variants', help='comma-separated names (default: all): profil_g, '
-                    'profil_flat, profil_g_noreuse, profil_cpu_g, offcputime, perf_cs, '
-                    'perf_taskclock')
+                    'profil_flat, profil_g_noreuse, profil_g_thread, profil_cpu_g, '
+                    'profil_cpu_g_cgroup, offcputime, perf_cs, perf_taskclock')
     ap.add_argument('--secs', type=float, help='seconds per run (default 4, --quick 3)')
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)

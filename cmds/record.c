@@ -91,9 +91,9 @@ static int set_clock(void *out, const char *arg, char *why, size_t whylen)
 }
 
 static const struct opt_choice sample_by_names[] = {{"auto", RECORD_SAMPLE_AUTO},
-						     {"cgroup", RECORD_SAMPLE_CGROUP},
-						     {"thread", RECORD_SAMPLE_THREAD},
-						     {NULL, 0}};
+						    {"cgroup", RECORD_SAMPLE_CGROUP},
+						    {"thread", RECORD_SAMPLE_THREAD},
+						    {NULL, 0}};
 
 #define AT(m) OPT_AT(struct cmd_record_opts, m)
 static const struct opt options[] = {
@@ -236,12 +236,13 @@ static int check_args(const struct cmd_record_opts *co)
 	if (o->sample_by == RECORD_SAMPLE_CGROUP &&
 	    (o->attach_pid || !o->inherit || o->clock == PDATA_CLOCK_THREAD ||
 	     o->clock == PDATA_CLOCK_ITIMER))
-		return opts__error("record",
-				   "--sample-by cgroup puts a COMMAND and its children in a cgroup: "
-				   "not with %s",
-				   o->attach_pid ? "-p PID" :
-				   !o->inherit	 ? "--no-inherit" :
-						   "the agent's clocks (thread, itimer)");
+		return opts__error(
+			"record",
+			"--sample-by cgroup puts a COMMAND and its children in a cgroup: "
+			"not with %s",
+			o->attach_pid ? "-p PID" :
+			!o->inherit   ? "--no-inherit" :
+					"the agent's clocks (thread, itimer)");
 	if (o->attach_pid && o->events)
 		return opts__error("record", "--events is for a COMMAND, not -p PID");
 	if (o->attach_pid && o->clock != PDATA_CLOCK_AUTO && o->clock != PDATA_CLOCK_PERF)

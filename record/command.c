@@ -253,10 +253,11 @@ static void perf_note(struct record_run *r)
 		what = "perf_event task-clock (auto: the BPF histogram measured no cheaper, "
 		       "doc/accounting.md)";
 	if (r->by_cgroup)
-		snprintf(rings, sizeof(rings),
-			 "per-CPU cpu-clock events of cgroup %s, where the recorder put the command "
-			 "(its tree; no cost at the tree's context switches), per-CPU rings",
-			 r->cg.dir);
+		snprintf(
+			rings, sizeof(rings),
+			"per-CPU cpu-clock events of cgroup %s, where the recorder put the command "
+			"(its tree; no cost at the tree's context switches), per-CPU rings",
+			r->cg.dir);
 	else
 		snprintf(rings, sizeof(rings), "%s%s",
 			 r->o->inherit ? "per-thread events, inherit, per-CPU rings" :
@@ -290,8 +291,8 @@ static void sample_by_thread(struct record_run *r, const char *why)
 	snprintf(r->sample_note, sizeof(r->sample_note), " (not by a cgroup: %s)", why);
 	if (!r->res->warning[0])
 		snprintf(r->res->warning, sizeof(r->res->warning),
-			 "--off-cpu: CPU samples by per-thread events, a cost at each context switch "
-			 "(not by a cgroup: %.120s)",
+			 "--off-cpu: CPU samples by per-thread events, a cost at each "
+			 "context switch (not by a cgroup: %.120s)",
 			 why);
 }
 
@@ -314,8 +315,9 @@ static int open_sample_cgroup(struct record_run *r, struct perf_session_opts *po
 	if (!o->inherit)
 		snprintf(cwhy, sizeof(cwhy), "--no-inherit follows the command's threads only");
 	else if (!r->acct) /* the cgroup's events count no thread's time */
-		snprintf(cwhy, sizeof(cwhy),
-			 "the threads' CPU times need the kernel's accounting (BPF), not permitted");
+		snprintf(
+			cwhy, sizeof(cwhy),
+			"the threads' CPU times need the kernel's accounting (BPF), not permitted");
 	else if ((rc = cgroup__run_make(&r->cg, "profil-record", cwhy, sizeof(cwhy))) == 0 &&
 		 (rc = cgroup__run_enter(&r->cg, r->child)) < 0) {
 		snprintf(cwhy, sizeof(cwhy), "cannot put the command in %.100s%.120s: %s",
@@ -415,7 +417,9 @@ static int choose_clock_for_child(struct record_run *r, char *why, size_t whylen
 	procacct__close(r->acct);
 	r->acct = NULL;
 	record_run__close_offcpu(r);
-	if (r->o->clock == PDATA_CLOCK_PERF || r->o->clock == PDATA_CLOCK_BPF)
+	/* what was asked for perf events, the agent cannot give */
+	if (r->o->clock == PDATA_CLOCK_PERF || r->o->clock == PDATA_CLOCK_BPF ||
+	    r->o->sample_by == RECORD_SAMPLE_CGROUP)
 		return rc;
 	/* auto: anything perf cannot do here (refused, or e.g. no ring memory) falls back */
 	r->clock = PDATA_CLOCK_THREAD;

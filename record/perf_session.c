@@ -141,8 +141,7 @@ static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 		errno = err;
 		return -1;
 	}
-	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1,
-			    PERF_FLAG_FD_CLOEXEC | flags);
+	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC | flags);
 }
 
 static void fill_common(struct perf_session *s, struct perf_event_attr *a)

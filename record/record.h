@@ -127,7 +127,7 @@ struct record_opts {
 	 * thread; the clock note says which and why.
 	 */
 	int sample_by;
-	char **argv;		  /* COMMAND [ARGS...] (NULL-terminated) when not attaching */
+	char **argv; /* COMMAND [ARGS...] (NULL-terminated) when not attaching */
 	/*
 	 * The whole machine (`-a`, record/system.c): every process on every CPU
 	 * (or cpu_list's), user and kernel, while argv runs (argv may be empty),

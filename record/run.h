@@ -24,12 +24,12 @@ struct record_run {
 	struct record_result *res;
 	struct pdata *pd;
 	struct perf_session *perf;
-	struct record_bpf *bpf;	      /* bpf clock: the kernel-side histogram */
-	struct procacct *acct;	      /* the kernel's accounting of the tree (BPF), NULL: none */
-	struct offcpu *offcpu;	      /* --off-cpu where BPF is permitted, NULL: none */
+	struct record_bpf *bpf;		 /* bpf clock: the kernel-side histogram */
+	struct procacct *acct;		 /* the kernel's accounting of the tree (BPF), NULL: none */
+	struct offcpu *offcpu;		 /* --off-cpu where BPF is permitted, NULL: none */
 	struct offcpu_switch *offcpu_sw; /* --off-cpu from the switch records (unprivileged) */
-	char offcpu_note[2048];	      /* what the off-CPU time is (a PDATA_REC_NOTE), "" none */
-	struct record_events *events; /* opts->events: the prof/profil event stream */
+	char offcpu_note[2048];		 /* what the off-CPU time is (a PDATA_REC_NOTE), "" none */
+	struct record_events *events;	 /* opts->events: the prof/profil event stream */
 	struct jitcollect *jit; /* JIT code names (perf maps, jitdump), made at the first poll */
 	int sfd;		/* signalfd */
 	sigset_t oldmask;

@@ -387,7 +387,8 @@ static int make_in(struct cgroup_run *c, const char *parent, const char *prefix)
 	snprintf(c->dir, sizeof(c->dir), "%s/%s-%d", strcmp(parent, "/") ? parent : "", prefix,
 		 (int)getpid());
 	snprintf(path, sizeof(path), "%s%s", c->mnt, c->dir);
-	if (mkdir(path, 0755) < 0 && (errno != EEXIST || rmdir(path) < 0 || mkdir(path, 0755) < 0)) {
+	if (mkdir(path, 0755) < 0 &&
+	    (errno != EEXIST || rmdir(path) < 0 || mkdir(path, 0755) < 0)) {
 		c->dir[0] = 0;
 		return -errno;
 	}

@@ -80,11 +80,11 @@ int cgroup__label(const char *path, char *buf, size_t len);
  * limits (it enables none itself); their children are born in it.
  */
 struct cgroup_run {
-	int fd;			       /* the directory, open read-only: perf's cgroup fd */
-	char dir[CGROUP_PATH_MAX + 64];    /* its path in the mount ("/.../PREFIX-PID") */
-	char mnt[256];		       /* the cgroup v2 mount */
-	char parent[CGROUP_PATH_MAX + 64]; /* the cgroup it was made in: what outlives the run goes back */
-	int swept;		       /* stale PREFIX-N of dead callers removed before */
+	int fd;				/* the directory, open read-only: perf's cgroup fd */
+	char dir[CGROUP_PATH_MAX + 64]; /* its path in the mount ("/.../PREFIX-PID") */
+	char mnt[256];			/* the cgroup v2 mount */
+	/* the cgroup it was made in: where what outlives the run goes back */
+	char parent[CGROUP_PATH_MAX + 64];
 };
 
 /*

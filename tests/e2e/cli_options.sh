@@ -105,6 +105,7 @@ sample() {
 	case "$1:$2" in
 	record:-F | record:--freq) echo 99 ;;
 	record:--clock) echo perf ;;
+	record:--sample-by) echo thread ;;
 	record:--call-graph) echo dwarf,4096 ;;
 	record:-p | record:--pid | top:-p | top:--pid) echo 1 ;;
 	record:--duration | top:-d | top:--delay) echo 0.5 ;;
