@@ -329,7 +329,10 @@ def write_md(out, vs, res, secs, reps, pin, loads):
               'profil\'s CPU is the recorder\'s own (the tree\'s CPU less the workload\'s); '
               'the BPF programs\' time in the kernel is the workload\'s (it runs at its '
               'switches) and shows in kept.  The `-g` variants also sample CPU time at '
-              '997 Hz with dwarf stacks.', '']
+              '997 Hz with dwarf stacks: profil\'s `--off-cpu` ones (as root) by per-CPU '
+              'events of a cgroup it puts the workload in (`--sample-by auto`), the '
+              '`--sample-by thread` one and `-g` alone by per-thread events, inherited '
+              '(which the kernel switches at every context switch).', '']
     with open(os.path.join(out, 'offcpu.md'), 'w') as f:
         f.write('\n'.join(lines))
 
