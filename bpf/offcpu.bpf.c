@@ -11,6 +11,7 @@
 
 #include "offcpu.h"
 #include "kunwind_walk.bpf.h"
+#include "procacct_switch.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -31,6 +32,8 @@ const volatile __u32 kernel_stacks = 1; /* the kernel's frames */
 const volatile __u32 reuse_stacks = 1;	/* the cache of offcpu.h ("Cost") */
 const volatile __u32 user_copies = 1;	/* copies of the user stack at new places */
 const volatile __u32 kernel_walk = 0;	/* the in-kernel CFI walk at new places (offcpu.h) */
+/* the kernel's accounting's work at a dead thread's last switch (procacct_switch.bpf.h) */
+const volatile __u32 acct_switch = 0;
 
 /* Which counts map the programs add into (user space flips it). */
 volatile __u32 cur;
@@ -371,8 +374,7 @@ static __always_inline __u32 walk_user_stack(struct offcpu_thread *th, struct pt
 }
 
 /* The user stack of a new place: walked in the kernel where it can be, else copied. */
-static __always_inline __u32 new_place_stack(struct offcpu_thread *th, struct pt_regs *r,
-					     __u64 now)
+static __always_inline __u32 new_place_stack(struct offcpu_thread *th, struct pt_regs *r, __u64 now)
 {
 	__u32 walk;
 
@@ -523,6 +525,8 @@ int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_
 	__u32 ntid = next->pid;
 	struct offcpu_thread *th;
 
+	if (acct_switch)
+		acct_switch_out(prev, prev_state);
 	switch_out(ctx, preempt, prev, prev_state, now);
 	if (!ntid)
 		return 0;

@@ -8,6 +8,7 @@
 
 #include "profile/pdata.h"
 #include "record/offcpu.h"
+#include "record/procacct.h"
 #include "record/perf_session.h"
 #include "record/stacks.h"
 
@@ -99,7 +100,7 @@ struct offcpu {
 	/* what was done */
 	uint64_t intervals, ns, ns_unplaced, open_closed, threads_ended, threads_alive;
 	uint64_t stats[OFFCPU_STAT_NR];
-	uint64_t seeded_waits; /* attach: threads waiting when it began */
+	uint64_t seeded_waits;		    /* attach: threads waiting when it began */
 	uint64_t kwalked, kwalked_complete; /* user stacks walked in the kernel */
 	struct perf_session_observer obs;   /* own_ks: the session's mappings to ks */
 	int attached;
@@ -257,6 +258,24 @@ static int walk_tables(struct offcpu_bpf *skel, struct kstacks *ks)
 	return err;
 }
 
+/* The accounting's maps shared (bpf/procacct_switch.bpf.h): its last-switch work is ours. */
+static int share_acct(struct offcpu_bpf *skel, struct procacct *acct)
+{
+	struct bpf_map *m[PROCACCT_SWITCH_MAPS] = {skel->maps.acct_tracked, skel->maps.acct_base,
+						   skel->maps.acct_exiting, skel->maps.acct_events,
+						   skel->maps.drops};
+	int fds[PROCACCT_SWITCH_MAPS], err;
+
+	if (!acct)
+		return 0;
+	err = procacct__switch_maps(acct, fds);
+	for (int i = 0; !err && i < PROCACCT_SWITCH_MAPS; i++)
+		err = bpf_map__reuse_fd(m[i], fds[i]);
+	if (!err)
+		skel->rodata->acct_switch = 1;
+	return err;
+}
+
 int offcpu__open(struct offcpu **out, struct pdata *pd, const struct offcpu_opts *o, char *why,
 		 size_t whylen)
 {
@@ -287,11 +306,15 @@ int offcpu__open(struct offcpu **out, struct pdata *pd, const struct offcpu_opts
 	oc->skel->rodata->user_copies = o->stacks && o->copies ? 1 : 0;
 	err = walk_tables(oc->skel, o->stacks && o->copies ? o->ks : NULL);
 	if (!err)
+		err = share_acct(oc->skel, o->acct);
+	if (!err)
 		err = offcpu_bpf__load(oc->skel);
 	if (!err)
 		err = offcpu_bpf__attach(oc->skel);
 	if (err)
 		goto fail;
+	if (o->acct) /* ours runs at every switch: the accounting's own is not needed */
+		procacct__switch_taken(o->acct);
 	oc->rb = ring_buffer__new(bpf_map__fd(oc->skel->maps.ends), on_end, oc, NULL);
 	if (!oc->rb ||
 	    ring_buffer__add(oc->rb, bpf_map__fd(oc->skel->maps.copies), on_copy, oc) < 0 ||
@@ -858,14 +881,14 @@ void offcpu__describe(const struct offcpu *oc, char *buf, size_t len)
 			       (unsigned long long)st[OFFCPU_STAT_SWITCHES],
 			       (unsigned long long)st[OFFCPU_STAT_STALE]);
 	if ((size_t)at < len && oc->o.stacks && oc->o.copies && oc->skel->rodata->kernel_walk)
-		at += snprintf(buf + at, len - at,
-			       "; user stacks walked through the CFI in the kernel at %llu new "
-			       "places (%llu complete; no stack copied), %llu copied where the walk "
-			       "could not go yet",
-			       (unsigned long long)oc->kwalked,
-			       (unsigned long long)oc->kwalked_complete,
-			       (unsigned long long)(st[OFFCPU_STAT_KWALK_COPIED] +
-						    st[OFFCPU_STAT_KWALK_LOST]));
+		at += snprintf(
+			buf + at, len - at,
+			"; user stacks walked through the CFI in the kernel at %llu new "
+			"places (%llu complete; no stack copied), %llu copied where the walk "
+			"could not go yet",
+			(unsigned long long)oc->kwalked, (unsigned long long)oc->kwalked_complete,
+			(unsigned long long)(st[OFFCPU_STAT_KWALK_COPIED] +
+					     st[OFFCPU_STAT_KWALK_LOST]));
 	if ((size_t)at < len && oc->o.stacks && oc->o.copies &&
 	    (!oc->skel->rodata->kernel_walk || oc->unwound))
 		at += snprintf(
@@ -935,6 +958,24 @@ void offcpu__close(struct offcpu *oc)
 }
 
 #else /* !PROFIL_HAVE_BPF */
+
+/* The accounting's maps shared (bpf/procacct_switch.bpf.h): its last-switch work is ours. */
+static int share_acct(struct offcpu_bpf *skel, struct procacct *acct)
+{
+	struct bpf_map *m[PROCACCT_SWITCH_MAPS] = {skel->maps.acct_tracked, skel->maps.acct_base,
+						   skel->maps.acct_exiting, skel->maps.acct_events,
+						   skel->maps.drops};
+	int fds[PROCACCT_SWITCH_MAPS], err;
+
+	if (!acct)
+		return 0;
+	err = procacct__switch_maps(acct, fds);
+	for (int i = 0; !err && i < PROCACCT_SWITCH_MAPS; i++)
+		err = bpf_map__reuse_fd(m[i], fds[i]);
+	if (!err)
+		skel->rodata->acct_switch = 1;
+	return err;
+}
 
 int offcpu__open(struct offcpu **out, struct pdata *pd, const struct offcpu_opts *o, char *why,
 		 size_t whylen)

@@ -36,6 +36,8 @@ struct pdata;
 struct perf_session;
 struct perf_session_observer;
 
+struct procacct;
+
 struct offcpu_opts {
 	int follow_children; /* forked processes belong to the tree */
 	int stacks;	     /* kernel frames and the user frames (-g), else the user PC alone */
@@ -50,6 +52,13 @@ struct offcpu_opts {
 	 */
 	struct kstacks *ks;
 	int own_ks;
+	/*
+	 * The kernel's accounting (record/procacct.h), or NULL: the switch
+	 * program then does its work at a dead thread's last switch too, in its
+	 * maps, and its own switch program is detached (one BPF program less at
+	 * every context switch).
+	 */
+	struct procacct *acct;
 };
 
 /*

@@ -61,7 +61,7 @@ int procacct__open(struct procacct **out, int follow_children, char *why, size_t
 		err = procacct_bpf__attach(pa->skel);
 	if (err)
 		goto fail;
-	pa->rb = ring_buffer__new(bpf_map__fd(pa->skel->maps.events), on_event, pa, NULL);
+	pa->rb = ring_buffer__new(bpf_map__fd(pa->skel->maps.acct_events), on_event, pa, NULL);
 	if (!pa->rb) {
 		err = -errno;
 		goto fail;
@@ -80,7 +80,7 @@ int procacct__track(struct procacct *pa, pid_t pid)
 	__u32 key = (__u32)pid, one = 1;
 
 	pa->root = pid;
-	if (bpf_map_update_elem(bpf_map__fd(pa->skel->maps.tracked), &key, &one, BPF_ANY) < 0)
+	if (bpf_map_update_elem(bpf_map__fd(pa->skel->maps.acct_tracked), &key, &one, BPF_ANY) < 0)
 		return -errno;
 	return 0;
 }
@@ -137,6 +137,24 @@ uint64_t procacct__dropped(struct procacct *pa)
 	return sum;
 }
 
+int procacct__switch_maps(struct procacct *pa, int fds[PROCACCT_SWITCH_MAPS])
+{
+	const struct bpf_map *m[PROCACCT_SWITCH_MAPS] = {
+		pa->skel->maps.acct_tracked, pa->skel->maps.acct_base, pa->skel->maps.acct_exiting,
+		pa->skel->maps.acct_events, pa->skel->maps.drops};
+
+	for (int i = 0; i < PROCACCT_SWITCH_MAPS; i++)
+		if ((fds[i] = bpf_map__fd(m[i])) < 0)
+			return fds[i];
+	return 0;
+}
+
+void procacct__switch_taken(struct procacct *pa)
+{
+	bpf_link__destroy(pa->skel->links.acct_switch);
+	pa->skel->links.acct_switch = NULL;
+}
+
 void procacct__close(struct procacct *pa)
 {
 	if (!pa)
@@ -184,6 +202,17 @@ uint64_t procacct__dropped(struct procacct *pa)
 {
 	(void)pa;
 	return 0;
+}
+
+int procacct__switch_maps(struct procacct *pa, int fds[PROCACCT_SWITCH_MAPS])
+{
+	(void)pa, (void)fds;
+	return -ENOTSUP;
+}
+
+void procacct__switch_taken(struct procacct *pa)
+{
+	(void)pa;
 }
 
 void procacct__close(struct procacct *pa)

@@ -45,6 +45,18 @@ int procacct__root_ended(const struct procacct *pa);
 /* Events the kernel could not write (its ring was full). */
 uint64_t procacct__dropped(struct procacct *pa);
 
+/*
+ * The maps a dead thread's last switch needs (bpf/procacct_switch.bpf.h:
+ * acct_tracked, acct_base, acct_exiting, acct_events, drops, in this
+ * order), for another program at sched_switch to do procacct's work there.
+ * Returns 0, or -errno.
+ */
+#define PROCACCT_SWITCH_MAPS 5
+int procacct__switch_maps(struct procacct *pa, int fds[PROCACCT_SWITCH_MAPS]);
+
+/* That other program runs now: procacct's own switch program is detached (one less per switch). */
+void procacct__switch_taken(struct procacct *pa);
+
 void procacct__close(struct procacct *pa);
 
 #endif /* PROFIL_RECORD_PROCACCT_H */

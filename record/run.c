@@ -531,7 +531,8 @@ static int open_offcpu_bpf(struct record_run *r, struct perf_session_opts *po,
 
 	if (oo->stacks && oo->copies && !getenv("PROFIL_OFFCPU_NO_KWALK")) {
 		oo->ks = record_bpf__kstacks(r->bpf);
-		if (!oo->ks && !po->observer && kstacks__open(&oo->ks, r->pd, kwhy, sizeof(kwhy)) == 0)
+		if (!oo->ks && !po->observer &&
+		    kstacks__open(&oo->ks, r->pd, kwhy, sizeof(kwhy)) == 0)
 			oo->own_ks = 1;
 	}
 	rc = offcpu__open(&r->offcpu, r->pd, oo, why, whylen);
@@ -553,7 +554,8 @@ void record_run__open_offcpu(struct record_run *r, struct perf_session_opts *po,
 	struct offcpu_opts oo = {.follow_children = r->o->inherit,
 				 .stacks = r->o->callgraph != RECORD_CG_NONE,
 				 .copies = record_run__perf_callgraph(r->o) == PDATA_CG_DWARF,
-				 .no_reuse = getenv("PROFIL_OFFCPU_NO_REUSE") != NULL};
+				 .no_reuse = getenv("PROFIL_OFFCPU_NO_REUSE") != NULL,
+				 .acct = r->acct};
 	char why[256];
 
 	if (!r->o->offcpu)
