@@ -74,7 +74,7 @@
 #define OFFCPU_KERNEL_DEPTH 48	       /* kernel frames kept */
 #define OFFCPU_USER_DEPTH 64	       /* user frames kept (frame-pointer walk) */
 #define OFFCPU_RING_BYTES (256u << 10) /* thread ends on their way to user space */
-#define OFFCPU_REWALK 64	       /* a reused stack is walked again every this many times */
+#define OFFCPU_REWALK 1024	       /* a reused stack is walked again every this many times */
 #define OFFCPU_CACHE 4		       /* switch-out places remembered per thread */
 #define OFFCPU_COPY_BYTES 8192	       /* user stack copied at a new place */
 #define OFFCPU_COPY_RING (2u << 20)    /* copies on their way to user space */
