@@ -959,24 +959,6 @@ void offcpu__close(struct offcpu *oc)
 
 #else /* !PROFIL_HAVE_BPF */
 
-/* The accounting's maps shared (bpf/procacct_switch.bpf.h): its last-switch work is ours. */
-static int share_acct(struct offcpu_bpf *skel, struct procacct *acct)
-{
-	struct bpf_map *m[PROCACCT_SWITCH_MAPS] = {skel->maps.acct_tracked, skel->maps.acct_base,
-						   skel->maps.acct_exiting, skel->maps.acct_events,
-						   skel->maps.drops};
-	int fds[PROCACCT_SWITCH_MAPS], err;
-
-	if (!acct)
-		return 0;
-	err = procacct__switch_maps(acct, fds);
-	for (int i = 0; !err && i < PROCACCT_SWITCH_MAPS; i++)
-		err = bpf_map__reuse_fd(m[i], fds[i]);
-	if (!err)
-		skel->rodata->acct_switch = 1;
-	return err;
-}
-
 int offcpu__open(struct offcpu **out, struct pdata *pd, const struct offcpu_opts *o, char *why,
 		 size_t whylen)
 {
