@@ -32,17 +32,10 @@ extern const char html_diff_page_start[], html_diff_page_end[];
 extern const char html_diff_css_start[], html_diff_css_end[];
 extern const char html_diff_js_start[], html_diff_js_end[];
 
-#define EMPTY UINT32_MAX
 /* Functions the page annotates (source lines and instructions), the hottest with code. */
 #define HTML_ANNOTATED 20
 
 /* A map from a 64-bit key to a dense index (open addressing). */
-struct idmap {
-	uint64_t *keys;
-	uint32_t *vals; /* EMPTY: free slot */
-	size_t mask, n;
-};
-
 struct html_thread {
 	uint32_t proc; /* index into procs */
 	int tid;
@@ -53,7 +46,7 @@ struct html_thread {
  * (an off-CPU reason: count nanoseconds) of one thread with one stack.
  */
 struct stack_row {
-	uint64_t count, hash;
+	uint64_t count;
 	uint32_t thread, nframes;
 	uint32_t kind, pad;
 	uint32_t *frames; /* frame indexes, leaf first */
@@ -62,7 +55,7 @@ struct stack_row {
 struct html_report {
 	const struct pview *v;
 	struct resolver *r;
-	struct idmap proc_ids, thread_ids, frame_ids;
+	struct htab *proc_idx, *thread_idx, *frame_idx, *row_idx; /* utils/htab index tables */
 	const struct pv_proc **procs;
 	size_t nprocs, procs_cap;
 	struct html_thread *threads;
@@ -71,8 +64,6 @@ struct html_report {
 	size_t nframes, frames_cap;
 	struct stack_row *rows;
 	size_t nrows, rows_cap;
-	uint32_t *row_slots; /* row index + 1, 0: free */
-	size_t row_mask;
 	uint32_t *scratch; /* frame indexes of the stack being added */
 	size_t scratch_cap;
 	/* the report's time without samples (html__write_report), which the page states */
@@ -83,70 +74,6 @@ struct html_report {
 	/* the annotations of its hottest functions (html__write_report), or NULL */
 	struct json_object *annotations;
 };
-
-/* ---- idmap ------------------------------------------------------------------ */
-
-static int idmap_resize(struct idmap *m, size_t nmask)
-{
-	uint64_t *keys = malloc((nmask + 1) * sizeof(*keys));
-	uint32_t *vals = malloc((nmask + 1) * sizeof(*vals));
-
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
-		return -ENOMEM;
-	}
-	memset(vals, 0xff, (nmask + 1) * sizeof(*vals));
-	for (size_t i = 0; m->vals && i <= m->mask; i++) {
-		size_t k;
-
-		if (m->vals[i] == EMPTY)
-			continue;
-		for (k = htab_hash_u64(m->keys[i]) & nmask; vals[k] != EMPTY; k = (k + 1) & nmask)
-			;
-		keys[k] = m->keys[i];
-		vals[k] = m->vals[i];
-	}
-	free(m->keys);
-	free(m->vals);
-	m->keys = keys;
-	m->vals = vals;
-	m->mask = nmask;
-	return 0;
-}
-
-/*
- * The index of key; a new key gets index m->n (the caller appends the
- * element) and *added = 1.  Returns 0 or -ENOMEM.
- */
-static int idmap_get(struct idmap *m, uint64_t key, uint32_t *idx, int *added)
-{
-	size_t k;
-
-	*added = 0;
-	if ((!m->vals || (m->n + 1) * 2 > m->mask) &&
-	    idmap_resize(m, m->vals ? m->mask * 2 + 1 : 255))
-		return -ENOMEM;
-	for (k = htab_hash_u64(key) & m->mask; m->vals[k] != EMPTY; k = (k + 1) & m->mask) {
-		if (m->keys[k] == key) {
-			*idx = m->vals[k];
-			return 0;
-		}
-	}
-	if (m->n >= EMPTY)
-		return -ENOMEM;
-	m->keys[k] = key;
-	m->vals[k] = (uint32_t)m->n++;
-	*idx = m->vals[k];
-	*added = 1;
-	return 0;
-}
-
-static void idmap_free(struct idmap *m)
-{
-	free(m->keys);
-	free(m->vals);
-}
 
 /* ---- the document's tables ------------------------------------------------ */
 
@@ -165,13 +92,13 @@ void html__free(struct html_report *h)
 {
 	if (!h)
 		return;
-	idmap_free(&h->proc_ids);
-	idmap_free(&h->thread_ids);
-	idmap_free(&h->frame_ids);
+	htab__free(h->proc_idx);
+	htab__free(h->thread_idx);
+	htab__free(h->frame_idx);
+	htab__free(h->row_idx);
 	for (size_t i = 0; i < h->nrows; i++)
 		free(h->rows[i].frames);
 	free(h->rows);
-	free(h->row_slots);
 	free(h->procs);
 	free(h->threads);
 	free(h->frames);
@@ -180,42 +107,75 @@ void html__free(struct html_report *h)
 	free(h);
 }
 
+static int proc_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	return ((const struct html_report *)ctx)->procs[idx]->id == *(const uint32_t *)key;
+}
+
 static int proc_index(struct html_report *h, const struct pv_proc *p, uint32_t *idx)
 {
-	int added, rc = idmap_get(&h->proc_ids, p->id, idx, &added);
+	uint64_t hash = htab_hash_u64(p->id);
+	struct htab_islot *e = htab__index_slot(&h->proc_idx, hash, proc_eq, h, &p->id);
 
-	if (rc || !added)
-		return rc;
-	if (array__reserve(&h->procs, &h->procs_cap, h->nprocs + 1, sizeof(*h->procs)))
+	if (!e)
 		return -ENOMEM;
-	h->procs[h->nprocs++] = p;
+	if (!e->idx1) {
+		if (array__reserve(&h->procs, &h->procs_cap, h->nprocs + 1, sizeof(*h->procs)))
+			return -ENOMEM;
+		h->procs[h->nprocs] = p;
+		*e = (struct htab_islot){hash, ++h->nprocs};
+	}
+	*idx = (uint32_t)(e->idx1 - 1);
 	return 0;
+}
+
+static int thread_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct html_thread *t = &((const struct html_report *)ctx)->threads[idx];
+	const struct html_thread *k = key;
+
+	return t->proc == k->proc && t->tid == k->tid;
 }
 
 static int thread_index(struct html_report *h, uint32_t proc, int tid, uint32_t *idx)
 {
-	int added,
-		rc = idmap_get(&h->thread_ids, (uint64_t)proc << 32 | (uint32_t)tid, idx, &added);
+	struct html_thread key = {proc, tid};
+	uint64_t hash = htab_hash_u64((uint64_t)proc << 32 | (uint32_t)tid);
+	struct htab_islot *e = htab__index_slot(&h->thread_idx, hash, thread_eq, h, &key);
 
-	if (rc || !added)
-		return rc;
-	if (array__reserve(&h->threads, &h->threads_cap, h->nthreads + 1, sizeof(*h->threads)))
+	if (!e)
 		return -ENOMEM;
-	h->threads[h->nthreads].proc = proc;
-	h->threads[h->nthreads++].tid = tid;
+	if (!e->idx1) {
+		if (array__reserve(&h->threads, &h->threads_cap, h->nthreads + 1,
+				   sizeof(*h->threads)))
+			return -ENOMEM;
+		h->threads[h->nthreads] = key;
+		*e = (struct htab_islot){hash, ++h->nthreads};
+	}
+	*idx = (uint32_t)(e->idx1 - 1);
 	return 0;
+}
+
+static int frame_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	return ((const struct html_report *)ctx)->frames[idx] == key;
 }
 
 /* Frames are unique functions (function + line with --lines): the resolver interns them. */
 static int frame_index(struct html_report *h, const struct func *f, uint32_t *idx)
 {
-	int added, rc = idmap_get(&h->frame_ids, (uintptr_t)f, idx, &added);
+	uint64_t hash = htab_hash_u64((uintptr_t)f);
+	struct htab_islot *e = htab__index_slot(&h->frame_idx, hash, frame_eq, h, f);
 
-	if (rc || !added)
-		return rc;
-	if (array__reserve(&h->frames, &h->frames_cap, h->nframes + 1, sizeof(*h->frames)))
+	if (!e)
 		return -ENOMEM;
-	h->frames[h->nframes++] = f;
+	if (!e->idx1) {
+		if (array__reserve(&h->frames, &h->frames_cap, h->nframes + 1, sizeof(*h->frames)))
+			return -ENOMEM;
+		h->frames[h->nframes] = f;
+		*e = (struct htab_islot){hash, ++h->nframes};
+	}
+	*idx = (uint32_t)(e->idx1 - 1);
 	return 0;
 }
 
@@ -228,24 +188,20 @@ static uint64_t stack_hash(uint32_t thread, uint32_t kind, const uint32_t *frame
 	return x;
 }
 
-static int rows_grow(struct html_report *h)
+/* A row's key: what add_row sums under. */
+struct row_key {
+	uint32_t thread, kind;
+	const uint32_t *frames;
+	size_t n;
+};
+
+static int row_eq(const void *ctx, uint32_t idx, const void *key)
 {
-	size_t nmask = h->row_slots ? h->row_mask * 2 + 1 : 1023;
-	uint32_t *slots = calloc(nmask + 1, sizeof(*slots));
+	const struct stack_row *row = &((const struct html_report *)ctx)->rows[idx];
+	const struct row_key *k = key;
 
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < h->nrows; i++) {
-		size_t k;
-
-		for (k = h->rows[i].hash & nmask; slots[k]; k = (k + 1) & nmask)
-			;
-		slots[k] = (uint32_t)i + 1;
-	}
-	free(h->row_slots);
-	h->row_slots = slots;
-	h->row_mask = nmask;
-	return 0;
+	return row->thread == k->thread && row->kind == k->kind && row->nframes == k->n &&
+	       !memcmp(row->frames, k->frames, k->n * sizeof(*k->frames));
 }
 
 /* Sum count into the row of (thread, kind, frames), adding the row if it is new. */
@@ -253,21 +209,18 @@ static int add_row(struct html_report *h, uint32_t thread, uint32_t kind, const 
 		   size_t n, uint64_t count)
 {
 	uint64_t hash = stack_hash(thread, kind, frames, n);
+	struct row_key key = {thread, kind, frames, n};
+	struct htab_islot *e = htab__index_slot(&h->row_idx, hash, row_eq, h, &key);
 	struct stack_row *row;
-	size_t k;
 
-	if ((!h->row_slots || (h->nrows + 1) * 2 > h->row_mask) && rows_grow(h))
+	if (!e)
 		return -ENOMEM;
-	for (k = hash & h->row_mask; h->row_slots[k]; k = (k + 1) & h->row_mask) {
-		row = &h->rows[h->row_slots[k] - 1];
-		if (row->hash == hash && row->thread == thread && row->kind == kind &&
-		    row->nframes == n && !memcmp(row->frames, frames, n * sizeof(*frames))) {
-			row->count =
-				row->count + count < row->count ? UINT64_MAX : row->count + count;
-			return 0;
-		}
+	if (e->idx1) {
+		row = &h->rows[e->idx1 - 1];
+		row->count = row->count + count < row->count ? UINT64_MAX : row->count + count;
+		return 0;
 	}
-	if (h->nrows >= EMPTY - 1 ||
+	if (h->nrows >= UINT32_MAX - 1 ||
 	    array__reserve(&h->rows, &h->rows_cap, h->nrows + 1, sizeof(*h->rows)))
 		return -ENOMEM;
 	row = &h->rows[h->nrows];
@@ -276,11 +229,10 @@ static int add_row(struct html_report *h, uint32_t thread, uint32_t kind, const 
 		return -ENOMEM;
 	memcpy(row->frames, frames, n * sizeof(*frames));
 	row->count = count;
-	row->hash = hash;
 	row->thread = thread;
 	row->kind = kind;
 	row->nframes = (uint32_t)n;
-	h->row_slots[k] = (uint32_t)++h->nrows;
+	*e = (struct htab_islot){hash, ++h->nrows};
 	return 0;
 }
 
@@ -301,8 +253,8 @@ static int add_kind_stack(struct html_report *h, const struct pv_proc *p, uint32
 	/* each PC is its function's frame, after the frames of the functions inlined there */
 	for (size_t i = 0; !rc && i < npcs; i++) {
 		/* the resolver counts samples for its notes; nanoseconds are no samples */
-		int k = resolver__frames(h->r, p, gen, pcs[i], kind == PDATA_KIND_CPU ? count : 0, inl,
-					 RESOLVE_MAX_INLINE + 1);
+		int k = resolver__frames(h->r, p, gen, pcs[i], kind == PDATA_KIND_CPU ? count : 0,
+					 inl, RESOLVE_MAX_INLINE + 1);
 
 		if (k < 0)
 			return k;
