@@ -16,6 +16,7 @@ _profil_values()
 	case "$1:$2" in
 	record:--clock) echo "auto bpf perf thread itimer" ;;
 	record:--call-graph) echo "dwarf fp none" ;;
+	record:--sample-by) echo "auto cgroup thread" ;;
 	report:--format) echo "text json csv html" ;;
 	report:--sort) echo "comm dso sym pid tid cgroup self name cpu wall off-cpu sleep blocked preempted stopped" ;;
 	report:--reason) echo "sleep blocked preempted stopped" ;;

@@ -61,6 +61,7 @@ value() {
 	expect "values_$name" "$(complete_words "$PROFIL" $cmd $opt '')" "$(accepted $cmd "$@")"
 }
 value record_clock record --clock --clock x -- true
+value record_sample_by record --sample-by --sample-by x -- true
 value report_format report --format --format x
 value report_sort report --sort --sort x
 value report_reason report --reason --reason x
