@@ -742,6 +742,13 @@ static void on_sample(struct perf_session *s, const struct perf_event_header *h)
 	 */
 	if (b->ip < PDATA_KERNEL_START && p->await_first_exec && s->opts.by_cgroup)
 		return;
+	/*
+	 * A cgroup's events sample a thread past its exit too (released: its
+	 * tid reads -1), which per-thread events, gone at its exit, did not: its
+	 * last kernel instructions, in its CPU time from the accounting.
+	 */
+	if (s->opts.by_cgroup && (int32_t)b->tid == -1)
+		return;
 	if (b->ip < PDATA_KERNEL_START)
 		p->await_first_exec = 0;
 	if (!p->rec && !p->exe[0] && b->ip >= PDATA_KERNEL_START &&
