@@ -19,7 +19,6 @@ change in samples, seconds and percent as the JSON has them; sorting; the
 widths of the old profile; a page whose data is markup shows it as text.
 """
 import argparse
-import base64
 import json
 import os
 import re
@@ -97,10 +96,7 @@ def test_main(s, page, diff, grown, steady, screenshot):
     missing = [w for w in want if w not in tip.replace("\u2212", "-")]
     check("diff_tooltip", grown in tip and not missing, "tooltip %r lacks %r" % (tip, missing))
     if screenshot:
-        png = base64.b64decode(s.call("GET", "/screenshot"))
-        with open(screenshot, "wb") as f:
-            f.write(png)
-        check("diff_screenshot", png[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG")
+        rh.take_screenshot(s, screenshot, "diff_screenshot")
 
     # the toggle: shares of each profile's samples; the steady function shrank (blue)
     s.click(s.find("#normalize"))

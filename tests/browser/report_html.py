@@ -385,10 +385,7 @@ def test_main(s, page, report, screenshot):
     check("tooltip_on_hover", tip and hot[0] in tip and
           any("%d samples" % n in tip.replace(",", "") for n in counts), "tooltip %r" % tip)
     if screenshot:
-        png = base64.b64decode(s.call("GET", "/screenshot"))
-        with open(screenshot, "wb") as f:
-            f.write(png)
-        check("screenshot", png[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG")
+        take_screenshot(s, screenshot, "screenshot")
 
     # sorting: by function name (a click: ascending, another: descending), back to self
     s.click(s.find("#table-head th[data-key=name]"))
@@ -465,21 +462,18 @@ def test_main(s, page, report, screenshot):
     threads = [(t["samples"], t["tid"], p["pid"]) for p in report["processes"]
                for t in p["threads"] if t["samples"]]
     small = min(threads)
-    opt = selector_option(s, "t", "thread %d " % small[1], False)
-    if check("selector_has_thread", opt, "no option for thread %d" % small[1]):
-        got = select_and_count(s, opt, report["total_samples"])
-        check("selector_thread_total", got == small[0],
-              "thread %d: page shows %s samples, the report says %d" % (small[1], got, small[0]))
+    if choose_alone(s, "thread", "thread %d " % small[1], False, report["total_samples"], small[0]):
         tot = s.js("var s = 0; document.querySelectorAll('#table tbody tr').forEach(function (tr) {"
                    " s += +tr.children[2].textContent.replace(/,/g, ''); }); return s;")
         check("selector_filters_table", tot == small[0], "table self samples sum to %s" % tot)
     no_errors(s, "main")
 
 
-def selector_option(s, kind, text, at_start):
-    """The selector's option of kind ('t' thread, 'p' process) whose label holds text (at_start:
-    begins with it), or None."""
-    return s.js("""
+def choose_alone(s, kind, label, at_start, total, want):
+    """Choose the selector's option of kind ("thread", "process") whose label holds label
+    (at_start: begins with it): the page must then show want of the total samples.  False when
+    there is no such option."""
+    opt = s.js("""
         var os = document.querySelectorAll('#selector option');
         for (var i = 0; i < os.length; i++) {
             var at = os[i].textContent.indexOf(arguments[1]);
@@ -487,16 +481,25 @@ def selector_option(s, kind, text, at_start):
                 return os[i];
         }
         return null;
-    """, kind, text, at_start)
-
-
-def select_and_count(s, opt, total):
-    """Choose opt, wait until the selection's samples are no longer total: that count."""
+    """, kind[0], label, at_start)
+    if not check("selector_has_" + kind, opt, "no option for %r" % label):
+        return False
     s.click(opt)
-    return s.wait("var t = document.getElementById('selection-total').textContent;"
-                  "var m = /([\\d,]+) samples/.exec(t);"
-                  "var n = m ? +m[1].replace(/,/g, '') : -1;"
-                  "return n !== arguments[0] ? n : null;", total)
+    got = s.wait("var t = document.getElementById('selection-total').textContent;"
+                 "var m = /([\\d,]+) samples/.exec(t);"
+                 "var n = m ? +m[1].replace(/,/g, '') : -1;"
+                 "return n !== arguments[0] ? n : null;", total)
+    check("selector_%s_total" % kind, got == want,
+          "%s: page shows %s samples, the report says %d" % (label.strip(" ,"), got, want))
+    return True
+
+
+def take_screenshot(s, path, name):
+    """A PNG of the page in path."""
+    png = base64.b64decode(s.call("GET", "/screenshot"))
+    with open(path, "wb") as f:
+        f.write(png)
+    check(name, png[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG")
 
 
 def self_and_total(s):
@@ -540,11 +543,7 @@ def test_hostile(s, page, report, text):
     procs = [(p["samples"], p["pid"]) for p in report["processes"] if p["samples"]]
     check("hostile_two_processes", len(procs) == 2, procs)
     one = min(procs)
-    opt = selector_option(s, "p", "process %d," % one[1], True)
-    if check("selector_has_process", opt, "no option for process %d" % one[1]):
-        got = select_and_count(s, opt, report["total_samples"])
-        check("selector_process_total", got == one[0],
-              "process %d: page shows %s samples, the report says %d" % (one[1], got, one[0]))
+    if choose_alone(s, "process", "process %d," % one[1], True, report["total_samples"], one[0]):
         procs_drawn = s.js("return Array.from(document.querySelectorAll('#flame g.frame text'))"
                            ".filter(function (t) { return / \\(\\d+\\)$/.test(t.textContent); })"
                            ".map(function (t) { return t.textContent; });")
