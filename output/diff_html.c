@@ -36,7 +36,7 @@ struct dframe {
 };
 
 struct dframe_ent {
-	const char *name, *object; /* the key: name never NULL */
+	struct htab_name_key k;
 	uint32_t idx;
 	uint32_t pad;
 };
@@ -61,29 +61,10 @@ struct dtree {
 	size_t nnodes, nodes_cap;
 };
 
-static uint64_t dframe_hash(const void *key)
-{
-	const struct dframe_ent *k = key;
-	uint64_t h = htab_hash_str(k->name);
-
-	return k->object ? htab_hash_combine(h, htab_hash_str(k->object)) : h;
-}
-
-static bool dframe_eq(const void *entry, const void *key)
-{
-	const struct dframe_ent *e = entry, *k = key;
-
-	if (strcmp(e->name, k->name))
-		return false;
-	if (!e->object || !k->object)
-		return e->object == k->object;
-	return !strcmp(e->object, k->object);
-}
-
 static const struct htab_type dframe_type = {
 	.entry_size = sizeof(struct dframe_ent),
-	.hash = dframe_hash,
-	.eq = dframe_eq,
+	.hash = htab_name_key_hash,
+	.eq = htab_name_key_eq,
 };
 
 static const struct htab_type dnode_type = {
@@ -94,7 +75,7 @@ static const struct htab_type dnode_type = {
 
 static long frame_index(struct dtree *t, const char *name, const char *object, const char *path)
 {
-	struct dframe_ent k = {name, object, 0, 0}, *e;
+	struct dframe_ent k = {{name, object}, 0, 0}, *e;
 	bool fresh;
 
 	e = htab__insert(t->frame_idx, &dframe_type, &k, &fresh);
@@ -108,7 +89,7 @@ static long frame_index(struct dtree *t, const char *name, const char *object, c
 		return -ENOMEM;
 	}
 	t->frames[t->nframes] = (struct dframe){name, object, path};
-	*e = (struct dframe_ent){name, object, (uint32_t)t->nframes, 0};
+	*e = (struct dframe_ent){{name, object}, (uint32_t)t->nframes, 0};
 	return (long)t->nframes++;
 }
 
