@@ -237,26 +237,43 @@ void callgraph__free(struct callgraph *cg)
 	free(cg);
 }
 
-/* The node of f below parent, made when new.  Its number, or -ENOMEM. */
-static long node_of(struct callgraph *cg, uint32_t parent, const struct func *f)
+/*
+ * The number of f's node below parent in kids (the index of both trees), n
+ * the number of nodes.  A new node (*fresh) is numbered n: room for it is
+ * made in *nodes (cap of them, size bytes each), and the caller fills it
+ * and counts it.  -ENOMEM.
+ */
+static long kid_node(struct htab *kids, uint32_t parent, const struct func *f, void *nodes,
+		     size_t *cap, size_t n, size_t size, bool *fresh)
 {
 	struct kid_key k = {(uint64_t)parent + 1, f};
 	struct kid_ent *e;
-	bool fresh;
 
-	e = htab__insert(cg->kids, &kid_type, &k, &fresh);
+	e = htab__insert(kids, &kid_type, &k, fresh);
 	if (!e)
 		return -ENOMEM;
-	if (!fresh)
+	if (!*fresh)
 		return e->node;
-	if (cg->nnodes >= UINT32_MAX - 1 || array__reserve((void **)&cg->nodes, &cg->nodes_cap,
-							   cg->nnodes + 1, sizeof(*cg->nodes))) {
-		htab__cancel_fresh(cg->kids);
+	if (n >= UINT32_MAX - 1 || array__reserve(nodes, cap, n + 1, size)) {
+		htab__cancel_fresh(kids);
 		return -ENOMEM;
 	}
-	cg->nodes[cg->nnodes] = (struct cg_tnode){f, parent, cg->nodes[parent].depth + 1};
-	*e = (struct kid_ent){k.parent1, f, (uint32_t)cg->nnodes, 0};
-	return (long)cg->nnodes++;
+	*e = (struct kid_ent){k.parent1, f, (uint32_t)n, 0};
+	return (long)n;
+}
+
+/* The node of f below parent, made when new.  Its number, or -ENOMEM. */
+static long node_of(struct callgraph *cg, uint32_t parent, const struct func *f)
+{
+	bool fresh;
+	long i = kid_node(cg->kids, parent, f, &cg->nodes, &cg->nodes_cap, cg->nnodes,
+			  sizeof(*cg->nodes), &fresh);
+
+	if (i < 0 || !fresh)
+		return i;
+	cg->nodes[i] = (struct cg_tnode){f, parent, cg->nodes[parent].depth + 1};
+	cg->nnodes++;
+	return i;
 }
 
 /* Add count samples and off off-CPU ns under the stack frames[0..n) of thread tid. */
@@ -578,25 +595,16 @@ struct cg_tree {
 /* The child of parent for f, made when new.  Returns its number, or -ENOMEM. */
 static long kid_of(struct builder *b, uint32_t parent, const struct func *f)
 {
-	struct kid_key k = {(uint64_t)parent + 1, f};
-	struct kid_ent *e;
 	bool fresh;
+	long i = kid_node(b->kids, parent, f, &b->nodes, &b->cap, b->n, sizeof(*b->nodes), &fresh);
 
-	e = htab__insert(b->kids, &kid_type, &k, &fresh);
-	if (!e)
-		return -ENOMEM;
-	if (!fresh)
-		return e->node;
-	if (b->n >= UINT32_MAX - 1 ||
-	    array__reserve((void **)&b->nodes, &b->cap, b->n + 1, sizeof(*b->nodes))) {
-		htab__cancel_fresh(b->kids);
-		return -ENOMEM;
-	}
-	b->nodes[b->n] = (struct tnode){f, 0, 0, 0, 0, 0, b->nodes[parent].first_kid, 0};
-	b->nodes[parent].first_kid = (uint32_t)b->n;
+	if (i < 0 || !fresh)
+		return i;
+	b->nodes[i] = (struct tnode){f, 0, 0, 0, 0, 0, b->nodes[parent].first_kid, 0};
+	b->nodes[parent].first_kid = (uint32_t)i;
 	b->nodes[parent].nkids++;
-	*e = (struct kid_ent){k.parent1, f, (uint32_t)b->n, 0};
-	return (long)b->n++;
+	b->n++;
+	return i;
 }
 
 /* What a stack adds to the nodes of its path. */
