@@ -189,20 +189,10 @@ struct frame_ent {
 	uint64_t idx;
 };
 
-static uint64_t frame_hash(const void *key)
-{
-	return htab_hash_u64((uintptr_t) * (const struct func *const *)key);
-}
-
-static bool frame_eq(const void *entry, const void *key)
-{
-	return ((const struct frame_ent *)entry)->f == *(const struct func *const *)key;
-}
-
 static const struct htab_type frame_type = {
 	.entry_size = sizeof(struct frame_ent),
-	.hash = frame_hash,
-	.eq = frame_eq,
+	.hash = htab_ptr_hash,
+	.eq = htab_ptr_eq,
 };
 
 struct frames {

@@ -417,20 +417,10 @@ struct fidx_ent {
 	uint32_t pad;
 };
 
-static uint64_t fidx_hash(const void *key)
-{
-	return htab_hash_u64((uintptr_t) * (const struct func *const *)key);
-}
-
-static bool fidx_eq(const void *entry, const void *key)
-{
-	return ((const struct fidx_ent *)entry)->f == *(const struct func *const *)key;
-}
-
 static const struct htab_type fidx_type = {
 	.entry_size = sizeof(struct fidx_ent),
-	.hash = fidx_hash,
-	.eq = fidx_eq,
+	.hash = htab_ptr_hash,
+	.eq = htab_ptr_eq,
 };
 
 /* Every distinct function of cg, numbered: of_node[node] is its function's number. */

@@ -187,6 +187,17 @@ static inline bool htab_u64_eq(const void *entry, const void *key)
 	return *(const uint64_t *)entry == *(const uint64_t *)key;
 }
 
+/* A type's hash and eq for entries that start with a pointer key (key: the pointer's address). */
+static inline uint64_t htab_ptr_hash(const void *key)
+{
+	return htab_hash_u64((uintptr_t) * (const void *const *)key);
+}
+
+static inline bool htab_ptr_eq(const void *entry, const void *key)
+{
+	return *(const void *const *)entry == *(const void *const *)key;
+}
+
 /*
  * A type's hash and eq for entries that start with a struct htab_name_key:
  * a name (never NULL) and the object it belongs to (NULL: none; a NULL

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* utils/htab: the one hash table, checked against a plain sorted array of the same keys. */
+/* utils/htab: the one hash table, checked against a plain sorted array of the same keys; the
+ * shared key types (name and object, pointer). */
+#include <stdio.h>
 #include <string.h>
 
 #include "check.h"
@@ -304,9 +306,79 @@ static void check_stored_hash(void)
 	htab__free(t);
 }
 
+/* Keys of a name and an optional object: a NULL object equals only NULL; copies are found. */
+struct name_ent {
+	struct htab_name_key k;
+	int id;
+};
+
+static const struct htab_type name_type = {
+	.entry_size = sizeof(struct name_ent),
+	.hash = htab_name_key_hash,
+	.eq = htab_name_key_eq,
+};
+
+static void check_name_keys(void)
+{
+	static const struct htab_name_key keys[] = {
+		{"f", NULL}, {"f", "a.so"}, {"f", "b.so"}, {"g", "a.so"}, {"", ""}, {"", NULL},
+	};
+	char name[8], object[8];
+	struct htab *t = htab__new(&name_type, 1);
+	struct name_ent *e;
+	int ok = t != NULL;
+	bool fresh;
+
+	for (int i = 0; ok && i < (int)(sizeof(keys) / sizeof(keys[0])); i++) {
+		e = htab__insert(t, &name_type, &keys[i], &fresh);
+		ok = e && fresh;
+		if (ok)
+			*e = (struct name_ent){keys[i], i};
+	}
+	CHECK("name_keys_distinct", ok && htab__count(t) == 6);
+	snprintf(name, sizeof(name), "f"); /* other copies of the same strings */
+	snprintf(object, sizeof(object), "b.so");
+	e = t ? htab__find(t, &name_type, &(struct htab_name_key){name, object}) : NULL;
+	CHECK("name_key_found_by_value", e && e->id == 2);
+	e = t ? htab__find(t, &name_type, &(struct htab_name_key){name, NULL}) : NULL;
+	CHECK("name_key_null_object", e && e->id == 0);
+	e = t ? htab__find(t, &name_type, &(struct htab_name_key){"h", NULL}) : NULL;
+	CHECK("name_key_absent", !e);
+	htab__free(t);
+}
+
+/* Keys that are pointers: the address, not what it points at. */
+struct ptr_ent {
+	const char *p;
+	int id;
+};
+
+static const struct htab_type ptr_type = {
+	.entry_size = sizeof(struct ptr_ent),
+	.hash = htab_ptr_hash,
+	.eq = htab_ptr_eq,
+};
+
+static void check_ptr_keys(void)
+{
+	static const char a[] = "x", b[] = "x";
+	const char *pa = a, *pb = b;
+	struct htab *t = htab__new(&ptr_type, 1);
+	struct ptr_ent *e = t ? htab__insert(t, &ptr_type, &pa, &(bool){0}) : NULL;
+
+	if (e)
+		*e = (struct ptr_ent){a, 1};
+	e = t ? htab__find(t, &ptr_type, &pa) : NULL;
+	CHECK("ptr_key_found", e && e->id == 1);
+	CHECK("ptr_key_by_address", t && !htab__find(t, &ptr_type, &pb));
+	htab__free(t);
+}
+
 int main(void)
 {
 	check_stored_hash();
+	check_name_keys();
+	check_ptr_keys();
 	check_counts("u64", &u64_count_type, 2 * NKEYS);
 	check_counts("all_colliding", &colliding_type, 2000);
 	check_absent();
