@@ -184,19 +184,8 @@ int cgreport__json_top(const struct report *m, struct json_object *top)
 }
 
 /* The frames of one process: every function row of its stacks, numbered as met. */
-struct frame_ent {
-	const struct func *f; /* the key */
-	uint64_t idx;
-};
-
-static const struct htab_type frame_type = {
-	.entry_size = sizeof(struct frame_ent),
-	.hash = htab_ptr_hash,
-	.eq = htab_ptr_eq,
-};
-
 struct frames {
-	struct htab *ids;
+	struct htab *ids;	 /* of htab_ptr_type: function -> its number */
 	struct json_object *arr; /* the frame objects, in number order */
 	int lines;
 };
@@ -204,16 +193,16 @@ struct frames {
 /* The number of f in fr, added (with its frame object) when new; -ENOMEM. */
 static int64_t frame_id(struct frames *fr, const struct func *f)
 {
-	struct frame_ent *e;
+	struct htab_ptr_ent *e;
 	struct json_object *o;
 	bool fresh;
 	int rc = 0;
 
-	e = htab__insert(fr->ids, &frame_type, &f, &fresh);
+	e = htab__insert(fr->ids, &htab_ptr_type, &f, &fresh);
 	if (!e)
 		return -ENOMEM;
 	if (!fresh)
-		return (int64_t)e->idx;
+		return (int64_t)e->val;
 	o = json_object_new_object();
 	if (o) {
 		rc |= json__set(o, "name", json_object_new_string(f->name));
@@ -232,9 +221,9 @@ static int64_t frame_id(struct frames *fr, const struct func *f)
 		htab__cancel_fresh(fr->ids);
 		return -ENOMEM;
 	}
-	e->f = f;
-	e->idx = htab__count(fr->ids) - 1;
-	return (int64_t)e->idx;
+	e->p = f;
+	e->val = htab__count(fr->ids) - 1;
+	return (int64_t)e->val;
 }
 
 /* A stack, its weight and its place in the call graph (ties keep that order). */
@@ -447,7 +436,7 @@ static int json_scope(const struct jtree *jt, const struct cg_scope *sc, struct 
 
 static int frames_init(const struct cgreport *cr, struct frames *fr)
 {
-	fr->ids = htab__new(&frame_type, 255);
+	fr->ids = htab__new(&htab_ptr_type, 255);
 	fr->arr = json_object_new_array();
 	fr->lines = cr->m->o.lines;
 	return fr->ids && fr->arr ? 0 : -ENOMEM;

@@ -411,18 +411,6 @@ unsigned callgraph__frames(const struct callgraph *cg, const struct cg_stack *s,
 
 /* ---- dense function indexes ---------------------------------------------------- */
 
-struct fidx_ent {
-	const struct func *f; /* the key */
-	uint32_t idx;
-	uint32_t pad;
-};
-
-static const struct htab_type fidx_type = {
-	.entry_size = sizeof(struct fidx_ent),
-	.hash = htab_ptr_hash,
-	.eq = htab_ptr_eq,
-};
-
 /* Every distinct function of cg, numbered: of_node[node] is its function's number. */
 struct findex {
 	uint32_t *of_node;	   /* per node */
@@ -438,7 +426,7 @@ static void findex_free(struct findex *fi)
 
 static int findex_build(const struct callgraph *cg, struct findex *fi)
 {
-	struct htab *t = htab__new(&fidx_type, 255);
+	struct htab *t = htab__new(&htab_ptr_type, 255);
 	size_t cap = 0;
 	int rc = 0;
 
@@ -451,7 +439,7 @@ static int findex_build(const struct callgraph *cg, struct findex *fi)
 	for (size_t i = 1; i < cg->nnodes; i++) {
 		const struct func *f = cg->nodes[i].f;
 		bool fresh;
-		struct fidx_ent *e = htab__insert(t, &fidx_type, &f, &fresh);
+		struct htab_ptr_ent *e = htab__insert(t, &htab_ptr_type, &f, &fresh);
 
 		if (!e) {
 			rc = -ENOMEM;
@@ -464,11 +452,11 @@ static int findex_build(const struct callgraph *cg, struct findex *fi)
 				rc = -ENOMEM;
 				goto out;
 			}
-			e->f = f;
-			e->idx = (uint32_t)fi->n;
+			e->p = f;
+			e->val = fi->n;
 			fi->funcs[fi->n++] = f;
 		}
-		fi->of_node[i] = e->idx;
+		fi->of_node[i] = (uint32_t)e->val;
 	}
 out:
 	htab__free(t);

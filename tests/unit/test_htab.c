@@ -348,29 +348,18 @@ static void check_name_keys(void)
 }
 
 /* Keys that are pointers: the address, not what it points at. */
-struct ptr_ent {
-	const char *p;
-	int id;
-};
-
-static const struct htab_type ptr_type = {
-	.entry_size = sizeof(struct ptr_ent),
-	.hash = htab_ptr_hash,
-	.eq = htab_ptr_eq,
-};
-
 static void check_ptr_keys(void)
 {
 	static const char a[] = "x", b[] = "x";
 	const char *pa = a, *pb = b;
-	struct htab *t = htab__new(&ptr_type, 1);
-	struct ptr_ent *e = t ? htab__insert(t, &ptr_type, &pa, &(bool){0}) : NULL;
+	struct htab *t = htab__new(&htab_ptr_type, 1);
+	struct htab_ptr_ent *e = t ? htab__insert(t, &htab_ptr_type, &pa, &(bool){0}) : NULL;
 
 	if (e)
-		*e = (struct ptr_ent){a, 1};
-	e = t ? htab__find(t, &ptr_type, &pa) : NULL;
-	CHECK("ptr_key_found", e && e->id == 1);
-	CHECK("ptr_key_by_address", t && !htab__find(t, &ptr_type, &pb));
+		*e = (struct htab_ptr_ent){a, 1};
+	e = t ? htab__find(t, &htab_ptr_type, &pa) : NULL;
+	CHECK("ptr_key_found", e && e->val == 1);
+	CHECK("ptr_key_by_address", t && !htab__find(t, &htab_ptr_type, &pb));
 	htab__free(t);
 }
 
