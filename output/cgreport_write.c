@@ -300,11 +300,7 @@ static struct json_object *json_stacks(const struct cgreport *cr, const struct c
 		}
 	}
 	free(st);
-	if (rc) {
-		json_object_put(arr);
-		return NULL;
-	}
-	return arr;
+	return json__finish(arr, rc);
 }
 
 struct jtree {
@@ -342,11 +338,7 @@ static struct json_object *json_kids(const struct jtree *jt, const struct cg_nod
 			rc = -ENOMEM;
 		}
 	}
-	if (rc) {
-		json_object_put(arr);
-		return NULL;
-	}
-	return arr;
+	return json__finish(arr, rc);
 }
 
 static int json_node_fields(const struct jtree *jt, struct json_object *o, const struct cg_node *nd)
@@ -388,11 +380,7 @@ static struct json_object *json_graph(const struct jtree *jt, const struct cg_tr
 	}
 	if (!rc)
 		rc = json__set(o, "children", json_kids(jt, root));
-	if (rc) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	return json__finish(o, rc);
 }
 
 /* A tree around one function: {function, threshold_percent, samples, self_samples, percent, children}. */
@@ -412,11 +400,7 @@ static struct json_object *json_focus(const struct jtree *jt, const struct cg_tr
 	}
 	if (!rc)
 		rc = json_node_fields(jt, o, cg_tree__root(t));
-	if (rc) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	return json__finish(o, rc);
 }
 
 /* What one scope adds to its object o: the trees. */

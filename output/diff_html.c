@@ -216,11 +216,7 @@ static struct json_object *frames_json(const struct dtree *t)
 		rc |= json__set(o, "path", json_object_new_string(f->path));
 		rc |= json__push(arr, o);
 	}
-	if (rc) {
-		json_object_put(arr);
-		return NULL;
-	}
-	return arr;
+	return json__finish(arr, rc);
 }
 
 /* [parent, frame, old, new] per node; the root: [0, -1, old total, new total]. */
@@ -243,11 +239,7 @@ static struct json_object *nodes_json(const struct dtree *t)
 		rc |= json__push(a, json__uint(n->count[1]));
 		rc |= json__push(arr, a);
 	}
-	if (rc) {
-		json_object_put(arr);
-		return NULL;
-	}
-	return arr;
+	return json__finish(arr, rc);
 }
 
 static struct json_object *document_json(const struct diff *d, const struct diff_print *o,
@@ -270,11 +262,7 @@ static struct json_object *document_json(const struct diff *d, const struct diff
 		rc |= json__set(top, "profil_version", json_object_new_string(PROFIL_VERSION));
 	}
 	json_object_put(per);
-	if (rc) {
-		json_object_put(top);
-		return NULL;
-	}
-	return top;
+	return json__finish(top, rc);
 }
 
 int diff__write_html(const struct diff *d, const struct diff_print *o, const char *path, char *why,

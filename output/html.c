@@ -432,11 +432,7 @@ static struct json_object *meta_json(const struct html_report *h, const char *co
 		rc |= json__set(m, "profil_version", json_object_new_string(PROFIL_VERSION));
 	}
 	json_object_put(jnotes);
-	if (rc) {
-		json_object_put(m);
-		return NULL;
-	}
-	return m;
+	return json__finish(m, rc);
 }
 
 /* The name of a process image: its main thread's, else its first thread's, else "". */
@@ -573,11 +569,7 @@ static struct json_object *document_json(const struct html_report *h, const char
 		rc = add_samples(h, top);
 	if (!rc && h->annotations)
 		rc = json__set(top, "annotations", json_object_get(h->annotations));
-	if (rc) {
-		json_object_put(top);
-		return NULL;
-	}
-	return top;
+	return json__finish(top, rc);
 }
 
 /* ---- the page ----------------------------------------------------------------- */

@@ -50,3 +50,12 @@ int json__push(struct json_object *arr, struct json_object *v)
 	}
 	return 0;
 }
+
+struct json_object *json__finish(struct json_object *o, int rc)
+{
+	if (rc) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
