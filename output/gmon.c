@@ -333,24 +333,10 @@ struct arc {
 	uint64_t used; /* 1: an entry is never all zero */
 };
 
-static uint64_t arc_hash(const void *key)
-{
-	const struct arc *a = key;
-
-	return htab_hash_u64(a->from ^ htab_hash_u64(a->self));
-}
-
-static bool arc_eq(const void *entry, const void *key)
-{
-	const struct arc *e = entry, *k = key;
-
-	return e->from == k->from && e->self == k->self;
-}
-
 static const struct htab_type arc_type = {
 	.entry_size = sizeof(struct arc),
-	.hash = arc_hash,
-	.eq = arc_eq,
+	.hash = htab_2words_hash,
+	.eq = htab_2words_eq,
 };
 
 /* Link-time address -> start of its function (symbolised once each). */

@@ -187,6 +187,23 @@ static inline bool htab_u64_eq(const void *entry, const void *key)
 	return *(const uint64_t *)entry == *(const uint64_t *)key;
 }
 
+/*
+ * A type's hash and eq for entries that start with a 16-byte key: two 64-bit
+ * words (numbers, or a pointer and a number; key: the same 16 bytes).
+ */
+static inline uint64_t htab_2words_hash(const void *key)
+{
+	uint64_t w[2];
+
+	memcpy(w, key, sizeof(w));
+	return htab_hash_combine(htab_hash_u64(w[0]), w[1]);
+}
+
+static inline bool htab_2words_eq(const void *entry, const void *key)
+{
+	return !memcmp(entry, key, 2 * sizeof(uint64_t));
+}
+
 /* A type's hash and eq for entries that start with a pointer key (key: the pointer's address). */
 static inline uint64_t htab_ptr_hash(const void *key)
 {
