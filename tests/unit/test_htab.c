@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "utils/htab.h"
+#include "xorshift.h"
 
 #define NKEYS 100000
 
@@ -56,14 +57,6 @@ static const struct htab_type str_type = {
 	.entry_hash = str_entry_hash,
 };
 
-static uint64_t xorshift(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -82,7 +75,7 @@ static void check_counts(const char *name, const struct htab_type *type, size_t 
 	char label[96];
 
 	for (size_t i = 0; i < nkeys; i++) /* the second half repeats keys of the first */
-		keys[i] = i < nkeys / 2 ? xorshift(&seed) % (nkeys * 4) : keys[i - nkeys / 2];
+		keys[i] = i < nkeys / 2 ? xorshift64(&seed) % (nkeys * 4) : keys[i - nkeys / 2];
 	keys[0] = 0; /* key 0 is an ordinary key */
 	for (size_t i = 0; t && i < nkeys; i++) {
 		bool fresh;
@@ -150,7 +143,7 @@ static void check_take_and_order(void)
 	bool fresh;
 
 	for (int i = 0; a && b && i < 5000; i++) {
-		uint64_t k = xorshift(&seed);
+		uint64_t k = xorshift64(&seed);
 
 		ea = htab__insert(a, &u64_count_type, &k, &fresh);
 		eb = htab__insert(b, &u64_count_type, &k, &fresh);
