@@ -51,11 +51,31 @@ static void *hammer(void *arg)
 	return NULL;
 }
 
+/*
+ * fn(100)..fn(103) in four threads and fn(200) in a forked child at the same
+ * time: two processes and several threads write one shared file.
+ */
+static void write_concurrently(void *(*fn)(void *))
+{
+	pthread_t th[4];
+	pid_t child;
+
+	for (long t = 0; t < 4; t++)
+		pthread_create(&th[t], NULL, fn, (void *)(t + 100));
+	child = fork();
+	if (child == 0) {
+		fn((void *)200L);
+		_exit(0);
+	}
+	for (int t = 0; t < 4; t++)
+		pthread_join(th[t], NULL);
+	waitpid(child, NULL, 0);
+}
+
 static void test_counting(void)
 {
 	struct pdata_create_opts opts = {.table_slots = 1024, .records_cap = 65536};
 	char why[256];
-	pthread_t th[4];
 	struct sum s;
 	int ok = 1;
 
@@ -63,17 +83,7 @@ static void test_counting(void)
 	pdata__add_proc(shared, getpid(), getppid(), 0, "/bin/test", pdata__now_ns());
 	pdata__add_thread(shared, 1, 42, "worker");
 	pdata__add_map(shared, 1, 0x1000, 0x2000, 0, 5, "/bin/test", NULL, 0);
-	for (long t = 0; t < 4; t++)
-		pthread_create(&th[t], NULL, hammer, (void *)(t + 100));
-	/* two processes write the same shared file at the same time */
-	pid_t child = fork();
-	if (child == 0) {
-		hammer((void *)200L);
-		_exit(0);
-	}
-	for (int t = 0; t < 4; t++)
-		pthread_join(th[t], NULL);
-	waitpid(child, NULL, 0);
+	write_concurrently(hammer);
 	memset(&s, 0, sizeof(s));
 	pdata__foreach_sample(shared, sum_sample, &s);
 	for (int i = 0; i < 8; i++)
@@ -215,23 +225,13 @@ static void test_stacks(void)
 		.table_slots = 1024, .frame_slots = 1024, .records_cap = 65536};
 	struct stack_sum ss = {0};
 	char why[256];
-	pthread_t th[4];
 	int ok = 1;
 
 	unlink(path);
 	CHECKF("create with a frame table",
 	       pdata__create(&stacked, path, &opts, why, sizeof(why)) == 0, "%s", why);
 	pdata__add_proc(stacked, getpid(), getppid(), 0, "/bin/test", pdata__now_ns());
-	for (long t = 0; t < 4; t++)
-		pthread_create(&th[t], NULL, stack_hammer, (void *)(t + 100));
-	pid_t child = fork();
-	if (child == 0) {
-		stack_hammer((void *)200L);
-		_exit(0);
-	}
-	for (int t = 0; t < 4; t++)
-		pthread_join(th[t], NULL);
-	waitpid(child, NULL, 0);
+	write_concurrently(stack_hammer);
 	pdata__foreach_sample(stacked, check_stack_sample, &ss);
 	for (int k = 0; k < 4; k++)
 		ok &= ss.per_leaf[k] == 5 * 20000 / 4;
