@@ -428,6 +428,21 @@ static const char *path_at(const struct pview *v, const struct pv_proc *p, uint3
 	return m ? m->path : "";
 }
 
+/* A new profile dir/name (its path in file): the writer, or NULL after a failed check. */
+static struct pdata *create_in_dir(const char *name, const struct pdata_create_opts *opts,
+				   char *file, size_t len)
+{
+	struct pdata *w;
+	char why[256];
+
+	snprintf(file, len, "%s/%s", dir, name);
+	if (pdata__create(&w, file, opts, why, sizeof(why)) < 0) {
+		CHECKF("create", 0, "%s", why);
+		return NULL;
+	}
+	return w;
+}
+
 /*
  * Mapping generations: library A at [0x10000, 0x14000), replaced by B at
  * [0x0f000, 0x13000) (generation 1), then by A again at its first place
@@ -450,11 +465,9 @@ static void test_generations(void)
 	struct pdata *w;
 	int ok = 1;
 
-	snprintf(file, sizeof(file), "%s/gens.data", dir);
-	if (pdata__create(&w, file, &opts, why, sizeof(why)) < 0) {
-		CHECKF("create", 0, "%s", why);
+	w = create_in_dir("gens.data", &opts, file, sizeof(file));
+	if (!w)
 		return;
-	}
 	proc = pdata__add_proc(w, 100, 1, 0, "/bin/prog", 1);
 	pdata__add_thread(w, proc->id, 100, "prog");
 	pdata__add_map(w, proc->id, 0x40000, 0x41000, 0, 5, "/bin/prog", NULL, 0);
@@ -529,11 +542,9 @@ static void test_generations_offcpu(void)
 	char why[256], file[300];
 	struct pdata *w;
 
-	snprintf(file, sizeof(file), "%s/gens_off.data", dir);
-	if (pdata__create(&w, file, &opts, why, sizeof(why)) < 0) {
-		CHECKF("create", 0, "%s", why);
+	w = create_in_dir("gens_off.data", &opts, file, sizeof(file));
+	if (!w)
 		return;
-	}
 	CHECK("format 3 with off-CPU time", pdata__header(w)->version == PDATA_VERSION_OFFCPU);
 	proc = pdata__add_proc(w, 100, 1, 0, "/bin/prog", 1);
 	pdata__add_map(w, proc->id, 0x10000, 0x14000, 0, 5, "/lib/a.so", NULL, 0);
@@ -570,11 +581,9 @@ static void test_generations_damaged(void)
 	char why[256], file[300];
 	struct pdata *w;
 
-	snprintf(file, sizeof(file), "%s/gens_bad.data", dir);
-	if (pdata__create(&w, file, &opts, why, sizeof(why)) < 0) {
-		CHECKF("create", 0, "%s", why);
+	w = create_in_dir("gens_bad.data", &opts, file, sizeof(file));
+	if (!w)
 		return;
-	}
 	proc = pdata__add_proc(w, 100, 1, 0, "/bin/prog", 1);
 	pdata__add_map(w, proc->id, 0x10000, 0x14000, 0, 5, "/lib/a.so", NULL, 0);
 	g = pdata__add_gen(w, 999, 1, 2); /* no image 999 */
@@ -620,11 +629,9 @@ static void test_shrinks_while_read(void)
 	int n[2] = {0, 0};
 	uint64_t total = 0;
 
-	snprintf(file, sizeof(file), "%s/shrink.data", dir);
-	if (pdata__create(&w, file, &opts, why, sizeof(why)) < 0) {
-		CHECKF("create", 0, "%s", why);
+	w = create_in_dir("shrink.data", &opts, file, sizeof(file));
+	if (!w)
 		return;
-	}
 	for (int i = 0; i < 200; i++)
 		pdata__add_map(w, 1, 0x1000, 0x2000, 0, 5, "/a/path/long/enough/for/many/bytes",
 			       NULL, 0);
