@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -32,15 +33,21 @@ extern const char html_diff_page_start[], html_diff_page_end[];
 extern const char html_diff_css_start[], html_diff_css_end[];
 extern const char html_diff_js_start[], html_diff_js_end[];
 
-#define EMPTY UINT32_MAX
+#define MAX_INDEX (UINT32_MAX - 1) /* elements of a table of the page at most */
 /* Functions the page annotates (source lines and instructions), the hottest with code. */
 #define HTML_ANNOTATED 20
 
-/* A map from a 64-bit key to a dense index (open addressing). */
-struct idmap {
-	uint64_t *keys;
-	uint32_t *vals; /* EMPTY: free slot */
-	size_t mask, n;
+/* A 64-bit key's index in a table of the page, numbered as the keys come (htab entries). */
+struct id_ent {
+	uint64_t key;
+	uint32_t idx1; /* index + 1: never 0 */
+	uint32_t pad;
+};
+
+static const struct htab_type id_type = {
+	.entry_size = sizeof(struct id_ent),
+	.hash = htab_u64_hash,
+	.eq = htab_u64_eq,
 };
 
 struct html_thread {
@@ -53,16 +60,45 @@ struct html_thread {
  * (an off-CPU reason: count nanoseconds) of one thread with one stack.
  */
 struct stack_row {
-	uint64_t count, hash;
+	uint64_t count;
 	uint32_t thread, nframes;
 	uint32_t kind, pad;
 	uint32_t *frames; /* frame indexes, leaf first */
 };
 
+/* Where the row of a stack is: rows[row1 - 1], which holds the same key (htab entries). */
+struct row_ent {
+	uint64_t hash;
+	const uint32_t *frames; /* the row's own copy */
+	uint32_t thread, kind, nframes;
+	uint32_t row1;
+};
+
+static bool row_eq(const void *entry, const void *key)
+{
+	const struct row_ent *e = entry, *k = key;
+
+	return e->hash == k->hash && e->thread == k->thread && e->kind == k->kind &&
+	       e->nframes == k->nframes &&
+	       !memcmp(e->frames, k->frames, k->nframes * sizeof(*k->frames));
+}
+
+static uint64_t row_hash(const void *key)
+{
+	return ((const struct row_ent *)key)->hash;
+}
+
+static const struct htab_type row_type = {
+	.entry_size = sizeof(struct row_ent),
+	.hash = row_hash,
+	.eq = row_eq,
+	.stored_hash = HTAB_STORED_HASH(struct row_ent, hash),
+};
+
 struct html_report {
 	const struct pview *v;
 	struct resolver *r;
-	struct idmap proc_ids, thread_ids, frame_ids;
+	struct htab *proc_ids, *thread_ids, *frame_ids; /* of id_type */
 	const struct pv_proc **procs;
 	size_t nprocs, procs_cap;
 	struct html_thread *threads;
@@ -71,8 +107,7 @@ struct html_report {
 	size_t nframes, frames_cap;
 	struct stack_row *rows;
 	size_t nrows, rows_cap;
-	uint32_t *row_slots; /* row index + 1, 0: free */
-	size_t row_mask;
+	struct htab *row_idx; /* of row_type */
 	uint32_t *scratch; /* frame indexes of the stack being added */
 	size_t scratch_cap;
 	/* the report's time without samples (html__write_report), which the page states */
@@ -84,68 +119,28 @@ struct html_report {
 	struct json_object *annotations;
 };
 
-/* ---- idmap ------------------------------------------------------------------ */
-
-static int idmap_resize(struct idmap *m, size_t nmask)
-{
-	uint64_t *keys = malloc((nmask + 1) * sizeof(*keys));
-	uint32_t *vals = malloc((nmask + 1) * sizeof(*vals));
-
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
-		return -ENOMEM;
-	}
-	memset(vals, 0xff, (nmask + 1) * sizeof(*vals));
-	for (size_t i = 0; m->vals && i <= m->mask; i++) {
-		size_t k;
-
-		if (m->vals[i] == EMPTY)
-			continue;
-		for (k = htab_hash_u64(m->keys[i]) & nmask; vals[k] != EMPTY; k = (k + 1) & nmask)
-			;
-		keys[k] = m->keys[i];
-		vals[k] = m->vals[i];
-	}
-	free(m->keys);
-	free(m->vals);
-	m->keys = keys;
-	m->vals = vals;
-	m->mask = nmask;
-	return 0;
-}
+/* ---- indexes ---------------------------------------------------------------- */
 
 /*
- * The index of key; a new key gets index m->n (the caller appends the
- * element) and *added = 1.  Returns 0 or -ENOMEM.
+ * The index of key in ids; a new key gets the next index (the caller
+ * appends the element) and *added = 1.  Returns 0 or -ENOMEM.
  */
-static int idmap_get(struct idmap *m, uint64_t key, uint32_t *idx, int *added)
+static int id_of(struct htab *ids, uint64_t key, uint32_t *idx, int *added)
 {
-	size_t k;
+	bool fresh;
+	struct id_ent *e = htab__insert(ids, &id_type, &key, &fresh);
 
-	*added = 0;
-	if ((!m->vals || (m->n + 1) * 2 > m->mask) &&
-	    idmap_resize(m, m->vals ? m->mask * 2 + 1 : 255))
+	if (!e)
 		return -ENOMEM;
-	for (k = htab_hash_u64(key) & m->mask; m->vals[k] != EMPTY; k = (k + 1) & m->mask) {
-		if (m->keys[k] == key) {
-			*idx = m->vals[k];
-			return 0;
-		}
+	if (fresh && htab__count(ids) > MAX_INDEX) {
+		htab__cancel_fresh(ids);
+		return -ENOMEM;
 	}
-	if (m->n >= EMPTY)
-		return -ENOMEM;
-	m->keys[k] = key;
-	m->vals[k] = (uint32_t)m->n++;
-	*idx = m->vals[k];
-	*added = 1;
+	if (fresh)
+		*e = (struct id_ent){key, (uint32_t)htab__count(ids), 0};
+	*idx = e->idx1 - 1;
+	*added = fresh;
 	return 0;
-}
-
-static void idmap_free(struct idmap *m)
-{
-	free(m->keys);
-	free(m->vals);
 }
 
 /* ---- the document's tables ------------------------------------------------ */
@@ -158,6 +153,14 @@ struct html_report *html__new(const struct pview *v, struct resolver *r)
 		return NULL;
 	h->v = v;
 	h->r = r;
+	h->proc_ids = htab__new(&id_type, 16);
+	h->thread_ids = htab__new(&id_type, 64);
+	h->frame_ids = htab__new(&id_type, 1024);
+	h->row_idx = htab__new(&row_type, 1024);
+	if (!h->proc_ids || !h->thread_ids || !h->frame_ids || !h->row_idx) {
+		html__free(h);
+		return NULL;
+	}
 	return h;
 }
 
@@ -165,13 +168,13 @@ void html__free(struct html_report *h)
 {
 	if (!h)
 		return;
-	idmap_free(&h->proc_ids);
-	idmap_free(&h->thread_ids);
-	idmap_free(&h->frame_ids);
+	htab__free(h->proc_ids);
+	htab__free(h->thread_ids);
+	htab__free(h->frame_ids);
+	htab__free(h->row_idx);
 	for (size_t i = 0; i < h->nrows; i++)
 		free(h->rows[i].frames);
 	free(h->rows);
-	free(h->row_slots);
 	free(h->procs);
 	free(h->threads);
 	free(h->frames);
@@ -182,7 +185,7 @@ void html__free(struct html_report *h)
 
 static int proc_index(struct html_report *h, const struct pv_proc *p, uint32_t *idx)
 {
-	int added, rc = idmap_get(&h->proc_ids, p->id, idx, &added);
+	int added, rc = id_of(h->proc_ids, p->id, idx, &added);
 
 	if (rc || !added)
 		return rc;
@@ -194,8 +197,7 @@ static int proc_index(struct html_report *h, const struct pv_proc *p, uint32_t *
 
 static int thread_index(struct html_report *h, uint32_t proc, int tid, uint32_t *idx)
 {
-	int added,
-		rc = idmap_get(&h->thread_ids, (uint64_t)proc << 32 | (uint32_t)tid, idx, &added);
+	int added, rc = id_of(h->thread_ids, (uint64_t)proc << 32 | (uint32_t)tid, idx, &added);
 
 	if (rc || !added)
 		return rc;
@@ -209,7 +211,7 @@ static int thread_index(struct html_report *h, uint32_t proc, int tid, uint32_t 
 /* Frames are unique functions (function + line with --lines): the resolver interns them. */
 static int frame_index(struct html_report *h, const struct func *f, uint32_t *idx)
 {
-	int added, rc = idmap_get(&h->frame_ids, (uintptr_t)f, idx, &added);
+	int added, rc = id_of(h->frame_ids, (uintptr_t)f, idx, &added);
 
 	if (rc || !added)
 		return rc;
@@ -228,59 +230,45 @@ static uint64_t stack_hash(uint32_t thread, uint32_t kind, const uint32_t *frame
 	return x;
 }
 
-static int rows_grow(struct html_report *h)
-{
-	size_t nmask = h->row_slots ? h->row_mask * 2 + 1 : 1023;
-	uint32_t *slots = calloc(nmask + 1, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < h->nrows; i++) {
-		size_t k;
-
-		for (k = h->rows[i].hash & nmask; slots[k]; k = (k + 1) & nmask)
-			;
-		slots[k] = (uint32_t)i + 1;
-	}
-	free(h->row_slots);
-	h->row_slots = slots;
-	h->row_mask = nmask;
-	return 0;
-}
-
 /* Sum count into the row of (thread, kind, frames), adding the row if it is new. */
 static int add_row(struct html_report *h, uint32_t thread, uint32_t kind, const uint32_t *frames,
 		   size_t n, uint64_t count)
 {
-	uint64_t hash = stack_hash(thread, kind, frames, n);
+	struct row_ent k = {
+		stack_hash(thread, kind, frames, n), frames, thread, kind, (uint32_t)n, 0};
 	struct stack_row *row;
-	size_t k;
+	struct row_ent *e;
+	bool fresh;
 
-	if ((!h->row_slots || (h->nrows + 1) * 2 > h->row_mask) && rows_grow(h))
+	if (n > UINT32_MAX)
+		return -EINVAL;
+	e = htab__insert(h->row_idx, &row_type, &k, &fresh);
+	if (!e)
 		return -ENOMEM;
-	for (k = hash & h->row_mask; h->row_slots[k]; k = (k + 1) & h->row_mask) {
-		row = &h->rows[h->row_slots[k] - 1];
-		if (row->hash == hash && row->thread == thread && row->kind == kind &&
-		    row->nframes == n && !memcmp(row->frames, frames, n * sizeof(*frames))) {
-			row->count =
-				row->count + count < row->count ? UINT64_MAX : row->count + count;
-			return 0;
-		}
+	if (!fresh) {
+		row = &h->rows[e->row1 - 1];
+		row->count = row->count + count < row->count ? UINT64_MAX : row->count + count;
+		return 0;
 	}
-	if (h->nrows >= EMPTY - 1 ||
-	    array__reserve(&h->rows, &h->rows_cap, h->nrows + 1, sizeof(*h->rows)))
+	if (h->nrows >= MAX_INDEX ||
+	    array__reserve(&h->rows, &h->rows_cap, h->nrows + 1, sizeof(*h->rows))) {
+		htab__cancel_fresh(h->row_idx);
 		return -ENOMEM;
+	}
 	row = &h->rows[h->nrows];
 	row->frames = malloc(n * sizeof(*frames));
-	if (!row->frames)
+	if (!row->frames) {
+		htab__cancel_fresh(h->row_idx);
 		return -ENOMEM;
+	}
 	memcpy(row->frames, frames, n * sizeof(*frames));
 	row->count = count;
-	row->hash = hash;
 	row->thread = thread;
 	row->kind = kind;
 	row->nframes = (uint32_t)n;
-	h->row_slots[k] = (uint32_t)++h->nrows;
+	k.frames = row->frames;
+	k.row1 = (uint32_t)++h->nrows;
+	*e = k;
 	return 0;
 }
 
