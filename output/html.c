@@ -98,7 +98,7 @@ static const struct htab_type row_type = {
 struct html_report {
 	const struct pview *v;
 	struct resolver *r;
-	struct htab *proc_ids, *thread_ids, *frame_ids; /* of id_type */
+	struct htab *proc_ids, *thread_ids, *frame_ids; /* of id_type; NULL until used */
 	const struct pv_proc **procs;
 	size_t nprocs, procs_cap;
 	struct html_thread *threads;
@@ -107,7 +107,7 @@ struct html_report {
 	size_t nframes, frames_cap;
 	struct stack_row *rows;
 	size_t nrows, rows_cap;
-	struct htab *row_idx; /* of row_type */
+	struct htab *row_idx; /* of row_type; NULL until used */
 	uint32_t *scratch; /* frame indexes of the stack being added */
 	size_t scratch_cap;
 	/* the report's time without samples (html__write_report), which the page states */
@@ -122,22 +122,26 @@ struct html_report {
 /* ---- indexes ---------------------------------------------------------------- */
 
 /*
- * The index of key in ids; a new key gets the next index (the caller
- * appends the element) and *added = 1.  Returns 0 or -ENOMEM.
+ * The index of key in *ids (made on first use); a new key gets the next
+ * index (the caller appends the element) and *added = 1.  Returns 0 or
+ * -ENOMEM.
  */
-static int id_of(struct htab *ids, uint64_t key, uint32_t *idx, int *added)
+static int id_of(struct htab **ids, uint64_t key, uint32_t *idx, int *added)
 {
+	struct id_ent *e;
 	bool fresh;
-	struct id_ent *e = htab__insert(ids, &id_type, &key, &fresh);
 
+	if (!*ids && !(*ids = htab__new(&id_type, 256)))
+		return -ENOMEM;
+	e = htab__insert(*ids, &id_type, &key, &fresh);
 	if (!e)
 		return -ENOMEM;
-	if (fresh && htab__count(ids) > MAX_INDEX) {
-		htab__cancel_fresh(ids);
+	if (fresh && htab__count(*ids) > MAX_INDEX) {
+		htab__cancel_fresh(*ids);
 		return -ENOMEM;
 	}
 	if (fresh)
-		*e = (struct id_ent){key, (uint32_t)htab__count(ids), 0};
+		*e = (struct id_ent){key, (uint32_t)htab__count(*ids), 0};
 	*idx = e->idx1 - 1;
 	*added = fresh;
 	return 0;
@@ -153,14 +157,6 @@ struct html_report *html__new(const struct pview *v, struct resolver *r)
 		return NULL;
 	h->v = v;
 	h->r = r;
-	h->proc_ids = htab__new(&id_type, 16);
-	h->thread_ids = htab__new(&id_type, 64);
-	h->frame_ids = htab__new(&id_type, 1024);
-	h->row_idx = htab__new(&row_type, 1024);
-	if (!h->proc_ids || !h->thread_ids || !h->frame_ids || !h->row_idx) {
-		html__free(h);
-		return NULL;
-	}
 	return h;
 }
 
@@ -185,7 +181,7 @@ void html__free(struct html_report *h)
 
 static int proc_index(struct html_report *h, const struct pv_proc *p, uint32_t *idx)
 {
-	int added, rc = id_of(h->proc_ids, p->id, idx, &added);
+	int added, rc = id_of(&h->proc_ids, p->id, idx, &added);
 
 	if (rc || !added)
 		return rc;
@@ -197,7 +193,7 @@ static int proc_index(struct html_report *h, const struct pv_proc *p, uint32_t *
 
 static int thread_index(struct html_report *h, uint32_t proc, int tid, uint32_t *idx)
 {
-	int added, rc = id_of(h->thread_ids, (uint64_t)proc << 32 | (uint32_t)tid, idx, &added);
+	int added, rc = id_of(&h->thread_ids, (uint64_t)proc << 32 | (uint32_t)tid, idx, &added);
 
 	if (rc || !added)
 		return rc;
@@ -211,7 +207,7 @@ static int thread_index(struct html_report *h, uint32_t proc, int tid, uint32_t 
 /* Frames are unique functions (function + line with --lines): the resolver interns them. */
 static int frame_index(struct html_report *h, const struct func *f, uint32_t *idx)
 {
-	int added, rc = id_of(h->frame_ids, (uintptr_t)f, idx, &added);
+	int added, rc = id_of(&h->frame_ids, (uintptr_t)f, idx, &added);
 
 	if (rc || !added)
 		return rc;
@@ -240,8 +236,8 @@ static int add_row(struct html_report *h, uint32_t thread, uint32_t kind, const 
 	struct row_ent *e;
 	bool fresh;
 
-	if (n > UINT32_MAX)
-		return -EINVAL;
+	if (!h->row_idx && !(h->row_idx = htab__new(&row_type, 1024)))
+		return -ENOMEM;
 	e = htab__insert(h->row_idx, &row_type, &k, &fresh);
 	if (!e)
 		return -ENOMEM;
