@@ -122,11 +122,12 @@ struct html_report {
 /* ---- indexes ---------------------------------------------------------------- */
 
 /*
- * The index of key in *ids (made on first use); a new key gets the next
- * index (the caller appends the element) and *added = 1.  Returns 0 or
- * -ENOMEM.
+ * The index of key in *ids (made on first use).  A new key gets the next
+ * index, *added = 1 and room in *arr (*cap elements of elem bytes) for its
+ * element, which the caller appends.  Returns 0 or -ENOMEM.
  */
-static int id_of(struct htab **ids, uint64_t key, uint32_t *idx, int *added)
+static int id_of(struct htab **ids, uint64_t key, void *arr, size_t *cap, size_t elem,
+		 uint32_t *idx, int *added)
 {
 	struct id_ent *e;
 	bool fresh;
@@ -136,7 +137,8 @@ static int id_of(struct htab **ids, uint64_t key, uint32_t *idx, int *added)
 	e = htab__insert(*ids, &id_type, &key, &fresh);
 	if (!e)
 		return -ENOMEM;
-	if (fresh && htab__count(*ids) > MAX_INDEX) {
+	if (fresh &&
+	    (htab__count(*ids) > MAX_INDEX || array__reserve(arr, cap, htab__count(*ids), elem))) {
 		htab__cancel_fresh(*ids);
 		return -ENOMEM;
 	}
@@ -181,40 +183,33 @@ void html__free(struct html_report *h)
 
 static int proc_index(struct html_report *h, const struct pv_proc *p, uint32_t *idx)
 {
-	int added, rc = id_of(&h->proc_ids, p->id, idx, &added);
+	int added, rc = id_of(&h->proc_ids, p->id, &h->procs, &h->procs_cap, sizeof(*h->procs), idx,
+			      &added);
 
-	if (rc || !added)
-		return rc;
-	if (array__reserve(&h->procs, &h->procs_cap, h->nprocs + 1, sizeof(*h->procs)))
-		return -ENOMEM;
-	h->procs[h->nprocs++] = p;
-	return 0;
+	if (!rc && added)
+		h->procs[h->nprocs++] = p;
+	return rc;
 }
 
 static int thread_index(struct html_report *h, uint32_t proc, int tid, uint32_t *idx)
 {
-	int added, rc = id_of(&h->thread_ids, (uint64_t)proc << 32 | (uint32_t)tid, idx, &added);
+	int added, rc = id_of(&h->thread_ids, (uint64_t)proc << 32 | (uint32_t)tid, &h->threads,
+			      &h->threads_cap, sizeof(*h->threads), idx, &added);
 
-	if (rc || !added)
-		return rc;
-	if (array__reserve(&h->threads, &h->threads_cap, h->nthreads + 1, sizeof(*h->threads)))
-		return -ENOMEM;
-	h->threads[h->nthreads].proc = proc;
-	h->threads[h->nthreads++].tid = tid;
-	return 0;
+	if (!rc && added)
+		h->threads[h->nthreads++] = (struct html_thread){proc, tid};
+	return rc;
 }
 
 /* Frames are unique functions (function + line with --lines): the resolver interns them. */
 static int frame_index(struct html_report *h, const struct func *f, uint32_t *idx)
 {
-	int added, rc = id_of(&h->frame_ids, (uintptr_t)f, idx, &added);
+	int added, rc = id_of(&h->frame_ids, (uintptr_t)f, &h->frames, &h->frames_cap,
+			      sizeof(*h->frames), idx, &added);
 
-	if (rc || !added)
-		return rc;
-	if (array__reserve(&h->frames, &h->frames_cap, h->nframes + 1, sizeof(*h->frames)))
-		return -ENOMEM;
-	h->frames[h->nframes++] = f;
-	return 0;
+	if (!rc && added)
+		h->frames[h->nframes++] = f;
+	return rc;
 }
 
 static uint64_t stack_hash(uint32_t thread, uint32_t kind, const uint32_t *frames, size_t n)
