@@ -70,7 +70,7 @@
 #include "lib/sampler.h"
 #include "profile/pdata.h"
 
-_Static_assert(UNWIND_MAX_OBJECTS == PDATA_AGENT_MAX_OBJECTS, "the bound the header states");
+_Static_assert(AGENT_UNWIND_MAX_OBJECTS == PDATA_AGENT_MAX_OBJECTS, "the bound the header states");
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_MAPS 16384 /* executable mappings recorded per image; past it: PDATA_AGENT_MAPS_FULL */
@@ -508,16 +508,16 @@ static void count_stack(void *arg)
 	struct pdata_header *h = pdata__header(ag.pd);
 
 	/* why the stack was cut, where a reader can say it (the header's agent counters) */
-	if (a->flags & UNWIND_REFUSED)
+	if (a->flags & AGENT_UNWIND_REFUSED)
 		__atomic_add_fetch(&h->agent_refused, a->ticks, __ATOMIC_RELAXED);
-	else if (a->flags & UNWIND_NO_ROOM)
+	else if (a->flags & AGENT_UNWIND_NO_ROOM)
 		__atomic_add_fetch(&h->agent_no_room, a->ticks, __ATOMIC_RELAXED);
-	else if (a->flags & (UNWIND_LEAF_ONLY | UNWIND_FORKING))
+	else if (a->flags & (AGENT_UNWIND_LEAF_ONLY | AGENT_UNWIND_FORKING))
 		__atomic_add_fetch(&h->agent_unwalked, a->ticks, __ATOMIC_RELAXED);
 	note_thread(a->tid);
 	/* with the ticks the kernel merged into this one, as count_sample */
 	pdata__count_stack(ag.pd, __atomic_load_n(&ag.count_id, __ATOMIC_RELAXED), a->tid, a->pcs,
-			   (unsigned int)a->n, !!(a->flags & UNWIND_TRUNCATED), a->ticks);
+			   (unsigned int)a->n, !!(a->flags & AGENT_UNWIND_TRUNCATED), a->ticks);
 }
 
 /*
@@ -528,8 +528,8 @@ static void count_stack(void *arg)
  */
 static void agent_sink_stack(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks, void *uc)
 {
-	uint64_t pcs[UNWIND_MAX_DEPTH], seen;
-	unsigned int flags = UNWIND_TRUNCATED | UNWIND_LEAF_ONLY;
+	uint64_t pcs[AGENT_UNWIND_MAX_DEPTH], seen;
+	unsigned int flags = AGENT_UNWIND_TRUNCATED | AGENT_UNWIND_LEAF_ONLY;
 	int n = 1;
 
 	(void)arg;
@@ -540,7 +540,7 @@ static void agent_sink_stack(void *arg, uintptr_t pc, pid_t tid, unsigned int ti
 	pcs[0] = pc;
 	/* no context: the tick found no stack of ours free to walk on (lib/tick_stack.h) */
 	if (uc)
-		n = unwind_from_signal(uc, pcs, UNWIND_MAX_DEPTH, &flags);
+		n = unwind_from_signal(uc, pcs, AGENT_UNWIND_MAX_DEPTH, &flags);
 	/* TEST-ONLY: a no-op without PROFIL_TEST_STACK_DUMP */
 	stack_dump_append(__atomic_load_n(&ag.proc, __ATOMIC_RELAXED), tid, pcs, n, flags);
 	if (on_file(count_stack, &(struct stack_args){pcs, n, tid, flags, ticks}) < 0)

@@ -36,11 +36,11 @@
  *  - Fork: a child must not inherit a pool mutex held by a thread that does
  *    not exist there, so a fork waits until no miss is being computed (a few
  *    microseconds); meanwhile walks go on with cached rules and stop at the
- *    first uncached frame (UNWIND_FORKING).
+ *    first uncached frame (AGENT_UNWIND_FORKING).
  *  - First use: tdep_init, the pools and the tables of the objects on the
  *    start-up path are initialised by a walk from unwind_init().
  *  - A bad stack: every read is inside guard_call(); a fault cuts the walk
- *    short (UNWIND_FAULT) and the frames found so far are kept.  A walk is
+ *    short (AGENT_UNWIND_FAULT) and the frames found so far are kept.  A walk is
  *    never nested (per-thread flag, initial-exec TLS).
  *  - libunwind.so.8 exports _Unwind_RaiseException & co.: linked into the
  *    agent it would join the program's global scope and replace libgcc's
@@ -68,7 +68,7 @@
 #define TLS_IE __attribute__((tls_model("initial-exec")))
 #define LIBUNWIND_SONAME PROFIL_LIBUNWIND_SO
 #define OBJ_CHUNK 256 /* objects registered with libunwind at a time */
-#define OBJ_CHUNKS (UNWIND_MAX_OBJECTS / OBJ_CHUNK)
+#define OBJ_CHUNKS (AGENT_UNWIND_MAX_OBJECTS / OBJ_CHUNK)
 #define OBJ_SPARE 256 /* free entries kept beyond the objects loaded, for the next dlopen */
 #define STR_(x) #x
 #define STR(x) STR_(x) /* the real symbol behind one of libunwind's macros */
@@ -157,7 +157,7 @@ static uint32_t owner_of(struct object *o)
 {
 	uint32_t gen = __atomic_load_n(&o->gen, __ATOMIC_ACQUIRE);
 
-	return ((gen % 0x3ffffu + 1) << 14) | o->slot; /* 14 bits: UNWIND_MAX_OBJECTS */
+	return ((gen % 0x3ffffu + 1) << 14) | o->slot; /* 14 bits: AGENT_UNWIND_MAX_OBJECTS */
 }
 
 static struct object *object_at(unsigned int i)
@@ -172,7 +172,7 @@ static unsigned int object_count(void)
 
 static int owner_live(uint32_t owner)
 {
-	unsigned int slot = owner & (UNWIND_MAX_OBJECTS - 1);
+	unsigned int slot = owner & (AGENT_UNWIND_MAX_OBJECTS - 1);
 	struct object *o;
 
 	if (slot >= object_count())
@@ -295,7 +295,7 @@ static void grow_to(unsigned int want)
 	unsigned int n;
 
 	pthread_mutex_lock(&lock);
-	while ((n = object_count()) < want && n < UNWIND_MAX_OBJECTS) {
+	while ((n = object_count()) < want && n < AGENT_UNWIND_MAX_OBJECTS) {
 		struct object *c = mmap(NULL, sizeof(*c) * OBJ_CHUNK, PROT_READ | PROT_WRITE,
 					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -430,7 +430,7 @@ struct walk {
 
 static void stop(struct walk *w, unsigned int why)
 {
-	w->flags |= UNWIND_TRUNCATED | why;
+	w->flags |= AGENT_UNWIND_TRUNCATED | why;
 }
 
 /* Count a miss in flight, unless a fork is in progress (Dekker with fork_prepare). */
@@ -463,7 +463,7 @@ static int get_rule(struct walk *w, uint64_t ip, int exact, struct frame_rule *r
 		return 0;
 	}
 	if (!enter_miss(w)) {
-		stop(w, UNWIND_FORKING);
+		stop(w, AGENT_UNWIND_FORKING);
 		return -EAGAIN;
 	}
 	w->misses++;
@@ -471,16 +471,16 @@ static int get_rule(struct walk *w, uint64_t ip, int exact, struct frame_rule *r
 	leave_miss(w);
 	if (ret == -ELOOP) {
 		w->refused++;
-		stop(w, UNWIND_REFUSED);
+		stop(w, AGENT_UNWIND_REFUSED);
 		return ret;
 	}
 	if (ret == -ENOSPC) {
 		w->no_room++;
-		stop(w, UNWIND_NO_ROOM);
+		stop(w, AGENT_UNWIND_NO_ROOM);
 		return ret;
 	}
 	if (ret < 0) {
-		stop(w, UNWIND_NO_INFO);
+		stop(w, AGENT_UNWIND_NO_INFO);
 		return ret;
 	}
 	frame_cache_put(&cache, addr, rule);
@@ -495,7 +495,7 @@ static void walk_frames(void *arg)
 	int exact = 1; /* the interrupted PC is where execution stopped, not a return address */
 
 	if (lu.init_local2(&c, (unw_context_t *)w->uc, UNW_INIT_SIGNAL_FRAME) < 0) {
-		stop(w, UNWIND_BAD_FRAME);
+		stop(w, AGENT_UNWIND_BAD_FRAME);
 		return;
 	}
 	for (;;) {
@@ -505,14 +505,14 @@ static void walk_frames(void *arg)
 		int ret;
 
 		if (lu.get_reg(&c, UNW_REG_IP, &ip) < 0) {
-			stop(w, UNWIND_BAD_FRAME);
+			stop(w, AGENT_UNWIND_BAD_FRAME);
 			return;
 		}
 		if (ip == 0)
 			return; /* a zero return address ends the chain */
 		w->pcs[w->n++] = ip;
 		if (w->n >= w->max) {
-			stop(w, UNWIND_DEPTH);
+			stop(w, AGENT_UNWIND_DEPTH);
 			return;
 		}
 		if (get_rule(w, ip, exact, &rule) < 0)
@@ -521,7 +521,7 @@ static void walk_frames(void *arg)
 		if (ret == 0)
 			return; /* return address undefined in the CFI: the outermost frame */
 		if (ret < 0) {
-			stop(w, UNWIND_BAD_FRAME);
+			stop(w, AGENT_UNWIND_BAD_FRAME);
 			return;
 		}
 		/* as unw_step() on x86-64: an undefined %rbp also marks the outermost frame */
@@ -539,7 +539,7 @@ static uint64_t interrupted_pc(const void *uc)
 static int leaf_only(const void *uc, uint64_t *pcs, unsigned int *flags)
 {
 	pcs[0] = interrupted_pc(uc);
-	*flags = UNWIND_TRUNCATED | UNWIND_LEAF_ONLY;
+	*flags = AGENT_UNWIND_TRUNCATED | AGENT_UNWIND_LEAF_ONLY;
 	count(&stats.leaf_only, 1);
 	return 1;
 }
@@ -550,7 +550,7 @@ static int walk_context(const void *uc, uint64_t *pcs, int max, unsigned int *fl
 
 	if (guard_call(walk_frames, &w) < 0) {
 		leave_miss(&w);
-		stop(&w, UNWIND_FAULT);
+		stop(&w, AGENT_UNWIND_FAULT);
 		count(&stats.faults, 1);
 	}
 	if (w.n == 0) { /* nothing recorded (a fault or a zero PC at once): the leaf */
@@ -634,15 +634,15 @@ static int load_libunwind(char *why, size_t len)
  * the tables of the objects on the start-up path. */
 static __attribute__((noinline)) int warm_up(void)
 {
-	uint64_t pcs[UNWIND_MAX_DEPTH];
+	uint64_t pcs[AGENT_UNWIND_MAX_DEPTH];
 	unsigned int flags;
 	ucontext_t uc;
 	int n;
 
 	if (getcontext(&uc) < 0)
 		return -errno;
-	n = walk_context(&uc, pcs, UNWIND_MAX_DEPTH, &flags);
-	return n >= 2 && !(flags & (UNWIND_FAULT | UNWIND_BAD_FRAME)) ? 0 : -EINVAL;
+	n = walk_context(&uc, pcs, AGENT_UNWIND_MAX_DEPTH, &flags);
+	return n >= 2 && !(flags & (AGENT_UNWIND_FAULT | AGENT_UNWIND_BAD_FRAME)) ? 0 : -EINVAL;
 }
 
 /* Not reentrant (the agent's constructor calls it once). */

@@ -6,7 +6,7 @@
  * Usage (the agent):
  *	unwind_init(why, sizeof(why));         // once, outside signal context
  *	...in the sink (signal handler)...
- *	n = unwind_from_signal(uc, pcs, UNWIND_MAX_DEPTH, &flags);
+ *	n = unwind_from_signal(uc, pcs, AGENT_UNWIND_MAX_DEPTH, &flags);
  *	...after every dlclose()...
  *	unwind_objects_changed();
  *	...before every dlopen()...
@@ -24,22 +24,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define UNWIND_MAX_DEPTH 128
+#define AGENT_UNWIND_MAX_DEPTH 128
 /* Objects whose unwind tables the unwinder can hold at once (a program with more, live at the
- * same time, has the stacks through the others cut short, counted: UNWIND_NO_ROOM). */
-#define UNWIND_MAX_OBJECTS 16384
+ * same time, has the stacks through the others cut short, counted: AGENT_UNWIND_NO_ROOM). */
+#define AGENT_UNWIND_MAX_OBJECTS 16384
 
 /* Why a stack ended.  No flag: it reached the outermost frame (_start, clone). */
-enum unwind_flags {
-	UNWIND_TRUNCATED = 1 << 0, /* stopped before the outermost frame (any reason below) */
-	UNWIND_NO_INFO = 1 << 1,   /* a frame in code without usable unwind tables */
-	UNWIND_FAULT = 1 << 2,	   /* a read faulted (the guard cut the walk short) */
-	UNWIND_DEPTH = 1 << 3,	   /* the depth limit */
-	UNWIND_BAD_FRAME = 1 << 4, /* libunwind refused a frame (loop, bad register) */
-	UNWIND_LEAF_ONLY = 1 << 5, /* not attempted: unwinder off, or a nested call */
-	UNWIND_FORKING = 1 << 6,   /* an uncached frame while a fork was in progress */
-	UNWIND_REFUSED = 1 << 7,   /* CFI the gate refused (agent/cfi_check.h: a bound, a loop) */
-	UNWIND_NO_ROOM = 1 << 8,   /* an object past UNWIND_MAX_OBJECTS */
+enum agent_unwind_flags {
+	AGENT_UNWIND_TRUNCATED = 1 << 0, /* stopped before the outermost frame (any reason below) */
+	AGENT_UNWIND_NO_INFO = 1 << 1,	 /* a frame in code without usable unwind tables */
+	AGENT_UNWIND_FAULT = 1 << 2,	 /* a read faulted (the guard cut the walk short) */
+	AGENT_UNWIND_DEPTH = 1 << 3,	 /* the depth limit */
+	AGENT_UNWIND_BAD_FRAME = 1 << 4, /* libunwind refused a frame (loop, bad register) */
+	AGENT_UNWIND_LEAF_ONLY = 1 << 5, /* not attempted: unwinder off, or a nested call */
+	AGENT_UNWIND_FORKING = 1 << 6,	 /* an uncached frame while a fork was in progress */
+	AGENT_UNWIND_REFUSED =
+		1 << 7, /* CFI the gate refused (agent/cfi_check.h: a bound, a loop) */
+	AGENT_UNWIND_NO_ROOM = 1 << 8, /* an object past AGENT_UNWIND_MAX_OBJECTS */
 };
 
 /*

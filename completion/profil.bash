@@ -31,7 +31,7 @@ _profil_values()
 		;;
 	diff:--format) echo "text json html pprof" ;;
 	annotate:--format) echo "text json" ;;
-	diff:--sort) echo "share seconds" ;;
+	diff:--sort) echo "share seconds offcpu" ;;
 	*) return 1 ;;
 	esac
 }

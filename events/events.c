@@ -13,7 +13,7 @@
 
 #include "events/events.h"
 #include "utils/array.h"
-#include "utils/utf8.h"
+#include "utils/json.h"
 
 #define ARG(n, t, k, field)                                                                        \
 	{                                                                                          \
@@ -276,57 +276,15 @@ __attribute__((format(printf, 2, 3))) static void sb_printf(struct sbuf *sb, con
 	sb->len += (size_t)n;
 }
 
-/*
- * A JSON string from arbitrary bytes (process names are not necessarily
- * UTF-8): control characters, quote and backslash are escaped; a byte that
- * does not start a valid UTF-8 sequence becomes \u00XX (its Latin-1 value),
- * so the output is always valid JSON in valid UTF-8.
- */
+/* json__write_string's put: append to the buffer. */
+static void sb_put_cb(void *sb, const char *p, size_t n)
+{
+	sb_put(sb, p, n);
+}
+
 static void sb_json_str(struct sbuf *sb, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t left = strlen(s);
-
-	sb_put(sb, "\"", 1);
-	while (left) {
-		size_t n = utf8__seq_len(p, left);
-
-		if (n == 1 && *p >= 0x20 && *p != '"' && *p != '\\') {
-			sb_put(sb, (const char *)p, 1);
-		} else if (n > 1) {
-			sb_put(sb, (const char *)p, n);
-		} else {
-			switch (*p) {
-			case '"':
-				sb_str(sb, "\\\"");
-				break;
-			case '\\':
-				sb_str(sb, "\\\\");
-				break;
-			case '\n':
-				sb_str(sb, "\\n");
-				break;
-			case '\r':
-				sb_str(sb, "\\r");
-				break;
-			case '\t':
-				sb_str(sb, "\\t");
-				break;
-			case '\b':
-				sb_str(sb, "\\b");
-				break;
-			case '\f':
-				sb_str(sb, "\\f");
-				break;
-			default:
-				sb_printf(sb, "\\u%04x", *p);
-			}
-			n = 1;
-		}
-		p += n;
-		left -= n;
-	}
-	sb_put(sb, "\"", 1);
+	json__write_string(s, sb_put_cb, sb);
 }
 
 #define FIELD(ev, type, off) (*(const type *)((const char *)(ev) + (off)))

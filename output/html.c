@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -33,23 +32,10 @@ extern const char html_diff_page_start[], html_diff_page_end[];
 extern const char html_diff_css_start[], html_diff_css_end[];
 extern const char html_diff_js_start[], html_diff_js_end[];
 
-#define MAX_INDEX (UINT32_MAX - 1) /* elements of a table of the page at most */
 /* Functions the page annotates (source lines and instructions), the hottest with code. */
 #define HTML_ANNOTATED 20
 
-/* A 64-bit key's index in a table of the page, numbered as the keys come (htab entries). */
-struct id_ent {
-	uint64_t key;
-	uint32_t idx1; /* index + 1: never 0 */
-	uint32_t pad;
-};
-
-static const struct htab_type id_type = {
-	.entry_size = sizeof(struct id_ent),
-	.hash = htab_u64_hash,
-	.eq = htab_u64_eq,
-};
-
+/* A map from a 64-bit key to a dense index (open addressing). */
 struct html_thread {
 	uint32_t proc; /* index into procs */
 	int tid;
@@ -66,39 +52,10 @@ struct stack_row {
 	uint32_t *frames; /* frame indexes, leaf first */
 };
 
-/* Where the row of a stack is: rows[row1 - 1], which holds the same key (htab entries). */
-struct row_ent {
-	uint64_t hash;
-	const uint32_t *frames; /* the row's own copy */
-	uint32_t thread, kind, nframes;
-	uint32_t row1;
-};
-
-static bool row_eq(const void *entry, const void *key)
-{
-	const struct row_ent *e = entry, *k = key;
-
-	return e->hash == k->hash && e->thread == k->thread && e->kind == k->kind &&
-	       e->nframes == k->nframes &&
-	       !memcmp(e->frames, k->frames, k->nframes * sizeof(*k->frames));
-}
-
-static uint64_t row_hash(const void *key)
-{
-	return ((const struct row_ent *)key)->hash;
-}
-
-static const struct htab_type row_type = {
-	.entry_size = sizeof(struct row_ent),
-	.hash = row_hash,
-	.eq = row_eq,
-	.stored_hash = HTAB_STORED_HASH(struct row_ent, hash),
-};
-
 struct html_report {
 	const struct pview *v;
 	struct resolver *r;
-	struct htab *proc_ids, *thread_ids, *frame_ids; /* of id_type; NULL until used */
+	struct htab *proc_idx, *thread_idx, *frame_idx, *row_idx; /* utils/htab index tables */
 	const struct pv_proc **procs;
 	size_t nprocs, procs_cap;
 	struct html_thread *threads;
@@ -107,7 +64,6 @@ struct html_report {
 	size_t nframes, frames_cap;
 	struct stack_row *rows;
 	size_t nrows, rows_cap;
-	struct htab *row_idx; /* of row_type; NULL until used */
 	uint32_t *scratch; /* frame indexes of the stack being added */
 	size_t scratch_cap;
 	/* the report's time without samples (html__write_report), which the page states */
@@ -118,36 +74,6 @@ struct html_report {
 	/* the annotations of its hottest functions (html__write_report), or NULL */
 	struct json_object *annotations;
 };
-
-/* ---- indexes ---------------------------------------------------------------- */
-
-/*
- * The index of key in *ids (made on first use).  A new key gets the next
- * index, *added = 1 and room in *arr (*cap elements of elem bytes) for its
- * element, which the caller appends.  Returns 0 or -ENOMEM.
- */
-static int id_of(struct htab **ids, uint64_t key, void *arr, size_t *cap, size_t elem,
-		 uint32_t *idx, int *added)
-{
-	struct id_ent *e;
-	bool fresh;
-
-	if (!*ids && !(*ids = htab__new(&id_type, 256)))
-		return -ENOMEM;
-	e = htab__insert(*ids, &id_type, &key, &fresh);
-	if (!e)
-		return -ENOMEM;
-	if (fresh &&
-	    (htab__count(*ids) > MAX_INDEX || array__reserve(arr, cap, htab__count(*ids), elem))) {
-		htab__cancel_fresh(*ids);
-		return -ENOMEM;
-	}
-	if (fresh)
-		*e = (struct id_ent){key, (uint32_t)htab__count(*ids), 0};
-	*idx = e->idx1 - 1;
-	*added = fresh;
-	return 0;
-}
 
 /* ---- the document's tables ------------------------------------------------ */
 
@@ -166,9 +92,9 @@ void html__free(struct html_report *h)
 {
 	if (!h)
 		return;
-	htab__free(h->proc_ids);
-	htab__free(h->thread_ids);
-	htab__free(h->frame_ids);
+	htab__free(h->proc_idx);
+	htab__free(h->thread_idx);
+	htab__free(h->frame_idx);
 	htab__free(h->row_idx);
 	for (size_t i = 0; i < h->nrows; i++)
 		free(h->rows[i].frames);
@@ -181,35 +107,76 @@ void html__free(struct html_report *h)
 	free(h);
 }
 
+static int proc_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	return ((const struct html_report *)ctx)->procs[idx]->id == *(const uint32_t *)key;
+}
+
 static int proc_index(struct html_report *h, const struct pv_proc *p, uint32_t *idx)
 {
-	int added, rc = id_of(&h->proc_ids, p->id, &h->procs, &h->procs_cap, sizeof(*h->procs), idx,
-			      &added);
+	uint64_t hash = htab_hash_u64(p->id);
+	struct htab_islot *e = htab__index_slot(&h->proc_idx, hash, proc_eq, h, &p->id);
 
-	if (!rc && added)
-		h->procs[h->nprocs++] = p;
-	return rc;
+	if (!e)
+		return -ENOMEM;
+	if (!e->idx1) {
+		if (array__reserve(&h->procs, &h->procs_cap, h->nprocs + 1, sizeof(*h->procs)))
+			return -ENOMEM;
+		h->procs[h->nprocs] = p;
+		*e = (struct htab_islot){hash, ++h->nprocs};
+	}
+	*idx = (uint32_t)(e->idx1 - 1);
+	return 0;
+}
+
+static int thread_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct html_thread *t = &((const struct html_report *)ctx)->threads[idx];
+	const struct html_thread *k = key;
+
+	return t->proc == k->proc && t->tid == k->tid;
 }
 
 static int thread_index(struct html_report *h, uint32_t proc, int tid, uint32_t *idx)
 {
-	int added, rc = id_of(&h->thread_ids, (uint64_t)proc << 32 | (uint32_t)tid, &h->threads,
-			      &h->threads_cap, sizeof(*h->threads), idx, &added);
+	struct html_thread key = {proc, tid};
+	uint64_t hash = htab_hash_u64((uint64_t)proc << 32 | (uint32_t)tid);
+	struct htab_islot *e = htab__index_slot(&h->thread_idx, hash, thread_eq, h, &key);
 
-	if (!rc && added)
-		h->threads[h->nthreads++] = (struct html_thread){proc, tid};
-	return rc;
+	if (!e)
+		return -ENOMEM;
+	if (!e->idx1) {
+		if (array__reserve(&h->threads, &h->threads_cap, h->nthreads + 1,
+				   sizeof(*h->threads)))
+			return -ENOMEM;
+		h->threads[h->nthreads] = key;
+		*e = (struct htab_islot){hash, ++h->nthreads};
+	}
+	*idx = (uint32_t)(e->idx1 - 1);
+	return 0;
+}
+
+static int frame_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	return ((const struct html_report *)ctx)->frames[idx] == key;
 }
 
 /* Frames are unique functions (function + line with --lines): the resolver interns them. */
 static int frame_index(struct html_report *h, const struct func *f, uint32_t *idx)
 {
-	int added, rc = id_of(&h->frame_ids, (uintptr_t)f, &h->frames, &h->frames_cap,
-			      sizeof(*h->frames), idx, &added);
+	uint64_t hash = htab_hash_u64((uintptr_t)f);
+	struct htab_islot *e = htab__index_slot(&h->frame_idx, hash, frame_eq, h, f);
 
-	if (!rc && added)
-		h->frames[h->nframes++] = f;
-	return rc;
+	if (!e)
+		return -ENOMEM;
+	if (!e->idx1) {
+		if (array__reserve(&h->frames, &h->frames_cap, h->nframes + 1, sizeof(*h->frames)))
+			return -ENOMEM;
+		h->frames[h->nframes] = f;
+		*e = (struct htab_islot){hash, ++h->nframes};
+	}
+	*idx = (uint32_t)(e->idx1 - 1);
+	return 0;
 }
 
 static uint64_t stack_hash(uint32_t thread, uint32_t kind, const uint32_t *frames, size_t n)
@@ -221,45 +188,51 @@ static uint64_t stack_hash(uint32_t thread, uint32_t kind, const uint32_t *frame
 	return x;
 }
 
+/* A row's key: what add_row sums under. */
+struct row_key {
+	uint32_t thread, kind;
+	const uint32_t *frames;
+	size_t n;
+};
+
+static int row_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct stack_row *row = &((const struct html_report *)ctx)->rows[idx];
+	const struct row_key *k = key;
+
+	return row->thread == k->thread && row->kind == k->kind && row->nframes == k->n &&
+	       !memcmp(row->frames, k->frames, k->n * sizeof(*k->frames));
+}
+
 /* Sum count into the row of (thread, kind, frames), adding the row if it is new. */
 static int add_row(struct html_report *h, uint32_t thread, uint32_t kind, const uint32_t *frames,
 		   size_t n, uint64_t count)
 {
-	struct row_ent k = {
-		stack_hash(thread, kind, frames, n), frames, thread, kind, (uint32_t)n, 0};
+	uint64_t hash = stack_hash(thread, kind, frames, n);
+	struct row_key key = {thread, kind, frames, n};
+	struct htab_islot *e = htab__index_slot(&h->row_idx, hash, row_eq, h, &key);
 	struct stack_row *row;
-	struct row_ent *e;
-	bool fresh;
 
-	if (!h->row_idx && !(h->row_idx = htab__new(&row_type, 1024)))
-		return -ENOMEM;
-	e = htab__insert(h->row_idx, &row_type, &k, &fresh);
 	if (!e)
 		return -ENOMEM;
-	if (!fresh) {
-		row = &h->rows[e->row1 - 1];
+	if (e->idx1) {
+		row = &h->rows[e->idx1 - 1];
 		row->count = row->count + count < row->count ? UINT64_MAX : row->count + count;
 		return 0;
 	}
-	if (h->nrows >= MAX_INDEX ||
-	    array__reserve(&h->rows, &h->rows_cap, h->nrows + 1, sizeof(*h->rows))) {
-		htab__cancel_fresh(h->row_idx);
+	if (h->nrows >= UINT32_MAX - 1 ||
+	    array__reserve(&h->rows, &h->rows_cap, h->nrows + 1, sizeof(*h->rows)))
 		return -ENOMEM;
-	}
 	row = &h->rows[h->nrows];
 	row->frames = malloc(n * sizeof(*frames));
-	if (!row->frames) {
-		htab__cancel_fresh(h->row_idx);
+	if (!row->frames)
 		return -ENOMEM;
-	}
 	memcpy(row->frames, frames, n * sizeof(*frames));
 	row->count = count;
 	row->thread = thread;
 	row->kind = kind;
 	row->nframes = (uint32_t)n;
-	k.frames = row->frames;
-	k.row1 = (uint32_t)++h->nrows;
-	*e = k;
+	*e = (struct htab_islot){hash, ++h->nrows};
 	return 0;
 }
 
@@ -280,8 +253,8 @@ static int add_kind_stack(struct html_report *h, const struct pv_proc *p, uint32
 	/* each PC is its function's frame, after the frames of the functions inlined there */
 	for (size_t i = 0; !rc && i < npcs; i++) {
 		/* the resolver counts samples for its notes; nanoseconds are no samples */
-		int k = resolver__frames(h->r, p, gen, pcs[i], kind == PDATA_KIND_CPU ? count : 0, inl,
-					 RESOLVE_MAX_INLINE + 1);
+		int k = resolver__frames(h->r, p, gen, pcs[i], kind == PDATA_KIND_CPU ? count : 0,
+					 inl, RESOLVE_MAX_INLINE + 1);
 
 		if (k < 0)
 			return k;

@@ -35,61 +35,6 @@
 #define GZ_OUT_SIZE (64u << 10)
 #define GZ_LEVEL 1 /* fastest: profiles compress well anyway (as Go's runtime does) */
 
-/* ---- index tables: a key -> its index in one of the context's arrays (utils/htab) ---- */
-
-/* An entry: the key's hash and its index + 1 (never 0 once filled). */
-struct islot {
-	uint64_t h;
-	uint64_t idx1;
-};
-
-typedef int (*itab_eq)(const void *ctx, uint32_t idx, const void *key);
-
-/* A lookup: the key, its hash, and how to compare it with an entry's element. */
-struct ikey {
-	uint64_t h;
-	itab_eq eq;
-	const void *ctx, *key;
-};
-
-static uint64_t ikey_hash(const void *k)
-{
-	return ((const struct ikey *)k)->h;
-}
-
-static bool islot_eq(const void *entry, const void *k)
-{
-	const struct islot *e = entry;
-	const struct ikey *q = k;
-
-	return e->h == q->h && q->eq(q->ctx, (uint32_t)(e->idx1 - 1), q->key);
-}
-
-static const struct htab_type islot_type = {
-	.entry_size = sizeof(struct islot),
-	.hash = ikey_hash,
-	.eq = islot_eq,
-	.stored_hash = HTAB_STORED_HASH(struct islot, h),
-};
-
-/*
- * The entry of key (hash h) in *t (made at the first lookup): found when
- * ->idx1 != 0, else a fresh one that the caller fills (->h, ->idx1) once
- * the element is in its array, before the next lookup in *t.  NULL on
- * out-of-memory: the export stops, and an entry left unfilled is never
- * looked at again.
- */
-static struct islot *itab_slot(struct htab **t, uint64_t h, itab_eq eq, const void *ctx,
-			       const void *key)
-{
-	struct ikey q = {h, eq, ctx, key};
-	bool fresh;
-
-	if (!*t && !(*t = htab__new(&islot_type, 256)))
-		return NULL;
-	return htab__insert(*t, &islot_type, &q, &fresh);
-}
-
 /* ---- the profile being built ----------------------------------------------- */
 
 struct strtab {
@@ -231,7 +176,7 @@ static int str_eq(const void *ctx, uint32_t idx, const void *key)
 static int64_t str_index(struct pprof_ctx *c, const char *s)
 {
 	struct strtab *st = &c->st;
-	struct islot *slot;
+	struct htab_islot *slot;
 	uint64_t h;
 	char *copy;
 
@@ -241,7 +186,7 @@ static int64_t str_index(struct pprof_ctx *c, const char *s)
 	if (!copy)
 		return -ENOMEM;
 	h = htab_hash_str(copy);
-	slot = itab_slot(&st->idx, h, str_eq, st, copy);
+	slot = htab__index_slot(&st->idx, h, str_eq, st, copy);
 	if (!slot || slot->idx1) {
 		free(copy);
 		return slot ? (int64_t)slot->idx1 - 1 : -ENOMEM;
@@ -251,7 +196,7 @@ static int64_t str_index(struct pprof_ctx *c, const char *s)
 		return -ENOMEM;
 	}
 	st->strs[st->n] = copy;
-	*slot = (struct islot){h, ++st->n};
+	*slot = (struct htab_islot){h, ++st->n};
 	return (int64_t)st->n - 1;
 }
 
@@ -415,7 +360,7 @@ static int64_t function_id(struct pprof_ctx *c, const struct func_key *k)
 	uint64_t h = htab_hash_combine(
 		htab_hash_combine((uint64_t)k->name, (uint64_t)k->system_name),
 		htab_hash_combine((uint64_t)k->filename, (uint64_t)k->start_line));
-	struct islot *slot = itab_slot(&c->func_idx, h, func_eq, c, k);
+	struct htab_islot *slot = htab__index_slot(&c->func_idx, h, func_eq, c, k);
 	PB(Function) * f;
 
 	if (!slot)
@@ -435,7 +380,7 @@ static int64_t function_id(struct pprof_ctx *c, const struct func_key *k)
 	f->filename = k->filename;
 	f->start_line = k->start_line;
 	c->func_keys[c->nfuncs] = *k;
-	*slot = (struct islot){h, ++c->nfuncs};
+	*slot = (struct htab_islot){h, ++c->nfuncs};
 	return (int64_t)c->nfuncs;
 }
 
@@ -586,7 +531,7 @@ static int64_t location_id(struct pprof_ctx *c, const struct pv_proc *p, uint32_
 {
 	struct resolve_loc rl;
 	struct loc_key key;
-	struct islot *slot;
+	struct htab_islot *slot;
 	uint64_t h;
 
 	if (!leaf && pc != PDATA_PC_TRUNCATED && pc)
@@ -596,13 +541,13 @@ static int64_t location_id(struct pprof_ctx *c, const struct pv_proc *p, uint32_
 	key = (struct loc_key){rl.obj, rl.addr, rl.linktime};
 	h = htab_hash_combine(htab_hash_combine((uintptr_t)key.obj, key.addr),
 			      (uint64_t)key.linktime);
-	slot = itab_slot(&c->loc_idx, h, loc_eq, c, &key);
+	slot = htab__index_slot(&c->loc_idx, h, loc_eq, c, &key);
 	if (!slot)
 		return -ENOMEM;
 	if (!slot->idx1) {
 		if (new_location(c, p, gen, pc, &rl) < 0)
 			return -ENOMEM;
-		*slot = (struct islot){h, ++c->nlocs};
+		*slot = (struct htab_islot){h, ++c->nlocs};
 	}
 	return slot->idx1;
 }
@@ -668,7 +613,7 @@ static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid, uin
 	struct label_set key = {p->id, tid, 0, 0, reason, c->base}, *set;
 	uint64_t h = htab_hash_combine(htab_hash_combine(p->id, (uint32_t)tid),
 				       reason | (uint64_t)c->base << 32);
-	struct islot *slot = itab_slot(&c->set_idx, h, set_eq, c, &key);
+	struct htab_islot *slot = htab__index_slot(&c->set_idx, h, set_eq, c, &key);
 	const struct pv_thread *th = pv_proc__thread(p, tid);
 	int rc;
 
@@ -697,7 +642,7 @@ static long label_set(struct pprof_ctx *c, const struct pv_proc *p, int tid, uin
 	key.n = c->nlabels - key.first;
 	set = &c->sets[c->nsets];
 	*set = key;
-	*slot = (struct islot){h, ++c->nsets};
+	*slot = (struct htab_islot){h, ++c->nsets};
 	return (long)c->nsets - 1;
 }
 
@@ -914,7 +859,7 @@ static int64_t timed_location_id(struct pprof_ctx *c, const struct func *f, int 
 	/* linktime 2 + kind: a key no resolved location has (0 or 1) */
 	struct loc_key key = {NULL, 0, 2 + kind};
 	uint64_t h = htab_hash_combine(htab_hash_combine(0, 0), (uint64_t)key.linktime);
-	struct islot *slot = itab_slot(&c->loc_idx, h, loc_eq, c, &key);
+	struct htab_islot *slot = htab__index_slot(&c->loc_idx, h, loc_eq, c, &key);
 	struct func_key k = {0};
 	int64_t fid;
 
@@ -927,7 +872,7 @@ static int64_t timed_location_id(struct pprof_ctx *c, const struct func *f, int 
 	fid = k.name < 0 || k.filename < 0 ? -ENOMEM : function_id(c, &k);
 	if (fid < 0 || !push_location(c, &key, fid, -1, 0))
 		return -ENOMEM;
-	*slot = (struct islot){h, ++c->nlocs};
+	*slot = (struct htab_islot){h, ++c->nlocs};
 	return slot->idx1;
 }
 

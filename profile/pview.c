@@ -175,6 +175,7 @@ static struct pv_proc *find_proc(struct pv_proc *procs, size_t n, uint32_t id)
 	return NULL;
 }
 
+/* Append one element, all zero bytes (a field an older format does not have reads as 0). */
 static int push(void **arr, size_t *n, size_t elem)
 {
 	/* grow by doubling when n is a power of two (or zero) */
@@ -186,6 +187,7 @@ static int push(void **arr, size_t *n, size_t elem)
 			return -ENOMEM;
 		*arr = a;
 	}
+	memset((char *)*arr + *n * elem, 0, elem);
 	(*n)++;
 	return 0;
 }

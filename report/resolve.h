@@ -77,8 +77,6 @@ int resolver__frames(struct resolver *r, const struct pv_proc *p, uint32_t gen, 
 /* Objects seen so far (for notes). */
 size_t resolver__notes(struct resolver *r, const struct resolve_note **notes);
 
-/* The symbols cache (its interned strings live as long as the resolver: profil top's rows). */
-struct symbols *resolver__symbols(struct resolver *r);
 
 /*
  * Resolve in view v from now on (a live view reads one profile after
@@ -87,7 +85,10 @@ struct symbols *resolver__symbols(struct resolver *r);
  */
 void resolver__set_view(struct resolver *r, const struct pview *v);
 
-/* The symbols cache the resolver names with (profil annotate reads the same objects). */
+/*
+ * The symbols cache the resolver names with (profil annotate reads the same
+ * objects; its interned strings live as long as the resolver: profil top's rows).
+ */
 struct symbols *resolver__symbols(struct resolver *r);
 
 #endif /* PROFIL_RESOLVE_H */

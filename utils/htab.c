@@ -140,3 +140,43 @@ void *htab__take(struct htab *t, size_t *n)
 	shrunk = realloc(entries, k * size); /* give the empty slots back */
 	return shrunk ? shrunk : entries;
 }
+
+/* ---- index tables ---------------------------------------------------------- */
+
+/* A lookup: the key, its hash, and how to compare it with an entry's element. */
+struct ikey {
+	uint64_t h;
+	htab_index_eq eq;
+	const void *ctx, *key;
+};
+
+static uint64_t ikey_hash(const void *k)
+{
+	return ((const struct ikey *)k)->h;
+}
+
+static bool islot_eq(const void *entry, const void *k)
+{
+	const struct htab_islot *e = entry;
+	const struct ikey *q = k;
+
+	return e->h == q->h && q->eq(q->ctx, (uint32_t)(e->idx1 - 1), q->key);
+}
+
+static const struct htab_type islot_type = {
+	.entry_size = sizeof(struct htab_islot),
+	.hash = ikey_hash,
+	.eq = islot_eq,
+	.stored_hash = HTAB_STORED_HASH(struct htab_islot, h),
+};
+
+struct htab_islot *htab__index_slot(struct htab **t, uint64_t h, htab_index_eq eq, const void *ctx,
+				    const void *key)
+{
+	struct ikey q = {h, eq, ctx, key};
+	bool fresh;
+
+	if (!*t && !(*t = htab__new(&islot_type, 256)))
+		return NULL;
+	return htab__insert(*t, &islot_type, &q, &fresh);
+}

@@ -255,4 +255,27 @@ static inline bool htab_name_key_eq(const void *entry, const void *key)
 	return !strcmp(e->object, k->object);
 }
 
+/*
+ * Index tables: a key -> the index of its element in an array the caller
+ * keeps (the key is in the element or made from it), for writers that give
+ * each distinct thing a number in order of appearance (pprof's tables, the
+ * HTML page's).  An entry holds the key's hash and the index + 1.
+ */
+struct htab_islot {
+	uint64_t h;
+	uint64_t idx1; /* index + 1; 0 while the caller has not filled it */
+};
+
+/* Does element idx of the caller's array (ctx) hold key? */
+typedef int (*htab_index_eq)(const void *ctx, uint32_t idx, const void *key);
+
+/*
+ * The entry of key (hash h) in *t (the table made at the first lookup): found
+ * when ->idx1 != 0, else a fresh one that the caller fills (->h = h, ->idx1 =
+ * index + 1) once the element is in its array, before the next lookup in *t
+ * (an entry left unfilled stays empty).  NULL when out of memory.
+ */
+struct htab_islot *htab__index_slot(struct htab **t, uint64_t h, htab_index_eq eq, const void *ctx,
+				    const void *key);
+
 #endif /* PROFIL_HTAB_H */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "utils/json.h"
+#include "utils/utf8.h"
 
 struct json_object *json__double(double d)
 {
@@ -58,4 +59,52 @@ struct json_object *json__finish(struct json_object *o, int rc)
 		return NULL;
 	}
 	return o;
+}
+
+/* The escape of a byte that cannot stand for itself in a JSON string (buf: 7 bytes). */
+static const char *escape_of(unsigned char c, char *buf)
+{
+	switch (c) {
+	case '"':
+		return "\\\"";
+	case '\\':
+		return "\\\\";
+	case '\n':
+		return "\\n";
+	case '\r':
+		return "\\r";
+	case '\t':
+		return "\\t";
+	case '\b':
+		return "\\b";
+	case '\f':
+		return "\\f";
+	default:
+		snprintf(buf, 7, "\\u%04x", c);
+		return buf;
+	}
+}
+
+void json__write_string(const char *s, void (*put)(void *arg, const char *p, size_t n), void *arg)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t left = strlen(s);
+	char buf[7];
+
+	put(arg, "\"", 1);
+	while (left) {
+		size_t n = utf8__seq_len(p, left);
+
+		if (n > 1 || (n == 1 && *p >= 0x20 && *p != '"' && *p != '\\')) {
+			put(arg, (const char *)p, n);
+		} else {
+			const char *e = escape_of(*p, buf);
+
+			put(arg, e, strlen(e));
+			n = 1;
+		}
+		p += n;
+		left -= n;
+	}
+	put(arg, "\"", 1);
 }

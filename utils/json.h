@@ -7,11 +7,13 @@
  * (1000.0), NaN and infinities as 0.0; unsigned counts saturate at
  * INT64_MAX.  The setters take ownership of the value even when they fail,
  * and fail on a NULL value (an allocation that failed), so a writer can
- * chain them and check once.
+ * chain them and check once.  json__write_string is the one escaper for the
+ * writers that stream JSON text without json-c objects (events, watch).
  */
 #ifndef PROFIL_JSON_H
 #define PROFIL_JSON_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct json_object;
@@ -27,5 +29,15 @@ int json__set_null(struct json_object *o, const char *key);
 struct json_object *json__finish(struct json_object *o, int rc);
 /* Append v to the array arr.  0, or -ENOMEM (v == NULL, or json-c out of memory; v released). */
 int json__push(struct json_object *arr, struct json_object *v);
+
+/*
+ * Write the C string s as a JSON string, quotes included, through
+ * put(arg, bytes, n) (called with pieces; never with n == 0).  s may be any
+ * bytes (process names are not necessarily UTF-8): control characters,
+ * quote and backslash are escaped; a byte that does not start a valid UTF-8
+ * sequence becomes \u00XX (its Latin-1 value), so the output is always
+ * valid JSON in valid UTF-8.
+ */
+void json__write_string(const char *s, void (*put)(void *arg, const char *p, size_t n), void *arg);
 
 #endif /* PROFIL_JSON_H */

@@ -104,14 +104,14 @@ static void flat_sink(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks)
 /* The agent's stack sink (agent_sink_stack), the same way. */
 static void stack_sink(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks, void *uc)
 {
-	uint64_t pcs[UNWIND_MAX_DEPTH], t0 = mono_ns();
+	uint64_t pcs[AGENT_UNWIND_MAX_DEPTH], t0 = mono_ns();
 	unsigned int flags;
 	int n = 1;
 
 	(void)arg;
 	pcs[0] = pc;
 	if (uc)
-		n = unwind_from_signal(uc, pcs, UNWIND_MAX_DEPTH, &flags);
+		n = unwind_from_signal(uc, pcs, AGENT_UNWIND_MAX_DEPTH, &flags);
 	pdata__count_stack(pd, 1, tid, pcs, (unsigned int)n, 0, ticks);
 	note_time(STACKS, mono_ns() - t0, n);
 }
@@ -119,7 +119,7 @@ static void stack_sink(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks, v
 /* For reference: libunwind's unw_step() loop from the same context. */
 static void unw_step_sink(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks, void *uc)
 {
-	uint64_t pcs[UNWIND_MAX_DEPTH], t0 = mono_ns();
+	uint64_t pcs[AGENT_UNWIND_MAX_DEPTH], t0 = mono_ns();
 	unw_cursor_t c;
 	int n = 0;
 
@@ -132,7 +132,7 @@ static void unw_step_sink(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks
 			if (lu.get_reg(&c, UNW_REG_IP, &ip) < 0)
 				break;
 			pcs[n++] = ip;
-		} while (n < UNWIND_MAX_DEPTH && lu.step(&c) > 0);
+		} while (n < AGENT_UNWIND_MAX_DEPTH && lu.step(&c) > 0);
 	}
 	pdata__count_stack(pd, 1, tid, pcs, (unsigned int)(n ? n : 1), 0, ticks);
 	note_time(UNW_STEP, mono_ns() - t0, n);

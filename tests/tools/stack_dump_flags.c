@@ -42,7 +42,7 @@ int main(int argc, char **argv)
 			break;
 		n++;
 		frames += r->n;
-		complete += !(r->flags & UNWIND_TRUNCATED);
+		complete += !(r->flags & AGENT_UNWIND_TRUNCATED);
 		for (int b = 1; b < 7; b++)
 			by[b] += (r->flags >> b) & 1;
 		p += (size_t)r->words * 8;

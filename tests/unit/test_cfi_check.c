@@ -6,7 +6,7 @@
  *  - whole objects: the seeds of the fuzz target (tests/fuzz/corpus/
  *    agent_unwind/: a small object of ordinary and hostile CFI) walked by the
  *    unwinder (tests/fuzz/agent_unwind_input.h): the hostile ones end at once,
- *    refused (UNWIND_REFUSED), the ordinary ones walk into the next frame;
+ *    refused (AGENT_UNWIND_REFUSED), the ordinary ones walk into the next frame;
  *  - an FDE of 70,000 DW_CFA_nop (over the 64 KiB bound) and an augmentation
  *    string without its NUL, built here: refused.
  * Every walk has a time bound by construction (the old agent looped forever
@@ -175,7 +175,7 @@ static void test_seeds(void)
 			continue;
 		}
 		n = agent_unwind_input(buf, len, pcs, 16, &flags);
-		CHECKF(name, n == 1 && (flags & UNWIND_REFUSED), "n=%d flags=%#x", n, flags);
+		CHECKF(name, n == 1 && (flags & AGENT_UNWIND_REFUSED), "n=%d flags=%#x", n, flags);
 	}
 	for (size_t i = 0; i < sizeof(ordinary) / sizeof(ordinary[0]); i++) {
 		char name[64];

@@ -295,7 +295,43 @@ static void check_stored_hash(void)
 	}
 	for (uint64_t k = 1; t && k <= 5000; k++)
 		found += htab__find(t, &hashed_type, &k) != NULL;
-	CHECK("stored_hash_entries_found_after_growing", t && found == 5000 && htab__count(t) == 5000);
+	CHECK("stored_hash_entries_found_after_growing",
+	      t && found == 5000 && htab__count(t) == 5000);
+	htab__free(t);
+}
+
+/* index tables: strings numbered in order of appearance; a colliding hash still tells them apart */
+static int name_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	return !strcmp(((const char *const *)ctx)[idx], key);
+}
+
+static void check_index_table(void)
+{
+	static const char *in[] = {"a", "b", "a", "c", "b", "d", "a"};
+	const char *names[8];
+	uint32_t got[7], n = 0;
+	struct htab *t = NULL;
+	int ok = 1;
+
+	for (size_t i = 0; i < 7; i++) {
+		uint64_t h = in[i][0] == 'd' ? htab_hash_str("a") :
+					       htab_hash_str(in[i]); /* d collides */
+		struct htab_islot *e = htab__index_slot(&t, h, name_eq, names, in[i]);
+
+		if (!e) {
+			ok = 0;
+			break;
+		}
+		if (!e->idx1) {
+			names[n] = in[i];
+			*e = (struct htab_islot){h, ++n};
+		}
+		got[i] = (uint32_t)(e->idx1 - 1);
+	}
+	CHECK("index_table_numbers_in_order", ok && n == 4 && got[0] == 0 && got[1] == 1 &&
+						      got[2] == 0 && got[3] == 2 && got[4] == 1 &&
+						      got[5] == 3 && got[6] == 0);
 	htab__free(t);
 }
 
@@ -358,6 +394,7 @@ static void check_ptr_keys(void)
 
 int main(void)
 {
+	check_index_table();
 	check_stored_hash();
 	check_name_keys();
 	check_ptr_keys();

@@ -60,6 +60,63 @@ static void test_json_setters(void)
 	CHECK("json object text", !strcmp(text_of(o, b, sizeof(b)), "{\"k\":1,\"n\":null,\"a\":[2]}"));
 }
 
+struct strbuf {
+	char p[128];
+	size_t len, calls_empty;
+};
+
+static void put_piece(void *arg, const char *p, size_t n)
+{
+	struct strbuf *b = arg;
+
+	if (!n)
+		b->calls_empty++;
+	if (b->len + n < sizeof(b->p)) {
+		memcpy(b->p + b->len, p, n);
+		b->len += n;
+		b->p[b->len] = '\0';
+	}
+}
+
+/* json__write_string: escapes, valid UTF-8 kept, other bytes as their Latin-1 value; json-c
+ * parses the result back to the same string where the input was valid UTF-8 */
+static void test_json_string(void)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{"plain", "\"plain\""},
+		{"", "\"\""},
+		{"q\"b\\", "\"q\\\"b\\\\\""},
+		{"\n\r\t\b\f", "\"\\n\\r\\t\\b\\f\""},
+		{"\x01\x1f\x7f", "\"\\u0001\\u001f\x7f\""},
+		{"caf\xc3\xa9", "\"caf\xc3\xa9\""},
+		{"bad\xff\xc3", "\"bad\\u00ff\\u00c3\""},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strbuf b = {.len = 0};
+		char what[64];
+
+		json__write_string(cases[i].in, put_piece, &b);
+		snprintf(what, sizeof(what), "json string case %zu", i);
+		CHECK(what, !strcmp(b.p, cases[i].want) && !b.calls_empty);
+		if (strcmp(b.p, cases[i].want))
+			printf("# got %s\n", b.p);
+	}
+	{
+		struct strbuf b = {.len = 0};
+		struct json_object *o;
+
+		json__write_string("a\"\\\n\x01\xc3\xa9", put_piece, &b);
+		o = json_tokener_parse(b.p);
+		CHECK("json string parses back",
+		      o && json_object_is_type(o, json_type_string) &&
+			      !strcmp(json_object_get_string(o), "a\"\\\n\x01\xc3\xa9"));
+		json_object_put(o);
+	}
+}
+
 static void test_utf8_dup(void)
 {
 	static const struct {
@@ -184,6 +241,7 @@ int main(void)
 	test_procmaps_self();
 	test_json_numbers();
 	test_json_setters();
+	test_json_string();
 	test_utf8_dup();
 	test_utf8_seq();
 	test_array();
