@@ -159,8 +159,7 @@ static int add_profile(struct dtree *t, int side, const struct report *rep)
 
 		if (!s->count)
 			continue;
-		if (!p || p->id != s->proc) /* samples are sorted by proc */
-			p = pview__proc(v, s->proc);
+		p = pview__sample_proc(v, s, p);
 		if (!p)
 			continue; /* cannot happen: pview gives every proc id a process */
 		n = callgraph__sample_frames(v, rep->r, p, s, frames, &truncated);

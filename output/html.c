@@ -313,8 +313,7 @@ static int add_slots(struct html_report *h, const struct pv_sample *all, size_t 
 
 		if (!s->count)
 			continue;
-		if (!p || p->id != s->proc) /* samples are sorted by proc */
-			p = pview__proc(v, s->proc);
+		p = pview__sample_proc(v, s, p);
 		if (!p)
 			continue; /* cannot happen: pview gives every proc id a process */
 		n = callgraph__lookup_pcs(v, s, pcs, &truncated);
