@@ -424,39 +424,38 @@ static void findex_free(struct findex *fi)
 	free(fi->funcs);
 }
 
+static int findex_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	return ((const struct findex *)ctx)->funcs[idx] == key;
+}
+
 static int findex_build(const struct callgraph *cg, struct findex *fi)
 {
-	struct htab *t = htab__new(&htab_ptr_type, 255);
+	struct htab *t = NULL; /* index table: function -> its number (htab__index_slot) */
 	size_t cap = 0;
 	int rc = 0;
 
 	memset(fi, 0, sizeof(*fi));
 	fi->of_node = calloc(cg->nnodes, sizeof(*fi->of_node));
-	if (!t || !fi->of_node) {
+	if (!fi->of_node) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	for (size_t i = 1; i < cg->nnodes; i++) {
 		const struct func *f = cg->nodes[i].f;
-		bool fresh;
-		struct htab_ptr_ent *e = htab__insert(t, &htab_ptr_type, &f, &fresh);
+		uint64_t hash = htab_hash_u64((uintptr_t)f);
+		struct htab_islot *e = htab__index_slot(&t, hash, findex_eq, fi, f);
 
-		if (!e) {
+		if (!e || (!e->idx1 && array__reserve((void **)&fi->funcs, &cap, fi->n + 1,
+						      sizeof(*fi->funcs)))) {
 			rc = -ENOMEM;
 			goto out;
 		}
-		if (fresh) {
-			if (array__reserve((void **)&fi->funcs, &cap, fi->n + 1,
-					   sizeof(*fi->funcs))) {
-				htab__cancel_fresh(t);
-				rc = -ENOMEM;
-				goto out;
-			}
-			e->p = f;
-			e->val = fi->n;
-			fi->funcs[fi->n++] = f;
+		if (!e->idx1) {
+			fi->funcs[fi->n] = f;
+			*e = (struct htab_islot){hash, ++fi->n};
 		}
-		fi->of_node[i] = (uint32_t)e->val;
+		fi->of_node[i] = (uint32_t)(e->idx1 - 1);
 	}
 out:
 	htab__free(t);

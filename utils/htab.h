@@ -204,29 +204,6 @@ static inline bool htab_2words_eq(const void *entry, const void *key)
 	return !memcmp(entry, key, 2 * sizeof(uint64_t));
 }
 
-/* A type's hash and eq for entries that start with a pointer key (key: the pointer's address). */
-static inline uint64_t htab_ptr_hash(const void *key)
-{
-	return htab_hash_u64((uintptr_t) * (const void *const *)key);
-}
-
-static inline bool htab_ptr_eq(const void *entry, const void *key)
-{
-	return *(const void *const *)entry == *(const void *const *)key;
-}
-
-/* A table of pointers with a number each (an index of distinct objects): this type's entries. */
-struct htab_ptr_ent {
-	const void *p; /* the key */
-	uint64_t val;
-};
-
-static const struct htab_type htab_ptr_type = {
-	.entry_size = sizeof(struct htab_ptr_ent),
-	.hash = htab_ptr_hash,
-	.eq = htab_ptr_eq,
-};
-
 /*
  * A type's hash and eq for entries that start with a struct htab_name_key:
  * a name (never NULL) and the object it belongs to (NULL: none; a NULL

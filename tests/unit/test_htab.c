@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* utils/htab: the one hash table, checked against a plain sorted array of the same keys; the
- * shared key types (name and object, pointer). */
+ * shared key types (name and object). */
 #include <stdio.h>
 #include <string.h>
 
@@ -376,28 +376,11 @@ static void check_name_keys(void)
 	htab__free(t);
 }
 
-/* Keys that are pointers: the address, not what it points at. */
-static void check_ptr_keys(void)
-{
-	static const char a[] = "x", b[] = "x";
-	const char *pa = a, *pb = b;
-	struct htab *t = htab__new(&htab_ptr_type, 1);
-	struct htab_ptr_ent *e = t ? htab__insert(t, &htab_ptr_type, &pa, &(bool){0}) : NULL;
-
-	if (e)
-		*e = (struct htab_ptr_ent){a, 1};
-	e = t ? htab__find(t, &htab_ptr_type, &pa) : NULL;
-	CHECK("ptr_key_found", e && e->val == 1);
-	CHECK("ptr_key_by_address", t && !htab__find(t, &htab_ptr_type, &pb));
-	htab__free(t);
-}
-
 int main(void)
 {
 	check_index_table();
 	check_stored_hash();
 	check_name_keys();
-	check_ptr_keys();
 	check_counts("u64", &u64_count_type, 2 * NKEYS);
 	check_counts("all_colliding", &colliding_type, 2000);
 	check_absent();
