@@ -190,8 +190,7 @@ static int collect(struct priv *pv)
 
 		if (!s->count)
 			continue;
-		if (!p || p->id != s->proc)
-			p = pview__proc(pv->v, s->proc);
+		p = pview__sample_proc(pv->v, s, p);
 		if (!p)
 			continue;
 		if (classify(pv, p, s->gen, s->pc, &proto, &addr) < 0)

@@ -147,11 +147,7 @@ static struct json_object *json_line(const struct annotation *a, const struct an
 		rc |= json__set(o, "text", jstr(l->text));
 	if (l->inlined)
 		rc |= json__set(o, "inlined", jstr(l->inlined));
-	if (rc) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	return json__finish(o, rc);
 }
 
 static struct json_object *json_insn(const struct annotation *a, const struct ann_func *f,
@@ -186,11 +182,7 @@ static struct json_object *json_insn(const struct annotation *a, const struct an
 		rc |= json__set(o, "loop_back", json_object_new_boolean(1));
 	if (in->loop_start)
 		rc |= json__set(o, "loop_start", json_object_new_boolean(1));
-	if (rc) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	return json__finish(o, rc);
 }
 
 static struct json_object *json_func(const struct annotation *a, const struct ann_func *f)
@@ -222,11 +214,7 @@ static struct json_object *json_func(const struct annotation *a, const struct an
 	json_object_put(notes);
 	json_object_put(lines);
 	json_object_put(insns);
-	if (rc) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	return json__finish(o, rc);
 }
 
 struct json_object *annotate__json(const struct annotation *a)
@@ -246,11 +234,7 @@ struct json_object *annotate__json(const struct annotation *a)
 		arr = NULL;
 	}
 	json_object_put(arr);
-	if (rc) {
-		json_object_put(top);
-		return NULL;
-	}
-	return top;
+	return json__finish(top, rc);
 }
 
 int annotate__write_json(const struct annotation *a, FILE *out)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "output/output.h"
+#include "utils/array.h"
 #include "utils/htab.h"
 #include "utils/json.h"
 
@@ -184,46 +185,31 @@ int cgreport__json_top(const struct report *m, struct json_object *top)
 }
 
 /* The frames of one process: every function row of its stacks, numbered as met. */
-struct frame_ent {
-	const struct func *f; /* the key */
-	uint64_t idx;
-};
-
-static uint64_t frame_hash(const void *key)
-{
-	return htab_hash_u64((uintptr_t) * (const struct func *const *)key);
-}
-
-static bool frame_eq(const void *entry, const void *key)
-{
-	return ((const struct frame_ent *)entry)->f == *(const struct func *const *)key;
-}
-
-static const struct htab_type frame_type = {
-	.entry_size = sizeof(struct frame_ent),
-	.hash = frame_hash,
-	.eq = frame_eq,
-};
-
 struct frames {
-	struct htab *ids;
+	struct htab *ids;	   /* index table: function -> its number (htab__index_slot) */
+	const struct func **funcs; /* by number */
+	size_t n, cap;
 	struct json_object *arr; /* the frame objects, in number order */
 	int lines;
 };
 
+static int frame_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	return ((const struct frames *)ctx)->funcs[idx] == key;
+}
+
 /* The number of f in fr, added (with its frame object) when new; -ENOMEM. */
 static int64_t frame_id(struct frames *fr, const struct func *f)
 {
-	struct frame_ent *e;
+	uint64_t hash = htab_hash_u64((uintptr_t)f);
+	struct htab_islot *e = htab__index_slot(&fr->ids, hash, frame_eq, fr, f);
 	struct json_object *o;
-	bool fresh;
 	int rc = 0;
 
-	e = htab__insert(fr->ids, &frame_type, &f, &fresh);
-	if (!e)
+	if (!e || (!e->idx1 && array__reserve(&fr->funcs, &fr->cap, fr->n + 1, sizeof(*fr->funcs))))
 		return -ENOMEM;
-	if (!fresh)
-		return (int64_t)e->idx;
+	if (e->idx1)
+		return (int64_t)e->idx1 - 1;
 	o = json_object_new_object();
 	if (o) {
 		rc |= json__set(o, "name", json_object_new_string(f->name));
@@ -239,12 +225,11 @@ static int64_t frame_id(struct frames *fr, const struct func *f)
 	if (!o || rc || json__push(fr->arr, o)) {
 		if (o && rc)
 			json_object_put(o);
-		htab__cancel_fresh(fr->ids);
-		return -ENOMEM;
+		return -ENOMEM; /* the index's entry stays empty */
 	}
-	e->f = f;
-	e->idx = htab__count(fr->ids) - 1;
-	return (int64_t)e->idx;
+	fr->funcs[fr->n] = f;
+	*e = (struct htab_islot){hash, ++fr->n};
+	return (int64_t)fr->n - 1;
 }
 
 /* A stack, its weight and its place in the call graph (ties keep that order). */
@@ -321,11 +306,7 @@ static struct json_object *json_stacks(const struct cgreport *cr, const struct c
 		}
 	}
 	free(st);
-	if (rc) {
-		json_object_put(arr);
-		return NULL;
-	}
-	return arr;
+	return json__finish(arr, rc);
 }
 
 struct jtree {
@@ -363,11 +344,7 @@ static struct json_object *json_kids(const struct jtree *jt, const struct cg_nod
 			rc = -ENOMEM;
 		}
 	}
-	if (rc) {
-		json_object_put(arr);
-		return NULL;
-	}
-	return arr;
+	return json__finish(arr, rc);
 }
 
 static int json_node_fields(const struct jtree *jt, struct json_object *o, const struct cg_node *nd)
@@ -409,11 +386,7 @@ static struct json_object *json_graph(const struct jtree *jt, const struct cg_tr
 	}
 	if (!rc)
 		rc = json__set(o, "children", json_kids(jt, root));
-	if (rc) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	return json__finish(o, rc);
 }
 
 /* A tree around one function: {function, threshold_percent, samples, self_samples, percent, children}. */
@@ -433,11 +406,7 @@ static struct json_object *json_focus(const struct jtree *jt, const struct cg_tr
 	}
 	if (!rc)
 		rc = json_node_fields(jt, o, cg_tree__root(t));
-	if (rc) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	return json__finish(o, rc);
 }
 
 /* What one scope adds to its object o: the trees. */
@@ -457,10 +426,9 @@ static int json_scope(const struct jtree *jt, const struct cg_scope *sc, struct 
 
 static int frames_init(const struct cgreport *cr, struct frames *fr)
 {
-	fr->ids = htab__new(&frame_type, 255);
 	fr->arr = json_object_new_array();
 	fr->lines = cr->m->o.lines;
-	return fr->ids && fr->arr ? 0 : -ENOMEM;
+	return fr->arr ? 0 : -ENOMEM;
 }
 
 /* Last: every frame a tree or stack refers to is numbered by now. */
@@ -472,6 +440,7 @@ static int frames_finish(struct frames *fr, struct json_object *o, int rc)
 	}
 	json_object_put(fr->arr);
 	htab__free(fr->ids);
+	free(fr->funcs);
 	return rc;
 }
 

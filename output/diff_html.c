@@ -36,7 +36,7 @@ struct dframe {
 };
 
 struct dframe_ent {
-	const char *name, *object; /* the key: name never NULL */
+	struct htab_name_key k;
 	uint32_t idx;
 	uint32_t pad;
 };
@@ -61,29 +61,10 @@ struct dtree {
 	size_t nnodes, nodes_cap;
 };
 
-static uint64_t dframe_hash(const void *key)
-{
-	const struct dframe_ent *k = key;
-	uint64_t h = htab_hash_str(k->name);
-
-	return k->object ? htab_hash_combine(h, htab_hash_str(k->object)) : h;
-}
-
-static bool dframe_eq(const void *entry, const void *key)
-{
-	const struct dframe_ent *e = entry, *k = key;
-
-	if (strcmp(e->name, k->name))
-		return false;
-	if (!e->object || !k->object)
-		return e->object == k->object;
-	return !strcmp(e->object, k->object);
-}
-
 static const struct htab_type dframe_type = {
 	.entry_size = sizeof(struct dframe_ent),
-	.hash = dframe_hash,
-	.eq = dframe_eq,
+	.hash = htab_name_key_hash,
+	.eq = htab_name_key_eq,
 };
 
 static const struct htab_type dnode_type = {
@@ -94,7 +75,7 @@ static const struct htab_type dnode_type = {
 
 static long frame_index(struct dtree *t, const char *name, const char *object, const char *path)
 {
-	struct dframe_ent k = {name, object, 0, 0}, *e;
+	struct dframe_ent k = {{name, object}, 0, 0}, *e;
 	bool fresh;
 
 	e = htab__insert(t->frame_idx, &dframe_type, &k, &fresh);
@@ -108,7 +89,7 @@ static long frame_index(struct dtree *t, const char *name, const char *object, c
 		return -ENOMEM;
 	}
 	t->frames[t->nframes] = (struct dframe){name, object, path};
-	*e = (struct dframe_ent){name, object, (uint32_t)t->nframes, 0};
+	*e = (struct dframe_ent){{name, object}, (uint32_t)t->nframes, 0};
 	return (long)t->nframes++;
 }
 
@@ -178,8 +159,7 @@ static int add_profile(struct dtree *t, int side, const struct report *rep)
 
 		if (!s->count)
 			continue;
-		if (!p || p->id != s->proc) /* samples are sorted by proc */
-			p = pview__proc(v, s->proc);
+		p = pview__sample_proc(v, s, p);
 		if (!p)
 			continue; /* cannot happen: pview gives every proc id a process */
 		n = callgraph__sample_frames(v, rep->r, p, s, frames, &truncated);
@@ -235,11 +215,7 @@ static struct json_object *frames_json(const struct dtree *t)
 		rc |= json__set(o, "path", json_object_new_string(f->path));
 		rc |= json__push(arr, o);
 	}
-	if (rc) {
-		json_object_put(arr);
-		return NULL;
-	}
-	return arr;
+	return json__finish(arr, rc);
 }
 
 /* [parent, frame, old, new] per node; the root: [0, -1, old total, new total]. */
@@ -262,11 +238,7 @@ static struct json_object *nodes_json(const struct dtree *t)
 		rc |= json__push(a, json__uint(n->count[1]));
 		rc |= json__push(arr, a);
 	}
-	if (rc) {
-		json_object_put(arr);
-		return NULL;
-	}
-	return arr;
+	return json__finish(arr, rc);
 }
 
 static struct json_object *document_json(const struct diff *d, const struct diff_print *o,
@@ -289,11 +261,7 @@ static struct json_object *document_json(const struct diff *d, const struct diff
 		rc |= json__set(top, "profil_version", json_object_new_string(PROFIL_VERSION));
 	}
 	json_object_put(per);
-	if (rc) {
-		json_object_put(top);
-		return NULL;
-	}
-	return top;
+	return json__finish(top, rc);
 }
 
 int diff__write_html(const struct diff *d, const struct diff_print *o, const char *path, char *why,

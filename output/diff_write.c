@@ -130,11 +130,7 @@ static struct json_object *json_side(const struct diff_side *s, int seconds_know
 		rc |= json__set(o, "offcpu_seconds", json__double(s->offcpu_seconds));
 		rc |= json__set(o, "offcpu_percent", json__double(s->offcpu_share));
 	}
-	if (rc) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	return json__finish(o, rc);
 }
 
 static struct json_object *json_rows(const struct diff_print *o, const struct diff *d,
@@ -168,11 +164,7 @@ static struct json_object *json_rows(const struct diff_print *o, const struct di
 		}
 		rc |= json__push(arr, ro);
 	}
-	if (rc) {
-		json_object_put(arr);
-		return NULL;
-	}
-	return arr;
+	return json__finish(arr, rc);
 }
 
 static struct json_object *json_profile(const char *path, const struct report *rep)
@@ -199,11 +191,7 @@ static struct json_object *json_profile(const char *path, const struct report *r
 	rc |= json__set(o, "cpu_seconds", json__double((double)h->cpu_ns / 1e9));
 	rc |= json__set(o, "offcpu_seconds", json__double((double)rep->totals.offcpu_ns[0] / 1e9));
 	rc |= json__set(o, "notes", notes);
-	if (rc) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	return json__finish(o, rc);
 }
 
 struct json_object *diff__json(const struct diff *d, const struct diff_print *o)
@@ -226,11 +214,7 @@ struct json_object *diff__json(const struct diff *d, const struct diff_print *o)
 	for (int t = 0; !rc && t < DIFF_NTABLES; t++)
 		rc |= json__set(top, diff__table_name((enum diff_table)t),
 				json_rows(o, d, (enum diff_table)t));
-	if (rc) {
-		json_object_put(top);
-		return NULL;
-	}
-	return top;
+	return json__finish(top, rc);
 }
 
 int diff__write_json(const struct diff *d, const struct diff_print *o, FILE *out)

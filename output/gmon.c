@@ -186,8 +186,7 @@ static int objects_load(struct objects *os, struct pview *v)
 		const struct pv_sample *s = &v->samples[i];
 		const struct pv_map *m;
 
-		if (!p || p->id != s->proc) /* samples are sorted by proc */
-			p = pview__proc(v, s->proc);
+		p = pview__sample_proc(v, s, p);
 		m = p ? pview__map_of(v, p, s->gen, s->pc) : NULL;
 		if (m && m->aux) {
 			struct gobj *o = &os->o[(uintptr_t)m->aux - 1];
@@ -309,8 +308,7 @@ static void hist_fill(struct hist *h, const struct pview *v, size_t idx, struct 
 		const struct pv_map *m;
 		uint64_t vaddr;
 
-		if (!p || p->id != s->proc)
-			p = pview__proc(v, s->proc);
+		p = pview__sample_proc(v, s, p);
 		m = p ? pview__map_of(v, p, s->gen, s->pc) : NULL;
 		if (!m || (uintptr_t)m->aux != idx + 1 ||
 		    symobj__to_vaddr(obj, m->start, m->pgoff, s->pc, &vaddr) < 0 || vaddr < h->lo ||
@@ -333,24 +331,10 @@ struct arc {
 	uint64_t used; /* 1: an entry is never all zero */
 };
 
-static uint64_t arc_hash(const void *key)
-{
-	const struct arc *a = key;
-
-	return htab_hash_u64(a->from ^ htab_hash_u64(a->self));
-}
-
-static bool arc_eq(const void *entry, const void *key)
-{
-	const struct arc *e = entry, *k = key;
-
-	return e->from == k->from && e->self == k->self;
-}
-
 static const struct htab_type arc_type = {
 	.entry_size = sizeof(struct arc),
-	.hash = arc_hash,
-	.eq = arc_eq,
+	.hash = htab_2words_hash,
+	.eq = htab_2words_eq,
 };
 
 /* Link-time address -> start of its function (symbolised once each). */
@@ -477,8 +461,7 @@ static int arcs_fill(struct arcs *a, const struct pview *v)
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < v->nsamples; i++) {
-		if (!p || p->id != v->samples[i].proc)
-			p = pview__proc(v, v->samples[i].proc);
+		p = pview__sample_proc(v, &v->samples[i], p);
 		if (p)
 			rc = sample_arcs(a, v, p, &v->samples[i]);
 	}

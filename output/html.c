@@ -107,6 +107,29 @@ void html__free(struct html_report *h)
 	free(h);
 }
 
+/*
+ * The index of the element of slot (a lookup of htab__index_slot with hash
+ * hash): a new one (slot->idx1 == 0) is val, elem bytes appended to the
+ * array *arr (*n elements of *cap).  0, or -ENOMEM (slot NULL, or no room).
+ */
+static int slot_index(struct htab_islot *slot, uint64_t hash, void *arr, size_t *cap, size_t *n,
+		      size_t elem, const void *val, uint32_t *idx)
+{
+	void *base;
+
+	if (!slot)
+		return -ENOMEM;
+	if (!slot->idx1) {
+		if (array__reserve(arr, cap, *n + 1, elem))
+			return -ENOMEM;
+		memcpy(&base, arr, sizeof(base));
+		memcpy((char *)base + *n * elem, val, elem);
+		*slot = (struct htab_islot){hash, ++*n};
+	}
+	*idx = (uint32_t)(slot->idx1 - 1);
+	return 0;
+}
+
 static int proc_eq(const void *ctx, uint32_t idx, const void *key)
 {
 	return ((const struct html_report *)ctx)->procs[idx]->id == *(const uint32_t *)key;
@@ -115,18 +138,9 @@ static int proc_eq(const void *ctx, uint32_t idx, const void *key)
 static int proc_index(struct html_report *h, const struct pv_proc *p, uint32_t *idx)
 {
 	uint64_t hash = htab_hash_u64(p->id);
-	struct htab_islot *e = htab__index_slot(&h->proc_idx, hash, proc_eq, h, &p->id);
 
-	if (!e)
-		return -ENOMEM;
-	if (!e->idx1) {
-		if (array__reserve(&h->procs, &h->procs_cap, h->nprocs + 1, sizeof(*h->procs)))
-			return -ENOMEM;
-		h->procs[h->nprocs] = p;
-		*e = (struct htab_islot){hash, ++h->nprocs};
-	}
-	*idx = (uint32_t)(e->idx1 - 1);
-	return 0;
+	return slot_index(htab__index_slot(&h->proc_idx, hash, proc_eq, h, &p->id), hash, &h->procs,
+			  &h->procs_cap, &h->nprocs, sizeof(*h->procs), &p, idx);
 }
 
 static int thread_eq(const void *ctx, uint32_t idx, const void *key)
@@ -141,19 +155,10 @@ static int thread_index(struct html_report *h, uint32_t proc, int tid, uint32_t 
 {
 	struct html_thread key = {proc, tid};
 	uint64_t hash = htab_hash_u64((uint64_t)proc << 32 | (uint32_t)tid);
-	struct htab_islot *e = htab__index_slot(&h->thread_idx, hash, thread_eq, h, &key);
 
-	if (!e)
-		return -ENOMEM;
-	if (!e->idx1) {
-		if (array__reserve(&h->threads, &h->threads_cap, h->nthreads + 1,
-				   sizeof(*h->threads)))
-			return -ENOMEM;
-		h->threads[h->nthreads] = key;
-		*e = (struct htab_islot){hash, ++h->nthreads};
-	}
-	*idx = (uint32_t)(e->idx1 - 1);
-	return 0;
+	return slot_index(htab__index_slot(&h->thread_idx, hash, thread_eq, h, &key), hash,
+			  &h->threads, &h->threads_cap, &h->nthreads, sizeof(*h->threads), &key,
+			  idx);
 }
 
 static int frame_eq(const void *ctx, uint32_t idx, const void *key)
@@ -165,18 +170,9 @@ static int frame_eq(const void *ctx, uint32_t idx, const void *key)
 static int frame_index(struct html_report *h, const struct func *f, uint32_t *idx)
 {
 	uint64_t hash = htab_hash_u64((uintptr_t)f);
-	struct htab_islot *e = htab__index_slot(&h->frame_idx, hash, frame_eq, h, f);
 
-	if (!e)
-		return -ENOMEM;
-	if (!e->idx1) {
-		if (array__reserve(&h->frames, &h->frames_cap, h->nframes + 1, sizeof(*h->frames)))
-			return -ENOMEM;
-		h->frames[h->nframes] = f;
-		*e = (struct htab_islot){hash, ++h->nframes};
-	}
-	*idx = (uint32_t)(e->idx1 - 1);
-	return 0;
+	return slot_index(htab__index_slot(&h->frame_idx, hash, frame_eq, h, f), hash, &h->frames,
+			  &h->frames_cap, &h->nframes, sizeof(*h->frames), &f, idx);
 }
 
 static uint64_t stack_hash(uint32_t thread, uint32_t kind, const uint32_t *frames, size_t n)
@@ -313,8 +309,7 @@ static int add_slots(struct html_report *h, const struct pv_sample *all, size_t 
 
 		if (!s->count)
 			continue;
-		if (!p || p->id != s->proc) /* samples are sorted by proc */
-			p = pview__proc(v, s->proc);
+		p = pview__sample_proc(v, s, p);
 		if (!p)
 			continue; /* cannot happen: pview gives every proc id a process */
 		n = callgraph__lookup_pcs(v, s, pcs, &truncated);
@@ -384,11 +379,7 @@ static struct json_object *meta_json(const struct html_report *h, const char *co
 		rc |= json__set(m, "profil_version", json_object_new_string(PROFIL_VERSION));
 	}
 	json_object_put(jnotes);
-	if (rc) {
-		json_object_put(m);
-		return NULL;
-	}
-	return m;
+	return json__finish(m, rc);
 }
 
 /* The name of a process image: its main thread's, else its first thread's, else "". */
@@ -525,11 +516,7 @@ static struct json_object *document_json(const struct html_report *h, const char
 		rc = add_samples(h, top);
 	if (!rc && h->annotations)
 		rc = json__set(top, "annotations", json_object_get(h->annotations));
-	if (rc) {
-		json_object_put(top);
-		return NULL;
-	}
-	return top;
+	return json__finish(top, rc);
 }
 
 /* ---- the page ----------------------------------------------------------------- */

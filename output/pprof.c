@@ -731,24 +731,10 @@ struct caller_ent {
 	uint64_t lnode; /* the location-id node of the chain from the view node outwards */
 };
 
-static uint64_t caller_hash(const void *key)
-{
-	const struct caller_key *k = key;
-
-	return htab_hash_combine(k->key, k->gen);
-}
-
-static bool caller_eq(const void *entry, const void *key)
-{
-	const struct caller_key *a = entry, *b = key;
-
-	return a->key == b->key && a->gen == b->gen;
-}
-
 static const struct htab_type caller_type = {
 	.entry_size = sizeof(struct caller_ent),
-	.hash = caller_hash,
-	.eq = caller_eq, /* an entry starts with its key: hash(entry) is its hash */
+	.hash = htab_2words_hash,
+	.eq = htab_2words_eq, /* an entry starts with its key: hash(entry) is its hash */
 };
 
 /*

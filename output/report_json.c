@@ -54,11 +54,7 @@ static struct json_object *exit_json(int kind, int code)
 
 	rc |= e ? json__set(e, "kind", json_object_new_string(end_kind_name(kind))) : 0;
 	rc |= e ? json__set(e, "code", json_object_new_int(code)) : 0;
-	if (rc) {
-		json_object_put(e);
-		return NULL;
-	}
-	return e;
+	return json__finish(e, rc);
 }
 
 static struct json_object *cpu_json(const struct pdata_cpu *c)
@@ -68,11 +64,7 @@ static struct json_object *cpu_json(const struct pdata_cpu *c)
 
 	rc |= o ? json__set(o, "user_seconds", json__double((double)c->user_ns / 1e9)) : 0;
 	rc |= o ? json__set(o, "system_seconds", json__double((double)c->sys_ns / 1e9)) : 0;
-	if (rc) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	return json__finish(o, rc);
 }
 
 static const char *kernel_name(enum report_kernel k)
@@ -97,11 +89,7 @@ static struct json_object *reasons_json(const uint64_t *off)
 
 	for (int k = PDATA_KIND_SLEEP; !rc && k < PDATA_KIND_NR; k++)
 		rc = json__set(o, pdata__kind_name((uint32_t)k), json__double((double)off[k] / 1e9));
-	if (rc) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	return json__finish(o, rc);
 }
 
 /*
@@ -181,11 +169,7 @@ static struct json_object *rows_json(const struct report *rep, const struct repo
 		else
 			json_object_put(f);
 	}
-	if (rc) {
-		json_object_put(arr);
-		return NULL;
-	}
-	return arr;
+	return json__finish(arr, rc);
 }
 
 /* ---- streaming ------------------------------------------------------------------------ */
@@ -222,11 +206,7 @@ static struct json_object *strs_json(const char *const *s, size_t n)
 
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = json__push(a, json_object_new_string(s[i]));
-	if (rc) {
-		json_object_put(a);
-		return NULL;
-	}
-	return a;
+	return json__finish(a, rc);
 }
 
 static struct json_object *ints_json(const int *v, size_t n)
@@ -236,11 +216,7 @@ static struct json_object *ints_json(const int *v, size_t n)
 
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = json__push(a, json_object_new_int(v[i]));
-	if (rc) {
-		json_object_put(a);
-		return NULL;
-	}
-	return a;
+	return json__finish(a, rc);
 }
 
 static struct json_object *filters_json(const struct report *rep)
@@ -256,11 +232,7 @@ static struct json_object *filters_json(const struct report *rep)
 		rc |= json__set(o, "dso", strs_json(f->dsos, f->ndsos));
 		rc |= json__set(o, "cgroup", strs_json(f->cgroups, f->ncgroups));
 	}
-	if (rc) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	return json__finish(o, rc);
 }
 
 /* The fields of o (taken), each as put_field_at would write it. */
@@ -303,11 +275,7 @@ static struct json_object *lifetimes_json(const struct report *rep)
 	rc |= json__set(o, "seconds", json__double((double)life / 1e9));
 	rc |= json__set(o, "cpu_seconds", json__double((double)cpu / 1e9));
 	rc |= json__set(o, "offcpu_seconds", json__double((double)off / 1e9));
-	if (rc) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	return json__finish(o, rc);
 }
 
 /* What the profile says about its off-CPU time (profiles recorded with --off-cpu). */
@@ -324,11 +292,7 @@ static struct json_object *offcpu_json(const struct report *rep)
 	rc |= json__set(o, "lost_seconds", json__double((double)h->offcpu_lost / 1e9));
 	rc |= json__set(o, "value", json_object_new_string(report__value_name(rep->value)));
 	rc |= json__set(o, "lifetimes", lifetimes_json(rep));
-	if (rc) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	return json__finish(o, rc);
 }
 
 static int put_head(const struct report *rep, FILE *out, int *first)
@@ -408,11 +372,7 @@ static struct json_object *run_row_json(const struct report *rep, const struct r
 		rc |= add_cgroup(o, r->cgroup);
 	if (!rc)
 		rc = row_fields(rep, o, r, sym, dso, rep->totals.seconds, rep->totals.offcpu_ns);
-	if (rc) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	return json__finish(o, rc);
 }
 
 static int put_run(const struct report *rep, const struct cgreport *cr, FILE *out, int *first)
@@ -527,11 +487,7 @@ static struct json_object *proc_json(const struct report *rep, const struct repo
 		threads = NULL;
 	}
 	json_object_put(threads);
-	if (rc) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	return json__finish(o, rc);
 }
 
 static int filtered(const struct report *rep)

@@ -552,11 +552,25 @@ static void publish(struct pdata_rec *rec, uint32_t type)
 	__atomic_store_n(&rec->type, type, __ATOMIC_RELEASE);
 }
 
+/*
+ * Reserve a record of size bytes followed by the string s (NULL: ""), which
+ * is copied to its flexible array at offset str_at; NULL when full.
+ */
+static struct pdata_rec *reserve_str(struct pdata *p, size_t size, size_t str_at, const char *s)
+{
+	size_t len = strlen(s ? s : "") + 1;
+	struct pdata_rec *rec = reserve(p, size + len);
+
+	if (rec)
+		memcpy((char *)rec + str_at, s ? s : "", len);
+	return rec;
+}
+
 struct pdata_proc *pdata__add_proc(struct pdata *p, int pid, int ppid, uint32_t parent,
 				   const char *exe, uint64_t start_ns)
 {
-	size_t len = strlen(exe ? exe : "") + 1;
-	struct pdata_proc *proc = (struct pdata_proc *)reserve(p, sizeof(*proc) + len);
+	struct pdata_proc *proc = (struct pdata_proc *)reserve_str(
+		p, sizeof(*proc), offsetof(struct pdata_proc, exe), exe);
 
 	if (!proc)
 		return NULL;
@@ -565,7 +579,6 @@ struct pdata_proc *pdata__add_proc(struct pdata *p, int pid, int ppid, uint32_t 
 	proc->pid = pid;
 	proc->ppid = ppid;
 	proc->start_ns = start_ns;
-	memcpy(proc->exe, exe ? exe : "", len);
 	__atomic_add_fetch(&p->hdr->processes, 1, __ATOMIC_RELAXED);
 	publish(&proc->rec, PDATA_REC_PROC);
 	return proc;
@@ -604,8 +617,8 @@ struct pdata_map *pdata__add_map(struct pdata *p, uint32_t proc, uint64_t start,
 				 uint64_t pgoff, uint32_t prot, const char *path,
 				 const uint8_t *build_id, unsigned int build_id_len)
 {
-	size_t len = strlen(path ? path : "") + 1;
-	struct pdata_map *m = (struct pdata_map *)reserve(p, sizeof(*m) + len);
+	struct pdata_map *m = (struct pdata_map *)reserve_str(
+		p, sizeof(*m), offsetof(struct pdata_map, path), path);
 
 	if (!m)
 		return NULL;
@@ -620,34 +633,31 @@ struct pdata_map *pdata__add_map(struct pdata *p, uint32_t proc, uint64_t start,
 		memcpy(m->build_id, build_id, build_id_len);
 		m->build_id_len = build_id_len;
 	}
-	memcpy(m->path, path ? path : "", len);
 	publish(&m->rec, PDATA_REC_MAP);
 	return m;
 }
 
 struct pdata_ksym *pdata__add_ksym(struct pdata *p, uint64_t start, uint64_t size, const char *name)
 {
-	size_t len = strlen(name ? name : "") + 1;
-	struct pdata_ksym *k = (struct pdata_ksym *)reserve(p, sizeof(*k) + len);
+	struct pdata_ksym *k = (struct pdata_ksym *)reserve_str(
+		p, sizeof(*k), offsetof(struct pdata_ksym, name), name);
 
 	if (!k)
 		return NULL;
 	k->start = start;
 	k->size = size;
-	memcpy(k->name, name ? name : "", len);
 	publish(&k->rec, PDATA_REC_KSYM);
 	return k;
 }
 
 struct pdata_note *pdata__add_note(struct pdata *p, const char *topic, const char *text)
 {
-	size_t len = strlen(text ? text : "") + 1;
-	struct pdata_note *n = (struct pdata_note *)reserve(p, sizeof(*n) + len);
+	struct pdata_note *n = (struct pdata_note *)reserve_str(
+		p, sizeof(*n), offsetof(struct pdata_note, text), text);
 
 	if (!n)
 		return NULL;
 	strncpy(n->topic, topic ? topic : "", sizeof(n->topic) - 1);
-	memcpy(n->text, text ? text : "", len);
 	publish(&n->rec, PDATA_REC_NOTE);
 	return n;
 }
@@ -655,8 +665,8 @@ struct pdata_note *pdata__add_note(struct pdata *p, const char *topic, const cha
 struct pdata_jitsym *pdata__add_jitsym(struct pdata *p, uint32_t proc, uint32_t kind,
 				       uint64_t start, uint64_t size, const char *name)
 {
-	size_t len = strlen(name ? name : "") + 1;
-	struct pdata_jitsym *j = (struct pdata_jitsym *)reserve(p, sizeof(*j) + len);
+	struct pdata_jitsym *j = (struct pdata_jitsym *)reserve_str(
+		p, sizeof(*j), offsetof(struct pdata_jitsym, name), name);
 
 	if (!j)
 		return NULL;
@@ -664,7 +674,6 @@ struct pdata_jitsym *pdata__add_jitsym(struct pdata *p, uint32_t proc, uint32_t 
 	j->kind = kind;
 	j->start = start;
 	j->size = size;
-	memcpy(j->name, name ? name : "", len);
 	publish(&j->rec, PDATA_REC_JITSYM);
 	return j;
 }
@@ -672,15 +681,14 @@ struct pdata_jitsym *pdata__add_jitsym(struct pdata *p, uint32_t proc, uint32_t 
 struct pdata_proc_ctx *pdata__add_proc_ctx(struct pdata *p, uint32_t proc, int nspid,
 					   uint32_t flags, const char *cgroup)
 {
-	size_t len = strlen(cgroup ? cgroup : "") + 1;
-	struct pdata_proc_ctx *c = (struct pdata_proc_ctx *)reserve(p, sizeof(*c) + len);
+	struct pdata_proc_ctx *c = (struct pdata_proc_ctx *)reserve_str(
+		p, sizeof(*c), offsetof(struct pdata_proc_ctx, cgroup), cgroup);
 
 	if (!c)
 		return NULL;
 	c->proc = proc;
 	c->nspid = nspid;
 	c->flags = flags;
-	memcpy(c->cgroup, cgroup ? cgroup : "", len);
 	publish(&c->rec, PDATA_REC_PROC_CTX);
 	return c;
 }

@@ -150,6 +150,16 @@ int pview__load(struct pview **out, const char *path, char *why, size_t whylen);
 void pview__free(struct pview *v);
 
 struct pv_proc *pview__proc(const struct pview *v, uint32_t id);
+
+/*
+ * The process of sample s: last when it is s's, else looked up (samples come
+ * sorted by proc: one lookup per run of them).  NULL: none.
+ */
+static inline const struct pv_proc *
+pview__sample_proc(const struct pview *v, const struct pv_sample *s, const struct pv_proc *last)
+{
+	return last && last->id == s->proc ? last : pview__proc(v, s->proc);
+}
 const struct pv_thread *pv_proc__thread(const struct pv_proc *p, int tid);
 
 /*

@@ -409,6 +409,33 @@ static void build_some(struct kstacks *k)
 	k->st.build_ns += now_ns() - t0;
 }
 
+/*
+ * Take key's entry out of *t (htab has no delete: the others are re-inserted
+ * into a new table).  0, or -ENOMEM (*t unchanged).
+ */
+static int ptr_table_drop(struct htab **t, uint64_t key)
+{
+	struct htab *n = htab__new(&ptr_type, htab__count(*t));
+	size_t pos = 0;
+	struct ptr_ent *x;
+
+	if (!n)
+		return -ENOMEM;
+	while ((x = htab__next(*t, &pos))) {
+		bool fresh;
+		struct ptr_ent *y;
+
+		if (x->key == key)
+			continue;
+		y = htab__insert(n, &ptr_type, &x->key, &fresh);
+		if (y)
+			*y = *x;
+	}
+	htab__free(*t);
+	*t = n;
+	return 0;
+}
+
 /* Nobody maps o any more: its rows and id go back (after the quarantine), its table is freed. */
 static void evict(struct kstacks *k, struct kobj *o)
 {
@@ -432,26 +459,8 @@ static void evict(struct kstacks *k, struct kobj *o)
 	k->quar_ids[k->nquar_ids].id = o->id;
 	k->quar_ids[k->nquar_ids++].round = k->round + 2;
 	unwinder__object_release(k->u, o->uo);
-	if (e) { /* take it out of the table: re-insert the others (htab has no delete) */
-		struct htab *n = htab__new(&ptr_type, htab__count(k->objs));
-		size_t pos = 0;
-		struct ptr_ent *x;
-
-		while (n && (x = htab__next(k->objs, &pos))) {
-			bool fresh;
-			struct ptr_ent *y;
-
-			if (x->p == o)
-				continue;
-			y = htab__insert(n, &ptr_type, &x->key, &fresh);
-			if (y)
-				*y = *x;
-		}
-		if (n) {
-			htab__free(k->objs);
-			k->objs = n;
-		}
-	}
+	if (e)
+		ptr_table_drop(&k->objs, key);
 	k->st.evicted++;
 	free(o);
 }
@@ -557,26 +566,8 @@ static void drop_proc(struct kstacks *k, pid_t pid)
 	if (!e)
 		return;
 	p = e->p;
-	{ /* htab has no delete: the others are re-inserted */
-		struct htab *n = htab__new(&ptr_type, htab__count(k->procs));
-		size_t pos = 0;
-		struct ptr_ent *x;
-
-		if (!n)
-			return;
-		while ((x = htab__next(k->procs, &pos))) {
-			bool fresh;
-			struct ptr_ent *y;
-
-			if (x->key == key)
-				continue;
-			y = htab__insert(n, &ptr_type, &x->key, &fresh);
-			if (y)
-				*y = *x;
-		}
-		htab__free(k->procs);
-		k->procs = n;
-	}
+	if (ptr_table_drop(&k->procs, key) < 0)
+		return;
 	ref_objects(k, &p->maps, -1);
 	unw_maps_free(&p->maps);
 	free(p);

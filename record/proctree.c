@@ -317,20 +317,34 @@ static int read_nspid(pid_t pid)
 
 #define PF_KTHREAD_FLAG 0x00200000u /* include/linux/sched.h */
 
-/* A kernel thread (PF_KTHREAD in /proc/PID/stat's flags): 1, else 0. */
-static int is_kthread(pid_t pid)
+/*
+ * The fields of /proc/PID/stat after the command (from the state on: the
+ * command, in parentheses, may hold spaces and ')'), read into buf; NULL
+ * when the file cannot be read.
+ */
+static char *stat_fields(pid_t pid, char *buf, size_t size)
 {
-	char path[64], buf[512], *p;
-	unsigned int flags = 0;
+	char path[64], *p = NULL;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	f = fopen(path, "re");
 	if (!f)
-		return 0;
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
-		sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags);
+		return NULL;
+	if (fgets(buf, (int)size, f))
+		p = strrchr(buf, ')');
 	fclose(f);
+	return p ? p + 1 : NULL;
+}
+
+/* A kernel thread (PF_KTHREAD in /proc/PID/stat's flags): 1, else 0. */
+static int is_kthread(pid_t pid)
+{
+	char buf[512], *p = stat_fields(pid, buf, sizeof(buf));
+	unsigned int flags = 0;
+
+	if (p)
+		sscanf(p, " %*c %*d %*d %*d %*d %*d %u", &flags);
 	return (flags & PF_KTHREAD_FLAG) != 0;
 }
 
@@ -537,17 +551,11 @@ static char *read_exe(pid_t pid)
 
 pid_t proc_read_ppid(pid_t pid)
 {
-	char path[64], buf[512], *p;
+	char buf[512], *p = stat_fields(pid, buf, sizeof(buf));
 	int ppid = 0;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
-		sscanf(p + 1, " %*c %d", &ppid);
-	fclose(f);
+	if (p)
+		sscanf(p, " %*c %d", &ppid);
 	return ppid;
 }
 
@@ -711,25 +719,18 @@ int proctree__take_status(struct proctree *t, pid_t pid, int *status)
 /* A zombie's exit status from /proc/PID/stat (field 52), when its parent has not reaped it. */
 int record_zombie_status(pid_t pid, int *status)
 {
-	char path[64], buf[1024], *p;
-	FILE *f;
+	char buf[1024], *p = stat_fields(pid, buf, sizeof(buf));
 	int field = 2, ok = 0;
+	char state = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (!p)
 		return 0;
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')'))) {
-		char state = 0;
-
-		sscanf(p + 1, " %c", &state);
-		for (char *tok = strtok(p + 1, " \n"); tok; tok = strtok(NULL, " \n")) {
-			if (++field == 52 && state == 'Z') {
-				*status = atoi(tok);
-				ok = 1;
-			}
+	sscanf(p, " %c", &state);
+	for (char *tok = strtok(p, " \n"); tok; tok = strtok(NULL, " \n")) {
+		if (++field == 52 && state == 'Z') {
+			*status = atoi(tok);
+			ok = 1;
 		}
 	}
-	fclose(f);
 	return ok;
 }

@@ -237,26 +237,43 @@ void callgraph__free(struct callgraph *cg)
 	free(cg);
 }
 
-/* The node of f below parent, made when new.  Its number, or -ENOMEM. */
-static long node_of(struct callgraph *cg, uint32_t parent, const struct func *f)
+/*
+ * The number of f's node below parent in kids (the index of both trees), n
+ * the number of nodes.  A new node (*fresh) is numbered n: room for it is
+ * made in *nodes (cap of them, size bytes each), and the caller fills it
+ * and counts it.  -ENOMEM.
+ */
+static long kid_node(struct htab *kids, uint32_t parent, const struct func *f, void *nodes,
+		     size_t *cap, size_t n, size_t size, bool *fresh)
 {
 	struct kid_key k = {(uint64_t)parent + 1, f};
 	struct kid_ent *e;
-	bool fresh;
 
-	e = htab__insert(cg->kids, &kid_type, &k, &fresh);
+	e = htab__insert(kids, &kid_type, &k, fresh);
 	if (!e)
 		return -ENOMEM;
-	if (!fresh)
+	if (!*fresh)
 		return e->node;
-	if (cg->nnodes >= UINT32_MAX - 1 || array__reserve((void **)&cg->nodes, &cg->nodes_cap,
-							   cg->nnodes + 1, sizeof(*cg->nodes))) {
-		htab__cancel_fresh(cg->kids);
+	if (n >= UINT32_MAX - 1 || array__reserve(nodes, cap, n + 1, size)) {
+		htab__cancel_fresh(kids);
 		return -ENOMEM;
 	}
-	cg->nodes[cg->nnodes] = (struct cg_tnode){f, parent, cg->nodes[parent].depth + 1};
-	*e = (struct kid_ent){k.parent1, f, (uint32_t)cg->nnodes, 0};
-	return (long)cg->nnodes++;
+	*e = (struct kid_ent){k.parent1, f, (uint32_t)n, 0};
+	return (long)n;
+}
+
+/* The node of f below parent, made when new.  Its number, or -ENOMEM. */
+static long node_of(struct callgraph *cg, uint32_t parent, const struct func *f)
+{
+	bool fresh;
+	long i = kid_node(cg->kids, parent, f, &cg->nodes, &cg->nodes_cap, cg->nnodes,
+			  sizeof(*cg->nodes), &fresh);
+
+	if (i < 0 || !fresh)
+		return i;
+	cg->nodes[i] = (struct cg_tnode){f, parent, cg->nodes[parent].depth + 1};
+	cg->nnodes++;
+	return i;
 }
 
 /* Add count samples and off off-CPU ns under the stack frames[0..n) of thread tid. */
@@ -394,28 +411,6 @@ unsigned callgraph__frames(const struct callgraph *cg, const struct cg_stack *s,
 
 /* ---- dense function indexes ---------------------------------------------------- */
 
-struct fidx_ent {
-	const struct func *f; /* the key */
-	uint32_t idx;
-	uint32_t pad;
-};
-
-static uint64_t fidx_hash(const void *key)
-{
-	return htab_hash_u64((uintptr_t) * (const struct func *const *)key);
-}
-
-static bool fidx_eq(const void *entry, const void *key)
-{
-	return ((const struct fidx_ent *)entry)->f == *(const struct func *const *)key;
-}
-
-static const struct htab_type fidx_type = {
-	.entry_size = sizeof(struct fidx_ent),
-	.hash = fidx_hash,
-	.eq = fidx_eq,
-};
-
 /* Every distinct function of cg, numbered: of_node[node] is its function's number. */
 struct findex {
 	uint32_t *of_node;	   /* per node */
@@ -429,39 +424,38 @@ static void findex_free(struct findex *fi)
 	free(fi->funcs);
 }
 
+static int findex_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	return ((const struct findex *)ctx)->funcs[idx] == key;
+}
+
 static int findex_build(const struct callgraph *cg, struct findex *fi)
 {
-	struct htab *t = htab__new(&fidx_type, 255);
+	struct htab *t = NULL; /* index table: function -> its number (htab__index_slot) */
 	size_t cap = 0;
 	int rc = 0;
 
 	memset(fi, 0, sizeof(*fi));
 	fi->of_node = calloc(cg->nnodes, sizeof(*fi->of_node));
-	if (!t || !fi->of_node) {
+	if (!fi->of_node) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	for (size_t i = 1; i < cg->nnodes; i++) {
 		const struct func *f = cg->nodes[i].f;
-		bool fresh;
-		struct fidx_ent *e = htab__insert(t, &fidx_type, &f, &fresh);
+		uint64_t hash = htab_hash_u64((uintptr_t)f);
+		struct htab_islot *e = htab__index_slot(&t, hash, findex_eq, fi, f);
 
-		if (!e) {
+		if (!e || (!e->idx1 && array__reserve((void **)&fi->funcs, &cap, fi->n + 1,
+						      sizeof(*fi->funcs)))) {
 			rc = -ENOMEM;
 			goto out;
 		}
-		if (fresh) {
-			if (array__reserve((void **)&fi->funcs, &cap, fi->n + 1,
-					   sizeof(*fi->funcs))) {
-				htab__cancel_fresh(t);
-				rc = -ENOMEM;
-				goto out;
-			}
-			e->f = f;
-			e->idx = (uint32_t)fi->n;
-			fi->funcs[fi->n++] = f;
+		if (!e->idx1) {
+			fi->funcs[fi->n] = f;
+			*e = (struct htab_islot){hash, ++fi->n};
 		}
-		fi->of_node[i] = e->idx;
+		fi->of_node[i] = (uint32_t)(e->idx1 - 1);
 	}
 out:
 	htab__free(t);
@@ -578,25 +572,16 @@ struct cg_tree {
 /* The child of parent for f, made when new.  Returns its number, or -ENOMEM. */
 static long kid_of(struct builder *b, uint32_t parent, const struct func *f)
 {
-	struct kid_key k = {(uint64_t)parent + 1, f};
-	struct kid_ent *e;
 	bool fresh;
+	long i = kid_node(b->kids, parent, f, &b->nodes, &b->cap, b->n, sizeof(*b->nodes), &fresh);
 
-	e = htab__insert(b->kids, &kid_type, &k, &fresh);
-	if (!e)
-		return -ENOMEM;
-	if (!fresh)
-		return e->node;
-	if (b->n >= UINT32_MAX - 1 ||
-	    array__reserve((void **)&b->nodes, &b->cap, b->n + 1, sizeof(*b->nodes))) {
-		htab__cancel_fresh(b->kids);
-		return -ENOMEM;
-	}
-	b->nodes[b->n] = (struct tnode){f, 0, 0, 0, 0, 0, b->nodes[parent].first_kid, 0};
-	b->nodes[parent].first_kid = (uint32_t)b->n;
+	if (i < 0 || !fresh)
+		return i;
+	b->nodes[i] = (struct tnode){f, 0, 0, 0, 0, 0, b->nodes[parent].first_kid, 0};
+	b->nodes[parent].first_kid = (uint32_t)i;
 	b->nodes[parent].nkids++;
-	*e = (struct kid_ent){k.parent1, f, (uint32_t)b->n, 0};
-	return (long)b->n++;
+	b->n++;
+	return i;
 }
 
 /* What a stack adds to the nodes of its path. */

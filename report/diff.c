@@ -16,51 +16,26 @@
 
 /* ---- the tables: (name, object) -> samples in each profile ---------------- */
 
-struct diff_key {
-	const char *name;
-	const char *object; /* NULL in the object and command tables */
-};
-
-/* The entry starts with its key (the type needs no entry_hash). */
+/* The entry starts with its key (the type needs no entry_hash); object NULL in the object and
+ * command tables. */
 struct diff_entry {
-	struct diff_key k;
+	struct htab_name_key k;
 	const char *path;
 	uint64_t count[2]; /* [0] OLD, [1] NEW */
 	uint64_t off[2];   /* off-CPU ns */
 };
 
-static uint64_t key_hash(const void *key)
-{
-	const struct diff_key *k = key;
-	uint64_t h = htab_hash_str(k->name);
-
-	if (k->object)
-		h ^= htab_hash_u64(htab_hash_str(k->object));
-	return h;
-}
-
-static bool key_eq(const void *entry, const void *key)
-{
-	const struct diff_key *e = entry, *k = key;
-
-	if (strcmp(e->name, k->name))
-		return false;
-	if (!e->object || !k->object)
-		return e->object == k->object;
-	return !strcmp(e->object, k->object);
-}
-
 static const struct htab_type entry_type = {
 	.entry_size = sizeof(struct diff_entry),
-	.hash = key_hash,
-	.eq = key_eq,
+	.hash = htab_name_key_hash,
+	.eq = htab_name_key_eq,
 };
 
 /* side: 0 OLD, 1 NEW.  The path shown is NEW's when NEW has the key. */
 static int table_add(struct htab *t, const char *name, const char *object, const char *path,
 		     int side, uint64_t count, uint64_t off)
 {
-	struct diff_key k = {name, object};
+	struct htab_name_key k = {name, object};
 	bool fresh;
 	struct diff_entry *e = htab__insert(t, &entry_type, &k, &fresh);
 

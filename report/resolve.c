@@ -69,24 +69,10 @@ static const struct htab_type func_type = {
 	.stored_hash = HTAB_STORED_HASH(struct func_ent, hash),
 };
 
-static uint64_t cache_hash(const void *key)
-{
-	const struct cache_ent *k = key;
-
-	return htab_hash_combine((uintptr_t)k->obj, k->addr);
-}
-
-static bool cache_eq(const void *entry, const void *key)
-{
-	const struct cache_ent *e = entry, *k = key;
-
-	return e->obj == k->obj && e->addr == k->addr;
-}
-
 static const struct htab_type cache_type = {
 	.entry_size = sizeof(struct cache_ent),
-	.hash = cache_hash,
-	.eq = cache_eq,
+	.hash = htab_2words_hash,
+	.eq = htab_2words_eq,
 };
 
 struct resolver *resolver__new(const struct pview *v, int lines)

@@ -77,7 +77,6 @@ int resolver__frames(struct resolver *r, const struct pv_proc *p, uint32_t gen, 
 /* Objects seen so far (for notes). */
 size_t resolver__notes(struct resolver *r, const struct resolve_note **notes);
 
-
 /*
  * Resolve in view v from now on (a live view reads one profile after
  * another): the symbols, the objects and the names already found are

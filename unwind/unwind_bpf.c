@@ -30,22 +30,10 @@ struct rule_ent {
 	uint32_t pad;
 };
 
-static uint64_t rule_hash(const void *key)
-{
-	const uint64_t *w = key;
-
-	return htab_hash_u64(w[0] ^ htab_hash_u64(w[1]));
-}
-
-static bool rule_eq(const void *entry, const void *key)
-{
-	return !memcmp(&((const struct rule_ent *)entry)->rule, key, sizeof(struct kunw_rule));
-}
-
 static const struct htab_type rule_type = {
 	.entry_size = sizeof(struct rule_ent),
-	.hash = rule_hash,
-	.eq = rule_eq,
+	.hash = htab_2words_hash,
+	.eq = htab_2words_eq,
 };
 
 struct unwind_bpf_rules {

@@ -57,38 +57,12 @@ struct cursor {
 
 static int get_uleb(struct cursor *c, uint64_t *v)
 {
-	uint64_t r = 0;
-
-	for (unsigned int shift = 0; c->p < c->end && shift < 70; shift += 7) {
-		uint8_t b = *c->p++;
-
-		if (shift < 64)
-			r |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*v = r;
-			return 0;
-		}
-	}
-	return -1; /* truncated, or longer than 10 bytes */
+	return ehframe__uleb(&c->p, c->end, v);
 }
 
 static int get_sleb(struct cursor *c, int64_t *v)
 {
-	uint64_t r = 0;
-
-	for (unsigned int shift = 0; c->p < c->end && shift < 70; shift += 7) {
-		uint8_t b = *c->p++;
-
-		if (shift < 64)
-			r |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			if (shift + 7 < 64 && (b & 0x40))
-				r |= ~0ull << (shift + 7);
-			*v = (int64_t)r;
-			return 0;
-		}
-	}
-	return -1;
+	return ehframe__sleb(&c->p, c->end, v);
 }
 
 static int get_fixed(struct cursor *c, size_t size, uint64_t *v)

@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct htab_type {
 	size_t entry_size; /* bytes per entry, key included: a multiple of 8 */
@@ -184,6 +185,51 @@ static inline uint64_t htab_u64_hash(const void *key)
 static inline bool htab_u64_eq(const void *entry, const void *key)
 {
 	return *(const uint64_t *)entry == *(const uint64_t *)key;
+}
+
+/*
+ * A type's hash and eq for entries that start with a 16-byte key: two 64-bit
+ * words (numbers, or a pointer and a number; key: the same 16 bytes).
+ */
+static inline uint64_t htab_2words_hash(const void *key)
+{
+	uint64_t w[2];
+
+	memcpy(w, key, sizeof(w));
+	return htab_hash_combine(htab_hash_u64(w[0]), w[1]);
+}
+
+static inline bool htab_2words_eq(const void *entry, const void *key)
+{
+	return !memcmp(entry, key, 2 * sizeof(uint64_t));
+}
+
+/*
+ * A type's hash and eq for entries that start with a struct htab_name_key:
+ * a name (never NULL) and the object it belongs to (NULL: none; a NULL
+ * object equals only a NULL one).
+ */
+struct htab_name_key {
+	const char *name, *object;
+};
+
+static inline uint64_t htab_name_key_hash(const void *key)
+{
+	const struct htab_name_key *k = key;
+	uint64_t h = htab_hash_str(k->name);
+
+	return k->object ? htab_hash_combine(h, htab_hash_str(k->object)) : h;
+}
+
+static inline bool htab_name_key_eq(const void *entry, const void *key)
+{
+	const struct htab_name_key *e = entry, *k = key;
+
+	if (strcmp(e->name, k->name))
+		return false;
+	if (!e->object || !k->object)
+		return e->object == k->object;
+	return !strcmp(e->object, k->object);
 }
 
 /*

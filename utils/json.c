@@ -52,6 +52,15 @@ int json__push(struct json_object *arr, struct json_object *v)
 	return 0;
 }
 
+struct json_object *json__finish(struct json_object *o, int rc)
+{
+	if (rc) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 /* The escape of a byte that cannot stand for itself in a JSON string (buf: 7 bytes). */
 static const char *escape_of(unsigned char c, char *buf)
 {

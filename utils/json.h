@@ -25,6 +25,8 @@ struct json_object *json__uint(uint64_t n);
 int json__set(struct json_object *o, const char *key, struct json_object *v);
 /* o[key] = null.  0, or -ENOMEM. */
 int json__set_null(struct json_object *o, const char *key);
+/* A builder's end: o when rc is 0 (every set succeeded), else NULL with o released. */
+struct json_object *json__finish(struct json_object *o, int rc);
 /* Append v to the array arr.  0, or -ENOMEM (v == NULL, or json-c out of memory; v released). */
 int json__push(struct json_object *arr, struct json_object *v);
 

@@ -19,18 +19,14 @@ change in samples, seconds and percent as the JSON has them; sorting; the
 widths of the old profile; a page whose data is markup shows it as text.
 """
 import argparse
-import base64
 import json
 import os
 import re
-import shutil
-import signal
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report_html as rh  # noqa: E402
-from report_html import check, nok  # noqa: E402
+from report_html import check  # noqa: E402
 
 # The frame labelled arguments[0]: its colour (hue -1 neutral, 0 red, 215 blue), its change,
 # the lightness of its fill and the widths of its rect and of the svg.
@@ -100,10 +96,7 @@ def test_main(s, page, diff, grown, steady, screenshot):
     missing = [w for w in want if w not in tip.replace("\u2212", "-")]
     check("diff_tooltip", grown in tip and not missing, "tooltip %r lacks %r" % (tip, missing))
     if screenshot:
-        png = base64.b64decode(s.call("GET", "/screenshot"))
-        with open(screenshot, "wb") as f:
-            f.write(png)
-        check("diff_screenshot", png[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG")
+        rh.take_screenshot(s, screenshot, "diff_screenshot")
 
     # the toggle: shares of each profile's samples; the steady function shrank (blue)
     s.click(s.find("#normalize"))
@@ -205,46 +198,17 @@ def main():
     ap.add_argument("--screenshot")
     ap.add_argument("--workdir")
     a = ap.parse_args()
+    return rh.run_in_browser(a.workdir, "diff_html_browser", "diff_browser",
+                             lambda s, tmp: run_diff_tests(s, tmp, a))
 
-    def on_signal(sig, frame):
-        raise SystemExit("stopped by signal %d" % sig)
 
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    if not os.access(chromium, os.X_OK) or not (shutil.which("chromedriver") or
-                                                os.access("/usr/bin/chromedriver", os.X_OK)):
-        print("skip diff_html_browser: chromium or chromedriver is not installed")
-        return 0
-    tmp = a.workdir or tempfile.mkdtemp(prefix="profil-browser-")
-    os.makedirs(tmp, exist_ok=True)
-    profile_dir = os.path.join(tmp, "chromium-profile")
-    started, s = [], None
-    try:
-        try:
-            s = rh.open_browser(chromium, tmp, profile_dir, started)
-        except (RuntimeError, OSError, rh.WebDriverError, ValueError) as e:
-            print("skip diff_html_browser: chromium cannot be started: %s" % e)
-            return 0
-        with open(a.json) as f:
-            diff = json.load(f)
-        test_main(s, a.page, diff, a.grown, a.steady, a.screenshot)
-        hostile = os.path.join(tmp, "hostile.html")
-        make_hostile(a.page, hostile)
-        test_hostile(s, hostile)
-    except (rh.WebDriverError, OSError, ValueError, KeyError, TypeError) as e:
-        nok("diff_browser", "%s: %s" % (type(e).__name__, e))
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        if s and s.id:
-            try:
-                s.call("DELETE", "/session/%s" % s.id)
-            except (rh.WebDriverError, OSError, ValueError):
-                pass
-        rh.stop_processes(started[0] if started else None, profile_dir)
-        shutil.rmtree(tmp, ignore_errors=True)
-    return 1 if rh.failures else 0
+def run_diff_tests(s, tmp, a):
+    with open(a.json) as f:
+        diff = json.load(f)
+    test_main(s, a.page, diff, a.grown, a.steady, a.screenshot)
+    hostile = os.path.join(tmp, "hostile.html")
+    make_hostile(a.page, hostile)
+    test_hostile(s, hostile)
 
 
 if __name__ == "__main__":

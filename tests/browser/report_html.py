@@ -385,10 +385,7 @@ def test_main(s, page, report, screenshot):
     check("tooltip_on_hover", tip and hot[0] in tip and
           any("%d samples" % n in tip.replace(",", "") for n in counts), "tooltip %r" % tip)
     if screenshot:
-        png = base64.b64decode(s.call("GET", "/screenshot"))
-        with open(screenshot, "wb") as f:
-            f.write(png)
-        check("screenshot", png[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG")
+        take_screenshot(s, screenshot, "screenshot")
 
     # sorting: by function name (a click: ascending, another: descending), back to self
     s.click(s.find("#table-head th[data-key=name]"))
@@ -465,25 +462,58 @@ def test_main(s, page, report, screenshot):
     threads = [(t["samples"], t["tid"], p["pid"]) for p in report["processes"]
                for t in p["threads"] if t["samples"]]
     small = min(threads)
-    opt = s.js("""
-        var os = document.querySelectorAll('#selector option');
-        for (var i = 0; i < os.length; i++)
-            if (os[i].value.charAt(0) === 't' && os[i].textContent.indexOf('thread ' + arguments[0] + ' ') >= 0)
-                return os[i];
-        return null;
-    """, small[1])
-    if check("selector_has_thread", opt, "no option for thread %d" % small[1]):
-        s.click(opt)
-        got = s.wait("var t = document.getElementById('selection-total').textContent;"
-                     "var m = /([\\d,]+) samples/.exec(t);"
-                     "var n = m ? +m[1].replace(/,/g, '') : -1;"
-                     "return n !== arguments[0] ? n : null;", report["total_samples"])
-        check("selector_thread_total", got == small[0],
-              "thread %d: page shows %s samples, the report says %d" % (small[1], got, small[0]))
+    if choose_alone(s, "thread", "thread %d " % small[1], False, report["total_samples"], small[0]):
         tot = s.js("var s = 0; document.querySelectorAll('#table tbody tr').forEach(function (tr) {"
                    " s += +tr.children[2].textContent.replace(/,/g, ''); }); return s;")
         check("selector_filters_table", tot == small[0], "table self samples sum to %s" % tot)
     no_errors(s, "main")
+
+
+def choose_alone(s, kind, label, at_start, total, want):
+    """Choose the selector's option of kind ("thread", "process") whose label holds label
+    (at_start: begins with it): the page must then show want of the total samples.  False when
+    there is no such option."""
+    opt = s.js("""
+        var os = document.querySelectorAll('#selector option');
+        for (var i = 0; i < os.length; i++) {
+            var at = os[i].textContent.indexOf(arguments[1]);
+            if (os[i].value.charAt(0) === arguments[0] && (arguments[2] ? at === 0 : at >= 0))
+                return os[i];
+        }
+        return null;
+    """, kind[0], label, at_start)
+    if not check("selector_has_" + kind, opt, "no option for %r" % label):
+        return False
+    s.click(opt)
+    got = s.wait("var t = document.getElementById('selection-total').textContent;"
+                 "var m = /([\\d,]+) samples/.exec(t);"
+                 "var n = m ? +m[1].replace(/,/g, '') : -1;"
+                 "return n !== arguments[0] ? n : null;", total)
+    check("selector_%s_total" % kind, got == want,
+          "%s: page shows %s samples, the report says %d" % (label.strip(" ,"), got, want))
+    return True
+
+
+def take_screenshot(s, path, name):
+    """A PNG of the page in path."""
+    png = base64.b64decode(s.call("GET", "/screenshot"))
+    with open(path, "wb") as f:
+        f.write(png)
+    check(name, png[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG")
+
+
+def self_and_total(s):
+    """The table's rows: function -> (self, total) samples."""
+    rows = s.js("""
+        var r = {};
+        document.querySelectorAll('#table tbody tr').forEach(function (tr) {
+            var c = tr.children;
+            r[tr.querySelector('td.fn').textContent] =
+                [+c[2].textContent.replace(/,/g, ''), +c[5].textContent.replace(/,/g, '')];
+        });
+        return r;
+    """)
+    return {k: tuple(v) for k, v in (rows or {}).items()}
 
 
 def test_hostile(s, page, report, text):
@@ -513,21 +543,7 @@ def test_hostile(s, page, report, text):
     procs = [(p["samples"], p["pid"]) for p in report["processes"] if p["samples"]]
     check("hostile_two_processes", len(procs) == 2, procs)
     one = min(procs)
-    opt = s.js("""
-        var os = document.querySelectorAll('#selector option');
-        for (var i = 0; i < os.length; i++)
-            if (os[i].value.charAt(0) === 'p' && os[i].textContent.indexOf('process ' + arguments[0] + ',') === 0)
-                return os[i];
-        return null;
-    """, one[1])
-    if check("selector_has_process", opt, "no option for process %d" % one[1]):
-        s.click(opt)
-        got = s.wait("var t = document.getElementById('selection-total').textContent;"
-                     "var m = /([\\d,]+) samples/.exec(t);"
-                     "var n = m ? +m[1].replace(/,/g, '') : -1;"
-                     "return n !== arguments[0] ? n : null;", report["total_samples"])
-        check("selector_process_total", got == one[0],
-              "process %d: page shows %s samples, the report says %d" % (one[1], got, one[0]))
+    if choose_alone(s, "process", "process %d," % one[1], True, report["total_samples"], one[0]):
         procs_drawn = s.js("return Array.from(document.querySelectorAll('#flame g.frame text'))"
                            ".filter(function (t) { return / \\(\\d+\\)$/.test(t.textContent); })"
                            ".map(function (t) { return t.textContent; });")
@@ -571,16 +587,7 @@ def make_stacked(page, out):
 def test_stacked(s, page):
     if not check("stacked_load", load(s, page), "the page did not become ready"):
         return
-    rows = s.js("""
-        var r = {};
-        document.querySelectorAll('#table tbody tr').forEach(function (tr) {
-            var c = tr.children;
-            r[tr.querySelector('td.fn').textContent] =
-                [+c[2].textContent.replace(/,/g, ''), +c[5].textContent.replace(/,/g, '')];
-        });
-        return r;
-    """)
-    got = {k: tuple(v) for k, v in (rows or {}).items()}
+    got = self_and_total(s)
     check("stacked_self_and_total", got == STACKED_WANT, "table %s, want %s" % (got, STACKED_WANT))
     check("stacked_first_row", first_row(s)["fn"] in ("hot_a", "memcpy"), first_row(s))
     note = s.js("return document.getElementById('flame-note').textContent;")
@@ -626,16 +633,7 @@ def test_profile_stacks(s, page, report, name):
     """A page profil wrote for a profile with stacks agrees with report --children."""
     if not check(name + "_load", load(s, page), "the page did not become ready"):
         return
-    rows = s.js("""
-        var r = {};
-        document.querySelectorAll('#table tbody tr').forEach(function (tr) {
-            var c = tr.children;
-            r[tr.querySelector('td.fn').textContent] =
-                [+c[2].textContent.replace(/,/g, ''), +c[5].textContent.replace(/,/g, '')];
-        });
-        return r;
-    """)
-    got = {k: tuple(v) for k, v in (rows or {}).items()}
+    got = self_and_total(s)
     want = merged_totals(report)
     check(name + "_self_and_total_as_report_children", got == want,
           "table %s, report --children %s" % (sorted(got.items()), sorted(want.items())))
@@ -821,6 +819,37 @@ def main():
     ap.add_argument("--workdir", help="an empty directory for the browser's files (default: a new "
                     "temporary one); every process whose command line names it is ours")
     a = ap.parse_args()
+    return run_in_browser(a.workdir, "report_html_browser", "browser",
+                          lambda s, tmp: run_report_tests(s, tmp, a))
+
+
+def run_report_tests(s, tmp, a):
+    with open(a.json) as f:
+        report = json.load(f)
+    test_main(s, a.page, report, a.screenshot)
+    stacked = os.path.join(tmp, "stacked.html")
+    make_stacked(a.page, stacked)
+    test_stacked(s, stacked)
+    for i, (page, rjson) in enumerate(a.stacked):
+        with open(rjson) as f:
+            test_profile_stacks(s, page, json.load(f), "stacks%d" % (i + 1))
+    if a.annotate:
+        with open(a.annotate[1]) as f:
+            test_annotation(s, a.annotate[0], json.load(f))
+    if a.offcpu:
+        with open(a.offcpu[1]) as f:
+            test_offcpu(s, a.offcpu[0], json.load(f))
+    if a.hostile:
+        with open(a.hostile_json) as f:
+            hreport = json.load(f)
+        test_hostile(s, a.hostile, hreport, a.hostile_text)
+
+
+def run_in_browser(workdir, skip_name, fail_name, run):
+    """Start headless Chromium in workdir (default: a new temporary directory), call run(s, tmp)
+    with its session, and end its processes and remove tmp whatever happens.  Chromium missing or
+    not starting: "skip SKIP_NAME"; an error of the session or a file: "not ok FAIL_NAME".
+    The exit status: 1 when a check failed."""
 
     def on_signal(sig, frame):
         raise SystemExit("stopped by signal %d" % sig)
@@ -830,9 +859,9 @@ def main():
     chromium = shutil.which("chromium") or "/usr/bin/chromium"
     if not os.access(chromium, os.X_OK) or not (shutil.which("chromedriver") or
                                                 os.access("/usr/bin/chromedriver", os.X_OK)):
-        print("skip report_html_browser: chromium or chromedriver is not installed")
+        print("skip %s: chromium or chromedriver is not installed" % skip_name)
         return 0
-    tmp = a.workdir or tempfile.mkdtemp(prefix="profil-browser-")
+    tmp = workdir or tempfile.mkdtemp(prefix="profil-browser-")
     os.makedirs(tmp, exist_ok=True)
     profile_dir = os.path.join(tmp, "chromium-profile")
     started, s = [], None
@@ -840,29 +869,11 @@ def main():
         try:
             s = open_browser(chromium, tmp, profile_dir, started)
         except (RuntimeError, OSError, WebDriverError, ValueError) as e:
-            print("skip report_html_browser: chromium cannot be started: %s" % e)
+            print("skip %s: chromium cannot be started: %s" % (skip_name, e))
             return 0
-        with open(a.json) as f:
-            report = json.load(f)
-        test_main(s, a.page, report, a.screenshot)
-        stacked = os.path.join(tmp, "stacked.html")
-        make_stacked(a.page, stacked)
-        test_stacked(s, stacked)
-        for i, (page, rjson) in enumerate(a.stacked):
-            with open(rjson) as f:
-                test_profile_stacks(s, page, json.load(f), "stacks%d" % (i + 1))
-        if a.annotate:
-            with open(a.annotate[1]) as f:
-                test_annotation(s, a.annotate[0], json.load(f))
-        if a.offcpu:
-            with open(a.offcpu[1]) as f:
-                test_offcpu(s, a.offcpu[0], json.load(f))
-        if a.hostile:
-            with open(a.hostile_json) as f:
-                hreport = json.load(f)
-            test_hostile(s, a.hostile, hreport, a.hostile_text)
+        run(s, tmp)
     except (WebDriverError, OSError, ValueError, KeyError, TypeError) as e:
-        nok("browser", "%s: %s" % (type(e).__name__, e))
+        nok(fail_name, "%s: %s" % (type(e).__name__, e))
     finally:
         # a second signal must not cut the cleanup short
         signal.signal(signal.SIGTERM, signal.SIG_IGN)

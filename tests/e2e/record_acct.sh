@@ -69,8 +69,12 @@ for c in $CLOCKS; do
 	[ $rc -eq 0 ] && near "$rate" $HZ $((HZ / 10))
 	expect "rate_stated_${c}" "rate $rate Hz at -F $HZ"
 	# read(2) of /dev/zero, 1 MiB at a time, is the kernel clearing memory: its CPU time is
-	# the kernel's (the tick-based rusage split swings by 15 points from run to run here)
-	near "$(ratio "$us" "$tot")" "$(ratio "$tu" $((tu + tr)))" 0.04
+	# the kernel's (the tick-based rusage split swings by 15 points from run to run here).
+	# The agent's clocks tick at most at 250 Hz, and on a busy machine the kernel merges
+	# ticks: fewer, heavier samples (beside two busy loops the itimer clock gave 0.37 for a
+	# measured 0.50 once), so their tolerance is wider than the perf and bpf clocks'
+	case $c in thread | itimer) tol=0.15 ;; *) tol=0.04 ;; esac
+	near "$(ratio "$us" "$tot")" "$(ratio "$tu" $((tu + tr)))" $tol
 	expect "halfk_user_spin_share_${c}" "user_spin $us of $tot ns, measured $tu of $((tu + tr))"
 	near "$tot" $((tu + tr)) $(((tu + tr) / 10))
 	expect "halfk_profile_seconds_${c}" "the profile shows $tot ns, the program used $((tu + tr)) ns"

@@ -119,8 +119,12 @@ if [ -f reuse_perf_stacks.data ] && overlap reuse_perf_stacks.data /libswap_a.so
 fi
 # the agent's clocks: a dlclose that unloaded code is followed by a read of the mappings, and
 # the next dlopen begins a generation in the agent (agent/agent.c)
-reuse reuse_thread --clock thread
-reuse reuse_itimer_stacks --clock itimer -g
+if is_asan; then
+	skip reuse_agent_clocks "the ASan-built agent cannot be preloaded into uninstrumented programs"
+else
+	reuse reuse_thread --clock thread
+	reuse reuse_itimer_stacks --clock itimer -g
+fi
 if "$P" record -q --clock bpf -o bpfprobe.data -- true 2>/dev/null; then
 	reuse reuse_bpf --clock bpf
 	reuse reuse_bpf_stacks --clock bpf -g

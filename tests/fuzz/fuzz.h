@@ -20,6 +20,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  */
 const char *fuzz_input_file(const uint8_t *data, size_t size);
 
+/* The command cmd (a cmd_NAME entry point) run with argv (NULL-terminated): its exit status. */
+static inline int fuzz_run_cmd(int (*cmd)(int, char **), char **argv)
+{
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	return cmd(argc, argv);
+}
+
 /* stdout to /dev/null once (the targets print reports; libFuzzer prints on stderr). */
 void fuzz_quiet_stdout(void);
 

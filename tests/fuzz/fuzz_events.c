@@ -6,15 +6,6 @@
 #include "cmds/cmds.h"
 #include "fuzz.h"
 
-static int run(char **argv)
-{
-	int argc = 0;
-
-	while (argv[argc])
-		argc++;
-	return cmd_events(argc, argv);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *in = fuzz_input_file(data, size);
@@ -24,9 +15,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!in)
 		return 0;
 	fuzz_quiet_stdout();
-	run((char *[]){"events", "-i", (char *)in, NULL});
-	run((char *[]){"events", "-i", (char *)in, "--format", "table", NULL});
-	run((char *[]){"events", "-i", (char *)in, "--pid", pid, "--comm", comm, "--event", event,
-		       "--format", "table", NULL});
+	fuzz_run_cmd(cmd_events, (char *[]){"events", "-i", (char *)in, NULL});
+	fuzz_run_cmd(cmd_events, (char *[]){"events", "-i", (char *)in, "--format", "table", NULL});
+	fuzz_run_cmd(cmd_events, (char *[]){"events", "-i", (char *)in, "--pid", pid, "--comm",
+					    comm, "--event", event, "--format", "table", NULL});
 	return 0;
 }

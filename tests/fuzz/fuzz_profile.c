@@ -16,15 +16,6 @@
 #include "cmds/cmds.h"
 #include "fuzz.h"
 
-static int run(int (*cmd)(int, char **), char **argv)
-{
-	int argc = 0;
-
-	while (argv[argc])
-		argc++;
-	return cmd(argc, argv);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *in = fuzz_input_file(data, size);
@@ -43,28 +34,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* tmpfs: export ends with fsync, which on a disk would cost more than the rest */
 	snprintf(out, sizeof(out), "%s/profil-fuzz-%d.gmon",
 		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp", (int)getpid());
-	run(cmd_report, (char *[]){"report", "-i", (char *)in, NULL});
-	run(cmd_report, (char *[]){"report", "-i", (char *)in, "--format", "json", "--threads",
-				   "--lines", NULL});
-	run(cmd_report, (char *[]){"report", "-i", (char *)in, "--format", "csv", "--sort", "name",
-				   "--top", "3", NULL});
-	run(cmd_report, (char *[]){"report", "-i", (char *)in, "--children", "--threads", "-g",
-				   "callee,0", "--callers", "main", "--callees", "main", NULL});
-	run(cmd_report, (char *[]){"report", "-i", (char *)in, "--format", "json", "--children",
-				   "-g", "caller,0", "--lines", NULL});
-	run(cmd_report, (char *[]){"report", "-i", (char *)in, "--sort", "pid,tid,comm,dso",
-				   "--images", "--threads", "--percent-limit", "1", "--dso",
-				   "[kernel],[unsampled],libc.so.6", NULL});
-	run(cmd_report,
-	    (char *[]){"report", "-i", (char *)in, "--format", "json", "--children", "--sort",
-		       "dso,sym", "--threads", "-g", "callee", "--percent-limit", "1", "--dso",
-		       "[kernel],[unknown],libc.so.6", "--top", "5", NULL});
-	run(cmd_report, (char *[]){"report", "-i", (char *)in, "--format", "csv", "--children",
-				   "--sort", "pid,comm,sym", NULL});
-	run(cmd_export, (char *[]){"export", "-i", (char *)in, "-o", out, NULL});
+	fuzz_run_cmd(cmd_report, (char *[]){"report", "-i", (char *)in, NULL});
+	fuzz_run_cmd(cmd_report, (char *[]){"report", "-i", (char *)in, "--format", "json",
+					    "--threads", "--lines", NULL});
+	fuzz_run_cmd(cmd_report, (char *[]){"report", "-i", (char *)in, "--format", "csv", "--sort",
+					    "name", "--top", "3", NULL});
+	fuzz_run_cmd(cmd_report,
+		     (char *[]){"report", "-i", (char *)in, "--children", "--threads", "-g",
+				"callee,0", "--callers", "main", "--callees", "main", NULL});
+	fuzz_run_cmd(cmd_report, (char *[]){"report", "-i", (char *)in, "--format", "json",
+					    "--children", "-g", "caller,0", "--lines", NULL});
+	fuzz_run_cmd(cmd_report,
+		     (char *[]){"report", "-i", (char *)in, "--sort", "pid,tid,comm,dso",
+				"--images", "--threads", "--percent-limit", "1", "--dso",
+				"[kernel],[unsampled],libc.so.6", NULL});
+	fuzz_run_cmd(cmd_report,
+		     (char *[]){"report", "-i", (char *)in, "--format", "json", "--children",
+				"--sort", "dso,sym", "--threads", "-g", "callee", "--percent-limit",
+				"1", "--dso", "[kernel],[unknown],libc.so.6", "--top", "5", NULL});
+	fuzz_run_cmd(cmd_report, (char *[]){"report", "-i", (char *)in, "--format", "csv",
+					    "--children", "--sort", "pid,comm,sym", NULL});
+	fuzz_run_cmd(cmd_export, (char *[]){"export", "-i", (char *)in, "-o", out, NULL});
 	unlink(out);
-	run(cmd_export,
-	    (char *[]){"export", "--format", "folded", "-i", (char *)in, "-o", out, NULL});
+	fuzz_run_cmd(cmd_export,
+		     (char *[]){"export", "--format", "folded", "-i", (char *)in, "-o", out, NULL});
 	unlink(out);
 	return 0;
 }

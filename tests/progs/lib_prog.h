@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cpu_clock.h"
 #include "profil.h"
 
 /* A function whose every instruction lies in section hot_<name>. */
@@ -34,22 +35,6 @@ struct hot_range {
 	const char *name;
 	uintptr_t start, stop;
 };
-
-static inline double thread_cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static inline double process_cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* profil(NULL, 0, 0, 0).  glibc's <unistd.h> declares the buffer nonnull, so the call goes
  * through a pointer that does not carry the attribute (no warning, no UBSan report). */

@@ -27,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_clock.h"
+
 #define UNIT_NS 100000000ull /* one work unit: 0.1 s of the thread's CPU time */
 #define TRUTH_SLOTS 64
 
@@ -37,14 +39,6 @@ static struct truth_slot {
 } truth_table[TRUTH_SLOTS];
 
 static volatile uint64_t truth_sink;
-
-static inline uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Add ns to (this thread, func).  Thread-safe (a fork child starts with an empty table). */
 static inline void truth_add(const char *func, uint64_t ns)

@@ -32,6 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_clock.h"
+
 #define NOINLINE __attribute__((noinline))
 
 static volatile int stop;
@@ -39,14 +41,6 @@ static volatile uint64_t sink;
 static char lib_path[PATH_MAX], self_path[PATH_MAX];
 static long children, bad_children, dl_rounds, mallocs, phdr_rounds;
 static int failed;
-
-static double thread_cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 NOINLINE uint64_t burn(int depth, uint64_t n)
 {

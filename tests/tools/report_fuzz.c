@@ -13,15 +13,13 @@
 #include <string.h>
 
 #include "profile/pdata.h"
+#include "xorshift.h"
 
 static uint64_t rng;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 int main(int argc, char **argv)

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "profile/pdata.h"
+#include "xorshift.h"
 
 #define MAX_OBJS 41
 #define LONG_PROCS 20
@@ -38,10 +39,7 @@ static uint64_t seed = 0x9e3779b97f4a7c15ull;
 
 static uint64_t rnd(void)
 {
-	seed ^= seed << 13;
-	seed ^= seed >> 7;
-	seed ^= seed << 17;
-	return seed;
+	return xorshift64(&seed);
 }
 
 /* The executable segment of an ELF file (at least 64 KiB): 1, else 0. */

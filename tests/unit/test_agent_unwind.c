@@ -27,6 +27,7 @@
 
 #include "check.h"
 #include "agent/unwind.h"
+#include "tests/progs/cpu_clock.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define UNDER_ASAN 1
@@ -228,14 +229,6 @@ static void resolve_interposed(void)
 /* ---- workload ------------------------------------------------------------------ */
 
 static unsigned char src[512 << 10], dst[(512 << 10) + 4096];
-
-static double thread_cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 NOINLINE uint64_t recurse(int depth, uint64_t n)
 {

@@ -9,10 +9,12 @@
  * block overruns it (listed, without instructions); a walk that stops at an
  * entry libdw cannot read; a real object's listing against libdw's own
  * reading of the same FDEs (dwarf_cfi_addrframe: a row starts at each listed
- * start and ends within the listed range).
+ * start and ends within the listed range); the LEB128 readers (edges of
+ * length, sign and truncation).
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <string.h>
@@ -225,6 +227,64 @@ out:
 	object_file__close(&o);
 }
 
+/* bytes [0, n) of b as a LEB128 number: rc, the value, how many bytes were read */
+static int uleb_of(const uint8_t *b, size_t n, uint64_t *v, size_t *used)
+{
+	const uint8_t *p = b;
+	int rc = ehframe__uleb(&p, b + n, v);
+
+	*used = (size_t)(p - b);
+	return rc;
+}
+
+static int sleb_of(const uint8_t *b, size_t n, int64_t *v, size_t *used)
+{
+	const uint8_t *p = b;
+	int rc = ehframe__sleb(&p, b + n, v);
+
+	*used = (size_t)(p - b);
+	return rc;
+}
+
+static void test_leb128(void)
+{
+	static const uint8_t u624485[] = {0xe5, 0x8e, 0x26, 0xff};
+	static const uint8_t s_minus2[] = {0x7e};
+	static const uint8_t s_minus123456[] = {0xc0, 0xbb, 0x78};
+	static const uint8_t s_63[] = {0x3f};
+	static const uint8_t max64[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+	static const uint8_t s_min64[] = {0x80, 0x80, 0x80, 0x80, 0x80,
+					  0x80, 0x80, 0x80, 0x80, 0x7f};
+	static const uint8_t eleven[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+					 0x80, 0x80, 0x80, 0x80, 0x00};
+	static const uint8_t cut[] = {0x80, 0x80};
+	uint64_t u = 0;
+	int64_t s = 0;
+	size_t used = 0;
+	int rc;
+
+	rc = uleb_of(u624485, sizeof(u624485), &u, &used);
+	CHECKF("uleb_3_bytes", rc == 0 && u == 624485 && used == 3, "rc=%d u=%llu used=%zu", rc,
+	       (unsigned long long)u, used);
+	rc = sleb_of(s_minus2, sizeof(s_minus2), &s, &used);
+	CHECKF("sleb_minus_2", rc == 0 && s == -2 && used == 1, "rc=%d s=%lld", rc, (long long)s);
+	rc = sleb_of(s_minus123456, sizeof(s_minus123456), &s, &used);
+	CHECKF("sleb_minus_123456", rc == 0 && s == -123456 && used == 3, "rc=%d s=%lld", rc,
+	       (long long)s);
+	rc = sleb_of(s_63, sizeof(s_63), &s, &used);
+	CHECKF("sleb_63", rc == 0 && s == 63, "rc=%d s=%lld", rc, (long long)s);
+	rc = uleb_of(max64, sizeof(max64), &u, &used);
+	CHECKF("uleb_10_bytes_max", rc == 0 && u == UINT64_MAX && used == 10, "rc=%d u=%#llx", rc,
+	       (unsigned long long)u);
+	rc = sleb_of(s_min64, sizeof(s_min64), &s, &used);
+	CHECKF("sleb_10_bytes_min", rc == 0 && s == INT64_MIN && used == 10, "rc=%d s=%lld", rc,
+	       (long long)s);
+	rc = uleb_of(eleven, sizeof(eleven), &u, &used);
+	CHECKF("uleb_11_bytes_refused", rc == -EINVAL, "rc=%d", rc);
+	rc = sleb_of(cut, sizeof(cut), &s, &used);
+	CHECKF("sleb_cut_short_refused", rc == -EINVAL && used == 2, "rc=%d used=%zu", rc, used);
+}
+
 int main(void)
 {
 	elf_version(EV_CURRENT);
@@ -232,5 +292,6 @@ int main(void)
 	test_augmentations();
 	test_unreadable_entry();
 	test_real_object("/usr/bin/gzip");
+	test_leb128();
 	return check_failures ? 1 : 0;
 }

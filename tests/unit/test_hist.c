@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "core/hist.h"
+#include "xorshift.h"
 
 /* Reference: the formula of the manual page with exact 128-bit arithmetic. */
 static uint64_t ref_index(uint64_t pc, uint64_t off, uint32_t scale, unsigned width)
@@ -17,10 +18,7 @@ static uint64_t ref_index(uint64_t pc, uint64_t off, uint32_t scale, unsigned wi
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return xorshift64(&rng_state);
 }
 
 static void test_index_random(void)

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* utils/htab: the one hash table, checked against a plain sorted array of the same keys. */
+/* utils/htab: the one hash table, checked against a plain sorted array of the same keys; the
+ * shared key types (name and object). */
+#include <stdio.h>
 #include <string.h>
 
 #include "check.h"
 #include "utils/htab.h"
+#include "xorshift.h"
 
 #define NKEYS 100000
 
@@ -54,14 +57,6 @@ static const struct htab_type str_type = {
 	.entry_hash = str_entry_hash,
 };
 
-static uint64_t xorshift(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -80,7 +75,7 @@ static void check_counts(const char *name, const struct htab_type *type, size_t 
 	char label[96];
 
 	for (size_t i = 0; i < nkeys; i++) /* the second half repeats keys of the first */
-		keys[i] = i < nkeys / 2 ? xorshift(&seed) % (nkeys * 4) : keys[i - nkeys / 2];
+		keys[i] = i < nkeys / 2 ? xorshift64(&seed) % (nkeys * 4) : keys[i - nkeys / 2];
 	keys[0] = 0; /* key 0 is an ordinary key */
 	for (size_t i = 0; t && i < nkeys; i++) {
 		bool fresh;
@@ -148,7 +143,7 @@ static void check_take_and_order(void)
 	bool fresh;
 
 	for (int i = 0; a && b && i < 5000; i++) {
-		uint64_t k = xorshift(&seed);
+		uint64_t k = xorshift64(&seed);
 
 		ea = htab__insert(a, &u64_count_type, &k, &fresh);
 		eb = htab__insert(b, &u64_count_type, &k, &fresh);
@@ -340,10 +335,52 @@ static void check_index_table(void)
 	htab__free(t);
 }
 
+/* Keys of a name and an optional object: a NULL object equals only NULL; copies are found. */
+struct name_ent {
+	struct htab_name_key k;
+	int id;
+};
+
+static const struct htab_type name_type = {
+	.entry_size = sizeof(struct name_ent),
+	.hash = htab_name_key_hash,
+	.eq = htab_name_key_eq,
+};
+
+static void check_name_keys(void)
+{
+	static const struct htab_name_key keys[] = {
+		{"f", NULL}, {"f", "a.so"}, {"f", "b.so"}, {"g", "a.so"}, {"", ""}, {"", NULL},
+	};
+	char name[8], object[8];
+	struct htab *t = htab__new(&name_type, 1);
+	struct name_ent *e;
+	int ok = t != NULL;
+	bool fresh;
+
+	for (int i = 0; ok && i < (int)(sizeof(keys) / sizeof(keys[0])); i++) {
+		e = htab__insert(t, &name_type, &keys[i], &fresh);
+		ok = e && fresh;
+		if (ok)
+			*e = (struct name_ent){keys[i], i};
+	}
+	CHECK("name_keys_distinct", ok && htab__count(t) == 6);
+	snprintf(name, sizeof(name), "f"); /* other copies of the same strings */
+	snprintf(object, sizeof(object), "b.so");
+	e = t ? htab__find(t, &name_type, &(struct htab_name_key){name, object}) : NULL;
+	CHECK("name_key_found_by_value", e && e->id == 2);
+	e = t ? htab__find(t, &name_type, &(struct htab_name_key){name, NULL}) : NULL;
+	CHECK("name_key_null_object", e && e->id == 0);
+	e = t ? htab__find(t, &name_type, &(struct htab_name_key){"h", NULL}) : NULL;
+	CHECK("name_key_absent", !e);
+	htab__free(t);
+}
+
 int main(void)
 {
 	check_index_table();
 	check_stored_hash();
+	check_name_keys();
 	check_counts("u64", &u64_count_type, 2 * NKEYS);
 	check_counts("all_colliding", &colliding_type, 2000);
 	check_absent();

@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "lib/sampler.h"
+#include "tests/progs/cpu_clock.h"
 
 struct sink_state {
 	uint64_t calls;	  /* atomic */
@@ -35,21 +36,13 @@ static void sink(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks)
 	s->last_pc = pc;
 }
 
-static double cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void burn(double seconds)
 {
-	double until = cpu_s() + seconds;
+	double until = thread_cpu_s() + seconds;
 
 	/* mostly user time between the clock's system calls: the perf clock takes no sample in
 	 * the kernel (exclude_kernel), and here a call costs up to a fifth of a short loop */
-	while (cpu_s() < until)
+	while (thread_cpu_s() < until)
 		for (volatile int i = 0; i < 200000; i++)
 			;
 }
@@ -83,9 +76,9 @@ static void test_clock(enum profil_clock clock, const char *name)
 		SKIP(what, "perf_event_open refused here");
 		return;
 	}
-	cpu = cpu_s();
+	cpu = thread_cpu_s();
 	burn(0.3);
-	cpu = cpu_s() - cpu;
+	cpu = thread_cpu_s() - cpu;
 	sampler_stop();
 	after = s.calls;
 	/* what the samples stand for (their ticks), against the CPU time measured: on a busy
@@ -150,9 +143,9 @@ static void test_thread_started(void)
 	pthread_join(th, NULL);
 	CHECKF("thread clock: a thread is armed as it starts", st.after == st.before + 1,
 	       "threads armed %d, then %d", st.before, st.after);
-	t0 = cpu_s();
+	t0 = thread_cpu_s();
 	burn(0.5);
-	cpu = cpu_s() - t0;
+	cpu = thread_cpu_s() - t0;
 	sampler_stop();
 	/* 1000 Hz: one weight per ms of CPU; the first and last periods are partial */
 	CHECKF("thread clock: sample weights add up to the thread's CPU time",
@@ -188,9 +181,9 @@ static void test_fork_manual(void)
 		if (sampler_child_restart() < 0)
 			_exit(11);
 		before = s.weights;
-		cpu = cpu_s();
+		cpu = thread_cpu_s();
 		burn(0.2);
-		cpu = cpu_s() - cpu;
+		cpu = thread_cpu_s() - cpu;
 		sampler_stop();
 		/* its samples' ticks against its CPU time (250 Hz) */
 		_exit((double)(s.weights - before) >= cpu * 250 * 0.8 - 1 ? 0 : 12);

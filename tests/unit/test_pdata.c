@@ -51,11 +51,31 @@ static void *hammer(void *arg)
 	return NULL;
 }
 
+/*
+ * fn(100)..fn(103) in four threads and fn(200) in a forked child at the same
+ * time: two processes and several threads write one shared file.
+ */
+static void write_concurrently(void *(*fn)(void *))
+{
+	pthread_t th[4];
+	pid_t child;
+
+	for (long t = 0; t < 4; t++)
+		pthread_create(&th[t], NULL, fn, (void *)(t + 100));
+	child = fork();
+	if (child == 0) {
+		fn((void *)200L);
+		_exit(0);
+	}
+	for (int t = 0; t < 4; t++)
+		pthread_join(th[t], NULL);
+	waitpid(child, NULL, 0);
+}
+
 static void test_counting(void)
 {
 	struct pdata_create_opts opts = {.table_slots = 1024, .records_cap = 65536};
 	char why[256];
-	pthread_t th[4];
 	struct sum s;
 	int ok = 1;
 
@@ -63,17 +83,7 @@ static void test_counting(void)
 	pdata__add_proc(shared, getpid(), getppid(), 0, "/bin/test", pdata__now_ns());
 	pdata__add_thread(shared, 1, 42, "worker");
 	pdata__add_map(shared, 1, 0x1000, 0x2000, 0, 5, "/bin/test", NULL, 0);
-	for (long t = 0; t < 4; t++)
-		pthread_create(&th[t], NULL, hammer, (void *)(t + 100));
-	/* two processes write the same shared file at the same time */
-	pid_t child = fork();
-	if (child == 0) {
-		hammer((void *)200L);
-		_exit(0);
-	}
-	for (int t = 0; t < 4; t++)
-		pthread_join(th[t], NULL);
-	waitpid(child, NULL, 0);
+	write_concurrently(hammer);
 	memset(&s, 0, sizeof(s));
 	pdata__foreach_sample(shared, sum_sample, &s);
 	for (int i = 0; i < 8; i++)
@@ -215,23 +225,13 @@ static void test_stacks(void)
 		.table_slots = 1024, .frame_slots = 1024, .records_cap = 65536};
 	struct stack_sum ss = {0};
 	char why[256];
-	pthread_t th[4];
 	int ok = 1;
 
 	unlink(path);
 	CHECKF("create with a frame table",
 	       pdata__create(&stacked, path, &opts, why, sizeof(why)) == 0, "%s", why);
 	pdata__add_proc(stacked, getpid(), getppid(), 0, "/bin/test", pdata__now_ns());
-	for (long t = 0; t < 4; t++)
-		pthread_create(&th[t], NULL, stack_hammer, (void *)(t + 100));
-	pid_t child = fork();
-	if (child == 0) {
-		stack_hammer((void *)200L);
-		_exit(0);
-	}
-	for (int t = 0; t < 4; t++)
-		pthread_join(th[t], NULL);
-	waitpid(child, NULL, 0);
+	write_concurrently(stack_hammer);
 	pdata__foreach_sample(stacked, check_stack_sample, &ss);
 	for (int k = 0; k < 4; k++)
 		ok &= ss.per_leaf[k] == 5 * 20000 / 4;
@@ -428,6 +428,21 @@ static const char *path_at(const struct pview *v, const struct pv_proc *p, uint3
 	return m ? m->path : "";
 }
 
+/* A new profile dir/name (its path in file): the writer, or NULL after a failed check. */
+static struct pdata *create_in_dir(const char *name, const struct pdata_create_opts *opts,
+				   char *file, size_t len)
+{
+	struct pdata *w;
+	char why[256];
+
+	snprintf(file, len, "%s/%s", dir, name);
+	if (pdata__create(&w, file, opts, why, sizeof(why)) < 0) {
+		CHECKF("create", 0, "%s", why);
+		return NULL;
+	}
+	return w;
+}
+
 /*
  * Mapping generations: library A at [0x10000, 0x14000), replaced by B at
  * [0x0f000, 0x13000) (generation 1), then by A again at its first place
@@ -450,11 +465,9 @@ static void test_generations(void)
 	struct pdata *w;
 	int ok = 1;
 
-	snprintf(file, sizeof(file), "%s/gens.data", dir);
-	if (pdata__create(&w, file, &opts, why, sizeof(why)) < 0) {
-		CHECKF("create", 0, "%s", why);
+	w = create_in_dir("gens.data", &opts, file, sizeof(file));
+	if (!w)
 		return;
-	}
 	proc = pdata__add_proc(w, 100, 1, 0, "/bin/prog", 1);
 	pdata__add_thread(w, proc->id, 100, "prog");
 	pdata__add_map(w, proc->id, 0x40000, 0x41000, 0, 5, "/bin/prog", NULL, 0);
@@ -529,11 +542,9 @@ static void test_generations_offcpu(void)
 	char why[256], file[300];
 	struct pdata *w;
 
-	snprintf(file, sizeof(file), "%s/gens_off.data", dir);
-	if (pdata__create(&w, file, &opts, why, sizeof(why)) < 0) {
-		CHECKF("create", 0, "%s", why);
+	w = create_in_dir("gens_off.data", &opts, file, sizeof(file));
+	if (!w)
 		return;
-	}
 	CHECK("format 3 with off-CPU time", pdata__header(w)->version == PDATA_VERSION_OFFCPU);
 	proc = pdata__add_proc(w, 100, 1, 0, "/bin/prog", 1);
 	pdata__add_map(w, proc->id, 0x10000, 0x14000, 0, 5, "/lib/a.so", NULL, 0);
@@ -570,11 +581,9 @@ static void test_generations_damaged(void)
 	char why[256], file[300];
 	struct pdata *w;
 
-	snprintf(file, sizeof(file), "%s/gens_bad.data", dir);
-	if (pdata__create(&w, file, &opts, why, sizeof(why)) < 0) {
-		CHECKF("create", 0, "%s", why);
+	w = create_in_dir("gens_bad.data", &opts, file, sizeof(file));
+	if (!w)
 		return;
-	}
 	proc = pdata__add_proc(w, 100, 1, 0, "/bin/prog", 1);
 	pdata__add_map(w, proc->id, 0x10000, 0x14000, 0, 5, "/lib/a.so", NULL, 0);
 	g = pdata__add_gen(w, 999, 1, 2); /* no image 999 */
@@ -620,11 +629,9 @@ static void test_shrinks_while_read(void)
 	int n[2] = {0, 0};
 	uint64_t total = 0;
 
-	snprintf(file, sizeof(file), "%s/shrink.data", dir);
-	if (pdata__create(&w, file, &opts, why, sizeof(why)) < 0) {
-		CHECKF("create", 0, "%s", why);
+	w = create_in_dir("shrink.data", &opts, file, sizeof(file));
+	if (!w)
 		return;
-	}
 	for (int i = 0; i < 200; i++)
 		pdata__add_map(w, 1, 0x1000, 0x2000, 0, 5, "/a/path/long/enough/for/many/bytes",
 			       NULL, 0);

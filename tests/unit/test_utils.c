@@ -53,6 +53,10 @@ static void test_json_setters(void)
 	CHECK("json push", json__push(a, json__uint(2)) == 0);
 	CHECK("json push NULL is -ENOMEM", json__push(a, NULL) == -ENOMEM);
 	CHECK("json set array", json__set(o, "a", a) == 0);
+	CHECK("json finish keeps o", json__finish(o, 0) == o);
+	/* (released: LeakSanitizer would say otherwise under ASan) */
+	CHECK("json finish releases o after a failed set",
+	      json__finish(json_object_new_object(), -ENOMEM) == NULL);
 	CHECK("json object text", !strcmp(text_of(o, b, sizeof(b)), "{\"k\":1,\"n\":null,\"a\":[2]}"));
 }
 
