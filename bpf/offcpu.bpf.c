@@ -21,7 +21,6 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 #define TASK_TRACED_F 0x0008
 #define TASK_DEAD_F 0x0080
 #define KERNEL_START 0xffff800000000000ull
-#define EEXIST 17
 /* bpf_get_stackid's first frames are the program's own glue: the BPF program, bpf_trace_run4 */
 #define KSTACK_SKIP 2
 
@@ -37,6 +36,8 @@ const volatile __u32 acct_switch = 0;
 
 /* Which counts map the programs add into (user space flips it). */
 volatile __u32 cur;
+/* Set by user space before it enters the threads of an attached process in `threads`. */
+volatile __u32 seeded;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -51,6 +52,19 @@ struct {
 	__type(key, __u32);
 	__type(value, struct offcpu_thread);
 } threads SEC(".maps");
+
+/*
+ * Each tracked thread's state, on its task (task-local storage: no hash
+ * lookup at its switches): made with its entry in `threads`, gone at its
+ * last switch or with the task.  `threads` holds what user space needs
+ * without it (offcpu.h, "Threads").
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct offcpu_thread);
+} tstate SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -220,36 +234,44 @@ static __always_inline void send_end(struct offcpu_thread *th, __u32 tgid, __u32
 }
 
 /*
- * The entry of task (thread tid), made at its first switch-out (a thread
- * that existed before it was tracked).  An entry of another task with the
- * same tid (a tid used again before the dead one's last switch) is replaced.
+ * The state of task (thread tid), not on the task yet: made from its entry
+ * in `threads` where user space entered it (a thread of an attached
+ * process, task_start 0: adopted), else at its first switch-out as a thread
+ * of a tracked process (gen: its image; 0: only an entry user space made).
+ * An entry of another task with the same tid (a tid used again before the
+ * dead one's last switch) is replaced.  NULL: not ours, or no room (counted).
  */
-static __always_inline struct offcpu_thread *thread_of(struct task_struct *task, __u32 tid,
-						       __u64 now)
+static __always_inline struct offcpu_thread *thread_new(struct task_struct *task, __u32 tid,
+							__u64 now, bool any)
 {
-	struct offcpu_thread *th = bpf_map_lookup_elem(&threads, &tid), fresh = {};
+	struct offcpu_thread *th = seeded ? bpf_map_lookup_elem(&threads, &tid) : NULL, fresh = {};
 	__u64 start = task->start_time;
-	long err;
+	__u32 tgid = task->tgid;
+	struct offcpu_proc *pr;
 
 	if (th && (th->task_start == start || !th->task_start)) {
-		th->task_start = start; /* a thread of an attached process: adopted */
-		return th;
+		th->task_start = start;
+		fresh = *th;
+	} else {
+		if (!any)
+			return NULL;
+		pr = bpf_map_lookup_elem(&tracked, &tgid);
+		if (!pr || !pr->armed)
+			return NULL;
+		fresh.born_ns = now;
+		fresh.task_start = start;
+		fresh.key.tgid = tgid;
+		fresh.key.tid = tid;
+		fresh.key.gen = pr->gen;
+		if (bpf_map_update_elem(&threads, &tid, &fresh, BPF_ANY)) {
+			stat_add(OFFCPU_STAT_THREADS_FULL, 1);
+			return NULL;
+		}
 	}
-	fresh.born_ns = now;
-	fresh.task_start = start;
-	/* no entry seen: made, unless the lookup missed one (see offcpu.h), kept then */
-	err = bpf_map_update_elem(&threads, &tid, &fresh, th ? BPF_ANY : BPF_NOEXIST);
-	if (err == -EEXIST) {
-		th = bpf_map_lookup_elem(&threads, &tid);
-		if (th && th->task_start == start)
-			return th;
-		err = bpf_map_update_elem(&threads, &tid, &fresh, BPF_ANY);
-	}
-	if (err) {
+	th = bpf_task_storage_get(&tstate, task, &fresh, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!th)
 		stat_add(OFFCPU_STAT_THREADS_FULL, 1);
-		return NULL;
-	}
-	return bpf_map_lookup_elem(&threads, &tid);
+	return th;
 }
 
 /*
@@ -455,16 +477,20 @@ static __always_inline void take_stacks(void *ctx, struct offcpu_thread *th, __u
  */
 static __always_inline void thread_died(struct task_struct *prev, __u32 tid, __u64 now)
 {
-	struct offcpu_thread *th = bpf_map_lookup_elem(&threads, &tid);
+	struct offcpu_thread *th = bpf_task_storage_get(&tstate, prev, 0, 0), *reg;
 	__u32 tgid = prev->tgid;
 	struct offcpu_proc *pr;
 
-	if (!th || (th->task_start != prev->start_time && th->task_start))
-		return; /* not ours, or its tid already went to a new thread, which sent its end */
+	if (!th)
+		return; /* not ours */
 	close_missed(th, prev, now);
 	pr = bpf_map_lookup_elem(&tracked, &tgid);
 	send_end(th, tgid, tid, pr ? pr->gen : th->key.gen, now);
-	bpf_map_delete_elem(&threads, &tid);
+	bpf_task_storage_delete(&tstate, prev);
+	/* its entry, unless its tid already went to a new thread */
+	reg = bpf_map_lookup_elem(&threads, &tid);
+	if (reg && reg->task_start == prev->start_time)
+		bpf_map_delete_elem(&threads, &tid);
 	/* the process's last thread: it leaves the tree (the map stays bounded by live processes) */
 	if (BPF_CORE_READ(prev, signal, live.counter) == 0)
 		bpf_map_delete_elem(&tracked, &tgid);
@@ -475,7 +501,6 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 {
 	__u32 tgid = prev->tgid, tid = prev->pid, reason;
 	struct offcpu_thread *th;
-	struct offcpu_proc *pr;
 	struct pt_regs *r;
 
 	if (!tid)
@@ -484,19 +509,12 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 		thread_died(prev, tid, now);
 		return;
 	}
-	/* a thread with its entry is of the tree, its image in key.gen: no lookup of tracked */
-	th = bpf_map_lookup_elem(&threads, &tid);
-	if (th && th->task_start == prev->start_time) {
-	} else if (th && !th->task_start) {
-		th->task_start = prev->start_time; /* a thread of an attached process: adopted */
-	} else {
-		pr = bpf_map_lookup_elem(&tracked, &tgid);
-		if (!pr || !pr->armed)
-			return;
-		th = thread_of(prev, tid, now);
+	/* a thread with its state is of the tree, its image in key.gen: no lookup of tracked */
+	th = bpf_task_storage_get(&tstate, prev, 0, 0);
+	if (!th) {
+		th = thread_new(prev, tid, now, true);
 		if (!th)
 			return;
-		th->key.gen = pr->gen;
 	}
 	stat_add(OFFCPU_STAT_SWITCHES, 1);
 	close_missed(th, prev, now);
@@ -530,11 +548,11 @@ int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_
 	switch_out(ctx, preempt, prev, prev_state, now);
 	if (!ntid)
 		return 0;
-	th = bpf_map_lookup_elem(&threads, &ntid);
-	if (th && (th->task_start == next->start_time || !th->task_start)) {
-		th->task_start = next->start_time; /* an attached thread: adopted (offcpu.h) */
+	th = bpf_task_storage_get(&tstate, next, 0, 0);
+	if (!th && seeded) /* a thread of an attached process, met for the first time */
+		th = thread_new(next, ntid, now, false);
+	if (th)
 		close_interval(th, now);
-	}
 	return 0;
 }
 
@@ -544,7 +562,7 @@ int BPF_PROG(offcpu_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = parent->tgid, ctgid = child->tgid, ctid = child->pid;
 	struct offcpu_proc *pr = bpf_map_lookup_elem(&tracked, &ptgid), np = {};
-	struct offcpu_thread th = {}, *old;
+	struct offcpu_thread th = {};
 	struct pt_regs *r;
 	__u64 now;
 
@@ -561,9 +579,6 @@ int BPF_PROG(offcpu_fork, struct task_struct *parent, struct task_struct *child)
 		pr = &np;
 	}
 	now = bpf_ktime_get_ns();
-	old = bpf_map_lookup_elem(&threads, &ctid);
-	if (old && old->task_start != child->start_time) /* the tid's dead thread: it ends now */
-		send_end(old, old->key.tgid, ctid, old->key.gen, now);
 	th.born_ns = now;
 	th.task_start = child->start_time;
 	th.out_ns = now;
@@ -577,7 +592,9 @@ int BPF_PROG(offcpu_fork, struct task_struct *parent, struct task_struct *child)
 	th.key.upc = r ? BPF_CORE_READ(r, ip) : 0; /* where it returns from clone */
 	if (th.key.upc >= KERNEL_START)
 		th.key.upc = 0;
-	if (bpf_map_update_elem(&threads, &ctid, &th, BPF_ANY))
+	/* an entry of the tid's dead thread (its last switch still to come) is replaced */
+	if (bpf_map_update_elem(&threads, &ctid, &th, BPF_ANY) ||
+	    !bpf_task_storage_get(&tstate, child, &th, BPF_LOCAL_STORAGE_GET_F_CREATE))
 		stat_add(OFFCPU_STAT_THREADS_FULL, 1);
 	return 0;
 }
@@ -600,7 +617,9 @@ int BPF_PROG(offcpu_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 		fresh.key.tgid = tgid;
 		fresh.key.tid = tid;
 		fresh.key.gen = pr->gen;
-		bpf_map_update_elem(&threads, &tid, &fresh, BPF_ANY);
+		if (bpf_map_update_elem(&threads, &tid, &fresh, BPF_ANY) ||
+		    !bpf_task_storage_get(&tstate, p, &fresh, BPF_LOCAL_STORAGE_GET_F_CREATE))
+			stat_add(OFFCPU_STAT_THREADS_FULL, 1);
 		return 0;
 	}
 	if (old != tid) { /* a thread exec'd and took the process's id: its entry follows it */
@@ -613,6 +632,9 @@ int BPF_PROG(offcpu_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	}
 	/* the new image: the thread's next intervals are counted under it */
 	th = bpf_map_lookup_elem(&threads, &tid);
+	if (th)
+		th->key.gen = pr->gen;
+	th = bpf_task_storage_get(&tstate, p, 0, 0);
 	if (th)
 		th->key.gen = pr->gen;
 	return 0;

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* `profil record --off-cpu`, user half of bpf/offcpu.bpf.c.  See offcpu.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "profile/pdata.h"
 #include "record/offcpu.h"
@@ -22,6 +25,8 @@
 #include "offcpu.skel.h"
 #include "record/kstacks.h"
 #include "utils/htab.h"
+
+#define PROFIL_PIDFD_THREAD O_EXCL /* PIDFD_THREAD (Linux 6.9): a pidfd of one thread */
 
 /* The programs of the other counts map may still be running for this long after a flip. */
 #define FLIP_SETTLE_NS 2000000ull
@@ -100,6 +105,7 @@ struct offcpu {
 	/* what was done */
 	uint64_t intervals, ns, ns_unplaced, open_closed, threads_ended, threads_alive;
 	uint64_t stats[OFFCPU_STAT_NR];
+	uint64_t alive_unread;		    /* threads gone before their state was read */
 	uint64_t seeded_waits;		    /* attach: threads waiting when it began */
 	uint64_t kwalked, kwalked_complete; /* user stacks walked in the kernel */
 	struct perf_session_observer obs;   /* own_ks: the session's mappings to ks */
@@ -373,6 +379,8 @@ int offcpu__attach(struct offcpu *oc, pid_t pid, const struct offcpu_seed *threa
 
 	if (bpf_map_update_elem(bpf_map__fd(oc->skel->maps.tracked), &key, &p, BPF_ANY) < 0)
 		return -errno;
+	/* the programs look entries up in `threads` from now on (offcpu.h, "Threads") */
+	__atomic_store_n(&oc->skel->bss->seeded, 1, __ATOMIC_RELEASE);
 	for (size_t i = 0; i < n; i++) {
 		/* task_start 0: the program adopts the task that has this tid (offcpu.h) */
 		struct offcpu_thread th = {.born_ns = now};
@@ -789,6 +797,28 @@ void offcpu__poll(struct offcpu *oc, struct perf_session *s)
 	apply(oc, s, perf_session__handled_until(s));
 }
 
+/*
+ * The state of thread tid (its entry in `threads`: reg) into th: on its
+ * task (tstate, looked up by a pidfd of the thread), else, where the
+ * programs never met it (a thread of an attached process blocked since),
+ * the entry as user space made it.  -1: the task is gone before its last
+ * switch was seen (the switch program detached first); its entry taken.
+ */
+static int alive_state(struct offcpu *oc, __u32 tid, const struct offcpu_thread *reg,
+		       struct offcpu_thread *th)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, (pid_t)tid, PROFIL_PIDFD_THREAD), got = -1;
+
+	if (pfd >= 0) {
+		got = bpf_map_lookup_elem(bpf_map__fd(oc->skel->maps.tstate), &pfd, th);
+		close(pfd);
+	}
+	if (got == 0)
+		return 0;
+	*th = *reg;
+	return reg->task_start ? -1 : 0;
+}
+
 /* The threads still alive: their open intervals closed now, their lifetimes so far. */
 static void close_alive(struct offcpu *oc, struct perf_session *s, uint64_t now)
 {
@@ -796,12 +826,16 @@ static void close_alive(struct offcpu *oc, struct perf_session *s, uint64_t now)
 	__u32 tid, *prev = NULL;
 
 	while (bpf_map_get_next_key(fd, prev, &tid) == 0) {
-		struct offcpu_thread th;
+		struct offcpu_thread reg, th;
 		struct offcpu_end e = {0};
 		struct offcpu_proc pr = {0};
 
 		prev = &tid;
-		if (bpf_map_lookup_elem(fd, &tid, &th) < 0 || !th.key.tgid)
+		if (bpf_map_lookup_elem(fd, &tid, &reg) < 0)
+			continue;
+		if (alive_state(oc, tid, &reg, &th) < 0)
+			oc->alive_unread++;
+		if (!th.key.tgid)
 			continue;
 		/* the image it last ran, when its process has left the tree */
 		if (bpf_map_lookup_elem(bpf_map__fd(oc->skel->maps.tracked), &th.key.tgid, &pr) < 0)
@@ -911,6 +945,11 @@ void offcpu__describe(const struct offcpu *oc, char *buf, size_t len)
 	if ((size_t)at < len && oc->open_closed)
 		at += snprintf(buf + at, len - at, "; %llu intervals still open closed at the end",
 			       (unsigned long long)oc->open_closed);
+	if ((size_t)at < len && oc->alive_unread)
+		at += snprintf(buf + at, len - at,
+			       "; %llu threads gone at the end before their last switch was seen: "
+			       "their off-CPU total as of their first switch-out",
+			       (unsigned long long)oc->alive_unread);
 	if ((size_t)at < len &&
 	    (oc->ns_unplaced || st[OFFCPU_STAT_KEYS_FULL_NS] || st[OFFCPU_STAT_THREADS_FULL] ||
 	     st[OFFCPU_STAT_ENDS_LOST] || st[OFFCPU_STAT_PROCS_FULL]))
