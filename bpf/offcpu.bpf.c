@@ -165,21 +165,54 @@ static __always_inline struct offcpu_val *count_entry(struct offcpu_key *key)
 	return bpf_map_lookup_elem(map, key);
 }
 
-/* Add ns of th's pending interval to the thread's total and to its key's count. */
-static __always_inline void count_interval(struct offcpu_thread *th, __u64 ns)
+static __always_inline bool same_key(const struct offcpu_key *a, const struct offcpu_key *b)
+{
+	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
+
+	_Static_assert(sizeof(*a) == 5 * sizeof(__u64), "a key is five words");
+	return x[0] == y[0] && x[1] == y[1] && x[2] == y[2] && x[3] == y[3] && x[4] == y[4];
+}
+
+/* th's run of intervals under one key into the counts map. */
+static __always_inline void flush_run(struct offcpu_thread *th)
 {
 	struct offcpu_val *v;
 
-	th->offcpu_ns += ns;
-	v = count_entry(&th->key);
+	if (!th->pend_count)
+		return;
+	v = count_entry(&th->pend_key);
 	if (!v) {
 		stat_add(OFFCPU_STAT_KEYS_FULL, 1);
-		stat_add(OFFCPU_STAT_KEYS_FULL_NS, ns);
+		stat_add(OFFCPU_STAT_KEYS_FULL_NS, th->pend_ns);
+	} else {
+		/* plain adds: a key names one thread, whose switches come one at a time */
+		v->ns += th->pend_ns;
+		v->count += th->pend_count;
+	}
+	th->pend_ns = 0;
+	th->pend_count = 0;
+}
+
+/*
+ * Add ns of th's pending interval (closed at now) to the thread's total and
+ * to its key's count: to the thread's run when the key is the run's (no
+ * lookup of the counts map at each switch-in), else the run goes to the
+ * map and a new one begins.
+ */
+static __always_inline void count_interval(struct offcpu_thread *th, __u64 ns, __u64 now)
+{
+	th->offcpu_ns += ns;
+	if (th->pend_count && now - th->pend_since < OFFCPU_PEND_NS &&
+	    same_key(&th->pend_key, &th->key)) {
+		th->pend_ns += ns;
+		th->pend_count++;
 		return;
 	}
-	/* plain adds: a key names one thread, whose switch-ins come one at a time */
-	v->ns += ns;
-	v->count++;
+	flush_run(th);
+	th->pend_key = th->key;
+	th->pend_ns = ns;
+	th->pend_count = 1;
+	th->pend_since = now;
 }
 
 /* Close th's pending interval at now (its switch-in). */
@@ -190,7 +223,7 @@ static __always_inline void close_interval(struct offcpu_thread *th, __u64 now)
 	if (!out)
 		return;
 	th->out_ns = 0;
-	count_interval(th, now > out ? now - out : 0);
+	count_interval(th, now > out ? now - out : 0, now);
 }
 
 /*
@@ -210,7 +243,7 @@ static __always_inline void close_missed(struct offcpu_thread *th, struct task_s
 	ns = ns > ran ? ns - ran : 0;
 	stat_add(OFFCPU_STAT_UNCLOSED, 1);
 	stat_add(OFFCPU_STAT_UNCLOSED_NS, ns);
-	count_interval(th, ns);
+	count_interval(th, ns, now);
 }
 
 /* Thread th (of process tgid, image gen) ended at now: its lifetime and total to user space. */
@@ -484,6 +517,7 @@ static __always_inline void thread_died(struct task_struct *prev, __u32 tid, __u
 	if (!th)
 		return; /* not ours */
 	close_missed(th, prev, now);
+	flush_run(th);
 	pr = bpf_map_lookup_elem(&tracked, &tgid);
 	send_end(th, tgid, tid, pr ? pr->gen : th->key.gen, now);
 	bpf_task_storage_delete(&tstate, prev);
@@ -512,6 +546,13 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	/* a thread with its state is of the tree, its image in key.gen: no lookup of tracked */
 	th = bpf_task_storage_get(&tstate, prev, 0, 0);
 	if (!th) {
+		/*
+		 * A thread of the tree has its state from its fork or exec; only an
+		 * attach leaves threads to be met here (those of the process, and any
+		 * it made before it was tracked): no lookup of tracked otherwise.
+		 */
+		if (!seeded)
+			return;
 		th = thread_new(prev, tid, now, true);
 		if (!th)
 			return;
@@ -635,7 +676,9 @@ int BPF_PROG(offcpu_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	if (th)
 		th->key.gen = pr->gen;
 	th = bpf_task_storage_get(&tstate, p, 0, 0);
-	if (th)
+	if (th) {
+		flush_run(th); /* the old image's */
 		th->key.gen = pr->gen;
+	}
 	return 0;
 }

@@ -76,6 +76,7 @@
 #define OFFCPU_RING_BYTES (256u << 10) /* thread ends on their way to user space */
 #define OFFCPU_REWALK 1024	       /* a reused stack is walked again every this many times */
 #define OFFCPU_CACHE 4		       /* switch-out places remembered per thread */
+#define OFFCPU_PEND_NS 10000000ull     /* a thread's run of one key reaches counts within this */
 #define OFFCPU_COPY_BYTES 8192	       /* user stack copied at a new place */
 #define OFFCPU_COPY_RING (2u << 20)    /* copies on their way to user space */
 #define OFFCPU_UWALK_RING (256u << 10) /* user stacks walked in the kernel, on their way */
@@ -136,6 +137,11 @@ struct offcpu_thread {
 	__u32 next; /* the cache entry to replace next */
 	__u32 pad;
 	__u64 frame; /* scratch: the address of the program's frame (signature) */
+	/* a run of intervals under one key, added up here and put into counts at once:
+	   when the key changes, OFFCPU_PEND_NS after the run began, at the thread's
+	   end (or, still alive at the recording's end, by user space) */
+	struct offcpu_key pend_key;
+	__u64 pend_ns, pend_count, pend_since;
 };
 
 /* A thread ended (its last switch): on the ends ring. */
