@@ -180,6 +180,7 @@ static __always_inline void flush_run(struct offcpu_thread *th)
 
 	if (!th->pend_count)
 		return;
+	stat_add(OFFCPU_STAT_RUNS, 1);
 	v = count_entry(&th->pend_key);
 	if (!v) {
 		stat_add(OFFCPU_STAT_KEYS_FULL, 1);
@@ -269,8 +270,8 @@ static __always_inline void send_end(struct offcpu_thread *th, __u32 tgid, __u32
 /*
  * The state of task (thread tid), not on the task yet: made from its entry
  * in `threads` where user space entered it (a thread of an attached
- * process, task_start 0: adopted), else at its first switch-out as a thread
- * of a tracked process (gen: its image; 0: only an entry user space made).
+ * process, task_start 0: adopted), else, where any, at its first
+ * switch-out as a thread of a tracked process (key.gen: its image).
  * An entry of another task with the same tid (a tid used again before the
  * dead one's last switch) is replaced.  NULL: not ours, or no room (counted).
  */

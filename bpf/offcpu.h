@@ -46,20 +46,35 @@
  * reads and clears the other map a round later (programs in flight finish
  * within microseconds), so no addition is lost between a read and a clear.
  *
- * A switch-in that misses its thread's entry (a lookup in `threads` can
- * miss an element while other CPUs delete and insert threads in the same
- * bucket: about 1 interval in 30,000 with 10,000 short threads) leaves the
- * interval open: the thread's next switch-out or its death closes it then,
- * as the time since it left the CPU less the CPU time it has had since
- * (se.sum_exec_runtime), and counts it (OFFCPU_STAT_UNCLOSED).
+ * Runs: a thread that leaves the CPU again and again from the same place
+ * (the same key) adds its intervals up in its own state (pend_*) and puts
+ * the run into counts at once: when the key changes, OFFCPU_PEND_NS after
+ * the run began (at its next switch-in), at an exec, at its end; user space
+ * reads the run of a thread still alive at the recording's end.  A count
+ * may so reach user space up to OFFCPU_PEND_NS late, or, for a thread that
+ * blocks for longer after a run, at its next switch-in; the totals are the
+ * same.
  *
- * Threads: one entry per thread of the tree in `threads` (its birth, the
- * pending interval and the cache), made at its fork or its first
- * switch-out, gone at its last switch (TASK_DEAD), when an event with its
- * lifetime and off-CPU total goes to user space (the `ends` ring).  At the
- * end user space closes the intervals still open and reads the lifetimes
- * of the threads still alive from the same map.  Time: CLOCK_MONOTONIC
- * (bpf_ktime_get_ns), the perf rings' clock.
+ * A switch-in that finds no state (a thread whose state could not be made,
+ * counted) leaves nothing to close; close_missed stays for an interval a
+ * switch-in left open all the same: the thread's next switch-out or its
+ * death closes it, as the time since it left the CPU less the CPU time it
+ * has had since (se.sum_exec_runtime), and counts it
+ * (OFFCPU_STAT_UNCLOSED).
+ *
+ * Threads: each thread of the tree has its state (struct offcpu_thread:
+ * its birth, the pending interval, its run and the stack cache) on its task
+ * (`tstate`, BPF task-local storage: no hash lookup at its switches), made
+ * at its fork or exec (or, after an attach, at its first switch), gone at
+ * its last switch (TASK_DEAD), when an event with its lifetime and
+ * off-CPU total goes to user space (the `ends` ring), or with the task.
+ * `threads` (tid -> the same struct) holds an entry per thread of the tree
+ * as made, for user space: the threads an attach found (task_start 0: the
+ * programs adopt the task with that tid and take its state from there),
+ * and, at the end, the threads still alive, whose state user space reads
+ * from their task (a pidfd of the thread is the key of `tstate`), closes
+ * their intervals still open and takes their lifetimes.  Time:
+ * CLOCK_MONOTONIC (bpf_ktime_get_ns), the perf rings' clock.
  *
  * Every map is bounded (sizes below; doc/offcpu.md states the memory).  A
  * full map is counted in stats, never silent.
@@ -193,6 +208,7 @@ enum offcpu_stat {
 	OFFCPU_STAT_KWALKS,	  /* new places walked in the kernel (kernel_walk) */
 	OFFCPU_STAT_KWALK_COPIED, /* new places the kernel walk could not take: copied */
 	OFFCPU_STAT_KWALK_LOST,	  /* walks the uwalks ring had no room for (copied) */
+	OFFCPU_STAT_RUNS,	  /* runs of one key put into counts (intervals added up: Runs) */
 	OFFCPU_STAT_NR,
 };
 

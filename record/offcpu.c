@@ -912,6 +912,10 @@ void offcpu__describe(const struct offcpu *oc, char *buf, size_t len)
 				      "kernel stack, frame-pointer user stack");
 	if (at < 0 || (size_t)at >= len)
 		return;
+	at += snprintf(buf + at, len - at, ", added up by the thread in %llu runs of one key",
+		       (unsigned long long)st[OFFCPU_STAT_RUNS]);
+	if ((size_t)at >= len)
+		return;
 	if (oc->o.stacks)
 		at += snprintf(buf + at, len - at,
 			       "; stacks walked at %llu of %llu switch-outs, the others at the "
