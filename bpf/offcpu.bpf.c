@@ -173,47 +173,56 @@ static __always_inline bool same_key(const struct offcpu_key *a, const struct of
 	return x[0] == y[0] && x[1] == y[1] && x[2] == y[2] && x[3] == y[3] && x[4] == y[4];
 }
 
-/* th's run of intervals under one key into the counts map. */
-static __always_inline void flush_run(struct offcpu_thread *th)
+/* A run of intervals under one key into the counts map. */
+static __always_inline void flush_run(struct offcpu_run *run)
 {
 	struct offcpu_val *v;
 
-	if (!th->pend_count)
+	if (!run->count)
 		return;
 	stat_add(OFFCPU_STAT_RUNS, 1);
-	v = count_entry(&th->pend_key);
+	v = count_entry(&run->key);
 	if (!v) {
 		stat_add(OFFCPU_STAT_KEYS_FULL, 1);
-		stat_add(OFFCPU_STAT_KEYS_FULL_NS, th->pend_ns);
+		stat_add(OFFCPU_STAT_KEYS_FULL_NS, run->ns);
 	} else {
 		/* plain adds: a key names one thread, whose switches come one at a time */
-		v->ns += th->pend_ns;
-		v->count += th->pend_count;
+		v->ns += run->ns;
+		v->count += run->count;
 	}
-	th->pend_ns = 0;
-	th->pend_count = 0;
+	run->ns = 0;
+	run->count = 0;
+}
+
+/* All of th's runs into the counts map (its end, an exec). */
+static __always_inline void flush_runs(struct offcpu_thread *th)
+{
+	_Static_assert(OFFCPU_RUNS == 2, "one run preempted, one other");
+	flush_run(&th->runs[0]);
+	flush_run(&th->runs[1]);
 }
 
 /*
  * Add ns of th's pending interval (closed at now) to the thread's total and
- * to its key's count: to the thread's run when the key is the run's (no
- * lookup of the counts map at each switch-in), else the run goes to the
- * map and a new one begins.
+ * to its key's count: to the thread's run of its kind when the key is the
+ * run's (no lookup of the counts map at each switch-in), else that run goes
+ * to the map and a new one begins.
  */
 static __always_inline void count_interval(struct offcpu_thread *th, __u64 ns, __u64 now)
 {
+	struct offcpu_run *run = &th->runs[th->key.reason == OFFCPU_PREEMPTED ? 1 : 0];
+
 	th->offcpu_ns += ns;
-	if (th->pend_count && now - th->pend_since < OFFCPU_PEND_NS &&
-	    same_key(&th->pend_key, &th->key)) {
-		th->pend_ns += ns;
-		th->pend_count++;
+	if (run->count && now - run->since < OFFCPU_PEND_NS && same_key(&run->key, &th->key)) {
+		run->ns += ns;
+		run->count++;
 		return;
 	}
-	flush_run(th);
-	th->pend_key = th->key;
-	th->pend_ns = ns;
-	th->pend_count = 1;
-	th->pend_since = now;
+	flush_run(run);
+	run->key = th->key;
+	run->ns = ns;
+	run->count = 1;
+	run->since = now;
 }
 
 /* Close th's pending interval at now (its switch-in). */
@@ -518,7 +527,7 @@ static __always_inline void thread_died(struct task_struct *prev, __u32 tid, __u
 	if (!th)
 		return; /* not ours */
 	close_missed(th, prev, now);
-	flush_run(th);
+	flush_runs(th);
 	pr = bpf_map_lookup_elem(&tracked, &tgid);
 	send_end(th, tgid, tid, pr ? pr->gen : th->key.gen, now);
 	bpf_task_storage_delete(&tstate, prev);
@@ -678,7 +687,7 @@ int BPF_PROG(offcpu_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 		th->key.gen = pr->gen;
 	th = bpf_task_storage_get(&tstate, p, 0, 0);
 	if (th) {
-		flush_run(th); /* the old image's */
+		flush_runs(th); /* the old image's */
 		th->key.gen = pr->gen;
 	}
 	return 0;

@@ -47,7 +47,7 @@
  * within microseconds), so no addition is lost between a read and a clear.
  *
  * Runs: a thread that leaves the CPU again and again from the same place
- * (the same key) adds its intervals up in its own state (pend_*) and puts
+ * (the same key) adds its intervals up in its own state (runs) and puts
  * the run into counts at once: when the key changes, OFFCPU_PEND_NS after
  * the run began (at its next switch-in), at an exec, at its end; user space
  * reads the run of a thread still alive at the recording's end.  A count
@@ -92,6 +92,7 @@
 #define OFFCPU_REWALK 1024	       /* a reused stack is walked again every this many times */
 #define OFFCPU_CACHE 4		       /* switch-out places remembered per thread */
 #define OFFCPU_PEND_NS 10000000ull     /* a thread's run of one key reaches counts within this */
+#define OFFCPU_RUNS 2		       /* runs per thread: preempted, and the other reasons */
 #define OFFCPU_COPY_BYTES 8192	       /* user stack copied at a new place */
 #define OFFCPU_COPY_RING (2u << 20)    /* copies on their way to user space */
 #define OFFCPU_UWALK_RING (256u << 10) /* user stacks walked in the kernel, on their way */
@@ -152,11 +153,15 @@ struct offcpu_thread {
 	__u32 next; /* the cache entry to replace next */
 	__u32 pad;
 	__u64 frame; /* scratch: the address of the program's frame (signature) */
-	/* a run of intervals under one key, added up here and put into counts at once:
+	/* runs of intervals under one key, added up here and put into counts at once:
 	   when the key changes, OFFCPU_PEND_NS after the run began, at the thread's
-	   end (or, still alive at the recording's end, by user space) */
-	struct offcpu_key pend_key;
-	__u64 pend_ns, pend_count, pend_since;
+	   end (or, still alive at the recording's end, by user space); one run for
+	   the intervals it was preempted, one for the others (a thread that blocks
+	   and is preempted by turns keeps both going) */
+	struct offcpu_run {
+		struct offcpu_key key;
+		__u64 ns, count, since;
+	} runs[OFFCPU_RUNS];
 };
 
 /* A thread ended (its last switch): on the ends ring. */

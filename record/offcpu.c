@@ -840,10 +840,11 @@ static void close_alive(struct offcpu *oc, struct perf_session *s, uint64_t now)
 		/* the image it last ran, when its process has left the tree */
 		if (bpf_map_lookup_elem(bpf_map__fd(oc->skel->maps.tracked), &th.key.tgid, &pr) < 0)
 			pr.gen = th.key.gen;
-		if (th.pend_count) { /* its last run of one key, not in counts yet */
-			struct offcpu_val v = {th.pend_ns, th.pend_count};
+		for (int i = 0; i < OFFCPU_RUNS; i++) { /* its last runs, not in counts yet */
+			struct offcpu_val v = {th.runs[i].ns, th.runs[i].count};
 
-			keep_count(oc, &th.pend_key, &v, 0);
+			if (v.count)
+				keep_count(oc, &th.runs[i].key, &v, 0);
 		}
 		if (th.out_ns && now > th.out_ns) {
 			struct offcpu_val v = {now - th.out_ns, 1};
