@@ -2,10 +2,13 @@
 # 4 threads created before profiling is turned on and 4 after, each burning
 # its own function for equal CPU time: every thread must get its share.
 # Shares are normalised within each group of 4 (25 % each) and must be
-# within 7 points; the two groups must each get 50 % within 8 points.  The
+# within 10 points; the two groups must each get 50 % within 8 points.  The
 # threads run in rounds of equal CPU until enough samples: 1400 for the thread
-# clock (at least 1200 required; sd of a within-group share about 1.6 points,
-# so 7 points is over 4 sd), 2500 for perf.
+# clock (at least 1200 required), 2500 for perf.  The sd of a within-group
+# share is about 1.6 points when every tick is a delivery; on a busy machine
+# the kernel merges ticks (beside two busy loops 775 of 1618 were merged into
+# others: fewer, heavier samples, sd about 2.4 points), so 10 points is still
+# over 4 sd, and a thread left unsampled is 25 points off.
 
 . "$ROOT/tests/lib.sh"
 
@@ -32,7 +35,7 @@ check() { # name clock hz cpu_per_thread_per_round min_samples floor
 			}
 			g = tot["before"] - 50; if (g < 0) g = -g
 			if (n != 8 || v["in"] < floor) printf "not ok %s: %d threads, %d samples\n", name, n, v["in"]
-			else if (worst >= 7 || g >= 8) printf "not ok %s: worst share error %.1f points (within group), groups %.1f/%.1f\n", name, worst, tot["before"], tot["after"]
+			else if (worst >= 10 || g >= 8) printf "not ok %s: worst share error %.1f points (within group), groups %.1f/%.1f\n", name, worst, tot["before"], tot["after"]
 			else printf "ok %s: worst per-thread share error %.1f points of 25, groups %.1f/%.1f, %d samples\n", name, worst, tot["before"], tot["after"], v["in"]
 		}'
 }
