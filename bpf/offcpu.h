@@ -203,7 +203,7 @@ enum offcpu_stat {
 	OFFCPU_STAT_USTACK_FAIL,  /* user stack not stored */
 	OFFCPU_STAT_KEYS_FULL,	  /* intervals not counted under their key: counts map full */
 	OFFCPU_STAT_KEYS_FULL_NS, /* their nanoseconds (in the thread's total all the same) */
-	OFFCPU_STAT_THREADS_FULL, /* switch-outs of threads the threads map had no room for */
+	OFFCPU_STAT_THREADS_FULL, /* threads without room: their entry (threads) or state (tstate) */
 	OFFCPU_STAT_ENDS_LOST,	  /* thread ends the ring had no room for */
 	OFFCPU_STAT_COPIES,	  /* user stacks copied to user space */
 	OFFCPU_STAT_COPIES_LOST,  /* copies the ring had no room for (frame pointers instead) */

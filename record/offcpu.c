@@ -965,8 +965,8 @@ void offcpu__describe(const struct offcpu *oc, char *buf, size_t len)
 	     st[OFFCPU_STAT_ENDS_LOST] || st[OFFCPU_STAT_PROCS_FULL]))
 		snprintf(buf + at, len - at,
 			 "; lost: %.3f s not placed, %.3f s without room for their key, %llu "
-			 "switch-outs of threads without room, %llu thread ends, %llu processes "
-			 "not followed (no room)",
+			 "threads without room (their entry or state), %llu thread ends, %llu "
+			 "processes not followed (no room)",
 			 (double)oc->ns_unplaced / 1e9, (double)st[OFFCPU_STAT_KEYS_FULL_NS] / 1e9,
 			 (unsigned long long)st[OFFCPU_STAT_THREADS_FULL],
 			 (unsigned long long)st[OFFCPU_STAT_ENDS_LOST],
