@@ -125,9 +125,11 @@ for clock in thread; do
 	main=$(awk -v p="$pid" '$1=="tid" && $3=="tid="p {split($4,a,"="); print a[2]}' many.dump)
 	main_ns=$(awk -v p="$pid" '$1=="thread" && $3=="tid="p {
 		for(i=2;i<=NF;i++){split($i,a,"="); if(a[1]=="cpu_ns") print a[2]}}' many.dump)
-	# main's samples (4 ms each) against its CPU time, within 25 % and two periods
+	# main's samples (4 ms each) against its CPU time: at most 25 % and two periods over (the
+	# old agent lumped other threads' CPU into main), at least half of it (beside busy loops
+	# the kernel leaves CPU timers unprocessed at times: 49 samples for 298 ms, doc/libprofil.md)
 	in_range "$(awk -v s="${main:-0}" -v c="${main_ns:-0}" 'BEGIN {print s * 4e6 - c}')" \
-		"$(awk -v c="${main_ns:-0}" 'BEGIN {print -c / 4 - 8e6}')" \
+		"$(awk -v c="${main_ns:-0}" 'BEGIN {print -c / 2 - 8e6}')" \
 		"$(awk -v c="${main_ns:-0}" 'BEGIN {print c / 4 + 8e6}')"
 	ok_main=$?
 	[ $rrc -eq 0 ] && [ "$recs" -eq 4001 ] && [ "$orphans" -eq 0 ] && [ $ok_main -eq 0 ]
