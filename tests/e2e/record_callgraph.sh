@@ -137,8 +137,12 @@ else
 		in_range "$(ratio "$complete" "$total")" 0.98 1
 	expect g_bpf_vfork_exec_complete "rc=$rc complete $complete of $total, cut at __vfork $vfork_cut: $(note g_exec.data)"
 	if [ "$(uname -r | awk -F. '{ print ($1 > 6 || ($1 == 6 && $2 >= 10)) }')" = 1 ]; then
-		note g_exec.data | grep -q "of them in an exec past its point of no return"
-		expect g_bpf_exec_ticks_counted "$(note g_exec.data)"
+		if note g_exec.data | grep -q "stacks walked in the kernel"; then
+			note g_exec.data | grep -q "of them in an exec past its point of no return"
+			expect g_bpf_exec_ticks_counted "$(note g_exec.data)"
+		else # the note is cut at a clause to its 512 bytes: the walk's clause may be the one cut
+			skip g_bpf_exec_ticks_counted "the clock note's walk clause was cut: $(note g_exec.data | cut -c1-200)"
+		fi
 	fi
 
 	# the cross-check: every tick walked both in the kernel and by the recorder's unwinder
