@@ -38,16 +38,21 @@ struct count {
 	uint64_t stamp; /* CLOCK_MONOTONIC when it was read (its intervals closed before) */
 };
 
-/* A stack map entry read back: (map, id) -> PCs (leaf first, 0-terminated). */
-struct stack_ent {
-	uint64_t key; /* (map << 32 | id) + 1: never 0 */
+/*
+ * PCs (leaf first) under a u64 key, in one of two tables: `stacks`, a stack
+ * map entry read back, key (map << 32 | id) + 1 (the kernel's frames
+ * without the scheduler's own); `walks`, a user stack unwound from its
+ * copy or walked in the kernel, key its walk id (>= 1).
+ */
+struct pcs_ent {
+	uint64_t key; /* never 0 */
 	uint64_t *pcs;
 	uint32_t n;
-	uint32_t pad;
+	int truncated;
 };
 
-static const struct htab_type stack_type = {
-	.entry_size = sizeof(struct stack_ent),
+static const struct htab_type pcs_type = {
+	.entry_size = sizeof(struct pcs_ent),
 	.hash = htab_u64_hash,
 	.eq = htab_u64_eq,
 };
@@ -61,20 +66,6 @@ struct gen_ent {
 	struct {
 		uint32_t gen, id; /* id 0: empty */
 	} img[GENS_KEPT];
-};
-
-/* A user stack unwound from its copy: walk id -> PCs (leaf first). */
-struct walk_ent {
-	uint64_t walk; /* >= 1 */
-	uint64_t *pcs;
-	uint32_t n;
-	int truncated;
-};
-
-static const struct htab_type walk_type = {
-	.entry_size = sizeof(struct walk_ent),
-	.hash = htab_u64_hash,
-	.eq = htab_u64_eq,
 };
 
 static const struct htab_type gen_type = {
@@ -145,6 +136,30 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elem)
 	return 0;
 }
 
+/*
+ * n PCs under key in h (what the key held before is replaced); the entry,
+ * valid until the next insert into h; NULL when out of memory.
+ */
+static struct pcs_ent *pcs_put(struct htab *h, uint64_t key, const uint64_t *pcs, uint32_t n,
+			       int truncated)
+{
+	struct pcs_ent *e;
+	bool fresh;
+
+	e = htab__insert(h, &pcs_type, &key, &fresh);
+	if (!e)
+		return NULL;
+	if (!fresh)
+		free(e->pcs);
+	e->key = key;
+	e->pcs = malloc((n ? n : 1) * sizeof(*e->pcs));
+	e->n = e->pcs ? n : 0;
+	e->truncated = truncated;
+	if (e->pcs)
+		memcpy(e->pcs, pcs, n * sizeof(*e->pcs));
+	return e;
+}
+
 static int on_copy(void *ctx, void *data, size_t size)
 {
 	struct offcpu *oc = ctx;
@@ -171,27 +186,16 @@ static int on_uwalk(void *ctx, void *data, size_t size)
 {
 	struct offcpu *oc = ctx;
 	const struct offcpu_uwalk *u = data;
-	uint64_t key;
-	struct walk_ent *e;
-	bool fresh;
+	int truncated;
 
 	if (size < OFFCPU_UWALK_HEAD || !u->walk || !u->n || u->n > OFFCPU_UWALK_FRAMES ||
 	    OFFCPU_UWALK_HEAD + (size_t)u->n * sizeof(uint64_t) > size)
 		return 0;
-	key = u->walk;
-	e = htab__insert(oc->walks, &walk_type, &key, &fresh);
-	if (!e)
+	truncated = (u->flags & KUNW_F_TRUNCATED) != 0;
+	if (!pcs_put(oc->walks, u->walk, (const uint64_t *)u->pcs, u->n, truncated))
 		return 0;
-	if (!fresh)
-		free(e->pcs);
-	e->walk = key;
-	e->pcs = malloc(u->n * sizeof(*e->pcs));
-	e->n = e->pcs ? u->n : 0;
-	e->truncated = (u->flags & KUNW_F_TRUNCATED) != 0;
-	if (e->pcs)
-		memcpy(e->pcs, u->pcs, u->n * sizeof(*e->pcs));
 	oc->kwalked++;
-	oc->kwalked_complete += !e->truncated;
+	oc->kwalked_complete += !truncated;
 	return 0;
 }
 
@@ -292,9 +296,9 @@ int offcpu__open(struct offcpu **out, struct pdata *pd, const struct offcpu_opts
 		return -ENOMEM;
 	oc->pd = pd;
 	oc->o = *o;
-	oc->stacks = htab__new(&stack_type, 256);
+	oc->stacks = htab__new(&pcs_type, 256);
 	oc->gens = htab__new(&gen_type, 64);
-	oc->walks = htab__new(&walk_type, 256);
+	oc->walks = htab__new(&pcs_type, 256);
 	if (!oc->stacks || !oc->gens || !oc->walks) {
 		err = -ENOMEM;
 		goto fail;
@@ -475,16 +479,22 @@ static void read_counts(struct offcpu *oc, int force)
 
 /* ---- placing them in the profile ---------------------------------------------------- */
 
-/* The PCs of stack id in map (0: kstacks, 1: ustacks), read once; NULL when unknown. */
-static const struct stack_ent *stack_of(struct offcpu *oc, int map, __s32 id)
+/*
+ * The PCs of stack id in map (0: kstacks, 1: ustacks), read once; NULL when
+ * unknown.  Valid until the next call (an insert into oc->stacks).
+ *
+ * The scheduler's own frames lead every kernel stack (the tracepoint's
+ * glue and .sched.text: find_sched_text): cut here, once per stack, so
+ * that a stack's innermost frame is the function that waited.
+ */
+static const struct pcs_ent *stack_of(struct offcpu *oc, int map, __s32 id)
 {
 	uint64_t key = ((uint64_t)map << 32 | (uint32_t)id) + 1;
 	uint32_t depth = map ? OFFCPU_USER_DEPTH : OFFCPU_KERNEL_DEPTH;
-	struct stack_ent *e = htab__find(oc->stacks, &stack_type, &key);
+	struct pcs_ent *e = htab__find(oc->stacks, &pcs_type, &key);
 	uint64_t buf[OFFCPU_USER_DEPTH > OFFCPU_KERNEL_DEPTH ? OFFCPU_USER_DEPTH :
 							       OFFCPU_KERNEL_DEPTH];
-	uint32_t n = 0;
-	bool fresh;
+	uint32_t n = 0, at = 0;
 
 	if (e)
 		return e;
@@ -496,44 +506,22 @@ static const struct stack_ent *stack_of(struct offcpu *oc, int map, __s32 id)
 		return NULL;
 	while (n < depth && buf[n])
 		n++;
-	e = htab__insert(oc->stacks, &stack_type, &key, &fresh);
-	if (!e)
-		return NULL;
-	e->key = key;
-	e->n = n;
-	e->pcs = malloc((n ? n : 1) * sizeof(*e->pcs));
-	if (!e->pcs) {
-		e->n = 0;
-		return e;
-	}
-	memcpy(e->pcs, buf, n * sizeof(*e->pcs));
-	return e;
+	for (uint32_t i = 0; !map && i < n && i < 16; i++)
+		if (buf[i] >= oc->ksched_lo && buf[i] < oc->ksched_hi)
+			at = i + 1;
+	return pcs_put(oc->stacks, key, buf + at, n - at, 0);
 }
 
 /* Unwind a copy of a user stack (the session knows the process's mappings up to its time). */
 static void unwind_copy(struct offcpu *oc, struct perf_session *s, const struct offcpu_copy *c)
 {
 	uint64_t pcs[OFFCPU_USER_DEPTH * 2], regs[3] = {c->bp, c->sp, c->ip};
-	uint64_t key = c->walk;
-	struct walk_ent *e;
 	int truncated, n;
-	bool fresh;
 
 	n = stacks__unwind_copy(perf_session__stacks(s), (pid_t)c->tgid, regs, c->stack, c->size,
 				pcs, (int)(sizeof(pcs) / sizeof(*pcs)), &truncated);
-	if (n <= 0)
+	if (n <= 0 || !pcs_put(oc->walks, c->walk, pcs, (uint32_t)n, truncated))
 		return;
-	e = htab__insert(oc->walks, &walk_type, &key, &fresh);
-	if (!e)
-		return;
-	if (!fresh)
-		free(e->pcs);
-	e->walk = key;
-	e->pcs = malloc((size_t)n * sizeof(*e->pcs));
-	e->n = e->pcs ? (uint32_t)n : 0;
-	e->truncated = truncated;
-	if (e->pcs)
-		memcpy(e->pcs, pcs, (size_t)n * sizeof(*pcs));
 	oc->unwound++;
 	oc->unwound_complete += !truncated;
 }
@@ -541,25 +529,21 @@ static void unwind_copy(struct offcpu *oc, struct perf_session *s, const struct 
 /*
  * The PCs of a key: the kernel's frames (the scheduler's own cut), then the
  * user part: the unwound copy, else the frame-pointer walk, else the PC.
+ * The kernel's are copied out before the user stack is looked up: that
+ * lookup may insert into the same table, which moves its entries.
  */
 static unsigned int key_pcs(struct offcpu *oc, const struct offcpu_key *k, uint64_t *pcs,
 			    unsigned int max, int *truncated)
 {
-	const struct stack_ent *ks = oc->o.stacks ? stack_of(oc, 0, k->kstack) : NULL;
-	const struct stack_ent *us = oc->o.stacks ? stack_of(oc, 1, k->ustack) : NULL;
+	const struct pcs_ent *ks = oc->o.stacks ? stack_of(oc, 0, k->kstack) : NULL, *us;
 	uint64_t wkey = k->walk;
-	const struct walk_ent *w = k->walk ? htab__find(oc->walks, &walk_type, &wkey) : NULL;
-	unsigned int n = 0, at = 0;
+	const struct pcs_ent *w = k->walk ? htab__find(oc->walks, &pcs_type, &wkey) : NULL;
+	unsigned int n = 0;
 
 	*truncated = 0;
-	if (ks) {
-		/* the tracepoint's glue and the scheduler's own functions (.sched.text) */
-		for (unsigned int i = 0; i < ks->n && i < 16; i++)
-			if (ks->pcs[i] >= oc->ksched_lo && ks->pcs[i] < oc->ksched_hi)
-				at = i + 1;
-		for (unsigned int i = at; i < ks->n && n < max; i++)
-			pcs[n++] = ks->pcs[i];
-	}
+	for (unsigned int i = 0; ks && i < ks->n && n < max; i++)
+		pcs[n++] = ks->pcs[i];
+	us = oc->o.stacks && !(w && w->n) ? stack_of(oc, 1, k->ustack) : NULL;
 	if (w && w->n) {
 		for (unsigned int i = 0; i < w->n && n < max; i++)
 			pcs[n++] = w->pcs[i];
@@ -973,6 +957,16 @@ void offcpu__describe(const struct offcpu *oc, char *buf, size_t len)
 			 (unsigned long long)st[OFFCPU_STAT_PROCS_FULL]);
 }
 
+/* What the entries of a pcs_ent table point to. */
+static void free_pcs(struct htab *h)
+{
+	struct pcs_ent *e;
+	size_t pos = 0;
+
+	while (h && (e = htab__next(h, &pos)))
+		free(e->pcs);
+}
+
 void offcpu__close(struct offcpu *oc)
 {
 	size_t i;
@@ -983,18 +977,8 @@ void offcpu__close(struct offcpu *oc)
 	offcpu_bpf__destroy(oc->skel);
 	if (oc->o.own_ks)
 		kstacks__close(oc->o.ks);
-	for (i = 0; oc->stacks && i <= oc->stacks->mask && oc->stacks->slots; i++) {
-		struct stack_ent *e = htab__slot(oc->stacks, &stack_type, i);
-
-		if (!htab__slot_empty(&stack_type, e))
-			free(e->pcs);
-	}
-	for (i = 0; oc->walks && oc->walks->slots && i <= oc->walks->mask; i++) {
-		struct walk_ent *e = htab__slot(oc->walks, &walk_type, i);
-
-		if (!htab__slot_empty(&walk_type, e))
-			free(e->pcs);
-	}
+	free_pcs(oc->stacks);
+	free_pcs(oc->walks);
 	for (i = 0; i < oc->ncopies; i++)
 		free(oc->copies[i]);
 	free(oc->copies);
