@@ -24,6 +24,7 @@
 #include "bpf/offcpu.h"
 #include "offcpu.skel.h"
 #include "record/kstacks.h"
+#include "utils/array.h"
 #include "utils/htab.h"
 
 #define PROFIL_PIDFD_THREAD O_EXCL /* PIDFD_THREAD (Linux 6.9): a pidfd of one thread */
@@ -120,22 +121,6 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int grow(void **arr, size_t *cap, size_t n, size_t elem)
-{
-	size_t ncap;
-	void *a;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 256;
-	a = realloc(*arr, ncap * elem);
-	if (!a)
-		return -ENOMEM;
-	*arr = a;
-	*cap = ncap;
-	return 0;
-}
-
 /*
  * n PCs under key in h (what the key held before is replaced); the entry,
  * valid until the next insert into h; NULL when out of memory.
@@ -168,7 +153,7 @@ static int on_copy(void *ctx, void *data, size_t size)
 	size_t bytes;
 
 	if (size < OFFCPU_COPY_HEAD || c->size > OFFCPU_COPY_BYTES ||
-	    grow((void **)&oc->copies, &oc->capcopies, oc->ncopies, sizeof(*oc->copies)))
+	    array__reserve(&oc->copies, &oc->capcopies, oc->ncopies + 1, sizeof(*oc->copies)))
 		return 0;
 	bytes = OFFCPU_COPY_HEAD + (size_t)c->size;
 	if (bytes > size)
@@ -204,7 +189,7 @@ static int on_end(void *ctx, void *data, size_t size)
 	struct offcpu *oc = ctx;
 
 	if (size < sizeof(struct offcpu_end) ||
-	    grow((void **)&oc->ends, &oc->capends, oc->nends, sizeof(*oc->ends)))
+	    array__reserve(&oc->ends, &oc->capends, oc->nends + 1, sizeof(*oc->ends)))
 		return 0;
 	oc->ends[oc->nends++] = *(const struct offcpu_end *)data;
 	return 0;
@@ -416,35 +401,41 @@ static void keep_count(struct offcpu *oc, const struct offcpu_key *k, const stru
 {
 	if (!v->ns && !v->count)
 		return;
-	if (grow((void **)&oc->counts, &oc->capcounts, oc->ncounts, sizeof(*oc->counts))) {
+	if (array__reserve(&oc->counts, &oc->capcounts, oc->ncounts + 1, sizeof(*oc->counts))) {
 		oc->ns_unplaced += v->ns;
 		return;
 	}
 	oc->counts[oc->ncounts++] = (struct count){*k, *v, stamp};
 }
 
-/* Read and empty counts map fd (no program adds into it any more). */
+/*
+ * Read and empty counts map fd (no program adds into it any more).  Bounded
+ * by the map's size all the same: a program still adding (a flip that did
+ * not settle) cannot keep the reader here.
+ */
 static void read_map(struct offcpu *oc, int fd, uint64_t stamp)
 {
 	struct offcpu_key keys[256], next;
 	struct offcpu_val vals[256];
+	size_t left = OFFCPU_MAX_KEYS;
 	void *in = NULL;
 	__u32 outb;
 
-	for (;;) {
+	while (left) {
 		__u32 n = 256;
 		int rc = bpf_map_lookup_and_delete_batch(fd, in, &outb, keys, vals, &n, NULL);
 
-		for (__u32 i = 0; i < n; i++)
+		for (__u32 i = 0; i < n && i < 256 && left; i++, left--)
 			keep_count(oc, &keys[i], &vals[i], stamp);
-		if (rc < 0)
+		if (rc < 0 || !n)
 			break; /* ENOENT: the map is empty now */
 		in = &outb;
 	}
 	/* without batch operations (or what a batch left): one key at a time */
-	while (bpf_map_get_next_key(fd, NULL, &next) == 0) {
+	while (left && bpf_map_get_next_key(fd, NULL, &next) == 0) {
 		struct offcpu_val v;
 
+		left--;
 		if (bpf_map_lookup_and_delete_elem(fd, &next, &v) == 0)
 			keep_count(oc, &next, &v, stamp);
 		else if (bpf_map_delete_elem(fd, &next) < 0)
@@ -838,7 +829,7 @@ static void close_alive(struct offcpu *oc, struct perf_session *s, uint64_t now)
 			oc->open_closed++;
 		}
 		e = (struct offcpu_end){th.key.tgid, tid, pr.gen, 0, th.born_ns, now, th.offcpu_ns};
-		if (grow((void **)&oc->ends, &oc->capends, oc->nends, sizeof(*oc->ends)) == 0)
+		if (array__reserve(&oc->ends, &oc->capends, oc->nends + 1, sizeof(*oc->ends)) == 0)
 			oc->ends[oc->nends++] = e;
 		oc->threads_alive++;
 	}
