@@ -12,6 +12,8 @@
 #include "offcpu.h"
 #include "kunwind_walk.bpf.h"
 #include "procacct_switch.bpf.h"
+#define STATS_NR OFFCPU_STAT_NR
+#include "stats.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -116,21 +118,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } walks SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, OFFCPU_STAT_NR);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
-
-static __always_inline void stat_add(__u32 which, __u64 n)
-{
-	__u64 *v = bpf_map_lookup_elem(&stats, &which);
-
-	if (v)
-		*v += n;
-}
 
 static __always_inline __u32 reason_of(bool preempt, unsigned int state)
 {
