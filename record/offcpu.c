@@ -95,7 +95,7 @@ struct offcpu {
 	uint64_t ksched_lo, ksched_hi; /* the scheduler's own frames (.sched.text), stripped */
 	uint64_t unwound, unwound_complete;
 	/* what was done */
-	uint64_t intervals, ns, ns_unplaced, open_closed, threads_ended, threads_alive;
+	uint64_t intervals, ns, ns_unplaced, open_closed;
 	uint64_t stats[OFFCPU_STAT_NR];
 	uint64_t alive_unread;		    /* threads gone before their state was read */
 	uint64_t seeded_waits;		    /* attach: threads waiting when it began */
@@ -626,7 +626,6 @@ static void apply_end(struct offcpu *oc, struct perf_session *s, const struct of
 	struct pdata_thread *th;
 
 	image_of(oc, s, e->tgid, e->tid, e->gen, &th);
-	oc->threads_ended++;
 	if (th)
 		pdata__thread_life(th, e->died_ns > e->born_ns ? e->died_ns - e->born_ns : 0,
 				   e->offcpu_ns);
@@ -794,13 +793,18 @@ static int alive_state(struct offcpu *oc, __u32 tid, const struct offcpu_thread 
 	return reg->task_start ? -1 : 0;
 }
 
-/* The threads still alive: their open intervals closed now, their lifetimes so far. */
+/*
+ * The threads still alive: their open intervals closed now, their lifetimes
+ * so far.  At most the map's size of entries: the fork and exec programs
+ * still run, and a key deleted meanwhile starts the kernel's walk over.
+ */
 static void close_alive(struct offcpu *oc, struct perf_session *s, uint64_t now)
 {
 	int fd = bpf_map__fd(oc->skel->maps.threads);
 	__u32 tid, *prev = NULL;
 
-	while (bpf_map_get_next_key(fd, prev, &tid) == 0) {
+	for (size_t left = OFFCPU_MAX_THREADS; left && bpf_map_get_next_key(fd, prev, &tid) == 0;
+	     left--) {
 		struct offcpu_thread reg, th;
 		struct offcpu_end e = {0};
 		struct offcpu_proc pr = {0};
@@ -831,7 +835,6 @@ static void close_alive(struct offcpu *oc, struct perf_session *s, uint64_t now)
 		e = (struct offcpu_end){th.key.tgid, tid, pr.gen, 0, th.born_ns, now, th.offcpu_ns};
 		if (array__reserve(&oc->ends, &oc->capends, oc->nends + 1, sizeof(*oc->ends)) == 0)
 			oc->ends[oc->nends++] = e;
-		oc->threads_alive++;
 	}
 	apply(oc, s, UINT64_MAX);
 }
