@@ -38,7 +38,11 @@ const volatile __u32 acct_switch = 0;
 
 /* Which counts map the programs add into (user space flips it). */
 volatile __u32 cur;
-/* Set by user space before it enters the threads of an attached process in `threads`. */
+/*
+ * The attached process (its pid), set by user space before it enters its
+ * threads in `threads`; 0: none.  Only its tasks can be of the tree without
+ * a state: no other task costs a lookup at its switches.
+ */
 volatile __u32 seeded;
 
 struct {
@@ -559,7 +563,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 		 * attach leaves threads to be met here (those of the process, and any
 		 * it made before it was tracked): no lookup of tracked otherwise.
 		 */
-		if (!seeded)
+		if (!seeded || prev->tgid != seeded)
 			return;
 		th = thread_new(prev, tid, now, true);
 		if (!th)
@@ -597,7 +601,8 @@ int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_
 	if (!ntid)
 		return 0;
 	th = bpf_task_storage_get(&tstate, next, 0, 0);
-	if (!th && seeded) /* a thread of an attached process, met for the first time */
+	/* a thread of the attached process, met for the first time */
+	if (!th && seeded && next->tgid == seeded)
 		th = thread_new(next, ntid, now, false);
 	if (th)
 		close_interval(th, now);

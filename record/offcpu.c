@@ -369,7 +369,7 @@ int offcpu__attach(struct offcpu *oc, pid_t pid, const struct offcpu_seed *threa
 	if (bpf_map_update_elem(bpf_map__fd(oc->skel->maps.tracked), &key, &p, BPF_ANY) < 0)
 		return -errno;
 	/* the programs look entries up in `threads` from now on (offcpu.h, "Threads") */
-	__atomic_store_n(&oc->skel->bss->seeded, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&oc->skel->bss->seeded, key, __ATOMIC_RELEASE);
 	for (size_t i = 0; i < n; i++) {
 		/* task_start 0: the program adopts the task that has this tid (offcpu.h) */
 		struct offcpu_thread th = {.born_ns = now};
