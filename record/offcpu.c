@@ -24,6 +24,7 @@
 #include "bpf/offcpu.h"
 #include "offcpu.skel.h"
 #include "record/kstacks.h"
+#include "record/ksyms.h"
 #include "utils/array.h"
 #include "utils/htab.h"
 
@@ -210,15 +211,14 @@ static void find_sched_text(struct offcpu *oc)
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f) && !(oc->ksched_lo && oc->ksched_hi)) {
-		unsigned long long addr;
-		char type, name[256];
+		struct ksym_entry e;
 
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || !addr)
+		if (!ksyms__parse_line(line, &e) || !e.addr || e.module)
 			continue;
-		if (!strcmp(name, "__sched_text_start"))
-			oc->ksched_lo = addr;
-		else if (!strcmp(name, "__sched_text_end"))
-			oc->ksched_hi = addr;
+		if (!strcmp(e.name, "__sched_text_start"))
+			oc->ksched_lo = e.addr;
+		else if (!strcmp(e.name, "__sched_text_end"))
+			oc->ksched_hi = e.addr;
 	}
 	fclose(f);
 	if (oc->ksched_hi <= oc->ksched_lo)
