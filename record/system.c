@@ -44,6 +44,7 @@
 #include "record/record_bpf.h"
 #include "record/run.h"
 #include "record/shquote.h"
+#include "utils/caps.h"
 #include "utils/why.h"
 
 #define SYSTEM_RECORDS (32u << 20) /* a long recording of a busy machine's processes */
@@ -88,28 +89,10 @@ static uint64_t now_ns(clockid_t clk)
 
 /* ---- what -a needs --------------------------------------------------------- */
 
-/* The effective capability set has cap (from /proc/self/status). */
-static int has_cap(int cap)
-{
-	char line[256];
-	unsigned long long eff = 0;
-	FILE *f = fopen("/proc/self/status", "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &eff) == 1)
-			break;
-	fclose(f);
-	return (eff >> cap) & 1;
-}
-
-#define CAP_SYS_ADMIN_BIT 21
-#define CAP_PERFMON_BIT 38
-
 int record__system_permitted(char *why, size_t whylen)
 {
 	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	uint64_t eff = caps__effective();
 	int paranoid = 2;
 
 	if (f) {
@@ -117,8 +100,8 @@ int record__system_permitted(char *why, size_t whylen)
 			paranoid = 2;
 		fclose(f);
 	}
-	if (geteuid() == 0 || paranoid <= 0 || has_cap(CAP_PERFMON_BIT) ||
-	    has_cap(CAP_SYS_ADMIN_BIT))
+	if (geteuid() == 0 || paranoid <= 0 || (eff & (1ull << CAPS_PERFMON)) ||
+	    (eff & (1ull << CAPS_SYS_ADMIN)))
 		return 0;
 	return why_fail(why, whylen, -EACCES,
 			"recording the whole machine (-a) needs root, CAP_PERFMON or "
