@@ -23,6 +23,7 @@
 #include "bpf/kunwind.h"
 #include "bpf/offcpu.h"
 #include "offcpu.skel.h"
+#include "record/bpfload.h"
 #include "record/kstacks.h"
 #include "record/ksyms.h"
 #include "utils/array.h"
@@ -105,14 +106,6 @@ struct offcpu {
 	int attached;
 	int finished;
 };
-
-static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	(void)fmt;
-	(void)ap;
-	return 0;
-}
 
 static uint64_t mono_ns(void)
 {
@@ -288,7 +281,7 @@ int offcpu__open(struct offcpu **out, struct pdata *pd, const struct offcpu_opts
 		err = -ENOMEM;
 		goto fail;
 	}
-	libbpf_set_print(silent);
+	bpfload__quiet();
 	oc->skel = offcpu_bpf__open();
 	if (!oc->skel) {
 		err = -errno;
@@ -322,16 +315,14 @@ int offcpu__open(struct offcpu **out, struct pdata *pd, const struct offcpu_opts
 	*out = oc;
 	return 0;
 fail:
-	snprintf(why, whylen, "cannot load the BPF off-CPU programs: %s%s",
-		 strerror(err < 0 ? -err : EINVAL),
-		 err == -EPERM || err == -EACCES ? " (needs root or CAP_BPF+CAP_PERFMON)" : "");
+	err = bpfload__failed(err, "off-CPU programs", why, whylen);
 	ring_buffer__free(oc->rb);
 	offcpu_bpf__destroy(oc->skel);
 	htab__free(oc->stacks);
 	htab__free(oc->gens);
 	htab__free(oc->walks);
 	free(oc);
-	return err == -EACCES ? -EPERM : (err < 0 ? err : -EINVAL);
+	return err;
 }
 
 int offcpu__track(struct offcpu *oc, pid_t pid)
