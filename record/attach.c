@@ -105,14 +105,6 @@ static void read_seed(pid_t pid, pid_t tid, struct offcpu_seed *out)
 	}
 }
 
-static uint64_t mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * --off-cpu: the process and its threads into the off-CPU half (its
  * programs or the session's switch records are on already): lifetimes and
@@ -133,7 +125,7 @@ static void attach_offcpu(struct record_run *r, pid_t pid)
 	seeds = n > 0 ? calloc((size_t)n, sizeof(*seeds)) : NULL;
 	for (int i = 0; seeds && i < n; i++)
 		read_seed(pid, tids[i], &seeds[i]);
-	now = mono_now();
+	now = pdata__clock_ns(CLOCK_MONOTONIC);
 	if (r->offcpu && offcpu__attach(r->offcpu, pid, seeds, seeds ? (size_t)n : 0, now) < 0) {
 		record_run__close_offcpu(r);
 		pdata__header(r->pd)->offcpu = PDATA_OFFCPU_NONE;

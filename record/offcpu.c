@@ -107,14 +107,6 @@ struct offcpu {
 	int finished;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * n PCs under key in h (what the key held before is replaced); the entry,
  * valid until the next insert into h; NULL when out of memory.
@@ -445,7 +437,7 @@ static int counts_fd(struct offcpu *oc, int which)
  */
 static void read_counts(struct offcpu *oc, int force)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = pdata__clock_ns(CLOCK_MONOTONIC);
 	__u32 cur = oc->skel->bss->cur;
 
 	if (oc->settling) {
@@ -455,7 +447,7 @@ static void read_counts(struct offcpu *oc, int force)
 		oc->settling = 0;
 	}
 	__atomic_store_n(&oc->skel->bss->cur, !cur, __ATOMIC_RELEASE);
-	oc->flip_ns = mono_ns();
+	oc->flip_ns = pdata__clock_ns(CLOCK_MONOTONIC);
 	oc->settling = 1;
 }
 
@@ -840,7 +832,7 @@ void offcpu__finish(struct offcpu *oc, struct perf_session *s)
 	/* no more counting: the intervals still open are closed at this instant */
 	bpf_link__destroy(oc->skel->links.offcpu_switch);
 	oc->skel->links.offcpu_switch = NULL;
-	now = mono_ns();
+	now = pdata__clock_ns(CLOCK_MONOTONIC);
 	read_counts(oc, 1);
 	read_counts(oc, 1); /* both maps */
 	ring_buffer__consume(oc->rb);

@@ -186,14 +186,12 @@ void offcpu_switch__session(struct offcpu_switch *os, struct perf_session *s)
 void offcpu_switch__finish(struct offcpu_switch *os)
 {
 	struct sw_thread *t;
-	struct timespec ts;
 	size_t pos = 0;
 	uint64_t now;
 
 	if (!os)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	now = pdata__clock_ns(CLOCK_MONOTONIC);
 	if (os->last > now)
 		now = os->last;
 	while ((t = htab__next(os->threads, &pos))) {

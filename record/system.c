@@ -79,14 +79,6 @@ struct system_run {
 	int hook_stop;
 };
 
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* ---- what -a needs --------------------------------------------------------- */
 
 int record__system_permitted(char *why, size_t whylen)
@@ -369,7 +361,7 @@ static void system_loop(struct system_run *s)
 	const struct record_hook *hook = s->r.o->hook;
 
 	for (;;) {
-		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		uint64_t now = pdata__clock_ns(CLOCK_MONOTONIC);
 		int ready;
 
 		set_timeout(s, now);
@@ -378,7 +370,7 @@ static void system_loop(struct system_run *s)
 		record_bpf__flush(s->r.bpf, perf_session__handled_until(s->r.perf));
 		if (ready && hook->ready && hook->ready(hook->arg))
 			s->hook_stop = 1;
-		now = now_ns(CLOCK_MONOTONIC);
+		now = pdata__clock_ns(CLOCK_MONOTONIC);
 		while (s->period_ns && now >= s->cut + CUT_MARGIN_NS && !s->hook_stop)
 			if (rotate(s) < 0)
 				return;
@@ -552,7 +544,7 @@ static int fail(struct system_run *s, int rc)
 static void finish_system(struct system_run *s)
 {
 	struct record_result *res = s->r.res;
-	uint64_t end_mono = now_ns(CLOCK_MONOTONIC);
+	uint64_t end_mono = pdata__clock_ns(CLOCK_MONOTONIC);
 	uint64_t busy = busy_ns(s); /* at the end, not after the last drain */
 
 	if (s->r.pd) {
@@ -602,8 +594,8 @@ int record__system(const struct record_opts *o, struct record_result *res)
 	s.r.hz = cap && o->hz > cap ? cap : o->hz;
 	s.period_ns = o->hook ? (uint64_t)o->hook->period_ms * 1000000ull :
 				(uint64_t)o->rotate * 1000000000ull;
-	s.mono0 = now_ns(CLOCK_MONOTONIC);
-	s.real0 = now_ns(CLOCK_REALTIME);
+	s.mono0 = pdata__clock_ns(CLOCK_MONOTONIC);
+	s.real0 = pdata__clock_ns(CLOCK_REALTIME);
 	s.last_prune = s.mono0;
 	s.r.keep_ksyms = 1;
 	/*
@@ -631,8 +623,8 @@ int record__system(const struct record_opts *o, struct record_result *res)
 		return fail(&s, rc);
 	describe(&s);
 	/* the events are on from here: the periods count from now */
-	s.mono0 = now_ns(CLOCK_MONOTONIC);
-	s.real0 = now_ns(CLOCK_REALTIME);
+	s.mono0 = pdata__clock_ns(CLOCK_MONOTONIC);
+	s.real0 = pdata__clock_ns(CLOCK_REALTIME);
 	s.cut = s.mono0 + s.period_ns;
 	if (o->duration > 0)
 		s.deadline = s.mono0 + (uint64_t)(o->duration * 1e9);
