@@ -21,6 +21,7 @@
 #include "utils/cgroup.h"
 #include "symbols/symfile.h"
 #include "utils/why.h"
+#include "utils/sat.h"
 
 /* The rows that are not code: their function is their object. */
 static const struct func kernel_accounted = {"[kernel]", "[kernel]", "[kernel]", NULL, 0};
@@ -59,11 +60,6 @@ static bool clock_is_cpu_time(uint32_t clock)
 static double period_ns(const struct report *rep)
 {
 	return rep->period_s * 1e9;
-}
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a + b < a ? UINT64_MAX : a + b; /* counts from a file may be absurd: never wrap */
 }
 
 /* ns as an integer, bounded (a damaged count times the period can exceed 2^64). */

@@ -7,6 +7,7 @@
 
 #include "report/report_rows.h"
 #include "utils/htab.h"
+#include "utils/sat.h"
 
 /* An entry: the row and the hash of its key (growing the table reads no string). */
 struct row_ent {
@@ -110,11 +111,6 @@ static void item_key(const struct rowtab *t, const struct report_item *it, struc
 		k->tid = it->tid;
 	if (t->keymask & (1u << REPORT_KEY_CGROUP))
 		k->cgroup = it->p->cgroup ? it->p->cgroup : "";
-}
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a + b < a ? UINT64_MAX : a + b; /* a damaged count must not wrap */
 }
 
 /* The entry of an item's row, made when new. */
