@@ -36,7 +36,6 @@ extern const char html_diff_js_start[], html_diff_js_end[];
 /* Functions the page annotates (source lines and instructions), the hottest with code. */
 #define HTML_ANNOTATED 20
 
-/* A map from a 64-bit key to a dense index (open addressing). */
 struct html_thread {
 	uint32_t proc; /* index into procs */
 	int tid;
