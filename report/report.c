@@ -630,14 +630,6 @@ static double item_ns(const struct report *rep, const struct report_item *it)
 	return (double)it->count * period_ns(rep) + (double)it->ns;
 }
 
-/* Add an off-CPU item to off[0] (all) and off[its reason]. */
-static void add_off(uint64_t *off, const struct report_item *it)
-{
-	off[0] = sat_add(off[0], it->ns);
-	if (it->reason && it->reason < PDATA_KIND_NR)
-		off[it->reason] = sat_add(off[it->reason], it->ns);
-}
-
 static int run_item(void *arg, const struct report_item *it)
 {
 	struct run_walk *w = arg;
@@ -648,8 +640,8 @@ static int run_item(void *arg, const struct report_item *it)
 	w->img->seconds += s;
 	tot->seconds += s;
 	if (it->kind == REPORT_OFFCPU) {
-		add_off(w->img->offcpu_ns, it);
-		add_off(tot->offcpu_ns, it);
+		report_rows__add_off(w->img->offcpu_ns, it);
+		report_rows__add_off(tot->offcpu_ns, it);
 	} else if (it->kind == REPORT_ACCOUNTED) {
 		w->img->accounted_ns = sat_add(w->img->accounted_ns, it->ns);
 		tot->accounted_ns = sat_add(tot->accounted_ns, it->ns);
@@ -667,7 +659,7 @@ static int run_item(void *arg, const struct report_item *it)
 	w->img->shown = 1;
 	tot->shown_seconds += s;
 	if (it->kind == REPORT_OFFCPU)
-		add_off(tot->shown_offcpu_ns, it);
+		report_rows__add_off(tot->shown_offcpu_ns, it);
 	return rowtab__add(w->t, it);
 }
 
