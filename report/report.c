@@ -533,7 +533,7 @@ static bool item_passes(const struct report *rep, const struct report_item *it)
 
 	if (it->kind == REPORT_OFFCPU && rep->o.reasons && !(rep->o.reasons & (1u << it->reason)))
 		return false;
-	return (!fl->ncgroups || report__cgroup_passes(fl, it->p->cgroup)) &&
+	return !rep->images[it->p - rep->v->procs].cgroup_out &&
 	       (!fl->npids || has_int(fl->pids, fl->npids, it->p->pid)) &&
 	       (!fl->ntids || has_int(fl->tids, fl->ntids, it->tid)) &&
 	       (!fl->ncomms || has_str(fl->comms, fl->ncomms, it->comm, NULL)) &&
@@ -746,6 +746,9 @@ static int build_images(struct report *rep)
 	for (size_t i = 0; i < v->nprocs; i++) {
 		rep->images[i].p = &v->procs[i];
 		rep->images[i].cpu = image_cpu(&v->procs[i]);
+		/* once per image: the filter parses the path, and items are many */
+		rep->images[i].cgroup_out =
+			!report__cgroup_passes(&rep->o.filter, v->procs[i].cgroup);
 	}
 	for (size_t i = 0; i < v->nprocs; i++)
 		image_comm(rep, i, 0);
