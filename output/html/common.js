@@ -2,8 +2,9 @@
  * profil's pages: what the report's page (page.js) and the diff's page
  * (diff.js) share: elements made with text (never markup: every string of a
  * profile is untrusted), numbers, names, the header's facts, the flame
- * graph's frames, labels, zoom path and breadcrumbs, the tooltip's place.  Both scripts follow this one in their
- * <script> element and take these as `profil.NAME`.
+ * graph (its frames and their labels, the tooltip over them, the zoom path
+ * and its breadcrumbs).  Both scripts follow this one in their <script>
+ * element and take these as `profil.NAME`.
  */
 var profil = (function () {
 	'use strict';
@@ -110,12 +111,42 @@ var profil = (function () {
 	/*
 	 * A flame graph drawn in svg, rows of row px: frame() draws node n as a
 	 * <g class="frame..."> with its rect and its label cut to the width, and
-	 * keeps n; nodeOf(ev) is the node drawn under an event of the svg.
+	 * keeps n; nodeOf(ev) is the node drawn under an event of the svg.  The
+	 * tooltip tt follows the mouse over a frame, filled by fillTip(tt, node)
+	 * when the node changes; hideTip() hides it.
 	 */
-	function flameGraph(svg, row) {
+	function flameGraph(svg, row, tt, fillTip) {
 		var drawn = []; /* the nodes drawn, by data-i of their <g> */
 		var fit = labelFitter(svg);
+		var tipNode = null; /* the node the tooltip shows */
 
+		function nodeOf(ev) {
+			var g = ev.target.closest ? ev.target.closest('g.frame') : null;
+
+			return g ? drawn[+g.getAttribute('data-i')] : null;
+		}
+
+		function hideTip() {
+			tt.hidden = true;
+			tipNode = null;
+		}
+
+		svg.addEventListener('mousemove', function (ev) {
+			var n = nodeOf(ev);
+
+			if (!n) {
+				hideTip();
+				return;
+			}
+			if (n !== tipNode || tt.hidden) {
+				tipNode = n;
+				clear(tt);
+				fillTip(tt, n);
+				tt.hidden = false;
+			}
+			placeTooltip(tt, ev);
+		});
+		svg.addEventListener('mouseleave', hideTip);
 		return {
 			reset: function () {
 				clear(svg);
@@ -143,11 +174,8 @@ var profil = (function () {
 				drawn.push(n);
 				return g;
 			},
-			nodeOf: function (ev) {
-				var g = ev.target.closest ? ev.target.closest('g.frame') : null;
-
-				return g ? drawn[+g.getAttribute('data-i')] : null;
-			}
+			nodeOf: nodeOf,
+			hideTip: hideTip
 		};
 	}
 
@@ -193,7 +221,6 @@ var profil = (function () {
 	}
 
 	return { $: $, el: el, clear: clear, basename: basename, isIndex: isIndex, str: str,
-		 fmtInt: fmtInt, hash: hash, labelFitter: labelFitter, placeTooltip: placeTooltip,
-		 fact: fact, pathKeys: pathKeys, flameGraph: flameGraph, drawCrumbs: drawCrumbs,
-		 onResize: onResize, fatal: fatal, SVGNS: SVGNS };
+		 fmtInt: fmtInt, hash: hash, fact: fact, pathKeys: pathKeys, flameGraph: flameGraph,
+		 drawCrumbs: drawCrumbs, onResize: onResize, fatal: fatal };
 })();

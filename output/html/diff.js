@@ -260,7 +260,7 @@
 
 	/* ---- flame graph ----------------------------------------------------------- */
 
-	var flame = P.flameGraph($('flame'), ROW);
+	var flame = P.flameGraph($('flame'), ROW, $('tooltip'), fillTooltip);
 
 	function zoomNode() {
 		var n = D.tree.root;
@@ -334,7 +334,7 @@
 
 	function zoomTo(n) {
 		state.zoom = P.pathKeys(n);
-		hideTooltip();
+		flame.hideTip();
 		drawFlame();
 	}
 
@@ -363,8 +363,6 @@
 
 	/* ---- tooltip --------------------------------------------------------------- */
 
-	var tipNode = null;
-
 	function tipLine(tt, label, c, s, cls) {
 		var d = el('div', 'tt-num' + (cls ? ' ' + cls : ''), label + ': ');
 		var text = fmtInt(c) + ' samples \u00b7 ' + pct(c, s).toFixed(2) + '%';
@@ -374,15 +372,9 @@
 		tt.appendChild(d);
 	}
 
-	function showTooltip(n, ev) {
-		var tt = $('tooltip'), f = D.frames[n.frame], c = n.count, d, line;
+	function fillTooltip(tt, n) {
+		var f = D.frames[n.frame], c = n.count, d, line;
 
-		if (n === tipNode && !tt.hidden) {
-			P.placeTooltip(tt, ev);
-			return;
-		}
-		tipNode = n;
-		clear(tt);
 		tt.appendChild(el('div', 'tt-name', n.label));
 		if (f)
 			tt.appendChild(el('div', 'tt-sub', f.command ? 'command ' + f.path : f.path || f.object));
@@ -398,13 +390,6 @@
 		if (n.kind === 'frame')
 			tt.appendChild(el('div', 'tt-num', 'Self: old ' + fmtInt(n.self[0]) + ', new ' +
 					  fmtInt(n.self[1]) + ' samples'));
-		tt.hidden = false;
-		P.placeTooltip(tt, ev);
-	}
-
-	function hideTooltip() {
-		$('tooltip').hidden = true;
-		tipNode = null;
 	}
 
 	/* ---- table ----------------------------------------------------------------- */
@@ -544,12 +529,12 @@
 		state.normalize = $('normalize').checked;
 		if (/^d(pct|sec|n)$/.test(state.sortKey))
 			state.sortKey = 'delta';
-		hideTooltip();
+		flame.hideTip();
 		redraw();
 	});
 	$('widths').addEventListener('change', function () {
 		state.width = +$('widths').value ? 1 : 0;
-		hideTooltip();
+		flame.hideTip();
 		drawFlame();
 	});
 	$('table-kind').addEventListener('change', function () {
@@ -566,15 +551,6 @@
 		if (n)
 			zoomTo(n);
 	});
-	$('flame').addEventListener('mousemove', function (ev) {
-		var n = flame.nodeOf(ev);
-
-		if (n)
-			showTooltip(n, ev);
-		else
-			hideTooltip();
-	});
-	$('flame').addEventListener('mouseleave', hideTooltip);
 	document.addEventListener('keydown', function (ev) {
 		if (ev.key === 'Escape')
 			zoomTo(D.tree.root);

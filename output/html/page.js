@@ -426,7 +426,7 @@
 
 	/* ---- flame graph ----------------------------------------------------------- */
 
-	var flame = profil.flameGraph($('flame'), ROW);
+	var flame = profil.flameGraph($('flame'), ROW, $('tooltip'), fillTooltip);
 
 	/* An off-CPU frame: in the off-CPU view every frame; in wall time, one mostly off the CPU. */
 	function isOff(n) {
@@ -480,7 +480,7 @@
 
 	function zoomTo(n) {
 		state.zoom = profil.pathKeys(n);
-		hideTooltip();
+		flame.hideTip();
 		drawFlame();
 	}
 
@@ -525,18 +525,10 @@
 
 	/* ---- tooltip --------------------------------------------------------------- */
 
-	var tipNode = null; /* the node the tooltip shows */
-
-	function showTooltip(n, ev) {
-		var tt = $('tooltip'), f = n.frame >= 0 ? D.frames[n.frame] : null;
+	function fillTooltip(tt, n) {
+		var f = n.frame >= 0 ? D.frames[n.frame] : null;
 		var p = n.kind === 'proc' ? D.procs[+n.key.slice(1)] : null;
 
-		if (n === tipNode && !tt.hidden) {
-			moveTooltip(ev);
-			return;
-		}
-		tipNode = n;
-		clear(tt);
 		tt.appendChild(el('div', 'tt-name', n.label));
 		if (f) {
 			tt.appendChild(el('div', 'tt-sub', f.object));
@@ -558,17 +550,6 @@
 			line('of which off the CPU', n.off);
 		if (f)
 			line('Self', n.self);
-		tt.hidden = false;
-		moveTooltip(ev);
-	}
-
-	function moveTooltip(ev) {
-		profil.placeTooltip($('tooltip'), ev);
-	}
-
-	function hideTooltip() {
-		$('tooltip').hidden = true;
-		tipNode = null;
 	}
 
 	/* ---- table ----------------------------------------------------------------- */
@@ -830,7 +811,7 @@
 	$('mode').addEventListener('change', function () {
 		setMode($('mode').value);
 		state.zoom = [];
-		hideTooltip();
+		flame.hideTip();
 		makeCols();
 		drawSelector();
 		drawFlameNote();
@@ -871,15 +852,6 @@
 	$('annotation-close').addEventListener('click', function () {
 		$('annotation-card').hidden = true;
 	});
-	$('flame').addEventListener('mousemove', function (ev) {
-		var n = flame.nodeOf(ev);
-
-		if (n)
-			showTooltip(n, ev);
-		else
-			hideTooltip();
-	});
-	$('flame').addEventListener('mouseleave', hideTooltip);
 	document.addEventListener('keydown', function (ev) {
 		var inSearch = document.activeElement === $('search');
 
