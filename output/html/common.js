@@ -109,9 +109,10 @@ var profil = (function () {
 	}
 
 	/*
-	 * A flame graph drawn in svg, rows of row px: frame() draws node n as a
-	 * <g class="frame..."> with its rect and its label cut to the width, and
-	 * keeps n; nodeOf(ev) is the node drawn under an event of the svg.  The
+	 * A flame graph drawn in svg, rows of row px: draw() draws a zoom,
+	 * frame() one node n as a <g class="frame..."> with its rect and its
+	 * label cut to the width (and keeps n); nodeOf(ev) is the node drawn
+	 * under an event of the svg.  The
 	 * tooltip tt follows the mouse over a frame, filled by fillTip(tt, node)
 	 * when the node changes; hideTip() hides it.
 	 */
@@ -119,6 +120,7 @@ var profil = (function () {
 		var drawn = []; /* the nodes drawn, by data-i of their <g> */
 		var fit = labelFitter(svg);
 		var tipNode = null; /* the node the tooltip shows */
+		var MIN_W = 0.4; /* narrower frames (and their callees) are not drawn, px */
 
 		function nodeOf(ev) {
 			var g = ev.target.closest ? ev.target.closest('g.frame') : null;
@@ -148,9 +150,41 @@ var profil = (function () {
 		});
 		svg.addEventListener('mouseleave', hideTip);
 		return {
-			reset: function () {
+			/*
+			 * Node focus and its ancestors across the whole width, below it
+			 * its descendants (kidsOf(n): in drawing order, weightOf(n)),
+			 * each by drawFrame(n, x, w, cls) (which calls frame()).
+			 * Returns the chain of nodes from the root to focus.
+			 */
+			draw: function (focus, kidsOf, weightOf, drawFrame) {
+				var W = svg.getBoundingClientRect().width || 1000, chain = [];
+				var maxDepth = focus.depth, all = weightOf(focus);
+
 				clear(svg);
 				drawn = [];
+				for (var a = focus; a; a = a.parent)
+					chain.unshift(a);
+				chain.forEach(function (n) {
+					drawFrame(n, 0, W, n === focus ? ' focus' : ' ancestor');
+				});
+				(function walk(n, x0, scale) {
+					var x = x0;
+
+					kidsOf(n).forEach(function (c) {
+						var w = weightOf(c) * scale;
+
+						if (w >= MIN_W) {
+							drawFrame(c, x, w, '');
+							if (c.depth > maxDepth)
+								maxDepth = c.depth;
+							walk(c, x, scale);
+						}
+						x += w;
+					});
+				})(focus, 0, all ? W / all : 0);
+				svg.setAttribute('height', String((maxDepth + 1) * row));
+				svg.setAttribute('viewBox', '0 0 ' + W + ' ' + (maxDepth + 1) * row);
+				return chain;
 			},
 			frame: function (n, x, w, depth, fill, cls) {
 				var g = document.createElementNS(SVGNS, 'g');

@@ -19,7 +19,6 @@
 	'use strict';
 
 	var ROW = 18; /* flame graph row height, px */
-	var MIN_W = 0.4; /* narrower frames (and their callees) are not drawn, px */
 	var MAX_ROWS = 1000; /* table rows rendered at most */
 	var P = profil, $ = P.$, el = P.el, clear = P.clear, str = P.str, fmtInt = P.fmtInt;
 
@@ -295,34 +294,15 @@
 	}
 
 	function drawFlame() {
-		var svg = $('flame'), W = svg.getBoundingClientRect().width || 1000, s = state.width;
-		var focus = zoomNode(), chain = [], maxDepth = focus.depth;
-
-		flame.reset();
-		for (var a = focus; a; a = a.parent)
-			chain.unshift(a);
-		chain.forEach(function (n) {
-			drawFrame(n, 0, W, n === focus ? ' focus' : ' ancestor');
-		});
-		(function walk(n, x0, scale) {
-			var x = x0;
-
-			n.kids.slice().sort(function (p, q) {
+		var s = state.width, focus = zoomNode();
+		var chain = flame.draw(focus, function (n) {
+			return n.kids.slice().sort(function (p, q) {
 				return q.count[s] - p.count[s] || (p.label < q.label ? -1 : p.label > q.label);
-			}).forEach(function (c) {
-				var w = c.count[s] * scale;
-
-				if (w >= MIN_W) {
-					drawFrame(c, x, w, '');
-					if (c.depth > maxDepth)
-						maxDepth = c.depth;
-					walk(c, x, scale);
-				}
-				x += w;
 			});
-		})(focus, 0, focus.count[s] ? W / focus.count[s] : 0);
-		svg.setAttribute('height', String((maxDepth + 1) * ROW));
-		svg.setAttribute('viewBox', '0 0 ' + W + ' ' + (maxDepth + 1) * ROW);
+		}, function (n) {
+			return n.count[s];
+		}, drawFrame);
+
 		P.drawCrumbs($('crumbs'), chain, zoomTo);
 		$('reset').disabled = chain.length < 2;
 		$('flame-note').textContent = !focus.count[s] ? 'The ' + (s ? 'new' : 'old') +

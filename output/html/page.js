@@ -15,7 +15,6 @@
 	'use strict';
 
 	var ROW = 18; /* flame graph row height, px */
-	var MIN_W = 0.4; /* narrower frames (and their callees) are not drawn, px */
 	var MAX_ROWS = 1000; /* table rows rendered at most */
 	var $ = profil.$, el = profil.el, clear = profil.clear, basename = profil.basename;
 	var isIndex = profil.isIndex, str = profil.str, fmtInt = profil.fmtInt, hash = profil.hash;
@@ -447,33 +446,14 @@
 	}
 
 	function drawFlame() {
-		var svg = $('flame'), W = svg.getBoundingClientRect().width || 1000;
-		var focus = zoomNode(), chain = [], maxDepth = focus.depth;
+		var chain;
 
-		flame.reset();
-		svg.setAttribute('class', state.search ? 'searching' : '');
-		for (var a = focus; a; a = a.parent)
-			chain.unshift(a);
-		chain.forEach(function (n) {
-			drawFrame(n, 0, W, n === focus ? ' focus' : ' ancestor');
-		});
-		(function walk(n, x0, scale) {
-			var x = x0;
-
-			n.sorted.forEach(function (c) {
-				var w = c.total * scale;
-
-				if (w >= MIN_W) {
-					drawFrame(c, x, w, '');
-					if (c.depth > maxDepth)
-						maxDepth = c.depth;
-					walk(c, x, scale);
-				}
-				x += w;
-			});
-		})(focus, 0, focus.total ? W / focus.total : 0);
-		svg.setAttribute('height', String((maxDepth + 1) * ROW));
-		svg.setAttribute('viewBox', '0 0 ' + W + ' ' + (maxDepth + 1) * ROW);
+		$('flame').setAttribute('class', state.search ? 'searching' : '');
+		chain = flame.draw(zoomNode(), function (n) {
+			return n.sorted;
+		}, function (n) {
+			return n.total;
+		}, drawFrame);
 		profil.drawCrumbs($('crumbs'), chain, zoomTo);
 		$('reset').disabled = chain.length < 2;
 	}
