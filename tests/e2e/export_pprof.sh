@@ -20,7 +20,7 @@ pp() { go tool pprof -nodefraction=0 "$@" 2>"$T/pp.err"; }
 
 # flat FILE: "NAME FLAT FLATPCT" per row of a pprof -top (NAME may have spaces)
 flat() {
-	awk 'go && NF >= 6 { n = $6; for (i = 7; i <= NF; i++) n = n " " $i; sub(/%$/, "", $2);
+	awk 'go && NF >= 6 { n = $6; for (i = 7; i <= NF; i++) n = n " " $i; sub(/%$/, "", $2); sub(/ \(inline\)$/, "", n);
 		print n, $1, $2 } /^ *flat  *flat%/ { go = 1 }' "$1"
 }
 # merged CSV: "NAME SAMPLES PERCENT" from report csv summed over processes
@@ -122,7 +122,8 @@ if ! "$PROFIL" record -q -o "$T/s.data" -- "$P/report_spin" >/dev/null 2>"$T/rec
 	echo "skip export_pprof_recorded: profil record cannot run here: $(cat "$T/rec.err")"
 	exit 0
 fi
-"$PROFIL" report -i "$T/s.data" --format json >"$T/s.json"
+# pprof's flat rows are the innermost function, inlined or not ("NAME (inline)"): report --inline
+"$PROFIL" report -i "$T/s.data" --inline --format json >"$T/s.json"
 "$TOOLS/report_jsoncheck" "$T/s.json" >"$T/s.flat" || no report_json "$(tail -1 "$T/s.flat")"
 "$PROFIL" export --format pprof -i "$T/s.data" -o "$T/s.pb.gz" 2>/dev/null
 pp -top -nodecount=20 -sample_index=samples "$T/s.pb.gz" >"$T/s.top"
