@@ -242,14 +242,34 @@ static int map_known(const struct known_map *m)
 	return 0;
 }
 
+/* The known mapping that last held a sampled PC: most ticks land in it again. */
+static unsigned int last_hit; /* atomic, a hint (checked against nmaps) */
+
 static int pc_known(uint64_t pc)
 {
 	unsigned int n = __atomic_load_n(&ag.nmaps, __ATOMIC_ACQUIRE);
+	unsigned int h = __atomic_load_n(&last_hit, __ATOMIC_RELAXED);
 
+	if (h < n && pc >= ag.maps[h].start && pc < ag.maps[h].end)
+		return 1;
 	for (unsigned int i = 0; i < n; i++)
-		if (pc >= ag.maps[i].start && pc < ag.maps[i].end)
+		if (pc >= ag.maps[i].start && pc < ag.maps[i].end) {
+			__atomic_store_n(&last_hit, i, __ATOMIC_RELAXED);
 			return 1;
+		}
 	return 0;
+}
+
+/*
+ * In the sink: a PC outside every known mapping asks for a read of the maps
+ * (rescan_if_needed).  Once asked, no tick looks again until that read: a PC
+ * nothing maps (code the table has no room for) costs one walk of up to
+ * MAX_MAPS entries per read, not per tick.
+ */
+static void ask_rescan_unless_known(uint64_t pc)
+{
+	if (!__atomic_load_n(&ag.need_rescan, __ATOMIC_RELAXED) && !pc_known(pc))
+		__atomic_store_n(&ag.need_rescan, 1, __ATOMIC_RELAXED);
 }
 
 static const char *parse_hex(const char *p, uint64_t *v)
@@ -490,8 +510,7 @@ static void agent_sink(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks)
 		return;
 	if (on_file(count_sample, &(struct sample_args){pc, tid ? tid : sampled_tid(), ticks}) < 0)
 		return;
-	if (!pc_known(pc))
-		__atomic_store_n(&ag.need_rescan, 1, __ATOMIC_RELAXED);
+	ask_rescan_unless_known(pc);
 }
 
 struct stack_args {
@@ -547,10 +566,11 @@ static void agent_sink_stack(void *arg, uintptr_t pc, pid_t tid, unsigned int ti
 		return;
 	/* a caller in an object the unwinder had not seen yet may lack its mapping record */
 	seen = unwind_objects_seen();
-	if (!pc_known(pc) || seen != __atomic_load_n(&ag.unwind_objects, __ATOMIC_RELAXED)) {
+	if (seen != __atomic_load_n(&ag.unwind_objects, __ATOMIC_RELAXED)) {
 		__atomic_store_n(&ag.unwind_objects, seen, __ATOMIC_RELAXED);
 		__atomic_store_n(&ag.need_rescan, 1, __ATOMIC_RELAXED);
 	}
+	ask_rescan_unless_known(pc);
 }
 
 /* Outside signal context, before the clock starts; on failure the agent stays flat. */
