@@ -69,6 +69,7 @@
 #include "lib/guard.h"
 #include "lib/sampler.h"
 #include "profile/pdata.h"
+#include "utils/procmaps.h"
 
 _Static_assert(AGENT_UNWIND_MAX_OBJECTS == PDATA_AGENT_MAX_OBJECTS, "the bound the header states");
 
@@ -272,28 +273,6 @@ static void ask_rescan_unless_known(uint64_t pc)
 		__atomic_store_n(&ag.need_rescan, 1, __ATOMIC_RELAXED);
 }
 
-static const char *parse_hex(const char *p, uint64_t *v)
-{
-	*v = 0;
-	for (;; p++) {
-		if (*p >= '0' && *p <= '9')
-			*v = *v * 16 + (uint64_t)(*p - '0');
-		else if (*p >= 'a' && *p <= 'f')
-			*v = *v * 16 + (uint64_t)(*p - 'a' + 10);
-		else
-			return p;
-	}
-}
-
-static const char *skip_field(const char *p)
-{
-	while (*p && *p != ' ')
-		p++;
-	while (*p == ' ')
-		p++;
-	return p;
-}
-
 struct map_args {
 	uint64_t start, end, off;
 	uint32_t prot;
@@ -310,38 +289,21 @@ static void add_map(void *arg)
 		       m->off, m->prot, m->path, m->build_id, m->build_id_len);
 }
 
-static const char *parse_dec(const char *p, uint64_t *v)
+/* One /proc/self/maps line (utils/procmaps.h: no stdio, no allocation). */
+static void map_line(char *line)
 {
-	for (*v = 0; *p >= '0' && *p <= '9'; p++)
-		*v = *v * 10 + (uint64_t)(*p - '0');
-	return p;
-}
-
-/* One /proc/self/maps line, without stdio: "start-end perms offset dev inode   path". */
-static void map_line(const char *p)
-{
-	uint64_t start, end, off, major, minor, ino;
 	uint8_t id[BUILD_ID_MAX];
-	const char *perms, *path;
+	struct procmap pm;
 	struct known_map km;
+	const char *path;
 	unsigned int n, idlen;
 
-	p = parse_hex(p, &start);
-	if (*p++ != '-')
+	if (procmaps__parse_line(line, &pm) < 0 || !(pm.prot & PROT_EXEC))
 		return;
-	p = parse_hex(p, &end);
-	if (*p++ != ' ' || strlen(p) < 5)
-		return;
-	perms = p;
-	p = parse_hex(skip_field(p), &off);
-	p = parse_hex(skip_field(p), &major); /* dev: "major:minor" in hex */
-	if (*p == ':')
-		p++;
-	p = parse_dec(skip_field(parse_hex(p, &minor)), &ino);
-	p = skip_field(p);
-	path = *p ? p : "[anon]";
-	km = (struct known_map){start, end, off, (major << 32) | minor, ino};
-	if (perms[2] != 'x' || !strcmp(path, "[vsyscall]") || map_known(&km))
+	path = *pm.path ? pm.path : "[anon]";
+	km = (struct known_map){pm.start, pm.end, pm.offset,
+				(uint64_t)pm.dev_major << 32 | pm.dev_minor, pm.inode};
+	if (!strcmp(path, "[vsyscall]") || map_known(&km))
 		return;
 	n = __atomic_load_n(&ag.nmaps, __ATOMIC_RELAXED);
 	if (n >= MAX_MAPS) {
@@ -351,13 +313,11 @@ static void map_line(const char *p)
 	ag.maps[n] = km;
 	map_seen[n] = 1;
 	__atomic_store_n(&ag.nmaps, n + 1, __ATOMIC_RELEASE);
-	idlen = ino ? build_id_of_mapped(path, (unsigned int)major, (unsigned int)minor, (ino_t)ino,
-					 id) :
-		      0;
-	on_file(add_map, &(struct map_args){start, end, off,
-					    PROT_EXEC | (perms[0] == 'r' ? PROT_READ : 0) |
-						    (perms[1] == 'w' ? PROT_WRITE : 0),
-					    path, id, idlen});
+	idlen = pm.inode ?
+			build_id_of_mapped(path, pm.dev_major, pm.dev_minor, (ino_t)pm.inode, id) :
+			0;
+	on_file(add_map, &(struct map_args){pm.start, pm.end, pm.offset, (uint32_t)pm.prot, path,
+					    id, idlen});
 }
 
 /*
