@@ -1060,10 +1060,11 @@ static void before_dl(int opening)
 	if (!real_dlopen)
 		resolve_reals();
 	rescan_if_needed();
-	if (opening)
+	if (opening) { /* a dlclose brings no object: no generation, no room to make */
 		begin_generation();
-	if (ag.stacks && !sampler_quiet())
-		unwind_objects_reserve(); /* the unwinder's room for what this dlopen brings */
+		if (ag.stacks && !sampler_quiet())
+			unwind_objects_reserve(); /* the unwinder's room for what it brings */
+	}
 	errno = saved;
 }
 
