@@ -17,6 +17,8 @@
 #include <bpf/bpf_tracing.h>
 
 #include "histclock.h"
+#define STATS_NR HISTCLOCK_STAT_NR
+#include "stats.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -42,21 +44,6 @@ struct {
 	__type(key, struct histclock_key);
 	__type(value, __u32);
 } regions SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, HISTCLOCK_STAT_NR);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
-
-static __always_inline void stat_inc(__u32 which)
-{
-	__u64 *v = bpf_map_lookup_elem(&stats, &which);
-
-	if (v)
-		*v += 1;
-}
 
 static __always_inline int count_in(__u32 block, __u64 pc)
 {

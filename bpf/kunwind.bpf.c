@@ -18,6 +18,8 @@
 #include <bpf/bpf_tracing.h>
 
 #include "kunwind_walk.bpf.h"
+#define STATS_NR KUNW_STAT_NR
+#include "stats.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -87,30 +89,10 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, KUNW_STAT_NR);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, KUNW_COST_ENTRIES);
 	__type(key, __u32);
 	__type(value, __u64);
 } cost SEC(".maps");
-
-static __always_inline void stat_add(__u32 which, __u64 n)
-{
-	__u64 *v = bpf_map_lookup_elem(&stats, &which);
-
-	if (v)
-		*v += n;
-}
-
-static __always_inline void stat_inc(__u32 which)
-{
-	stat_add(which, 1);
-}
 
 static __always_inline void cost_add(__u32 kind, __u64 ns, __u32 nuser)
 {

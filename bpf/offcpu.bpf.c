@@ -12,6 +12,8 @@
 #include "offcpu.h"
 #include "kunwind_walk.bpf.h"
 #include "procacct_switch.bpf.h"
+#define STATS_NR OFFCPU_STAT_NR
+#include "stats.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -36,7 +38,11 @@ const volatile __u32 acct_switch = 0;
 
 /* Which counts map the programs add into (user space flips it). */
 volatile __u32 cur;
-/* Set by user space before it enters the threads of an attached process in `threads`. */
+/*
+ * The attached process (its pid), set by user space before it enters its
+ * threads in `threads`; 0: none.  Only its tasks can be of the tree without
+ * a state: no other task costs a lookup at its switches.
+ */
 volatile __u32 seeded;
 
 struct {
@@ -116,21 +122,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } walks SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, OFFCPU_STAT_NR);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
-
-static __always_inline void stat_add(__u32 which, __u64 n)
-{
-	__u64 *v = bpf_map_lookup_elem(&stats, &which);
-
-	if (v)
-		*v += n;
-}
 
 static __always_inline __u32 reason_of(bool preempt, unsigned int state)
 {
@@ -364,31 +355,44 @@ static __always_inline __u32 copy_stack_top(__u8 *buf, __u64 sp)
 	return 0;
 }
 
+/* A new walk id, for a record about to be sent; 0 never (the map has its one entry). */
+static __always_inline __u32 next_walk(void)
+{
+	__u32 zero = 0, *last = bpf_map_lookup_elem(&walks, &zero);
+
+	return last ? __sync_fetch_and_add(last, 1) + 1 : 0;
+}
+
 /*
  * A copy of the user stack of the task switching out (the current one) at
  * a new place, to user space; its walk id, 0 when it could not be sent.
+ * r is a trusted BTF pointer: direct loads, no helper call per register.
  */
 static __always_inline __u32 copy_user_stack(struct offcpu_thread *th, struct pt_regs *r, __u64 now)
 {
-	__u32 zero = 0, *last = bpf_map_lookup_elem(&walks, &zero), walk;
 	struct offcpu_copy *c;
-	__u64 sp = BPF_CORE_READ(r, sp);
+	__u64 sp = r->sp;
+	__u32 walk;
 
-	if (!last || !sp)
+	if (!sp)
 		return 0;
 	c = bpf_ringbuf_reserve(&copies, sizeof(*c), 0);
 	if (!c) {
 		stat_add(OFFCPU_STAT_COPIES_LOST, 1);
 		return 0;
 	}
-	walk = __sync_fetch_and_add(last, 1) + 1;
+	walk = next_walk();
+	if (!walk) {
+		bpf_ringbuf_discard(c, 0);
+		return 0;
+	}
 	c->walk = walk;
 	c->tgid = th->key.tgid;
 	c->tid = th->key.tid;
 	c->time = now;
-	c->bp = BPF_CORE_READ(r, bp);
+	c->bp = r->bp;
 	c->sp = sp;
-	c->ip = BPF_CORE_READ(r, ip);
+	c->ip = r->ip;
 	c->size = copy_stack_top(c->stack, sp);
 	bpf_ringbuf_submit(c, 0);
 	stat_add(OFFCPU_STAT_COPIES, 1);
@@ -402,14 +406,12 @@ static __always_inline __u32 copy_user_stack(struct offcpu_thread *th, struct pt
  */
 static __always_inline __u32 walk_user_stack(struct offcpu_thread *th, struct pt_regs *r)
 {
-	__u32 zero = 0, *last = bpf_map_lookup_elem(&walks, &zero), walk;
 	struct kunw_walk_res res = {.max = OFFCPU_UWALK_FRAMES};
 	struct kunw_regs regs = {};
 	struct offcpu_uwalk *u;
+	__u32 walk;
 	int n;
 
-	if (!last)
-		return 0;
 	regs.ip = r->ip;
 	regs.sp = r->sp;
 	regs.bp = r->bp;
@@ -422,11 +424,11 @@ static __always_inline __u32 walk_user_stack(struct offcpu_thread *th, struct pt
 		return 0;
 	}
 	n = kunw_walk_user(&regs, th->key.tgid, (struct kunw_pcs *)u->pcs, &res);
-	if (n <= 0) {
+	walk = n > 0 ? next_walk() : 0;
+	if (!walk) {
 		bpf_ringbuf_discard(u, 0);
 		return 0;
 	}
-	walk = __sync_fetch_and_add(last, 1) + 1;
 	u->walk = walk;
 	u->tgid = th->key.tgid;
 	u->tid = th->key.tid;
@@ -543,7 +545,7 @@ static __always_inline void thread_died(struct task_struct *prev, __u32 tid, __u
 static __always_inline void switch_out(void *ctx, bool preempt, struct task_struct *prev,
 				       unsigned int state, __u64 now)
 {
-	__u32 tgid = prev->tgid, tid = prev->pid, reason;
+	__u32 tid = prev->pid, reason;
 	struct offcpu_thread *th;
 	struct pt_regs *r;
 
@@ -561,7 +563,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 		 * attach leaves threads to be met here (those of the process, and any
 		 * it made before it was tracked): no lookup of tracked otherwise.
 		 */
-		if (!seeded)
+		if (!seeded || prev->tgid != seeded)
 			return;
 		th = thread_new(prev, tid, now, true);
 		if (!th)
@@ -571,8 +573,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	close_missed(th, prev, now);
 	reason = reason_of(preempt, state);
 	r = (struct pt_regs *)bpf_task_pt_regs(prev);
-	th->key.tgid = tgid;
-	th->key.tid = tid;
+	/* key.tgid and key.tid are the thread's since its state was made (an exec moves tid) */
 	th->key.reason = reason;
 	th->key.upc = r ? r->ip : 0;
 	if (th->key.upc >= KERNEL_START)
@@ -600,7 +601,8 @@ int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_
 	if (!ntid)
 		return 0;
 	th = bpf_task_storage_get(&tstate, next, 0, 0);
-	if (!th && seeded) /* a thread of an attached process, met for the first time */
+	/* a thread of the attached process, met for the first time */
+	if (!th && seeded && next->tgid == seeded)
 		th = thread_new(next, ntid, now, false);
 	if (th)
 		close_interval(th, now);
@@ -677,6 +679,7 @@ int BPF_PROG(offcpu_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 		th = bpf_map_lookup_elem(&threads, &old);
 		if (th) {
 			fresh = *th;
+			fresh.key.tid = tid;
 			bpf_map_delete_elem(&threads, &old);
 			bpf_map_update_elem(&threads, &tid, &fresh, BPF_ANY);
 		}
@@ -687,7 +690,8 @@ int BPF_PROG(offcpu_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 		th->key.gen = pr->gen;
 	th = bpf_task_storage_get(&tstate, p, 0, 0);
 	if (th) {
-		flush_runs(th); /* the old image's */
+		flush_runs(th); /* the old image's, under the old tid */
+		th->key.tid = tid;
 		th->key.gen = pr->gen;
 	}
 	return 0;

@@ -41,6 +41,10 @@ struct ev_proc {
 	char *exe;
 	char comm[PROFIL_COMM_LEN];
 	int ended; /* its DISABLE + exit (or exec) events are out */
+	/* where it runs (read_where, once: at its record, while it lives) */
+	int where_read;
+	uint64_t cgroup_id;
+	char container_id[sizeof(((struct profil_event *)0)->container_id)];
 };
 
 /* An event of the current poll round, with its place in the round (equal times keep it). */
@@ -158,6 +162,13 @@ static void write_round(struct record_events *re)
 
 /* ---- context ---------------------------------------------------------------- */
 
+/* Where pid runs while it lives; else where the recorder does (the tree starts there). */
+static void read_where(int32_t pid, uint64_t *cgroup_id, char *container, size_t len)
+{
+	if (cgroup__event_ctx(pid, cgroup_id, container, len) < 0)
+		cgroup__event_ctx(getpid(), cgroup_id, container, len);
+}
+
 static void context(struct record_events *re, struct profil_event *ev, uint32_t id,
 		    const struct ev_proc *p, uint64_t when)
 {
@@ -174,11 +185,12 @@ static void context(struct record_events *re, struct profil_event *ev, uint32_t 
 	snprintf(ev->comm, sizeof(ev->comm), "%s", p->comm[0] ? p->comm : slash ? slash + 1 : exe);
 	snprintf(ev->executable, sizeof(ev->executable), "%s", exe);
 	snprintf(ev->hostname, sizeof(ev->hostname), "%s", re->hostname);
-	/* where it runs while it lives; else where the recorder does (the tree starts there) */
-	if (cgroup__event_ctx(p->head.pid, &ev->cgroup_id, ev->container_id,
-			      sizeof(ev->container_id)) < 0)
-		cgroup__event_ctx(getpid(), &ev->cgroup_id, ev->container_id,
-				  sizeof(ev->container_id));
+	if (!p->where_read) { /* a process the profile does not know (on_call) */
+		read_where(p->head.pid, &ev->cgroup_id, ev->container_id, sizeof(ev->container_id));
+		return;
+	}
+	ev->cgroup_id = p->cgroup_id;
+	memcpy(ev->container_id, p->container_id, sizeof(ev->container_id));
 }
 
 static void emit_prof(struct record_events *re, const struct ev_proc *p, uint64_t flags,
@@ -279,6 +291,11 @@ static int on_record(void *arg, const struct pdata_rec *rec)
 		re->procs[pr->id - 1].exe = strdup(pr->exe);
 		if (!re->procs[pr->id - 1].exe)
 			return 0;
+		/* once: every event of the image is of this process, even after it has gone */
+		read_where(pr->pid, &re->procs[pr->id - 1].cgroup_id,
+			   re->procs[pr->id - 1].container_id,
+			   sizeof(re->procs[pr->id - 1].container_id));
+		re->procs[pr->id - 1].where_read = 1;
 		on_new_proc(re, &re->procs[pr->id - 1]);
 	} else if (rec->type == PDATA_REC_THREAD) {
 		const struct pdata_thread *t = (const void *)rec;

@@ -17,6 +17,7 @@
 #include "events/watch.h"
 #include "utils/cgroup.h"
 #include "utils/array.h"
+#include "utils/caps.h"
 #include "utils/why.h"
 
 #ifndef PROFIL_HAVE_BPF
@@ -68,10 +69,6 @@ void watch__close(struct watch *w)
 #include "bpf/watch.h"
 #include "watch.skel.h"
 
-#define CAP_SYS_ADMIN 21
-#define CAP_PERFMON 38
-#define CAP_BPF 39
-
 /* What one process has turned on, as far as we have seen. */
 struct proc_state {
 	uint32_t tgid;
@@ -101,26 +98,12 @@ struct watch {
 
 /* ---- privileges -------------------------------------------------------------------- */
 
-static uint64_t effective_caps(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	unsigned long long caps = 0;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &caps) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return caps;
-}
-
 int watch__check(char *why, size_t whylen)
 {
-	uint64_t caps = effective_caps();
-	bool bpf = caps & (1ull << CAP_BPF), perfmon = caps & (1ull << CAP_PERFMON);
+	uint64_t caps = caps__effective();
+	bool bpf = caps & (1ull << CAPS_BPF), perfmon = caps & (1ull << CAPS_PERFMON);
 
-	if ((caps & (1ull << CAP_SYS_ADMIN)) || (bpf && perfmon))
+	if ((caps & (1ull << CAPS_SYS_ADMIN)) || (bpf && perfmon))
 		return 0;
 	return why_fail(why, whylen, -EPERM, "needs root or CAP_BPF and CAP_PERFMON (missing:%s%s)",
 			bpf ? "" : " CAP_BPF", perfmon ? "" : " CAP_PERFMON");

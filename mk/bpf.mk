@@ -28,10 +28,14 @@ $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/%.h $(BPF_OUT)/vmlinux.h
 	$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BPF_OUT) -I. \
 		-idirafter /usr/include/$(BPF_MULTIARCH) $(BPF_CFLAGS_$*) -c $< -o $@
 
+# The headers each program includes besides its own (a change to one rebuilds it).
 $(BPF_OUT)/watch.bpf.o: events/events.h bpf/drops.bpf.h
-$(BPF_OUT)/procacct.bpf.o: bpf/drops.bpf.h
+$(BPF_OUT)/procacct.bpf.o: bpf/procacct_switch.bpf.h bpf/drops.bpf.h
+$(BPF_OUT)/offcpu.bpf.o: bpf/kunwind_walk.bpf.h bpf/kunwind.h bpf/procacct_switch.bpf.h \
+	bpf/procacct.h bpf/drops.bpf.h bpf/stats.bpf.h
+$(BPF_OUT)/histclock.bpf.o: bpf/stats.bpf.h
 BPF_CFLAGS_watch := -Wall -Wno-unused-function $(if $(WERROR),-Werror)
-$(BPF_OUT)/kunwind.bpf.o: bpf/kunwind_walk.bpf.h
+$(BPF_OUT)/kunwind.bpf.o: bpf/kunwind_walk.bpf.h bpf/stats.bpf.h
 BPF_CFLAGS_kunwind := -Wall -Wno-unused-function $(if $(WERROR),-Werror)
 
 # The skeletons of watch, procacct and offcpu are named watch_bpf, procacct_bpf and offcpu_bpf (their functions:

@@ -26,6 +26,7 @@
 #include "utils/array.h"
 #include "utils/htab.h"
 #include "utils/json.h"
+#include "utils/sat.h"
 #include "utils/why.h"
 
 #define NO_FRAME UINT32_MAX /* the root's frame */
@@ -133,9 +134,9 @@ static int add_stack(struct dtree *t, int side, const char *exe, const struct fu
 	long f = frame_index(t, base_name(exe), NULL, exe);
 	long node = f < 0 ? f : child(t, 0, (uint32_t)f);
 
-	t->nodes[0].count[side] += count;
+	t->nodes[0].count[side] = sat_add(t->nodes[0].count[side], count);
 	for (int i = n; node >= 0; i--) {
-		t->nodes[node].count[side] += count;
+		t->nodes[node].count[side] = sat_add(t->nodes[node].count[side], count);
 		if (!i)
 			break;
 		f = frame_index(t, frames[i - 1]->name, frames[i - 1]->object,

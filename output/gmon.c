@@ -16,6 +16,7 @@
 #include "utils/htab.h"
 #include "utils/outfile.h"
 #include "utils/why.h"
+#include "utils/sat.h"
 #include "report/callgraph.h"
 #include "output/export.h"
 #include "output/gmon.h"
@@ -44,12 +45,6 @@
 #define GMON_MAX_BINS (1u << 23)      /* wider bins beyond this */
 #define GMON_MAX_BYTES (512ull << 20) /* beyond this, saturate instead of adding records */
 #define BIN_MAX 65535u
-
-/* Counts come from an untrusted file: saturate instead of wrapping. */
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a + b < a ? UINT64_MAX : a + b;
-}
 
 struct hist {
 	uint64_t lo, hi, bin_bytes;

@@ -21,6 +21,7 @@
 #include "output/html.h"
 #include "profile/pdata.h"
 #include "utils/outfile.h"
+#include "utils/sat.h"
 #include "utils/why.h"
 
 /* The page sources, embedded by output/html_assets.S. */
@@ -35,7 +36,6 @@ extern const char html_diff_js_start[], html_diff_js_end[];
 /* Functions the page annotates (source lines and instructions), the hottest with code. */
 #define HTML_ANNOTATED 20
 
-/* A map from a 64-bit key to a dense index (open addressing). */
 struct html_thread {
 	uint32_t proc; /* index into procs */
 	int tid;
@@ -213,7 +213,7 @@ static int add_row(struct html_report *h, uint32_t thread, uint32_t kind, const 
 		return -ENOMEM;
 	if (e->idx1) {
 		row = &h->rows[e->idx1 - 1];
-		row->count = row->count + count < row->count ? UINT64_MAX : row->count + count;
+		row->count = sat_add(row->count, count);
 		return 0;
 	}
 	if (h->nrows >= UINT32_MAX - 1 ||
@@ -284,8 +284,8 @@ int html__add_offcpu(struct html_report *h, const struct pv_proc *p, uint32_t ge
 		return -EINVAL;
 	rc = add_kind_stack(h, p, gen, tid, pcs, npcs, reason, ns);
 	if (!rc) {
-		h->offcpu_ns[0] += ns;
-		h->offcpu_ns[reason] += ns;
+		h->offcpu_ns[0] = sat_add(h->offcpu_ns[0], ns);
+		h->offcpu_ns[reason] = sat_add(h->offcpu_ns[reason], ns);
 	}
 	return rc;
 }

@@ -12,7 +12,6 @@
 #include "utils/array.h"
 #include "utils/htab.h"
 #include "profile/pdata.h"
-#include "utils/htab.h"
 #include "output/export.h"
 #include "output/output.h"
 #include "output/pprof.h"
@@ -21,6 +20,7 @@
 #include "symbols/symbols.h"
 #include "utils/cgroup.h"
 #include "utils/outfile.h"
+#include "utils/sat.h"
 #include "utils/utf8.h"
 #include "utils/why.h"
 
@@ -815,12 +815,12 @@ static int add_sample(struct pprof_ctx *c, const struct pv_proc *p, const struct
 	if (reason) {
 		if (push_sample(c, set, (uint32_t)node, n, 0, 0, clamp64(count)) < 0)
 			return -ENOMEM;
-		c->offcpu_ns += count;
+		c->offcpu_ns = sat_add(c->offcpu_ns, count);
 		return 0;
 	}
 	if (push_sample(c, set, (uint32_t)node, n, clamp64(count), cpu_ns(count, c->period), 0) < 0)
 		return -ENOMEM;
-	c->total += count;
+	c->total = sat_add(c->total, count);
 	return 0;
 }
 

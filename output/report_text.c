@@ -16,6 +16,7 @@
 #include "report/cgreport.h"
 #include "output/output.h"
 #include "utils/cgroup.h"
+#include "utils/sat.h"
 
 /* Widths of the name columns (names longer than this are not cut, they push the next column). */
 #define W_COMM 16
@@ -221,9 +222,9 @@ static void sum_lifetimes(const struct report *rep, struct lifetimes *lt)
 			if (!t->life_ns)
 				continue;
 			lt->known++;
-			lt->life += t->life_ns;
-			lt->cpu += t->cpu.cpu_ns;
-			lt->off += t->offcpu_ns;
+			lt->life = sat_add(lt->life, t->life_ns);
+			lt->cpu = sat_add(lt->cpu, t->cpu.cpu_ns);
+			lt->off = sat_add(lt->off, t->offcpu_ns);
 		}
 	}
 }
@@ -235,7 +236,7 @@ static void header_offcpu(const struct report *rep, FILE *out)
 	const char *note = rep->v->offcpu_note;
 	struct lifetimes lt;
 	char buf[ESC_LEN];
-	double life;
+	double life, both;
 
 	if (!rep->offcpu)
 		return;
@@ -254,15 +255,15 @@ static void header_offcpu(const struct report *rep, FILE *out)
 	if (!lt.known)
 		return;
 	life = (double)lt.life;
+	both = (double)sat_add(lt.cpu, lt.off);
 	fprintf(out,
 		"# wall: %zu of %zu threads' lifetimes, %s s: CPU %s s (%.1f %%), off-CPU %s s "
 		"(%.1f %%), neither %s s (%.1f %%: interrupts, the hypervisor, the recorder's "
 		"start and end)\n",
 		lt.known, lt.threads, secs(life / 1e9), secs((double)lt.cpu / 1e9),
 		pct((double)lt.cpu, life), secs((double)lt.off / 1e9), pct((double)lt.off, life),
-		secs(life > (double)(lt.cpu + lt.off) ? (life - (double)(lt.cpu + lt.off)) / 1e9 :
-							0),
-		life > (double)(lt.cpu + lt.off) ? pct(life - (double)(lt.cpu + lt.off), life) : 0);
+		secs(life > both ? (life - both) / 1e9 : 0),
+		life > both ? pct(life - both, life) : 0);
 }
 
 static void print_list_arg(FILE *out, const char *opt, const int *ints, const char *const *strs,

@@ -63,12 +63,17 @@ static int is_pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
-uint64_t pdata__now_ns(void)
+uint64_t pdata__clock_ns(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
+	clock_gettime(clk, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t pdata__now_ns(void)
+{
+	return pdata__clock_ns(CLOCK_REALTIME);
 }
 
 static uint32_t round_pow2(uint32_t v)

@@ -687,6 +687,9 @@ int pdata__clock_from_name(const char *name, uint32_t *clock);
 /* "none", "fp", "dwarf", "libunwind", "kernel-cfi" for an enum pdata_callgraph, else "unknown". */
 const char *pdata__callgraph_name(uint32_t cg);
 
+/* Clock clk (CLOCK_MONOTONIC: the perf rings' and BPF's time) in ns. */
+uint64_t pdata__clock_ns(clockid_t clk);
+
 /* Realtime clock in ns (for start/end stamps). */
 uint64_t pdata__now_ns(void);
 

@@ -12,6 +12,7 @@
 #include "utils/htab.h"
 #include "utils/why.h"
 #include "utils/search.h"
+#include "utils/sat.h"
 
 #define MAX_PARENT_DEPTH 64
 
@@ -467,11 +468,6 @@ static const struct htab_type sample_type = {
 	.eq = sample_eq,
 	.entry_hash = sample_entry_hash,
 };
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a + b < a ? UINT64_MAX : a + b;
-}
 
 /*
  * The view's call stacks: a tree of (pc, parent) nodes, as in the file,

@@ -23,35 +23,39 @@
 #include "record/record.h"
 #include "record/run.h"
 #include "record/shquote.h"
+#include "utils/array.h"
 #include "utils/outfile.h"
 #include "utils/why.h"
+
+/*
+ * At most this many threads of an attached process (per-thread events: far
+ * more than the descriptors a process may hold), and as many entries of
+ * /proc/PID/task read, which a process making threads meanwhile could grow.
+ */
+#define ATTACH_MAX_THREADS 65536
 
 static int list_tids(pid_t pid, pid_t **out)
 {
 	char path[64];
 	struct dirent *d;
 	pid_t *tids = NULL;
-	int n = 0, cap = 0;
+	size_t cap = 0;
+	int n = 0;
 	DIR *dir;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	dir = opendir(path);
 	if (!dir)
 		return -errno;
-	while ((d = readdir(dir))) {
+	for (int seen = 0; seen < ATTACH_MAX_THREADS && (d = readdir(dir)); seen++) {
 		int tid = atoi(d->d_name);
 
 		if (tid <= 0)
 			continue;
-		if (n == cap) {
-			pid_t *nt = realloc(tids, sizeof(pid_t) * (cap = cap ? cap * 2 : 64));
-
-			if (!nt) {
-				free(tids);
-				closedir(dir);
-				return -ENOMEM;
-			}
-			tids = nt;
+		if (array__reserve(&tids, &cap, (size_t)n + 1, sizeof(*tids)) < 0) {
+			free(tids);
+			closedir(dir);
+			return -ENOMEM;
 		}
 		tids[n++] = tid;
 	}
@@ -105,14 +109,6 @@ static void read_seed(pid_t pid, pid_t tid, struct offcpu_seed *out)
 	}
 }
 
-static uint64_t mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * --off-cpu: the process and its threads into the off-CPU half (its
  * programs or the session's switch records are on already): lifetimes and
@@ -133,7 +129,7 @@ static void attach_offcpu(struct record_run *r, pid_t pid)
 	seeds = n > 0 ? calloc((size_t)n, sizeof(*seeds)) : NULL;
 	for (int i = 0; seeds && i < n; i++)
 		read_seed(pid, tids[i], &seeds[i]);
-	now = mono_now();
+	now = pdata__clock_ns(CLOCK_MONOTONIC);
 	if (r->offcpu && offcpu__attach(r->offcpu, pid, seeds, seeds ? (size_t)n : 0, now) < 0) {
 		record_run__close_offcpu(r);
 		pdata__header(r->pd)->offcpu = PDATA_OFFCPU_NONE;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bpfload: what the recorder's BPF programs (bpfclock, procacct) share when
+ * bpfload: what the recorder's BPF programs (bpfclock, procacct, offcpu) share when
  * they load: libbpf kept quiet (its messages are not the user's business: the
  * recorder says why in one sentence), and that sentence.  Header only, for
  * the files built with PROFIL_HAVE_BPF.

@@ -125,14 +125,6 @@ struct kstacks {
 	struct kstacks_stats st;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 int kstacks__built(void)
 {
 	return 1;
@@ -381,15 +373,15 @@ static void load_table(struct kstacks *k, struct kobj *o)
 /* Build queued objects for about KSTACKS_BUILD_NS. */
 static void build_some(struct kstacks *k)
 {
-	uint64_t t0 = now_ns(), spent = 0;
+	uint64_t t0 = pdata__clock_ns(CLOCK_MONOTONIC), spent = 0;
 
 	while (k->queue && spent < KSTACKS_BUILD_NS) {
 		struct kobj *o = k->queue;
-		uint64_t t1 = now_ns();
+		uint64_t t1 = pdata__clock_ns(CLOCK_MONOTONIC);
 		int rc = unwinder__object_compile(k->u, o->uo, KSTACKS_BUILD_NS - spent);
 
-		o->build_ns += now_ns() - t1;
-		spent = now_ns() - t0;
+		o->build_ns += pdata__clock_ns(CLOCK_MONOTONIC) - t1;
+		spent = pdata__clock_ns(CLOCK_MONOTONIC) - t0;
 		if (rc == -EAGAIN)
 			break;
 		k->queue = o->next;
@@ -406,7 +398,7 @@ static void build_some(struct kstacks *k)
 			k->st.build_max_ns = o->build_ns;
 		mark_users_dirty(k, o);
 	}
-	k->st.build_ns += now_ns() - t0;
+	k->st.build_ns += pdata__clock_ns(CLOCK_MONOTONIC) - t0;
 }
 
 /*
@@ -871,7 +863,7 @@ void kstacks__flush(struct kstacks *k, uint64_t synced_until)
 	ring_buffer__consume(k->ring); /* new stacks, and the wakeups (their epoll fd is polled) */
 	build_some(k);
 	write_dirty_procs(k);
-	k->skel->bss->kunw_synced_until = final ? now_ns() : synced_until;
+	k->skel->bss->kunw_synced_until = final ? pdata__clock_ns(CLOCK_MONOTONIC) : synced_until;
 	if (final)
 		usleep(2000); /* a tick in flight on another CPU */
 	drain_tally(k);
@@ -996,7 +988,8 @@ static int open_skel(struct kstacks *k, int prepare_exec)
 	k->skel = kunwind__open();
 	if (!k->skel)
 		return -errno;
-	k->skel->rodata->hash_seed = ((uint64_t)rand() << 32 ^ (uint64_t)now_ns()) | 1;
+	k->skel->rodata->hash_seed =
+		((uint64_t)rand() << 32 ^ (uint64_t)pdata__clock_ns(CLOCK_MONOTONIC)) | 1;
 	k->skel->rodata->crosscheck = k->crosscheck;
 	k->skel->rodata->tally_cpus = k->ncpus;
 	if (bpf_map__set_max_entries(k->skel->maps.tally, k->ncpus * KUNW_TALLY_SLOTS) < 0 ||

@@ -23,7 +23,10 @@
 #include "bpf/kunwind.h"
 #include "bpf/offcpu.h"
 #include "offcpu.skel.h"
+#include "record/bpfload.h"
 #include "record/kstacks.h"
+#include "record/ksyms.h"
+#include "utils/array.h"
 #include "utils/htab.h"
 
 #define PROFIL_PIDFD_THREAD O_EXCL /* PIDFD_THREAD (Linux 6.9): a pidfd of one thread */
@@ -38,16 +41,21 @@ struct count {
 	uint64_t stamp; /* CLOCK_MONOTONIC when it was read (its intervals closed before) */
 };
 
-/* A stack map entry read back: (map, id) -> PCs (leaf first, 0-terminated). */
-struct stack_ent {
-	uint64_t key; /* (map << 32 | id) + 1: never 0 */
+/*
+ * PCs (leaf first) under a u64 key, in one of two tables: `stacks`, a stack
+ * map entry read back, key (map << 32 | id) + 1 (the kernel's frames
+ * without the scheduler's own); `walks`, a user stack unwound from its
+ * copy or walked in the kernel, key its walk id (>= 1).
+ */
+struct pcs_ent {
+	uint64_t key; /* never 0 */
 	uint64_t *pcs;
 	uint32_t n;
-	uint32_t pad;
+	int truncated;
 };
 
-static const struct htab_type stack_type = {
-	.entry_size = sizeof(struct stack_ent),
+static const struct htab_type pcs_type = {
+	.entry_size = sizeof(struct pcs_ent),
 	.hash = htab_u64_hash,
 	.eq = htab_u64_eq,
 };
@@ -61,20 +69,6 @@ struct gen_ent {
 	struct {
 		uint32_t gen, id; /* id 0: empty */
 	} img[GENS_KEPT];
-};
-
-/* A user stack unwound from its copy: walk id -> PCs (leaf first). */
-struct walk_ent {
-	uint64_t walk; /* >= 1 */
-	uint64_t *pcs;
-	uint32_t n;
-	int truncated;
-};
-
-static const struct htab_type walk_type = {
-	.entry_size = sizeof(struct walk_ent),
-	.hash = htab_u64_hash,
-	.eq = htab_u64_eq,
 };
 
 static const struct htab_type gen_type = {
@@ -103,7 +97,7 @@ struct offcpu {
 	uint64_t ksched_lo, ksched_hi; /* the scheduler's own frames (.sched.text), stripped */
 	uint64_t unwound, unwound_complete;
 	/* what was done */
-	uint64_t intervals, ns, ns_unplaced, open_closed, threads_ended, threads_alive;
+	uint64_t intervals, ns, ns_unplaced, open_closed;
 	uint64_t stats[OFFCPU_STAT_NR];
 	uint64_t alive_unread;		    /* threads gone before their state was read */
 	uint64_t seeded_waits;		    /* attach: threads waiting when it began */
@@ -113,36 +107,28 @@ struct offcpu {
 	int finished;
 };
 
-static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
+/*
+ * n PCs under key in h (what the key held before is replaced); the entry,
+ * valid until the next insert into h; NULL when out of memory.
+ */
+static struct pcs_ent *pcs_put(struct htab *h, uint64_t key, const uint64_t *pcs, uint32_t n,
+			       int truncated)
 {
-	(void)level;
-	(void)fmt;
-	(void)ap;
-	return 0;
-}
+	struct pcs_ent *e;
+	bool fresh;
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int grow(void **arr, size_t *cap, size_t n, size_t elem)
-{
-	size_t ncap;
-	void *a;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 256;
-	a = realloc(*arr, ncap * elem);
-	if (!a)
-		return -ENOMEM;
-	*arr = a;
-	*cap = ncap;
-	return 0;
+	e = htab__insert(h, &pcs_type, &key, &fresh);
+	if (!e)
+		return NULL;
+	if (!fresh)
+		free(e->pcs);
+	e->key = key;
+	e->pcs = malloc((n ? n : 1) * sizeof(*e->pcs));
+	e->n = e->pcs ? n : 0;
+	e->truncated = truncated;
+	if (e->pcs)
+		memcpy(e->pcs, pcs, n * sizeof(*e->pcs));
+	return e;
 }
 
 static int on_copy(void *ctx, void *data, size_t size)
@@ -153,7 +139,7 @@ static int on_copy(void *ctx, void *data, size_t size)
 	size_t bytes;
 
 	if (size < OFFCPU_COPY_HEAD || c->size > OFFCPU_COPY_BYTES ||
-	    grow((void **)&oc->copies, &oc->capcopies, oc->ncopies, sizeof(*oc->copies)))
+	    array__reserve(&oc->copies, &oc->capcopies, oc->ncopies + 1, sizeof(*oc->copies)))
 		return 0;
 	bytes = OFFCPU_COPY_HEAD + (size_t)c->size;
 	if (bytes > size)
@@ -171,27 +157,16 @@ static int on_uwalk(void *ctx, void *data, size_t size)
 {
 	struct offcpu *oc = ctx;
 	const struct offcpu_uwalk *u = data;
-	uint64_t key;
-	struct walk_ent *e;
-	bool fresh;
+	int truncated;
 
 	if (size < OFFCPU_UWALK_HEAD || !u->walk || !u->n || u->n > OFFCPU_UWALK_FRAMES ||
 	    OFFCPU_UWALK_HEAD + (size_t)u->n * sizeof(uint64_t) > size)
 		return 0;
-	key = u->walk;
-	e = htab__insert(oc->walks, &walk_type, &key, &fresh);
-	if (!e)
+	truncated = (u->flags & KUNW_F_TRUNCATED) != 0;
+	if (!pcs_put(oc->walks, u->walk, (const uint64_t *)u->pcs, u->n, truncated))
 		return 0;
-	if (!fresh)
-		free(e->pcs);
-	e->walk = key;
-	e->pcs = malloc(u->n * sizeof(*e->pcs));
-	e->n = e->pcs ? u->n : 0;
-	e->truncated = (u->flags & KUNW_F_TRUNCATED) != 0;
-	if (e->pcs)
-		memcpy(e->pcs, u->pcs, u->n * sizeof(*e->pcs));
 	oc->kwalked++;
-	oc->kwalked_complete += !e->truncated;
+	oc->kwalked_complete += !truncated;
 	return 0;
 }
 
@@ -200,7 +175,7 @@ static int on_end(void *ctx, void *data, size_t size)
 	struct offcpu *oc = ctx;
 
 	if (size < sizeof(struct offcpu_end) ||
-	    grow((void **)&oc->ends, &oc->capends, oc->nends, sizeof(*oc->ends)))
+	    array__reserve(&oc->ends, &oc->capends, oc->nends + 1, sizeof(*oc->ends)))
 		return 0;
 	oc->ends[oc->nends++] = *(const struct offcpu_end *)data;
 	return 0;
@@ -221,15 +196,14 @@ static void find_sched_text(struct offcpu *oc)
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f) && !(oc->ksched_lo && oc->ksched_hi)) {
-		unsigned long long addr;
-		char type, name[256];
+		struct ksym_entry e;
 
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || !addr)
+		if (!ksyms__parse_line(line, &e) || !e.addr || e.module)
 			continue;
-		if (!strcmp(name, "__sched_text_start"))
-			oc->ksched_lo = addr;
-		else if (!strcmp(name, "__sched_text_end"))
-			oc->ksched_hi = addr;
+		if (!strcmp(e.name, "__sched_text_start"))
+			oc->ksched_lo = e.addr;
+		else if (!strcmp(e.name, "__sched_text_end"))
+			oc->ksched_hi = e.addr;
 	}
 	fclose(f);
 	if (oc->ksched_hi <= oc->ksched_lo)
@@ -292,14 +266,14 @@ int offcpu__open(struct offcpu **out, struct pdata *pd, const struct offcpu_opts
 		return -ENOMEM;
 	oc->pd = pd;
 	oc->o = *o;
-	oc->stacks = htab__new(&stack_type, 256);
+	oc->stacks = htab__new(&pcs_type, 256);
 	oc->gens = htab__new(&gen_type, 64);
-	oc->walks = htab__new(&walk_type, 256);
+	oc->walks = htab__new(&pcs_type, 256);
 	if (!oc->stacks || !oc->gens || !oc->walks) {
 		err = -ENOMEM;
 		goto fail;
 	}
-	libbpf_set_print(silent);
+	bpfload__quiet();
 	oc->skel = offcpu_bpf__open();
 	if (!oc->skel) {
 		err = -errno;
@@ -333,16 +307,14 @@ int offcpu__open(struct offcpu **out, struct pdata *pd, const struct offcpu_opts
 	*out = oc;
 	return 0;
 fail:
-	snprintf(why, whylen, "cannot load the BPF off-CPU programs: %s%s",
-		 strerror(err < 0 ? -err : EINVAL),
-		 err == -EPERM || err == -EACCES ? " (needs root or CAP_BPF+CAP_PERFMON)" : "");
+	err = bpfload__failed(err, "off-CPU programs", why, whylen);
 	ring_buffer__free(oc->rb);
 	offcpu_bpf__destroy(oc->skel);
 	htab__free(oc->stacks);
 	htab__free(oc->gens);
 	htab__free(oc->walks);
 	free(oc);
-	return err == -EACCES ? -EPERM : (err < 0 ? err : -EINVAL);
+	return err;
 }
 
 int offcpu__track(struct offcpu *oc, pid_t pid)
@@ -380,7 +352,7 @@ int offcpu__attach(struct offcpu *oc, pid_t pid, const struct offcpu_seed *threa
 	if (bpf_map_update_elem(bpf_map__fd(oc->skel->maps.tracked), &key, &p, BPF_ANY) < 0)
 		return -errno;
 	/* the programs look entries up in `threads` from now on (offcpu.h, "Threads") */
-	__atomic_store_n(&oc->skel->bss->seeded, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&oc->skel->bss->seeded, key, __ATOMIC_RELEASE);
 	for (size_t i = 0; i < n; i++) {
 		/* task_start 0: the program adopts the task that has this tid (offcpu.h) */
 		struct offcpu_thread th = {.born_ns = now};
@@ -412,35 +384,41 @@ static void keep_count(struct offcpu *oc, const struct offcpu_key *k, const stru
 {
 	if (!v->ns && !v->count)
 		return;
-	if (grow((void **)&oc->counts, &oc->capcounts, oc->ncounts, sizeof(*oc->counts))) {
+	if (array__reserve(&oc->counts, &oc->capcounts, oc->ncounts + 1, sizeof(*oc->counts))) {
 		oc->ns_unplaced += v->ns;
 		return;
 	}
 	oc->counts[oc->ncounts++] = (struct count){*k, *v, stamp};
 }
 
-/* Read and empty counts map fd (no program adds into it any more). */
+/*
+ * Read and empty counts map fd (no program adds into it any more).  Bounded
+ * by the map's size all the same: a program still adding (a flip that did
+ * not settle) cannot keep the reader here.
+ */
 static void read_map(struct offcpu *oc, int fd, uint64_t stamp)
 {
 	struct offcpu_key keys[256], next;
 	struct offcpu_val vals[256];
+	size_t left = OFFCPU_MAX_KEYS;
 	void *in = NULL;
 	__u32 outb;
 
-	for (;;) {
+	while (left) {
 		__u32 n = 256;
 		int rc = bpf_map_lookup_and_delete_batch(fd, in, &outb, keys, vals, &n, NULL);
 
-		for (__u32 i = 0; i < n; i++)
+		for (__u32 i = 0; i < n && i < 256 && left; i++, left--)
 			keep_count(oc, &keys[i], &vals[i], stamp);
-		if (rc < 0)
+		if (rc < 0 || !n)
 			break; /* ENOENT: the map is empty now */
 		in = &outb;
 	}
 	/* without batch operations (or what a batch left): one key at a time */
-	while (bpf_map_get_next_key(fd, NULL, &next) == 0) {
+	while (left && bpf_map_get_next_key(fd, NULL, &next) == 0) {
 		struct offcpu_val v;
 
+		left--;
 		if (bpf_map_lookup_and_delete_elem(fd, &next, &v) == 0)
 			keep_count(oc, &next, &v, stamp);
 		else if (bpf_map_delete_elem(fd, &next) < 0)
@@ -459,7 +437,7 @@ static int counts_fd(struct offcpu *oc, int which)
  */
 static void read_counts(struct offcpu *oc, int force)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = pdata__clock_ns(CLOCK_MONOTONIC);
 	__u32 cur = oc->skel->bss->cur;
 
 	if (oc->settling) {
@@ -469,22 +447,28 @@ static void read_counts(struct offcpu *oc, int force)
 		oc->settling = 0;
 	}
 	__atomic_store_n(&oc->skel->bss->cur, !cur, __ATOMIC_RELEASE);
-	oc->flip_ns = mono_ns();
+	oc->flip_ns = pdata__clock_ns(CLOCK_MONOTONIC);
 	oc->settling = 1;
 }
 
 /* ---- placing them in the profile ---------------------------------------------------- */
 
-/* The PCs of stack id in map (0: kstacks, 1: ustacks), read once; NULL when unknown. */
-static const struct stack_ent *stack_of(struct offcpu *oc, int map, __s32 id)
+/*
+ * The PCs of stack id in map (0: kstacks, 1: ustacks), read once; NULL when
+ * unknown.  Valid until the next call (an insert into oc->stacks).
+ *
+ * The scheduler's own frames lead every kernel stack (the tracepoint's
+ * glue and .sched.text: find_sched_text): cut here, once per stack, so
+ * that a stack's innermost frame is the function that waited.
+ */
+static const struct pcs_ent *stack_of(struct offcpu *oc, int map, __s32 id)
 {
 	uint64_t key = ((uint64_t)map << 32 | (uint32_t)id) + 1;
 	uint32_t depth = map ? OFFCPU_USER_DEPTH : OFFCPU_KERNEL_DEPTH;
-	struct stack_ent *e = htab__find(oc->stacks, &stack_type, &key);
+	struct pcs_ent *e = htab__find(oc->stacks, &pcs_type, &key);
 	uint64_t buf[OFFCPU_USER_DEPTH > OFFCPU_KERNEL_DEPTH ? OFFCPU_USER_DEPTH :
 							       OFFCPU_KERNEL_DEPTH];
-	uint32_t n = 0;
-	bool fresh;
+	uint32_t n = 0, at = 0;
 
 	if (e)
 		return e;
@@ -496,44 +480,22 @@ static const struct stack_ent *stack_of(struct offcpu *oc, int map, __s32 id)
 		return NULL;
 	while (n < depth && buf[n])
 		n++;
-	e = htab__insert(oc->stacks, &stack_type, &key, &fresh);
-	if (!e)
-		return NULL;
-	e->key = key;
-	e->n = n;
-	e->pcs = malloc((n ? n : 1) * sizeof(*e->pcs));
-	if (!e->pcs) {
-		e->n = 0;
-		return e;
-	}
-	memcpy(e->pcs, buf, n * sizeof(*e->pcs));
-	return e;
+	for (uint32_t i = 0; !map && i < n && i < 16; i++)
+		if (buf[i] >= oc->ksched_lo && buf[i] < oc->ksched_hi)
+			at = i + 1;
+	return pcs_put(oc->stacks, key, buf + at, n - at, 0);
 }
 
 /* Unwind a copy of a user stack (the session knows the process's mappings up to its time). */
 static void unwind_copy(struct offcpu *oc, struct perf_session *s, const struct offcpu_copy *c)
 {
 	uint64_t pcs[OFFCPU_USER_DEPTH * 2], regs[3] = {c->bp, c->sp, c->ip};
-	uint64_t key = c->walk;
-	struct walk_ent *e;
 	int truncated, n;
-	bool fresh;
 
 	n = stacks__unwind_copy(perf_session__stacks(s), (pid_t)c->tgid, regs, c->stack, c->size,
 				pcs, (int)(sizeof(pcs) / sizeof(*pcs)), &truncated);
-	if (n <= 0)
+	if (n <= 0 || !pcs_put(oc->walks, c->walk, pcs, (uint32_t)n, truncated))
 		return;
-	e = htab__insert(oc->walks, &walk_type, &key, &fresh);
-	if (!e)
-		return;
-	if (!fresh)
-		free(e->pcs);
-	e->walk = key;
-	e->pcs = malloc((size_t)n * sizeof(*e->pcs));
-	e->n = e->pcs ? (uint32_t)n : 0;
-	e->truncated = truncated;
-	if (e->pcs)
-		memcpy(e->pcs, pcs, (size_t)n * sizeof(*pcs));
 	oc->unwound++;
 	oc->unwound_complete += !truncated;
 }
@@ -541,25 +503,21 @@ static void unwind_copy(struct offcpu *oc, struct perf_session *s, const struct 
 /*
  * The PCs of a key: the kernel's frames (the scheduler's own cut), then the
  * user part: the unwound copy, else the frame-pointer walk, else the PC.
+ * The kernel's are copied out before the user stack is looked up: that
+ * lookup may insert into the same table, which moves its entries.
  */
 static unsigned int key_pcs(struct offcpu *oc, const struct offcpu_key *k, uint64_t *pcs,
 			    unsigned int max, int *truncated)
 {
-	const struct stack_ent *ks = oc->o.stacks ? stack_of(oc, 0, k->kstack) : NULL;
-	const struct stack_ent *us = oc->o.stacks ? stack_of(oc, 1, k->ustack) : NULL;
+	const struct pcs_ent *ks = oc->o.stacks ? stack_of(oc, 0, k->kstack) : NULL, *us;
 	uint64_t wkey = k->walk;
-	const struct walk_ent *w = k->walk ? htab__find(oc->walks, &walk_type, &wkey) : NULL;
-	unsigned int n = 0, at = 0;
+	const struct pcs_ent *w = k->walk ? htab__find(oc->walks, &pcs_type, &wkey) : NULL;
+	unsigned int n = 0;
 
 	*truncated = 0;
-	if (ks) {
-		/* the tracepoint's glue and the scheduler's own functions (.sched.text) */
-		for (unsigned int i = 0; i < ks->n && i < 16; i++)
-			if (ks->pcs[i] >= oc->ksched_lo && ks->pcs[i] < oc->ksched_hi)
-				at = i + 1;
-		for (unsigned int i = at; i < ks->n && n < max; i++)
-			pcs[n++] = ks->pcs[i];
-	}
+	for (unsigned int i = 0; ks && i < ks->n && n < max; i++)
+		pcs[n++] = ks->pcs[i];
+	us = oc->o.stacks && !(w && w->n) ? stack_of(oc, 1, k->ustack) : NULL;
 	if (w && w->n) {
 		for (unsigned int i = 0; i < w->n && n < max; i++)
 			pcs[n++] = w->pcs[i];
@@ -651,7 +609,6 @@ static void apply_end(struct offcpu *oc, struct perf_session *s, const struct of
 	struct pdata_thread *th;
 
 	image_of(oc, s, e->tgid, e->tid, e->gen, &th);
-	oc->threads_ended++;
 	if (th)
 		pdata__thread_life(th, e->died_ns > e->born_ns ? e->died_ns - e->born_ns : 0,
 				   e->offcpu_ns);
@@ -819,13 +776,18 @@ static int alive_state(struct offcpu *oc, __u32 tid, const struct offcpu_thread 
 	return reg->task_start ? -1 : 0;
 }
 
-/* The threads still alive: their open intervals closed now, their lifetimes so far. */
+/*
+ * The threads still alive: their open intervals closed now, their lifetimes
+ * so far.  At most the map's size of entries: the fork and exec programs
+ * still run, and a key deleted meanwhile starts the kernel's walk over.
+ */
 static void close_alive(struct offcpu *oc, struct perf_session *s, uint64_t now)
 {
 	int fd = bpf_map__fd(oc->skel->maps.threads);
 	__u32 tid, *prev = NULL;
 
-	while (bpf_map_get_next_key(fd, prev, &tid) == 0) {
+	for (size_t left = OFFCPU_MAX_THREADS; left && bpf_map_get_next_key(fd, prev, &tid) == 0;
+	     left--) {
 		struct offcpu_thread reg, th;
 		struct offcpu_end e = {0};
 		struct offcpu_proc pr = {0};
@@ -854,9 +816,8 @@ static void close_alive(struct offcpu *oc, struct perf_session *s, uint64_t now)
 			oc->open_closed++;
 		}
 		e = (struct offcpu_end){th.key.tgid, tid, pr.gen, 0, th.born_ns, now, th.offcpu_ns};
-		if (grow((void **)&oc->ends, &oc->capends, oc->nends, sizeof(*oc->ends)) == 0)
+		if (array__reserve(&oc->ends, &oc->capends, oc->nends + 1, sizeof(*oc->ends)) == 0)
 			oc->ends[oc->nends++] = e;
-		oc->threads_alive++;
 	}
 	apply(oc, s, UINT64_MAX);
 }
@@ -871,7 +832,7 @@ void offcpu__finish(struct offcpu *oc, struct perf_session *s)
 	/* no more counting: the intervals still open are closed at this instant */
 	bpf_link__destroy(oc->skel->links.offcpu_switch);
 	oc->skel->links.offcpu_switch = NULL;
-	now = mono_ns();
+	now = pdata__clock_ns(CLOCK_MONOTONIC);
 	read_counts(oc, 1);
 	read_counts(oc, 1); /* both maps */
 	ring_buffer__consume(oc->rb);
@@ -973,6 +934,16 @@ void offcpu__describe(const struct offcpu *oc, char *buf, size_t len)
 			 (unsigned long long)st[OFFCPU_STAT_PROCS_FULL]);
 }
 
+/* What the entries of a pcs_ent table point to. */
+static void free_pcs(struct htab *h)
+{
+	struct pcs_ent *e;
+	size_t pos = 0;
+
+	while (h && (e = htab__next(h, &pos)))
+		free(e->pcs);
+}
+
 void offcpu__close(struct offcpu *oc)
 {
 	size_t i;
@@ -983,18 +954,8 @@ void offcpu__close(struct offcpu *oc)
 	offcpu_bpf__destroy(oc->skel);
 	if (oc->o.own_ks)
 		kstacks__close(oc->o.ks);
-	for (i = 0; oc->stacks && i <= oc->stacks->mask && oc->stacks->slots; i++) {
-		struct stack_ent *e = htab__slot(oc->stacks, &stack_type, i);
-
-		if (!htab__slot_empty(&stack_type, e))
-			free(e->pcs);
-	}
-	for (i = 0; oc->walks && oc->walks->slots && i <= oc->walks->mask; i++) {
-		struct walk_ent *e = htab__slot(oc->walks, &walk_type, i);
-
-		if (!htab__slot_empty(&walk_type, e))
-			free(e->pcs);
-	}
+	free_pcs(oc->stacks);
+	free_pcs(oc->walks);
 	for (i = 0; i < oc->ncopies; i++)
 		free(oc->copies[i]);
 	free(oc->copies);

@@ -125,10 +125,8 @@ static void on_task(void *arg, pid_t pid, pid_t tid, uint64_t time, int begin)
 
 	if (time > os->last)
 		os->last = time;
-	if (begin) {
-		t = htab__find(os->threads, &sw_type, &key);
-		if (!t || t->ended) /* an exec of a known thread keeps its lifetime */
-			thread_of(os, pid, tid, time);
+	if (begin) { /* an exec of a known thread keeps its lifetime (thread_of) */
+		thread_of(os, pid, tid, time);
 		return;
 	}
 	t = htab__find(os->threads, &sw_type, &key);
@@ -187,19 +185,17 @@ void offcpu_switch__session(struct offcpu_switch *os, struct perf_session *s)
 
 void offcpu_switch__finish(struct offcpu_switch *os)
 {
-	struct timespec ts;
+	struct sw_thread *t;
+	size_t pos = 0;
 	uint64_t now;
 
 	if (!os)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	now = pdata__clock_ns(CLOCK_MONOTONIC);
 	if (os->last > now)
 		now = os->last;
-	for (size_t i = 0; os->threads->slots && i <= os->threads->mask; i++) {
-		struct sw_thread *t = htab__slot(os->threads, &sw_type, i);
-
-		if (htab__slot_empty(&sw_type, t) || t->ended)
+	while ((t = htab__next(os->threads, &pos))) {
+		if (t->ended)
 			continue;
 		if (t->out)
 			add_interval(os, t, now); /* still off the CPU: closed at the end */

@@ -44,6 +44,7 @@
 #include "record/record_bpf.h"
 #include "record/run.h"
 #include "record/shquote.h"
+#include "utils/caps.h"
 #include "utils/why.h"
 
 #define SYSTEM_RECORDS (32u << 20) /* a long recording of a busy machine's processes */
@@ -78,38 +79,12 @@ struct system_run {
 	int hook_stop;
 };
 
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* ---- what -a needs --------------------------------------------------------- */
-
-/* The effective capability set has cap (from /proc/self/status). */
-static int has_cap(int cap)
-{
-	char line[256];
-	unsigned long long eff = 0;
-	FILE *f = fopen("/proc/self/status", "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &eff) == 1)
-			break;
-	fclose(f);
-	return (eff >> cap) & 1;
-}
-
-#define CAP_SYS_ADMIN_BIT 21
-#define CAP_PERFMON_BIT 38
 
 int record__system_permitted(char *why, size_t whylen)
 {
 	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	uint64_t eff = caps__effective();
 	int paranoid = 2;
 
 	if (f) {
@@ -117,8 +92,8 @@ int record__system_permitted(char *why, size_t whylen)
 			paranoid = 2;
 		fclose(f);
 	}
-	if (geteuid() == 0 || paranoid <= 0 || has_cap(CAP_PERFMON_BIT) ||
-	    has_cap(CAP_SYS_ADMIN_BIT))
+	if (geteuid() == 0 || paranoid <= 0 || (eff & (1ull << CAPS_PERFMON)) ||
+	    (eff & (1ull << CAPS_SYS_ADMIN)))
 		return 0;
 	return why_fail(why, whylen, -EACCES,
 			"recording the whole machine (-a) needs root, CAP_PERFMON or "
@@ -386,7 +361,7 @@ static void system_loop(struct system_run *s)
 	const struct record_hook *hook = s->r.o->hook;
 
 	for (;;) {
-		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		uint64_t now = pdata__clock_ns(CLOCK_MONOTONIC);
 		int ready;
 
 		set_timeout(s, now);
@@ -395,7 +370,7 @@ static void system_loop(struct system_run *s)
 		record_bpf__flush(s->r.bpf, perf_session__handled_until(s->r.perf));
 		if (ready && hook->ready && hook->ready(hook->arg))
 			s->hook_stop = 1;
-		now = now_ns(CLOCK_MONOTONIC);
+		now = pdata__clock_ns(CLOCK_MONOTONIC);
 		while (s->period_ns && now >= s->cut + CUT_MARGIN_NS && !s->hook_stop)
 			if (rotate(s) < 0)
 				return;
@@ -569,7 +544,7 @@ static int fail(struct system_run *s, int rc)
 static void finish_system(struct system_run *s)
 {
 	struct record_result *res = s->r.res;
-	uint64_t end_mono = now_ns(CLOCK_MONOTONIC);
+	uint64_t end_mono = pdata__clock_ns(CLOCK_MONOTONIC);
 	uint64_t busy = busy_ns(s); /* at the end, not after the last drain */
 
 	if (s->r.pd) {
@@ -619,8 +594,8 @@ int record__system(const struct record_opts *o, struct record_result *res)
 	s.r.hz = cap && o->hz > cap ? cap : o->hz;
 	s.period_ns = o->hook ? (uint64_t)o->hook->period_ms * 1000000ull :
 				(uint64_t)o->rotate * 1000000000ull;
-	s.mono0 = now_ns(CLOCK_MONOTONIC);
-	s.real0 = now_ns(CLOCK_REALTIME);
+	s.mono0 = pdata__clock_ns(CLOCK_MONOTONIC);
+	s.real0 = pdata__clock_ns(CLOCK_REALTIME);
 	s.last_prune = s.mono0;
 	s.r.keep_ksyms = 1;
 	/*
@@ -648,8 +623,8 @@ int record__system(const struct record_opts *o, struct record_result *res)
 		return fail(&s, rc);
 	describe(&s);
 	/* the events are on from here: the periods count from now */
-	s.mono0 = now_ns(CLOCK_MONOTONIC);
-	s.real0 = now_ns(CLOCK_REALTIME);
+	s.mono0 = pdata__clock_ns(CLOCK_MONOTONIC);
+	s.real0 = pdata__clock_ns(CLOCK_REALTIME);
 	s.cut = s.mono0 + s.period_ns;
 	if (o->duration > 0)
 		s.deadline = s.mono0 + (uint64_t)(o->duration * 1e9);

@@ -14,12 +14,7 @@
 #include "report/callgraph.h"
 #include "utils/htab.h"
 #include "utils/search.h"
-
-/* Counts come from an untrusted file: saturate instead of wrapping. */
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a + b < a ? UINT64_MAX : a + b;
-}
+#include "utils/sat.h"
 
 /* ---- the PCs of a sample ----------------------------------------------------- */
 
@@ -210,11 +205,6 @@ void callgraph__set_weights(struct callgraph *cg, uint64_t per_sample, uint64_t 
 	cg->per_off_ns = per_off_ns;
 }
 
-static uint64_t sat_mul(uint64_t a, uint64_t b)
-{
-	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
-}
-
 uint64_t callgraph__weight_of(uint64_t per_sample, uint64_t per_off_ns, uint64_t samples,
 			      uint64_t off_ns)
 {
@@ -348,17 +338,15 @@ static int add_slots(struct callgraph *cg, const struct pview *v, struct resolve
 
 	for (size_t i = first_of(all, nall, p->id); i < nall && all[i].proc == p->id; i++) {
 		const struct pv_sample *s = &all[i];
-		uint64_t count = s->count * mul;
 		int truncated, n, rc;
 
 		if (!s->count || (tid && s->tid != *tid))
 			continue;
-		if (mul && count / mul != s->count)
-			count = UINT64_MAX; /* a damaged count */
 		n = callgraph__sample_frames(v, r, p, s, frames, &truncated);
 		if (n < 0)
 			return n;
-		rc = callgraph__add(cg, s->tid, frames, (uint32_t)n, truncated, count);
+		rc = callgraph__add(cg, s->tid, frames, (uint32_t)n, truncated,
+				    sat_mul(s->count, mul));
 		if (rc < 0)
 			return rc;
 	}

@@ -139,7 +139,6 @@ uint64_t callgraph__weigh(const struct callgraph *cg, uint64_t samples, uint64_t
 int callgraph__add_samples(struct callgraph *cg, const struct pview *v, struct resolver *r,
 			   const struct pv_proc *p, const int *tid);
 
-/* Sum of the samples added. */
 /*
  * The same in nanoseconds: each sample as cpu_ns (its period; 0: no CPU
  * samples) and, with offcpu, every off-CPU slot of the image (v->offcpu,
@@ -148,6 +147,7 @@ int callgraph__add_samples(struct callgraph *cg, const struct pview *v, struct r
 int callgraph__add_weighted(struct callgraph *cg, const struct pview *v, struct resolver *r,
 			    const struct pv_proc *p, const int *tid, uint64_t cpu_ns, int offcpu);
 
+/* Sum of the samples added. */
 uint64_t callgraph__total(const struct callgraph *cg);
 
 /* The distinct (thread, stack) pairs, in the order they were first added. */

@@ -12,6 +12,7 @@
 
 #include "report/diff.h"
 #include "utils/htab.h"
+#include "utils/sat.h"
 #include "utils/why.h"
 
 /* ---- the tables: (name, object) -> samples in each profile ---------------- */
@@ -44,8 +45,8 @@ static int table_add(struct htab *t, const char *name, const char *object, const
 	if (fresh || side == 1)
 		e->path = path;
 	e->k = k;
-	e->count[side] += count;
-	e->off[side] = e->off[side] + off < e->off[side] ? UINT64_MAX : e->off[side] + off;
+	e->count[side] = sat_add(e->count[side], count);
+	e->off[side] = sat_add(e->off[side], off);
 	return 0;
 }
 

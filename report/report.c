@@ -21,6 +21,7 @@
 #include "utils/cgroup.h"
 #include "symbols/symfile.h"
 #include "utils/why.h"
+#include "utils/sat.h"
 
 /* The rows that are not code: their function is their object. */
 static const struct func kernel_accounted = {"[kernel]", "[kernel]", "[kernel]", NULL, 0};
@@ -59,11 +60,6 @@ static bool clock_is_cpu_time(uint32_t clock)
 static double period_ns(const struct report *rep)
 {
 	return rep->period_s * 1e9;
-}
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a + b < a ? UINT64_MAX : a + b; /* counts from a file may be absurd: never wrap */
 }
 
 /* ns as an integer, bounded (a damaged count times the period can exceed 2^64). */
@@ -537,7 +533,7 @@ static bool item_passes(const struct report *rep, const struct report_item *it)
 
 	if (it->kind == REPORT_OFFCPU && rep->o.reasons && !(rep->o.reasons & (1u << it->reason)))
 		return false;
-	return (!fl->ncgroups || report__cgroup_passes(fl, it->p->cgroup)) &&
+	return !rep->images[it->p - rep->v->procs].cgroup_out &&
 	       (!fl->npids || has_int(fl->pids, fl->npids, it->p->pid)) &&
 	       (!fl->ntids || has_int(fl->tids, fl->ntids, it->tid)) &&
 	       (!fl->ncomms || has_str(fl->comms, fl->ncomms, it->comm, NULL)) &&
@@ -634,14 +630,6 @@ static double item_ns(const struct report *rep, const struct report_item *it)
 	return (double)it->count * period_ns(rep) + (double)it->ns;
 }
 
-/* Add an off-CPU item to off[0] (all) and off[its reason]. */
-static void add_off(uint64_t *off, const struct report_item *it)
-{
-	off[0] = sat_add(off[0], it->ns);
-	if (it->reason && it->reason < PDATA_KIND_NR)
-		off[it->reason] = sat_add(off[it->reason], it->ns);
-}
-
 static int run_item(void *arg, const struct report_item *it)
 {
 	struct run_walk *w = arg;
@@ -652,8 +640,8 @@ static int run_item(void *arg, const struct report_item *it)
 	w->img->seconds += s;
 	tot->seconds += s;
 	if (it->kind == REPORT_OFFCPU) {
-		add_off(w->img->offcpu_ns, it);
-		add_off(tot->offcpu_ns, it);
+		report_rows__add_off(w->img->offcpu_ns, it);
+		report_rows__add_off(tot->offcpu_ns, it);
 	} else if (it->kind == REPORT_ACCOUNTED) {
 		w->img->accounted_ns = sat_add(w->img->accounted_ns, it->ns);
 		tot->accounted_ns = sat_add(tot->accounted_ns, it->ns);
@@ -671,7 +659,7 @@ static int run_item(void *arg, const struct report_item *it)
 	w->img->shown = 1;
 	tot->shown_seconds += s;
 	if (it->kind == REPORT_OFFCPU)
-		add_off(tot->shown_offcpu_ns, it);
+		report_rows__add_off(tot->shown_offcpu_ns, it);
 	return rowtab__add(w->t, it);
 }
 
@@ -758,6 +746,9 @@ static int build_images(struct report *rep)
 	for (size_t i = 0; i < v->nprocs; i++) {
 		rep->images[i].p = &v->procs[i];
 		rep->images[i].cpu = image_cpu(&v->procs[i]);
+		/* once per image: the filter parses the path, and items are many */
+		rep->images[i].cgroup_out =
+			!report__cgroup_passes(&rep->o.filter, v->procs[i].cgroup);
 	}
 	for (size_t i = 0; i < v->nprocs; i++)
 		image_comm(rep, i, 0);

@@ -179,6 +179,7 @@ struct report_image {
 	double seconds;	       /* samples x period + accounted + unsampled */
 	uint64_t offcpu_ns[PDATA_KIND_NR]; /* off-CPU time: [0] all, [k] reason k */
 	int shown;			   /* it has items that pass the filters */
+	int cgroup_out;			   /* the cgroup filter leaves it out (decided at load) */
 	char comm_buf[16];		   /* comm when it is made from the executable's name */
 };
 

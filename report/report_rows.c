@@ -7,6 +7,7 @@
 
 #include "report/report_rows.h"
 #include "utils/htab.h"
+#include "utils/sat.h"
 
 /* An entry: the row and the hash of its key (growing the table reads no string). */
 struct row_ent {
@@ -112,11 +113,6 @@ static void item_key(const struct rowtab *t, const struct report_item *it, struc
 		k->cgroup = it->p->cgroup ? it->p->cgroup : "";
 }
 
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a + b < a ? UINT64_MAX : a + b; /* a damaged count must not wrap */
-}
-
 /* The entry of an item's row, made when new. */
 static struct row_ent *row_of(struct rowtab *t, const struct report_item *it)
 {
@@ -134,6 +130,13 @@ static struct row_ent *row_of(struct rowtab *t, const struct report_item *it)
 	return e;
 }
 
+void report_rows__add_off(uint64_t *off, const struct report_item *it)
+{
+	off[0] = sat_add(off[0], it->ns);
+	if (it->reason && it->reason < PDATA_KIND_NR)
+		off[it->reason] = sat_add(off[it->reason], it->ns);
+}
+
 int rowtab__add(struct rowtab *t, const struct report_item *it)
 {
 	struct row_ent *e = row_of(t, it);
@@ -141,9 +144,7 @@ int rowtab__add(struct rowtab *t, const struct report_item *it)
 	if (!e)
 		return -ENOMEM;
 	if (it->kind == REPORT_OFFCPU) {
-		e->row.off_ns[0] = sat_add(e->row.off_ns[0], it->ns);
-		if (it->reason < PDATA_KIND_NR && it->reason)
-			e->row.off_ns[it->reason] = sat_add(e->row.off_ns[it->reason], it->ns);
+		report_rows__add_off(e->row.off_ns, it);
 		return 0;
 	}
 	e->row.count = sat_add(e->row.count, it->count);
@@ -168,10 +169,7 @@ int rowtab__add_total(struct rowtab *t, const struct report_item *it,
 			continue; /* recursion, or another function of the same row: once */
 		e->stamp = t->stamp;
 		if (it->kind == REPORT_OFFCPU) {
-			e->row.off_total[0] = sat_add(e->row.off_total[0], it->ns);
-			if (it->reason && it->reason < PDATA_KIND_NR)
-				e->row.off_total[it->reason] =
-					sat_add(e->row.off_total[it->reason], it->ns);
+			report_rows__add_off(e->row.off_total, it);
 			continue;
 		}
 		e->row.total = sat_add(e->row.total, it->count);

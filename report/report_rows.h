@@ -18,6 +18,9 @@ struct rowtab;
 struct rowtab *rowtab__new(const int *keys, size_t nkeys);
 void rowtab__free(struct rowtab *t);
 
+/* Add an off-CPU item's ns to off[0] (every reason) and off[its reason] (off[PDATA_KIND_NR]). */
+void report_rows__add_off(uint64_t *off, const struct report_item *it);
+
 /* Add an item's time to its row.  0 or -ENOMEM. */
 int rowtab__add(struct rowtab *t, const struct report_item *it);
 

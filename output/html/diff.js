@@ -19,7 +19,6 @@
 	'use strict';
 
 	var ROW = 18; /* flame graph row height, px */
-	var MIN_W = 0.4; /* narrower frames (and their callees) are not drawn, px */
 	var MAX_ROWS = 1000; /* table rows rendered at most */
 	var P = profil, $ = P.$, el = P.el, clear = P.clear, str = P.str, fmtInt = P.fmtInt;
 
@@ -211,19 +210,12 @@
 
 	/* ---- header ---------------------------------------------------------------- */
 
-	function fact(parent, label, value) {
-		var s = el('span', null, label + ' ');
-
-		s.appendChild(el('b', null, value));
-		parent.appendChild(s);
-	}
-
 	function sideFact(which, s, i) {
 		var t = fmtInt(s.total) + ' samples';
 
 		if (D.per[i])
 			t += ', ' + fmtSec(s.total * D.per[i]);
-		fact($('facts'), which, P.basename(s.file) + ' (' + (s.command || 'unknown command') + '): ' + t);
+		P.fact($('facts'), which, P.basename(s.file) + ' (' + (s.command || 'unknown command') + '): ' + t);
 	}
 
 	function drawHeader() {
@@ -267,10 +259,7 @@
 
 	/* ---- flame graph ----------------------------------------------------------- */
 
-	var drawn = []; /* the nodes drawn, by data-i of their <g> */
-	var fitLabel = function () {
-		return '';
-	};
+	var flame = P.flameGraph($('flame'), ROW, $('tooltip'), fillTooltip);
 
 	function zoomNode() {
 		var n = D.tree.root;
@@ -288,78 +277,33 @@
 		return n;
 	}
 
-	function pathKeys(n) {
-		var keys = [];
-
-		for (; n.parent; n = n.parent)
-			keys.unshift(n.key);
-		return keys;
-	}
-
 	function markKey(n) {
 		var f = D.frames[n.frame];
 
 		return f ? f.name + '\u0000' + P.basename(f.object) : null;
 	}
 
-	function drawFrame(svg, n, x, w, cls) {
-		var g = document.createElementNS(P.SVGNS, 'g');
-		var r = document.createElementNS(P.SVGNS, 'rect');
-		var t = document.createElementNS(P.SVGNS, 'text');
+	function drawFrame(n, x, w, cls) {
 		var delta = change(n.count), c = n.kind === 'root' ? { fill: '#4b5563', dark: true, hue: -1 } :
 						      colourOf(delta, maxChange);
+		var g = flame.frame(n, x, w, n.depth, c.fill, cls + (c.dark ? ' dark' : '') +
+				    (state.mark && markKey(n) === state.mark ? ' marked' : ''));
 
-		g.setAttribute('class', 'frame' + cls + (c.dark ? ' dark' : '') +
-			       (state.mark && markKey(n) === state.mark ? ' marked' : ''));
-		g.setAttribute('data-i', String(drawn.length));
 		g.setAttribute('data-change', String(delta));
 		g.setAttribute('data-hue', String(c.hue));
-		r.setAttribute('x', x.toFixed(2));
-		r.setAttribute('y', String(n.depth * ROW));
-		r.setAttribute('width', Math.max(w, 0.5).toFixed(2));
-		r.setAttribute('height', String(ROW - 1));
-		r.setAttribute('rx', '2');
-		r.setAttribute('fill', c.fill);
-		t.setAttribute('x', (x + 4).toFixed(2));
-		t.setAttribute('y', String(n.depth * ROW + (ROW - 1) / 2));
-		t.textContent = fitLabel(n.label, w);
-		g.appendChild(r);
-		g.appendChild(t);
-		svg.appendChild(g);
-		drawn.push(n);
 	}
 
 	function drawFlame() {
-		var svg = $('flame'), W = svg.getBoundingClientRect().width || 1000, s = state.width;
-		var focus = zoomNode(), chain = [], maxDepth = focus.depth;
-
-		clear(svg);
-		drawn = [];
-		for (var a = focus; a; a = a.parent)
-			chain.unshift(a);
-		chain.forEach(function (n) {
-			drawFrame(svg, n, 0, W, n === focus ? ' focus' : ' ancestor');
-		});
-		(function walk(n, x0, scale) {
-			var x = x0;
-
-			n.kids.slice().sort(function (p, q) {
+		var s = state.width, focus = zoomNode();
+		var chain = flame.draw(focus, function (n) {
+			return n.kids.slice().sort(function (p, q) {
 				return q.count[s] - p.count[s] || (p.label < q.label ? -1 : p.label > q.label);
-			}).forEach(function (c) {
-				var w = c.count[s] * scale;
-
-				if (w >= MIN_W) {
-					drawFrame(svg, c, x, w, '');
-					if (c.depth > maxDepth)
-						maxDepth = c.depth;
-					walk(c, x, scale);
-				}
-				x += w;
 			});
-		})(focus, 0, focus.count[s] ? W / focus.count[s] : 0);
-		svg.setAttribute('height', String((maxDepth + 1) * ROW));
-		svg.setAttribute('viewBox', '0 0 ' + W + ' ' + (maxDepth + 1) * ROW);
-		drawCrumbs(chain);
+		}, function (n) {
+			return n.count[s];
+		}, drawFrame);
+
+		P.drawCrumbs($('crumbs'), chain, zoomTo);
 		$('reset').disabled = chain.length < 2;
 		$('flame-note').textContent = !focus.count[s] ? 'The ' + (s ? 'new' : 'old') +
 			' profile has no samples here: draw the widths of the other one.' :
@@ -368,31 +312,9 @@
 			' Click a frame to zoom, Esc to zoom out.';
 	}
 
-	function drawCrumbs(chain) {
-		var nav = $('crumbs');
-
-		clear(nav);
-		chain.forEach(function (n, i) {
-			if (i)
-				nav.appendChild(el('span', 'sep', '\u203a'));
-			if (i === chain.length - 1) {
-				nav.appendChild(el('span', 'here', n.label));
-				return;
-			}
-			var b = el('button', null, n.label);
-
-			b.type = 'button';
-			b.title = n.label;
-			b.addEventListener('click', function () {
-				zoomTo(n);
-			});
-			nav.appendChild(b);
-		});
-	}
-
 	function zoomTo(n) {
-		state.zoom = pathKeys(n);
-		hideTooltip();
+		state.zoom = P.pathKeys(n);
+		flame.hideTip();
 		drawFlame();
 	}
 
@@ -421,8 +343,6 @@
 
 	/* ---- tooltip --------------------------------------------------------------- */
 
-	var tipNode = null;
-
 	function tipLine(tt, label, c, s, cls) {
 		var d = el('div', 'tt-num' + (cls ? ' ' + cls : ''), label + ': ');
 		var text = fmtInt(c) + ' samples \u00b7 ' + pct(c, s).toFixed(2) + '%';
@@ -432,15 +352,9 @@
 		tt.appendChild(d);
 	}
 
-	function showTooltip(n, ev) {
-		var tt = $('tooltip'), f = D.frames[n.frame], c = n.count, d, line;
+	function fillTooltip(tt, n) {
+		var f = D.frames[n.frame], c = n.count, d, line;
 
-		if (n === tipNode && !tt.hidden) {
-			P.placeTooltip(tt, ev);
-			return;
-		}
-		tipNode = n;
-		clear(tt);
 		tt.appendChild(el('div', 'tt-name', n.label));
 		if (f)
 			tt.appendChild(el('div', 'tt-sub', f.command ? 'command ' + f.path : f.path || f.object));
@@ -456,19 +370,6 @@
 		if (n.kind === 'frame')
 			tt.appendChild(el('div', 'tt-num', 'Self: old ' + fmtInt(n.self[0]) + ', new ' +
 					  fmtInt(n.self[1]) + ' samples'));
-		tt.hidden = false;
-		P.placeTooltip(tt, ev);
-	}
-
-	function hideTooltip() {
-		$('tooltip').hidden = true;
-		tipNode = null;
-	}
-
-	function frameOf(ev) {
-		var g = ev.target.closest ? ev.target.closest('g.frame') : null;
-
-		return g ? drawn[+g.getAttribute('data-i')] : null;
 	}
 
 	/* ---- table ----------------------------------------------------------------- */
@@ -608,12 +509,12 @@
 		state.normalize = $('normalize').checked;
 		if (/^d(pct|sec|n)$/.test(state.sortKey))
 			state.sortKey = 'delta';
-		hideTooltip();
+		flame.hideTip();
 		redraw();
 	});
 	$('widths').addEventListener('change', function () {
 		state.width = +$('widths').value ? 1 : 0;
-		hideTooltip();
+		flame.hideTip();
 		drawFlame();
 	});
 	$('table-kind').addEventListener('change', function () {
@@ -625,37 +526,19 @@
 		zoomTo(D.tree.root);
 	});
 	$('flame').addEventListener('click', function (ev) {
-		var n = frameOf(ev);
+		var n = flame.nodeOf(ev);
 
 		if (n)
 			zoomTo(n);
 	});
-	$('flame').addEventListener('mousemove', function (ev) {
-		var n = frameOf(ev);
-
-		if (n)
-			showTooltip(n, ev);
-		else
-			hideTooltip();
-	});
-	$('flame').addEventListener('mouseleave', hideTooltip);
 	document.addEventListener('keydown', function (ev) {
 		if (ev.key === 'Escape')
 			zoomTo(D.tree.root);
 	});
-	var pending = 0;
-
-	window.addEventListener('resize', function () {
-		if (!pending)
-			pending = requestAnimationFrame(function () {
-				pending = 0;
-				drawFlame();
-			});
-	});
+	P.onResize(drawFlame);
 
 	drawHeader();
 	drawLegend();
-	fitLabel = P.labelFitter($('flame'));
 	redraw();
 	document.body.setAttribute('data-ready', '1');
 })();

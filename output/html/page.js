@@ -15,9 +15,7 @@
 	'use strict';
 
 	var ROW = 18; /* flame graph row height, px */
-	var MIN_W = 0.4; /* narrower frames (and their callees) are not drawn, px */
 	var MAX_ROWS = 1000; /* table rows rendered at most */
-	var SVGNS = profil.SVGNS;
 	var $ = profil.$, el = profil.el, clear = profil.clear, basename = profil.basename;
 	var isIndex = profil.isIndex, str = profil.str, fmtInt = profil.fmtInt, hash = profil.hash;
 
@@ -322,22 +320,9 @@
 		return n;
 	}
 
-	function pathKeys(n) {
-		var keys = [];
-
-		for (; n.parent; n = n.parent)
-			keys.unshift(n.key);
-		return keys;
-	}
-
 	/* ---- header ---------------------------------------------------------------- */
 
-	function fact(parent, label, value) {
-		var s = el('span', null, label + ' ');
-
-		s.appendChild(el('b', null, value));
-		parent.appendChild(s);
-	}
+	var fact = profil.fact;
 
 	function drawHeader() {
 		var facts = $('facts'), rate = +M.rate_hz || 0, notes = Array.isArray(M.notes) ? M.notes : [];
@@ -440,14 +425,7 @@
 
 	/* ---- flame graph ----------------------------------------------------------- */
 
-	var drawn = []; /* the nodes drawn, by data-i of their <g> */
-	var fitLabel = function () {
-		return '';
-	};
-
-	function measureChars() {
-		fitLabel = profil.labelFitter($('flame'));
-	}
+	var flame = profil.flameGraph($('flame'), ROW, $('tooltip'), fillTooltip);
 
 	/* An off-CPU frame: in the off-CPU view every frame; in wall time, one mostly off the CPU. */
 	function isOff(n) {
@@ -462,88 +440,27 @@
 		return isOff(n) ? D.frames[n.frame].offFill : D.frames[n.frame].fill;
 	}
 
-	function drawFrame(svg, n, x, w, depth, cls) {
-		var g = document.createElementNS(SVGNS, 'g');
-		var r = document.createElementNS(SVGNS, 'rect');
-		var t = document.createElementNS(SVGNS, 'text');
-
-		g.setAttribute('class', 'frame' + cls + (n.kind === 'root' || n.kind === 'proc' ? ' dark' : '') +
-			       (n.frame >= 0 && matches(n.frame) ? ' match' : '') +
-			       (n.frame >= 0 && isOff(n) ? ' off' : ''));
-		g.setAttribute('data-i', String(drawn.length));
-		r.setAttribute('x', x.toFixed(2));
-		r.setAttribute('y', String(depth * ROW));
-		r.setAttribute('width', Math.max(w, 0.5).toFixed(2));
-		r.setAttribute('height', String(ROW - 1));
-		r.setAttribute('rx', '2');
-		r.setAttribute('fill', fillOf(n));
-		t.setAttribute('x', (x + 4).toFixed(2));
-		t.setAttribute('y', String(depth * ROW + (ROW - 1) / 2));
-		t.textContent = fitLabel(n.label, w);
-		g.appendChild(r);
-		g.appendChild(t);
-		svg.appendChild(g);
-		drawn.push(n);
+	function drawFrame(n, x, w, cls) {
+		flame.frame(n, x, w, n.depth, fillOf(n), cls + (n.kind === 'root' || n.kind === 'proc' ? ' dark' : '') +
+			    (n.frame >= 0 && matches(n.frame) ? ' match' : '') + (n.frame >= 0 && isOff(n) ? ' off' : ''));
 	}
 
 	function drawFlame() {
-		var svg = $('flame'), W = svg.getBoundingClientRect().width || 1000;
-		var focus = zoomNode(), chain = [], maxDepth = focus.depth;
+		var chain;
 
-		clear(svg);
-		drawn = [];
-		svg.setAttribute('class', state.search ? 'searching' : '');
-		for (var a = focus; a; a = a.parent)
-			chain.unshift(a);
-		chain.forEach(function (n) {
-			drawFrame(svg, n, 0, W, n.depth, n === focus ? ' focus' : ' ancestor');
-		});
-		(function walk(n, x0, scale) {
-			var x = x0;
-
-			n.sorted.forEach(function (c) {
-				var w = c.total * scale;
-
-				if (w >= MIN_W) {
-					drawFrame(svg, c, x, w, c.depth, '');
-					if (c.depth > maxDepth)
-						maxDepth = c.depth;
-					walk(c, x, scale);
-				}
-				x += w;
-			});
-		})(focus, 0, focus.total ? W / focus.total : 0);
-		svg.setAttribute('height', String((maxDepth + 1) * ROW));
-		svg.setAttribute('viewBox', '0 0 ' + W + ' ' + (maxDepth + 1) * ROW);
-		drawCrumbs(chain);
+		$('flame').setAttribute('class', state.search ? 'searching' : '');
+		chain = flame.draw(zoomNode(), function (n) {
+			return n.sorted;
+		}, function (n) {
+			return n.total;
+		}, drawFrame);
+		profil.drawCrumbs($('crumbs'), chain, zoomTo);
 		$('reset').disabled = chain.length < 2;
 	}
 
-	function drawCrumbs(chain) {
-		var nav = $('crumbs');
-
-		clear(nav);
-		chain.forEach(function (n, i) {
-			if (i)
-				nav.appendChild(el('span', 'sep', '\u203a'));
-			if (i === chain.length - 1) {
-				nav.appendChild(el('span', 'here', n.label));
-				return;
-			}
-			var b = el('button', null, n.label);
-
-			b.type = 'button';
-			b.title = n.label;
-			b.addEventListener('click', function () {
-				zoomTo(n);
-			});
-			nav.appendChild(b);
-		});
-	}
-
 	function zoomTo(n) {
-		state.zoom = pathKeys(n);
-		hideTooltip();
+		state.zoom = profil.pathKeys(n);
+		flame.hideTip();
 		drawFlame();
 	}
 
@@ -588,18 +505,10 @@
 
 	/* ---- tooltip --------------------------------------------------------------- */
 
-	var tipNode = null; /* the node the tooltip shows */
-
-	function showTooltip(n, ev) {
-		var tt = $('tooltip'), f = n.frame >= 0 ? D.frames[n.frame] : null;
+	function fillTooltip(tt, n) {
+		var f = n.frame >= 0 ? D.frames[n.frame] : null;
 		var p = n.kind === 'proc' ? D.procs[+n.key.slice(1)] : null;
 
-		if (n === tipNode && !tt.hidden) {
-			moveTooltip(ev);
-			return;
-		}
-		tipNode = n;
-		clear(tt);
 		tt.appendChild(el('div', 'tt-name', n.label));
 		if (f) {
 			tt.appendChild(el('div', 'tt-sub', f.object));
@@ -621,23 +530,6 @@
 			line('of which off the CPU', n.off);
 		if (f)
 			line('Self', n.self);
-		tt.hidden = false;
-		moveTooltip(ev);
-	}
-
-	function moveTooltip(ev) {
-		profil.placeTooltip($('tooltip'), ev);
-	}
-
-	function hideTooltip() {
-		$('tooltip').hidden = true;
-		tipNode = null;
-	}
-
-	function frameOf(ev) {
-		var g = ev.target.closest ? ev.target.closest('g.frame') : null;
-
-		return g ? drawn[+g.getAttribute('data-i')] : null;
 	}
 
 	/* ---- table ----------------------------------------------------------------- */
@@ -899,7 +791,7 @@
 	$('mode').addEventListener('change', function () {
 		setMode($('mode').value);
 		state.zoom = [];
-		hideTooltip();
+		flame.hideTip();
 		makeCols();
 		drawSelector();
 		drawFlameNote();
@@ -929,7 +821,7 @@
 		zoomTo(view.tree);
 	});
 	$('flame').addEventListener('click', function (ev) {
-		var n = frameOf(ev);
+		var n = flame.nodeOf(ev);
 
 		if (n) {
 			zoomTo(n);
@@ -940,15 +832,6 @@
 	$('annotation-close').addEventListener('click', function () {
 		$('annotation-card').hidden = true;
 	});
-	$('flame').addEventListener('mousemove', function (ev) {
-		var n = frameOf(ev);
-
-		if (n)
-			showTooltip(n, ev);
-		else
-			hideTooltip();
-	});
-	$('flame').addEventListener('mouseleave', hideTooltip);
 	document.addEventListener('keydown', function (ev) {
 		var inSearch = document.activeElement === $('search');
 
@@ -959,15 +842,7 @@
 			zoomTo(view.tree);
 		}
 	});
-	var pending = 0;
-
-	window.addEventListener('resize', function () {
-		if (!pending)
-			pending = requestAnimationFrame(function () {
-				pending = 0;
-				drawFlame();
-			});
-	});
+	profil.onResize(drawFlame);
 
 	setMode(MODE);
 	makeCols();
@@ -980,7 +855,6 @@
 	drawFlameNote();
 	drawLegend();
 	drawTableHead();
-	measureChars();
 	redrawAll();
 	document.body.setAttribute('data-ready', '1');
 })();

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * utils/json, utils/utf8, utils/array, utils/objcache: the one spelling of
- * JSON numbers, the one UTF-8 check, the one way to grow an array, where
- * the objects profil record keeps by build id go.
+ * utils/json, utils/utf8, utils/array, utils/objcache, utils/caps: the one
+ * spelling of JSON numbers, the one UTF-8 check, the one way to grow an
+ * array, where the objects profil record keeps by build id go, the
+ * recorder's own capabilities.
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -10,11 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "utils/array.h"
+#include "utils/caps.h"
 #include "utils/json.h"
 #include "utils/objcache.h"
 #include "utils/procmaps.h"
@@ -234,8 +238,25 @@ static void test_objcache(void)
 	      objcache__path(id, sizeof(id), small, sizeof(small)) == -ENAMETOOLONG);
 }
 
+/* caps__effective (from /proc/self/status) is the set the kernel's capget gives */
+static void test_caps(void)
+{
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2] = {{0}};
+	uint64_t eff = caps__effective(), want;
+
+	CHECK("capget", syscall(SYS_capget, &hdr, data) == 0);
+	want = (uint64_t)data[1].effective << 32 | data[0].effective;
+	CHECKF("the effective set, as capget has it", eff == want, "%llx, capget %llx",
+	       (unsigned long long)eff, (unsigned long long)want);
+	CHECK("the bits are the kernel's", CAPS_SYS_ADMIN == CAP_SYS_ADMIN &&
+						   CAPS_PERFMON == CAP_PERFMON &&
+						   CAPS_BPF == CAP_BPF);
+}
+
 int main(void)
 {
+	test_caps();
 	test_objcache();
 	test_procmaps_lines();
 	test_procmaps_self();
