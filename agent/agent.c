@@ -69,6 +69,7 @@
 #include "lib/guard.h"
 #include "lib/sampler.h"
 #include "profile/pdata.h"
+#include "utils/procmaps.h"
 
 _Static_assert(AGENT_UNWIND_MAX_OBJECTS == PDATA_AGENT_MAX_OBJECTS, "the bound the header states");
 
@@ -242,36 +243,34 @@ static int map_known(const struct known_map *m)
 	return 0;
 }
 
+/* The known mapping that last held a sampled PC: most ticks land in it again. */
+static unsigned int last_hit; /* atomic, a hint (checked against nmaps) */
+
 static int pc_known(uint64_t pc)
 {
 	unsigned int n = __atomic_load_n(&ag.nmaps, __ATOMIC_ACQUIRE);
+	unsigned int h = __atomic_load_n(&last_hit, __ATOMIC_RELAXED);
 
+	if (h < n && pc >= ag.maps[h].start && pc < ag.maps[h].end)
+		return 1;
 	for (unsigned int i = 0; i < n; i++)
-		if (pc >= ag.maps[i].start && pc < ag.maps[i].end)
+		if (pc >= ag.maps[i].start && pc < ag.maps[i].end) {
+			__atomic_store_n(&last_hit, i, __ATOMIC_RELAXED);
 			return 1;
+		}
 	return 0;
 }
 
-static const char *parse_hex(const char *p, uint64_t *v)
+/*
+ * In the sink: a PC outside every known mapping asks for a read of the maps
+ * (rescan_if_needed).  Once asked, no tick looks again until that read: a PC
+ * nothing maps (code the table has no room for) costs one walk of up to
+ * MAX_MAPS entries per read, not per tick.
+ */
+static void ask_rescan_unless_known(uint64_t pc)
 {
-	*v = 0;
-	for (;; p++) {
-		if (*p >= '0' && *p <= '9')
-			*v = *v * 16 + (uint64_t)(*p - '0');
-		else if (*p >= 'a' && *p <= 'f')
-			*v = *v * 16 + (uint64_t)(*p - 'a' + 10);
-		else
-			return p;
-	}
-}
-
-static const char *skip_field(const char *p)
-{
-	while (*p && *p != ' ')
-		p++;
-	while (*p == ' ')
-		p++;
-	return p;
+	if (!__atomic_load_n(&ag.need_rescan, __ATOMIC_RELAXED) && !pc_known(pc))
+		__atomic_store_n(&ag.need_rescan, 1, __ATOMIC_RELAXED);
 }
 
 struct map_args {
@@ -290,38 +289,21 @@ static void add_map(void *arg)
 		       m->off, m->prot, m->path, m->build_id, m->build_id_len);
 }
 
-static const char *parse_dec(const char *p, uint64_t *v)
+/* One /proc/self/maps line (utils/procmaps.h: no stdio, no allocation). */
+static void map_line(char *line)
 {
-	for (*v = 0; *p >= '0' && *p <= '9'; p++)
-		*v = *v * 10 + (uint64_t)(*p - '0');
-	return p;
-}
-
-/* One /proc/self/maps line, without stdio: "start-end perms offset dev inode   path". */
-static void map_line(const char *p)
-{
-	uint64_t start, end, off, major, minor, ino;
 	uint8_t id[BUILD_ID_MAX];
-	const char *perms, *path;
+	struct procmap pm;
 	struct known_map km;
+	const char *path;
 	unsigned int n, idlen;
 
-	p = parse_hex(p, &start);
-	if (*p++ != '-')
+	if (procmaps__parse_line(line, &pm) < 0 || !(pm.prot & PROT_EXEC))
 		return;
-	p = parse_hex(p, &end);
-	if (*p++ != ' ' || strlen(p) < 5)
-		return;
-	perms = p;
-	p = parse_hex(skip_field(p), &off);
-	p = parse_hex(skip_field(p), &major); /* dev: "major:minor" in hex */
-	if (*p == ':')
-		p++;
-	p = parse_dec(skip_field(parse_hex(p, &minor)), &ino);
-	p = skip_field(p);
-	path = *p ? p : "[anon]";
-	km = (struct known_map){start, end, off, (major << 32) | minor, ino};
-	if (perms[2] != 'x' || !strcmp(path, "[vsyscall]") || map_known(&km))
+	path = *pm.path ? pm.path : "[anon]";
+	km = (struct known_map){pm.start, pm.end, pm.offset,
+				(uint64_t)pm.dev_major << 32 | pm.dev_minor, pm.inode};
+	if (!strcmp(path, "[vsyscall]") || map_known(&km))
 		return;
 	n = __atomic_load_n(&ag.nmaps, __ATOMIC_RELAXED);
 	if (n >= MAX_MAPS) {
@@ -331,13 +313,11 @@ static void map_line(const char *p)
 	ag.maps[n] = km;
 	map_seen[n] = 1;
 	__atomic_store_n(&ag.nmaps, n + 1, __ATOMIC_RELEASE);
-	idlen = ino ? build_id_of_mapped(path, (unsigned int)major, (unsigned int)minor, (ino_t)ino,
-					 id) :
-		      0;
-	on_file(add_map, &(struct map_args){start, end, off,
-					    PROT_EXEC | (perms[0] == 'r' ? PROT_READ : 0) |
-						    (perms[1] == 'w' ? PROT_WRITE : 0),
-					    path, id, idlen});
+	idlen = pm.inode ?
+			build_id_of_mapped(path, pm.dev_major, pm.dev_minor, (ino_t)pm.inode, id) :
+			0;
+	on_file(add_map, &(struct map_args){pm.start, pm.end, pm.offset, (uint32_t)pm.prot, path,
+					    id, idlen});
 }
 
 /*
@@ -490,8 +470,7 @@ static void agent_sink(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks)
 		return;
 	if (on_file(count_sample, &(struct sample_args){pc, tid ? tid : sampled_tid(), ticks}) < 0)
 		return;
-	if (!pc_known(pc))
-		__atomic_store_n(&ag.need_rescan, 1, __ATOMIC_RELAXED);
+	ask_rescan_unless_known(pc);
 }
 
 struct stack_args {
@@ -547,10 +526,11 @@ static void agent_sink_stack(void *arg, uintptr_t pc, pid_t tid, unsigned int ti
 		return;
 	/* a caller in an object the unwinder had not seen yet may lack its mapping record */
 	seen = unwind_objects_seen();
-	if (!pc_known(pc) || seen != __atomic_load_n(&ag.unwind_objects, __ATOMIC_RELAXED)) {
+	if (seen != __atomic_load_n(&ag.unwind_objects, __ATOMIC_RELAXED)) {
 		__atomic_store_n(&ag.unwind_objects, seen, __ATOMIC_RELAXED);
 		__atomic_store_n(&ag.need_rescan, 1, __ATOMIC_RELAXED);
 	}
+	ask_rescan_unless_known(pc);
 }
 
 /* Outside signal context, before the clock starts; on failure the agent stays flat. */
@@ -1080,10 +1060,11 @@ static void before_dl(int opening)
 	if (!real_dlopen)
 		resolve_reals();
 	rescan_if_needed();
-	if (opening)
+	if (opening) { /* a dlclose brings no object: no generation, no room to make */
 		begin_generation();
-	if (ag.stacks && !sampler_quiet())
-		unwind_objects_reserve(); /* the unwinder's room for what this dlopen brings */
+		if (ag.stacks && !sampler_quiet())
+			unwind_objects_reserve(); /* the unwinder's room for what it brings */
+	}
 	errno = saved;
 }
 

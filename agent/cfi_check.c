@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "agent/cfi_check.h"
+#include "utils/leb128.h"
 
 #define DW_EH_PE_OMIT 0xff
 #define DW_EH_PE_INDIRECT 0x80
@@ -48,46 +49,31 @@ static int64_t rd_signed(struct rd *r, unsigned int n)
 	return shift ? (int64_t)(v << shift) >> shift : (int64_t)v;
 }
 
+/* LEB128 numbers (utils/leb128.h): one of more than 10 bytes is no value of ours. */
 static uint64_t rd_uleb(struct rd *r)
 {
-	uint64_t v = 0;
+	const uint8_t *p = (const uint8_t *)r->p;
+	uint64_t v;
 
-	for (unsigned int shift = 0; rd_need(r, 1); shift += 7) {
-		uint8_t b = *(const uint8_t *)r->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-		if (shift >= 63 + 7) { /* more than 10 bytes: no value of ours */
-			r->bad = 1;
-			return 0;
-		}
+	if (r->bad || leb128__uleb(&p, (const uint8_t *)r->end, &v)) {
+		r->bad = 1;
+		return 0;
 	}
-	return 0;
+	r->p = (uintptr_t)p;
+	return v;
 }
 
 static int64_t rd_sleb(struct rd *r)
 {
-	uint64_t v = 0;
-	unsigned int shift = 0;
-	uint8_t b = 0;
+	const uint8_t *p = (const uint8_t *)r->p;
+	int64_t v;
 
-	while (rd_need(r, 1)) {
-		b = *(const uint8_t *)r->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			break;
-		if (shift > 63 + 7) {
-			r->bad = 1;
-			return 0;
-		}
+	if (r->bad || leb128__sleb(&p, (const uint8_t *)r->end, &v)) {
+		r->bad = 1;
+		return 0;
 	}
-	if (shift < 64 && (b & 0x40))
-		v |= ~0ull << shift;
-	return (int64_t)v;
+	r->p = (uintptr_t)p;
+	return v;
 }
 
 /* ---- DWARF expressions ------------------------------------------------------ */

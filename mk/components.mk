@@ -69,7 +69,7 @@ $(CLI_BIN): $(CMDS_OBJS) $(COMPONENT_OBJS) $(LIB_A)
 # agent/unwind.c) is not linked: the agent dlopens it RTLD_LOCAL.
 AGENT_SO   := $(B)/libprofil-agent.so
 AGENT_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard agent/*.c)) $(filter-out $(B)/lib/profil.o,$(LIB_OBJS)) \
-	      $(B)/profile/pdata.o $(B)/utils/outfile.o $(B)/utils/why.o
+	      $(B)/profile/pdata.o $(B)/utils/outfile.o $(B)/utils/why.o $(B)/utils/procmaps.o
 
 $(AGENT_SO): $(AGENT_OBJS) agent/agent.map
 	$(CC) -shared -Wl,--version-script=agent/agent.map $(if $(SANITIZE),,-Wl,-z,defs) $(BASE_LDFLAGS) $(LDFLAGS) \

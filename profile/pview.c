@@ -828,19 +828,20 @@ static int cmp_ksym(const void *a, const void *b)
  * Samples are sorted by proc id, so each unknown id is met in one run:
  * placeholders are appended, then the array is sorted once.
  */
-static int add_placeholders(struct loader *l, const struct pv_sample *s, size_t n, size_t known)
+/*
+ * A placeholder image for each proc id of samples s (sorted by proc) that no
+ * record named; the procs sorted again after (one binary search per new id).
+ */
+static int add_placeholders(struct loader *l, const struct pv_sample *s, size_t n)
 {
 	struct pview *v = l->v;
+	size_t known = v->nprocs;
 
 	for (size_t i = 0; i < n; i++) {
 		uint32_t id = s[i].proc;
 		struct pv_proc *p;
 
-		bool seen = (i && s[i - 1].proc == id) || find_proc(v->procs, known, id);
-
-		for (size_t k = known; !seen && k < v->nprocs; k++) /* placeholders: unsorted */
-			seen = v->procs[k].id == id;
-		if (seen)
+		if ((i && s[i - 1].proc == id) || find_proc(v->procs, known, id))
 			continue;
 		p = add_proc(l, id);
 		if (!p || !(p->exe = strdup("")))
@@ -848,19 +849,18 @@ static int add_placeholders(struct loader *l, const struct pv_sample *s, size_t 
 		p->placeholder = 1;
 		p->order = v->nprocs;
 	}
+	if (v->nprocs > known)
+		qsort(v->procs, v->nprocs, sizeof(*v->procs), cmp_proc);
 	return 0;
 }
 
 static int attach_samples(struct loader *l)
 {
 	struct pview *v = l->v;
-	size_t known = v->nprocs;
 
-	if (add_placeholders(l, v->samples, v->nsamples, known) < 0 ||
-	    add_placeholders(l, v->offcpu, v->noffcpu, known) < 0)
+	if (add_placeholders(l, v->samples, v->nsamples) < 0 ||
+	    add_placeholders(l, v->offcpu, v->noffcpu) < 0)
 		return -ENOMEM;
-	if (v->nprocs > known)
-		qsort(v->procs, v->nprocs, sizeof(*v->procs), cmp_proc);
 	for (size_t i = 0; i < v->nsamples; i++) {
 		struct pv_proc *p = pview__proc(v, v->samples[i].proc);
 

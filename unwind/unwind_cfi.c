@@ -14,6 +14,7 @@
 
 #include "unwind/unwind_cfi.h"
 #include "utils/ehframe.h"
+#include "utils/leb128.h"
 #include "utils/why.h"
 
 /* The rules the table keeps: the CFA's, and where the caller's RBP and RIP are. */
@@ -57,12 +58,12 @@ struct cursor {
 
 static int get_uleb(struct cursor *c, uint64_t *v)
 {
-	return ehframe__uleb(&c->p, c->end, v);
+	return leb128__uleb(&c->p, c->end, v);
 }
 
 static int get_sleb(struct cursor *c, int64_t *v)
 {
-	return ehframe__sleb(&c->p, c->end, v);
+	return leb128__sleb(&c->p, c->end, v);
 }
 
 static int get_fixed(struct cursor *c, size_t size, uint64_t *v)

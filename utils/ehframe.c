@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "utils/ehframe.h"
+#include "utils/leb128.h"
 
 /* ---- the section ------------------------------------------------------------ */
 
@@ -189,51 +190,12 @@ int ehframe__cie(const struct ehframe *s, uint64_t off, struct ehframe_cie *cie)
 	return 0;
 }
 
-/* A LEB128 number: its bits, and in *bits how many the bytes read carry. */
-static int read_leb(const uint8_t **p, const uint8_t *end, uint64_t *v, unsigned int *bits)
-{
-	uint64_t r = 0;
-
-	for (unsigned int shift = 0; *p < end && shift < 70; shift += 7) {
-		uint8_t b = *(*p)++;
-
-		if (shift < 64)
-			r |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*v = r;
-			*bits = shift + 7;
-			return 0;
-		}
-	}
-	return -EINVAL; /* cut short, or longer than 10 bytes */
-}
-
-int ehframe__uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
-{
-	unsigned int bits;
-
-	return read_leb(p, end, v, &bits);
-}
-
-int ehframe__sleb(const uint8_t **p, const uint8_t *end, int64_t *v)
-{
-	uint64_t r;
-	unsigned int bits;
-
-	if (read_leb(p, end, &r, &bits))
-		return -EINVAL;
-	if (bits < 64 && (r >> (bits - 1) & 1)) /* the sign: bit 6 of the last byte */
-		r |= ~0ull << bits;
-	*v = (int64_t)r;
-	return 0;
-}
-
 /* A uleb128 length and that many bytes, within [*p, end): moves *p past them. */
 static int skip_block(const uint8_t **p, const uint8_t *end)
 {
 	uint64_t len;
 
-	if (ehframe__uleb(p, end, &len) || len > (uint64_t)(end - *p))
+	if (leb128__uleb(p, end, &len) || len > (uint64_t)(end - *p))
 		return -EINVAL;
 	*p += len;
 	return 0;

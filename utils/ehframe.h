@@ -87,14 +87,6 @@ int ehframe__cie(const struct ehframe *s, uint64_t off, struct ehframe_cie *cie)
 int ehframe__fde(const struct ehframe *s, const struct ehframe_entry *e,
 		 const struct ehframe_cie *cie, struct ehframe_fde *f);
 
-/*
- * A LEB128 number (DWARF's variable-length integers: unsigned, signed) at
- * *p, before end; *p moves past what was read.  Bits past the 64th are
- * dropped.  0, or -EINVAL: cut short by end, or longer than 10 bytes.
- */
-int ehframe__uleb(const uint8_t **p, const uint8_t *end, uint64_t *v);
-int ehframe__sleb(const uint8_t **p, const uint8_t *end, int64_t *v);
-
 /* Bytes of a pointer in encoding enc (DW_EH_PE_*), or 0 for the forms not handled (uleb128...). */
 size_t ehframe__pointer_size(int enc);
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * procmaps: the one reader of /proc/PID/maps (the recorder's process tree
- * and its unwinder).  A line is
+ * and its unwinder; the agent parses its own reads, made without stdio,
+ * with procmaps__parse_line).  A line is
  *
  *   start-end perms offset major:minor inode   path
  *

@@ -24,6 +24,7 @@
 #include "object_fixture.h"
 #include "tests/progs/hostile_elf.h"
 #include "utils/ehframe.h"
+#include "utils/leb128.h"
 
 #define TEXT_LEN 0x4000
 #define EH_ADDR HELF_EH(TEXT_LEN)
@@ -231,7 +232,7 @@ out:
 static int uleb_of(const uint8_t *b, size_t n, uint64_t *v, size_t *used)
 {
 	const uint8_t *p = b;
-	int rc = ehframe__uleb(&p, b + n, v);
+	int rc = leb128__uleb(&p, b + n, v);
 
 	*used = (size_t)(p - b);
 	return rc;
@@ -240,7 +241,7 @@ static int uleb_of(const uint8_t *b, size_t n, uint64_t *v, size_t *used)
 static int sleb_of(const uint8_t *b, size_t n, int64_t *v, size_t *used)
 {
 	const uint8_t *p = b;
-	int rc = ehframe__sleb(&p, b + n, v);
+	int rc = leb128__sleb(&p, b + n, v);
 
 	*used = (size_t)(p - b);
 	return rc;
