@@ -38,11 +38,7 @@ struct lrow {
 	uint64_t stamp;	      /* the last sample that counted it as a caller */
 };
 
-static const struct htab_type lrow_type = {
-	.entry_size = sizeof(struct lrow),
-	.hash = htab_u64_hash,
-	.eq = htab_u64_eq,
-};
+static const struct htab_type lrow_type = HTAB_U64_TYPE(struct lrow);
 
 struct live {
 	const struct live_opts *o;

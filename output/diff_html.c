@@ -68,11 +68,7 @@ static const struct htab_type dframe_type = {
 	.eq = htab_name_key_eq,
 };
 
-static const struct htab_type dnode_type = {
-	.entry_size = sizeof(struct dnode_ent),
-	.hash = htab_u64_hash,
-	.eq = htab_u64_eq,
-};
+static const struct htab_type dnode_type = HTAB_U64_TYPE(struct dnode_ent);
 
 static long frame_index(struct dtree *t, const char *name, const char *object, const char *path)
 {

@@ -338,11 +338,7 @@ struct fstart {
 	uint64_t start;
 };
 
-static const struct htab_type fstart_type = {
-	.entry_size = sizeof(struct fstart),
-	.hash = htab_u64_hash,
-	.eq = htab_u64_eq,
-};
+static const struct htab_type fstart_type = HTAB_U64_TYPE(struct fstart);
 
 struct arcs {
 	struct htab *arcs;   /* struct arc */

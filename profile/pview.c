@@ -515,11 +515,7 @@ struct node_entry {
 	uint32_t index; /* the stack index + 1, 0 while no sample had it as its stack */
 };
 
-static const struct htab_type node_type = {
-	.entry_size = sizeof(struct node_entry),
-	.hash = htab_u64_hash,
-	.eq = htab_u64_eq,
-};
+static const struct htab_type node_type = HTAB_U64_TYPE(struct node_entry);
 
 struct stack_store {
 	struct pv_frame *frames; /* [0] unused: node 0 is "no parent" */

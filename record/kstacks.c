@@ -55,8 +55,7 @@ struct ptr_ent { /* htab entry: a key and a pointer */
 	void *p;
 };
 
-static const struct htab_type ptr_type = {
-	.entry_size = sizeof(struct ptr_ent), .hash = htab_u64_hash, .eq = htab_u64_eq};
+static const struct htab_type ptr_type = HTAB_U64_TYPE(struct ptr_ent);
 
 /* A stack the kernel sent: its PCs, for the counts that name it by hash. */
 struct kstack {
@@ -78,8 +77,7 @@ static uint64_t check_key(uint32_t tid, uint64_t time)
 	return htab_hash_u64((uint64_t)tid << 40 ^ time >> 16) | 1;
 }
 
-static const struct htab_type check_type = {
-	.entry_size = sizeof(struct kcheck), .hash = htab_u64_hash, .eq = htab_u64_eq};
+static const struct htab_type check_type = HTAB_U64_TYPE(struct kcheck);
 
 struct extent {
 	uint32_t start, len;

@@ -54,11 +54,7 @@ struct pcs_ent {
 	int truncated;
 };
 
-static const struct htab_type pcs_type = {
-	.entry_size = sizeof(struct pcs_ent),
-	.hash = htab_u64_hash,
-	.eq = htab_u64_eq,
-};
+static const struct htab_type pcs_type = HTAB_U64_TYPE(struct pcs_ent);
 
 /* The images of one process by gen, as met (bpf/offcpu.h: execs since tracked). */
 #define GENS_KEPT 4
@@ -71,11 +67,7 @@ struct gen_ent {
 	} img[GENS_KEPT];
 };
 
-static const struct htab_type gen_type = {
-	.entry_size = sizeof(struct gen_ent),
-	.hash = htab_u64_hash,
-	.eq = htab_u64_eq,
-};
+static const struct htab_type gen_type = HTAB_U64_TYPE(struct gen_ent);
 
 struct offcpu {
 	struct offcpu_bpf *skel;

@@ -25,11 +25,7 @@ struct sw_thread {
 	int ended;
 };
 
-static const struct htab_type sw_type = {
-	.entry_size = sizeof(struct sw_thread),
-	.hash = htab_u64_hash,
-	.eq = htab_u64_eq,
-};
+static const struct htab_type sw_type = HTAB_U64_TYPE(struct sw_thread);
 
 struct offcpu_switch {
 	struct pdata *pd;

@@ -106,11 +106,7 @@ struct throttle_ent {
 	uint64_t since;
 };
 
-static const struct htab_type throttle_type = {
-	.entry_size = sizeof(struct throttle_ent),
-	.hash = htab_u64_hash,
-	.eq = htab_u64_eq,
-};
+static const struct htab_type throttle_type = HTAB_U64_TYPE(struct throttle_ent);
 
 int perf_errno_is_refusal(int err)
 {

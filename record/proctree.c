@@ -25,11 +25,7 @@ struct pid_ent {
 	void *p; /* struct pstate * or struct tstate * */
 };
 
-static const struct htab_type pid_type = {
-	.entry_size = sizeof(struct pid_ent),
-	.hash = htab_u64_hash,
-	.eq = htab_u64_eq,
-};
+static const struct htab_type pid_type = HTAB_U64_TYPE(struct pid_ent);
 
 /* A recording follows a few processes and threads, a build thousands. */
 #define PIDS_EXPECTED 1024
@@ -57,11 +53,7 @@ struct status_ent {
 	int pending; /* 0: taken (the table has no removal) */
 };
 
-static const struct htab_type status_type = {
-	.entry_size = sizeof(struct status_ent),
-	.hash = htab_u64_hash,
-	.eq = htab_u64_eq,
-};
+static const struct htab_type status_type = HTAB_U64_TYPE(struct status_ent);
 
 static void free_pstate(struct pstate *p)
 {

@@ -187,6 +187,12 @@ static inline bool htab_u64_eq(const void *entry, const void *key)
 	return *(const uint64_t *)entry == *(const uint64_t *)key;
 }
 
+/* The type of a table whose entries (struct entry) start with their uint64_t key. */
+#define HTAB_U64_TYPE(entry)                                                                       \
+	{                                                                                          \
+		.entry_size = sizeof(entry), .hash = htab_u64_hash, .eq = htab_u64_eq              \
+	}
+
 /*
  * A type's hash and eq for entries that start with a 16-byte key: two 64-bit
  * words (numbers, or a pointer and a number; key: the same 16 bytes).

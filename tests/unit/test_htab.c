@@ -15,11 +15,7 @@ struct u64_count {
 	uint64_t count;
 };
 
-static const struct htab_type u64_count_type = {
-	.entry_size = sizeof(struct u64_count),
-	.hash = htab_u64_hash,
-	.eq = htab_u64_eq,
-};
+static const struct htab_type u64_count_type = HTAB_U64_TYPE(struct u64_count);
 
 /* Every key collides: eq alone must tell them apart. */
 static uint64_t zero_hash(const void *key)
