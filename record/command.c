@@ -32,6 +32,7 @@
 #include "utils/cgroup.h"
 #include "utils/install_dirs.h"
 #include "utils/outfile.h"
+#include "utils/procfile.h"
 #include "utils/why.h"
 
 /*
@@ -443,17 +444,9 @@ static int exit_status_of(int status)
 static uint64_t schedstat_ns(pid_t pid, pid_t tid)
 {
 	char path[64];
-	unsigned long long ns = 0;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%llu", &ns) != 1)
-		ns = 0;
-	fclose(f);
-	return ns;
+	return (uint64_t)procfile__number(path, 0);
 }
 
 /*

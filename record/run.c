@@ -25,6 +25,7 @@
 #include "record/record_bpf.h"
 #include "record/run.h"
 #include "record/stacks.h"
+#include "utils/procfile.h"
 
 /*
  * The signals stay blocked when the recording is over: one that arrives at
@@ -115,15 +116,7 @@ static uint64_t tv_ns(struct timeval tv)
 
 unsigned int record_run__max_perf_rate(void)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
-	unsigned int v = 0;
-
-	if (f) {
-		if (fscanf(f, "%u", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
+	return (unsigned int)procfile__number("/proc/sys/kernel/perf_event_max_sample_rate", 0);
 }
 
 /* Proc records of pid (the agent writes them in fallback mode): the latest image. */

@@ -9,6 +9,7 @@
 #include "record/record.h"
 #include "record/stacks.h"
 #include "unwind/unwind.h"
+#include "utils/procfile.h"
 
 _Static_assert(RECORD_STACK_BYTES_DEFAULT == UNWIND_STACK_BYTES,
 	       "the default stack copy is the unwinder's (unwind/unwind.h says why)");
@@ -28,14 +29,8 @@ struct stacks {
 
 static uint32_t read_max_stack(void)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "re");
-	unsigned int v = 0;
+	uint32_t v = (uint32_t)procfile__number("/proc/sys/kernel/perf_event_max_stack", 0);
 
-	if (f) {
-		if (fscanf(f, "%u", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
 	return v ? v : 127; /* the kernel's default */
 }
 

@@ -45,6 +45,7 @@
 #include "record/run.h"
 #include "record/shquote.h"
 #include "utils/caps.h"
+#include "utils/procfile.h"
 #include "utils/why.h"
 
 #define SYSTEM_RECORDS (32u << 20) /* a long recording of a busy machine's processes */
@@ -83,15 +84,9 @@ struct system_run {
 
 int record__system_permitted(char *why, size_t whylen)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int paranoid = (int)procfile__number("/proc/sys/kernel/perf_event_paranoid", 2);
 	uint64_t eff = caps__effective();
-	int paranoid = 2;
 
-	if (f) {
-		if (fscanf(f, "%d", &paranoid) != 1)
-			paranoid = 2;
-		fclose(f);
-	}
 	if (geteuid() == 0 || paranoid <= 0 || (eff & (1ull << CAPS_PERFMON)) ||
 	    (eff & (1ull << CAPS_SYS_ADMIN)))
 		return 0;
