@@ -42,33 +42,23 @@ static void put_c(struct out *o, char c)
 /* $'...': backslash escapes for control characters, quotes and backslashes. */
 static void put_dollar(struct out *o, const unsigned char *w)
 {
+	/* the characters that have a one-letter escape, and their letters */
+	static const char named[] = "\n\t\r\\'", letter[] = "ntr\\'";
+
 	put(o, "$'", 2);
 	for (; *w; w++) {
+		const char *n = strchr(named, *w); /* *w is never the NUL that ends named */
 		char esc[8];
 
-		switch (*w) {
-		case '\n':
-			put(o, "\\n", 2);
-			break;
-		case '\t':
-			put(o, "\\t", 2);
-			break;
-		case '\r':
-			put(o, "\\r", 2);
-			break;
-		case '\\':
-			put(o, "\\\\", 2);
-			break;
-		case '\'':
-			put(o, "\\'", 2);
-			break;
-		default:
-			if (is_control(*w)) {
-				snprintf(esc, sizeof(esc), "\\x%02x", *w);
-				put(o, esc, 4);
-			} else {
-				put_c(o, (char)*w);
-			}
+		if (n) {
+			esc[0] = '\\';
+			esc[1] = letter[n - named];
+			put(o, esc, 2);
+		} else if (is_control(*w)) {
+			snprintf(esc, sizeof(esc), "\\x%02x", *w);
+			put(o, esc, 4);
+		} else {
+			put_c(o, (char)*w);
 		}
 	}
 	put_c(o, '\'');

@@ -32,6 +32,7 @@ int main(void)
 	QCHECK("empty_word", "prog ''", "prog", "");
 	QCHECK("newline_dollar_form", "printf $'a\\nb\\tc\\\\ \\'d\\''", "printf", "a\nb\tc\\ 'd'");
 	QCHECK("escape_byte_hex", "x $'\\x1b[0m'", "x", "\x1b[0m");
+	QCHECK("carriage_return_and_del", "x $'a\\rb\\x7f'", "x", "a\rb\x7f");
 	QCHECK("shell_specials_quoted", "'$HOME' '*' '~' 'a;b' '!'", "$HOME", "*", "~", "a;b", "!");
 	QCHECK("assignment_like_command_quoted", "'A=b' A=b", "A=b", "A=b");
 	QCHECK("utf8_kept", "'héllo wörld'", "héllo wörld");
