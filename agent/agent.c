@@ -989,38 +989,25 @@ static int exec_list(int search, const char *path, const char *arg, va_list ap, 
 	}
 }
 
-EXPORT int execl(const char *path, const char *arg, ...)
-{
-	va_list ap;
-	int rc;
+/*
+ * The three execl* entry points differ only in search and want_env: a variadic
+ * function cannot hand its arguments on, so each is this body with its own.
+ */
+#define EXEC_LIST_ENTRY(name, search, want_env)                                                    \
+	EXPORT int name(const char *path, const char *arg, ...)                                    \
+	{                                                                                          \
+		va_list ap;                                                                        \
+		int rc;                                                                            \
+                                                                                                   \
+		va_start(ap, arg);                                                                 \
+		rc = exec_list(search, path, arg, ap, want_env);                                   \
+		va_end(ap);                                                                        \
+		return rc;                                                                         \
+	}
 
-	va_start(ap, arg);
-	rc = exec_list(0, path, arg, ap, 0);
-	va_end(ap);
-	return rc;
-}
-
-EXPORT int execlp(const char *file, const char *arg, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, arg);
-	rc = exec_list(1, file, arg, ap, 0);
-	va_end(ap);
-	return rc;
-}
-
-EXPORT int execle(const char *path, const char *arg, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, arg);
-	rc = exec_list(0, path, arg, ap, 1);
-	va_end(ap);
-	return rc;
-}
+EXEC_LIST_ENTRY(execl, 0, 0)
+EXEC_LIST_ENTRY(execlp, 1, 0)
+EXEC_LIST_ENTRY(execle, 0, 1)
 
 /* ---- dlopen / dlclose ------------------------------------------------------- */
 
