@@ -72,19 +72,19 @@ struct {
 	__type(value, struct offcpu_thread);
 } tstate SEC(".maps");
 
-struct {
+/*
+ * The counts: two maps of one type, the programs add into the one `cur` names
+ * while user space drains the other.
+ */
+struct counts_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, OFFCPU_MAX_KEYS);
 	__type(key, struct offcpu_key);
 	__type(value, struct offcpu_val);
-} counts0 SEC(".maps");
+};
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, OFFCPU_MAX_KEYS);
-	__type(key, struct offcpu_key);
-	__type(value, struct offcpu_val);
-} counts1 SEC(".maps");
+struct counts_map counts0 SEC(".maps");
+struct counts_map counts1 SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
