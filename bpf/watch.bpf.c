@@ -156,33 +156,41 @@ static __always_inline __u64 return_address(struct pt_regs *regs)
 	return ra;
 }
 
+/*
+ * profil() or sprofil() entered: its event e, filled with the arguments,
+ * waits in call_pending (by thread) for the call's return (profil_return).
+ */
+static __always_inline int call_enter(struct pt_regs *ctx, struct watch_event *e)
+{
+	__u32 tid = current_tid();
+
+	e->probe_cookie = (__u32)bpf_get_attach_cookie(ctx);
+	bpf_map_update_elem(&call_pending, &tid, e, BPF_ANY);
+	return 0;
+}
+
 SEC("uprobe")
 int BPF_KPROBE(profil_enter, void *buf, __u64 bufsiz, __u64 offset, __u32 scale)
 {
 	struct watch_event *e = scratch_event(PEV_PROFIL);
-	__u32 tid = current_tid();
 
 	if (!e)
 		return 0;
-	e->probe_cookie = (__u32)bpf_get_attach_cookie(ctx);
 	e->profil.buf = (__u64)buf;
 	e->profil.buflen = bufsiz;
 	e->profil.offset = offset;
 	e->profil.scale = scale;
 	e->profil.pc = return_address(ctx);
-	bpf_map_update_elem(&call_pending, &tid, e, BPF_ANY);
-	return 0;
+	return call_enter(ctx, e);
 }
 
 SEC("uprobe")
 int BPF_KPROBE(sprofil_enter, void *profp, int profcnt, void *tvp, __u32 flags)
 {
 	struct watch_event *e = scratch_event(PEV_SPROFIL);
-	__u32 tid = current_tid();
 
 	if (!e)
 		return 0;
-	e->probe_cookie = (__u32)bpf_get_attach_cookie(ctx);
 	e->sprofil.profp = (__u64)profp;
 	e->sprofil.profcnt = profcnt;
 	e->sprofil.tvp = (__u64)tvp;
@@ -196,8 +204,7 @@ int BPF_KPROBE(sprofil_enter, void *profp, int profcnt, void *tvp, __u32 flags)
 			break;
 		e->sprofil.nregions = i + 1;
 	}
-	bpf_map_update_elem(&call_pending, &tid, e, BPF_ANY);
-	return 0;
+	return call_enter(ctx, e);
 }
 
 SEC("uretprobe")
