@@ -1083,44 +1083,29 @@ static void on_throttle(struct perf_session *s, const struct perf_event_header *
 	}
 }
 
+static void on_lost(struct perf_session *s, const struct perf_event_header *h)
+{
+	const uint64_t *b = (const void *)(h + 1);
+
+	if (h->size >= sizeof(*h) + 16)
+		__atomic_add_fetch(&pdata__header(s->pd)->lost, b[1], __ATOMIC_RELAXED);
+}
+
+typedef void (*record_handler)(struct perf_session *s, const struct perf_event_header *h);
+
+/* What each type of record does; the types not named here are passed over. */
+static const record_handler handlers[] = {
+	[PERF_RECORD_SAMPLE] = on_sample,     [PERF_RECORD_MMAP2] = on_mmap2,
+	[PERF_RECORD_COMM] = on_comm,	      [PERF_RECORD_FORK] = on_fork,
+	[PERF_RECORD_EXIT] = on_exit_rec,     [PERF_RECORD_LOST] = on_lost,
+	[PERF_RECORD_THROTTLE] = on_throttle, [PERF_RECORD_UNTHROTTLE] = on_throttle,
+	[PERF_RECORD_READ] = on_read,	      [PERF_RECORD_SWITCH] = on_switch,
+};
+
 static void handle(struct perf_session *s, const struct perf_event_header *h)
 {
-	switch (h->type) {
-	case PERF_RECORD_SAMPLE:
-		on_sample(s, h);
-		break;
-	case PERF_RECORD_MMAP2:
-		on_mmap2(s, h);
-		break;
-	case PERF_RECORD_COMM:
-		on_comm(s, h);
-		break;
-	case PERF_RECORD_FORK:
-		on_fork(s, h);
-		break;
-	case PERF_RECORD_EXIT:
-		on_exit_rec(s, h);
-		break;
-	case PERF_RECORD_LOST: {
-		const uint64_t *b = (const void *)(h + 1);
-
-		if (h->size >= sizeof(*h) + 16)
-			__atomic_add_fetch(&pdata__header(s->pd)->lost, b[1], __ATOMIC_RELAXED);
-		break;
-	}
-	case PERF_RECORD_THROTTLE:
-	case PERF_RECORD_UNTHROTTLE:
-		on_throttle(s, h);
-		break;
-	case PERF_RECORD_READ:
-		on_read(s, h);
-		break;
-	case PERF_RECORD_SWITCH:
-		on_switch(s, h);
-		break;
-	default:
-		break;
-	}
+	if (h->type < sizeof(handlers) / sizeof(handlers[0]) && handlers[h->type])
+		handlers[h->type](s, h);
 }
 
 /* ---- rings and the reorder queue ------------------------------------------ */
