@@ -300,12 +300,8 @@ int offcpu__open(struct offcpu **out, struct pdata *pd, const struct offcpu_opts
 	return 0;
 fail:
 	err = bpfload__failed(err, "off-CPU programs", why, whylen);
-	ring_buffer__free(oc->rb);
-	offcpu_bpf__destroy(oc->skel);
-	htab__free(oc->stacks);
-	htab__free(oc->gens);
-	htab__free(oc->walks);
-	free(oc);
+	oc->o.own_ks = 0; /* the caller keeps its kernel-walk tables when the open fails */
+	offcpu__close(oc);
 	return err;
 }
 
