@@ -50,12 +50,7 @@ struct kproc {
 	int dirty;	      /* to be written to the kernel */
 };
 
-struct ptr_ent { /* htab entry: a key and a pointer */
-	uint64_t key;
-	void *p;
-};
-
-static const struct htab_type ptr_type = HTAB_U64_TYPE(struct ptr_ent);
+static const struct htab_type ptr_type = HTAB_U64_TYPE(struct htab_obj);
 
 /* A stack the kernel sent: its PCs, for the counts that name it by hash. */
 struct kstack {
@@ -279,7 +274,7 @@ static struct kobj *object_for(struct kstacks *k, const char *path, uint64_t dev
 {
 	struct unw_object *uo = unwinder__object(k->u, path, dev, ino);
 	uint64_t key = (uintptr_t)uo;
-	struct ptr_ent *e;
+	struct htab_obj *e;
 	struct kobj *o;
 	bool fresh;
 
@@ -316,7 +311,7 @@ static struct kobj *object_for(struct kstacks *k, const char *path, uint64_t dev
 static void mark_users_dirty(struct kstacks *k, const struct kobj *o)
 {
 	size_t pos = 0;
-	struct ptr_ent *e;
+	struct htab_obj *e;
 
 	while ((e = htab__next(k->procs, &pos))) {
 		struct kproc *p = e->p;
@@ -407,13 +402,13 @@ static int ptr_table_drop(struct htab **t, uint64_t key)
 {
 	struct htab *n = htab__new(&ptr_type, htab__count(*t));
 	size_t pos = 0;
-	struct ptr_ent *x;
+	struct htab_obj *x;
 
 	if (!n)
 		return -ENOMEM;
 	while ((x = htab__next(*t, &pos))) {
 		bool fresh;
-		struct ptr_ent *y;
+		struct htab_obj *y;
 
 		if (x->key == key)
 			continue;
@@ -430,7 +425,7 @@ static int ptr_table_drop(struct htab **t, uint64_t key)
 static void evict(struct kstacks *k, struct kobj *o)
 {
 	uint64_t key = (uintptr_t)o->uo;
-	struct ptr_ent *e = htab__find(k->objs, &ptr_type, &key);
+	struct htab_obj *e = htab__find(k->objs, &ptr_type, &key);
 
 	if (o->state == KOBJ_QUEUED) {
 		struct kobj **pp = &k->queue;
@@ -478,7 +473,7 @@ static void ref_objects(struct kstacks *k, const struct unw_maps *m, int delta)
 static struct kproc *find_proc(struct kstacks *k, pid_t pid)
 {
 	uint64_t key = (uint64_t)(uint32_t)pid + 1;
-	struct ptr_ent *e = htab__find(k->procs, &ptr_type, &key);
+	struct htab_obj *e = htab__find(k->procs, &ptr_type, &key);
 
 	return e ? e->p : NULL;
 }
@@ -487,7 +482,7 @@ static struct kproc *find_proc(struct kstacks *k, pid_t pid)
 static void note_image(struct kstacks *k, pid_t pid, uint32_t image)
 {
 	uint64_t key = (uint64_t)(uint32_t)pid + 1;
-	struct ptr_ent *e;
+	struct htab_obj *e;
 	bool fresh;
 
 	if (!image || !k->last_image)
@@ -508,38 +503,24 @@ static void note_image(struct kstacks *k, pid_t pid, uint32_t image)
 static uint32_t latest_image(struct kstacks *k, uint32_t pid)
 {
 	uint64_t key = (uint64_t)pid + 1;
-	struct ptr_ent *e = k->last_image ? htab__find(k->last_image, &ptr_type, &key) : NULL;
+	struct htab_obj *e = k->last_image ? htab__find(k->last_image, &ptr_type, &key) : NULL;
 
 	return e ? (uint32_t)(uintptr_t)e->p : 0;
 }
 
 static struct kproc *get_proc(struct kstacks *k, pid_t pid, uint32_t image)
 {
-	uint64_t key = (uint64_t)(uint32_t)pid + 1;
-	struct ptr_ent *e;
 	struct kproc *p;
 	bool fresh;
 
 	note_image(k, pid, image);
-	e = htab__insert(k->procs, &ptr_type, &key, &fresh);
-	if (!e)
+	p = htab__obj_get(k->procs, &ptr_type, (uint64_t)(uint32_t)pid + 1, sizeof(*p), &fresh);
+	if (!p)
 		return NULL;
-	if (!fresh) {
-		p = e->p;
-		if (image)
-			p->image = image;
-		return p;
-	}
-	p = calloc(1, sizeof(*p));
-	if (!p) {
-		htab__cancel_fresh(k->procs);
-		e->key = 0;
-		return NULL;
-	}
-	p->pid = pid;
-	p->image = image;
-	e->key = key;
-	e->p = p;
+	if (fresh)
+		p->pid = pid;
+	if (fresh || image)
+		p->image = image;
 	return p;
 }
 
@@ -547,7 +528,7 @@ static struct kproc *get_proc(struct kstacks *k, pid_t pid, uint32_t image)
 static void drop_proc(struct kstacks *k, pid_t pid)
 {
 	uint64_t key = (uint64_t)(uint32_t)pid + 1;
-	struct ptr_ent *e = htab__find(k->procs, &ptr_type, &key);
+	struct htab_obj *e = htab__find(k->procs, &ptr_type, &key);
 	uint32_t tgid = (uint32_t)pid;
 	struct kproc *p;
 
@@ -688,7 +669,7 @@ static void write_proc(struct kstacks *k, struct kproc *p)
 static void write_dirty_procs(struct kstacks *k)
 {
 	size_t pos = 0;
-	struct ptr_ent *e;
+	struct htab_obj *e;
 
 	while ((e = htab__next(k->procs, &pos)))
 		if (((struct kproc *)e->p)->dirty)
@@ -725,7 +706,7 @@ static int on_ring(void *arg, void *data, size_t size)
 	struct kstacks *k = arg;
 	const struct kunw_stack *s = data;
 	struct kstack *st;
-	struct ptr_ent *e;
+	struct htab_obj *e;
 	uint32_t n, skip;
 	bool fresh;
 
@@ -775,7 +756,7 @@ static void count_reason(struct kstacks *k, uint32_t flags, uint64_t n)
 
 static void apply_count(struct kstacks *k, const struct kunw_tally *key, uint64_t count)
 {
-	struct ptr_ent *e = htab__find(k->stacks, &ptr_type, &key->stack);
+	struct htab_obj *e = htab__find(k->stacks, &ptr_type, &key->stack);
 	const struct kstack *s;
 	uint32_t image;
 	int truncated;
@@ -1273,7 +1254,7 @@ static void write_stats_file(struct kstacks *k)
 static void free_ptrs(struct htab *t)
 {
 	size_t pos = 0;
-	struct ptr_ent *e;
+	struct htab_obj *e;
 
 	while (t && (e = htab__next(t, &pos)))
 		free(e->p);
@@ -1283,7 +1264,7 @@ static void free_ptrs(struct htab *t)
 void kstacks__close(struct kstacks *k)
 {
 	size_t pos = 0;
-	struct ptr_ent *e;
+	struct htab_obj *e;
 
 	if (!k)
 		return;

@@ -180,3 +180,23 @@ struct htab_islot *htab__index_slot(struct htab **t, uint64_t h, htab_index_eq e
 		return NULL;
 	return htab__insert(*t, &islot_type, &q, &fresh);
 }
+
+void *htab__obj_get(struct htab *t, const struct htab_type *type, uint64_t key, size_t size,
+		    bool *fresh)
+{
+	struct htab_obj *e = htab__insert(t, type, &key, fresh);
+	void *p;
+
+	if (!e)
+		return NULL;
+	if (!*fresh)
+		return e->p;
+	p = calloc(1, size);
+	if (!p) {
+		htab__cancel_fresh(t); /* the entry is still all zero bytes: empty */
+		return NULL;
+	}
+	e->key = key;
+	e->p = p;
+	return p;
+}

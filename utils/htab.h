@@ -194,6 +194,25 @@ static inline bool htab_u64_eq(const void *entry, const void *key)
 	}
 
 /*
+ * Tables of objects by key: the entries are struct htab_obj, a uint64_t key
+ * and a pointer to its object (never NULL, so a filled entry is never all
+ * zero), which the caller owns and frees; the type is
+ * HTAB_U64_TYPE(struct htab_obj).  The objects stay put as the table grows.
+ */
+struct htab_obj {
+	uint64_t key;
+	void *p;
+};
+
+/*
+ * The object of key in t; when there was none, a new zero-filled object of
+ * size bytes (*fresh = true), entered under key, for the caller to fill.
+ * NULL when out of memory (t is unchanged).  type: the table's.
+ */
+void *htab__obj_get(struct htab *t, const struct htab_type *type, uint64_t key, size_t size,
+		    bool *fresh);
+
+/*
  * A type's hash and eq for entries that start with a 16-byte key: two 64-bit
  * words (numbers, or a pointer and a number; key: the same 16 bytes).
  */

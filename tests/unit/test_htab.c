@@ -372,8 +372,35 @@ static void check_name_keys(void)
 	htab__free(t);
 }
 
+/* htab__obj_get: an object made at a key's first use, the same one after (and after growing). */
+static void check_objects(void)
+{
+	static const struct htab_type obj_type = HTAB_U64_TYPE(struct htab_obj);
+	struct htab *t = htab__new(&obj_type, 4);
+	uint64_t *first[64] = {NULL};
+	bool fresh, all_fresh = true, all_same = true;
+
+	for (uint64_t k = 0; t && k < 64; k++) {
+		first[k] = htab__obj_get(t, &obj_type, k, sizeof(uint64_t), &fresh);
+		all_fresh &= first[k] && fresh && *first[k] == 0;
+		if (first[k])
+			*first[k] = k + 100;
+	}
+	CHECK("obj_new_zeroed", all_fresh);
+	for (uint64_t k = 0; t && k < 64; k++) {
+		uint64_t *again = htab__obj_get(t, &obj_type, k, sizeof(uint64_t), &fresh);
+
+		all_same &= again == first[k] && !fresh && *again == k + 100;
+	}
+	CHECK("obj_same_after_grow", all_same && t && htab__count(t) == 64);
+	for (uint64_t k = 0; k < 64; k++)
+		free(first[k]);
+	htab__free(t);
+}
+
 int main(void)
 {
+	check_objects();
 	check_index_table();
 	check_stored_hash();
 	check_name_keys();
