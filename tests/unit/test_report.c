@@ -444,6 +444,9 @@ static void test_bad_file(void)
 
 int main(void)
 {
+	static const check_fn tests[] = {test_totals,	    test_keys,	test_limits, test_filters,
+					 test_children,	    test_image, test_names,  test_bad_file,
+					 test_thread_clock, NULL};
 	char why[512] = "";
 	int rc;
 
@@ -451,17 +454,5 @@ int main(void)
 	snprintf(exe_base, sizeof(exe_base), "%s", strrchr(fixture__exe(), '/') + 1);
 	fixture__path(profile, sizeof(profile), "report.data");
 	rc = write_profile(profile, PDATA_CLOCK_PERF, why, sizeof(why));
-	CHECKF("write the profile", rc == 0, "%d %s", rc, why);
-	if (rc)
-		return CHECK_DONE();
-	test_totals();
-	test_keys();
-	test_limits();
-	test_filters();
-	test_children();
-	test_image();
-	test_names();
-	test_bad_file();
-	test_thread_clock();
-	return CHECK_DONE();
+	return check_run("write the profile", rc, why, tests);
 }
