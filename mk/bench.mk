@@ -5,7 +5,7 @@
 BENCH_B      := $(B)/bench
 BENCH_CC     ?= $(CC)
 BENCH_CFLAGS := -O2 -g -fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE -Wall -Wextra \
-		$(if $(WERROR),-Werror) -Ibench/workloads
+		$(if $(WERROR),-Werror) -Ibench -Ibench/workloads
 PYTHON       ?= $(shell command -v /usr/bin/python3 || command -v python3)
 
 BENCH_WL     := funcs threads shlib forkexec
@@ -47,15 +47,15 @@ $(BENCH_LIBSO): bench/workloads/benchlib.c bench/workloads/truth.h | $(SETUP_STA
 	@mkdir -p $(dir $@)
 	$(BENCH_CC) $(BENCH_CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $<
 
-$(BENCH_SHIM): bench/shim/profil_shim.c | $(SETUP_STAMP)
+$(BENCH_SHIM): bench/shim/profil_shim.c bench/main_text.h | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	$(BENCH_CC) $(BENCH_CFLAGS) -fPIC -shared -o $@ $<
 
-$(BENCH_B)/libprofil_shim.so: bench/shim/profil_shim.c $(LIB_A)
+$(BENCH_B)/libprofil_shim.so: bench/shim/profil_shim.c bench/main_text.h $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(BENCH_CC) $(BENCH_CFLAGS) -Iinclude -DUSE_LIBPROFIL -fPIC -shared -o $@ $< $(LIB_A) $(LIB_LIBS)
 
-BENCH_AB_SRC := bench/ab/ab.c bench/ab/ab_modes.h
+BENCH_AB_SRC := bench/ab/ab.c bench/ab/ab_modes.h bench/main_text.h
 $(BENCH_B)/ab_glibc: $(BENCH_AB_SRC) bench/ab/ab_glibc.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ bench/ab/ab.c bench/ab/ab_glibc.c
