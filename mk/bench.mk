@@ -99,7 +99,8 @@ STACK_BENCH := $(B)/bench/stackcost
 STACK_BENCH_OBJS := $(B)/agent/unwind.o $(B)/agent/frame_cache.o $(B)/agent/cfi_check.o \
 		    $(B)/profile/pdata.o $(B)/utils/outfile.o $(B)/utils/why.o
 
-$(STACK_BENCH): bench/stacks/stackcost.c $(STACK_BENCH_OBJS) $(LIB_A) | $(SETUP_STAMP)
+$(STACK_BENCH): bench/stacks/stackcost.c tests/tools/libunwind_ref.h $(STACK_BENCH_OBJS) $(LIB_A) \
+		| $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) -O2 -g -o $@ $< $(STACK_BENCH_OBJS) $(LIB_A) \
 		$(BASE_LDFLAGS) $(LIB_LIBS) -lz -lm

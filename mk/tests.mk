@@ -34,6 +34,7 @@ $(B)/tests/unit/%: tests/unit/%.c tests/unit/check.h tests/tools/profile_fixture
 # so that its malloc & co. interpose libunwind's calls
 PROG_OBJS_test_agent_unwind := $(B)/agent/unwind.o $(B)/agent/frame_cache.o $(B)/agent/cfi_check.o
 PROG_FLAGS_test_agent_unwind := -rdynamic
+$(B)/tests/unit/test_agent_unwind: tests/tools/libunwind_ref.h
 # the CFI gate, and the unwind step on the fuzz target's seeds (tests/fuzz/agent_unwind_input.h)
 PROG_OBJS_test_cfi_check := $(PROG_OBJS_test_agent_unwind)
 PROG_FLAGS_test_cfi_check := -Itests/fuzz
