@@ -42,6 +42,7 @@ PROG_FLAGS_test_cfi_check := -Itests/fuzz
 PROG_OBJS_test_unwind_real := $(TOOLS_B)/unwind_corpus.o
 $(B)/tests/unit/test_unwind_real: $(PROGS_B)/unwind_zlib
 $(B)/tests/unit/test_pprof: $(B)/output/profile.pb-c.h
+$(B)/tests/unit/test_unwind_step $(B)/tests/unit/test_unwind_bpf: tests/unit/unwind_rows.h
 
 # ---- tools: checkers and generators, linked with the components ---------------
 TOOLS := $(patsubst tests/tools/%.c,$(TOOLS_B)/%,$(filter-out tests/tools/unwind_corpus.c,$(wildcard tests/tools/*.c)))

@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "unwind/unwind_table.h"
+#include "unwind_rows.h"
 
 #define BASE 0x7ffc1000ull /* the sampled RSP: the stack copy starts here */
 #define TEXT 0x400000ull   /* a synthetic object's code, mapped at its link-time address */
@@ -26,20 +27,6 @@ static struct unw_stack stack_of(size_t words)
 static uint64_t slot(int i)
 {
 	return BASE + 8 * (uint64_t)i;
-}
-
-/* A row: CFA = RSP + cfa_off, return address at CFA - 8, RBP kept. */
-static struct unw_row rsp_row(uint64_t start, int32_t cfa_off)
-{
-	struct unw_row r = {.start = start,
-			    .cfa_kind = UNW_CFA_REG,
-			    .cfa_reg = UNW_REG_RSP,
-			    .cfa_off = cfa_off,
-			    .ra_kind = UNW_LOC_CFA,
-			    .ra_off = -8,
-			    .rbp_kind = UNW_LOC_SAME};
-
-	return r;
 }
 
 static struct unw_regs regs3(uint64_t rip, uint64_t rsp, uint64_t rbp, int with_rbp)
