@@ -34,7 +34,6 @@ $(B)/tests/unit/%: tests/unit/%.c tests/unit/check.h tests/tools/profile_fixture
 # so that its malloc & co. interpose libunwind's calls
 PROG_OBJS_test_agent_unwind := $(B)/agent/unwind.o $(B)/agent/frame_cache.o $(B)/agent/cfi_check.o
 PROG_FLAGS_test_agent_unwind := -rdynamic
-$(B)/tests/unit/test_agent_unwind: tests/tools/libunwind_ref.h
 # the CFI gate, and the unwind step on the fuzz target's seeds (tests/fuzz/agent_unwind_input.h)
 PROG_OBJS_test_cfi_check := $(PROG_OBJS_test_agent_unwind)
 PROG_FLAGS_test_cfi_check := -Itests/fuzz
@@ -42,7 +41,6 @@ PROG_FLAGS_test_cfi_check := -Itests/fuzz
 PROG_OBJS_test_unwind_real := $(TOOLS_B)/unwind_corpus.o
 $(B)/tests/unit/test_unwind_real: $(PROGS_B)/unwind_zlib
 $(B)/tests/unit/test_pprof: $(B)/output/profile.pb-c.h
-$(B)/tests/unit/test_unwind_step $(B)/tests/unit/test_unwind_bpf: tests/unit/unwind_rows.h
 
 # ---- tools: checkers and generators, linked with the components ---------------
 TOOLS := $(patsubst tests/tools/%.c,$(TOOLS_B)/%,$(filter-out tests/tools/unwind_corpus.c,$(wildcard tests/tools/*.c)))
