@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * utils/json, utils/utf8, utils/array, utils/objcache, utils/caps: the one
- * spelling of JSON numbers, the one UTF-8 check, the one way to grow an
- * array, where the objects profil record keeps by build id go, the
- * recorder's own capabilities.
+ * utils/json, utils/utf8, utils/array, utils/objcache, utils/caps,
+ * utils/procstatus: the one spelling of JSON numbers, the one UTF-8 check,
+ * the one way to grow an array, where the objects profil record keeps by
+ * build id go, the recorder's own capabilities, the one /proc/PID/status
+ * reader.
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -19,6 +20,7 @@
 #include "check.h"
 #include "utils/array.h"
 #include "utils/caps.h"
+#include "utils/procstatus.h"
 #include "utils/json.h"
 #include "utils/objcache.h"
 #include "utils/procmaps.h"
@@ -27,7 +29,8 @@
 /* the text json-c prints for v (released) */
 static const char *text_of(struct json_object *v, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s", v ? json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN) : "(null)");
+	snprintf(buf, len, "%s",
+		 v ? json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN) : "(null)");
 	json_object_put(v);
 	return buf;
 }
@@ -37,7 +40,8 @@ static void test_json_numbers(void)
 	char b[64];
 
 	CHECK("json double 9 digits", !strcmp(text_of(json__double(0.835), b, sizeof(b)), "0.835"));
-	CHECK("json double keeps a fraction", !strcmp(text_of(json__double(1000), b, sizeof(b)), "1000.0"));
+	CHECK("json double keeps a fraction",
+	      !strcmp(text_of(json__double(1000), b, sizeof(b)), "1000.0"));
 	CHECK("json double zero", !strcmp(text_of(json__double(0), b, sizeof(b)), "0.0"));
 	CHECK("json double exponent", !strcmp(text_of(json__double(1e-12), b, sizeof(b)), "1e-12"));
 	CHECK("json NaN is 0.0", !strcmp(text_of(json__double(0.0 / 0.0), b, sizeof(b)), "0.0"));
@@ -61,7 +65,8 @@ static void test_json_setters(void)
 	/* (released: LeakSanitizer would say otherwise under ASan) */
 	CHECK("json finish releases o after a failed set",
 	      json__finish(json_object_new_object(), -ENOMEM) == NULL);
-	CHECK("json object text", !strcmp(text_of(o, b, sizeof(b)), "{\"k\":1,\"n\":null,\"a\":[2]}"));
+	CHECK("json object text",
+	      !strcmp(text_of(o, b, sizeof(b)), "{\"k\":1,\"n\":null,\"a\":[2]}"));
 }
 
 struct strbuf {
@@ -174,7 +179,8 @@ static void test_procmaps_lines(void)
 {
 	char l1[] = "7f1c2a000000-7f1c2a1c5000 r-xp 00026000 fe:01 1311062                    "
 		    "/usr/lib/x86_64-linux-gnu/libc.so.6\n";
-	char l2[] = "7ffd4b5ff000-7ffd4b601000 r-xp 00000000 00:00 0                          [vdso]";
+	char l2[] =
+		"7ffd4b5ff000-7ffd4b601000 r-xp 00000000 00:00 0                          [vdso]";
 	char l3[] = "55d3c8a00000-55d3c8a21000 rw-p 00000000 00:00 0 ";
 	char l4[] = "55d3c8a00000 rw-p 00000000 00:00 0";
 	char l5[] = "1-2 r-xp 0 fe:01 12 /a path/with spaces (deleted)";
@@ -182,15 +188,15 @@ static void test_procmaps_lines(void)
 
 	CHECK("maps file line", procmaps__parse_line(l1, &m) == 0 && m.start == 0x7f1c2a000000ull &&
 					m.end == 0x7f1c2a1c5000ull && m.offset == 0x26000 &&
-					m.dev_major == 0xfe && m.dev_minor == 1 && m.inode == 1311062 &&
-					m.prot == (PROT_READ | PROT_EXEC) &&
+					m.dev_major == 0xfe && m.dev_minor == 1 &&
+					m.inode == 1311062 && m.prot == (PROT_READ | PROT_EXEC) &&
 					!strcmp(m.path, "/usr/lib/x86_64-linux-gnu/libc.so.6"));
 	CHECK("maps kernel name", procmaps__parse_line(l2, &m) == 0 && !strcmp(m.path, "[vdso]"));
-	CHECK("maps anonymous", procmaps__parse_line(l3, &m) == 0 && !*m.path &&
-					m.prot == (PROT_READ | PROT_WRITE));
+	CHECK("maps anonymous",
+	      procmaps__parse_line(l3, &m) == 0 && !*m.path && m.prot == (PROT_READ | PROT_WRITE));
 	CHECK("maps bad line", procmaps__parse_line(l4, &m) == -EINVAL);
-	CHECK("maps path kept whole",
-	      procmaps__parse_line(l5, &m) == 0 && !strcmp(m.path, "/a path/with spaces (deleted)"));
+	CHECK("maps path kept whole", procmaps__parse_line(l5, &m) == 0 &&
+					      !strcmp(m.path, "/a path/with spaces (deleted)"));
 }
 
 /* the test's own text is one of its executable mappings */
@@ -208,7 +214,8 @@ static void test_procmaps_self(void)
 	int found = 0;
 
 	CHECK("maps of self", procmaps__for_each(getpid(), find_own_text, &found) == 0 && found);
-	CHECK("maps of no process", procmaps__for_each(0x7ffffff0, find_own_text, &found) == -ENOENT);
+	CHECK("maps of no process",
+	      procmaps__for_each(0x7ffffff0, find_own_text, &found) == -ENOENT);
 }
 
 static void test_objcache(void)
@@ -254,9 +261,34 @@ static void test_caps(void)
 						   CAPS_BPF == CAP_BPF);
 }
 
+/* procstatus: this process's own lines, a key that is not there, a process that is not there */
+static void test_procstatus(void)
+{
+	unsigned long long tgid = 0, nspid = 0, fsuid = 0, uid;
+	char name[64] = "";
+	int missing = procstatus__get(0, "NoSuchKey", name, sizeof(name));
+
+	CHECKF("procstatus: Tgid, NSpid and Uid of this process",
+	       procstatus__last_number(0, "Tgid", 10, &tgid) == 0 && tgid == (unsigned)getpid() &&
+		       procstatus__last_number(getpid(), "NSpid", 10, &nspid) == 0 && nspid > 0 &&
+		       procstatus__last_number(0, "Uid", 10, &fsuid) == 0 &&
+		       fsuid == (unsigned)getuid(),
+	       "tgid %llu nspid %llu fsuid %llu", tgid, nspid, fsuid);
+	CHECKF("procstatus: a text value without its white space",
+	       procstatus__get(0, "State", name, sizeof(name)) == 0 && name[0] == 'R' &&
+		       name[strlen(name) - 1] != '\n',
+	       "State '%s'", name);
+	CHECKF("procstatus: no such key, no such process",
+	       missing == -ENOENT &&
+		       procstatus__last_number(0x7ffffff0, "Tgid", 10, &uid) == -ENOENT &&
+		       procstatus__last_number(0, "Name", 10, &uid) == -EINVAL,
+	       "missing %d", missing);
+}
+
 int main(void)
 {
 	test_caps();
+	test_procstatus();
 	test_objcache();
 	test_procmaps_lines();
 	test_procmaps_self();
