@@ -368,18 +368,23 @@ static void in_sink_costs(void)
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 200;
-	char why[256], path[] = "/tmp/stackcost.XXXXXX";
+	char why[256], dir[] = "/tmp/stackcost.XXXXXX", path[64];
 	struct pdata_create_opts opts = {
 		.table_slots = 1u << 16, .frame_slots = 1u << 16, .records_cap = 1u << 20};
-	int fd = mkstemp(path);
+	/* a directory of our own: pdata__create makes the file (and refuses to replace one that
+	 * is not a profile, such as mkstemp's empty file) */
+	int made = mkdtemp(dir) != NULL;
 
 	depth = argc > 2 ? atoi(argv[2]) : depth;
-	if (fd < 0 || pdata__create(&pd, path, &opts, why, sizeof(why)) < 0) {
-		fprintf(stderr, "stackcost: %s\n", fd < 0 ? strerror(errno) : why);
+	snprintf(path, sizeof(path), "%s/stackcost.data", dir);
+	if (!made || pdata__create(&pd, path, &opts, why, sizeof(why)) < 0) {
+		fprintf(stderr, "stackcost: %s\n", made ? why : strerror(errno));
+		if (made)
+			rmdir(dir);
 		return 1;
 	}
-	close(fd);
 	unlink(path);
+	rmdir(dir);
 	if (libunwind_ref__load(&lu) < 0) {
 		fprintf(stderr, "stackcost: libunwind.so.8 lacks unw_step\n");
 		return 1;
