@@ -15,25 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "primes.h"
 #include "profil.h"
 
 extern char __executable_start[], etext[];
 
 /* ---- the work ------------------------------------------------------------ */
-
-__attribute__((noinline)) long count_primes(long limit)
-{
-	long n, d, count = 0;
-
-	for (n = 2; n < limit; n++) {
-		for (d = 2; d * d <= n; d++)
-			if (n % d == 0)
-				break;
-		if (d * d > n)
-			count++;
-	}
-	return count;
-}
 
 __attribute__((noinline)) int mandelbrot_point(double cr, double ci)
 {

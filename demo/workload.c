@@ -14,21 +14,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "primes.h"
+
 static volatile uint64_t sink;
-
-__attribute__((noinline)) static uint64_t count_primes(uint64_t limit)
-{
-	uint64_t n, d, count = 0;
-
-	for (n = 2; n < limit; n++) {
-		for (d = 2; d * d <= n; d++)
-			if (n % d == 0)
-				break;
-		if (d * d > n)
-			count++;
-	}
-	return count;
-}
 
 __attribute__((noinline)) static uint64_t mandelbrot(int size)
 {
@@ -70,7 +58,7 @@ __attribute__((noinline)) static uint64_t compress_blocks(int rounds)
 static void *primes_thread(void *arg)
 {
 	(void)arg;
-	sink += count_primes(2500000);
+	sink += (uint64_t)count_primes(2500000);
 	return NULL;
 }
 

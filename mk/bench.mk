@@ -5,7 +5,7 @@
 BENCH_B      := $(B)/bench
 BENCH_CC     ?= $(CC)
 BENCH_CFLAGS := -O2 -g -fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE -Wall -Wextra \
-		$(if $(WERROR),-Werror) -Ibench/workloads
+		$(if $(WERROR),-Werror) -Ibench -Ibench/workloads
 PYTHON       ?= $(shell command -v /usr/bin/python3 || command -v python3)
 
 BENCH_WL     := funcs threads shlib forkexec
@@ -47,15 +47,15 @@ $(BENCH_LIBSO): bench/workloads/benchlib.c bench/workloads/truth.h | $(SETUP_STA
 	@mkdir -p $(dir $@)
 	$(BENCH_CC) $(BENCH_CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $<
 
-$(BENCH_SHIM): bench/shim/profil_shim.c | $(SETUP_STAMP)
+$(BENCH_SHIM): bench/shim/profil_shim.c bench/main_text.h | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	$(BENCH_CC) $(BENCH_CFLAGS) -fPIC -shared -o $@ $<
 
-$(BENCH_B)/libprofil_shim.so: bench/shim/profil_shim.c $(LIB_A)
+$(BENCH_B)/libprofil_shim.so: bench/shim/profil_shim.c bench/main_text.h $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(BENCH_CC) $(BENCH_CFLAGS) -Iinclude -DUSE_LIBPROFIL -fPIC -shared -o $@ $< $(LIB_A) $(LIB_LIBS)
 
-BENCH_AB_SRC := bench/ab/ab.c bench/ab/ab_modes.h
+BENCH_AB_SRC := bench/ab/ab.c bench/ab/ab_modes.h bench/main_text.h
 $(BENCH_B)/ab_glibc: $(BENCH_AB_SRC) bench/ab/ab_glibc.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ bench/ab/ab.c bench/ab/ab_glibc.c
@@ -99,7 +99,8 @@ STACK_BENCH := $(B)/bench/stackcost
 STACK_BENCH_OBJS := $(B)/agent/unwind.o $(B)/agent/frame_cache.o $(B)/agent/cfi_check.o \
 		    $(B)/profile/pdata.o $(B)/utils/outfile.o $(B)/utils/why.o
 
-$(STACK_BENCH): bench/stacks/stackcost.c $(STACK_BENCH_OBJS) $(LIB_A) | $(SETUP_STAMP)
+$(STACK_BENCH): bench/stacks/stackcost.c tests/tools/libunwind_ref.h $(STACK_BENCH_OBJS) $(LIB_A) \
+		| $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) -O2 -g -o $@ $< $(STACK_BENCH_OBJS) $(LIB_A) \
 		$(BASE_LDFLAGS) $(LIB_LIBS) -lz -lm

@@ -5,14 +5,16 @@
 DEMO_BIN := $(B)/demo/demo
 DEMO_WORKLOAD := $(B)/demo/workload
 
-$(DEMO_BIN): demo/demo.c include/profil.h $(LIB_SO) | $(SETUP_STAMP)
+# demo/primes.c: the work both give a thread
+$(DEMO_BIN): demo/demo.c demo/primes.c demo/primes.h include/profil.h $(LIB_SO) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -fvisibility=default -rdynamic -o $@ $< -L$(B) -lprofil \
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -fvisibility=default -rdynamic -o $@ $< demo/primes.c \
+		-L$(B) -lprofil \
 		-Wl,-rpath,$(abspath $(B)) $(BASE_LDFLAGS) -lpthread -ldl -lm
 
-$(DEMO_WORKLOAD): demo/workload.c | $(SETUP_STAMP)
+$(DEMO_WORKLOAD): demo/workload.c demo/primes.c demo/primes.h | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(BASE_LDFLAGS) -lz -lpthread
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< demo/primes.c $(BASE_LDFLAGS) -lz -lpthread
 
 all: $(DEMO_BIN) $(DEMO_WORKLOAD)
 

@@ -60,17 +60,21 @@ PLAIN_CC := $(or $(shell command -v gcc 2>/dev/null),$(CC))
 PROG_CC = $(or $(PROG_CC_$*),$(PLAIN_CC))
 # tests/progs/libNAME.c is the shared library libNAME.so (lib_*.c are libprofil's users)
 PROGS := $(patsubst tests/progs/%.c,$(PROGS_B)/%,$(filter-out $(wildcard tests/progs/lib[!_]*.c),$(wildcard tests/progs/*.c)))
-# -MMD -MT $@: each program's headers (tests/progs/*.h) in $@.d, read by the Makefile
-PROG_CFLAGS = -std=gnu11 -O1 -g -I. -Iinclude -Itests/progs $(WARN) -MMD -MP -MT $@
+# -MMD: each program's headers (tests/progs/*.h) in $(B)/deps/NAME.d, read by the Makefile (not
+# beside the program: there the name could match a program's pattern rule, report_gen_%, and make
+# would try to build the dependency file as a program)
+PROG_DEPS_DIR = $(B)/deps
+PROG_CFLAGS = -std=gnu11 -O1 -g -I. -Iinclude -Itests/progs $(WARN) -MMD -MP -MT $@ \
+	-MF $(PROG_DEPS_DIR)/$(notdir $@).d
 # the profile writer compiled plain, for the programs that write profiles of themselves
 PDATA_PLAIN := profile/pdata.c utils/outfile.c utils/why.c utils/procmaps.c
 
 $(PROGS_B)/%: tests/progs/%.c $$(PROG_DEPS_$$*) | $(SETUP_STAMP)
-	@mkdir -p $(dir $@)
+	@mkdir -p $(dir $@) $(PROG_DEPS_DIR)
 	$(PROG_CC) $(PROG_CFLAGS) $(PROG_FLAGS_$*) -o $@ $< $(PROG_SRCS_$*) $(PROG_LIBS_$*)
 
 $(PROGS_B)/lib%.so: tests/progs/lib%.c | $(SETUP_STAMP)
-	@mkdir -p $(dir $@)
+	@mkdir -p $(dir $@) $(PROG_DEPS_DIR)
 	$(PLAIN_CC) $(PROG_CFLAGS) -O2 -fPIC -shared $(PROG_FLAGS_lib$*) -o $@ $<
 
 # CPU hogs built as ordinary programs: every measured function a function, frame pointers kept
@@ -89,10 +93,10 @@ PROG_FLAGS_offcpu_prog := $(NOINLINE) -pthread
 $(foreach p,$(patsubst tests/progs/%.c,%,$(wildcard tests/progs/events_*.c)),$(eval PROG_FLAGS_$(p) := -D_GNU_SOURCE -fno-omit-frame-pointer))
 # variants of record_prog: not a PIE, static, stripped
 $(PROGS_B)/record_prog_nopie: tests/progs/record_prog.c tests/progs/record_cpu.h | $(SETUP_STAMP)
-	@mkdir -p $(dir $@)
+	@mkdir -p $(dir $@) $(PROG_DEPS_DIR)
 	$(PLAIN_CC) $(PROG_CFLAGS) $(NOINLINE) -fno-pie -no-pie -pthread -o $@ $< -ldl
 $(PROGS_B)/record_prog_static: tests/progs/record_prog.c tests/progs/record_cpu.h | $(SETUP_STAMP)
-	@mkdir -p $(dir $@)
+	@mkdir -p $(dir $@) $(PROG_DEPS_DIR)
 	$(PLAIN_CC) $(PROG_CFLAGS) $(NOINLINE) -DNO_DLOPEN -static -pthread -o $@ $<
 $(PROGS_B)/record_prog_stripped: $(PROGS_B)/record_prog
 	strip -o $@ $<

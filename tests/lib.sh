@@ -34,6 +34,20 @@ expect() {
 	fi
 }
 
+# has_lines NAME FILE PATTERN...   for each PATTERN (grep's): ok "NAME: PATTERN" when a line of
+#                                  FILE matches it, else not ok, showing FILE's first 40 lines
+has_lines() {
+	has_name=$1 has_file=$2
+	shift 2
+	for has_pat; do
+		if grep -q -- "$has_pat" "$has_file"; then
+			ok "$has_name: $has_pat"
+		else
+			no "$has_name: $has_pat" "missing in: $(head -40 "$has_file")"
+		fi
+	done
+}
+
 # fails NAME CMD...         CMD fails cleanly: exit status 1 or 2 within 20 s (not a
 #                           signal, not a hang), one line on stderr, nothing on stdout
 # fails_rc RC NAME CMD...   the same with exit status RC only

@@ -19,10 +19,8 @@
  * process, if any.
  */
 #include <dirent.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +28,7 @@
 #include <unistd.h>
 
 #include "ab_modes.h"
+#include "main_text.h"
 
 #define ITERS_PER_MS 600000ull
 #define NOINLINE __attribute__((noinline))
@@ -47,22 +46,6 @@ NOINLINE void ab_work(uint64_t n)
 		acc ^= acc >> 29;
 	}
 	sink += acc;
-}
-
-static int find_main_text(struct dl_phdr_info *info, size_t size, void *data)
-{
-	(void)size;
-	(void)data;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-			text.start = info->dlpi_addr + ph->p_vaddr;
-			text.size = ph->p_memsz;
-			break;
-		}
-	}
-	return 1;
 }
 
 /*
@@ -121,8 +104,8 @@ static const struct ab_mode *find_mode(const char *name)
 }
 
 /* Run one chunk; returns its CPU cost in ns (process + helper). */
-static uint64_t chunk(const struct ab_mode *m, int on, unsigned int hz, uint64_t iters,
-		      long helper, uint64_t *samples)
+static uint64_t chunk(const struct ab_mode *m, int on, unsigned int hz, uint64_t iters, long helper,
+		      uint64_t *samples)
 {
 	uint64_t t0, t1, h0, h1;
 	long self = getpid();
@@ -145,6 +128,7 @@ static uint64_t chunk(const struct ab_mode *m, int on, unsigned int hz, uint64_t
 int main(int argc, char **argv)
 {
 	const struct ab_mode *m;
+	struct main_text mt;
 	unsigned int hz;
 	int pairs;
 	uint64_t iters, samples = 0, off_total = 0, on_total = 0;
@@ -164,7 +148,9 @@ int main(int argc, char **argv)
 	hz = atoi(argv[2]);
 	pairs = atoi(argv[3]);
 	iters = (uint64_t)(atof(argv[4]) * ITERS_PER_MS);
-	dl_iterate_phdr(find_main_text, NULL);
+	main_text__find(&mt);
+	text.start = mt.start;
+	text.size = mt.size;
 	if (m->init && m->init() < 0) {
 		fprintf(stderr, "ab: cannot initialise sampler %s\n", m->name);
 		return 1;

@@ -12,12 +12,12 @@
  * glibc samples with ITIMER_PROF at 100 Hz; samples outside the main
  * executable are dropped by profil() itself, as in gprof.
  */
-#include <elf.h>
-#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "main_text.h"
 
 #ifdef USE_LIBPROFIL
 /*
@@ -38,25 +38,18 @@ static size_t nbins;
 static uintptr_t text_vaddr;
 static char exe_path[4096];
 
-static int find_main_text(struct dl_phdr_info *info, size_t size, void *data)
+/* One bin per 2 bytes of the main program's text, and profil() on it. */
+static void start_profil(void)
 {
-	(void)size;
-	(void)data;
-	/* the first object is the main program */
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+	struct main_text t;
 
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-			text_vaddr = ph->p_vaddr;
-			nbins = (ph->p_memsz + 1) / 2;
-			bins = calloc(nbins, sizeof(*bins));
-			if (bins)
-				profil(bins, nbins * sizeof(*bins), info->dlpi_addr + ph->p_vaddr,
-				       65536);
-			break;
-		}
-	}
-	return 1;
+	if (main_text__find(&t) < 0)
+		return;
+	text_vaddr = t.vaddr;
+	nbins = (t.size + 1) / 2;
+	bins = calloc(nbins, sizeof(*bins));
+	if (bins)
+		profil(bins, nbins * sizeof(*bins), t.start, 65536);
 }
 
 __attribute__((constructor)) static void shim_start(void)
@@ -69,7 +62,8 @@ __attribute__((constructor)) static void shim_start(void)
 	exe_path[n > 0 ? n : 0] = '\0';
 #ifdef USE_LIBPROFIL
 	{
-		const char *name = getenv("BENCH_LIBPROFIL_CLOCK"), *hz = getenv("BENCH_LIBPROFIL_HZ");
+		const char *name = getenv("BENCH_LIBPROFIL_CLOCK"),
+			   *hz = getenv("BENCH_LIBPROFIL_HZ");
 		enum profil_clock clock = PROFIL_CLOCK_AUTO;
 
 		if (name && profil_clock_from_name(name, &clock) < 0)
@@ -78,7 +72,7 @@ __attribute__((constructor)) static void shim_start(void)
 			return;
 	}
 #endif
-	dl_iterate_phdr(find_main_text, NULL);
+	start_profil();
 }
 
 __attribute__((destructor)) static void shim_stop(void)

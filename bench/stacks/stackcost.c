@@ -22,7 +22,6 @@
  *    unwind from), at 1 kHz and 10 kHz.
  */
 #define UNW_LOCAL_ONLY
-#include <dlfcn.h>
 #include <errno.h>
 #include <libunwind.h>
 #include <signal.h>
@@ -38,6 +37,7 @@
 #include "agent/unwind.h"
 #include "lib/sampler.h"
 #include "profile/pdata.h"
+#include "tests/tools/libunwind_ref.h"
 
 #define NOINLINE __attribute__((noinline))
 #define MAX_TIMES (1 << 20)
@@ -46,13 +46,7 @@ enum mode { OFF, FLAT, STACKS, UNW_STEP, NMODES };
 static const char *const mode_name[] = {"off", "flat", "stacks", "unw_step loop"};
 #define NAB (STACKS + 1) /* modes of the A/B/C runs */
 
-#define STR_(x) #x
-#define STR(x) STR_(x)
-static struct {
-	int (*init_local2)(unw_cursor_t *, unw_context_t *, int);
-	int (*get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
-	int (*step)(unw_cursor_t *);
-} lu;
+static struct libunwind_ref lu;
 
 static struct pdata *pd;
 static unsigned char src[1 << 20], dst[(1 << 20) + 4096];
@@ -120,20 +114,11 @@ static void stack_sink(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks, v
 static void unw_step_sink(void *arg, uintptr_t pc, pid_t tid, unsigned int ticks, void *uc)
 {
 	uint64_t pcs[AGENT_UNWIND_MAX_DEPTH], t0 = mono_ns();
-	unw_cursor_t c;
-	int n = 0;
+	int n;
 
 	(void)arg;
 	pcs[0] = pc;
-	if (lu.init_local2(&c, uc, UNW_INIT_SIGNAL_FRAME) == 0) {
-		do {
-			unw_word_t ip;
-
-			if (lu.get_reg(&c, UNW_REG_IP, &ip) < 0)
-				break;
-			pcs[n++] = ip;
-		} while (n < AGENT_UNWIND_MAX_DEPTH && lu.step(&c) > 0);
-	}
+	n = libunwind_ref__walk(&lu, uc, pcs, AGENT_UNWIND_MAX_DEPTH);
 	pdata__count_stack(pd, 1, tid, pcs, (unsigned int)(n ? n : 1), 0, ticks);
 	note_time(UNW_STEP, mono_ns() - t0, n);
 }
@@ -380,34 +365,27 @@ static void in_sink_costs(void)
 	}
 }
 
-static int load_reference(void)
-{
-	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
-
-	if (!h)
-		return -1;
-	*(void **)&lu.init_local2 = dlsym(h, STR(unw_init_local2));
-	*(void **)&lu.get_reg = dlsym(h, STR(unw_get_reg));
-	*(void **)&lu.step = dlsym(h, STR(unw_step));
-	return lu.init_local2 && lu.get_reg && lu.step ? 0 : -1;
-}
-
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 200;
-	char why[256], path[] = "/tmp/stackcost.XXXXXX";
+	char why[256], dir[] = "/tmp/stackcost.XXXXXX", path[64];
 	struct pdata_create_opts opts = {
 		.table_slots = 1u << 16, .frame_slots = 1u << 16, .records_cap = 1u << 20};
-	int fd = mkstemp(path);
+	/* a directory of our own: pdata__create makes the file (and refuses to replace one that
+	 * is not a profile, such as mkstemp's empty file) */
+	int made = mkdtemp(dir) != NULL;
 
 	depth = argc > 2 ? atoi(argv[2]) : depth;
-	if (fd < 0 || pdata__create(&pd, path, &opts, why, sizeof(why)) < 0) {
-		fprintf(stderr, "stackcost: %s\n", fd < 0 ? strerror(errno) : why);
+	snprintf(path, sizeof(path), "%s/stackcost.data", dir);
+	if (!made || pdata__create(&pd, path, &opts, why, sizeof(why)) < 0) {
+		fprintf(stderr, "stackcost: %s\n", made ? why : strerror(errno));
+		if (made)
+			rmdir(dir);
 		return 1;
 	}
-	close(fd);
 	unlink(path);
-	if (load_reference() < 0) {
+	rmdir(dir);
+	if (libunwind_ref__load(&lu) < 0) {
 		fprintf(stderr, "stackcost: libunwind.so.8 lacks unw_step\n");
 		return 1;
 	}

@@ -94,12 +94,10 @@ grep -q '^# seconds: unknown' "$T/noper.txt" && ok no_period_text || no no_perio
 # the text output: the headers, the tables, the same first rows
 "$PROFIL" diff "$T/n.data" "$T/b.data" >"$T/nb.txt" 2>"$T/nb.err"
 expect text_status "$?" 0
-for pat in "^# old: $T/n.data: report_gen .* 842 samples, 0.842 s" \
+has_lines text "$T/nb.txt" "^# old: $T/n.data: report_gen .* 842 samples, 0.842 s" \
 	"^# new: $T/b.data: report_gen .* 70842 samples, 70.842 s" '^functions (8 of 8 shown):' \
 	'^ *0.00 *98.81 *+98.81 *0.000 *70.000 *+70.000  hot_d  *report_gen_pie$' \
-	'^objects (5 of 5 shown):' '^commands (2 of 2 shown):' '^ *0.83 *0.01 *-0.82 .* true$'; do
-	grep -q -- "$pat" "$T/nb.txt" && ok "text: $pat" || no "text: $pat" "$(cat "$T/nb.txt")"
-done
+	'^objects (5 of 5 shown):' '^commands (2 of 2 shown):' '^ *0.83 *0.01 *-0.82 .* true$'
 
 # errors: one sentence, status 1 for a file, 2 for usage; nothing on stdout
 err() {

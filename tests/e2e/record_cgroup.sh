@@ -13,11 +13,7 @@
 . "$ROOT/tests/e2e/record/common.sh"
 PROG="$PROGS/record_prog"
 
-"$P" record -q --off-cpu -o probe.data -- true 2>probe.err
-if ! "$DUMP" probe.data | grep -q "^note .*per-CPU cpu-clock events of cgroup"; then
-	skip record_cgroup "no sampling by cgroup here: $(head -1 probe.err) $("$DUMP" probe.data | grep '^note' | head -1 | cut -c1-300)"
-	exit 0
-fi
+need_offcpu record_cgroup "^note .*per-CPU cpu-clock events of cgroup" "no sampling by cgroup here" '^note'
 MNT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
 OWN=$(sed -n 's/^0:://p' /proc/self/cgroup)
 [ "$OWN" = / ] && OWN=

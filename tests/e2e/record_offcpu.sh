@@ -11,11 +11,7 @@
 . "$ROOT/tests/e2e/record/common.sh"
 PROG="$PROGS/offcpu_prog"
 
-"$P" record -q --off-cpu -o probe.data -- true 2>probe.err
-if ! "$DUMP" probe.data | grep -q "^offcpu header .*source=bpf"; then
-	skip record_offcpu "BPF off-CPU not available here: $(head -1 probe.err) $("$DUMP" probe.data | grep '^note topic=off-cpu')"
-	exit 0
-fi
+need_offcpu record_offcpu "^offcpu header .*source=bpf" "BPF off-CPU not available here" '^note topic=off-cpu'
 
 # near_off WANT_NS GOT_NS: within 15 % or 40 ms
 near_off() {

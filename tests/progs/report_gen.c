@@ -24,12 +24,10 @@
  */
 #define _GNU_SOURCE
 #include <link.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -79,17 +77,6 @@ NOINLINE int hot_d(int n)
 	for (int i = 0; i < n; i++)
 		acc -= i;
 	return acc;
-}
-
-static int worker_tid;
-
-static void *worker(void *arg)
-{
-	(void)arg;
-	prctl(PR_SET_NAME, "worker");
-	worker_tid = gettid();
-	hot_c(10);
-	return NULL;
 }
 
 /* The GNU build id of the loaded object holding addr (from its PT_NOTE in memory). */
@@ -185,10 +172,10 @@ int main(int argc, char **argv)
 	struct pdata_proc *root, *child, *pre, *post;
 	uint64_t libc_pc, vdso_pc, bias = 0;
 	const char *exe = fixture__exe();
-	char libc_path[4096] = "", why[256], command[4200];
+	char libc_path[4096] = "", command[4200];
+	struct fixture_header gen;
 	struct seen_maps seen = {0, 0, libc_path, sizeof(libc_path)};
-	pthread_t th;
-	int status, me = getpid(), tid = gettid();
+	int status, me = getpid(), tid = gettid(), worker_tid;
 	pid_t kid, kid2;
 
 	if (argc < 2) {
@@ -196,18 +183,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	snprintf(command, sizeof(command), "report_gen %s %s", argv[1], mode);
-	if (fixture__create(&pd, argv[1],
-			    &(struct fixture_header){.clock = PDATA_CLOCK_PERF,
-						     .period_ns = 1000000,
-						     .nominal_hz = 997,
-						     .command = command,
-						     .note = "test generator",
-						     .create = opts},
-			    why, sizeof(why)) < 0) {
-		fprintf(stderr, "report_gen: %s\n", why);
+	gen = (struct fixture_header)FIXTURE_GEN_HEADER(997, command, "test generator", opts);
+	if (fixture__generator(&pd, argv[1], &gen, "report_gen", "report_gen") < 0)
 		return 1;
-	}
-	prctl(PR_SET_NAME, "report_gen");
 	h = pdata__header(pd);
 
 	root = pdata__add_proc(pd, me, getppid(), 0, exe, pdata__now_ns());
@@ -215,8 +193,7 @@ int main(int argc, char **argv)
 	libc_pc = seen.libc_pc;
 	vdso_pc = seen.vdso_pc;
 	pdata__add_thread(pd, root->id, tid, "report_gen");
-	pthread_create(&th, NULL, worker, NULL);
-	pthread_join(th, NULL);
+	worker_tid = fixture__thread("worker", hot_c);
 	pdata__add_thread(pd, root->id, worker_tid, "worker");
 
 	pdata__count(pd, root->id, tid, (uint64_t)hot_a, 100);

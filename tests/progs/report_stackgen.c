@@ -48,12 +48,10 @@
  */
 #define _GNU_SOURCE
 #include <execinfo.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,7 +63,6 @@
 
 static struct pdata *pd;
 static uint32_t root_id;
-static char exe_path[4096];
 static int main_tid;
 
 /* Functions with bodies of some size (+2 and +9 are inside each), one per line. */
@@ -97,28 +94,15 @@ static void count(uint32_t proc, int tid, const uint64_t *pcs, unsigned n, int t
 
 /* ---- synthetic ------------------------------------------------------------------- */
 
-static int worker_tid;
-
-static void *worker(void *arg)
-{
-	(void)arg;
-	prctl(PR_SET_NAME, "worker");
-	worker_tid = gettid();
-	cg_worker(10);
-	return NULL;
-}
-
 static void synthetic(void)
 {
 	struct pdata_proc *kid_proc;
-	pthread_t th;
+	int status, worker_tid;
 	pid_t kid;
-	int status;
 
 	pdata__add_ksym(pd, KTEXT, 0x200, "k_entry");
 	pdata__add_ksym(pd, KTEXT + 0x100000, 0x100, "k_write");
-	pthread_create(&th, NULL, worker, NULL);
-	pthread_join(th, NULL);
+	worker_tid = fixture__thread("worker", cg_worker);
 	pdata__add_thread(pd, root_id, worker_tid, "worker");
 
 	count(root_id, main_tid, STACK(LEAF(cg_hot_a), RET(cg_run), RET(cg_main)), 0, 50);
@@ -142,7 +126,7 @@ static void synthetic(void)
 	}
 	waitpid(kid, &status, 0);
 	/* a fork: the parent's executable, and no maps of its own (it inherits them) */
-	kid_proc = pdata__add_proc(pd, kid, getpid(), root_id, exe_path, pdata__now_ns());
+	kid_proc = pdata__add_proc(pd, kid, getpid(), root_id, fixture__exe(), pdata__now_ns());
 	pdata__add_thread(pd, kid_proc->id, kid, "stackgen-kid");
 	count(kid_proc->id, kid, STACK(LEAF(cg_hot_b), RET(cg_main)), 0, 20);
 	pdata__end_proc(kid_proc, PDATA_END_EXITED, 0, pdata__now_ns(), NULL);
@@ -241,21 +225,13 @@ BIGF8(8);
 static int (*const bigfs[64])(int) = {BIGP8(1), BIGP8(2), BIGP8(3), BIGP8(4),
 				      BIGP8(5), BIGP8(6), BIGP8(7), BIGP8(8)};
 
-static void *idle(void *arg)
-{
-	*(int *)arg = gettid();
-	return NULL;
-}
-
 static void big(long stacks, long samples)
 {
 	uint64_t x = 88172645463325252ull, pcs[16], left = (uint64_t)samples;
 	int tids[4] = {main_tid};
-	pthread_t th;
 
 	for (int t = 1; t < 4; t++) {
-		pthread_create(&th, NULL, idle, &tids[t]);
-		pthread_join(th, NULL);
+		tids[t] = fixture__thread(NULL, NULL);
 		pdata__add_thread(pd, root_id, tids[t], "bigworker");
 	}
 	for (long s = 0; s < stacks; s++) {
@@ -309,10 +285,11 @@ int main(int argc, char **argv)
 	long stacks = (is_big || is_chain) && argc > 3 ? atol(argv[3]) : is_chain ? 600000 : 4000;
 	struct pdata_create_opts opts = {
 		.table_slots = 4096, .frame_slots = 4096, .records_cap = 1 << 20};
+	const char *exe = fixture__exe();
 	struct pdata_header *h;
 	struct pdata_proc *root;
-	char *exe = exe_path, why[256];
-	ssize_t n;
+	char why[256], command[4200];
+	struct fixture_header gen;
 
 	if ((is_big || is_chain) && (stacks < 1 || stacks > 10000000)) {
 		fprintf(stderr, "report_stackgen: %s wants 1 to 10000000 stacks\n", mode);
@@ -331,23 +308,14 @@ int main(int argc, char **argv)
 			"[SAMPLES]]\n");
 		return 2;
 	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe_path) - 1);
-	exe[n > 0 ? n : 0] = 0;
-	if (pdata__create(&pd, argv[1], &opts, why, sizeof(why)) < 0) {
-		fprintf(stderr, "report_stackgen: %s\n", why);
+	snprintf(command, sizeof(command), "report_stackgen %s %s", argv[1], mode);
+	gen = (struct fixture_header)FIXTURE_GEN_HEADER(1000, command, "test generator", opts);
+	gen.flags = PDATA_F_KERNEL;
+	gen.callgraph = PDATA_CG_DWARF;
+	if (fixture__generator(&pd, argv[1], &gen, "report_stackgen", "stackgen") < 0)
 		return 1;
-	}
-	prctl(PR_SET_NAME, "stackgen");
 	main_tid = gettid();
 	h = pdata__header(pd);
-	h->clock = PDATA_CLOCK_PERF;
-	h->nominal_hz = 1000;
-	h->period_ns = 1000000;
-	h->callgraph = PDATA_CG_DWARF;
-	h->flags |= PDATA_F_KERNEL;
-	h->root_pid = getpid();
-	snprintf(h->command, sizeof(h->command), "report_stackgen %s %s", argv[1], mode);
-	snprintf(h->clock_note, sizeof(h->clock_note), "test generator");
 	root = pdata__add_proc(pd, getpid(), getppid(), 0, exe, pdata__now_ns());
 	root_id = root->id;
 	fixture__own_maps(pd, root_id, NULL, NULL);

@@ -13,6 +13,9 @@
  *   fixture__start      both, and the root image they belong to
  *   fixture__duplicate_slot  a sample slot as racing writers leave them
  *   fixture__finish     the end of the run, finished and closed
+ *   fixture__generator  (the generators) fixture__create, this thread named
+ *                       as the program's main thread, an error said
+ *   fixture__thread     a real thread of the program, run to its end: its tid
  *   FIXTURE_WORK        a function with a body of some size (PC + 2 and
  *                       + 9 are inside it) to point samples and stacks at
  *   fixture__tmpdir     (unit tests) a private directory for the files
@@ -25,10 +28,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "profile/pdata.h"
@@ -69,6 +74,16 @@ struct fixture_header {
 		.clock = PDATA_CLOCK_PERF, .period_ns = (period), .callgraph = PDATA_CG_FP,        \
 		.command = (cmd),                                                                  \
 		.create = {.table_slots = 64, .frame_slots = 64, .records_cap = 1 << 20},          \
+	}
+
+/*
+ * The header of the generators' profiles: the perf clock, one sample is
+ * 1 ms of CPU time, hz asked; command, clock note and pdata_create_opts.
+ */
+#define FIXTURE_GEN_HEADER(hz, cmd, clock_note, opts)                                              \
+	{                                                                                          \
+		.clock = PDATA_CLOCK_PERF, .period_ns = FIXTURE_MS, .nominal_hz = (hz),            \
+		.command = (cmd), .note = (clock_note), .create = (opts),                          \
 	}
 
 /* Create path as h says, root pid this process.  0, or -errno with why. */
@@ -116,6 +131,60 @@ static inline int fixture__finish(struct pdata *pd, int end_kind, int end_code)
 	rc = pdata__finish(pd);
 	pdata__close(pd);
 	return rc;
+}
+
+/*
+ * The start of a generator (tests/progs/report_gen, report_stackgen,
+ * tests/tools/report_synth): fixture__create, then this thread named comm,
+ * the main thread of the profiled program.  0, or -errno with "prog: why"
+ * on stderr.
+ */
+static inline int fixture__generator(struct pdata **pd, const char *path,
+				     const struct fixture_header *h, const char *prog,
+				     const char *comm)
+{
+	char why[256];
+	int rc = fixture__create(pd, path, h, why, sizeof(why));
+
+	if (rc < 0) {
+		fprintf(stderr, "%s: %s\n", prog, why);
+		return rc;
+	}
+	prctl(PR_SET_NAME, comm);
+	return 0;
+}
+
+struct fixture_thread {
+	const char *name; /* its comm, or NULL: the creator's */
+	int (*work)(int); /* called with 10, or NULL */
+	int tid;
+};
+
+static inline void *fixture__thread_main(void *arg)
+{
+	struct fixture_thread *t = arg;
+
+	if (t->name)
+		prctl(PR_SET_NAME, t->name);
+	t->tid = gettid();
+	if (t->work)
+		t->work(10);
+	return NULL;
+}
+
+/*
+ * A thread of this program that runs and ends before the call returns:
+ * named name (NULL: the creator's name), calling work(10) (NULL: nothing).
+ * Its tid, to record its samples under; 0 when it could not be started.
+ */
+static inline int fixture__thread(const char *name, int (*work)(int))
+{
+	struct fixture_thread t = {name, work, 0};
+	pthread_t th;
+
+	if (pthread_create(&th, NULL, fixture__thread_main, &t) == 0)
+		pthread_join(th, NULL);
+	return t.tid;
 }
 
 /*

@@ -28,12 +28,10 @@
  * Prints "key value" lines: pid, worker, kid, short_first (the pid of the
  * first short process), exe.
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,15 +48,6 @@ FIXTURE_WORK(hot_a, 0);
 FIXTURE_WORK(hot_b, 1);
 FIXTURE_WORK(hot_c, 2);
 FIXTURE_WORK(hot_d, 3);
-
-static int worker_tid;
-
-static void *worker(void *arg)
-{
-	(void)arg;
-	worker_tid = gettid();
-	return NULL;
-}
 
 static struct pdata_cpu cpu(uint64_t user, uint64_t sys)
 {
@@ -108,9 +97,8 @@ static int accounting(struct pdata *pd, const char *mode, const char *exe)
 	int me = getpid(), tid = gettid(), ks = !strcmp(mode, "ksampled");
 	struct pdata_proc *root, *kid;
 	struct pdata_thread *tm, *tw, *tk;
-	pthread_t th;
 	pid_t k;
-	int status;
+	int status, worker_tid;
 
 	h->clock = !strcmp(mode, "thread") ? PDATA_CLOCK_THREAD : PDATA_CLOCK_PERF;
 	h->flags = PDATA_F_INHERIT | (ks ? PDATA_F_KERNEL : 0) |
@@ -119,8 +107,7 @@ static int accounting(struct pdata *pd, const char *mode, const char *exe)
 	fixture__own_maps(pd, root->id, NULL, NULL);
 	if (ks)
 		kernel_syms(pd);
-	pthread_create(&th, NULL, worker, NULL);
-	pthread_join(th, NULL);
+	worker_tid = fixture__thread(NULL, NULL);
 	tm = pdata__add_thread(pd, root->id, tid, "synth");
 	tw = pdata__add_thread(pd, root->id, worker_tid, "worker");
 	thread_cpu(tm, 400 * MS, 100 * MS);
@@ -211,7 +198,8 @@ int main(int argc, char **argv)
 	struct pdata_create_opts opts = {.table_slots = 1u << 16, .records_cap = 8u << 20};
 	const char *exe = fixture__exe();
 	struct pdata *pd;
-	char why[256], command[256];
+	char command[256];
+	struct fixture_header gen;
 	int rc;
 
 	if (argc < 3) {
@@ -222,18 +210,9 @@ int main(int argc, char **argv)
 	if (n > 0)
 		opts.records_cap = (uint64_t)(n + 16) * 4096;
 	snprintf(command, sizeof(command), "report_synth %s", mode);
-	if (fixture__create(&pd, argv[1],
-			    &(struct fixture_header){.clock = PDATA_CLOCK_PERF,
-						     .period_ns = MS,
-						     .nominal_hz = 1000,
-						     .command = command,
-						     .note = "synthetic profile",
-						     .create = opts},
-			    why, sizeof(why)) < 0) {
-		fprintf(stderr, "report_synth: %s\n", why);
+	gen = (struct fixture_header)FIXTURE_GEN_HEADER(1000, command, "synthetic profile", opts);
+	if (fixture__generator(&pd, argv[1], &gen, "report_synth", "synth") < 0)
 		return 1;
-	}
-	prctl(PR_SET_NAME, "synth");
 	if (!strcmp(mode, "hostile"))
 		rc = hostile(pd, exe);
 	else if (!strcmp(mode, "many"))

@@ -8,37 +8,53 @@
 
 static int check_failures;
 
-#define CHECK(name, cond)                                                                 \
-	do {                                                                              \
-		if (cond) {                                                               \
-			printf("ok %s\n", name);                                          \
-		} else {                                                                  \
-			printf("not ok %s: %s (%s:%d)\n", name, #cond, __FILE__, __LINE__); \
-			check_failures++;                                                 \
-		}                                                                         \
-		fflush(stdout);                                                           \
+#define CHECK(name, cond)                                                                          \
+	do {                                                                                       \
+		if (cond) {                                                                        \
+			printf("ok %s\n", name);                                                   \
+		} else {                                                                           \
+			printf("not ok %s: %s (%s:%d)\n", name, #cond, __FILE__, __LINE__);        \
+			check_failures++;                                                          \
+		}                                                                                  \
+		fflush(stdout);                                                                    \
 	} while (0)
 
 /* Like CHECK, with a printf-style explanation on failure. */
-#define CHECKF(name, cond, ...)                                                   \
-	do {                                                                      \
-		if (cond) {                                                       \
-			printf("ok %s\n", name);                                  \
-		} else {                                                          \
-			printf("not ok %s: ", name);                              \
-			printf(__VA_ARGS__);                                      \
-			printf(" (%s:%d)\n", __FILE__, __LINE__);                 \
-			check_failures++;                                         \
-		}                                                                 \
-		fflush(stdout);                                                   \
+#define CHECKF(name, cond, ...)                                                                    \
+	do {                                                                                       \
+		if (cond) {                                                                        \
+			printf("ok %s\n", name);                                                   \
+		} else {                                                                           \
+			printf("not ok %s: ", name);                                               \
+			printf(__VA_ARGS__);                                                       \
+			printf(" (%s:%d)\n", __FILE__, __LINE__);                                  \
+			check_failures++;                                                          \
+		}                                                                                  \
+		fflush(stdout);                                                                    \
 	} while (0)
 
-#define SKIP(name, why)                                  \
-	do {                                             \
-		printf("skip %s: %s\n", name, why);      \
-		fflush(stdout);                          \
+#define SKIP(name, why)                                                                            \
+	do {                                                                                       \
+		printf("skip %s: %s\n", name, why);                                                \
+		fflush(stdout);                                                                    \
 	} while (0)
 
 #define CHECK_DONE() (check_failures ? 1 : 0)
+
+typedef void (*check_fn)(void);
+
+/*
+ * The rest of a main whose set-up (writing the profiles its tests read, say)
+ * returned rc: 0, or -errno with why.  The set-up is a check named name; the
+ * tests (a NULL-terminated list) run in order only when it succeeded.
+ * Returns the exit status.
+ */
+static inline int check_run(const char *name, int rc, const char *why, const check_fn *tests)
+{
+	CHECKF(name, rc == 0, "%d %s", rc, why);
+	for (; !rc && *tests; tests++)
+		(*tests)();
+	return CHECK_DONE();
+}
 
 #endif

@@ -27,6 +27,7 @@
 
 #include "check.h"
 #include "agent/unwind.h"
+#include "libunwind_ref.h"
 #include "tests/progs/cpu_clock.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -42,15 +43,8 @@
 
 #define NOINLINE __attribute__((noinline))
 #define EXPORT __attribute__((visibility("default"))) /* interposes libunwind's calls */
-#define STR_(x) #x
-#define STR(x) STR_(x)
 
-/* libunwind's own unw_step(), the reference */
-static struct {
-	int (*init_local2)(unw_cursor_t *, unw_context_t *, int);
-	int (*get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
-	int (*step)(unw_cursor_t *);
-} ref;
+static struct libunwind_ref ref;
 
 static int test_signo;
 static volatile uint64_t sink;
@@ -77,27 +71,10 @@ static struct {
 static __thread int in_walk;
 static __thread long calls_lock, calls_alloc, calls_phdr;
 
-static int reference(void *uc, uint64_t *pcs, int max)
-{
-	unw_cursor_t c;
-	int n = 0;
-
-	if (ref.init_local2(&c, uc, UNW_INIT_SIGNAL_FRAME) < 0)
-		return 0;
-	do {
-		unw_word_t ip;
-
-		if (ref.get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
-			break;
-		pcs[n++] = ip;
-	} while (n < max && ref.step(&c) > 0);
-	return n;
-}
-
 static void compare(void *uc, const uint64_t *pcs, int n, unsigned int flags)
 {
 	uint64_t want[AGENT_UNWIND_MAX_DEPTH];
-	int m = reference(uc, want, AGENT_UNWIND_MAX_DEPTH);
+	int m = libunwind_ref__walk(&ref, uc, want, AGENT_UNWIND_MAX_DEPTH);
 	/* complete: the same stack; truncated: a prefix of it (unw_step may guess on) */
 	int ok = (flags & AGENT_UNWIND_TRUNCATED) ? n <= m : n == m;
 
@@ -549,25 +526,13 @@ static void test_fork_while_walking(void)
 	       forks >= 10 && bad == 0, "forks=%d bad=%d", forks, bad);
 }
 
-static int load_reference(void)
-{
-	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
-
-	if (!h)
-		return -1;
-	*(void **)&ref.init_local2 = dlsym(h, STR(unw_init_local2));
-	*(void **)&ref.get_reg = dlsym(h, STR(unw_get_reg));
-	*(void **)&ref.step = dlsym(h, STR(unw_step));
-	return ref.init_local2 && ref.get_reg && ref.step ? 0 : -1;
-}
-
 int main(void)
 {
 	struct sigaction sa;
 	char why[160];
 
 	resolve_interposed();
-	if (load_reference() < 0) {
+	if (libunwind_ref__load(&ref) < 0) {
 		SKIP("in-handler unwinder", "libunwind.so.8 is not installed");
 		return 0;
 	}

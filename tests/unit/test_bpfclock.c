@@ -31,26 +31,29 @@ static double thread_cpu(void)
 
 static volatile uint64_t sink;
 
-__attribute__((noinline, aligned(64))) static void burn_a(double secs)
+/*
+ * secs of this thread's CPU time in a linear congruential generator x * mul + inc:
+ * always inlined, so that the PCs are those of the function it is inlined in.
+ */
+__attribute__((always_inline)) static inline void burn(double secs, uint64_t x, uint64_t mul,
+						       uint64_t inc)
 {
 	double end = thread_cpu() + secs;
-	uint64_t x = 1;
 
 	while (thread_cpu() < end)
 		for (int i = 0; i < 20000; i++)
-			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			x = x * mul + inc;
 	sink = x;
+}
+
+__attribute__((noinline, aligned(64))) static void burn_a(double secs)
+{
+	burn(secs, 1, 6364136223846793005ull, 1442695040888963407ull);
 }
 
 __attribute__((noinline, aligned(64))) static void burn_b(double secs)
 {
-	double end = thread_cpu() + secs;
-	uint64_t x = 7;
-
-	while (thread_cpu() < end)
-		for (int i = 0; i < 20000; i++)
-			x = x * 2862933555777941757ull + 3037000493ull;
-	sink = x;
+	burn(secs, 7, 2862933555777941757ull, 3037000493ull);
 }
 
 /* Address ranges of the two functions: from each start to the next function start. */
@@ -59,8 +62,8 @@ int main(void);
 
 static void function_ranges(void)
 {
-	uintptr_t starts[] = { (uintptr_t)burn_a, (uintptr_t)burn_b, (uintptr_t)thread_cpu,
-			       (uintptr_t)function_ranges, (uintptr_t)main };
+	uintptr_t starts[] = {(uintptr_t)burn_a, (uintptr_t)burn_b, (uintptr_t)thread_cpu,
+			      (uintptr_t)function_ranges, (uintptr_t)main};
 	a_lo = (uintptr_t)burn_a, b_lo = (uintptr_t)burn_b;
 	a_hi = b_hi = UINTPTR_MAX;
 	for (unsigned i = 0; i < sizeof(starts) / sizeof(starts[0]); i++) {
@@ -121,7 +124,7 @@ int main(void)
 	struct pdata *pd;
 	int fds[64], nfd = 0, go[2], ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), rc, status;
 	uintptr_t lo = 0, hi = 0;
-	struct tally t = { 0 };
+	struct tally t = {0};
 	struct bpfclock_stats st;
 
 	if (!bpfclock__built()) {
@@ -164,15 +167,18 @@ int main(void)
 			.exclude_kernel = 1,
 			.exclude_hv = 1,
 		};
-		int fd = (int)syscall(SYS_perf_event_open, &attr, child, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		int fd = (int)syscall(SYS_perf_event_open, &attr, child, cpu, -1,
+				      PERF_FLAG_FD_CLOEXEC);
 
 		if (fd < 0)
 			continue;
 		fds[nfd++] = fd;
-		CHECKF("attach to the task-clock event", bpfclock__attach(bc, fd) == 0, "cpu %d", cpu);
+		CHECKF("attach to the task-clock event", bpfclock__attach(bc, fd) == 0, "cpu %d",
+		       cpu);
 	}
 	CHECK("task-clock events opened", nfd > 0);
-	CHECK("region registered", bpfclock__add_region(bc, (uint32_t)child, (uint32_t)child, 1, lo, hi) == 0);
+	CHECK("region registered",
+	      bpfclock__add_region(bc, (uint32_t)child, (uint32_t)child, 1, lo, hi) == 0);
 	if (write(go[1], "g", 1) != 1)
 		return 1;
 	waitpid(child, &status, 0);
@@ -181,8 +187,10 @@ int main(void)
 	int tmp = mkstemp(path);
 	close(tmp);
 	unlink(path);
-	rc = pdata__create(&pd, path, &(struct pdata_create_opts){ .table_slots = 1 << 16, .records_cap = 1 << 16 }, why,
-			   sizeof(why));
+	rc = pdata__create(
+		&pd, path,
+		&(struct pdata_create_opts){.table_slots = 1 << 16, .records_cap = 1 << 16}, why,
+		sizeof(why));
 	CHECKF("pdata", rc == 0, "%s", why);
 	if (rc)
 		return 1;
@@ -193,8 +201,8 @@ int main(void)
 	double expect = 1.2 * HZ; /* 1.2 CPU seconds */
 	printf("# ticks %llu binned %llu unresolved %llu, a %llu b %llu (%.1f%% vs 66.7%%)\n",
 	       (unsigned long long)st.ticks, (unsigned long long)st.binned,
-	       (unsigned long long)st.unresolved, (unsigned long long)t.a,
-	       (unsigned long long)t.b, 100 * share_a);
+	       (unsigned long long)st.unresolved, (unsigned long long)t.a, (unsigned long long)t.b,
+	       100 * share_a);
 	CHECKF("the kernel counted the ticks into the bins", st.binned > 0.9 * st.ticks,
 	       "%llu of %llu", (unsigned long long)st.binned, (unsigned long long)st.ticks);
 	CHECKF("flushed counts equal the kernel's", t.total == st.binned, "%llu vs %llu",
@@ -202,8 +210,8 @@ int main(void)
 	CHECKF("calibration: samples x period within 15 percent of the CPU burnt",
 	       t.total > 0.85 * expect && t.total < 1.15 * expect, "%llu samples, expected ~%.0f",
 	       (unsigned long long)t.total, expect);
-	CHECKF("function shares match the truth within 5 points", share_a > 0.617 && share_a < 0.717,
-	       "burn_a %.1f%%", 100 * share_a);
+	CHECKF("function shares match the truth within 5 points",
+	       share_a > 0.617 && share_a < 0.717, "burn_a %.1f%%", 100 * share_a);
 	CHECK("a second flush finds nothing new", bpfclock__flush(bc, pd) == 0);
 	for (int i = 0; i < nfd; i++)
 		close(fds[i]);

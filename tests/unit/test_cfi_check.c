@@ -152,8 +152,12 @@ static int read_file(const char *path, uint8_t *buf, size_t cap, size_t *len)
 
 static void test_seeds(void)
 {
-	static const char *const hostile[] = {"skip", "bra", "valexpr", "lenwrap"};
-	static const char *const ordinary[] = {"plain", "pushed", "fwdskip", "remember"};
+	/* the hostile seeds first: their CFI is refused */
+	static const struct {
+		const char *name;
+		int hostile;
+	} seeds[] = {{"skip", 1},  {"bra", 1},	  {"valexpr", 1}, {"lenwrap", 1},
+		     {"plain", 0}, {"pushed", 0}, {"fwdskip", 0}, {"remember", 0}};
 	const char *root = getenv("ROOT");
 	static uint8_t buf[1 << 16];
 	char path[4096];
@@ -164,33 +168,26 @@ static void test_seeds(void)
 
 	if (!root)
 		root = ".";
-	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
 		char name[64];
 
 		snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/agent_unwind/%s", root,
-			 hostile[i]);
-		snprintf(name, sizeof(name), "seed_%s_refused", hostile[i]);
+			 seeds[i].name);
+		snprintf(name, sizeof(name), "seed_%s_%s", seeds[i].name,
+			 seeds[i].hostile ? "refused" : "walks");
 		if (read_file(path, buf, sizeof(buf), &len) < 0) {
 			CHECKF(name, 0, "cannot read %s", path);
 			continue;
 		}
 		n = agent_unwind_input(buf, len, pcs, 16, &flags);
-		CHECKF(name, n == 1 && (flags & AGENT_UNWIND_REFUSED), "n=%d flags=%#x", n, flags);
-	}
-	for (size_t i = 0; i < sizeof(ordinary) / sizeof(ordinary[0]); i++) {
-		char name[64];
-
-		snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/agent_unwind/%s", root,
-			 ordinary[i]);
-		snprintf(name, sizeof(name), "seed_%s_walks", ordinary[i]);
-		if (read_file(path, buf, sizeof(buf), &len) < 0) {
-			CHECKF(name, 0, "cannot read %s", path);
-			continue;
-		}
-		n = agent_unwind_input(buf, len, pcs, 16, &flags);
-		/* into the next function (its return address), which ends it: a zero return
-		 * address, or that function's own CFI (a hostile one refused, a deref faulting) */
-		CHECKF(name, n >= 2 && pcs[1] != 0, "n=%d flags=%#x", n, flags);
+		/* an ordinary one walks into the next function (its return address), which ends
+		 * it: a zero return address, or that function's own CFI (a hostile one refused, a
+		 * deref faulting) */
+		if (seeds[i].hostile)
+			CHECKF(name, n == 1 && (flags & AGENT_UNWIND_REFUSED), "n=%d flags=%#x", n,
+			       flags);
+		else
+			CHECKF(name, n >= 2 && pcs[1] != 0, "n=%d flags=%#x", n, flags);
 	}
 }
 

@@ -450,21 +450,13 @@ static void test_json_top(void)
 
 int main(void)
 {
+	static const check_fn tests[] = {test_parse,	test_text_trees, test_focus,	test_image,
+					 test_json_run, test_json_image, test_json_top, NULL};
 	char why[512] = "";
 	int rc;
 
 	cg_main(1), cg_run(1), cg_a(1), cg_b(1), cg_c(1), cg_worker(1);
 	fixture__path(profile, sizeof(profile), "cg.data");
 	rc = write_profile(profile, why, sizeof(why));
-	CHECKF("write the profile", rc == 0, "%d %s", rc, why);
-	if (rc)
-		return CHECK_DONE();
-	test_parse();
-	test_text_trees();
-	test_focus();
-	test_image();
-	test_json_run();
-	test_json_image();
-	test_json_top();
-	return CHECK_DONE();
+	return check_run("write the profile", rc, why, tests);
 }

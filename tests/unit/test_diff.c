@@ -313,6 +313,7 @@ static void test_json(void)
 
 int main(void)
 {
+	static const check_fn tests[] = {test_model, test_no_period, test_text, test_json, NULL};
 	char why[512] = "";
 	int rc;
 
@@ -329,12 +330,5 @@ int main(void)
 	rc = rc ? rc :
 		  write_profile(noperiod_path, &(struct side){150, 100, 200, 10, 50, 0}, why,
 				sizeof(why));
-	CHECKF("write the profiles", rc == 0, "%d %s", rc, why);
-	if (rc)
-		return CHECK_DONE();
-	test_model();
-	test_no_period();
-	test_text();
-	test_json();
-	return CHECK_DONE();
+	return check_run("write the profiles", rc, why, tests);
 }

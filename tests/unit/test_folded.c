@@ -12,7 +12,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "check.h"
 #include "output/output.h"
@@ -91,21 +90,12 @@ static int strays(void)
 	return n;
 }
 
-int main(void)
+static void test_export(void)
 {
 	struct folded_summary sum = {0};
 	char why[512] = "", *text;
-	struct stat st;
-	int rc;
+	int rc = folded__export(profile, out_path, &sum, why, sizeof(why));
 
-	f_root(1), f_mid(1), f_leaf(1);
-	fixture__path(profile, sizeof(profile), "fold.data");
-	fixture__path(out_path, sizeof(out_path), "fold.txt");
-	rc = write_profile(profile, why, sizeof(why));
-	CHECKF("write the profile", rc == 0, "%d %s", rc, why);
-	if (rc)
-		return CHECK_DONE();
-	rc = folded__export(profile, out_path, &sum, why, sizeof(why));
 	CHECKF("export", rc == 0, "%d %s", rc, why);
 	text = slurp(out_path);
 	CHECKF("the lines",
@@ -122,22 +112,40 @@ int main(void)
 	       (unsigned long long)sum.samples, sum.lines);
 	CHECK("no other file left beside it", strays() == 0);
 	free(text);
+}
 
-	why[0] = 0;
-	stat(profile, &st);
-	rc = folded__export(profile, profile, NULL, why, sizeof(why));
+static void test_profile_is_no_output(void)
+{
+	struct pview *v = NULL;
+	char why[512] = "";
+	int rc = folded__export(profile, profile, NULL, why, sizeof(why));
+
 	CHECKF("the profile itself is not an output: refused, the profile intact",
 	       rc < 0 && why[0] && !strchr(why, '\n'), "%d '%s'", rc, why);
-	{
-		struct pview *v = NULL;
+	CHECK("the profile still reads",
+	      pview__load(&v, profile, why, sizeof(why)) == 0 && v->total == 26);
+	pview__free(v);
+}
 
-		CHECK("the profile still reads",
-		      pview__load(&v, profile, why, sizeof(why)) == 0 && v->total == 26);
-		pview__free(v);
-	}
-	why[0] = 0;
-	rc = folded__export("/nonexistent/p.data", out_path, NULL, why, sizeof(why));
+static void test_unreadable(void)
+{
+	char why[512] = "";
+	int rc = folded__export("/nonexistent/p.data", out_path, NULL, why, sizeof(why));
+
 	CHECKF("a profile that cannot be read: one sentence", rc == -ENOENT && !strchr(why, '\n'),
 	       "%d '%s'", rc, why);
-	return CHECK_DONE();
+}
+
+int main(void)
+{
+	static const check_fn tests[] = {test_export, test_profile_is_no_output, test_unreadable,
+					 NULL};
+	char why[512] = "";
+	int rc;
+
+	f_root(1), f_mid(1), f_leaf(1);
+	fixture__path(profile, sizeof(profile), "fold.data");
+	fixture__path(out_path, sizeof(out_path), "fold.txt");
+	rc = write_profile(profile, why, sizeof(why));
+	return check_run("write the profile", rc, why, tests);
 }

@@ -370,6 +370,8 @@ static void test_arc_saturation(void)
 
 int main(void)
 {
+	static const check_fn tests[] = {test_export, test_objects, test_no_rate,
+					 test_arc_saturation, NULL};
 	char why[512] = "";
 	void *fn = dlsym(RTLD_NEXT, "getpid");
 	int rc;
@@ -380,12 +382,5 @@ int main(void)
 	fixture__path(profile, sizeof(profile), "gmon.data");
 	fixture__path(out_path, sizeof(out_path), "gmon.out");
 	rc = write_profile(profile, PERIOD, why, sizeof(why));
-	CHECKF("write the profile", rc == 0, "%d %s", rc, why);
-	if (rc)
-		return CHECK_DONE();
-	test_export();
-	test_objects();
-	test_no_rate();
-	test_arc_saturation();
-	return CHECK_DONE();
+	return check_run("write the profile", rc, why, tests);
 }

@@ -443,6 +443,37 @@ static struct pdata *create_in_dir(const char *name, const struct pdata_create_o
 	return w;
 }
 
+/* A profile being written in the directory, with one image: pid 100, /bin/prog. */
+struct one_image {
+	struct pdata *w;
+	struct pdata_proc *proc;
+	char file[300];
+};
+
+/* Create it as name with /lib/a.so mapped at [0x10000, 0x14000): 0, or -1 (a failed check). */
+static int one_image__create(struct one_image *o, const char *name,
+			     const struct pdata_create_opts *opts)
+{
+	o->w = create_in_dir(name, opts, o->file, sizeof(o->file));
+	if (!o->w)
+		return -1;
+	o->proc = pdata__add_proc(o->w, 100, 1, 0, "/bin/prog", 1);
+	pdata__add_map(o->w, o->proc->id, 0x10000, 0x14000, 0, 5, "/lib/a.so", NULL, 0);
+	return 0;
+}
+
+/* Finish and close it, then load its file: the view, or NULL (a failed check). */
+static struct pview *one_image__load(struct one_image *o)
+{
+	struct pview *v = NULL;
+	char why[256];
+
+	pdata__finish(o->w);
+	pdata__close(o->w);
+	CHECKF("load", pview__load(&v, o->file, why, sizeof(why)) == 0, "%s", why);
+	return v;
+}
+
 /*
  * Mapping generations: library A at [0x10000, 0x14000), replaced by B at
  * [0x0f000, 0x13000) (generation 1), then by A again at its first place
@@ -536,30 +567,22 @@ static void test_generations_offcpu(void)
 					 .records_cap = 8192,
 					 .offcpu = PDATA_OFFCPU_BPF};
 	uint64_t pc = 0x11000;
-	struct pdata_proc *proc;
+	struct one_image o;
 	struct pdata_gen *g;
-	struct pview *v = NULL;
-	char why[256], file[300];
-	struct pdata *w;
+	struct pview *v;
 
-	w = create_in_dir("gens_off.data", &opts, file, sizeof(file));
-	if (!w)
+	if (one_image__create(&o, "gens_off.data", &opts) < 0)
 		return;
-	CHECK("format 3 with off-CPU time", pdata__header(w)->version == PDATA_VERSION_OFFCPU);
-	proc = pdata__add_proc(w, 100, 1, 0, "/bin/prog", 1);
-	pdata__add_map(w, proc->id, 0x10000, 0x14000, 0, 5, "/lib/a.so", NULL, 0);
-	pdata__count_offcpu(w, proc->id, 100, &pc, 1, 0, PDATA_KIND_SLEEP, 1000);
-	g = pdata__add_gen(w, proc->id, 1, 2);
-	pdata__add_map(w, g->id, 0x10000, 0x14000, 0, 5, "/lib/b.so", NULL, 0);
+	CHECK("format 3 with off-CPU time", pdata__header(o.w)->version == PDATA_VERSION_OFFCPU);
+	pdata__count_offcpu(o.w, o.proc->id, 100, &pc, 1, 0, PDATA_KIND_SLEEP, 1000);
+	g = pdata__add_gen(o.w, o.proc->id, 1, 2);
+	pdata__add_map(o.w, g->id, 0x10000, 0x14000, 0, 5, "/lib/b.so", NULL, 0);
 	CHECK("off-CPU time is still counted in format 4",
-	      pdata__count_offcpu(w, g->id, 100, &pc, 1, 0, PDATA_KIND_SLEEP, 3000) == 0);
-	pdata__count(w, g->id, 100, pc, 4);
-	pdata__finish(w);
-	pdata__close(w);
-	if (pview__load(&v, file, why, sizeof(why)) < 0) {
-		CHECKF("load", 0, "%s", why);
+	      pdata__count_offcpu(o.w, g->id, 100, &pc, 1, 0, PDATA_KIND_SLEEP, 3000) == 0);
+	pdata__count(o.w, g->id, 100, pc, 4);
+	v = one_image__load(&o);
+	if (!v)
 		return;
-	}
 	CHECKF("off-CPU slots and samples under their generations",
 	       v->hdr.version == PDATA_VERSION_GEN && v->noffcpu == 2 && v->offcpu[0].gen == 0 &&
 		       v->offcpu[0].count == 1000 && v->offcpu[1].gen == 1 &&
@@ -575,26 +598,19 @@ static void test_generations_offcpu(void)
 static void test_generations_damaged(void)
 {
 	struct pdata_create_opts opts = {.table_slots = 64, .records_cap = 8192};
-	struct pdata_proc *proc;
+	struct one_image o;
 	struct pdata_gen *g;
-	struct pview *v = NULL;
-	char why[256], file[300];
-	struct pdata *w;
+	struct pview *v;
 
-	w = create_in_dir("gens_bad.data", &opts, file, sizeof(file));
-	if (!w)
+	if (one_image__create(&o, "gens_bad.data", &opts) < 0)
 		return;
-	proc = pdata__add_proc(w, 100, 1, 0, "/bin/prog", 1);
-	pdata__add_map(w, proc->id, 0x10000, 0x14000, 0, 5, "/lib/a.so", NULL, 0);
-	g = pdata__add_gen(w, 999, 1, 2); /* no image 999 */
-	pdata__count(w, g->id, 100, 0x11000, 2);
-	g = pdata__add_gen(w, proc->id, 1, 2);
-	g->id = proc->id;		       /* a generation claiming the image's own id */
-	g = pdata__add_gen(w, proc->id, 0, 2); /* generation 0 is the image's own */
-	pdata__count(w, proc->id, 100, 0x11000, 3);
-	pdata__finish(w);
-	pdata__close(w);
-	CHECKF("load", pview__load(&v, file, why, sizeof(why)) == 0, "%s", why);
+	g = pdata__add_gen(o.w, 999, 1, 2); /* no image 999 */
+	pdata__count(o.w, g->id, 100, 0x11000, 2);
+	g = pdata__add_gen(o.w, o.proc->id, 1, 2);
+	g->id = o.proc->id;			   /* a generation claiming the image's own id */
+	g = pdata__add_gen(o.w, o.proc->id, 0, 2); /* generation 0 is the image's own */
+	pdata__count(o.w, o.proc->id, 100, 0x11000, 3);
+	v = one_image__load(&o);
 	if (!v)
 		return;
 	CHECKF("the damaged generation records are counted, the samples kept",

@@ -99,32 +99,36 @@ static int write_profile(const char *path, uint32_t clock, char *why, size_t why
 
 /* ---- rows as text: "KEY/KEY...[:a|:u]=MS" (children: "=SELF/TOTAL"), listed order ---------- */
 
+/* Row r's value of key as text (a number in num), or NULL for a key the labels do not show. */
+static const char *key_text(const struct report_row *r, int key, char *num, size_t numlen)
+{
+	switch (key) {
+	case REPORT_KEY_COMM:
+		return r->comm;
+	case REPORT_KEY_DSO:
+		return r->object;
+	case REPORT_KEY_SYM:
+		return r->f->name;
+	case REPORT_KEY_PID:
+	case REPORT_KEY_TID:
+		snprintf(num, numlen, "%d", key == REPORT_KEY_PID ? r->pid : r->tid);
+		return num;
+	}
+	return NULL;
+}
+
 static void row_label(const struct report *rep, const int *keys, size_t nkeys,
 		      const struct report_row *r, char *buf, size_t len)
 {
 	size_t at = 0;
+	char num[16];
 
 	buf[0] = 0;
 	for (size_t k = 0; k < nkeys && at < len; k++) {
-		const char *sep = k ? "/" : "";
+		const char *text = key_text(r, keys[k], num, sizeof(num));
 
-		switch (keys[k]) {
-		case REPORT_KEY_COMM:
-			at += (size_t)snprintf(buf + at, len - at, "%s%s", sep, r->comm);
-			break;
-		case REPORT_KEY_DSO:
-			at += (size_t)snprintf(buf + at, len - at, "%s%s", sep, r->object);
-			break;
-		case REPORT_KEY_SYM:
-			at += (size_t)snprintf(buf + at, len - at, "%s%s", sep, r->f->name);
-			break;
-		case REPORT_KEY_PID:
-			at += (size_t)snprintf(buf + at, len - at, "%s%d", sep, r->pid);
-			break;
-		case REPORT_KEY_TID:
-			at += (size_t)snprintf(buf + at, len - at, "%s%d", sep, r->tid);
-			break;
-		}
+		if (text)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", k ? "/" : "", text);
 	}
 	if (r->kind != REPORT_SAMPLED && at < len)
 		snprintf(buf + at, len - at, ":%c", r->kind == REPORT_ACCOUNTED ? 'a' : 'u');
@@ -444,6 +448,9 @@ static void test_bad_file(void)
 
 int main(void)
 {
+	static const check_fn tests[] = {test_totals,	    test_keys,	test_limits, test_filters,
+					 test_children,	    test_image, test_names,  test_bad_file,
+					 test_thread_clock, NULL};
 	char why[512] = "";
 	int rc;
 
@@ -451,17 +458,5 @@ int main(void)
 	snprintf(exe_base, sizeof(exe_base), "%s", strrchr(fixture__exe(), '/') + 1);
 	fixture__path(profile, sizeof(profile), "report.data");
 	rc = write_profile(profile, PDATA_CLOCK_PERF, why, sizeof(why));
-	CHECKF("write the profile", rc == 0, "%d %s", rc, why);
-	if (rc)
-		return CHECK_DONE();
-	test_totals();
-	test_keys();
-	test_limits();
-	test_filters();
-	test_children();
-	test_image();
-	test_names();
-	test_bad_file();
-	test_thread_clock();
-	return CHECK_DONE();
+	return check_run("write the profile", rc, why, tests);
 }

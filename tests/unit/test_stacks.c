@@ -169,17 +169,26 @@ static void test_callchain_sections(void)
 
 static char dir[] = "/tmp/stacks-test-XXXXXX";
 
+/* A profile in the directory, its path in path: NULL (why on a comment line) when it cannot be. */
+static struct pdata *create_profile(const char *name, const struct pdata_create_opts *o, char *path,
+				    size_t len)
+{
+	struct pdata *p = NULL;
+	char why[256];
+
+	snprintf(path, len, "%s/%s", dir, name);
+	if (pdata__create(&p, path, o, why, sizeof(why)) < 0)
+		printf("# %s\n", why);
+	return p;
+}
+
 static struct pdata *new_profile(const char *name)
 {
 	struct pdata_create_opts o = {
 		.table_slots = 1024, .frame_slots = 1024, .records_cap = 65536};
-	char path[256], why[256];
-	struct pdata *p = NULL;
+	char path[256];
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (pdata__create(&p, path, &o, why, sizeof(why)) < 0)
-		printf("# %s\n", why);
-	return p;
+	return create_profile(name, &o, path, sizeof(path));
 }
 
 /* The one sample's stack in p. */
@@ -340,13 +349,12 @@ static void test_one_pc_many_stacks(void)
 {
 	struct pdata_create_opts o = {
 		.table_slots = 4096, .frame_slots = 8192, .records_cap = 65536};
-	char path[256], why[256];
-	struct pdata *p = NULL;
+	char path[256];
+	struct pdata *p = create_profile("many", &o, path, sizeof(path));
 	uint64_t total = 0;
 
-	snprintf(path, sizeof(path), "%s/many", dir);
-	if (pdata__create(&p, path, &o, why, sizeof(why)) < 0) {
-		CHECKF("many_stacks_setup", 0, "%s", why);
+	if (!p) {
+		CHECK("many_stacks_setup", 0);
 		return;
 	}
 	for (uint64_t i = 0; i < 2000; i++) {
@@ -382,13 +390,12 @@ static void test_compact_dense(void)
 	struct pdata_create_opts o = {
 		.table_slots = 16384, .frame_slots = 16384, .records_cap = 65536};
 	char path[256], why[256];
-	struct pdata *p = NULL;
+	struct pdata *p = create_profile("dense", &o, path, sizeof(path));
 	uint64_t total = 0;
 	int bad = 0;
 
-	snprintf(path, sizeof(path), "%s/dense", dir);
-	if (pdata__create(&p, path, &o, why, sizeof(why)) < 0) {
-		CHECKF("dense_setup", 0, "%s", why);
+	if (!p) {
+		CHECK("dense_setup", 0);
 		return;
 	}
 	/* 3600 distinct stacks of 2 frames: 3600 slots (of 4096), 3601 frame nodes */

@@ -20,6 +20,7 @@
 #include "unwind/unwind_bpf.h"
 #include "unwind/unwind_cfi.h"
 #include "unwind/unwind_table.h"
+#include "unwind_rows.h"
 
 static struct kunw_rule rules[KUNW_RULES];
 
@@ -72,20 +73,6 @@ static size_t compare_range(const struct unw_table *t, uint64_t entry, uint64_t 
 	return bad;
 }
 
-static struct unw_row row_at(uint64_t start, uint8_t kind, int32_t off, uint8_t flags)
-{
-	struct unw_row r = {.start = start,
-			    .cfa_kind = kind,
-			    .cfa_reg = UNW_REG_RSP,
-			    .cfa_off = off,
-			    .ra_kind = UNW_LOC_CFA,
-			    .ra_off = -8,
-			    .rbp_kind = UNW_LOC_SAME,
-			    .flags = flags};
-
-	return r;
-}
-
 static void add_fde(struct unw_table *t, uint64_t s, uint64_t e, int state, const int32_t *offs,
 		    const uint64_t *at, int n)
 {
@@ -96,8 +83,9 @@ static void add_fde(struct unw_table *t, uint64_t s, uint64_t e, int state, cons
 	f = unw_table_find_fde(t, s);
 	f->state = (uint32_t)state;
 	for (int i = 0; i < n; i++) {
-		struct unw_row r = row_at(at[i], UNW_CFA_REG, offs[i], i == 2 ? UNW_ROW_SIGNAL : 0);
+		struct unw_row r = rsp_row(at[i], offs[i]);
 
+		r.flags = i == 2 ? UNW_ROW_SIGNAL : 0; /* the third row is a signal frame's */
 		unw_table_add_row(t, f, &r);
 	}
 }
@@ -190,7 +178,8 @@ static void test_object(const char *name, const char *path)
 	CHECKF(tn, (int)unwind_bpf_rules__count(dict) == rc && again.n == rows.n && rc < 4096,
 	       "%d rules, then %u", rc, unwind_bpf_rules__count(dict));
 	printf("# %s: %zu FDEs, %zu rows compiled, %zu encoded, %u rules, %u pages\n", name,
-	       t->nfdes, t->nrows, rows.n, unwind_bpf_rules__count(dict), unwind_bpf__npages(&rows));
+	       t->nfdes, t->nrows, rows.n, unwind_bpf_rules__count(dict),
+	       unwind_bpf__npages(&rows));
 out:
 	free(pages);
 	unwind_bpf_rows__free(&rows);

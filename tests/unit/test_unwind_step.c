@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "unwind/unwind_table.h"
+#include "unwind_rows.h"
 
 #define BASE 0x7ffc1000ull /* the sampled RSP: the stack copy starts here */
 #define TEXT 0x400000ull   /* a synthetic object's code, mapped at its link-time address */
@@ -26,20 +27,6 @@ static struct unw_stack stack_of(size_t words)
 static uint64_t slot(int i)
 {
 	return BASE + 8 * (uint64_t)i;
-}
-
-/* A row: CFA = RSP + cfa_off, return address at CFA - 8, RBP kept. */
-static struct unw_row rsp_row(uint64_t start, int32_t cfa_off)
-{
-	struct unw_row r = {.start = start,
-			    .cfa_kind = UNW_CFA_REG,
-			    .cfa_reg = UNW_REG_RSP,
-			    .cfa_off = cfa_off,
-			    .ra_kind = UNW_LOC_CFA,
-			    .ra_off = -8,
-			    .rbp_kind = UNW_LOC_SAME};
-
-	return r;
 }
 
 static struct unw_regs regs3(uint64_t rip, uint64_t rsp, uint64_t rbp, int with_rbp)
@@ -356,117 +343,130 @@ static void three_functions(struct fake *f)
 	fake_fde(f, TEXT + 0x300, TEXT + 0x340, &rs, 1);
 }
 
+/* A walk over three_functions: its registers, its stack copy, and what it returned. */
+struct walk3 {
+	struct fake f;
+	struct unw_stack s;
+	struct unw_regs r;
+	uint64_t pcs[8];
+	unsigned int flags;
+};
+
+/* three_functions and a zeroed stack copy of 8 words (the registers are the test's). */
+static void walk3_init(struct walk3 *w)
+{
+	three_functions(&w->f);
+	memset(mem, 0, sizeof(mem));
+	w->s = stack_of(8);
+	w->flags = 0;
+}
+
+/* Walk from w->r, at most max frames: the number of PCs. */
+static int walk3(struct walk3 *w, int max)
+{
+	return unw_walk(&w->r, &w->s, fake_find, &w->f, w->pcs, max, &w->flags);
+}
+
 static void test_walk_complete(void)
 {
-	struct fake f;
-	struct unw_stack s = stack_of(8);
-	struct unw_regs r = regs3(TEXT + 0x110, BASE, 0, 0);
-	uint64_t pcs[8];
-	unsigned int flags = 0;
+	struct walk3 w;
 	int n;
 
-	three_functions(&f);
-	memset(mem, 0, sizeof(mem));
+	walk3_init(&w);
+	w.r = regs3(TEXT + 0x110, BASE, 0, 0);
 	mem[1] = TEXT + 0x220; /* f's RA (CFA = BASE + 16) */
 	mem[2] = TEXT + 0x310; /* g's RA (CFA = BASE + 24) */
-	n = unw_walk(&r, &s, fake_find, &f, pcs, 8, &flags);
+	n = walk3(&w, 8);
 	CHECKF("walk_complete",
-	       n == 3 && flags == UNW_F_COMPLETE && pcs[0] == TEXT + 0x110 &&
-		       pcs[1] == TEXT + 0x220 && pcs[2] == TEXT + 0x310,
-	       "n=%d flags=%#x", n, flags);
+	       n == 3 && w.flags == UNW_F_COMPLETE && w.pcs[0] == TEXT + 0x110 &&
+		       w.pcs[1] == TEXT + 0x220 && w.pcs[2] == TEXT + 0x310,
+	       "n=%d flags=%#x", n, w.flags);
 	CHECKF("walk_looks_up_call_sites",
-	       f.nlookups == 3 && f.lookups[0] == TEXT + 0x110 && f.lookups[1] == TEXT + 0x21f &&
-		       f.lookups[2] == TEXT + 0x30f,
-	       "lookups %d", f.nlookups);
+	       w.f.nlookups == 3 && w.f.lookups[0] == TEXT + 0x110 &&
+		       w.f.lookups[1] == TEXT + 0x21f && w.f.lookups[2] == TEXT + 0x30f,
+	       "lookups %d", w.f.nlookups);
 
 	/* a call that ends its function: the return address is the next FDE's first byte */
-	unw_table_free(&f.t);
-	three_functions(&f);
+	unw_table_free(&w.f.t);
+	three_functions(&w.f);
 	mem[1] = TEXT + 0x240; /* one past g's end */
-	r = regs3(TEXT + 0x110, BASE, 0, 0);
-	n = unw_walk(&r, &s, fake_find, &f, pcs, 8, &flags);
-	CHECKF("walk_noreturn_call_at_end", n == 3 && flags == UNW_F_COMPLETE, "n=%d flags=%#x", n,
-	       flags);
+	w.r = regs3(TEXT + 0x110, BASE, 0, 0);
+	n = walk3(&w, 8);
+	CHECKF("walk_noreturn_call_at_end", n == 3 && w.flags == UNW_F_COMPLETE, "n=%d flags=%#x",
+	       n, w.flags);
 
 	/* depth */
 	mem[1] = TEXT + 0x220;
-	r = regs3(TEXT + 0x110, BASE, 0, 0);
-	n = unw_walk(&r, &s, fake_find, &f, pcs, 2, &flags);
-	CHECKF("walk_depth", n == 2 && flags == UNW_F_TRUNC_DEPTH, "n=%d flags=%#x", n, flags);
-	n = unw_walk(&r, &s, fake_find, &f, pcs, 0, &flags);
-	CHECK("walk_depth_zero", n == 0 && flags == UNW_F_TRUNC_DEPTH);
+	w.r = regs3(TEXT + 0x110, BASE, 0, 0);
+	n = walk3(&w, 2);
+	CHECKF("walk_depth", n == 2 && w.flags == UNW_F_TRUNC_DEPTH, "n=%d flags=%#x", n, w.flags);
+	n = walk3(&w, 0);
+	CHECK("walk_depth_zero", n == 0 && w.flags == UNW_F_TRUNC_DEPTH);
 
 	/* the stack copy ends before g's return address */
-	s = stack_of(2);
-	n = unw_walk(&r, &s, fake_find, &f, pcs, 8, &flags);
-	CHECKF("walk_short_copy", n == 2 && flags == UNW_F_TRUNC_STACK, "n=%d flags=%#x", n, flags);
+	w.s = stack_of(2);
+	n = walk3(&w, 8);
+	CHECKF("walk_short_copy", n == 2 && w.flags == UNW_F_TRUNC_STACK, "n=%d flags=%#x", n,
+	       w.flags);
 
 	/* no IP or SP */
-	s = stack_of(8);
-	r.valid &= ~(1u << UNW_REG_RSP);
-	n = unw_walk(&r, &s, fake_find, &f, pcs, 8, &flags);
-	CHECK("walk_no_regs", n == 0 && flags == UNW_F_TRUNC_NO_REGS);
-	unw_table_free(&f.t);
+	w.s = stack_of(8);
+	w.r.valid &= ~(1u << UNW_REG_RSP);
+	n = walk3(&w, 8);
+	CHECK("walk_no_regs", n == 0 && w.flags == UNW_F_TRUNC_NO_REGS);
+	unw_table_free(&w.f.t);
 }
 
 static void test_walk_ends(void)
 {
-	struct fake f;
-	struct unw_stack s = stack_of(8);
-	struct unw_regs r;
-	uint64_t pcs[8];
-	unsigned int flags = 0;
+	struct walk3 w;
 	int n;
 
-	three_functions(&f);
-	memset(mem, 0, sizeof(mem));
+	walk3_init(&w);
 	/* a return address in no mapping */
 	mem[1] = 0x12345678;
-	r = regs3(TEXT + 0x110, BASE, 0, 0);
-	n = unw_walk(&r, &s, fake_find, &f, pcs, 8, &flags);
-	CHECKF("walk_unmapped", n == 2 && flags == UNW_F_TRUNC_NO_MAP && pcs[1] == 0x12345678,
-	       "n=%d flags=%#x", n, flags);
+	w.r = regs3(TEXT + 0x110, BASE, 0, 0);
+	n = walk3(&w, 8);
+	CHECKF("walk_unmapped", n == 2 && w.flags == UNW_F_TRUNC_NO_MAP && w.pcs[1] == 0x12345678,
+	       "n=%d flags=%#x", n, w.flags);
 	/* a zero return address is not a frame */
 	mem[1] = 0;
-	n = unw_walk(&r, &s, fake_find, &f, pcs, 8, &flags);
-	CHECKF("walk_zero_ra", n == 1 && flags == UNW_F_TRUNC_NO_MAP, "n=%d flags=%#x", n, flags);
+	n = walk3(&w, 8);
+	CHECKF("walk_zero_ra", n == 1 && w.flags == UNW_F_TRUNC_NO_MAP, "n=%d flags=%#x", n,
+	       w.flags);
 	/* a leaf in the mapping but without CFI, frame pointer 0: no frame */
-	r = regs3(TEXT + 0x180, BASE, 0, 1);
-	n = unw_walk(&r, &s, fake_find, &f, pcs, 8, &flags);
-	CHECKF("walk_no_cfi_no_frame", n == 1 && flags == (UNW_F_TRUNC_NO_CFI | UNW_F_FP_FALLBACK),
-	       "n=%d flags=%#x", n, flags);
+	w.r = regs3(TEXT + 0x180, BASE, 0, 1);
+	n = walk3(&w, 8);
+	CHECKF("walk_no_cfi_no_frame",
+	       n == 1 && w.flags == (UNW_F_TRUNC_NO_CFI | UNW_F_FP_FALLBACK), "n=%d flags=%#x", n,
+	       w.flags);
 	/* an unsupported rule */
-	f.t.rows[f.t.fdes[1].first].cfa_kind = UNW_CFA_UNSUPPORTED;
+	w.f.t.rows[w.f.t.fdes[1].first].cfa_kind = UNW_CFA_UNSUPPORTED;
 	mem[1] = TEXT + 0x220;
-	r = regs3(TEXT + 0x110, BASE, 0, 0);
-	n = unw_walk(&r, &s, fake_find, &f, pcs, 8, &flags);
-	CHECKF("walk_unsupported", n == 2 && flags == UNW_F_TRUNC_UNSUPPORTED, "n=%d flags=%#x", n,
-	       flags);
-	unw_table_free(&f.t);
+	w.r = regs3(TEXT + 0x110, BASE, 0, 0);
+	n = walk3(&w, 8);
+	CHECKF("walk_unsupported", n == 2 && w.flags == UNW_F_TRUNC_UNSUPPORTED, "n=%d flags=%#x",
+	       n, w.flags);
+	unw_table_free(&w.f.t);
 }
 
 static void test_walk_fp_fallback(void)
 {
 	/* leaf without CFI (TEXT+0x180) with a frame: fp step into g, then CFI to start */
-	struct fake f;
-	struct unw_stack s = stack_of(8);
-	struct unw_regs r;
-	uint64_t pcs[8];
-	unsigned int flags = 0;
+	struct walk3 w;
 	int n;
 
-	three_functions(&f);
-	memset(mem, 0, sizeof(mem));
+	walk3_init(&w);
 	mem[2] = 0;	       /* saved RBP */
 	mem[3] = TEXT + 0x220; /* RA into g; g's CFA = slot(4) + 8 */
 	mem[4] = TEXT + 0x310; /* g's RA */
-	r = regs3(TEXT + 0x180, BASE, slot(2), 1);
-	n = unw_walk(&r, &s, fake_find, &f, pcs, 8, &flags);
+	w.r = regs3(TEXT + 0x180, BASE, slot(2), 1);
+	n = walk3(&w, 8);
 	CHECKF("walk_fp_fallback",
-	       n == 3 && flags == (UNW_F_COMPLETE | UNW_F_FP_FALLBACK) && pcs[1] == TEXT + 0x220 &&
-		       pcs[2] == TEXT + 0x310,
-	       "n=%d flags=%#x", n, flags);
-	unw_table_free(&f.t);
+	       n == 3 && w.flags == (UNW_F_COMPLETE | UNW_F_FP_FALLBACK) &&
+		       w.pcs[1] == TEXT + 0x220 && w.pcs[2] == TEXT + 0x310,
+	       "n=%d flags=%#x", n, w.flags);
+	unw_table_free(&w.f.t);
 }
 
 static void test_walk_loops(void)

@@ -42,6 +42,16 @@ perf_usable() {
 	[ $rc -eq 0 ]
 }
 
+# need_offcpu TEST WANT WHY NOTE: record --off-cpu of `true` (probe.data, probe.err); unless a
+# line of its dump matches WANT, skip TEST saying WHY, the recorder's first line on stderr and the
+# dump's first line matching NOTE, and end the test
+need_offcpu() {
+	"$P" record -q --off-cpu -o probe.data -- true 2>probe.err
+	"$DUMP" probe.data | grep -q "$2" && return
+	skip "$1" "$3: $(head -1 probe.err) $("$DUMP" probe.data | grep "$4" | head -1 | cut -c1-300)"
+	exit 0
+}
+
 # watchdog PID: kill -9 PID after 30 s unless unwatch is called (a hung test must not hang the suite)
 watchdog() {
 	(sleep 30; kill -9 "$1" 2>/dev/null) >/dev/null 2>&1 &
