@@ -19,6 +19,7 @@
 
 #include "check.h"
 #include "utils/array.h"
+#include "utils/buildid.h"
 #include "utils/caps.h"
 #include "utils/procstatus.h"
 #include "utils/json.h"
@@ -285,8 +286,26 @@ static void test_procstatus(void)
 	       "missing %d", missing);
 }
 
+/* buildid__hex: plain and split after the first byte, sizes exact, ids refused */
+static void test_buildid_hex(void)
+{
+	const uint8_t id[] = {0x0a, 0xbc, 0xde, 0xf1};
+	uint8_t big[BUILDID_MAX + 1] = {0};
+	char plain[9], split[10], small[9];
+	int a = buildid__hex(id, 4, 0, plain, sizeof(plain));
+	int b = buildid__hex(id, 4, 1, split, sizeof(split));
+
+	CHECKF("buildid__hex: plain and xx/rest", a == 8 && !strcmp(plain, "0abcdef1") && b == 9 &&
+	       !strcmp(split, "0a/bcdef1"), "%d '%s', %d '%s'", a, plain, b, split);
+	CHECK("buildid__hex: too small, empty, too long refused",
+	      buildid__hex(id, 4, 1, small, sizeof(small)) == -ENAMETOOLONG &&
+		      buildid__hex(id, 0, 0, plain, sizeof(plain)) == -EINVAL &&
+		      buildid__hex(big, sizeof(big), 0, plain, sizeof(plain)) == -EINVAL);
+}
+
 int main(void)
 {
+	test_buildid_hex();
 	test_caps();
 	test_procstatus();
 	test_objcache();
