@@ -22,6 +22,7 @@
 #include "utils/htab.h"
 #include "utils/why.h"
 #include "utils/search.h"
+#include "utils/cmp.h"
 
 #define KCORE_PATH "/proc/kcore"
 #define KERNEL_FUNC_GUESS 4096 /* a kernel symbol of unknown size: read this much at most */
@@ -208,9 +209,7 @@ static int cmp_fent_ptr(const void *a, const void *b)
 {
 	const struct fent *x = *(const struct fent *const *)a, *y = *(const struct fent *const *)b;
 
-	if (x->samples != y->samples)
-		return x->samples > y->samples ? -1 : 1;
-	return strcmp(x->name, y->name);
+	return CMP(y->samples, x->samples) ?: strcmp(x->name, y->name);
 }
 
 /* Where "OBJECT:NAME" splits: the first ':' that is not part of a "::" (C++), or NULL. */
@@ -292,9 +291,7 @@ static int cmp_near(const void *a, const void *b)
 {
 	const struct near *x = a, *y = b;
 
-	if (x->dist != y->dist)
-		return x->dist < y->dist ? -1 : 1;
-	return strcmp(x->name, y->name);
+	return CMP(x->dist, y->dist) ?: strcmp(x->name, y->name);
 }
 
 /* "no function X in the profile; the closest names it has: a, b, c". */

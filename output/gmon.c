@@ -17,6 +17,7 @@
 #include "utils/outfile.h"
 #include "utils/why.h"
 #include "utils/sat.h"
+#include "utils/cmp.h"
 #include "report/callgraph.h"
 #include "output/export.h"
 #include "output/gmon.h"
@@ -380,7 +381,8 @@ static int text_pc(struct arcs *a, const struct pview *v, const struct pv_proc *
 	t->in = 0;
 	if (pc >= PDATA_KERNEL_START || !m)
 		return 0;
-	if ((uintptr_t)m->aux != a->idx + 1 || symobj__to_vaddr(a->obj, m->start, m->pgoff, pc, &t->vaddr) < 0 ||
+	if ((uintptr_t)m->aux != a->idx + 1 ||
+	    symobj__to_vaddr(a->obj, m->start, m->pgoff, pc, &t->vaddr) < 0 ||
 	    t->vaddr < a->h->lo || t->vaddr >= a->h->hi)
 		return 0;
 	t->in = 1;
@@ -440,9 +442,7 @@ static int cmp_arc(const void *x, const void *y)
 {
 	const struct arc *a = x, *b = y;
 
-	if (a->from != b->from)
-		return a->from < b->from ? -1 : 1;
-	return (a->self > b->self) - (a->self < b->self);
+	return CMP(a->from, b->from) ?: CMP(a->self, b->self);
 }
 
 /* The arcs of every sample of every image: edges whose two frames are in the object. */

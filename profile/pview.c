@@ -13,6 +13,7 @@
 #include "utils/why.h"
 #include "utils/search.h"
 #include "utils/sat.h"
+#include "utils/cmp.h"
 
 #define MAX_PARENT_DEPTH 64
 
@@ -83,9 +84,7 @@ static int cmp_proc(const void *a, const void *b)
 {
 	const struct pv_proc *x = a, *y = b;
 
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
+	return CMP(x->id, y->id) ?: CMP(x->order, y->order);
 }
 
 static struct pv_proc *find_proc(struct pv_proc *procs, size_t n, uint32_t id);
@@ -113,7 +112,7 @@ static int cmp_gen(const void *a, const void *b)
 {
 	const struct pv_gen *x = a, *y = b;
 
-	return x->id < y->id ? -1 : x->id > y->id;
+	return CMP(x->id, y->id);
 }
 
 /*
@@ -698,17 +697,12 @@ static int cmp_sample(const void *a, const void *b)
 {
 	const struct pv_sample *x = a, *y = b;
 
-	if (x->proc != y->proc)
-		return x->proc < y->proc ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->pc != y->pc)
-		return x->pc < y->pc ? -1 : 1;
-	if (x->stack != y->stack)
-		return x->stack < y->stack ? -1 : 1;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	return x->gen < y->gen ? -1 : x->gen > y->gen;
+	return CMP(x->proc, y->proc)	       ?:
+		       CMP(x->tid, y->tid)     ?:
+		       CMP(x->pc, y->pc)       ?:
+		       CMP(x->stack, y->stack) ?:
+		       CMP(x->kind, y->kind)   ?:
+						 CMP(x->gen, y->gen);
 }
 
 static int load_samples(struct pview *v, struct pdata *pd)
@@ -762,20 +756,14 @@ static int cmp_map(const void *a, const void *b)
 {
 	const struct pv_map *x = a, *y = b;
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->gen != y->gen)
-		return x->gen < y->gen ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return CMP(x->start, y->start) ?: CMP(x->gen, y->gen) ?: CMP(x->seq, y->seq);
 }
 
 static int cmp_thread(const void *a, const void *b)
 {
 	const struct pv_thread *x = a, *y = b;
 
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return CMP(x->tid, y->tid) ?: CMP(x->seq, y->seq);
 }
 
 /* One entry per tid: the last name it had, the largest CPU time recorded. */
@@ -807,16 +795,14 @@ static int cmp_jitsym(const void *a, const void *b)
 {
 	const struct pv_jitsym *x = a, *y = b;
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return CMP(x->start, y->start) ?: CMP(x->seq, y->seq);
 }
 
 static int cmp_ksym(const void *a, const void *b)
 {
 	const struct pv_ksym *x = a, *y = b;
 
-	return x->start < y->start ? -1 : x->start > y->start;
+	return CMP(x->start, y->start);
 }
 
 /*

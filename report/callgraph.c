@@ -15,6 +15,7 @@
 #include "utils/htab.h"
 #include "utils/search.h"
 #include "utils/sat.h"
+#include "utils/cmp.h"
 
 /* ---- the PCs of a sample ----------------------------------------------------- */
 
@@ -468,7 +469,7 @@ static int cmp_func(const struct func *x, const struct func *y)
 	if (!c)
 		c = cmp_str(x->file, y->file);
 	if (!c)
-		c = (x->line > y->line) - (x->line < y->line);
+		c = CMP(x->line, y->line);
 	return c;
 }
 
@@ -476,11 +477,7 @@ static int cmp_total(const void *a, const void *b)
 {
 	const struct cg_total *x = a, *y = b;
 
-	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
-	if (x->self != y->self)
-		return x->self > y->self ? -1 : 1;
-	return cmp_func(x->f, y->f);
+	return CMP(y->total, x->total) ?: CMP(y->self, x->self) ?: cmp_func(x->f, y->f);
 }
 
 static int cmp_total_name(const void *a, const void *b)
@@ -652,9 +649,7 @@ static int cmp_node(const void *a, const void *b)
 	const struct cg_node *x = *(const struct cg_node *const *)a;
 	const struct cg_node *y = *(const struct cg_node *const *)b;
 
-	if (x->weight != y->weight)
-		return x->weight > y->weight ? -1 : 1;
-	return cmp_func(x->f, y->f);
+	return CMP(y->weight, x->weight) ?: cmp_func(x->f, y->f);
 }
 
 /* The built nodes as the final tree: each node's kids in one pointer array, sorted. */

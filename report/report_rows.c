@@ -8,6 +8,7 @@
 #include "report/report_rows.h"
 #include "utils/htab.h"
 #include "utils/sat.h"
+#include "utils/cmp.h"
 
 /* An entry: the row and the hash of its key (growing the table reads no string). */
 struct row_ent {
@@ -200,7 +201,7 @@ static int cmp_str(const char *a, const char *b)
 
 static int cmp_int(int a, int b)
 {
-	return a < b ? -1 : a > b;
+	return CMP(a, b);
 }
 
 static int cmp_func(const struct func *x, const struct func *y)
@@ -271,7 +272,7 @@ static int cmp_time(const struct report_row *x, const struct report_row *y,
 	}
 	if (a != b)
 		return a > b ? -1 : 1;
-	return x->count > y->count ? -1 : x->count < y->count;
+	return CMP(y->count, x->count);
 }
 
 static int cmp_row(const void *a, const void *b, void *arg)
