@@ -2,7 +2,9 @@
 /*
  * array: the one way to grow a malloc'ed array.  Capacities double from 64
  * elements; the size in bytes is checked for overflow, so a count that a
- * file or a program handed us can make it fail, never wrap.
+ * file or a program handed us can make it fail, never wrap.  And what is
+ * written about arrays once: their size, the name of a value in a table
+ * of names.
  */
 #ifndef PROFIL_ARRAY_H
 #define PROFIL_ARRAY_H
@@ -15,5 +17,18 @@
  * array's pointer, of any type (void ** by convention of the callers' casts).
  */
 int array__reserve(void *arr, size_t *cap, size_t need, size_t elem);
+
+/* The number of elements of an array (an array, not a pointer); libiberty's is the same. */
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
+/*
+ * The name of value i in names, a table of strings indexed by value (with
+ * designated initialisers); other for a value outside the table or a hole
+ * in it.  The one way to turn an enum into its name.
+ */
+#define ARRAY_NAME(names, i, other)                                                                \
+	((size_t)(i) < ARRAY_SIZE(names) && (names)[(size_t)(i)] ? (names)[(size_t)(i)] : (other))
 
 #endif /* PROFIL_ARRAY_H */
