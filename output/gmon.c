@@ -544,25 +544,12 @@ struct gmon_out {
 	size_t narcs;
 };
 
-static int fill_gmon(int fd, void *arg, char *why, size_t whylen)
+static int fill_gmon(FILE *f, void *arg, char *why, size_t whylen)
 {
 	const struct gmon_out *g = arg;
-	int dfd = dup(fd), rc;
-	FILE *f = dfd < 0 ? NULL : fdopen(dfd, "wb");
 
 	(void)why, (void)whylen;
-	if (!f) {
-		rc = -errno;
-		if (dfd >= 0)
-			close(dfd);
-		return rc;
-	}
-	rc = write_gmon(f, g->h, g->rate, g->nrec, g->arcs, g->narcs);
-	if (fflush(f) == EOF && !rc)
-		rc = -errno;
-	if (fclose(f) == EOF && !rc)
-		rc = -errno;
-	return rc;
+	return write_gmon(f, g->h, g->rate, g->nrec, g->arcs, g->narcs);
 }
 
 static uint32_t gmon_rate(const struct pdata_header *hdr)
@@ -715,8 +702,9 @@ int gmon_export_opts(const char *data_path, const char *out_path, const struct g
 		if (!nrec)
 			nrec = 1; /* the summary says "some bins saturated" */
 	}
-	rc = outfile__write(out_path, &pdata__output_rules, fill_gmon,
-			    &(struct gmon_out){&h, rate, nrec, arc_list, narcs}, why, whylen);
+	rc = outfile__write_stream(out_path, &pdata__output_rules, fill_gmon,
+				   &(struct gmon_out){&h, rate, nrec, arc_list, narcs}, why,
+				   whylen);
 	if (!rc) {
 		snprintf(sum->exe, sizeof(sum->exe), "%s", os.o[idx].path);
 		sum->rate = rate;

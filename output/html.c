@@ -656,22 +656,11 @@ struct page_job {
 	struct json_object *doc;
 };
 
-static int fill_page(int fd, void *arg, char *why, size_t whylen)
+static int fill_page(FILE *f, void *arg, char *why, size_t whylen)
 {
 	const struct page_job *job = arg;
-	int dfd = dup(fd), rc;
-	FILE *f = dfd < 0 ? NULL : fdopen(dfd, "wb");
 
-	if (!f) {
-		rc = -errno;
-		if (dfd >= 0)
-			close(dfd);
-		return rc;
-	}
-	rc = write_doc(f, job->t, job->doc, why, whylen);
-	if (fclose(f) == EOF && !rc)
-		rc = -errno;
-	return rc;
+	return write_doc(f, job->t, job->doc, why, whylen);
 }
 
 /* "-" is stdout, written in place, like any descriptor name. */
@@ -682,7 +671,7 @@ static int write_file(const char *path, const struct html_template *t, struct js
 
 	if (!doc)
 		return why_fail(why, whylen, -ENOMEM, "out of memory");
-	return outfile__write(path, &pdata__output_rules, fill_page, &job, why, whylen);
+	return outfile__write_stream(path, &pdata__output_rules, fill_page, &job, why, whylen);
 }
 
 int html__write_diff(const char *path, struct json_object *doc, char *why, size_t whylen)
