@@ -412,6 +412,21 @@ static int put_run(const struct report *rep, const struct cgreport *cr, FILE *ou
 	return rc;
 }
 
+/* The times of an image or a thread: its seconds, its CPU time, its time off the CPU. */
+static int set_times(const struct report *rep, struct json_object *o, double seconds,
+		     const struct pdata_cpu *cpu, const uint64_t *offcpu_ns)
+{
+	int rc = json__set(o, "seconds", json__double(seconds));
+
+	rc |= json__set(o, "cpu_seconds", json__double((double)cpu->cpu_ns / 1e9));
+	rc |= json__set(o, "cpu", cpu_json(cpu));
+	if (rep->offcpu) {
+		rc |= json__set(o, "offcpu_seconds", json__double((double)offcpu_ns[0] / 1e9));
+		rc |= json__set(o, "offcpu", reasons_json(offcpu_ns));
+	}
+	return rc;
+}
+
 static int add_thread(const struct report *rep, struct json_object *arr,
 		      const struct report_thread *th, double of_seconds, const uint64_t *off_of)
 {
@@ -422,13 +437,8 @@ static int add_thread(const struct report *rep, struct json_object *arr,
 		rc |= json__set(to, "tid", json_object_new_int(th->tid));
 		rc |= json__set(to, "comm", json_object_new_string(th->comm));
 		rc |= json__set(to, "samples", json__uint(th->samples));
-		rc |= json__set(to, "seconds", json__double(th->seconds));
-		rc |= json__set(to, "cpu_seconds", json__double((double)th->cpu.cpu_ns / 1e9));
-		rc |= json__set(to, "cpu", cpu_json(&th->cpu));
+		rc |= set_times(rep, to, th->seconds, &th->cpu, th->offcpu_ns);
 		if (rep->offcpu) {
-			rc |= json__set(to, "offcpu_seconds",
-					json__double((double)th->offcpu_ns[0] / 1e9));
-			rc |= json__set(to, "offcpu", reasons_json(th->offcpu_ns));
 			rc |= json__set(to, "life_seconds",
 					json__double((double)th->life_ns / 1e9));
 			rc |= json__set(to, "recorded_offcpu_seconds",
@@ -470,14 +480,7 @@ static struct json_object *proc_json(const struct report *rep, const struct repo
 				json__double((double)img->accounted_ns / 1e9));
 		rc |= json__set(o, "unsampled_seconds",
 				json__double((double)img->unsampled_ns / 1e9));
-		rc |= json__set(o, "seconds", json__double(img->seconds));
-		rc |= json__set(o, "cpu_seconds", json__double((double)img->cpu.cpu_ns / 1e9));
-		rc |= json__set(o, "cpu", cpu_json(&img->cpu));
-		if (rep->offcpu) {
-			rc |= json__set(o, "offcpu_seconds",
-					json__double((double)img->offcpu_ns[0] / 1e9));
-			rc |= json__set(o, "offcpu", reasons_json(img->offcpu_ns));
-		}
+		rc |= set_times(rep, o, img->seconds, &img->cpu, img->offcpu_ns);
 		rc |= json__set(o, "functions",
 				rows_json(rep, &pr->list, img->seconds, img->offcpu_ns));
 	}
