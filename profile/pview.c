@@ -426,6 +426,7 @@ static int on_rec2(void *arg, const struct pdata_rec *rec)
  * lists (duplicate nodes made by racing writers) share one stack index.
  */
 
+/* The key a pv_sample starts with. */
 struct sample_key {
 	uint32_t proc;
 	int tid;
@@ -434,6 +435,9 @@ struct sample_key {
 	uint32_t kind;
 	uint32_t gen;
 };
+
+_Static_assert(offsetof(struct pv_sample, gen) == offsetof(struct sample_key, gen),
+	       "a pv_sample starts with its sample_key");
 
 static uint64_t sample_hash(const void *key)
 {
@@ -453,19 +457,10 @@ static bool sample_eq(const void *entry, const void *key)
 	       e->kind == k->kind && e->gen == k->gen;
 }
 
-static uint64_t sample_entry_hash(const void *entry)
-{
-	const struct pv_sample *e = entry;
-	struct sample_key k = {e->proc, e->tid, e->pc, e->stack, e->kind, e->gen};
-
-	return sample_hash(&k);
-}
-
 static const struct htab_type sample_type = {
 	.entry_size = sizeof(struct pv_sample),
 	.hash = sample_hash,
-	.eq = sample_eq,
-	.entry_hash = sample_entry_hash,
+	.eq = sample_eq, /* an entry starts with its key: hash(entry) is its hash */
 };
 
 /*

@@ -82,39 +82,20 @@ struct kid_ent {
 	uint32_t pad;
 };
 
+/* The key a kid_ent starts with: two words. */
 struct kid_key {
 	uint64_t parent1;
 	const struct func *f;
 };
 
-static uint64_t kid_hash(const void *key)
-{
-	const struct kid_key *k = key;
-
-	return htab_hash_combine(htab_hash_u64(k->parent1), (uintptr_t)k->f);
-}
-
-static bool kid_eq(const void *entry, const void *key)
-{
-	const struct kid_ent *e = entry;
-	const struct kid_key *k = key;
-
-	return e->parent1 == k->parent1 && e->f == k->f;
-}
-
-static uint64_t kid_entry_hash(const void *entry)
-{
-	const struct kid_ent *e = entry;
-	struct kid_key k = {e->parent1, e->f};
-
-	return kid_hash(&k);
-}
+_Static_assert(sizeof(struct kid_key) == 2 * sizeof(uint64_t) &&
+		       offsetof(struct kid_ent, f) == offsetof(struct kid_key, f),
+	       "a kid_ent starts with its kid_key");
 
 static const struct htab_type kid_type = {
 	.entry_size = sizeof(struct kid_ent),
-	.hash = kid_hash,
-	.eq = kid_eq,
-	.entry_hash = kid_entry_hash,
+	.hash = htab_2words_hash,
+	.eq = htab_2words_eq, /* an entry starts with its key: hash(entry) is its hash */
 };
 
 struct cg_entry {
@@ -145,11 +126,15 @@ struct callgraph {
 	uint64_t per_sample, per_off_ns; /* callgraph__set_weights */
 };
 
+/* The key an index_ent starts with. */
 struct stack_key {
 	uint32_t node;
 	int tid;
 	uint32_t truncated;
 };
+
+_Static_assert(offsetof(struct index_ent, truncated) == offsetof(struct stack_key, truncated),
+	       "an index_ent starts with its stack_key");
 
 static uint64_t key_hash(const void *key)
 {
@@ -167,19 +152,10 @@ static bool key_eq(const void *entry, const void *key)
 	return e->node == k->node && e->tid == k->tid && e->truncated == k->truncated;
 }
 
-static uint64_t index_entry_hash(const void *entry)
-{
-	const struct index_ent *e = entry;
-	struct stack_key k = {e->node, e->tid, e->truncated};
-
-	return key_hash(&k);
-}
-
 static const struct htab_type index_type = {
 	.entry_size = sizeof(struct index_ent),
 	.hash = key_hash,
-	.eq = key_eq,
-	.entry_hash = index_entry_hash,
+	.eq = key_eq, /* an entry starts with its key: hash(entry) is its hash */
 };
 
 struct callgraph *callgraph__new(void)
