@@ -32,24 +32,20 @@ static double pct(double part, double of)
 	return of > 0 ? 100.0 * part / of : 0.0;
 }
 
-static const char *end_kind_name(int kind)
-{
-	static const char *const names[] = {
-		[PDATA_END_EXITED] = "exited",
-		[PDATA_END_SIGNALED] = "signaled",
-		[PDATA_END_EXEC] = "exec",
-		[PDATA_END_DETACHED] = "detached",
-	};
-
-	return ARRAY_NAME(names, kind, "unknown");
-}
+static const char *const end_kind_names[] = {
+	[PDATA_END_EXITED] = "exited",
+	[PDATA_END_SIGNALED] = "signaled",
+	[PDATA_END_EXEC] = "exec",
+	[PDATA_END_DETACHED] = "detached",
+};
 
 static struct json_object *exit_json(int kind, int code)
 {
+	const char *name = ARRAY_NAME(end_kind_names, kind, "unknown");
 	struct json_object *e = json_object_new_object();
 	int rc = e ? 0 : -ENOMEM;
 
-	rc |= e ? json__set(e, "kind", json_object_new_string(end_kind_name(kind))) : 0;
+	rc |= e ? json__set(e, "kind", json_object_new_string(name)) : 0;
 	rc |= e ? json__set(e, "code", json_object_new_int(code)) : 0;
 	return json__finish(e, rc);
 }

@@ -431,35 +431,17 @@ out:
 
 /* ---- totals -------------------------------------------------------------------------- */
 
-static int cmp_str(const char *a, const char *b)
-{
-	return strcmp(a ? a : "", b ? b : "");
-}
-
-static int cmp_func(const struct func *x, const struct func *y)
-{
-	int c = cmp_str(x->name, y->name);
-
-	if (!c)
-		c = cmp_str(x->objpath, y->objpath);
-	if (!c)
-		c = cmp_str(x->file, y->file);
-	if (!c)
-		c = CMP(x->line, y->line);
-	return c;
-}
-
 static int cmp_total(const void *a, const void *b)
 {
 	const struct cg_total *x = a, *y = b;
 
-	return CMP(y->total, x->total) ?: CMP(y->self, x->self) ?: cmp_func(x->f, y->f);
+	return CMP(y->total, x->total) ?: CMP(y->self, x->self) ?: func__cmp(x->f, y->f);
 }
 
 static int cmp_total_name(const void *a, const void *b)
 {
 	const struct cg_total *x = a, *y = b;
-	int c = cmp_func(x->f, y->f);
+	int c = func__cmp(x->f, y->f);
 
 	return c ? c : cmp_total(a, b);
 }
@@ -625,7 +607,7 @@ static int cmp_node(const void *a, const void *b)
 	const struct cg_node *x = *(const struct cg_node *const *)a;
 	const struct cg_node *y = *(const struct cg_node *const *)b;
 
-	return CMP(y->weight, x->weight) ?: cmp_func(x->f, y->f);
+	return CMP(y->weight, x->weight) ?: func__cmp(x->f, y->f);
 }
 
 /* The built nodes as the final tree: each node's kids in one pointer array, sorted. */

@@ -204,24 +204,6 @@ static int cmp_int(int a, int b)
 	return CMP(a, b);
 }
 
-static int cmp_func(const struct func *x, const struct func *y)
-{
-	int c;
-
-	if (x == y)
-		return 0;
-	if (!x || !y)
-		return x ? 1 : -1;
-	c = cmp_str(x->name, y->name);
-	if (!c)
-		c = cmp_str(x->objpath, y->objpath);
-	if (!c)
-		c = cmp_str(x->file, y->file);
-	if (!c)
-		c = cmp_int(x->line, y->line);
-	return c;
-}
-
 static int cmp_key(const struct report_row *x, const struct report_row *y, int key)
 {
 	switch (key) {
@@ -230,7 +212,7 @@ static int cmp_key(const struct report_row *x, const struct report_row *y, int k
 	case REPORT_KEY_DSO:
 		return cmp_str(x->objpath, y->objpath);
 	case REPORT_KEY_SYM:
-		return cmp_func(x->f, y->f);
+		return func__cmp(x->f, y->f);
 	case REPORT_KEY_PID:
 		return cmp_int(x->pid, y->pid);
 	case REPORT_KEY_TID:

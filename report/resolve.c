@@ -9,6 +9,7 @@
 
 #include "report/resolve.h"
 #include "utils/array.h"
+#include "utils/cmp.h"
 #include "utils/htab.h"
 
 /* The object of code a JIT compiler named. */
@@ -403,4 +404,21 @@ int resolver__frames(struct resolver *r, const struct pv_proc *p, uint32_t gen, 
 	skip = e->nchain > max ? e->nchain - max : 0;
 	memcpy(out, e->chain + skip, (e->nchain - skip) * sizeof(*out));
 	return (int)(e->nchain - skip);
+}
+
+static int cmp_str(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+int func__cmp(const struct func *x, const struct func *y)
+{
+	if (x == y)
+		return 0;
+	if (!x || !y)
+		return x ? 1 : -1;
+	return cmp_str(x->name, y->name)	       ?:
+		       cmp_str(x->objpath, y->objpath) ?:
+		       cmp_str(x->file, y->file)       ?:
+							 CMP(x->line, y->line);
 }
