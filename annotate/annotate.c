@@ -423,12 +423,10 @@ static int on_insn(void *arg, const struct dis_insn *in)
 {
 	struct insn_sink *k = arg;
 	struct ann_func *af = k->af;
-	struct ann_insn *a;
+	struct ann_insn *a = array__push(&af->insns, &af->ninsns, &k->cap, sizeof(*af->insns));
 
-	if (array__reserve(&af->insns, &k->cap, af->ninsns + 1, sizeof(*af->insns)))
+	if (!a)
 		return -ENOMEM;
-	a = &af->insns[af->ninsns++];
-	memset(a, 0, sizeof(*a));
 	a->addr = in->addr;
 	a->size = in->size;
 	memcpy(a->text, in->text, sizeof(a->text));
@@ -522,15 +520,17 @@ static void mark_branches(struct priv *pv, struct ann_func *af, const struct fen
 
 static struct ann_line *line_of(struct ann_func *af, const char *file, int line, size_t *cap)
 {
+	struct ann_line *l;
+
 	for (size_t i = af->nlines; i > 0; i--)
 		if (af->lines[i - 1].line == line && !strcmp(af->lines[i - 1].file, file))
 			return &af->lines[i - 1];
-	if (array__reserve(&af->lines, cap, af->nlines + 1, sizeof(*af->lines)))
-		return NULL;
-	memset(&af->lines[af->nlines], 0, sizeof(af->lines[0]));
-	af->lines[af->nlines].file = file;
-	af->lines[af->nlines].line = line;
-	return &af->lines[af->nlines++];
+	l = array__push(&af->lines, &af->nlines, cap, sizeof(*af->lines));
+	if (l) {
+		l->file = file;
+		l->line = line;
+	}
+	return l;
 }
 
 /* Where an instruction's source file is: its name, made absolute by its CU's directory. */

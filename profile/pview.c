@@ -41,11 +41,9 @@ static struct pv_proc *add_proc(struct loader *l, uint32_t id)
 	struct pview *v = l->v;
 	struct pv_proc *p;
 
-	if (array__reserve(&v->procs, &l->cap_procs, v->nprocs + 1, sizeof(*v->procs)))
-		return NULL;
-	p = &v->procs[v->nprocs++];
-	memset(p, 0, sizeof(*p));
-	p->id = id;
+	p = array__push(&v->procs, &v->nprocs, &l->cap_procs, sizeof(*v->procs));
+	if (p)
+		p->id = id;
 	return p;
 }
 

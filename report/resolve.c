@@ -150,11 +150,10 @@ static struct resolve_note *note_of(struct resolver *r, struct sym_object *obj)
 
 	if (idx)
 		return &r->notes[idx - 1];
-	if (array__reserve(&r->notes, &r->notes_cap, r->nnotes + 1, sizeof(*r->notes)))
+	n = array__push(&r->notes, &r->nnotes, &r->notes_cap, sizeof(*r->notes));
+	if (!n)
 		return NULL;
-	n = &r->notes[r->nnotes++];
 	*symobj__user(obj) = (void *)(uintptr_t)r->nnotes;
-	memset(n, 0, sizeof(*n));
 	n->obj = obj;
 	n->first_start_ns = UINT64_MAX;
 	return n;

@@ -18,6 +18,12 @@
  */
 int array__reserve(void *arr, size_t *cap, size_t need, size_t elem);
 
+/*
+ * Append one element to *arr (*n of them, room for *cap): it is zeroed and
+ * counted in *n.  Its address, or NULL when out of memory (nothing changed).
+ */
+void *array__push(void *arr, size_t *n, size_t *cap, size_t elem);
+
 /* The number of elements of an array (an array, not a pointer); libiberty's is the same. */
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * utils/json, utils/utf8, utils/array, utils/objcache, utils/caps: the one
- * spelling of JSON numbers, the one UTF-8 check, the one way to grow an
- * array, where the objects profil record keeps by build id go, the
- * recorder's own capabilities.
+ * utils/json, utils/utf8, utils/array, utils/cmp, utils/objcache, utils/caps:
+ * the one spelling of JSON numbers, the one UTF-8 check, the one way to grow
+ * an array (and name a value from a table), the one three-way comparison,
+ * where the objects profil record keeps by build id go, the recorder's own
+ * capabilities.
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -19,6 +20,7 @@
 #include "check.h"
 #include "utils/array.h"
 #include "utils/caps.h"
+#include "utils/cmp.h"
 #include "utils/json.h"
 #include "utils/objcache.h"
 #include "utils/procmaps.h"
@@ -27,7 +29,8 @@
 /* the text json-c prints for v (released) */
 static const char *text_of(struct json_object *v, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s", v ? json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN) : "(null)");
+	snprintf(buf, len, "%s",
+		 v ? json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN) : "(null)");
 	json_object_put(v);
 	return buf;
 }
@@ -37,7 +40,8 @@ static void test_json_numbers(void)
 	char b[64];
 
 	CHECK("json double 9 digits", !strcmp(text_of(json__double(0.835), b, sizeof(b)), "0.835"));
-	CHECK("json double keeps a fraction", !strcmp(text_of(json__double(1000), b, sizeof(b)), "1000.0"));
+	CHECK("json double keeps a fraction",
+	      !strcmp(text_of(json__double(1000), b, sizeof(b)), "1000.0"));
 	CHECK("json double zero", !strcmp(text_of(json__double(0), b, sizeof(b)), "0.0"));
 	CHECK("json double exponent", !strcmp(text_of(json__double(1e-12), b, sizeof(b)), "1e-12"));
 	CHECK("json NaN is 0.0", !strcmp(text_of(json__double(0.0 / 0.0), b, sizeof(b)), "0.0"));
@@ -61,7 +65,8 @@ static void test_json_setters(void)
 	/* (released: LeakSanitizer would say otherwise under ASan) */
 	CHECK("json finish releases o after a failed set",
 	      json__finish(json_object_new_object(), -ENOMEM) == NULL);
-	CHECK("json object text", !strcmp(text_of(o, b, sizeof(b)), "{\"k\":1,\"n\":null,\"a\":[2]}"));
+	CHECK("json object text",
+	      !strcmp(text_of(o, b, sizeof(b)), "{\"k\":1,\"n\":null,\"a\":[2]}"));
 }
 
 struct strbuf {
@@ -170,11 +175,59 @@ static void test_array(void)
 	free(a);
 }
 
+static void test_array_push(void)
+{
+	struct pair {
+		int x, y;
+	} *a = NULL, *p = NULL;
+	size_t n = 0, cap = 0, zeroed = 0;
+
+	for (int i = 0; i < 100; i++) {
+		p = array__push(&a, &n, &cap, sizeof(*a));
+		if (!p)
+			break;
+		zeroed += !p->x && !p->y;
+		p->x = i;
+		p->y = -i;
+	}
+	CHECK("array push appends and counts", p && n == 100 && cap == 128);
+	CHECK("array push: each new element zeroed", zeroed == 100);
+	CHECK("array push keeps the elements", a[0].x == 0 && a[99].x == 99 && a[99].y == -99);
+	n = SIZE_MAX;
+	CHECK("array push past SIZE_MAX is NULL", !array__push(&a, &n, &cap, sizeof(*a)));
+	free(a);
+}
+
+enum colour { RED, GREEN = 2, BLUE };
+
+static void test_array_name(void)
+{
+	static const char *const names[] = {[RED] = "red", [GREEN] = "green", [BLUE] = "blue"};
+
+	CHECK("array size", ARRAY_SIZE(names) == 4);
+	CHECK("array name", !strcmp(ARRAY_NAME(names, GREEN, "?"), "green"));
+	CHECK("array name: a hole", !strcmp(ARRAY_NAME(names, 1, "?"), "?"));
+	CHECK("array name: past the end", !strcmp(ARRAY_NAME(names, 4, "?"), "?"));
+	CHECK("array name: negative", !strcmp(ARRAY_NAME(names, -1, "?"), "?"));
+}
+
+static void test_cmp(void)
+{
+	uint64_t big = UINT64_MAX, small = 1;
+	int neg = INT32_MIN, pos = INT32_MAX;
+
+	CHECK("cmp less", CMP(small, big) == -1 && CMP(neg, pos) == -1);
+	CHECK("cmp more", CMP(big, small) == 1 && CMP(pos, neg) == 1);
+	CHECK("cmp equal", CMP(big, big) == 0);
+	CHECK("cmp chains: the first key that differs", (CMP(1, 1) ?: CMP(3, 2)) == 1);
+}
+
 static void test_procmaps_lines(void)
 {
 	char l1[] = "7f1c2a000000-7f1c2a1c5000 r-xp 00026000 fe:01 1311062                    "
 		    "/usr/lib/x86_64-linux-gnu/libc.so.6\n";
-	char l2[] = "7ffd4b5ff000-7ffd4b601000 r-xp 00000000 00:00 0                          [vdso]";
+	char l2[] =
+		"7ffd4b5ff000-7ffd4b601000 r-xp 00000000 00:00 0                          [vdso]";
 	char l3[] = "55d3c8a00000-55d3c8a21000 rw-p 00000000 00:00 0 ";
 	char l4[] = "55d3c8a00000 rw-p 00000000 00:00 0";
 	char l5[] = "1-2 r-xp 0 fe:01 12 /a path/with spaces (deleted)";
@@ -182,15 +235,15 @@ static void test_procmaps_lines(void)
 
 	CHECK("maps file line", procmaps__parse_line(l1, &m) == 0 && m.start == 0x7f1c2a000000ull &&
 					m.end == 0x7f1c2a1c5000ull && m.offset == 0x26000 &&
-					m.dev_major == 0xfe && m.dev_minor == 1 && m.inode == 1311062 &&
-					m.prot == (PROT_READ | PROT_EXEC) &&
+					m.dev_major == 0xfe && m.dev_minor == 1 &&
+					m.inode == 1311062 && m.prot == (PROT_READ | PROT_EXEC) &&
 					!strcmp(m.path, "/usr/lib/x86_64-linux-gnu/libc.so.6"));
 	CHECK("maps kernel name", procmaps__parse_line(l2, &m) == 0 && !strcmp(m.path, "[vdso]"));
-	CHECK("maps anonymous", procmaps__parse_line(l3, &m) == 0 && !*m.path &&
-					m.prot == (PROT_READ | PROT_WRITE));
+	CHECK("maps anonymous",
+	      procmaps__parse_line(l3, &m) == 0 && !*m.path && m.prot == (PROT_READ | PROT_WRITE));
 	CHECK("maps bad line", procmaps__parse_line(l4, &m) == -EINVAL);
-	CHECK("maps path kept whole",
-	      procmaps__parse_line(l5, &m) == 0 && !strcmp(m.path, "/a path/with spaces (deleted)"));
+	CHECK("maps path kept whole", procmaps__parse_line(l5, &m) == 0 &&
+					      !strcmp(m.path, "/a path/with spaces (deleted)"));
 }
 
 /* the test's own text is one of its executable mappings */
@@ -208,7 +261,8 @@ static void test_procmaps_self(void)
 	int found = 0;
 
 	CHECK("maps of self", procmaps__for_each(getpid(), find_own_text, &found) == 0 && found);
-	CHECK("maps of no process", procmaps__for_each(0x7ffffff0, find_own_text, &found) == -ENOENT);
+	CHECK("maps of no process",
+	      procmaps__for_each(0x7ffffff0, find_own_text, &found) == -ENOENT);
 }
 
 static void test_objcache(void)
@@ -266,5 +320,8 @@ int main(void)
 	test_utf8_dup();
 	test_utf8_seq();
 	test_array();
+	test_array_push();
+	test_array_name();
+	test_cmp();
 	return CHECK_DONE();
 }
