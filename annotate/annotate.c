@@ -695,18 +695,14 @@ void annotate__free(struct annotation *a)
 	for (size_t i = 0; i < a->nfuncs; i++) {
 		struct ann_func *af = &a->funcs[i];
 
-		for (size_t k = 0; k < af->nnotes; k++)
-			free(af->notes[k]);
-		free(af->notes);
+		ARRAY_FREE_PTRS(af->notes, af->nnotes);
 		free(af->insns);
 		free(af->lines);
 	}
 	free(a->funcs);
 	pv = a->priv;
 	if (pv) {
-		for (size_t i = 0; i < pv->nf; i++)
-			free(pv->f[i].pcs);
-		free(pv->f);
+		ARRAY_FREE_FIELD(pv->f, pv->nf, pcs);
 		htab__free(pv->idx);
 		sources__free(pv->src);
 		disasm__free(pv->dis);

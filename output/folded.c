@@ -194,16 +194,8 @@ static int folded__write_value(FILE *out, const struct pview *v, struct resolver
 		sum->samples = fo.samples;
 		sum->lines = n;
 	}
-	for (size_t i = 0; i < n; i++)
-		free(lines[i].text);
-	free(lines);
-	if (fo.lines) { /* after an error the table still holds its lines */
-		struct line_ent *e;
-
-		for (size_t pos = 0; (e = htab__next(fo.lines, &pos));)
-			free(e->text);
-	}
-	htab__free(fo.lines);
+	ARRAY_FREE_FIELD(lines, n, text);
+	HTAB_FREE_OWNED(fo.lines, struct line_ent, text); /* after an error it still holds lines */
 	free(fo.b.s);
 	return rc;
 }

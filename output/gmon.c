@@ -158,9 +158,7 @@ static int map_object(struct objects *os, struct pv_map *m)
 
 static void objects_free(struct objects *os)
 {
-	for (size_t i = 0; i < os->n; i++)
-		free(os->o[i].real);
-	free(os->o);
+	ARRAY_FREE_FIELD(os->o, os->n, real);
 	htab__free(os->by_path);
 	htab__free(os->by_real);
 }

@@ -96,9 +96,7 @@ void html__free(struct html_report *h)
 	htab__free(h->thread_idx);
 	htab__free(h->frame_idx);
 	htab__free(h->row_idx);
-	for (size_t i = 0; i < h->nrows; i++)
-		free(h->rows[i].frames);
-	free(h->rows);
+	ARRAY_FREE_FIELD(h->rows, h->nrows, frames);
 	free(h->procs);
 	free(h->threads);
 	free(h->frames);

@@ -944,19 +944,13 @@ void pview__free(struct pview *v)
 	for (size_t i = 0; i < v->nprocs; i++) {
 		struct pv_proc *p = &v->procs[i];
 
-		for (size_t k = 0; k < p->nmaps; k++)
-			free(p->maps[k].path);
-		free(p->maps);
-		for (size_t k = 0; k < p->njit; k++)
-			free(p->jit[k].name);
-		free(p->jit);
+		ARRAY_FREE_FIELD(p->maps, p->nmaps, path);
+		ARRAY_FREE_FIELD(p->jit, p->njit, name);
 		free(p->threads);
 		free(p->exe);
 		free(p->cgroup);
 	}
-	for (size_t i = 0; i < v->nksyms; i++)
-		free(v->ksyms[i].name);
-	free(v->ksyms);
+	ARRAY_FREE_FIELD(v->ksyms, v->nksyms, name);
 	free(v->procs);
 	free(v->samples);
 	free(v->offcpu);

@@ -1035,9 +1035,7 @@ void report__free(struct report *rep)
 	free(rep->images);
 	free(rep->sample_start);
 	free(rep->offcpu_start);
-	for (size_t i = 0; i < rep->nnotes; i++)
-		free(rep->notes[i]);
-	free(rep->notes);
+	ARRAY_FREE_PTRS(rep->notes, rep->nnotes);
 	resolver__free(rep->r);
 	pview__free(rep->v);
 	free(rep);

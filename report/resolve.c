@@ -96,17 +96,10 @@ struct resolver *resolver__new(const struct pview *v, int lines)
 
 void resolver__free(struct resolver *r)
 {
-	struct func_ent *e;
-	struct cache_ent *c;
-
 	if (!r)
 		return;
-	for (size_t pos = 0; r->funcs && (e = htab__next(r->funcs, &pos));)
-		free(e->f);
-	for (size_t pos = 0; r->cache && (c = htab__next(r->cache, &pos));)
-		free(c->chain);
-	htab__free(r->funcs);
-	htab__free(r->cache);
+	HTAB_FREE_OWNED(r->funcs, struct func_ent, f);
+	HTAB_FREE_OWNED(r->cache, struct cache_ent, chain);
 	free(r->notes);
 	symbols__free(r->syms);
 	free(r);

@@ -200,7 +200,6 @@ static void object_free(struct sym_object *o)
 void symbols__free(struct symbols *s)
 {
 	struct sym_object **head;
-	struct str_ent *str;
 
 	if (!s)
 		return;
@@ -213,9 +212,7 @@ void symbols__free(struct symbols *s)
 		}
 	}
 	htab__free(s->objects);
-	for (size_t pos = 0; s->strs && (str = htab__next(s->strs, &pos));)
-		free(str->s);
-	htab__free(s->strs);
+	HTAB_FREE_OWNED(s->strs, struct str_ent, s);
 	symfile_finder__free(s->finder);
 	free(s);
 }

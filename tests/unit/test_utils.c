@@ -198,6 +198,26 @@ static void test_array_push(void)
 	free(a);
 }
 
+/* Each element's buffer and the array freed (LeakSanitizer, under ASan, would say otherwise). */
+static void test_array_free(void)
+{
+	struct named {
+		int id;
+		char *name;
+	} *a = calloc(8, sizeof(*a));
+	char **ptrs = calloc(8, sizeof(*ptrs));
+	size_t made = 0;
+
+	for (size_t i = 0; a && ptrs && i < 8; i++) {
+		a[i].name = strdup("name");
+		ptrs[i] = i % 2 ? strdup("odd") : NULL; /* NULL elements are fine */
+		made += a[i].name != NULL;
+	}
+	CHECK("array free: 8 owners", a && ptrs && made == 8);
+	ARRAY_FREE_FIELD(a, a ? 8 : 0, name);
+	ARRAY_FREE_PTRS(ptrs, ptrs ? 8 : 0);
+}
+
 enum colour { RED, GREEN = 2, BLUE };
 
 static void test_array_name(void)
@@ -321,6 +341,7 @@ int main(void)
 	test_utf8_seq();
 	test_array();
 	test_array_push();
+	test_array_free();
 	test_array_name();
 	test_cmp();
 	return CHECK_DONE();
