@@ -213,34 +213,6 @@ static void check_interned_strings(void)
 	htab__free(t);
 }
 
-struct owner {
-	uint64_t key;
-	char *p;
-};
-
-static const struct htab_type owner_type = HTAB_U64_TYPE(struct owner);
-
-/* What the entries own is freed with the table (LeakSanitizer, under ASan, would say otherwise). */
-static void check_free_owned(void)
-{
-	struct htab *t = htab__new(&owner_type, 0);
-	size_t owned = 0;
-	bool fresh;
-
-	for (uint64_t k = 1; t && k <= 300; k++) {
-		struct owner *e = htab__insert(t, &owner_type, &k, &fresh);
-
-		if (e && fresh) {
-			e->key = k;
-			e->p = malloc(16);
-			owned += e->p != NULL;
-		}
-	}
-	CHECK("free_owned: a table of 300 owners", t && htab__count(t) == 300 && owned == 300);
-	HTAB_FREE_OWNED(t, struct owner, p);
-	HTAB_FREE_OWNED(NULL, struct owner, p); /* like htab__free(NULL): nothing */
-}
-
 static void check_presized(void)
 {
 	struct htab *t = htab__new(&u64_count_type, 1000);
@@ -411,7 +383,6 @@ int main(void)
 	check_take_and_order();
 	check_interned_strings();
 	check_presized();
-	check_free_owned();
 	check_cancel_fresh();
 	CHECK("hash_u64_spreads",
 	      htab_hash_u64(1) != htab_hash_u64(2) && (htab_hash_u64(1) ^ htab_hash_u64(2)) >> 32);
