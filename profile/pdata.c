@@ -1454,13 +1454,12 @@ static const char *const clock_names[] = {
 
 const char *pdata__clock_name(uint32_t clock)
 {
-	return clock < sizeof(clock_names) / sizeof(clock_names[0]) ? clock_names[clock] :
-								      "unknown";
+	return ARRAY_NAME(clock_names, clock, "unknown");
 }
 
 int pdata__clock_from_name(const char *name, uint32_t *clock)
 {
-	for (uint32_t c = 0; c < sizeof(clock_names) / sizeof(clock_names[0]); c++) {
+	for (uint32_t c = 0; c < ARRAY_SIZE(clock_names); c++) {
 		if (!strcmp(name, clock_names[c])) {
 			*clock = c;
 			return 0;
