@@ -19,6 +19,7 @@
 #include "utils/array.h"
 #include "utils/caps.h"
 #include "utils/why.h"
+#include "utils/procstatus.h"
 
 #ifndef PROFIL_HAVE_BPF
 
@@ -353,21 +354,13 @@ static void on_timer_create(struct watch *w, const struct watch_event *e, struct
 static uint32_t perf_target(const struct watch_event *e)
 {
 	int32_t pid = e->perf.pid;
-	char path[64], line[128];
-	unsigned int tgid = 0;
+	unsigned long long tgid;
 
 	if (pid == 0 || (uint32_t)pid == e->ctx.tid || (uint32_t)pid == e->ctx.pid)
 		return e->ctx.host_pid;
 	if (pid < 0 || e->ctx.pid != e->ctx.host_pid)
 		return 0; /* per-CPU, or a pid of another namespace: no one process */
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	FILE *f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %u", &tgid) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return tgid;
+	return procstatus__last_number(pid, "Tgid", 10, &tgid) == 0 ? (uint32_t)tgid : 0;
 }
 
 static void on_perf_event_open(struct watch *w, const struct watch_event *e,

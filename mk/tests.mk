@@ -27,7 +27,7 @@ $(B)/tests/unit/%: tests/unit/%.c tests/unit/check.h tests/tools/profile_fixture
 		$$(PROG_OBJS_$$*) \
 		| $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/unit -Itests/tools $(PROG_FLAGS_$*) -o $@ $< \
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/unit -Itests/tools $(PROG_FLAGS_$*) -MMD -MP -MT $@ -o $@ $< \
 		$(PROG_OBJS_$*) $(UNIT_LINK) $(PROG_LIBS_$*)
 
 # the agent's unwinder in-process (libunwind is dlopen'ed at run time); -rdynamic
@@ -47,7 +47,7 @@ TOOLS := $(patsubst tests/tools/%.c,$(TOOLS_B)/%,$(filter-out tests/tools/unwind
 
 $(TOOLS_B)/%: tests/tools/%.c tests/tools/profile_fixture.h $(COMPONENTS_A) $(LIB_A) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/tools -o $@ $< $(UNIT_LINK) $(PROG_LIBS_$*)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/tools -MMD -MP -MT $@ -o $@ $< $(UNIT_LINK) $(PROG_LIBS_$*)
 
 $(TOOLS_B)/%.o: tests/tools/%.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
@@ -60,7 +60,8 @@ PLAIN_CC := $(or $(shell command -v gcc 2>/dev/null),$(CC))
 PROG_CC = $(or $(PROG_CC_$*),$(PLAIN_CC))
 # tests/progs/libNAME.c is the shared library libNAME.so (lib_*.c are libprofil's users)
 PROGS := $(patsubst tests/progs/%.c,$(PROGS_B)/%,$(filter-out $(wildcard tests/progs/lib[!_]*.c),$(wildcard tests/progs/*.c)))
-PROG_CFLAGS := -std=gnu11 -O1 -g -I. -Iinclude -Itests/progs $(WARN)
+# -MMD -MT $@: each program's headers (tests/progs/*.h) in $@.d, read by the Makefile
+PROG_CFLAGS = -std=gnu11 -O1 -g -I. -Iinclude -Itests/progs $(WARN) -MMD -MP -MT $@
 # the profile writer compiled plain, for the programs that write profiles of themselves
 PDATA_PLAIN := profile/pdata.c utils/outfile.c utils/why.c utils/procmaps.c
 

@@ -16,6 +16,7 @@
 #include "record/jitcollect.h"
 #include "utils/array.h"
 #include "utils/why.h"
+#include "utils/procstatus.h"
 
 /* Proc ids of a hostile agent-mode file are bounded: beyond this, no JIT names. */
 #define MAX_PROC_ID (1u << 22)
@@ -141,31 +142,14 @@ int jitcollect__open_in_root(int root_fd, const char *path, uid_t uid)
 /* The process's file-system uid and its pid in its own namespace (NSpid), from /proc. */
 static int proc_ids(pid_t pid, uid_t *uid, pid_t *nspid)
 {
-	char path[64], line[256];
-	int have_uid = 0;
-	FILE *f;
+	unsigned long long fsuid, ns;
+	int ret = procstatus__last_number(pid, "Uid", 10, &fsuid);
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	*nspid = pid;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long r, e, s, fs;
-
-		if (sscanf(line, "Uid: %lu %lu %lu %lu", &r, &e, &s, &fs) == 4) {
-			*uid = (uid_t)fs;
-			have_uid = 1;
-		} else if (!strncmp(line, "NSpid:", 6)) {
-			char *last = strrchr(line, '\t');
-			long v = last ? strtol(last + 1, NULL, 10) : 0;
-
-			if (v > 0)
-				*nspid = (pid_t)v;
-		}
-	}
-	fclose(f);
-	return have_uid ? 0 : -ENOENT;
+	if (ret < 0)
+		return ret;
+	*uid = (uid_t)fsuid;
+	*nspid = procstatus__last_number(pid, "NSpid", 10, &ns) == 0 && ns > 0 ? (pid_t)ns : pid;
+	return 0;
 }
 
 /* Open a source's file while its process lives: 0, -EAGAIN (not there yet) or another -errno. */

@@ -18,6 +18,7 @@
 #include "utils/array.h"
 #include "utils/procmaps.h"
 #include "utils/htab.h"
+#include "utils/procstatus.h"
 
 /* Both tables are keyed by a pid (tid) and hold a pointer that stays put. */
 struct pid_ent {
@@ -283,28 +284,9 @@ static ino_t mntns_of(const char *pid)
 /* The last number of the "NSpid:" line of /proc/PID/status: its pid in its own namespace. */
 static int read_nspid(pid_t pid)
 {
-	char path[64], line[256];
-	int nspid = 0;
-	FILE *f;
+	unsigned long long nspid;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		char *last;
-
-		if (strncmp(line, "NSpid:", 6))
-			continue;
-		line[strcspn(line, "\n")] = 0;
-		last = strrchr(line, '\t');
-		if (!last)
-			last = strrchr(line, ' ');
-		nspid = last ? atoi(last + 1) : 0;
-		break;
-	}
-	fclose(f);
-	return nspid;
+	return procstatus__last_number(pid, "NSpid", 10, &nspid) == 0 ? (int)nspid : 0;
 }
 
 #define PF_KTHREAD_FLAG 0x00200000u /* include/linux/sched.h */

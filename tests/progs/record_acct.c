@@ -45,7 +45,7 @@ __attribute__((noinline)) void read_zero(unsigned long units)
 	}
 	if (fd >= 0)
 		close(fd);
-	truth_add("read_zero", now - start);
+	truth_add("read_zero", now - start, now - start);
 }
 
 /* One line of truth, in one write (O_APPEND: processes and threads do not interleave). */

@@ -12,6 +12,11 @@
  *   truth pid=P tid=T func=NAME cpu_ns=N
  * and one for the process:
  *   truth pid=P user_ns=U sys_ns=S
+ * With $RECORD_WITNESS set, each SPIN_FN call also runs a tick witness
+ * (tick_witness.h) and the function's line ends in witness_ns=W: the CPU
+ * time the kernel delivered the witness's CPU-timer ticks for (W well under N:
+ * the kernel held ticks back, as it does when every CPU is busy; the thread
+ * and itimer clocks cannot sample what it holds).
  * Header-only, for the test programs (no sanitizer, any libc).
  */
 #ifndef PROFIL_TESTS_RECORD_CPU_H
@@ -28,6 +33,7 @@
 #include <unistd.h>
 
 #include "cpu_clock.h"
+#include "tick_witness.h"
 
 #define UNIT_NS 100000000ull /* one work unit: 0.1 s of the thread's CPU time */
 #define TRUTH_SLOTS 64
@@ -36,12 +42,13 @@ static struct truth_slot {
 	int tid;	  /* 0: free; claimed by CAS */
 	const char *func; /* written before tid is published... by the claimer only */
 	uint64_t ns;	  /* atomic */
+	uint64_t witnessed_ns; /* atomic: the part of ns a tick witness got its ticks for */
 } truth_table[TRUTH_SLOTS];
 
 static volatile uint64_t truth_sink;
 
 /* Add ns to (this thread, func).  Thread-safe (a fork child starts with an empty table). */
-static inline void truth_add(const char *func, uint64_t ns)
+static inline void truth_add(const char *func, uint64_t ns, uint64_t witnessed_ns)
 {
 	int tid = (int)syscall(SYS_gettid);
 
@@ -58,6 +65,7 @@ static inline void truth_add(const char *func, uint64_t ns)
 			else {
 				s->func = func;
 				__atomic_store_n(&s->ns, ns, __ATOMIC_RELAXED);
+				__atomic_store_n(&s->witnessed_ns, witnessed_ns, __ATOMIC_RELAXED);
 				__atomic_store_n(&s->tid, tid, __ATOMIC_RELEASE);
 				return;
 			}
@@ -66,6 +74,7 @@ static inline void truth_add(const char *func, uint64_t ns)
 			cur = __atomic_load_n(&s->tid, __ATOMIC_ACQUIRE);
 		if (cur == tid && !strcmp(s->func, func)) {
 			__atomic_add_fetch(&s->ns, ns, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&s->witnessed_ns, witnessed_ns, __ATOMIC_RELAXED);
 			return;
 		}
 	}
@@ -77,18 +86,46 @@ static inline void truth_forget(void)
 	memset(truth_table, 0, sizeof(truth_table));
 }
 
+/* $RECORD_WITNESS: witness the kernel's CPU-timer ticks of every SPIN_FN call */
+static inline int truth_witness_wanted(void)
+{
+	const char *w = getenv("RECORD_WITNESS");
+
+	return w && *w;
+}
+
+/* A witness at CONFIG_HZ's period (what the kernel can deliver), or none (w->armed 0). */
+static inline void truth_witness_start(struct tick_witness *w)
+{
+	w->armed = 0;
+	if (truth_witness_wanted())
+		tick_witness_start(w, 4000000);
+}
+
+/* The part of NS the witness got its ticks for (all of it without a witness). */
+static inline uint64_t truth_witness_stop(struct tick_witness *w, uint64_t ns)
+{
+	double share = tick_witness_stop(w);
+
+	return share < 0 ? ns : (uint64_t)((double)ns * (share > 1 ? 1 : share));
+}
+
 /* Spin, checking the thread's CPU clock about every 0.5 ms of work (a system call). */
 #define SPIN_FN(name)                                                                              \
 	__attribute__((noinline)) void name(unsigned long units)                                   \
 	{                                                                                          \
-		uint64_t start = thread_cpu_ns(), now = start, s = 0;                              \
+		struct tick_witness w;                                                             \
+		uint64_t start, now, s = 0;                                                        \
+                                                                                                   \
+		truth_witness_start(&w);                                                           \
+		start = now = thread_cpu_ns();                                                     \
 		while (now - start < units * UNIT_NS) {                                            \
 			for (unsigned long i = 0; i < 1000000; i++)                                \
 				s += i ^ (s >> 3);                                                 \
 			now = thread_cpu_ns();                                                     \
 		}                                                                                  \
 		truth_sink += s;                                                                   \
-		truth_add(#name, now - start);                                                     \
+		truth_add(#name, now - start, truth_witness_stop(&w, now - start));                \
 	}
 
 static inline uint64_t tv_ns_(struct timeval tv)
@@ -115,9 +152,14 @@ static inline void truth_write(void)
 		if (tid <= 0)
 			continue;
 		n = snprintf(
-			line, sizeof(line), "truth pid=%d tid=%d func=%s cpu_ns=%llu\n",
+			line, sizeof(line), "truth pid=%d tid=%d func=%s cpu_ns=%llu",
 			(int)getpid(), tid, truth_table[i].func,
 			(unsigned long long)__atomic_load_n(&truth_table[i].ns, __ATOMIC_RELAXED));
+		if (truth_witness_wanted())
+			n += snprintf(line + n, sizeof(line) - (size_t)n, " witness_ns=%llu",
+				      (unsigned long long)__atomic_load_n(
+					      &truth_table[i].witnessed_ns, __ATOMIC_RELAXED));
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "\n");
 		if (write(fd, line, (size_t)n) < 0)
 			break;
 	}

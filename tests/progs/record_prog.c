@@ -165,10 +165,11 @@ int main(int argc, char **argv)
 		}
 		fn = (void (*)(unsigned long))dlsym(h, "lib_spin");
 		{
-			uint64_t t0 = thread_cpu_ns();
+			uint64_t t0 = thread_cpu_ns(), ns;
 
 			fn(2);
-			truth_add("lib_spin", thread_cpu_ns() - t0);
+			ns = thread_cpu_ns() - t0;
+			truth_add("lib_spin", ns, ns);
 		}
 #endif
 	} else if (!strcmp(mode, "exec") && argc > 2) {

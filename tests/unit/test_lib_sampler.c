@@ -15,6 +15,7 @@
 #include "check.h"
 #include "lib/sampler.h"
 #include "tests/progs/cpu_clock.h"
+#include "tests/progs/tick_witness.h"
 
 struct sink_state {
 	uint64_t calls;	  /* atomic */
@@ -61,34 +62,87 @@ static void test_manual(void)
 	CHECK("no delivery after stop", s.calls == 1 && !sampler_running());
 }
 
+/* Runs the kernel held CPU-timer ticks in (tick_witness.h) are run again, up to this many times. */
+#define HELD_RUNS 4
+
+/*
+ * What samples of BURN_S seconds of CPU at HZ weigh (their ticks), against
+ * the CPU time measured: on a busy machine the kernel merges ticks, so fewer
+ * samples carry more (issue 16, item 9).  Within [0.8, 1.1] of the CPU time;
+ * in a run the kernel held ticks in (the witness got under 80 % of them)
+ * at least 0.8 of what the witness got, the run said and, while runs remain,
+ * run again.
+ */
+struct weighed {
+	double cpu;	  /* seconds of CPU measured */
+	double witnessed; /* the share of them the kernel delivered ticks for */
+	uint64_t weights; /* what the samples weigh, in ticks */
+};
+
+static int weights_hold(const struct weighed *w, unsigned int hz)
+{
+	double due = w->cpu * hz, floor = due * 0.8;
+
+	if (tick_witness_held(w->witnessed))
+		floor = due * w->witnessed * 0.8;
+	return (double)w->weights >= floor - 1 && (double)w->weights <= due * 1.1 + 2;
+}
+
+static int held_again(const struct weighed *w, int run, const char *what)
+{
+	if (!tick_witness_held(w->witnessed) || run + 1 >= HELD_RUNS)
+		return 0;
+	printf("# %s: the kernel held CPU-timer ticks (a witness got %.0f %% of its ticks for "
+	       "%.3f s of CPU): run again\n",
+	       what, w->witnessed * 100, w->cpu);
+	return 1;
+}
+
+static int clock_run(enum profil_clock clock, struct sink_state *s, struct weighed *w)
+{
+	struct sampler_config c = {.clock = clock, .hz = 250, .sink = sink, .sink_arg = s};
+	struct sampler_info info;
+	struct tick_witness wit;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->tid = (pid_t)syscall(SYS_gettid);
+	ret = sampler_start(&c, &info);
+	if (ret < 0)
+		return ret;
+	tick_witness_start(&wit, 4000000);
+	w->cpu = thread_cpu_s();
+	burn(0.3);
+	w->cpu = thread_cpu_s() - w->cpu;
+	w->witnessed = tick_witness_stop(&wit);
+	sampler_stop();
+	w->weights = s->weights;
+	return 0;
+}
+
 static void test_clock(enum profil_clock clock, const char *name)
 {
-	struct sink_state s = {.tid = (pid_t)syscall(SYS_gettid)};
-	struct sampler_config c = {.clock = clock, .hz = 250, .sink = sink, .sink_arg = &s};
-	struct sampler_info info;
+	struct sink_state s;
+	struct weighed w;
 	char what[96];
 	uint64_t after;
-	double cpu;
-	int ret = sampler_start(&c, &info);
+	int ret, run = 0;
 
 	snprintf(what, sizeof(what), "%s clock: samples of this thread with its tid", name);
+	do
+		ret = clock_run(clock, &s, &w);
+	while (ret == 0 && !(s.mine == s.calls && weights_hold(&w, 250)) &&
+	       held_again(&w, run++, what));
 	if (ret == -EACCES || ret == -EPERM || ret == -ENOSYS || ret == -ENOENT) {
 		SKIP(what, "perf_event_open refused here");
 		return;
 	}
-	cpu = thread_cpu_s();
-	burn(0.3);
-	cpu = thread_cpu_s() - cpu;
-	sampler_stop();
 	after = s.calls;
-	/* what the samples stand for (their ticks), against the CPU time measured: on a busy
-	 * machine the kernel merges ticks, so fewer samples carry more (issue 16, item 9) */
-	CHECKF(what,
-	       ret == 0 && s.mine == s.calls && (double)s.weights >= cpu * 250 * 0.8 - 1 &&
-		       (double)s.weights <= cpu * 250 * 1.1 + 2,
-	       "ret %d, %llu of %llu samples weigh %llu ticks for %.3f s of CPU at 250 Hz", ret,
-	       (unsigned long long)s.mine, (unsigned long long)s.calls,
-	       (unsigned long long)s.weights, cpu);
+	CHECKF(what, ret == 0 && s.mine == s.calls && weights_hold(&w, 250),
+	       "ret %d, %llu of %llu samples weigh %llu ticks for %.3f s of CPU at 250 Hz "
+	       "(the kernel delivered a witness %.0f %% of its ticks)",
+	       ret, (unsigned long long)s.mine, (unsigned long long)s.calls,
+	       (unsigned long long)w.weights, w.cpu, w.witnessed * 100);
 	burn(0.05);
 	snprintf(what, sizeof(what), "%s clock: nothing delivered after sampler_stop()", name);
 	CHECK(what, s.calls == after);
@@ -131,8 +185,11 @@ static void test_thread_started(void)
 	struct started st = {0};
 	struct sampler_config c = {
 		.clock = PROFIL_CLOCK_THREAD, .hz = 1000, .sink = weight_sink, .sink_arg = &st};
-	double t0, cpu;
+	const char *what = "thread clock: sample weights add up to the thread's CPU time";
+	struct tick_witness wit;
+	struct weighed w;
 	pthread_t th;
+	int run = 0;
 
 	if (sampler_start(&c, NULL) < 0) {
 		SKIP("thread clock: a thread is armed as it starts",
@@ -143,17 +200,25 @@ static void test_thread_started(void)
 	pthread_join(th, NULL);
 	CHECKF("thread clock: a thread is armed as it starts", st.after == st.before + 1,
 	       "threads armed %d, then %d", st.before, st.after);
-	t0 = thread_cpu_s();
-	burn(0.5);
-	cpu = thread_cpu_s() - t0;
 	sampler_stop();
 	/* 1000 Hz: one weight per ms of CPU; the first and last periods are partial */
-	CHECKF("thread clock: sample weights add up to the thread's CPU time",
-	       st.samples > 0 && st.weights > st.samples &&
-		       (double)st.weights >= cpu * 1000 * 0.8 &&
-		       (double)st.weights <= cpu * 1000 * 1.1 + 2,
-	       "%llu samples weigh %llu ms for %.3f s of CPU", (unsigned long long)st.samples,
-	       (unsigned long long)st.weights, cpu);
+	do {
+		st.weights = st.samples = 0;
+		if (sampler_start(&c, NULL) < 0)
+			break;
+		tick_witness_start(&wit, 1000000);
+		w.cpu = thread_cpu_s();
+		burn(0.5);
+		w.cpu = thread_cpu_s() - w.cpu;
+		w.witnessed = tick_witness_stop(&wit);
+		sampler_stop();
+		w.weights = st.weights;
+	} while (!weights_hold(&w, 1000) && held_again(&w, run++, what));
+	CHECKF(what, st.samples > 0 && st.weights > st.samples && weights_hold(&w, 1000),
+	       "%llu samples weigh %llu ms for %.3f s of CPU (the kernel delivered a witness "
+	       "%.0f %% of its ticks)",
+	       (unsigned long long)st.samples, (unsigned long long)st.weights, w.cpu,
+	       w.witnessed * 100);
 }
 
 static void test_fork_manual(void)
@@ -180,13 +245,19 @@ static void test_fork_manual(void)
 		s.mine = s.weights = 0;
 		if (sampler_child_restart() < 0)
 			_exit(11);
+		struct tick_witness wit;
+		struct weighed w;
+
 		before = s.weights;
+		tick_witness_start(&wit, 4000000);
 		cpu = thread_cpu_s();
 		burn(0.2);
-		cpu = thread_cpu_s() - cpu;
+		w.cpu = thread_cpu_s() - cpu;
+		w.witnessed = tick_witness_stop(&wit);
 		sampler_stop();
-		/* its samples' ticks against its CPU time (250 Hz) */
-		_exit((double)(s.weights - before) >= cpu * 250 * 0.8 - 1 ? 0 : 12);
+		w.weights = s.weights - before;
+		/* its samples' ticks against its CPU time (250 Hz), as the kernel delivered them */
+		_exit(weights_hold(&w, 250) ? 0 : 12);
 	}
 	waitpid(pid, &status, 0);
 	sampler_stop();

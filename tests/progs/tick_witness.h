@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A witness of the kernel's CPU-timer ticks: a timer of the test program's
+ * own on the calling thread's CPU clock, counting what the kernel delivers
+ * (each tick with the ticks it merged into it, si_overrun).
+ *
+ * Why: when every CPU is busy, the kernel can leave a thread's expired CPU
+ * timers unprocessed for hundreds of ms of that thread's CPU time (measured on
+ * this machine's 6.18 kernel with two busy loops beside: a timer at 100 Hz
+ * went 93 ms of CPU without a tick, then delivered it with an overrun of 8;
+ * at times a whole 0.3 s run got nothing; doc/libprofil.md).  A profiler
+ * whose clock is such a timer (the thread and itimer clocks) cannot sample
+ * what the kernel does not deliver.  A test of those clocks' accuracy reads
+ * the witness beside its CPU time: where the witness got its ticks and the
+ * profiler did not, the profiler lost them; where the witness was held too,
+ * the kernel did, and the run says so (and is run again, a bounded number of
+ * times).  Header-only, for the test programs and the unit tests.
+ */
+#ifndef PROFIL_TESTS_TICK_WITNESS_H
+#define PROFIL_TESTS_TICK_WITNESS_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cpu_clock.h"
+
+/*
+ * The program's own signal, not libprofil's (SIGRTMAX - 2 by default), and
+ * above it: when both timers expire at one kernel tick, the kernel delivers
+ * the lower-numbered signal first, and the handler of the one delivered
+ * second runs first, interrupted at the other handler's first instruction.
+ * So the profiler's tick is delivered first and still sees the program's PC.
+ */
+#define TICK_WITNESS_SIGNAL SIGRTMAX
+
+struct tick_witness {
+	timer_t id;
+	uint64_t period_ns;
+	uint64_t cpu0_ns; /* the thread's CPU clock when it started */
+	int armed;
+};
+
+static __thread uint64_t tick_witness_ticks; /* this thread's witness ticks (with overruns) */
+
+static void tick_witness_on_tick(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	tick_witness_ticks += 1 + (si->si_overrun > 0 ? (uint64_t)si->si_overrun : 0);
+}
+
+/* Start a witness on the calling thread at PERIOD_NS of its CPU time.  0, or -1. */
+static inline int tick_witness_start(struct tick_witness *w, uint64_t period_ns)
+{
+	struct sigaction sa;
+	struct sigevent ev;
+	struct itimerspec its = {{0, 0}, {0, 0}};
+
+	memset(w, 0, sizeof(*w));
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = tick_witness_on_tick;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	if (sigaction(TICK_WITNESS_SIGNAL, &sa, NULL) < 0)
+		return -1;
+	memset(&ev, 0, sizeof(ev));
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = TICK_WITNESS_SIGNAL;
+	ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &w->id) < 0)
+		return -1;
+	its.it_value.tv_sec = its.it_interval.tv_sec = (time_t)(period_ns / 1000000000u);
+	its.it_value.tv_nsec = its.it_interval.tv_nsec = (long)(period_ns % 1000000000u);
+	tick_witness_ticks = 0;
+	w->period_ns = period_ns;
+	w->cpu0_ns = thread_cpu_ns();
+	if (timer_settime(w->id, 0, &its, NULL) < 0) {
+		timer_delete(w->id);
+		return -1;
+	}
+	w->armed = 1;
+	return 0;
+}
+
+/*
+ * Stop the calling thread's witness.  Returns the share of the thread's CPU
+ * time since the start that the kernel delivered ticks for (1.0 when it
+ * held none back; about 1 - period/CPU is the most a run gets, as the last
+ * period is partial), or -1 if the witness could not start.
+ */
+static inline double tick_witness_stop(struct tick_witness *w)
+{
+	uint64_t cpu;
+
+	if (!w->armed)
+		return -1;
+	timer_delete(w->id);
+	w->armed = 0;
+	cpu = thread_cpu_ns() - w->cpu0_ns;
+	return cpu ? (double)(tick_witness_ticks * w->period_ns) / (double)cpu : 1.0;
+}
+
+/* A run the kernel held ticks in: the witness got under 80 % of the CPU time's ticks. */
+static inline int tick_witness_held(double delivered)
+{
+	return delivered >= 0 && delivered < 0.8;
+}
+
+#endif
