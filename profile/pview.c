@@ -173,7 +173,12 @@ static struct pv_proc *find_proc(struct pv_proc *procs, size_t n, uint32_t id)
 	return NULL;
 }
 
-/* Append one element, all zero bytes (a field an older format does not have reads as 0). */
+/*
+ * Append one element, all zero bytes (a field an older format does not have
+ * reads as 0).  Not array__push: capacity from 4 elements, not 64, and none
+ * stored, for the few maps, threads and JIT symbols of each of a profile's
+ * thousands of images (tests/e2e/report_view.sh many_memory).
+ */
 static int push(void **arr, size_t *n, size_t elem)
 {
 	/* grow by doubling when n is a power of two (or zero) */
