@@ -1115,9 +1115,7 @@ static int build_profile(struct pprof_ctx *c, const struct pprof_src *first, PB(
 
 static void ctx_free(struct pprof_ctx *c)
 {
-	for (size_t i = 0; i < c->st.n; i++)
-		free(c->st.strs[i]);
-	free(c->st.strs);
+	ARRAY_FREE_PTRS(c->st.strs, c->st.n);
 	htab__free(c->st.idx);
 	free(c->locs);
 	free(c->lines);
