@@ -22,6 +22,7 @@
 #include "utils/htab.h"
 #include "utils/why.h"
 #include "utils/search.h"
+#include "utils/cmp.h"
 
 #define KCORE_PATH "/proc/kcore"
 #define KERNEL_FUNC_GUESS 4096 /* a kernel symbol of unknown size: read this much at most */
@@ -208,9 +209,7 @@ static int cmp_fent_ptr(const void *a, const void *b)
 {
 	const struct fent *x = *(const struct fent *const *)a, *y = *(const struct fent *const *)b;
 
-	if (x->samples != y->samples)
-		return x->samples > y->samples ? -1 : 1;
-	return strcmp(x->name, y->name);
+	return CMP(y->samples, x->samples) ?: strcmp(x->name, y->name);
 }
 
 /* Where "OBJECT:NAME" splits: the first ':' that is not part of a "::" (C++), or NULL. */
@@ -292,9 +291,7 @@ static int cmp_near(const void *a, const void *b)
 {
 	const struct near *x = a, *y = b;
 
-	if (x->dist != y->dist)
-		return x->dist < y->dist ? -1 : 1;
-	return strcmp(x->name, y->name);
+	return CMP(x->dist, y->dist) ?: strcmp(x->name, y->name);
 }
 
 /* "no function X in the profile; the closest names it has: a, b, c". */
@@ -426,12 +423,10 @@ static int on_insn(void *arg, const struct dis_insn *in)
 {
 	struct insn_sink *k = arg;
 	struct ann_func *af = k->af;
-	struct ann_insn *a;
+	struct ann_insn *a = array__push(&af->insns, &af->ninsns, &k->cap, sizeof(*af->insns));
 
-	if (array__reserve(&af->insns, &k->cap, af->ninsns + 1, sizeof(*af->insns)))
+	if (!a)
 		return -ENOMEM;
-	a = &af->insns[af->ninsns++];
-	memset(a, 0, sizeof(*a));
 	a->addr = in->addr;
 	a->size = in->size;
 	memcpy(a->text, in->text, sizeof(a->text));
@@ -525,15 +520,17 @@ static void mark_branches(struct priv *pv, struct ann_func *af, const struct fen
 
 static struct ann_line *line_of(struct ann_func *af, const char *file, int line, size_t *cap)
 {
+	struct ann_line *l;
+
 	for (size_t i = af->nlines; i > 0; i--)
 		if (af->lines[i - 1].line == line && !strcmp(af->lines[i - 1].file, file))
 			return &af->lines[i - 1];
-	if (array__reserve(&af->lines, cap, af->nlines + 1, sizeof(*af->lines)))
-		return NULL;
-	memset(&af->lines[af->nlines], 0, sizeof(af->lines[0]));
-	af->lines[af->nlines].file = file;
-	af->lines[af->nlines].line = line;
-	return &af->lines[af->nlines++];
+	l = array__push(&af->lines, &af->nlines, cap, sizeof(*af->lines));
+	if (l) {
+		l->file = file;
+		l->line = line;
+	}
+	return l;
 }
 
 /* Where an instruction's source file is: its name, made absolute by its CU's directory. */
@@ -698,18 +695,14 @@ void annotate__free(struct annotation *a)
 	for (size_t i = 0; i < a->nfuncs; i++) {
 		struct ann_func *af = &a->funcs[i];
 
-		for (size_t k = 0; k < af->nnotes; k++)
-			free(af->notes[k]);
-		free(af->notes);
+		ARRAY_FREE_PTRS(af->notes, af->nnotes);
 		free(af->insns);
 		free(af->lines);
 	}
 	free(a->funcs);
 	pv = a->priv;
 	if (pv) {
-		for (size_t i = 0; i < pv->nf; i++)
-			free(pv->f[i].pcs);
-		free(pv->f);
+		ARRAY_FREE_FIELD(pv->f, pv->nf, pcs);
 		htab__free(pv->idx);
 		sources__free(pv->src);
 		disasm__free(pv->dis);

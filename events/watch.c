@@ -126,11 +126,9 @@ static struct proc_state *proc_get(struct watch *w, uint32_t tgid)
 
 	if (p)
 		return p;
-	if (array__reserve(&w->procs, &w->cap_procs, w->nprocs + 1, sizeof(*w->procs)))
-		return NULL;
-	p = &w->procs[w->nprocs++];
-	memset(p, 0, sizeof(*p));
-	p->tgid = tgid;
+	p = array__push(&w->procs, &w->nprocs, &w->cap_procs, sizeof(*w->procs));
+	if (p)
+		p->tgid = tgid;
 	return p;
 }
 

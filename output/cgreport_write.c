@@ -14,6 +14,7 @@
 #include "utils/array.h"
 #include "utils/htab.h"
 #include "utils/json.h"
+#include "utils/cmp.h"
 
 static double pct(uint64_t n, uint64_t of)
 {
@@ -243,11 +244,7 @@ static int cmp_stack(const void *a, const void *b)
 {
 	const struct stack_at *x = a, *y = b;
 
-	if (x->s.tid != y->s.tid)
-		return x->s.tid < y->s.tid ? -1 : 1;
-	if (x->weight != y->weight)
-		return x->weight > y->weight ? -1 : 1;
-	return (x->i > y->i) - (x->i < y->i);
+	return CMP(x->s.tid, y->s.tid) ?: CMP(y->weight, x->weight) ?: CMP(x->i, y->i);
 }
 
 /* A stack's numbers: its samples, and with off-CPU time its off-CPU seconds. */

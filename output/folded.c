@@ -132,7 +132,7 @@ static int fold_proc(struct folding *fo, const struct pview *v, struct resolver 
 	struct callgraph *cg = callgraph__new();
 	const char *comm = command_name(p);
 	uint64_t period = value == FOLDED_WALL ? v->hdr.period_ns : 0;
-	int rc = !cg		      ? -ENOMEM :
+	int rc = !cg		     ? -ENOMEM :
 		 value == FOLDED_CPU ? callgraph__add_samples(cg, v, r, p, NULL) :
 				       callgraph__add_weighted(cg, v, r, p, NULL, period, 1);
 
@@ -165,7 +165,7 @@ static int cmp_line(const void *a, const void *b)
  */
 /* The folded stacks of v (names from r) to out, counted by value (enum folded_value). */
 static int folded__write_value(FILE *out, const struct pview *v, struct resolver *r, int value,
-			struct folded_summary *sum, char *why, size_t whylen)
+			       struct folded_summary *sum, char *why, size_t whylen)
 {
 	struct folding fo = {htab__new(&line_type, 1023), {0}, 0};
 	struct line_ent *lines = NULL;
@@ -194,16 +194,8 @@ static int folded__write_value(FILE *out, const struct pview *v, struct resolver
 		sum->samples = fo.samples;
 		sum->lines = n;
 	}
-	for (size_t i = 0; i < n; i++)
-		free(lines[i].text);
-	free(lines);
-	if (fo.lines) { /* after an error the table still holds its lines */
-		struct line_ent *e;
-
-		for (size_t pos = 0; (e = htab__next(fo.lines, &pos));)
-			free(e->text);
-	}
-	htab__free(fo.lines);
+	ARRAY_FREE_FIELD(lines, n, text);
+	HTAB_FREE_OWNED(fo.lines, struct line_ent, text); /* after an error it still holds lines */
 	free(fo.b.s);
 	return rc;
 }
@@ -215,22 +207,11 @@ struct folded_job {
 	int value;
 };
 
-static int fill_folded(int fd, void *arg, char *why, size_t whylen)
+static int fill_folded(FILE *f, void *arg, char *why, size_t whylen)
 {
 	struct folded_job *job = arg;
-	int dfd = dup(fd), rc;
-	FILE *f = dfd < 0 ? NULL : fdopen(dfd, "w");
 
-	if (!f) {
-		rc = -errno;
-		if (dfd >= 0)
-			close(dfd);
-		return rc;
-	}
-	rc = folded__write_value(f, job->v, job->r, job->value, job->sum, why, whylen);
-	if (fclose(f) == EOF && !rc)
-		rc = -errno;
-	return rc;
+	return folded__write_value(f, job->v, job->r, job->value, job->sum, why, whylen);
 }
 
 int folded__export(const char *data_path, const char *out_path, struct folded_summary *sum,
@@ -262,9 +243,9 @@ int folded__export_value(const char *data_path, const char *out_path, int value,
 	if (!r)
 		rc = why_fail(why, whylen, -ENOMEM, "out of memory");
 	else
-		rc = outfile__write(out_path, &pdata__output_rules, fill_folded,
-				    &(struct folded_job){v, r, sum ? sum : &local, value}, why,
-				    whylen);
+		rc = outfile__write_stream(out_path, &pdata__output_rules, fill_folded,
+					   &(struct folded_job){v, r, sum ? sum : &local, value},
+					   why, whylen);
 	resolver__free(r);
 	pview__free(v);
 	return rc;

@@ -17,6 +17,7 @@
 #include "utils/outfile.h"
 #include "utils/why.h"
 #include "utils/sat.h"
+#include "utils/cmp.h"
 #include "report/callgraph.h"
 #include "output/export.h"
 #include "output/gmon.h"
@@ -157,9 +158,7 @@ static int map_object(struct objects *os, struct pv_map *m)
 
 static void objects_free(struct objects *os)
 {
-	for (size_t i = 0; i < os->n; i++)
-		free(os->o[i].real);
-	free(os->o);
+	ARRAY_FREE_FIELD(os->o, os->n, real);
 	htab__free(os->by_path);
 	htab__free(os->by_real);
 }
@@ -380,7 +379,8 @@ static int text_pc(struct arcs *a, const struct pview *v, const struct pv_proc *
 	t->in = 0;
 	if (pc >= PDATA_KERNEL_START || !m)
 		return 0;
-	if ((uintptr_t)m->aux != a->idx + 1 || symobj__to_vaddr(a->obj, m->start, m->pgoff, pc, &t->vaddr) < 0 ||
+	if ((uintptr_t)m->aux != a->idx + 1 ||
+	    symobj__to_vaddr(a->obj, m->start, m->pgoff, pc, &t->vaddr) < 0 ||
 	    t->vaddr < a->h->lo || t->vaddr >= a->h->hi)
 		return 0;
 	t->in = 1;
@@ -440,9 +440,7 @@ static int cmp_arc(const void *x, const void *y)
 {
 	const struct arc *a = x, *b = y;
 
-	if (a->from != b->from)
-		return a->from < b->from ? -1 : 1;
-	return (a->self > b->self) - (a->self < b->self);
+	return CMP(a->from, b->from) ?: CMP(a->self, b->self);
 }
 
 /* The arcs of every sample of every image: edges whose two frames are in the object. */
@@ -544,25 +542,12 @@ struct gmon_out {
 	size_t narcs;
 };
 
-static int fill_gmon(int fd, void *arg, char *why, size_t whylen)
+static int fill_gmon(FILE *f, void *arg, char *why, size_t whylen)
 {
 	const struct gmon_out *g = arg;
-	int dfd = dup(fd), rc;
-	FILE *f = dfd < 0 ? NULL : fdopen(dfd, "wb");
 
 	(void)why, (void)whylen;
-	if (!f) {
-		rc = -errno;
-		if (dfd >= 0)
-			close(dfd);
-		return rc;
-	}
-	rc = write_gmon(f, g->h, g->rate, g->nrec, g->arcs, g->narcs);
-	if (fflush(f) == EOF && !rc)
-		rc = -errno;
-	if (fclose(f) == EOF && !rc)
-		rc = -errno;
-	return rc;
+	return write_gmon(f, g->h, g->rate, g->nrec, g->arcs, g->narcs);
 }
 
 static uint32_t gmon_rate(const struct pdata_header *hdr)
@@ -715,8 +700,9 @@ int gmon_export_opts(const char *data_path, const char *out_path, const struct g
 		if (!nrec)
 			nrec = 1; /* the summary says "some bins saturated" */
 	}
-	rc = outfile__write(out_path, &pdata__output_rules, fill_gmon,
-			    &(struct gmon_out){&h, rate, nrec, arc_list, narcs}, why, whylen);
+	rc = outfile__write_stream(out_path, &pdata__output_rules, fill_gmon,
+				   &(struct gmon_out){&h, rate, nrec, arc_list, narcs}, why,
+				   whylen);
 	if (!rc) {
 		snprintf(sum->exe, sizeof(sum->exe), "%s", os.o[idx].path);
 		sum->rate = rate;

@@ -32,6 +32,9 @@ extern const char html_common_js_start[], html_common_js_end[];
 extern const char html_diff_page_start[], html_diff_page_end[];
 extern const char html_diff_css_start[], html_diff_css_end[];
 extern const char html_diff_js_start[], html_diff_js_end[];
+extern const char html_top_start[], html_top_end[];
+extern const char html_flame_start[], html_flame_end[];
+extern const char html_end_start[], html_end_end[];
 
 /* Functions the page annotates (source lines and instructions), the hottest with code. */
 #define HTML_ANNOTATED 20
@@ -96,9 +99,7 @@ void html__free(struct html_report *h)
 	htab__free(h->thread_idx);
 	htab__free(h->frame_idx);
 	htab__free(h->row_idx);
-	for (size_t i = 0; i < h->nrows; i++)
-		free(h->rows[i].frames);
-	free(h->rows);
+	ARRAY_FREE_FIELD(h->rows, h->nrows, frames);
 	free(h->procs);
 	free(h->threads);
 	free(h->frames);
@@ -555,11 +556,16 @@ static void make_nonce(char out[33])
 		snprintf(out + 2 * i, 3, "%02x", b[i]);
 }
 
-/* A page: its template and the pieces its markers stand for (output/html_assets.S). */
+/*
+ * A page: its template, the pieces its markers stand for (output/html_assets.S)
+ * and its words (the title, the heading, the flame graph's), which the
+ * pieces both pages share (top.html, flame.html) name.
+ */
 struct html_template {
 	const char *page, *page_end;
 	const char *style[2][2]; /* [start, end) of each piece; unused pieces NULL */
 	const char *script[2][2];
+	const char *words[4][2]; /* {marker, text} */
 };
 
 static const struct html_template report_page = {
@@ -567,6 +573,10 @@ static const struct html_template report_page = {
 	html_page_end,
 	{{html_css_start, html_css_end}},
 	{{html_common_js_start, html_common_js_end}, {html_js_start, html_js_end}},
+	{{"TITLE", "profil report"},
+	 {"HEADING", "profile"},
+	 {"FLAME_TITLE", "Flame graph"},
+	 {"FLAME_LABEL", "flame graph"}},
 };
 
 static const struct html_template diff_page = {
@@ -574,6 +584,19 @@ static const struct html_template diff_page = {
 	html_diff_page_end,
 	{{html_css_start, html_css_end}, {html_diff_css_start, html_diff_css_end}},
 	{{html_common_js_start, html_common_js_end}, {html_diff_js_start, html_diff_js_end}},
+	{{"TITLE", "profil diff"},
+	 {"HEADING", "diff"},
+	 {"FLAME_TITLE", "Differential flame graph"},
+	 {"FLAME_LABEL", "differential flame graph"}},
+};
+
+/* The pieces of output/html/ that both pages' templates name, each on a line of its own. */
+static const struct html_shared {
+	const char *marker, *start, *end;
+} html_shared[] = {
+	{"TOP", html_top_start, html_top_end},
+	{"FLAME", html_flame_start, html_flame_end},
+	{"END", html_end_start, html_end_end},
 };
 
 static void put_pieces(FILE *out, const char *const (*pieces)[2])
@@ -582,41 +605,79 @@ static void put_pieces(FILE *out, const char *const (*pieces)[2])
 		fwrite(pieces[i][0], 1, (size_t)(pieces[i][1] - pieces[i][0]), out);
 }
 
-/*
- * The template with each @@NAME@@ marker replaced: STYLE, DATA and SCRIPT
- * (once each) and NONCE.  -EINVAL if the template is not like that.
- */
-static int put_page(FILE *out, const struct html_template *t, const char *json)
-{
-	const char *at = t->page, *end = t->page_end, *m;
-	unsigned seen = 0;
+/* What a page's markers stand for, and which of STYLE, DATA, SCRIPT it has written. */
+struct page_out {
+	FILE *out;
+	const struct html_template *t;
+	const char *json;
 	char nonce[33];
+	unsigned seen;
+};
 
-	make_nonce(nonce);
+static bool is_marker(const char *name, size_t len, const char *marker)
+{
+	return len == strlen(marker) && !memcmp(name, marker, len);
+}
+
+/*
+ * Text [at, end) with each @@NAME@@ marker replaced: STYLE, DATA and SCRIPT
+ * (once each), NONCE, the template's words and (in the page itself, depth
+ * 0) the shared pieces, whose line end the piece brings.  -EINVAL for any
+ * other marker.
+ */
+static int put_text(struct page_out *po, const char *at, const char *end, int depth)
+{
+	const struct html_template *t = po->t;
+	const char *m;
+
 	while ((m = memmem(at, (size_t)(end - at), "@@", 2))) {
 		const char *name = m + 2;
 		const char *close = memmem(name, (size_t)(end - name), "@@", 2);
-		size_t len = close ? (size_t)(close - name) : 0;
+		size_t len = close ? (size_t)(close - name) : 0, i, k;
 
-		fwrite(at, 1, (size_t)(m - at), out);
-		if (len == 5 && !memcmp(name, "NONCE", 5)) {
-			fputs(nonce, out);
-		} else if (len == 5 && !memcmp(name, "STYLE", 5) && !(seen & 1)) {
-			put_pieces(out, t->style);
-			seen |= 1;
-		} else if (len == 4 && !memcmp(name, "DATA", 4) && !(seen & 2)) {
-			put_script_json(out, json);
-			seen |= 2;
-		} else if (len == 6 && !memcmp(name, "SCRIPT", 6) && !(seen & 4)) {
-			put_pieces(out, t->script);
-			seen |= 4;
+		if (!close)
+			return -EINVAL;
+		fwrite(at, 1, (size_t)(m - at), po->out);
+		at = close + 2;
+		for (i = 0; i < ARRAY_SIZE(t->words) && !is_marker(name, len, t->words[i][0]);)
+			i++;
+		for (k = 0;
+		     k < ARRAY_SIZE(html_shared) && !is_marker(name, len, html_shared[k].marker);)
+			k++;
+		if (is_marker(name, len, "NONCE")) {
+			fputs(po->nonce, po->out);
+		} else if (is_marker(name, len, "STYLE") && !(po->seen & 1)) {
+			put_pieces(po->out, t->style);
+			po->seen |= 1;
+		} else if (is_marker(name, len, "DATA") && !(po->seen & 2)) {
+			put_script_json(po->out, po->json);
+			po->seen |= 2;
+		} else if (is_marker(name, len, "SCRIPT") && !(po->seen & 4)) {
+			put_pieces(po->out, t->script);
+			po->seen |= 4;
+		} else if (i < ARRAY_SIZE(t->words)) {
+			fputs(t->words[i][1], po->out);
+		} else if (k < ARRAY_SIZE(html_shared) && !depth) {
+			if (put_text(po, html_shared[k].start, html_shared[k].end, 1))
+				return -EINVAL;
+			at += at < end && *at == '\n';
 		} else {
 			return -EINVAL;
 		}
-		at = close + 2;
 	}
-	fwrite(at, 1, (size_t)(end - at), out);
-	return seen == 7 ? 0 : -EINVAL;
+	fwrite(at, 1, (size_t)(end - at), po->out);
+	return 0;
+}
+
+/* The page of template t with json as its data.  -EINVAL if the template is not like that. */
+static int put_page(FILE *out, const struct html_template *t, const char *json)
+{
+	struct page_out po = {out, t, json, "", 0};
+
+	make_nonce(po.nonce);
+	if (put_text(&po, t->page, t->page_end, 0))
+		return -EINVAL;
+	return po.seen == 7 ? 0 : -EINVAL;
 }
 
 /* The page of template t with the document doc into out; 0 or -errno with one sentence. */
@@ -656,22 +717,11 @@ struct page_job {
 	struct json_object *doc;
 };
 
-static int fill_page(int fd, void *arg, char *why, size_t whylen)
+static int fill_page(FILE *f, void *arg, char *why, size_t whylen)
 {
 	const struct page_job *job = arg;
-	int dfd = dup(fd), rc;
-	FILE *f = dfd < 0 ? NULL : fdopen(dfd, "wb");
 
-	if (!f) {
-		rc = -errno;
-		if (dfd >= 0)
-			close(dfd);
-		return rc;
-	}
-	rc = write_doc(f, job->t, job->doc, why, whylen);
-	if (fclose(f) == EOF && !rc)
-		rc = -errno;
-	return rc;
+	return write_doc(f, job->t, job->doc, why, whylen);
 }
 
 /* "-" is stdout, written in place, like any descriptor name. */
@@ -682,7 +732,7 @@ static int write_file(const char *path, const struct html_template *t, struct js
 
 	if (!doc)
 		return why_fail(why, whylen, -ENOMEM, "out of memory");
-	return outfile__write(path, &pdata__output_rules, fill_page, &job, why, whylen);
+	return outfile__write_stream(path, &pdata__output_rules, fill_page, &job, why, whylen);
 }
 
 int html__write_diff(const char *path, struct json_object *doc, char *why, size_t whylen)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The HTML pages' sources (output/html/: the report's page, the diff's page
- * and the script both use), embedded in the profil
+ * The HTML pages' sources (output/html/: the report's page, the diff's page,
+ * the pieces of the page and the script both use), embedded in the profil
  * binary at build time so that the installed command needs no file on disk.
  * Paths are relative to the top of the source tree (mk/html.mk assembles
  * this file from there).  output/html.c reads them as [start, end).
@@ -15,6 +15,9 @@
 	.global html_diff_page_start, html_diff_page_end
 	.global html_diff_css_start, html_diff_css_end
 	.global html_diff_js_start, html_diff_js_end
+	.global html_top_start, html_top_end
+	.global html_flame_start, html_flame_end
+	.global html_end_start, html_end_end
 
 html_page_start:
 	.incbin "output/html/page.html"
@@ -43,5 +46,17 @@ html_diff_css_end:
 html_diff_js_start:
 	.incbin "output/html/diff.js"
 html_diff_js_end:
+
+html_top_start:
+	.incbin "output/html/top.html"
+html_top_end:
+
+html_flame_start:
+	.incbin "output/html/flame.html"
+html_flame_end:
+
+html_end_start:
+	.incbin "output/html/end.html"
+html_end_end:
 
 	.section .note.GNU-stack, "", @progbits

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "utils/buildid.h"
 #include "utils/array.h"
 #include "utils/htab.h"
 #include "profile/pdata.h"
@@ -232,12 +233,10 @@ static int64_t build_id_string(struct pprof_ctx *c, const struct sym_object *o)
 {
 	const unsigned char *id;
 	size_t n = symobj__build_id(o, &id);
-	char hex[2 * 64 + 1];
+	char hex[2 * BUILDID_MAX + 1];
 
-	if (!n || n > 64)
+	if (buildid__hex(id, n, 0, hex, sizeof(hex)) < 0)
 		return 0;
-	for (size_t i = 0; i < n; i++)
-		snprintf(hex + 2 * i, 3, "%02x", id[i]);
 	return str_index(c, hex);
 }
 
@@ -1116,9 +1115,7 @@ static int build_profile(struct pprof_ctx *c, const struct pprof_src *first, PB(
 
 static void ctx_free(struct pprof_ctx *c)
 {
-	for (size_t i = 0; i < c->st.n; i++)
-		free(c->st.strs[i]);
-	free(c->st.strs);
+	ARRAY_FREE_PTRS(c->st.strs, c->st.n);
 	htab__free(c->st.idx);
 	free(c->locs);
 	free(c->lines);

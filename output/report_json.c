@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utils/array.h"
 #include "utils/json.h"
 #include "report/cgreport.h"
 #include "output/output.h"
@@ -31,28 +32,20 @@ static double pct(double part, double of)
 	return of > 0 ? 100.0 * part / of : 0.0;
 }
 
-static const char *end_kind_name(int kind)
-{
-	switch (kind) {
-	case PDATA_END_EXITED:
-		return "exited";
-	case PDATA_END_SIGNALED:
-		return "signaled";
-	case PDATA_END_EXEC:
-		return "exec";
-	case PDATA_END_DETACHED:
-		return "detached";
-	default:
-		return "unknown";
-	}
-}
+static const char *const end_kind_names[] = {
+	[PDATA_END_EXITED] = "exited",
+	[PDATA_END_SIGNALED] = "signaled",
+	[PDATA_END_EXEC] = "exec",
+	[PDATA_END_DETACHED] = "detached",
+};
 
 static struct json_object *exit_json(int kind, int code)
 {
+	const char *name = ARRAY_NAME(end_kind_names, kind, "unknown");
 	struct json_object *e = json_object_new_object();
 	int rc = e ? 0 : -ENOMEM;
 
-	rc |= e ? json__set(e, "kind", json_object_new_string(end_kind_name(kind))) : 0;
+	rc |= e ? json__set(e, "kind", json_object_new_string(name)) : 0;
 	rc |= e ? json__set(e, "code", json_object_new_int(code)) : 0;
 	return json__finish(e, rc);
 }
@@ -69,16 +62,13 @@ static struct json_object *cpu_json(const struct pdata_cpu *c)
 
 static const char *kernel_name(enum report_kernel k)
 {
-	switch (k) {
-	case REPORT_KERNEL_SAMPLED:
-		return "sampled";
-	case REPORT_KERNEL_ACCOUNTED:
-		return "accounted";
-	case REPORT_KERNEL_INVISIBLE:
-		return "invisible";
-	default:
-		return "unknown";
-	}
+	static const char *const names[] = {
+		[REPORT_KERNEL_SAMPLED] = "sampled",
+		[REPORT_KERNEL_ACCOUNTED] = "accounted",
+		[REPORT_KERNEL_INVISIBLE] = "invisible",
+	};
+
+	return ARRAY_NAME(names, k, "unknown");
 }
 
 /* A row's off-CPU seconds by reason (self or total). */
@@ -88,7 +78,8 @@ static struct json_object *reasons_json(const uint64_t *off)
 	int rc = o ? 0 : -ENOMEM;
 
 	for (int k = PDATA_KIND_SLEEP; !rc && k < PDATA_KIND_NR; k++)
-		rc = json__set(o, pdata__kind_name((uint32_t)k), json__double((double)off[k] / 1e9));
+		rc = json__set(o, pdata__kind_name((uint32_t)k),
+			       json__double((double)off[k] / 1e9));
 	return json__finish(o, rc);
 }
 
@@ -114,7 +105,7 @@ static int offcpu_fields(const struct report *rep, struct json_object *o,
 
 		rc |= json__set(o, "total_offcpu_seconds", json__double(t));
 		rc |= json__set(o, "total_wall_seconds",
-			   json__double(report__row_total_seconds(rep, r) + t));
+				json__double(report__row_total_seconds(rep, r) + t));
 		rc |= json__set(o, "total_offcpu", reasons_json(r->off_total));
 	}
 	return rc;
@@ -286,7 +277,8 @@ static struct json_object *offcpu_json(const struct report *rep)
 	int rc = o ? 0 : -ENOMEM;
 
 	rc |= json__set(o, "source", json_object_new_string(pdata__offcpu_name(h->offcpu)));
-	rc |= json__set(o, "note", json_object_new_string(rep->v->offcpu_note ? rep->v->offcpu_note : ""));
+	rc |= json__set(o, "note",
+			json_object_new_string(rep->v->offcpu_note ? rep->v->offcpu_note : ""));
 	rc |= json__set(o, "seconds", json__double((double)rep->totals.offcpu_ns[0] / 1e9));
 	rc |= json__set(o, "reasons", reasons_json(rep->totals.offcpu_ns));
 	rc |= json__set(o, "lost_seconds", json__double((double)h->offcpu_lost / 1e9));
@@ -416,6 +408,21 @@ static int put_run(const struct report *rep, const struct cgreport *cr, FILE *ou
 	return rc;
 }
 
+/* The times of an image or a thread: its seconds, its CPU time, its time off the CPU. */
+static int set_times(const struct report *rep, struct json_object *o, double seconds,
+		     const struct pdata_cpu *cpu, const uint64_t *offcpu_ns)
+{
+	int rc = json__set(o, "seconds", json__double(seconds));
+
+	rc |= json__set(o, "cpu_seconds", json__double((double)cpu->cpu_ns / 1e9));
+	rc |= json__set(o, "cpu", cpu_json(cpu));
+	if (rep->offcpu) {
+		rc |= json__set(o, "offcpu_seconds", json__double((double)offcpu_ns[0] / 1e9));
+		rc |= json__set(o, "offcpu", reasons_json(offcpu_ns));
+	}
+	return rc;
+}
+
 static int add_thread(const struct report *rep, struct json_object *arr,
 		      const struct report_thread *th, double of_seconds, const uint64_t *off_of)
 {
@@ -426,18 +433,16 @@ static int add_thread(const struct report *rep, struct json_object *arr,
 		rc |= json__set(to, "tid", json_object_new_int(th->tid));
 		rc |= json__set(to, "comm", json_object_new_string(th->comm));
 		rc |= json__set(to, "samples", json__uint(th->samples));
-		rc |= json__set(to, "seconds", json__double(th->seconds));
-		rc |= json__set(to, "cpu_seconds", json__double((double)th->cpu.cpu_ns / 1e9));
-		rc |= json__set(to, "cpu", cpu_json(&th->cpu));
+		rc |= set_times(rep, to, th->seconds, &th->cpu, th->offcpu_ns);
 		if (rep->offcpu) {
-			rc |= json__set(to, "offcpu_seconds", json__double((double)th->offcpu_ns[0] / 1e9));
-			rc |= json__set(to, "offcpu", reasons_json(th->offcpu_ns));
-			rc |= json__set(to, "life_seconds", json__double((double)th->life_ns / 1e9));
+			rc |= json__set(to, "life_seconds",
+					json__double((double)th->life_ns / 1e9));
 			rc |= json__set(to, "recorded_offcpu_seconds",
-				   json__double((double)th->offcpu_rec_ns / 1e9));
+					json__double((double)th->offcpu_rec_ns / 1e9));
 		}
 		if (rep->o.threads)
-			rc |= json__set(to, "functions", rows_json(rep, &th->list, of_seconds, off_of));
+			rc |= json__set(to, "functions",
+					rows_json(rep, &th->list, of_seconds, off_of));
 	}
 	if (rc) {
 		json_object_put(to);
@@ -471,14 +476,9 @@ static struct json_object *proc_json(const struct report *rep, const struct repo
 				json__double((double)img->accounted_ns / 1e9));
 		rc |= json__set(o, "unsampled_seconds",
 				json__double((double)img->unsampled_ns / 1e9));
-		rc |= json__set(o, "seconds", json__double(img->seconds));
-		rc |= json__set(o, "cpu_seconds", json__double((double)img->cpu.cpu_ns / 1e9));
-		rc |= json__set(o, "cpu", cpu_json(&img->cpu));
-		if (rep->offcpu) {
-			rc |= json__set(o, "offcpu_seconds", json__double((double)img->offcpu_ns[0] / 1e9));
-			rc |= json__set(o, "offcpu", reasons_json(img->offcpu_ns));
-		}
-		rc |= json__set(o, "functions", rows_json(rep, &pr->list, img->seconds, img->offcpu_ns));
+		rc |= set_times(rep, o, img->seconds, &img->cpu, img->offcpu_ns);
+		rc |= json__set(o, "functions",
+				rows_json(rep, &pr->list, img->seconds, img->offcpu_ns));
 	}
 	for (size_t t = 0; !rc && t < pr->nthreads; t++)
 		rc = add_thread(rep, threads, &pr->threads[t], img->seconds, img->offcpu_ns);

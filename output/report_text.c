@@ -15,6 +15,7 @@
 
 #include "report/cgreport.h"
 #include "output/output.h"
+#include "utils/array.h"
 #include "utils/cgroup.h"
 #include "utils/sat.h"
 
@@ -411,22 +412,31 @@ static void make_columns(struct columns *c, const int *keys, size_t nkeys, int l
 	}
 }
 
+/* Each key's column: its title and the widest its cells are shown. */
+struct col_kind {
+	const char *title;
+	int cap;
+};
+
+static const struct col_kind col_kinds[] = {
+	[REPORT_KEY_COMM] = {"command", W_COMM}, [REPORT_KEY_SYM] = {"function", W_FUNC},
+	[REPORT_KEY_PID] = {"pid", 7},		 [REPORT_KEY_TID] = {"tid", 7},
+	[REPORT_KEY_CGROUP] = {"cgroup", 64},
+};
+
+/* The object's column: REPORT_KEY_DSO, COL_SYM_OBJECT. */
+static const struct col_kind col_object = {"object", W_OBJECT};
+
+static const struct col_kind *col_kind(int key)
+{
+	if ((size_t)key < ARRAY_SIZE(col_kinds) && col_kinds[key].title)
+		return &col_kinds[key];
+	return &col_object;
+}
+
 static const char *col_title(int key)
 {
-	switch (key) {
-	case REPORT_KEY_COMM:
-		return "command";
-	case REPORT_KEY_SYM:
-		return "function";
-	case REPORT_KEY_PID:
-		return "pid";
-	case REPORT_KEY_TID:
-		return "tid";
-	case REPORT_KEY_CGROUP:
-		return "cgroup";
-	default:
-		return "object";
-	}
+	return col_kind(key)->title;
 }
 
 /* A cgroup's path and the container or service it shows: "/system.slice/x.service (systemd:...)". */
@@ -462,29 +472,13 @@ static const char *col_value(const struct report_row *r, int key, char *buf, siz
 	}
 }
 
-static int col_cap(int key)
-{
-	switch (key) {
-	case REPORT_KEY_COMM:
-		return W_COMM;
-	case REPORT_KEY_SYM:
-		return W_FUNC;
-	case REPORT_KEY_PID:
-	case REPORT_KEY_TID:
-		return 7;
-	case REPORT_KEY_CGROUP:
-		return 64;
-	default:
-		return W_OBJECT;
-	}
-}
-
 static void size_columns(struct columns *c, const struct report_list *l)
 {
 	char buf[ESC_LEN];
 
 	for (size_t k = 0; k < c->n; k++) {
-		int w = (int)strlen(col_title(c->keys[k]));
+		const struct col_kind *kind = col_kind(c->keys[k]);
+		int w = (int)strlen(kind->title);
 
 		for (size_t i = 0; i < l->nrows; i++) {
 			int n = (int)strlen(col_value(&l->rows[i], c->keys[k], buf, sizeof(buf)));
@@ -492,7 +486,7 @@ static void size_columns(struct columns *c, const struct report_list *l)
 			if (n > w)
 				w = n;
 		}
-		c->width[k] = w > col_cap(c->keys[k]) ? col_cap(c->keys[k]) : w;
+		c->width[k] = w > kind->cap ? kind->cap : w;
 	}
 }
 

@@ -29,6 +29,7 @@
 
 #include "profil.h"
 #include "profile/pdata.h"
+#include "utils/array.h"
 #include "utils/htab.h"
 #include "utils/outfile.h"
 #include "utils/why.h"
@@ -1453,13 +1454,12 @@ static const char *const clock_names[] = {
 
 const char *pdata__clock_name(uint32_t clock)
 {
-	return clock < sizeof(clock_names) / sizeof(clock_names[0]) ? clock_names[clock] :
-								      "unknown";
+	return ARRAY_NAME(clock_names, clock, "unknown");
 }
 
 int pdata__clock_from_name(const char *name, uint32_t *clock)
 {
-	for (uint32_t c = 0; c < sizeof(clock_names) / sizeof(clock_names[0]); c++) {
+	for (uint32_t c = 0; c < ARRAY_SIZE(clock_names); c++) {
 		if (!strcmp(name, clock_names[c])) {
 			*clock = c;
 			return 0;
@@ -1473,37 +1473,27 @@ const char *pdata__kind_name(uint32_t kind)
 	static const char *const names[PDATA_KIND_NR] = {"cpu", "sleep", "blocked", "preempted",
 							 "stopped"};
 
-	return kind < PDATA_KIND_NR ? names[kind] : "unknown";
+	return ARRAY_NAME(names, kind, "unknown");
 }
 
 const char *pdata__offcpu_name(uint32_t src)
 {
-	switch (src) {
-	case PDATA_OFFCPU_NONE:
-		return "none";
-	case PDATA_OFFCPU_BPF:
-		return "bpf";
-	case PDATA_OFFCPU_SWITCH:
-		return "switch";
-	default:
-		return "unknown";
-	}
+	static const char *const names[] = {
+		[PDATA_OFFCPU_NONE] = "none",
+		[PDATA_OFFCPU_BPF] = "bpf",
+		[PDATA_OFFCPU_SWITCH] = "switch",
+	};
+
+	return ARRAY_NAME(names, src, "unknown");
 }
 
 const char *pdata__callgraph_name(uint32_t cg)
 {
-	switch (cg) {
-	case PDATA_CG_NONE:
-		return "none";
-	case PDATA_CG_FP:
-		return "fp";
-	case PDATA_CG_DWARF:
-		return "dwarf";
-	case PDATA_CG_LIBUNWIND:
-		return "libunwind";
-	case PDATA_CG_KERNEL:
-		return "kernel-cfi";
-	default:
-		return "unknown";
-	}
+	static const char *const names[] = {
+		[PDATA_CG_NONE] = "none",	  [PDATA_CG_FP] = "fp",
+		[PDATA_CG_DWARF] = "dwarf",	  [PDATA_CG_LIBUNWIND] = "libunwind",
+		[PDATA_CG_KERNEL] = "kernel-cfi",
+	};
+
+	return ARRAY_NAME(names, cg, "unknown");
 }

@@ -13,6 +13,7 @@
 #include "utils/why.h"
 #include "utils/search.h"
 #include "utils/sat.h"
+#include "utils/cmp.h"
 
 #define MAX_PARENT_DEPTH 64
 
@@ -40,11 +41,9 @@ static struct pv_proc *add_proc(struct loader *l, uint32_t id)
 	struct pview *v = l->v;
 	struct pv_proc *p;
 
-	if (array__reserve(&v->procs, &l->cap_procs, v->nprocs + 1, sizeof(*v->procs)))
-		return NULL;
-	p = &v->procs[v->nprocs++];
-	memset(p, 0, sizeof(*p));
-	p->id = id;
+	p = array__push(&v->procs, &v->nprocs, &l->cap_procs, sizeof(*v->procs));
+	if (p)
+		p->id = id;
 	return p;
 }
 
@@ -83,9 +82,7 @@ static int cmp_proc(const void *a, const void *b)
 {
 	const struct pv_proc *x = a, *y = b;
 
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
+	return CMP(x->id, y->id) ?: CMP(x->order, y->order);
 }
 
 static struct pv_proc *find_proc(struct pv_proc *procs, size_t n, uint32_t id);
@@ -113,7 +110,7 @@ static int cmp_gen(const void *a, const void *b)
 {
 	const struct pv_gen *x = a, *y = b;
 
-	return x->id < y->id ? -1 : x->id > y->id;
+	return CMP(x->id, y->id);
 }
 
 /*
@@ -176,7 +173,12 @@ static struct pv_proc *find_proc(struct pv_proc *procs, size_t n, uint32_t id)
 	return NULL;
 }
 
-/* Append one element, all zero bytes (a field an older format does not have reads as 0). */
+/*
+ * Append one element, all zero bytes (a field an older format does not have
+ * reads as 0).  Not array__push: capacity from 4 elements, not 64, and none
+ * stored, for the few maps, threads and JIT symbols of each of a profile's
+ * thousands of images (tests/e2e/report_view.sh many_memory).
+ */
 static int push(void **arr, size_t *n, size_t elem)
 {
 	/* grow by doubling when n is a power of two (or zero) */
@@ -427,6 +429,7 @@ static int on_rec2(void *arg, const struct pdata_rec *rec)
  * lists (duplicate nodes made by racing writers) share one stack index.
  */
 
+/* The key a pv_sample starts with. */
 struct sample_key {
 	uint32_t proc;
 	int tid;
@@ -435,6 +438,9 @@ struct sample_key {
 	uint32_t kind;
 	uint32_t gen;
 };
+
+_Static_assert(offsetof(struct pv_sample, gen) == offsetof(struct sample_key, gen),
+	       "a pv_sample starts with its sample_key");
 
 static uint64_t sample_hash(const void *key)
 {
@@ -454,19 +460,10 @@ static bool sample_eq(const void *entry, const void *key)
 	       e->kind == k->kind && e->gen == k->gen;
 }
 
-static uint64_t sample_entry_hash(const void *entry)
-{
-	const struct pv_sample *e = entry;
-	struct sample_key k = {e->proc, e->tid, e->pc, e->stack, e->kind, e->gen};
-
-	return sample_hash(&k);
-}
-
 static const struct htab_type sample_type = {
 	.entry_size = sizeof(struct pv_sample),
 	.hash = sample_hash,
-	.eq = sample_eq,
-	.entry_hash = sample_entry_hash,
+	.eq = sample_eq, /* an entry starts with its key: hash(entry) is its hash */
 };
 
 /*
@@ -698,17 +695,12 @@ static int cmp_sample(const void *a, const void *b)
 {
 	const struct pv_sample *x = a, *y = b;
 
-	if (x->proc != y->proc)
-		return x->proc < y->proc ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->pc != y->pc)
-		return x->pc < y->pc ? -1 : 1;
-	if (x->stack != y->stack)
-		return x->stack < y->stack ? -1 : 1;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	return x->gen < y->gen ? -1 : x->gen > y->gen;
+	return CMP(x->proc, y->proc)	       ?:
+		       CMP(x->tid, y->tid)     ?:
+		       CMP(x->pc, y->pc)       ?:
+		       CMP(x->stack, y->stack) ?:
+		       CMP(x->kind, y->kind)   ?:
+						 CMP(x->gen, y->gen);
 }
 
 static int load_samples(struct pview *v, struct pdata *pd)
@@ -762,20 +754,14 @@ static int cmp_map(const void *a, const void *b)
 {
 	const struct pv_map *x = a, *y = b;
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->gen != y->gen)
-		return x->gen < y->gen ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return CMP(x->start, y->start) ?: CMP(x->gen, y->gen) ?: CMP(x->seq, y->seq);
 }
 
 static int cmp_thread(const void *a, const void *b)
 {
 	const struct pv_thread *x = a, *y = b;
 
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return CMP(x->tid, y->tid) ?: CMP(x->seq, y->seq);
 }
 
 /* One entry per tid: the last name it had, the largest CPU time recorded. */
@@ -807,16 +793,14 @@ static int cmp_jitsym(const void *a, const void *b)
 {
 	const struct pv_jitsym *x = a, *y = b;
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return CMP(x->start, y->start) ?: CMP(x->seq, y->seq);
 }
 
 static int cmp_ksym(const void *a, const void *b)
 {
 	const struct pv_ksym *x = a, *y = b;
 
-	return x->start < y->start ? -1 : x->start > y->start;
+	return CMP(x->start, y->start);
 }
 
 /*
@@ -965,19 +949,13 @@ void pview__free(struct pview *v)
 	for (size_t i = 0; i < v->nprocs; i++) {
 		struct pv_proc *p = &v->procs[i];
 
-		for (size_t k = 0; k < p->nmaps; k++)
-			free(p->maps[k].path);
-		free(p->maps);
-		for (size_t k = 0; k < p->njit; k++)
-			free(p->jit[k].name);
-		free(p->jit);
+		ARRAY_FREE_FIELD(p->maps, p->nmaps, path);
+		ARRAY_FREE_FIELD(p->jit, p->njit, name);
 		free(p->threads);
 		free(p->exe);
 		free(p->cgroup);
 	}
-	for (size_t i = 0; i < v->nksyms; i++)
-		free(v->ksyms[i].name);
-	free(v->ksyms);
+	ARRAY_FREE_FIELD(v->ksyms, v->nksyms, name);
 	free(v->procs);
 	free(v->samples);
 	free(v->offcpu);

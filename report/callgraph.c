@@ -15,6 +15,7 @@
 #include "utils/htab.h"
 #include "utils/search.h"
 #include "utils/sat.h"
+#include "utils/cmp.h"
 
 /* ---- the PCs of a sample ----------------------------------------------------- */
 
@@ -81,39 +82,20 @@ struct kid_ent {
 	uint32_t pad;
 };
 
+/* The key a kid_ent starts with: two words. */
 struct kid_key {
 	uint64_t parent1;
 	const struct func *f;
 };
 
-static uint64_t kid_hash(const void *key)
-{
-	const struct kid_key *k = key;
-
-	return htab_hash_combine(htab_hash_u64(k->parent1), (uintptr_t)k->f);
-}
-
-static bool kid_eq(const void *entry, const void *key)
-{
-	const struct kid_ent *e = entry;
-	const struct kid_key *k = key;
-
-	return e->parent1 == k->parent1 && e->f == k->f;
-}
-
-static uint64_t kid_entry_hash(const void *entry)
-{
-	const struct kid_ent *e = entry;
-	struct kid_key k = {e->parent1, e->f};
-
-	return kid_hash(&k);
-}
+_Static_assert(sizeof(struct kid_key) == 2 * sizeof(uint64_t) &&
+		       offsetof(struct kid_ent, f) == offsetof(struct kid_key, f),
+	       "a kid_ent starts with its kid_key");
 
 static const struct htab_type kid_type = {
 	.entry_size = sizeof(struct kid_ent),
-	.hash = kid_hash,
-	.eq = kid_eq,
-	.entry_hash = kid_entry_hash,
+	.hash = htab_2words_hash,
+	.eq = htab_2words_eq, /* an entry starts with its key: hash(entry) is its hash */
 };
 
 struct cg_entry {
@@ -144,11 +126,15 @@ struct callgraph {
 	uint64_t per_sample, per_off_ns; /* callgraph__set_weights */
 };
 
+/* The key an index_ent starts with. */
 struct stack_key {
 	uint32_t node;
 	int tid;
 	uint32_t truncated;
 };
+
+_Static_assert(offsetof(struct index_ent, truncated) == offsetof(struct stack_key, truncated),
+	       "an index_ent starts with its stack_key");
 
 static uint64_t key_hash(const void *key)
 {
@@ -166,19 +152,10 @@ static bool key_eq(const void *entry, const void *key)
 	return e->node == k->node && e->tid == k->tid && e->truncated == k->truncated;
 }
 
-static uint64_t index_entry_hash(const void *entry)
-{
-	const struct index_ent *e = entry;
-	struct stack_key k = {e->node, e->tid, e->truncated};
-
-	return key_hash(&k);
-}
-
 static const struct htab_type index_type = {
 	.entry_size = sizeof(struct index_ent),
 	.hash = key_hash,
-	.eq = key_eq,
-	.entry_hash = index_entry_hash,
+	.eq = key_eq, /* an entry starts with its key: hash(entry) is its hash */
 };
 
 struct callgraph *callgraph__new(void)
@@ -454,39 +431,17 @@ out:
 
 /* ---- totals -------------------------------------------------------------------------- */
 
-static int cmp_str(const char *a, const char *b)
-{
-	return strcmp(a ? a : "", b ? b : "");
-}
-
-static int cmp_func(const struct func *x, const struct func *y)
-{
-	int c = cmp_str(x->name, y->name);
-
-	if (!c)
-		c = cmp_str(x->objpath, y->objpath);
-	if (!c)
-		c = cmp_str(x->file, y->file);
-	if (!c)
-		c = (x->line > y->line) - (x->line < y->line);
-	return c;
-}
-
 static int cmp_total(const void *a, const void *b)
 {
 	const struct cg_total *x = a, *y = b;
 
-	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
-	if (x->self != y->self)
-		return x->self > y->self ? -1 : 1;
-	return cmp_func(x->f, y->f);
+	return CMP(y->total, x->total) ?: CMP(y->self, x->self) ?: func__cmp(x->f, y->f);
 }
 
 static int cmp_total_name(const void *a, const void *b)
 {
 	const struct cg_total *x = a, *y = b;
-	int c = cmp_func(x->f, y->f);
+	int c = func__cmp(x->f, y->f);
 
 	return c ? c : cmp_total(a, b);
 }
@@ -652,9 +607,7 @@ static int cmp_node(const void *a, const void *b)
 	const struct cg_node *x = *(const struct cg_node *const *)a;
 	const struct cg_node *y = *(const struct cg_node *const *)b;
 
-	if (x->weight != y->weight)
-		return x->weight > y->weight ? -1 : 1;
-	return cmp_func(x->f, y->f);
+	return CMP(y->weight, x->weight) ?: func__cmp(x->f, y->f);
 }
 
 /* The built nodes as the final tree: each node's kids in one pointer array, sorted. */

@@ -82,16 +82,14 @@ double report__row_total_seconds(const struct report *rep, const struct report_r
 
 const char *report__kind_name(int kind)
 {
-	switch (kind) {
-	case REPORT_ACCOUNTED:
-		return "accounted";
-	case REPORT_UNSAMPLED:
-		return "unsampled";
-	case REPORT_OFFCPU:
-		return "off-cpu";
-	default:
-		return "sampled";
-	}
+	static const char *const names[] = {
+		[REPORT_SAMPLED] = "sampled",
+		[REPORT_ACCOUNTED] = "accounted",
+		[REPORT_UNSAMPLED] = "unsampled",
+		[REPORT_OFFCPU] = "off-cpu",
+	};
+
+	return ARRAY_NAME(names, kind, "sampled");
 }
 
 static const char *const value_names[REPORT_VALUE_NR] = {
@@ -103,7 +101,7 @@ static const char *const value_names[REPORT_VALUE_NR] = {
 
 const char *report__value_name(int value)
 {
-	return value > REPORT_VALUE_AUTO && value < REPORT_VALUE_NR ? value_names[value] : "cpu";
+	return ARRAY_NAME(value_names, value, "cpu"); /* REPORT_VALUE_AUTO: a hole */
 }
 
 int report__value_parse(const char *name)
@@ -1037,9 +1035,7 @@ void report__free(struct report *rep)
 	free(rep->images);
 	free(rep->sample_start);
 	free(rep->offcpu_start);
-	for (size_t i = 0; i < rep->nnotes; i++)
-		free(rep->notes[i]);
-	free(rep->notes);
+	ARRAY_FREE_PTRS(rep->notes, rep->nnotes);
 	resolver__free(rep->r);
 	pview__free(rep->v);
 	free(rep);

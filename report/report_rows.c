@@ -8,6 +8,7 @@
 #include "report/report_rows.h"
 #include "utils/htab.h"
 #include "utils/sat.h"
+#include "utils/cmp.h"
 
 /* An entry: the row and the hash of its key (growing the table reads no string). */
 struct row_ent {
@@ -200,25 +201,7 @@ static int cmp_str(const char *a, const char *b)
 
 static int cmp_int(int a, int b)
 {
-	return a < b ? -1 : a > b;
-}
-
-static int cmp_func(const struct func *x, const struct func *y)
-{
-	int c;
-
-	if (x == y)
-		return 0;
-	if (!x || !y)
-		return x ? 1 : -1;
-	c = cmp_str(x->name, y->name);
-	if (!c)
-		c = cmp_str(x->objpath, y->objpath);
-	if (!c)
-		c = cmp_str(x->file, y->file);
-	if (!c)
-		c = cmp_int(x->line, y->line);
-	return c;
+	return CMP(a, b);
 }
 
 static int cmp_key(const struct report_row *x, const struct report_row *y, int key)
@@ -229,7 +212,7 @@ static int cmp_key(const struct report_row *x, const struct report_row *y, int k
 	case REPORT_KEY_DSO:
 		return cmp_str(x->objpath, y->objpath);
 	case REPORT_KEY_SYM:
-		return cmp_func(x->f, y->f);
+		return func__cmp(x->f, y->f);
 	case REPORT_KEY_PID:
 		return cmp_int(x->pid, y->pid);
 	case REPORT_KEY_TID:
@@ -271,7 +254,7 @@ static int cmp_time(const struct report_row *x, const struct report_row *y,
 	}
 	if (a != b)
 		return a > b ? -1 : 1;
-	return x->count > y->count ? -1 : x->count < y->count;
+	return CMP(y->count, x->count);
 }
 
 static int cmp_row(const void *a, const void *b, void *arg)

@@ -9,6 +9,7 @@
 
 #include "report/resolve.h"
 #include "utils/array.h"
+#include "utils/cmp.h"
 #include "utils/htab.h"
 
 /* The object of code a JIT compiler named. */
@@ -95,17 +96,10 @@ struct resolver *resolver__new(const struct pview *v, int lines)
 
 void resolver__free(struct resolver *r)
 {
-	struct func_ent *e;
-	struct cache_ent *c;
-
 	if (!r)
 		return;
-	for (size_t pos = 0; r->funcs && (e = htab__next(r->funcs, &pos));)
-		free(e->f);
-	for (size_t pos = 0; r->cache && (c = htab__next(r->cache, &pos));)
-		free(c->chain);
-	htab__free(r->funcs);
-	htab__free(r->cache);
+	HTAB_FREE_OWNED(r->funcs, struct func_ent, f);
+	HTAB_FREE_OWNED(r->cache, struct cache_ent, chain);
 	free(r->notes);
 	symbols__free(r->syms);
 	free(r);
@@ -149,11 +143,10 @@ static struct resolve_note *note_of(struct resolver *r, struct sym_object *obj)
 
 	if (idx)
 		return &r->notes[idx - 1];
-	if (array__reserve(&r->notes, &r->notes_cap, r->nnotes + 1, sizeof(*r->notes)))
+	n = array__push(&r->notes, &r->nnotes, &r->notes_cap, sizeof(*r->notes));
+	if (!n)
 		return NULL;
-	n = &r->notes[r->nnotes++];
 	*symobj__user(obj) = (void *)(uintptr_t)r->nnotes;
-	memset(n, 0, sizeof(*n));
 	n->obj = obj;
 	n->first_start_ns = UINT64_MAX;
 	return n;
@@ -403,4 +396,21 @@ int resolver__frames(struct resolver *r, const struct pv_proc *p, uint32_t gen, 
 	skip = e->nchain > max ? e->nchain - max : 0;
 	memcpy(out, e->chain + skip, (e->nchain - skip) * sizeof(*out));
 	return (int)(e->nchain - skip);
+}
+
+static int cmp_str(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+int func__cmp(const struct func *x, const struct func *y)
+{
+	if (x == y)
+		return 0;
+	if (!x || !y)
+		return x ? 1 : -1;
+	return cmp_str(x->name, y->name)	       ?:
+		       cmp_str(x->objpath, y->objpath) ?:
+		       cmp_str(x->file, y->file)       ?:
+							 CMP(x->line, y->line);
 }

@@ -30,6 +30,12 @@ struct resolve_note {
 	int no_vaddr;		 /* some PCs fell outside its PT_LOAD segments */
 };
 
+/*
+ * The order of functions by name, then object path, source file and line
+ * (a missing string sorts as ""; a NULL function first), as strcmp answers.
+ */
+int func__cmp(const struct func *x, const struct func *y);
+
 struct resolver;
 
 /* lines: split by source line (file:line from DWARF). */

@@ -6,6 +6,7 @@
 
 #include "symbols/plt.h"
 #include "utils/search.h"
+#include "utils/cmp.h"
 
 #define MAX_RELOCS (4 * PLT_MAX_ENTRIES)
 
@@ -25,7 +26,7 @@ static int cmp_slot(const void *a, const void *b)
 {
 	const struct slot *x = a, *y = b;
 
-	return x->got < y->got ? -1 : x->got > y->got;
+	return CMP(x->got, y->got);
 }
 
 static int push_slot(struct slots *s, const struct slot *sl)

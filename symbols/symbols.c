@@ -30,6 +30,7 @@
 #include "symbols/symfile.h"
 #include "utils/htab.h"
 #include "utils/search.h"
+#include "utils/cmp.h"
 
 #define BUILD_ID_MAX 20 /* as much as the profile records (pdata_map.build_id) */
 
@@ -199,7 +200,6 @@ static void object_free(struct sym_object *o)
 void symbols__free(struct symbols *s)
 {
 	struct sym_object **head;
-	struct str_ent *str;
 
 	if (!s)
 		return;
@@ -212,9 +212,7 @@ void symbols__free(struct symbols *s)
 		}
 	}
 	htab__free(s->objects);
-	for (size_t pos = 0; s->strs && (str = htab__next(s->strs, &pos));)
-		free(str->s);
-	htab__free(s->strs);
+	HTAB_FREE_OWNED(s->strs, struct str_ent, s);
 	symfile_finder__free(s->finder);
 	free(s);
 }
@@ -266,15 +264,12 @@ static int cmp_raw(const void *a, const void *b)
 {
 	const struct raw_sym *x = a, *y = b;
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->bind_order != y->bind_order)
-		return x->bind_order - y->bind_order;
-	if ((x->size == 0) != (y->size == 0))
-		return x->size == 0 ? 1 : -1;
-	if (x->underscores != y->underscores)
-		return x->underscores - y->underscores;
-	return strcmp(x->name, y->name);
+	/* a sized symbol before a zero-sized one at the same address */
+	return CMP(x->start, y->start)			   ?:
+		       CMP(x->bind_order, y->bind_order)   ?:
+		       CMP(x->size == 0, y->size == 0)	   ?:
+		       CMP(x->underscores, y->underscores) ?:
+							     strcmp(x->name, y->name);
 }
 
 /* Sorted, de-duplicated symbols; zero-sized ones extend to the next symbol (or section end). */
@@ -441,7 +436,7 @@ static int cmp_sym(const void *a, const void *b)
 {
 	const struct sym *x = a, *y = b;
 
-	return x->start < y->start ? -1 : x->start > y->start;
+	return CMP(x->start, y->start);
 }
 
 /* The PLT entries as symbols "func@plt" (symbols/plt.h), merged into the sorted symbols. */
@@ -1038,9 +1033,7 @@ static int cmp_fde(const void *a, const void *b)
 {
 	const struct fde_range *x = a, *y = b;
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->end < y->end ? -1 : x->end > y->end;
+	return CMP(x->start, y->start) ?: CMP(x->end, y->end);
 }
 
 static void open_dwarf(struct sym_object *o);

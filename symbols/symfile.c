@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "symbols/symfile.h"
+#include "utils/buildid.h"
 #include "utils/objcache.h"
 #include "utils/regfile.h"
 
@@ -151,15 +152,13 @@ reject:
 static int build_id_path(char *buf, size_t size, const unsigned char *id, size_t len,
 			 const char *suffix)
 {
+	char hex[2 * BUILDID_MAX + 2];
 	int n;
 
-	if (len < 2 || len > 64)
+	if (len < 2 || buildid__hex(id, len, 1, hex, sizeof(hex)) < 0)
 		return -ENAMETOOLONG;
-	n = snprintf(buf, size, DEBUG_ROOT "/.build-id/%02x/", id[0]);
-	for (size_t k = 1; k < len; k++)
-		n += snprintf(buf + n, size - (size_t)n, "%02x", id[k]);
-	snprintf(buf + n, size - (size_t)n, "%s", suffix);
-	return 0;
+	n = snprintf(buf, size, DEBUG_ROOT "/.build-id/%s%s", hex, suffix);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
 /* Hand the found file back: its descriptor, a copy of its path, how. */
@@ -306,11 +305,10 @@ static void cache_dir(char *buf, size_t size)
 /* "<hex of id>/<type>": the last two components of the client's cache file for id. */
 static void cache_entry(char *buf, size_t size, const unsigned char *id, size_t len, int exec)
 {
-	size_t n = 0;
+	char hex[2 * BUILDID_MAX + 1] = "";
 
-	for (size_t k = 0; k < len && n + 3 < size; k++)
-		n += (size_t)snprintf(buf + n, size - n, "%02x", id[k]);
-	snprintf(buf + n, size - n, "/%s", exec ? "executable" : "debuginfo");
+	buildid__hex(id, len, 0, hex, sizeof(hex));
+	snprintf(buf, size, "%s/%s", hex, exec ? "executable" : "debuginfo");
 }
 
 /*

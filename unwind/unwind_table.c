@@ -10,6 +10,7 @@
 #include "unwind/unwind_table.h"
 #include "utils/array.h"
 #include "utils/search.h"
+#include "utils/cmp.h"
 
 /* More signal frames than this in one stack is taken for a loop. */
 #define MAX_SIGNAL_FRAMES 16
@@ -30,9 +31,7 @@ static int cmp_fdes(const void *a, const void *b)
 {
 	const struct unw_fde *x = a, *y = b;
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->end < y->end ? -1 : x->end > y->end;
+	return CMP(x->start, y->start) ?: CMP(x->end, y->end);
 }
 
 void unw_table_sort_fdes(struct unw_table *t)

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "utils/array.h"
 
@@ -26,4 +27,16 @@ int array__reserve(void *arr, size_t *cap, size_t need, size_t elem)
 	*a = p;
 	*cap = ncap;
 	return 0;
+}
+
+void *array__push(void *arr, size_t *n, size_t *cap, size_t elem)
+{
+	char *at;
+
+	if (*n == SIZE_MAX || array__reserve(arr, cap, *n + 1, elem))
+		return NULL;
+	at = (char *)*(void **)arr + *n * elem;
+	memset(at, 0, elem);
+	++*n;
+	return at;
 }

@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct htab_type {
@@ -142,6 +143,20 @@ size_t htab__count(const struct htab *t);
 
 /* Iterate: size_t pos = 0; while ((e = htab__next(t, &pos))) ...  No insert meanwhile. */
 void *htab__next(const struct htab *t, size_t *pos);
+
+/*
+ * Free a table whose entries (struct type) own what their pointer field
+ * points to: each entry's field with free(), then the table.  t may be NULL.
+ */
+#define HTAB_FREE_OWNED(t, type, field)                                                            \
+	do {                                                                                       \
+		struct htab *t_ = (t);                                                             \
+		type *e_;                                                                          \
+                                                                                                   \
+		for (size_t pos_ = 0; t_ && (e_ = htab__next(t_, &pos_));)                         \
+			free(e_->field);                                                           \
+		htab__free(t_);                                                                    \
+	} while (0)
 
 /*
  * Hand over the entries: packed at the start of one malloc'ed array (in slot

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utils/buildid.h"
 #include "utils/objcache.h"
 
 int objcache__dir(char *out, size_t len)
@@ -23,26 +24,21 @@ int objcache__dir(char *out, size_t len)
 
 int objcache__path(const uint8_t *id, size_t id_len, char *out, size_t len)
 {
-	static const char digits[] = "0123456789abcdef";
 	char hex[2 * 20 + 3] = "/";
-	size_t at = 1, dir;
-	int rc;
+	size_t dir;
+	int rc, at;
 
 	if (!id_len || id_len > 20)
 		return -EINVAL;
 	rc = objcache__dir(out, len);
 	if (rc < 0)
 		return rc;
-	for (size_t i = 0; i < id_len; i++) {
-		hex[at++] = digits[id[i] >> 4];
-		hex[at++] = digits[id[i] & 15];
-		if (i == 0)
-			hex[at++] = '/';
-	}
-	hex[at] = 0;
+	at = buildid__hex(id, id_len, 1, hex + 1, sizeof(hex) - 1);
+	if (at < 0)
+		return at;
 	dir = strlen(out);
-	if (dir + at >= len)
+	if (dir + (size_t)at + 1 >= len)
 		return -ENAMETOOLONG;
-	memcpy(out + dir, hex, at + 1);
+	memcpy(out + dir, hex, (size_t)at + 2);
 	return 0;
 }

@@ -653,3 +653,37 @@ int outfile__write(const char *path, const struct outfile_rules *rules, outfile_
 	dest_close(&d);
 	return rc;
 }
+
+struct stream_job {
+	outfile_stream_fn fill;
+	void *arg;
+};
+
+/* A stream on a copy of fd: closing it leaves fd to outfile__write. */
+static int fill_stream(int fd, void *arg, char *why, size_t whylen)
+{
+	const struct stream_job *job = arg;
+	int dfd = dup(fd), rc;
+	FILE *f = dfd < 0 ? NULL : fdopen(dfd, "wb");
+
+	if (!f) {
+		rc = -errno;
+		if (dfd >= 0)
+			close(dfd);
+		return rc;
+	}
+	rc = job->fill(f, job->arg, why, whylen);
+	if (fflush(f) == EOF && !rc)
+		rc = -errno;
+	if (fclose(f) == EOF && !rc)
+		rc = -errno;
+	return rc;
+}
+
+int outfile__write_stream(const char *path, const struct outfile_rules *rules,
+			  outfile_stream_fn fill, void *arg, char *why, size_t whylen)
+{
+	struct stream_job job = {fill, arg};
+
+	return outfile__write(path, rules, fill_stream, &job, why, whylen);
+}

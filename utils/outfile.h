@@ -51,6 +51,7 @@
 #define PROFIL_OUTFILE_H
 
 #include <signal.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -103,6 +104,14 @@ int outfile__same(const char *a, const char *b);
 typedef int (*outfile_fill_fn)(int fd, void *arg, char *why, size_t whylen);
 int outfile__write(const char *path, const struct outfile_rules *rules, outfile_fill_fn fill,
 		   void *arg, char *why, size_t whylen);
+
+/*
+ * outfile__write with a stdio stream: fill writes everything to f, which
+ * is then flushed and closed (a failure to is the write's error).
+ */
+typedef int (*outfile_stream_fn)(FILE *f, void *arg, char *why, size_t whylen);
+int outfile__write_stream(const char *path, const struct outfile_rules *rules,
+			  outfile_stream_fn fill, void *arg, char *why, size_t whylen);
 
 /*
  * Hold SIGXFSZ around writes of one's own (outfile__write does it for its

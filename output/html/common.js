@@ -254,7 +254,21 @@ var profil = (function () {
 		document.body.insertBefore(f, document.body.firstChild);
 	}
 
+	/*
+	 * The page's data: the JSON in #profile-data as check(d) makes it (check
+	 * throws when d is not what the page draws); null, after a fatal message
+	 * about what (the report, the comparison), when it cannot be read.
+	 */
+	function loadData(what, check) {
+		try {
+			return check(JSON.parse($('profile-data').textContent));
+		} catch (e) {
+			fatal(what, e);
+			return null;
+		}
+	}
+
 	return { $: $, el: el, clear: clear, basename: basename, isIndex: isIndex, str: str,
 		 fmtInt: fmtInt, hash: hash, fact: fact, pathKeys: pathKeys, flameGraph: flameGraph,
-		 drawCrumbs: drawCrumbs, onResize: onResize, fatal: fatal };
+		 drawCrumbs: drawCrumbs, onResize: onResize, loadData: loadData };
 })();

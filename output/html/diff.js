@@ -93,8 +93,8 @@
 		return { root: nodes[0], nodes: nodes.filter(Boolean), bad: bad };
 	}
 
-	function load() {
-		var d = JSON.parse($('profile-data').textContent);
+	/* Check the embedded comparison d. */
+	function check(d) {
 		var df, frames, tree, per;
 
 		if (!d || d.version !== 1 || !d.diff || typeof d.diff !== 'object')
@@ -118,14 +118,10 @@
 		};
 	}
 
-	var D;
+	var D = P.loadData('comparison', check);
 
-	try {
-		D = load();
-	} catch (e) {
-		P.fatal('comparison', e);
+	if (!D)
 		return;
-	}
 
 	/* the totals percentages are of: the profiles' samples, else the tree's */
 	var TOTAL = [D.old.total || D.tree.root.count[0], D.new.total || D.tree.root.count[1]];

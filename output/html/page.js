@@ -21,9 +21,8 @@
 
 	/* ---- the data ---------------------------------------------------------- */
 
-	/* Parse and check the embedded profile; rows that point nowhere are dropped and counted. */
-	function load() {
-		var d = JSON.parse($('profile-data').textContent);
+	/* Check the embedded profile d; rows that point nowhere are dropped and counted. */
+	function check(d) {
 		var procs, threads, frames, rows = [], offRows = [], bad = 0;
 
 		if (!d || d.version !== 1 || !Array.isArray(d.samples))
@@ -76,14 +75,10 @@
 			 annotations: Array.isArray(d.annotations) ? d.annotations : [] };
 	}
 
-	var D;
+	var D = profil.loadData('report', check);
 
-	try {
-		D = load();
-	} catch (e) {
-		profil.fatal('report', e);
+	if (!D)
 		return;
-	}
 
 	var M = D.meta;
 	var PER = +M.seconds_per_sample || 0; /* seconds per sample, 0: unknown */

@@ -296,6 +296,38 @@ static void test_streams(void)
 		close(fd);
 }
 
+static int fill_stdio(FILE *f, void *arg, char *why, size_t whylen)
+{
+	const struct text *t = arg;
+
+	fputs(t->s, f);
+	if (t->fail)
+		snprintf(why, whylen, "the fill gave up");
+	return t->fail;
+}
+
+static void test_write_stream(void)
+{
+	char why[512] = "";
+
+	CHECKF("a file written through a stream",
+	       outfile__write_stream(at("stdio"), &any, fill_stdio,
+				     &(struct text){"via stdio", 0, 0}, why, sizeof(why)) == 0 &&
+		       !strcmp(content(at("stdio")), "via stdio"),
+	       "%s", why);
+	CHECKF("a failed stream fill leaves the old file",
+	       outfile__write_stream(at("stdio"), &any, fill_stdio, &(struct text){"lost", -EIO, 0},
+				     why, sizeof(why)) == -EIO &&
+		       !strcmp(content(at("stdio")), "via stdio") &&
+		       strstr(why, "the fill gave up"),
+	       "%s", why);
+	CHECK("and no temporary file", hidden_files() == 0);
+	CHECKF("a write the stream cannot flush fails: /dev/full",
+	       outfile__write_stream("/dev/full", &any, fill_stdio, &(struct text){"x", 0, 0}, why,
+				     sizeof(why)) == -ENOSPC,
+	       "%s", why);
+}
+
 static void test_same(void)
 {
 	char rel[600];
@@ -364,6 +396,7 @@ int main(void)
 	test_other_users();
 	test_in_place();
 	test_streams();
+	test_write_stream();
 	test_same();
 	test_signal_cleanup();
 	if (!check_failures) {

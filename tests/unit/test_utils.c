@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * utils/json, utils/utf8, utils/array, utils/objcache, utils/caps,
+ * utils/json, utils/utf8, utils/array, utils/cmp, utils/objcache, utils/caps,
  * utils/procstatus: the one spelling of JSON numbers, the one UTF-8 check,
- * the one way to grow an array, where the objects profil record keeps by
- * build id go, the recorder's own capabilities, the one /proc/PID/status
- * reader.
+ * the one way to grow an array (and name a value from a table), the one
+ * three-way comparison, where the objects profil record keeps by build id
+ * go, the recorder's own capabilities, the one /proc/PID/status reader.
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -19,7 +19,9 @@
 
 #include "check.h"
 #include "utils/array.h"
+#include "utils/buildid.h"
 #include "utils/caps.h"
+#include "utils/cmp.h"
 #include "utils/procstatus.h"
 #include "utils/json.h"
 #include "utils/objcache.h"
@@ -175,6 +177,73 @@ static void test_array(void)
 	free(a);
 }
 
+static void test_array_push(void)
+{
+	struct pair {
+		int x, y;
+	} *a = NULL, *p = NULL;
+	size_t n = 0, cap = 0, zeroed = 0;
+
+	for (int i = 0; i < 100; i++) {
+		p = array__push(&a, &n, &cap, sizeof(*a));
+		if (!p)
+			break;
+		zeroed += !p->x && !p->y;
+		p->x = i;
+		p->y = -i;
+	}
+	CHECK("array push appends and counts", p && n == 100 && cap == 128);
+	CHECK("array push: each new element zeroed", zeroed == 100);
+	CHECK("array push keeps the elements", a[0].x == 0 && a[99].x == 99 && a[99].y == -99);
+	n = SIZE_MAX;
+	CHECK("array push past SIZE_MAX is NULL", !array__push(&a, &n, &cap, sizeof(*a)));
+	free(a);
+}
+
+/* Each element's buffer and the array freed (LeakSanitizer, under ASan, would say otherwise). */
+static void test_array_free(void)
+{
+	struct named {
+		int id;
+		char *name;
+	} *a = calloc(8, sizeof(*a));
+	char **ptrs = calloc(8, sizeof(*ptrs));
+	size_t made = 0;
+
+	for (size_t i = 0; a && ptrs && i < 8; i++) {
+		a[i].name = strdup("name");
+		ptrs[i] = i % 2 ? strdup("odd") : NULL; /* NULL elements are fine */
+		made += a[i].name != NULL;
+	}
+	CHECK("array free: 8 owners", a && ptrs && made == 8);
+	ARRAY_FREE_FIELD(a, a ? 8 : 0, name);
+	ARRAY_FREE_PTRS(ptrs, ptrs ? 8 : 0);
+}
+
+enum colour { RED, GREEN = 2, BLUE };
+
+static void test_array_name(void)
+{
+	static const char *const names[] = {[RED] = "red", [GREEN] = "green", [BLUE] = "blue"};
+
+	CHECK("array size", ARRAY_SIZE(names) == 4);
+	CHECK("array name", !strcmp(ARRAY_NAME(names, GREEN, "?"), "green"));
+	CHECK("array name: a hole", !strcmp(ARRAY_NAME(names, 1, "?"), "?"));
+	CHECK("array name: past the end", !strcmp(ARRAY_NAME(names, 4, "?"), "?"));
+	CHECK("array name: negative", !strcmp(ARRAY_NAME(names, -1, "?"), "?"));
+}
+
+static void test_cmp(void)
+{
+	uint64_t big = UINT64_MAX, small = 1;
+	int neg = INT32_MIN, pos = INT32_MAX;
+
+	CHECK("cmp less", CMP(small, big) == -1 && CMP(neg, pos) == -1);
+	CHECK("cmp more", CMP(big, small) == 1 && CMP(pos, neg) == 1);
+	CHECK("cmp equal", CMP(big, big) == 0);
+	CHECK("cmp chains: the first key that differs", (CMP(1, 1) ?: CMP(3, 2)) == 1);
+}
+
 static void test_procmaps_lines(void)
 {
 	char l1[] = "7f1c2a000000-7f1c2a1c5000 r-xp 00026000 fe:01 1311062                    "
@@ -285,8 +354,26 @@ static void test_procstatus(void)
 	       "missing %d", missing);
 }
 
+/* buildid__hex: plain and split after the first byte, sizes exact, ids refused */
+static void test_buildid_hex(void)
+{
+	const uint8_t id[] = {0x0a, 0xbc, 0xde, 0xf1};
+	uint8_t big[BUILDID_MAX + 1] = {0};
+	char plain[9], split[10], small[9];
+	int a = buildid__hex(id, 4, 0, plain, sizeof(plain));
+	int b = buildid__hex(id, 4, 1, split, sizeof(split));
+
+	CHECKF("buildid__hex: plain and xx/rest", a == 8 && !strcmp(plain, "0abcdef1") && b == 9 &&
+	       !strcmp(split, "0a/bcdef1"), "%d '%s', %d '%s'", a, plain, b, split);
+	CHECK("buildid__hex: too small, empty, too long refused",
+	      buildid__hex(id, 4, 1, small, sizeof(small)) == -ENAMETOOLONG &&
+		      buildid__hex(id, 0, 0, plain, sizeof(plain)) == -EINVAL &&
+		      buildid__hex(big, sizeof(big), 0, plain, sizeof(plain)) == -EINVAL);
+}
+
 int main(void)
 {
+	test_buildid_hex();
 	test_caps();
 	test_procstatus();
 	test_objcache();
@@ -298,5 +385,9 @@ int main(void)
 	test_utf8_dup();
 	test_utf8_seq();
 	test_array();
+	test_array_push();
+	test_array_free();
+	test_array_name();
+	test_cmp();
 	return CHECK_DONE();
 }
