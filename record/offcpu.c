@@ -922,34 +922,18 @@ void offcpu__describe(const struct offcpu *oc, char *buf, size_t len)
 			 (unsigned long long)st[OFFCPU_STAT_PROCS_FULL]);
 }
 
-/* What the entries of a pcs_ent table point to. */
-static void free_pcs(struct htab *h)
-{
-	struct pcs_ent *e;
-	size_t pos = 0;
-
-	while (h && (e = htab__next(h, &pos)))
-		free(e->pcs);
-}
-
 void offcpu__close(struct offcpu *oc)
 {
-	size_t i;
-
 	if (!oc)
 		return;
 	ring_buffer__free(oc->rb);
 	offcpu_bpf__destroy(oc->skel);
 	if (oc->o.own_ks)
 		kstacks__close(oc->o.ks);
-	free_pcs(oc->stacks);
-	free_pcs(oc->walks);
-	for (i = 0; i < oc->ncopies; i++)
-		free(oc->copies[i]);
-	free(oc->copies);
-	htab__free(oc->stacks);
+	HTAB_FREE_OWNED(oc->stacks, struct pcs_ent, pcs);
+	HTAB_FREE_OWNED(oc->walks, struct pcs_ent, pcs);
+	ARRAY_FREE_PTRS(oc->copies, oc->ncopies);
 	htab__free(oc->gens);
-	htab__free(oc->walks);
 	free(oc->counts);
 	free(oc->ends);
 	free(oc);
