@@ -20,13 +20,11 @@
 #include "utils/htab.h"
 #include "utils/procstatus.h"
 
-/* Both tables are keyed by a pid (tid) and hold a pointer that stays put. */
-struct pid_ent {
-	uint64_t pid;
-	void *p; /* struct pstate * or struct tstate * */
-};
-
-static const struct htab_type pid_type = HTAB_U64_TYPE(struct pid_ent);
+/*
+ * Both tables are keyed by a pid (tid) and hold a pointer that stays put
+ * (htab_obj: the procs' p is a struct pstate *, the threads' a struct tstate *).
+ */
+static const struct htab_type pid_type = HTAB_U64_TYPE(struct htab_obj);
 
 /* A recording follows a few processes and threads, a build thousands. */
 #define PIDS_EXPECTED 1024
@@ -86,7 +84,7 @@ int proctree__new(struct proctree **out, struct pdata *pd)
 
 void proctree__free(struct proctree *t)
 {
-	struct pid_ent *e;
+	struct htab_obj *e;
 
 	if (!t)
 		return;
@@ -103,7 +101,7 @@ void proctree__free(struct proctree *t)
 struct pstate *proctree__find(struct proctree *t, pid_t pid)
 {
 	uint64_t key = (uint64_t)pid;
-	struct pid_ent *e = htab__find(t->procs, &pid_type, &key);
+	struct htab_obj *e = htab__find(t->procs, &pid_type, &key);
 
 	return e ? e->p : NULL;
 }
@@ -112,7 +110,7 @@ struct pstate *proctree__set(struct proctree *t, struct pstate *p)
 {
 	uint64_t key = (uint64_t)p->pid;
 	bool fresh;
-	struct pid_ent *e = htab__insert(t->procs, &pid_type, &key, &fresh);
+	struct htab_obj *e = htab__insert(t->procs, &pid_type, &key, &fresh);
 
 	if (!e) {
 		free_pstate(p); /* out of memory: the pid stays unknown */
@@ -120,7 +118,7 @@ struct pstate *proctree__set(struct proctree *t, struct pstate *p)
 	}
 	if (!fresh && e->p != p)
 		free_pstate(e->p);
-	e->pid = key;
+	e->key = key;
 	e->p = p;
 	return p;
 }
@@ -374,7 +372,7 @@ const char *proctree__host_path(const struct pstate *p, const char *path, char *
 
 void proctree__switch(struct proctree *t, struct pdata *pd)
 {
-	struct pid_ent *e;
+	struct htab_obj *e;
 
 	t->pd = pd;
 	proctree__prune(t);
@@ -402,15 +400,15 @@ void proctree__switch(struct proctree *t, struct pdata *pd)
 static void prune_table(struct htab *tab, int procs)
 {
 	size_t n;
-	struct pid_ent *all = htab__take(tab, &n);
+	struct htab_obj *all = htab__take(tab, &n);
 
 	for (size_t i = 0; i < n; i++) {
 		int ended = procs ? ((struct pstate *)all[i].p)->ended :
 				    ((struct tstate *)all[i].p)->ended;
-		struct pid_ent *e;
+		struct htab_obj *e;
 		bool fresh;
 
-		if (!ended && (e = htab__insert(tab, &pid_type, &all[i].pid, &fresh))) {
+		if (!ended && (e = htab__insert(tab, &pid_type, &all[i].key, &fresh))) {
 			*e = all[i];
 			continue;
 		}
@@ -424,7 +422,7 @@ static void prune_table(struct htab *tab, int procs)
 
 static size_t count_ended(struct htab *tab, int procs)
 {
-	struct pid_ent *e;
+	struct htab_obj *e;
 	size_t n = 0;
 
 	for (size_t pos = 0; (e = htab__next(tab, &pos));)
@@ -536,7 +534,7 @@ pid_t proc_read_ppid(pid_t pid)
 struct tstate *proctree__find_thread(struct proctree *t, pid_t tid)
 {
 	uint64_t key = (uint64_t)tid;
-	struct pid_ent *e = htab__find(t->threads, &pid_type, &key);
+	struct htab_obj *e = htab__find(t->threads, &pid_type, &key);
 
 	return e ? e->p : NULL;
 }
@@ -545,7 +543,6 @@ struct tstate *proctree__get_thread(struct proctree *t, pid_t tid, pid_t pid)
 {
 	uint64_t key = (uint64_t)tid;
 	struct tstate *th = proctree__find_thread(t, tid);
-	struct pid_ent *e;
 	bool fresh;
 
 	if (th) {
@@ -557,18 +554,11 @@ struct tstate *proctree__get_thread(struct proctree *t, pid_t tid, pid_t pid)
 		}
 		return th;
 	}
-	th = calloc(1, sizeof(*th));
+	th = htab__obj_get(t->threads, &pid_type, key, sizeof(*th), &fresh);
 	if (!th)
 		return NULL;
-	e = htab__insert(t->threads, &pid_type, &key, &fresh);
-	if (!e) {
-		free(th);
-		return NULL;
-	}
 	th->tid = tid;
 	th->pid = pid;
-	e->pid = key;
-	e->p = th;
 	return th;
 }
 
