@@ -1104,7 +1104,7 @@ static const record_handler handlers[] = {
 
 static void handle(struct perf_session *s, const struct perf_event_header *h)
 {
-	if (h->type < sizeof(handlers) / sizeof(handlers[0]) && handlers[h->type])
+	if (h->type < ARRAY_SIZE(handlers) && handlers[h->type])
 		handlers[h->type](s, h);
 }
 
