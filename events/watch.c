@@ -19,7 +19,7 @@
 #include "utils/array.h"
 #include "utils/caps.h"
 #include "utils/why.h"
-#include "utils/procstatus.h"
+#include "utils/procfile.h"
 
 #ifndef PROFIL_HAVE_BPF
 
@@ -360,7 +360,7 @@ static uint32_t perf_target(const struct watch_event *e)
 		return e->ctx.host_pid;
 	if (pid < 0 || e->ctx.pid != e->ctx.host_pid)
 		return 0; /* per-CPU, or a pid of another namespace: no one process */
-	return procstatus__last_number(pid, "Tgid", 10, &tgid) == 0 ? (uint32_t)tgid : 0;
+	return procfile__status_number(pid, "Tgid", 10, &tgid) == 0 ? (uint32_t)tgid : 0;
 }
 
 static void on_perf_event_open(struct watch *w, const struct watch_event *e,

@@ -16,7 +16,7 @@
 #include "record/jitcollect.h"
 #include "utils/array.h"
 #include "utils/why.h"
-#include "utils/procstatus.h"
+#include "utils/procfile.h"
 
 /* Proc ids of a hostile agent-mode file are bounded: beyond this, no JIT names. */
 #define MAX_PROC_ID (1u << 22)
@@ -143,12 +143,12 @@ int jitcollect__open_in_root(int root_fd, const char *path, uid_t uid)
 static int proc_ids(pid_t pid, uid_t *uid, pid_t *nspid)
 {
 	unsigned long long fsuid, ns;
-	int ret = procstatus__last_number(pid, "Uid", 10, &fsuid);
+	int ret = procfile__status_number(pid, "Uid", 10, &fsuid);
 
 	if (ret < 0)
 		return ret;
 	*uid = (uid_t)fsuid;
-	*nspid = procstatus__last_number(pid, "NSpid", 10, &ns) == 0 && ns > 0 ? (pid_t)ns : pid;
+	*nspid = procfile__status_number(pid, "NSpid", 10, &ns) == 0 && ns > 0 ? (pid_t)ns : pid;
 	return 0;
 }
 

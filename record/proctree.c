@@ -18,7 +18,7 @@
 #include "utils/array.h"
 #include "utils/procmaps.h"
 #include "utils/htab.h"
-#include "utils/procstatus.h"
+#include "utils/procfile.h"
 
 /*
  * Both tables are keyed by a pid (tid) and hold a pointer that stays put
@@ -284,7 +284,7 @@ static int read_nspid(pid_t pid)
 {
 	unsigned long long nspid;
 
-	return procstatus__last_number(pid, "NSpid", 10, &nspid) == 0 ? (int)nspid : 0;
+	return procfile__status_number(pid, "NSpid", 10, &nspid) == 0 ? (int)nspid : 0;
 }
 
 #define PF_KTHREAD_FLAG 0x00200000u /* include/linux/sched.h */

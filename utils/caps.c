@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "utils/caps.h"
-#include "utils/procstatus.h"
+#include "utils/procfile.h"
 
 uint64_t caps__effective(void)
 {
 	unsigned long long eff;
 
-	return procstatus__last_number(0, "CapEff", 16, &eff) == 0 ? eff : 0;
+	return procfile__status_number(0, "CapEff", 16, &eff) == 0 ? eff : 0;
 }

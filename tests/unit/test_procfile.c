@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* utils/procfile: one number from a kernel file, or the caller's default. */
+/* utils/procfile: one number from a kernel file, or the caller's default; a line of /proc/PID/status. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +25,33 @@ static long long number_of(const char *text)
 	return v;
 }
 
+/* procfile__status: this process's own lines, a key that is not there, a process that is not there */
+static void test_procfile_status(void)
+{
+	unsigned long long tgid = 0, nspid = 0, fsuid = 0, uid;
+	char name[64] = "";
+	int missing = procfile__status(0, "NoSuchKey", name, sizeof(name));
+
+	CHECKF("procfile: Tgid, NSpid and Uid of this process",
+	       procfile__status_number(0, "Tgid", 10, &tgid) == 0 && tgid == (unsigned)getpid() &&
+		       procfile__status_number(getpid(), "NSpid", 10, &nspid) == 0 && nspid > 0 &&
+		       procfile__status_number(0, "Uid", 10, &fsuid) == 0 &&
+		       fsuid == (unsigned)getuid(),
+	       "tgid %llu nspid %llu fsuid %llu", tgid, nspid, fsuid);
+	CHECKF("procfile: a text value without its white space",
+	       procfile__status(0, "State", name, sizeof(name)) == 0 && name[0] == 'R' &&
+		       name[strlen(name) - 1] != '\n',
+	       "State '%s'", name);
+	CHECKF("procfile: no such key, no such process",
+	       missing == -ENOENT &&
+		       procfile__status_number(0x7ffffff0, "Tgid", 10, &uid) == -ENOENT &&
+		       procfile__status_number(0, "Name", 10, &uid) == -EINVAL,
+	       "missing %d", missing);
+}
+
 int main(void)
 {
+	test_procfile_status();
 	CHECK("sysctl_value", number_of("127\n") == 127);
 	CHECK("negative_value", number_of("-1\n") == -1); /* perf_event_paranoid can be -1 */
 	CHECK("first_field", number_of("4194304 12 3\n") == 4194304); /* schedstat */

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * utils/json, utils/utf8, utils/array, utils/cmp, utils/objcache, utils/caps,
- * utils/procstatus: the one spelling of JSON numbers, the one UTF-8 check,
+ * utils/procfile: the one spelling of JSON numbers, the one UTF-8 check,
  * the one way to grow an array (and name a value from a table), the one
  * three-way comparison, where the objects profil record keeps by build id
- * go, the recorder's own capabilities, the one /proc/PID/status reader.
+ * go, the recorder's own capabilities.
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -22,7 +22,6 @@
 #include "utils/buildid.h"
 #include "utils/caps.h"
 #include "utils/cmp.h"
-#include "utils/procstatus.h"
 #include "utils/json.h"
 #include "utils/objcache.h"
 #include "utils/procmaps.h"
@@ -330,29 +329,6 @@ static void test_caps(void)
 						   CAPS_BPF == CAP_BPF);
 }
 
-/* procstatus: this process's own lines, a key that is not there, a process that is not there */
-static void test_procstatus(void)
-{
-	unsigned long long tgid = 0, nspid = 0, fsuid = 0, uid;
-	char name[64] = "";
-	int missing = procstatus__get(0, "NoSuchKey", name, sizeof(name));
-
-	CHECKF("procstatus: Tgid, NSpid and Uid of this process",
-	       procstatus__last_number(0, "Tgid", 10, &tgid) == 0 && tgid == (unsigned)getpid() &&
-		       procstatus__last_number(getpid(), "NSpid", 10, &nspid) == 0 && nspid > 0 &&
-		       procstatus__last_number(0, "Uid", 10, &fsuid) == 0 &&
-		       fsuid == (unsigned)getuid(),
-	       "tgid %llu nspid %llu fsuid %llu", tgid, nspid, fsuid);
-	CHECKF("procstatus: a text value without its white space",
-	       procstatus__get(0, "State", name, sizeof(name)) == 0 && name[0] == 'R' &&
-		       name[strlen(name) - 1] != '\n',
-	       "State '%s'", name);
-	CHECKF("procstatus: no such key, no such process",
-	       missing == -ENOENT &&
-		       procstatus__last_number(0x7ffffff0, "Tgid", 10, &uid) == -ENOENT &&
-		       procstatus__last_number(0, "Name", 10, &uid) == -EINVAL,
-	       "missing %d", missing);
-}
 
 /* buildid__hex: plain and split after the first byte, sizes exact, ids refused */
 static void test_buildid_hex(void)
@@ -375,7 +351,6 @@ int main(void)
 {
 	test_buildid_hex();
 	test_caps();
-	test_procstatus();
 	test_objcache();
 	test_procmaps_lines();
 	test_procmaps_self();
