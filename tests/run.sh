@@ -2,9 +2,10 @@
 # Run every test and print "N passed, N failed[, N skipped]" as the last line.
 #
 # Protocol: a test prints lines "ok NAME", "not ok NAME: why" and
-# "skip NAME: why" on stdout, one per case.  A test program that exits
-# non-zero without printing "not ok" counts as one failure; one that prints
-# nothing and exits 0 counts as one pass.  Unit tests are build/tests/unit/*,
+# "skip NAME: why" on stdout, one per case; "# note: ..." lines are shown
+# under a passing test too (what the run did that a reader should know).
+# A test program that exits non-zero without printing "not ok" counts as one
+# failure; one that prints nothing and exits 0 counts as one pass.  Unit tests are build/tests/unit/*,
 # shell tests are tests/e2e/*.sh (run with B, ROOT and PATH set).
 # Each line of the summary gives the test's wall time; a test that runs
 # past TEST_TIMEOUT seconds (default 600) is killed and counts as a failure,
@@ -61,7 +62,7 @@ run_one() {
 		sed 's/^/    /' "$log" | tail -n 60
 	else
 		if [ "$ns" -ne 0 ]; then echo "ok   $name ($np passed, $ns skipped, ${secs} s)"; else echo "ok   $name ($np passed, ${secs} s)"; fi
-		grep '^skip ' "$log" | sed 's/^/    /'
+		grep -E '^(skip |# note: )' "$log" | sed 's/^/    /'
 	fi
 }
 

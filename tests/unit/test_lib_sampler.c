@@ -92,7 +92,7 @@ static int held_again(const struct weighed *w, int run, const char *what)
 {
 	if (!tick_witness_held(w->witnessed) || run + 1 >= HELD_RUNS)
 		return 0;
-	printf("# %s: the kernel held CPU-timer ticks (a witness got %.0f %% of its ticks for "
+	printf("# note: %s: the kernel held CPU-timer ticks (a witness got %.0f %% of its ticks for "
 	       "%.3f s of CPU): run again\n",
 	       what, w->witnessed * 100, w->cpu);
 	return 1;

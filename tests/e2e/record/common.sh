@@ -95,7 +95,7 @@ held_runs() {
 		RECORD_WITNESS=1 RECORD_TRUTH=$truth_file "$@"
 		"$check" && return 0
 		truth_held "$truth_file" || return 1
-		echo "# run $run: the kernel held CPU-timer ticks back: $(grep witness_ns "$truth_file" | tr '\n' ' ')"
+		echo "# note: run $run: the kernel held CPU-timer ticks back: $(grep witness_ns "$truth_file" | tr '\n' ' ')"
 	done
 	return 1
 }
