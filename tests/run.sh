@@ -5,8 +5,9 @@
 # "skip NAME: why" on stdout, one per case; "# note: ..." lines are shown
 # under a passing test too (what the run did that a reader should know).
 # A test program that exits non-zero without printing "not ok" counts as one
-# failure; one that prints nothing and exits 0 counts as one pass.  Unit tests are build/tests/unit/*,
-# shell tests are tests/e2e/*.sh (run with B, ROOT and PATH set).
+# failure; one that prints nothing and exits 0 counts as one pass.  Unit
+# tests are build/tests/unit/*, shell tests are tests/e2e/*.sh (run with B,
+# ROOT and PATH set).
 # Each line of the summary gives the test's wall time; a test that runs
 # past TEST_TIMEOUT seconds (default 600) is killed and counts as a failure,
 # so one hang cannot eat CI's whole budget.
