@@ -86,27 +86,39 @@ static inline void truth_forget(void)
 	memset(truth_table, 0, sizeof(truth_table));
 }
 
-/* $RECORD_WITNESS: witness the kernel's CPU-timer ticks of every SPIN_FN call */
+/*
+ * $RECORD_WITNESS: witness the kernel's CPU-timer ticks of every SPIN_FN
+ * call: "process" with the process-wide kind (for the itimer clock), any
+ * other value with a timer on the thread's own clock (the thread clock).
+ */
 static inline int truth_witness_wanted(void)
 {
 	const char *w = getenv("RECORD_WITNESS");
 
-	return w && *w;
+	return !w || !*w ? 0 : strcmp(w, "process") ? 1 : 2;
 }
 
 /* A witness at CONFIG_HZ's period (what the kernel can deliver), or none (w->armed 0). */
 static inline void truth_witness_start(struct tick_witness *w)
 {
 	w->armed = 0;
-	if (truth_witness_wanted())
+	if (truth_witness_wanted() == 1)
 		tick_witness_start(w, 4000000);
+	else if (truth_witness_wanted() == 2 && tick_witness_process_start(4000000) == 0)
+		tick_witness_thread_begin();
 }
 
 /* The part of NS the witness got its ticks for (all of it without a witness). */
 static inline uint64_t truth_witness_stop(struct tick_witness *w, uint64_t ns)
 {
-	double share = tick_witness_stop(w);
+	double share;
 
+	if (truth_witness_wanted() == 2) {
+		uint64_t credit = tick_witness_thread_end();
+
+		return credit < ns ? credit : ns;
+	}
+	share = tick_witness_stop(w);
 	return share < 0 ? ns : (uint64_t)((double)ns * (share > 1 ? 1 : share));
 }
 

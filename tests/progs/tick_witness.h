@@ -103,6 +103,84 @@ static inline double tick_witness_stop(struct tick_witness *w)
 	return cpu ? (double)(tick_witness_ticks * w->period_ns) / (double)cpu : 1.0;
 }
 
+/*
+ * The process-wide kind, for a process-wide clock (itimer): one timer on the
+ * process's CPU clock, whose tick the kernel gives to the thread that is
+ * running (Linux >= 6.3), as it does the profiler's.  A tick stands for the
+ * receiving thread's own CPU time since its previous one (as the itimer
+ * clock weighs its ticks), so a thread that runs on without receiving one —
+ * the kernel handed the process's ticks to its other threads, or held them
+ * — has CPU time no tick stood for: what it got is what the kernel gave.
+ * tick_witness_process_start() once per process; each measured stretch of a
+ * thread between tick_witness_thread_begin() and _end().
+ */
+static __thread struct {
+	int on;		    /* in a measured stretch */
+	uint64_t last_ns;   /* the thread's CPU clock at its previous witness tick */
+	uint64_t credit_ns; /* CPU time of the stretch its ticks stood for */
+} tick_witness_thread;
+
+static void tick_witness_on_process_tick(int sig, siginfo_t *si, void *uc)
+{
+	uint64_t now;
+
+	(void)sig;
+	(void)si;
+	(void)uc;
+	if (!tick_witness_thread.on)
+		return;
+	now = thread_cpu_ns();
+	tick_witness_thread.credit_ns += now - tick_witness_thread.last_ns;
+	tick_witness_thread.last_ns = now;
+}
+
+/* The process's witness at PERIOD_NS of its CPU time (once; later calls do nothing).  0, or -1. */
+static inline int tick_witness_process_start(uint64_t period_ns)
+{
+	static int started; /* 1 started, -1 failed */
+	struct sigaction sa;
+	struct sigevent ev;
+	struct itimerspec its = {{0, 0}, {0, 0}};
+	timer_t id;
+	int expected = 0;
+
+	if (!__atomic_compare_exchange_n(&started, &expected, 2, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return expected == -1 ? -1 : 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = tick_witness_on_process_tick;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	/* every signal blocked while it reads the thread's clock (a system call): else the
+	 * profiler's tick lands in that call (11 % of the itimer's samples in [vdso], measured) */
+	sigfillset(&sa.sa_mask);
+	memset(&ev, 0, sizeof(ev));
+	ev.sigev_notify = SIGEV_SIGNAL;
+	ev.sigev_signo = TICK_WITNESS_SIGNAL;
+	its.it_value.tv_nsec = its.it_interval.tv_nsec = (long)period_ns;
+	if (sigaction(TICK_WITNESS_SIGNAL, &sa, NULL) < 0 ||
+	    timer_create(CLOCK_PROCESS_CPUTIME_ID, &ev, &id) < 0 ||
+	    timer_settime(id, 0, &its, NULL) < 0) {
+		__atomic_store_n(&started, -1, __ATOMIC_RELEASE);
+		return -1;
+	}
+	__atomic_store_n(&started, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static inline void tick_witness_thread_begin(void)
+{
+	tick_witness_thread.credit_ns = 0;
+	tick_witness_thread.last_ns = thread_cpu_ns();
+	tick_witness_thread.on = 1;
+}
+
+/* The CPU time of the stretch the process witness's ticks to this thread stood for. */
+static inline uint64_t tick_witness_thread_end(void)
+{
+	tick_witness_thread.on = 0;
+	return tick_witness_thread.credit_ns;
+}
+
 /* A run the kernel held ticks in: the witness got under 80 % of the CPU time's ticks. */
 static inline int tick_witness_held(double delivered)
 {

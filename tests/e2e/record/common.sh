@@ -84,15 +84,15 @@ truth_held() {
 }
 
 # held_runs TRUTH CHECK CMD...: run CMD with a tick witness in every measured function
-# (RECORD_WITNESS=1, RECORD_TRUTH=TRUTH), then CHECK; while CHECK fails and the kernel held
-# CPU-timer ticks back (truth_held: what the thread and itimer clocks cannot sample), run
-# again, 4 runs at most.  CHECK's status.
+# (RECORD_WITNESS: ${WITNESS:-thread}, "process" for a process-wide clock; RECORD_TRUTH=TRUTH),
+# then CHECK; while CHECK fails and the kernel held CPU-timer ticks back (truth_held: what the
+# thread and itimer clocks cannot sample), run again, 4 runs at most.  CHECK's status.
 held_runs() {
 	truth_file=$1 check=$2
 	shift 2
 	for run in 1 2 3 4; do
 		rm -f "$truth_file"
-		RECORD_WITNESS=1 RECORD_TRUTH=$truth_file "$@"
+		RECORD_WITNESS=${WITNESS:-thread} RECORD_TRUTH=$truth_file "$@"
 		"$check" && return 0
 		truth_held "$truth_file" || return 1
 		echo "# note: run $run: the kernel held CPU-timer ticks back: $(grep witness_ns "$truth_file" | tr '\n' ' ')"
