@@ -85,8 +85,13 @@ reuse() {
 	b=$(seconds /libswap_b.so swap_hot_b "$name.csv")
 	wrong=$(awk -F, 'NR > 1 && $4 ~ /libswap_/ && !(($3 == "swap_hot_a" && $4 ~ /libswap_a.so$/) ||
 		($3 == "swap_hot_b" && $4 ~ /libswap_b.so$/)) { s += $5 } END { print s + 0 }' "$name.csv")
-	within "$a" "$(half 0 "$name.out")" && within "$b" "$(half 1 "$name.out")" && [ "$wrong" -le 2 ]
-	expect "${name}_split" "swap_hot_a ${a}s for $(half 0 "$name.out"), swap_hot_b ${b}s for $(half 1 "$name.out"), other samples in the libraries: $wrong"
+	all=$(awk -F, 'NR > 1 && $4 ~ /libswap_/ { s += $5 } END { print s + 0 }' "$name.csv")
+	# a library's code named as the other's would be hundreds of samples; a few elsewhere in
+	# the libraries are not (4 of about 1,000 once, itimer -g beside two busy loops; the rows
+	# were not kept then, the message now lists them): at most 1 % of the libraries' samples, + 2
+	within "$a" "$(half 0 "$name.out")" && within "$b" "$(half 1 "$name.out")" &&
+		[ "$wrong" -le $((all / 100 + 2)) ]
+	expect "${name}_split" "swap_hot_a ${a}s for $(half 0 "$name.out"), swap_hot_b ${b}s for $(half 1 "$name.out"), other samples in the libraries: $wrong of $all: $(awk -F, 'NR > 1 && $4 ~ /libswap_/ { print $3 "@" $4 "=" $5 }' "$name.csv" | tr '\n' ' ')"
 }
 
 reuse reuse_perf --clock perf
