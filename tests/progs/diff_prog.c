@@ -14,17 +14,11 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "cpu_clock.h"
+
 #define NOINLINE __attribute__((noinline, used))
 
 static volatile uint64_t sink;
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /*
  * The loop of each function: a linear congruential step, ~20 µs a round; the

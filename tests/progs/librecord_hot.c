@@ -3,15 +3,9 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "cpu_clock.h"
+
 static volatile unsigned long sink;
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 __attribute__((noinline)) void lib_spin(unsigned long units)
 {

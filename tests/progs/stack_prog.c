@@ -37,6 +37,7 @@
 #include <zlib.h>
 
 #include "agent/stack_dump.h"
+#include "cpu_clock.h"
 
 #define NOINLINE __attribute__((noinline))
 #define BLOCK (2u << 20) /* long calls: fewer call boundaries, less sampling noise */
@@ -50,14 +51,6 @@ static uint64_t ns_a, ns_b;
 static volatile int worker_stop;
 static volatile uint64_t sink;
 static pid_t worker_tid;
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* compress2 timed by the calling thread's CPU clock; the result is used, so no tail call. */
 static NOINLINE uLongf timed_compress(int level, uint64_t *ns)

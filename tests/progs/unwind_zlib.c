@@ -26,6 +26,8 @@
 #include <time.h>
 #include <zlib.h>
 
+#include "cpu_clock.h"
+
 #define INPUT_BYTES (64 * 1024)
 
 /* Global, not static: the test finds these names on the stacks. */
@@ -38,14 +40,6 @@ unsigned long unwind_zlib_spin_inner(unsigned long x);
 static unsigned char input[INPUT_BYTES];
 static unsigned char output[INPUT_BYTES + INPUT_BYTES / 100 + 1024];
 static volatile unsigned long sink;
-
-static double thread_cpu_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Text-like input: deflate has matches to search for. */
 static void fill_input(void)
@@ -110,7 +104,7 @@ struct budget {
 
 static int more(const struct budget *b, long done)
 {
-	return b->rounds > 0 ? done < b->rounds : thread_cpu_seconds() < b->seconds;
+	return b->rounds > 0 ? done < b->rounds : thread_cpu_s() < b->seconds;
 }
 
 void *unwind_zlib_worker(void *arg)
@@ -121,17 +115,17 @@ void *unwind_zlib_worker(void *arg)
 	for (long i = 0; more(b, i); i++)
 		x = unwind_zlib_spin_outer(x);
 	sink += x;
-	((struct budget *)arg)->worker_cpu = thread_cpu_seconds();
+	((struct budget *)arg)->worker_cpu = thread_cpu_s();
 	return NULL;
 }
 
 /* One call of a caller, its CPU time added to *spent.  Returns compress2's status. */
 static int timed(int (*caller)(void), double *spent)
 {
-	double t0 = thread_cpu_seconds();
+	double t0 = thread_cpu_s();
 	int rc = caller();
 
-	*spent += thread_cpu_seconds() - t0;
+	*spent += thread_cpu_s() - t0;
 	return rc;
 }
 
