@@ -34,6 +34,13 @@ expect() {
 	fi
 }
 
+# wait_file FILE: until it exists and is not empty (at most ~20 s)
+wait_file() {
+	n=0
+	while [ ! -s "$1" ] && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
+	[ -s "$1" ]
+}
+
 # has_lines NAME FILE PATTERN...   for each PATTERN (grep's): ok "NAME: PATTERN" when a line of
 #                                  FILE matches it, else not ok, showing FILE's first 40 lines
 has_lines() {

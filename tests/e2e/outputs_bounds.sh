@@ -134,8 +134,7 @@ start_server() {
 	python3 "$ROOT/tests/e2e/report/debuginfod_hostile.py" "$2" "$3" "$1.log" "$1.port" \
 		>/dev/null 2>&1 &
 	SRV="$SRV $!"
-	i=0
-	while [ ! -s "$1.port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+	wait_file "$1.port"
 	PORT=$(cat "$1.port" 2>/dev/null)
 	[ -n "$PORT" ]
 }

@@ -102,9 +102,8 @@ wait_screen "profil top" 50 && tty_flags | grep -q -- "-icanon -echo"
 expect top_sigcont_resumes "$(tty_flags) $(head -2 screen)"
 
 $TM send-keys -t "$S" q
-n=0
 # the shell writes the status, then stty's view of the terminal: wait for the second
-while [ ! -s top.stty ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+wait_file top.stty
 [ "$(cat top.exit 2>/dev/null)" = 0 ] && grep -q -- " icanon " top.stty && grep -q -- " echo " top.stty &&
 	! grep -q "profil top" "$($TM capture-pane -p -t "$S" >after; echo after)"
 expect top_q_quits_restored "exit $(cat top.exit 2>/dev/null); $(grep -o -- '-\?icanon\|-\?echo ' top.stty | tr '\n' ' '); $(cat top.err)"
@@ -114,8 +113,7 @@ S=term
 $TM new-session -d -s term -x 80 -y 20 "$P top -d 0.5; echo \$? >term.exit; stty -a >term.stty; sleep 600"
 wait_screen "profil top" 300
 kill -TERM "$(top_pid)"
-n=0
-while [ ! -s term.stty ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+wait_file term.stty
 [ -s term.exit ] && grep -q -- " icanon " term.stty
 expect top_sigterm_restores "exit $(cat term.exit 2>/dev/null) $(grep -o -- '-\?icanon' term.stty)"
 

@@ -27,13 +27,6 @@ share() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (a + b == 0) print 0; else printf "%.3f", a / (a + b) }'
 }
 
-# wait_file FILE: until it exists and is not empty (at most ~20 s)
-wait_file() {
-	n=0
-	while [ ! -s "$1" ] && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
-	[ -s "$1" ]
-}
-
 # perf_usable: can `profil record --clock perf` run here?
 perf_usable() {
 	"$P" record -q --clock perf -o "$T/probe.data" -- true 2>/dev/null
