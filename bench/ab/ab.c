@@ -28,14 +28,13 @@
 #include <unistd.h>
 
 #include "ab_modes.h"
-#include "main_text.h"
 
 #define ITERS_PER_MS 600000ull
 #define NOINLINE __attribute__((noinline))
 
 volatile uint64_t sink;
 
-struct text_range text;
+struct main_text text;
 
 NOINLINE void ab_work(uint64_t n)
 {
@@ -128,7 +127,6 @@ static uint64_t chunk(const struct ab_mode *m, int on, unsigned int hz, uint64_t
 int main(int argc, char **argv)
 {
 	const struct ab_mode *m;
-	struct main_text mt;
 	unsigned int hz;
 	int pairs;
 	uint64_t iters, samples = 0, off_total = 0, on_total = 0;
@@ -148,9 +146,7 @@ int main(int argc, char **argv)
 	hz = atoi(argv[2]);
 	pairs = atoi(argv[3]);
 	iters = (uint64_t)(atof(argv[4]) * ITERS_PER_MS);
-	main_text__find(&mt);
-	text.start = mt.start;
-	text.size = mt.size;
+	main_text__find(&text);
 	if (m->init && m->init() < 0) {
 		fprintf(stderr, "ab: cannot initialise sampler %s\n", m->name);
 		return 1;

@@ -6,13 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct text_range {
-	uintptr_t start;
-	size_t size;
-};
+#include "main_text.h"
 
 /* The main executable's text, filled in before init(). */
-extern struct text_range text;
+extern struct main_text text;
 
 struct ab_mode {
 	const char *name;
