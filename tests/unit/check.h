@@ -8,18 +8,7 @@
 
 static int check_failures;
 
-#define CHECK(name, cond)                                                                          \
-	do {                                                                                       \
-		if (cond) {                                                                        \
-			printf("ok %s\n", name);                                                   \
-		} else {                                                                           \
-			printf("not ok %s: %s (%s:%d)\n", name, #cond, __FILE__, __LINE__);        \
-			check_failures++;                                                          \
-		}                                                                                  \
-		fflush(stdout);                                                                    \
-	} while (0)
-
-/* Like CHECK, with a printf-style explanation on failure. */
+/* ok NAME when cond holds, else not ok, with a printf-style explanation. */
 #define CHECKF(name, cond, ...)                                                                    \
 	do {                                                                                       \
 		if (cond) {                                                                        \
@@ -32,6 +21,9 @@ static int check_failures;
 		}                                                                                  \
 		fflush(stdout);                                                                    \
 	} while (0)
+
+/* Like CHECKF, the condition's text the explanation. */
+#define CHECK(name, cond) CHECKF(name, cond, "%s", #cond)
 
 #define SKIP(name, why)                                                                            \
 	do {                                                                                       \
