@@ -23,7 +23,7 @@ $(COMPONENTS_A): $(COMPONENT_OBJS)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(wildcard tests/unit/*.c))
 UNIT_LINK = $(COMPONENTS_A) $(LIB_A) $(BASE_LDFLAGS) $(CLI_LIBS) $(LIB_LIBS)
 
-$(B)/tests/unit/%: tests/unit/%.c tests/unit/check.h tests/tools/profile_fixture.h $(COMPONENTS_A) $(LIB_A) \
+$(B)/tests/unit/%: tests/unit/%.c $(COMPONENTS_A) $(LIB_A) \
 		$$(PROG_OBJS_$$*) \
 		| $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
@@ -45,7 +45,7 @@ $(B)/tests/unit/test_pprof: $(B)/output/profile.pb-c.h
 # ---- tools: checkers and generators, linked with the components ---------------
 TOOLS := $(patsubst tests/tools/%.c,$(TOOLS_B)/%,$(filter-out tests/tools/unwind_corpus.c,$(wildcard tests/tools/*.c)))
 
-$(TOOLS_B)/%: tests/tools/%.c tests/tools/profile_fixture.h $(COMPONENTS_A) $(LIB_A) | $(SETUP_STAMP)
+$(TOOLS_B)/%: tests/tools/%.c $(COMPONENTS_A) $(LIB_A) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/tools -MMD -MP -MT $@ -o $@ $< $(UNIT_LINK) $(PROG_LIBS_$*)
 
@@ -68,6 +68,9 @@ PROG_CFLAGS = -std=gnu11 -O1 -g -I. -Iinclude -Itests/progs $(WARN) -MMD -MP -MT
 	-MF $(PROG_DEPS_DIR)/$(notdir $@).d
 # the profile writer compiled plain, for the programs that write profiles of themselves
 PDATA_PLAIN := profile/pdata.c utils/outfile.c utils/why.c utils/procmaps.c
+# and what those programs depend on: with several sources in one command, each writes the one
+# -MF file over the last, so the program's .d names only the last source's headers
+PDATA_PLAIN_DEPS := $(PDATA_PLAIN) $(PDATA_PLAIN:.c=.h) tests/tools/profile_fixture.h
 
 $(PROGS_B)/%: tests/progs/%.c $$(PROG_DEPS_$$*) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@) $(PROG_DEPS_DIR)
@@ -81,9 +84,7 @@ $(PROGS_B)/lib%.so: tests/progs/lib%.c | $(SETUP_STAMP)
 NOINLINE := -fno-inline -fno-omit-frame-pointer
 PROG_FLAGS_record_prog := $(NOINLINE) -fPIE -pie -pthread
 PROG_LIBS_record_prog := -ldl
-PROG_DEPS_record_prog := tests/progs/record_cpu.h
 PROG_FLAGS_record_acct := $(NOINLINE) -pthread
-PROG_DEPS_record_acct := tests/progs/record_cpu.h
 PROG_FLAGS_record_libuser := $(NOINLINE) -L$(PROGS_B) -Wl,-rpath,'$$ORIGIN'
 PROG_LIBS_record_libuser := -lrecord_hot
 PROG_DEPS_record_libuser := $(PROGS_B)/librecord_hot.so
@@ -92,10 +93,10 @@ PROG_FLAGS_diff_prog := $(NOINLINE)
 PROG_FLAGS_offcpu_prog := $(NOINLINE) -pthread
 $(foreach p,$(patsubst tests/progs/%.c,%,$(wildcard tests/progs/events_*.c)),$(eval PROG_FLAGS_$(p) := -D_GNU_SOURCE -fno-omit-frame-pointer))
 # variants of record_prog: not a PIE, static, stripped
-$(PROGS_B)/record_prog_nopie: tests/progs/record_prog.c tests/progs/record_cpu.h | $(SETUP_STAMP)
+$(PROGS_B)/record_prog_nopie: tests/progs/record_prog.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@) $(PROG_DEPS_DIR)
 	$(PLAIN_CC) $(PROG_CFLAGS) $(NOINLINE) -fno-pie -no-pie -pthread -o $@ $< -ldl
-$(PROGS_B)/record_prog_static: tests/progs/record_prog.c tests/progs/record_cpu.h | $(SETUP_STAMP)
+$(PROGS_B)/record_prog_static: tests/progs/record_prog.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@) $(PROG_DEPS_DIR)
 	$(PLAIN_CC) $(PROG_CFLAGS) $(NOINLINE) -DNO_DLOPEN -static -pthread -o $@ $<
 $(PROGS_B)/record_prog_stripped: $(PROGS_B)/record_prog
@@ -117,9 +118,8 @@ PROG_FLAGS_libreport_lib := -O1
 PROG_FLAGS_report_gen := -fPIE -pie
 PROG_SRCS_report_gen := $(PDATA_PLAIN)
 PROG_LIBS_report_gen := $(REPORT_LIB)
-PROG_DEPS_report_gen := $(PDATA_PLAIN) tests/tools/profile_fixture.h $(PROGS_B)/libreport_lib.so
-$(PROGS_B)/report_gen_%: tests/progs/report_gen.c $(PDATA_PLAIN) tests/tools/profile_fixture.h \
-		$(PROGS_B)/libreport_lib.so
+PROG_DEPS_report_gen := $(PDATA_PLAIN_DEPS) $(PROGS_B)/libreport_lib.so
+$(PROGS_B)/report_gen_%: tests/progs/report_gen.c $(PDATA_PLAIN_DEPS) $(PROGS_B)/libreport_lib.so
 	$(PLAIN_CC) $(PROG_CFLAGS) $(REPORT_GEN_FLAGS_$*) -o $@ $< $(PDATA_PLAIN) $(REPORT_GEN_LIBS_$*)
 	$(if $(filter stripped,$*),strip --strip-all $@)
 REPORT_GEN_FLAGS_pie := -fPIE -pie
@@ -137,13 +137,12 @@ PROG_DEPS_report_spin := $(PROGS_B)/libreport_lib.so
 PROG_FLAGS_report_stackgen := $(NOINLINE) -fno-optimize-sibling-calls -fPIE -pie
 PROG_SRCS_report_stackgen := $(PDATA_PLAIN)
 PROG_LIBS_report_stackgen := -lpthread
-PROG_DEPS_report_stackgen := $(PDATA_PLAIN) tests/tools/profile_fixture.h
+PROG_DEPS_report_stackgen := $(PDATA_PLAIN_DEPS)
 
 # only DWARF CFI unwinds these (-O2 -fomit-frame-pointer, and Debian's zlib)
 NOFP := -O2 -fomit-frame-pointer
 PROG_FLAGS_stack_prog := $(NOFP) -rdynamic -pthread
 PROG_LIBS_stack_prog := -lz -ldl
-PROG_DEPS_stack_prog := agent/stack_dump.h
 PROG_FLAGS_stack_stress := $(NOFP) -pthread
 PROG_LIBS_stack_stress := -ldl
 PROG_FLAGS_libstack_stress := $(NOFP)
@@ -157,7 +156,6 @@ PROG_FLAGS_libagent_swap := $(NOFP)
 # hostile objects (issue 16): CFI over the bounds, libraries swapped, deleted, FIFOs at their path
 PROG_FLAGS_hostile_objects := $(NOINLINE)
 PROG_LIBS_hostile_objects := -ldl
-PROG_DEPS_hostile_objects := tests/progs/hostile_elf.h
 PROG_FLAGS_libswap_a := $(NOFP)
 PROG_FLAGS_libswap_b := $(NOFP)
 $(PROGS_B)/libswap_b.so: tests/progs/libswap_a.c
@@ -165,8 +163,9 @@ $(PROGS_B)/libswap_b.so: tests/progs/libswap_a.c
 # libprofil's users: linked with the shared library as a user would, built like
 # the library (sanitized in the ASan build)
 $(PROGS_B)/lib_%: tests/progs/lib_%.c tests/progs/lib_prog.h $(LIB_SO) | $(SETUP_STAMP)
-	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/progs -o $@ $< -L$(B) -lprofil \
+	@mkdir -p $(dir $@) $(PROG_DEPS_DIR)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/progs -MMD -MP -MT $@ -MF $(PROG_DEPS_DIR)/$(notdir $@).d \
+		-o $@ $< -L$(B) -lprofil \
 		-Wl,-rpath,$(abspath $(B)) $(BASE_LDFLAGS) -lpthread
 PROG_CC_recev_caller = $(CC)
 PROG_FLAGS_recev_caller := $(SANITIZE)
