@@ -23,14 +23,6 @@ if ! "$PROFIL" record -q -o "$T/p.data" -- sh -c "'$P/report_spin' >'$T/t1' & '$
 fi
 # truth FILE NAME: what a program measured
 truth() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
-# near NAME GOT WANT [SHARE]: |got - want| <= max(SHARE (0.25) * want, 0.03)
-near() {
-	if awk -v g="$2" -v w="$3" -v f="${4:-0.25}" 'BEGIN { d = g - w; if (d < 0) d = -d; t = f * w; if (t < 0.03) t = 0.03; exit !(g != "" && d <= t) }'; then
-		ok "$1 ($2 s, measured $3 s)"
-	else
-		no "$1" "the report says '$2' s, the programs measured $3 s"
-	fi
-}
 lib=$(awk -v a="$(truth "$T/t1" lib_hot)" -v b="$(truth "$T/t2" lib_hot)" 'BEGIN { print a + b }')
 
 "$PROFIL" report -i "$T/p.data" --format csv --sort comm,sym >"$T/run.csv"

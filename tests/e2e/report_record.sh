@@ -13,14 +13,6 @@ if ! "$PROFIL" record -q -o "$T/p.data" --gmon "$T/gmon.out" -- "$P/report_spin"
 	no record "$(cat "$T/err")"
 	exit 0
 fi
-# near NAME GOT WANT: |got - want| <= max(0.25 * want, 0.03)
-near() {
-	if awk -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; t = 0.25 * w; if (t < 0.03) t = 0.03; exit !(g != "" && d <= t) }'; then
-		ok "$1 ($2 s, measured $3 s)"
-	else
-		no "$1" "profile says '$2' s, the program measured $3 s"
-	fi
-}
 truth() { awk -v k="$1" '$1 == k { print $2 }' "$T/truth"; }
 
 "$PROFIL" report -i "$T/p.data" --format csv --threads >"$T/r.csv"

@@ -2,6 +2,16 @@
 . "$ROOT/tests/lib.sh"
 P="$PROGS" # the tests' short name for the programs' directory
 
+# near NAME GOT WANT [SHARE]: ok when the seconds a report says (GOT) are the seconds the programs
+# measured (WANT) within SHARE (0.25) of them or 0.03 s, whichever is more
+near() {
+	if awk -v g="$2" -v w="$3" -v f="${4:-0.25}" 'BEGIN { d = g - w; if (d < 0) d = -d; t = f * w; if (t < 0.03) t = 0.03; exit !(g != "" && d <= t) }'; then
+		ok "$1 ($2 s, measured $3 s)"
+	else
+		no "$1" "the report says '$2' s, the programs measured $3 s"
+	fi
+}
+
 # html_page FILE: a written page is whole (doctype, one data element, the end), loads nothing
 # from elsewhere (no URL: the SVG namespace name is not one) and has every template marker replaced
 html_page() {
