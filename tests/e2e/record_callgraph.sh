@@ -23,8 +23,6 @@ count() {
 	shift
 	"$Q" "$f" count "$@"
 }
-# ratio A B: A / B (0 when B is 0)
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print 0; else printf "%.4f", a / b }'; }
 # truth_share FILE: caller_a's share of the two callers' CPU time, as the program measured it
 truth_share() {
 	awk '/^caller_a /{a=$2} /^caller_b /{b=$2} END { if (a + b > 0) printf "%.4f", a / (a + b); else print -1 }' "$1"

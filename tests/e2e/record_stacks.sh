@@ -22,11 +22,6 @@ field() {
 	awk -v k="$1" '$1=="stacks" {for(i=2;i<=NF;i++){split($i,a,"="); if(a[1]==k) print a[2]}}' out.txt
 }
 
-# ratio A B: A / B (0 when B is 0)
-ratio() {
-	awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print 0; else printf "%.4f", a / b }'
-}
-
 # stacks_run CLOCK SECONDS SAMPLES: stack_prog under the agent with stacks; figures in out.txt
 stacks_run() {
 	rm -f stacks.dump
