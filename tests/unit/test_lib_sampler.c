@@ -98,11 +98,22 @@ static int held_again(const struct weighed *w, int run, const char *what)
 	return 1;
 }
 
+/* burn(SECONDS) with a tick witness at PERIOD_NS: w's CPU time and the share witnessed */
+static void burn_witnessed(struct weighed *w, double seconds, uint64_t period_ns)
+{
+	struct tick_witness wit;
+
+	tick_witness_start(&wit, period_ns);
+	w->cpu = thread_cpu_s();
+	burn(seconds);
+	w->cpu = thread_cpu_s() - w->cpu;
+	w->witnessed = tick_witness_stop(&wit);
+}
+
 static int clock_run(enum profil_clock clock, struct sink_state *s, struct weighed *w)
 {
 	struct sampler_config c = {.clock = clock, .hz = 250, .sink = sink, .sink_arg = s};
 	struct sampler_info info;
-	struct tick_witness wit;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -110,11 +121,7 @@ static int clock_run(enum profil_clock clock, struct sink_state *s, struct weigh
 	ret = sampler_start(&c, &info);
 	if (ret < 0)
 		return ret;
-	tick_witness_start(&wit, 4000000);
-	w->cpu = thread_cpu_s();
-	burn(0.3);
-	w->cpu = thread_cpu_s() - w->cpu;
-	w->witnessed = tick_witness_stop(&wit);
+	burn_witnessed(w, 0.3, 4000000);
 	sampler_stop();
 	w->weights = s->weights;
 	return 0;
@@ -186,7 +193,6 @@ static void test_thread_started(void)
 	struct sampler_config c = {
 		.clock = PROFIL_CLOCK_THREAD, .hz = 1000, .sink = weight_sink, .sink_arg = &st};
 	const char *what = "thread clock: sample weights add up to the thread's CPU time";
-	struct tick_witness wit;
 	struct weighed w;
 	pthread_t th;
 	int run = 0;
@@ -206,11 +212,7 @@ static void test_thread_started(void)
 		st.weights = st.samples = 0;
 		if (sampler_start(&c, NULL) < 0)
 			break;
-		tick_witness_start(&wit, 1000000);
-		w.cpu = thread_cpu_s();
-		burn(0.5);
-		w.cpu = thread_cpu_s() - w.cpu;
-		w.witnessed = tick_witness_stop(&wit);
+		burn_witnessed(&w, 0.5, 1000000);
 		sampler_stop();
 		w.weights = st.weights;
 	} while (!weights_hold(&w, 1000) && held_again(&w, run++, what));
@@ -237,7 +239,7 @@ static void test_fork_manual(void)
 	pid = fork();
 	if (pid == 0) {
 		uint64_t before;
-		double cpu;
+		struct weighed w;
 
 		if (sampler_running())
 			_exit(10); /* must start stopped */
@@ -245,15 +247,8 @@ static void test_fork_manual(void)
 		s.mine = s.weights = 0;
 		if (sampler_child_restart() < 0)
 			_exit(11);
-		struct tick_witness wit;
-		struct weighed w;
-
 		before = s.weights;
-		tick_witness_start(&wit, 4000000);
-		cpu = thread_cpu_s();
-		burn(0.2);
-		w.cpu = thread_cpu_s() - cpu;
-		w.witnessed = tick_witness_stop(&wit);
+		burn_witnessed(&w, 0.2, 4000000);
 		sampler_stop();
 		w.weights = s.weights - before;
 		/* its samples' ticks against its CPU time (250 Hz), as the kernel delivered them */
