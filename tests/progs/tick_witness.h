@@ -160,7 +160,7 @@ static inline double tick_witness_stop(struct tick_witness *w)
 /* The process's witness at PERIOD_NS of its CPU time (once; later calls do nothing).  0, or -1. */
 static inline int tick_witness_process_start(uint64_t period_ns)
 {
-	static int started; /* 1 started, -1 failed */
+	static int started; /* 2 starting (a racing call returns 0 meanwhile), 1 started, -1 failed */
 	struct sigevent ev;
 	timer_t id;
 	int expected = 0;
