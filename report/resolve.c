@@ -398,19 +398,14 @@ int resolver__frames(struct resolver *r, const struct pv_proc *p, uint32_t gen, 
 	return (int)(e->nchain - skip);
 }
 
-static int cmp_str(const char *a, const char *b)
-{
-	return strcmp(a ? a : "", b ? b : "");
-}
-
 int func__cmp(const struct func *x, const struct func *y)
 {
 	if (x == y)
 		return 0;
 	if (!x || !y)
 		return x ? 1 : -1;
-	return cmp_str(x->name, y->name)	       ?:
-		       cmp_str(x->objpath, y->objpath) ?:
-		       cmp_str(x->file, y->file)       ?:
-							 CMP(x->line, y->line);
+	return cmp__str(x->name, y->name)		?:
+		       cmp__str(x->objpath, y->objpath) ?:
+		       cmp__str(x->file, y->file)	?:
+							  CMP(x->line, y->line);
 }
