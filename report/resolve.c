@@ -11,6 +11,7 @@
 #include "utils/array.h"
 #include "utils/cmp.h"
 #include "utils/htab.h"
+#include "utils/sat.h"
 
 /* The object of code a JIT compiler named. */
 #define JIT_OBJECT "[jit]"
@@ -284,7 +285,7 @@ int resolver__locate(struct resolver *r, const struct pv_proc *p, uint32_t gen, 
 	note = note_of(r, obj);
 	if (!note)
 		return -ENOMEM;
-	note->samples += count;
+	note->samples = sat_add(note->samples, count);
 	if (p->start_ns && p->start_ns < note->first_start_ns)
 		note->first_start_ns = p->start_ns;
 	readable = !(symobj__flags(obj) & (SYMOBJ_MISSING | SYMOBJ_NOT_ELF | SYMOBJ_PSEUDO));
@@ -321,7 +322,7 @@ int resolver__locate(struct resolver *r, const struct pv_proc *p, uint32_t gen, 
 		slot->f = f;
 	}
 	if (slot->f->name[0] == '[' && !(symobj__flags(obj) & SYMOBJ_PSEUDO))
-		note->unnamed += count;
+		note->unnamed = sat_add(note->unnamed, count);
 	loc->f = slot->f;
 	loc->slot = slot;
 	return 0;
