@@ -23,6 +23,7 @@
 #include "utils/why.h"
 #include "utils/search.h"
 #include "utils/cmp.h"
+#include "utils/sat.h"
 
 #define KCORE_PATH "/proc/kcore"
 #define KERNEL_FUNC_GUESS 4096 /* a kernel symbol of unknown size: read this much at most */
@@ -124,7 +125,7 @@ static int add_pc(struct fent *f, uint64_t addr, uint64_t count)
 	if (array__reserve(&f->pcs, &f->cap, f->npcs + 1, sizeof(*f->pcs)))
 		return -ENOMEM;
 	f->pcs[f->npcs++] = (struct pcount){addr, count};
-	f->samples += count;
+	f->samples = sat_add(f->samples, count);
 	return 0;
 }
 
@@ -455,7 +456,7 @@ static void count_samples(struct ann_func *af, const struct fent *f)
 		struct ann_insn *in = insn_at(af, f->pcs[i].addr);
 
 		if (in)
-			in->samples += f->pcs[i].count;
+			in->samples = sat_add(in->samples, f->pcs[i].count);
 		else
 			outside += f->pcs[i].count;
 	}
@@ -567,7 +568,7 @@ static int add_lines(struct priv *pv, struct ann_func *af, const struct fent *f)
 		l = line_of(af, in->file, in->line, &cap);
 		if (!l)
 			return -ENOMEM;
-		l->samples += in->samples;
+		l->samples = sat_add(l->samples, in->samples);
 		if (in->inlined)
 			l->inlined = in->inlined;
 		if (!l->text) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmds/cmds.h"
+#include "utils/array.h"
 #include "utils/opts.h"
 
 #define WEAK __attribute__((weak))
@@ -36,7 +37,7 @@ static const struct command {
 	{"top", cmd_top, "where the whole machine's CPU time goes, refreshed as it runs"},
 };
 
-#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+#define NCOMMANDS ARRAY_SIZE(commands)
 
 static void list_commands(FILE *out)
 {

@@ -19,6 +19,7 @@
 #include "cmds/cmds.h"
 #include "output/output.h"
 #include "record/record.h"
+#include "utils/array.h"
 #include "utils/opts.h"
 #include "utils/outfile.h"
 
@@ -47,7 +48,7 @@ static int parse_call_graph(void *out, const char *arg, char *why, size_t whylen
 	unsigned long v;
 
 	o->stack_bytes = 0;
-	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(modes); i++)
 		if (!strcmp(arg, modes[i].name)) {
 			o->callgraph = modes[i].cg;
 			return 0;

@@ -619,6 +619,24 @@ static bool is_marker(const char *name, size_t len, const char *marker)
 	return len == strlen(marker) && !memcmp(name, marker, len);
 }
 
+/* The text of the template's word named [name, name + len), or NULL. */
+static const char *word_of(const struct html_template *t, const char *name, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(t->words); i++)
+		if (is_marker(name, len, t->words[i][0]))
+			return t->words[i][1];
+	return NULL;
+}
+
+/* The shared piece named [name, name + len), or NULL. */
+static const struct html_shared *shared_of(const char *name, size_t len)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(html_shared); k++)
+		if (is_marker(name, len, html_shared[k].marker))
+			return &html_shared[k];
+	return NULL;
+}
+
 /*
  * Text [at, end) with each @@NAME@@ marker replaced: STYLE, DATA and SCRIPT
  * (once each), NONCE, the template's words and (in the page itself, depth
@@ -628,22 +646,19 @@ static bool is_marker(const char *name, size_t len, const char *marker)
 static int put_text(struct page_out *po, const char *at, const char *end, int depth)
 {
 	const struct html_template *t = po->t;
-	const char *m;
+	const struct html_shared *piece;
+	const char *m, *word;
 
 	while ((m = memmem(at, (size_t)(end - at), "@@", 2))) {
 		const char *name = m + 2;
 		const char *close = memmem(name, (size_t)(end - name), "@@", 2);
-		size_t len = close ? (size_t)(close - name) : 0, i, k;
+		size_t len;
 
 		if (!close)
 			return -EINVAL;
+		len = (size_t)(close - name);
 		fwrite(at, 1, (size_t)(m - at), po->out);
 		at = close + 2;
-		for (i = 0; i < ARRAY_SIZE(t->words) && !is_marker(name, len, t->words[i][0]);)
-			i++;
-		for (k = 0;
-		     k < ARRAY_SIZE(html_shared) && !is_marker(name, len, html_shared[k].marker);)
-			k++;
 		if (is_marker(name, len, "NONCE")) {
 			fputs(po->nonce, po->out);
 		} else if (is_marker(name, len, "STYLE") && !(po->seen & 1)) {
@@ -655,10 +670,10 @@ static int put_text(struct page_out *po, const char *at, const char *end, int de
 		} else if (is_marker(name, len, "SCRIPT") && !(po->seen & 4)) {
 			put_pieces(po->out, t->script);
 			po->seen |= 4;
-		} else if (i < ARRAY_SIZE(t->words)) {
-			fputs(t->words[i][1], po->out);
-		} else if (k < ARRAY_SIZE(html_shared) && !depth) {
-			if (put_text(po, html_shared[k].start, html_shared[k].end, 1))
+		} else if ((word = word_of(t, name, len))) {
+			fputs(word, po->out);
+		} else if (!depth && (piece = shared_of(name, len))) {
+			if (put_text(po, piece->start, piece->end, 1))
 				return -EINVAL;
 			at += at < end && *at == '\n';
 		} else {

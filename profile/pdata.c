@@ -32,6 +32,7 @@
 #include "utils/array.h"
 #include "utils/htab.h"
 #include "utils/outfile.h"
+#include "utils/sat.h"
 #include "utils/why.h"
 
 struct pdata {
@@ -1304,7 +1305,7 @@ static int copy_sample(void *arg, const struct pdata_sample *s)
 					     truncated);
 			c->full += !stack;
 		} else {
-			c->lost += s->count;
+			c->lost = sat_add(c->lost, s->count);
 		}
 	}
 	if (count_slot(c->dst, key, s->pc, stack, s->kind, s->count) < 0)
@@ -1365,7 +1366,7 @@ static int write_compact(struct pdata *src, int fd, const struct layout *l, uint
 		munmap(dst.base, dst.size);
 		return -EAGAIN; /* the caller tries larger tables */
 	}
-	dst.hdr->dropped += c.lost;
+	dst.hdr->dropped = sat_add(dst.hdr->dropped, c.lost);
 	rc = msync(dst.base, dst.size, MS_SYNC) < 0 ? -errno : 0;
 	munmap(dst.base, dst.size);
 	if (!rc && fsync(fd) < 0)

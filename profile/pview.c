@@ -804,11 +804,6 @@ static int cmp_ksym(const void *a, const void *b)
 }
 
 /*
- * Per-proc totals; a placeholder for every proc id only samples name.
- * Samples are sorted by proc id, so each unknown id is met in one run:
- * placeholders are appended, then the array is sorted once.
- */
-/*
  * A placeholder image for each proc id of samples s (sorted by proc) that no
  * record named; the procs sorted again after (one binary search per new id).
  */
@@ -834,6 +829,7 @@ static int add_placeholders(struct loader *l, const struct pv_sample *s, size_t 
 	return 0;
 }
 
+/* Per-proc totals; a placeholder for every proc id only samples name. */
 static int attach_samples(struct loader *l)
 {
 	struct pview *v = l->v;

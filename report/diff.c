@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "report/diff.h"
+#include "utils/array.h"
 #include "utils/htab.h"
 #include "utils/sat.h"
 #include "utils/why.h"
@@ -248,7 +249,7 @@ int diff__load(struct diff **out, const char *old_path, const char *new_path,
 		goto fail;
 	d->seconds_known = d->old->period_s > 0 && d->new->period_s > 0;
 	d->offcpu = d->old->offcpu || d->new->offcpu;
-	if ((unsigned)o->sort >= sizeof(row_order) / sizeof(*row_order)) {
+	if ((unsigned)o->sort >= ARRAY_SIZE(row_order)) {
 		rc = why_fail(why, whylen, -EINVAL, "unknown sort order %d", (int)o->sort);
 		goto fail;
 	}

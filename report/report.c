@@ -696,7 +696,7 @@ static void run_order(const struct report *rep, struct row_order *ord)
 		ord->nkeys = rep->nkeys;
 	} else {
 		memcpy(ord->keys, default_name_order, sizeof(default_name_order));
-		ord->nkeys = sizeof(default_name_order) / sizeof(*default_name_order);
+		ord->nkeys = ARRAY_SIZE(default_name_order);
 	}
 }
 
@@ -985,7 +985,7 @@ static void choose_keys(struct report *rep)
 	}
 	if (!rep->nkeys) {
 		memcpy(rep->keys, default_keys, sizeof(default_keys));
-		rep->nkeys = sizeof(default_keys) / sizeof(*default_keys);
+		rep->nkeys = ARRAY_SIZE(default_keys);
 		rep->o.nkeys = 0;
 	}
 }

@@ -194,31 +194,21 @@ struct report_row *rowtab__take(struct rowtab *t, size_t *n)
 
 /* ---- order -------------------------------------------------------------------- */
 
-static int cmp_str(const char *a, const char *b)
-{
-	return strcmp(a ? a : "", b ? b : "");
-}
-
-static int cmp_int(int a, int b)
-{
-	return CMP(a, b);
-}
-
 static int cmp_key(const struct report_row *x, const struct report_row *y, int key)
 {
 	switch (key) {
 	case REPORT_KEY_COMM:
-		return cmp_str(x->comm, y->comm);
+		return cmp__str(x->comm, y->comm);
 	case REPORT_KEY_DSO:
-		return cmp_str(x->objpath, y->objpath);
+		return cmp__str(x->objpath, y->objpath);
 	case REPORT_KEY_SYM:
 		return func__cmp(x->f, y->f);
 	case REPORT_KEY_PID:
-		return cmp_int(x->pid, y->pid);
+		return CMP(x->pid, y->pid);
 	case REPORT_KEY_TID:
-		return cmp_int(x->tid, y->tid);
+		return CMP(x->tid, y->tid);
 	case REPORT_KEY_CGROUP:
-		return cmp_str(x->cgroup, y->cgroup);
+		return cmp__str(x->cgroup, y->cgroup);
 	default:
 		return 0;
 	}
@@ -234,7 +224,7 @@ static int cmp_names(const struct report_row *x, const struct report_row *y,
 	/* every key, so that the order is total whatever the view's keys */
 	for (int k = REPORT_KEY_COMM; !c && k <= REPORT_KEY_CGROUP; k++)
 		c = cmp_key(x, y, k);
-	return c ? c : cmp_int(x->kind, y->kind);
+	return c ? c : CMP(x->kind, y->kind);
 }
 
 static int cmp_time(const struct report_row *x, const struct report_row *y,
@@ -261,7 +251,7 @@ static int cmp_row(const void *a, const void *b, void *arg)
 {
 	const struct report_row *x = a, *y = b;
 	const struct row_order *o = arg;
-	int c = o->by_tid ? cmp_int(x->tid, y->tid) : 0;
+	int c = o->by_tid ? CMP(x->tid, y->tid) : 0;
 
 	if (c)
 		return c;

@@ -11,6 +11,7 @@
 #include "utils/array.h"
 #include "utils/cmp.h"
 #include "utils/htab.h"
+#include "utils/sat.h"
 
 /* The object of code a JIT compiler named. */
 #define JIT_OBJECT "[jit]"
@@ -284,7 +285,7 @@ int resolver__locate(struct resolver *r, const struct pv_proc *p, uint32_t gen, 
 	note = note_of(r, obj);
 	if (!note)
 		return -ENOMEM;
-	note->samples += count;
+	note->samples = sat_add(note->samples, count);
 	if (p->start_ns && p->start_ns < note->first_start_ns)
 		note->first_start_ns = p->start_ns;
 	readable = !(symobj__flags(obj) & (SYMOBJ_MISSING | SYMOBJ_NOT_ELF | SYMOBJ_PSEUDO));
@@ -321,7 +322,7 @@ int resolver__locate(struct resolver *r, const struct pv_proc *p, uint32_t gen, 
 		slot->f = f;
 	}
 	if (slot->f->name[0] == '[' && !(symobj__flags(obj) & SYMOBJ_PSEUDO))
-		note->unnamed += count;
+		note->unnamed = sat_add(note->unnamed, count);
 	loc->f = slot->f;
 	loc->slot = slot;
 	return 0;
@@ -398,19 +399,14 @@ int resolver__frames(struct resolver *r, const struct pv_proc *p, uint32_t gen, 
 	return (int)(e->nchain - skip);
 }
 
-static int cmp_str(const char *a, const char *b)
-{
-	return strcmp(a ? a : "", b ? b : "");
-}
-
 int func__cmp(const struct func *x, const struct func *y)
 {
 	if (x == y)
 		return 0;
 	if (!x || !y)
 		return x ? 1 : -1;
-	return cmp_str(x->name, y->name)	       ?:
-		       cmp_str(x->objpath, y->objpath) ?:
-		       cmp_str(x->file, y->file)       ?:
-							 CMP(x->line, y->line);
+	return cmp__str(x->name, y->name)		?:
+		       cmp__str(x->objpath, y->objpath) ?:
+		       cmp__str(x->file, y->file)	?:
+							  CMP(x->line, y->line);
 }

@@ -302,13 +302,19 @@ static void cache_dir(char *buf, size_t size)
 		snprintf(buf, size, "%s/.cache/debuginfod_client", home);
 }
 
-/* "<hex of id>/<type>": the last two components of the client's cache file for id. */
-static void cache_entry(char *buf, size_t size, const unsigned char *id, size_t len, int exec)
+/*
+ * "<hex of id>/<type>": the last two components of the client's cache file
+ * for id.  -EINVAL for an id buildid__hex does not spell (none, or longer
+ * than BUILDID_MAX: an ELF note can say anything): no file is named then.
+ */
+static int cache_entry(char *buf, size_t size, const unsigned char *id, size_t len, int exec)
 {
-	char hex[2 * BUILDID_MAX + 1] = "";
+	char hex[2 * BUILDID_MAX + 1];
 
-	buildid__hex(id, len, 0, hex, sizeof(hex));
+	if (buildid__hex(id, len, 0, hex, sizeof(hex)) < 0)
+		return -EINVAL;
 	snprintf(buf, size, "%s/%s", hex, exec ? "executable" : "debuginfo");
+	return 0;
 }
 
 /*
@@ -322,9 +328,8 @@ static void discard(const char *got, const unsigned char *id, size_t len, int ex
 	char entry[160];
 	size_t n, k;
 
-	if (!got)
+	if (!got || cache_entry(entry, sizeof(entry), id, len, exec) < 0)
 		return;
-	cache_entry(entry, sizeof(entry), id, len, exec);
 	n = strlen(got);
 	k = strlen(entry);
 	if (n > k && got[n - k - 1] == '/' && !strcmp(got + n - k, entry))
@@ -342,8 +347,9 @@ static void forget_miss(const unsigned char *id, size_t len, int exec)
 	char dir[PATH_MAX], entry[160], path[PATH_MAX + 170];
 	struct stat st;
 
+	if (cache_entry(entry, sizeof(entry), id, len, exec) < 0)
+		return;
 	cache_dir(dir, sizeof(dir));
-	cache_entry(entry, sizeof(entry), id, len, exec);
 	snprintf(path, sizeof(path), "%s/%s", dir, entry);
 	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && !st.st_size)
 		unlink(path);

@@ -7,11 +7,19 @@
  *
  *	return CMP(x->start, y->start) ?: CMP(y->weight, x->weight);
  *
- * For integers: a NaN would compare equal to everything.
+ * For integers: a NaN would compare equal to everything.  cmp__str: two
+ * strings as strcmp orders them, a missing (NULL) one as "".
  */
 #ifndef PROFIL_CMP_H
 #define PROFIL_CMP_H
 
+#include <string.h>
+
 #define CMP(a, b) (((a) > (b)) - ((a) < (b)))
+
+static inline int cmp__str(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
 
 #endif /* PROFIL_CMP_H */

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "utils/array.h"
 #include "utils/outfile.h"
 #include "utils/why.h"
 
@@ -35,7 +36,7 @@ static int descriptor_name(const char *path)
 		return 1;
 	if (!strcmp(path, "/dev/stderr"))
 		return 2;
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++) {
 		size_t len = strlen(prefixes[i]);
 
 		if (strncmp(path, prefixes[i], len) || path[len] < '0' || path[len] > '9')
@@ -161,9 +162,9 @@ static void install_cleanup(void)
 	struct sigaction sa = {.sa_handler = remove_temps_and_die}, old;
 
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(cleanup_signals); i++)
 		sigaddset(&sa.sa_mask, cleanup_signals[i]);
-	for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(cleanup_signals); i++)
 		if (sigaction(cleanup_signals[i], NULL, &old) == 0 &&
 		    !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
 			sigaction(cleanup_signals[i], &sa, NULL);

@@ -241,6 +241,9 @@ static void test_cmp(void)
 	CHECK("cmp more", CMP(big, small) == 1 && CMP(pos, neg) == 1);
 	CHECK("cmp equal", CMP(big, big) == 0);
 	CHECK("cmp chains: the first key that differs", (CMP(1, 1) ?: CMP(3, 2)) == 1);
+	CHECK("cmp__str: strcmp's order", cmp__str("a", "b") < 0 && cmp__str("b", "a") > 0);
+	CHECK("cmp__str: NULL is \"\"",
+	      !cmp__str(NULL, "") && cmp__str(NULL, "a") < 0 && cmp__str("a", NULL) > 0);
 }
 
 static void test_procmaps_lines(void)
