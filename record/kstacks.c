@@ -1251,16 +1251,6 @@ static void write_stats_file(struct kstacks *k)
 	fclose(f);
 }
 
-static void free_ptrs(struct htab *t)
-{
-	size_t pos = 0;
-	struct htab_obj *e;
-
-	while (t && (e = htab__next(t, &pos)))
-		free(e->p);
-	htab__free(t);
-}
-
 void kstacks__close(struct kstacks *k)
 {
 	size_t pos = 0;
@@ -1272,9 +1262,9 @@ void kstacks__close(struct kstacks *k)
 		write_stats_file(k);
 	while (k->procs && (e = htab__next(k->procs, &pos)))
 		unw_maps_free(&((struct kproc *)e->p)->maps);
-	free_ptrs(k->procs);
-	free_ptrs(k->objs);
-	free_ptrs(k->stacks);
+	HTAB_FREE_OWNED(k->procs, struct htab_obj, p);
+	HTAB_FREE_OWNED(k->objs, struct htab_obj, p);
+	HTAB_FREE_OWNED(k->stacks, struct htab_obj, p);
 	htab__free(k->checks);
 	htab__free(k->last_image);
 	ring_buffer__free(k->ring);
