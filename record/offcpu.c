@@ -505,12 +505,11 @@ static unsigned int key_pcs(struct offcpu *oc, const struct offcpu_key *k, uint6
 	*truncated = 0;
 	for (unsigned int i = 0; ks && i < ks->n && n < max; i++)
 		pcs[n++] = ks->pcs[i];
-	us = oc->o.stacks && !(w && w->n) ? stack_of(oc, 1, k->ustack) : NULL;
 	if (w && w->n) {
 		for (unsigned int i = 0; i < w->n && n < max; i++)
 			pcs[n++] = w->pcs[i];
 		*truncated = w->truncated;
-	} else if (us && us->n) {
+	} else if (oc->o.stacks && (us = stack_of(oc, 1, k->ustack)) && us->n) {
 		for (unsigned int i = 0; i < us->n && n < max; i++)
 			pcs[n++] = us->pcs[i];
 	} else if (k->upc && n < max) {
