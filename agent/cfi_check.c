@@ -49,13 +49,18 @@ static int64_t rd_signed(struct rd *r, unsigned int n)
 	return shift ? (int64_t)(v << shift) >> shift : (int64_t)v;
 }
 
-/* LEB128 numbers (utils/leb128.h): one of more than 10 bytes is no value of ours. */
-static uint64_t rd_uleb(struct rd *r)
+/*
+ * A LEB128 number (utils/leb128.h), signed or not: its bits; one cut short
+ * or of more than 10 bytes is no value of ours (the reader goes bad, 0).
+ */
+static uint64_t rd_leb(struct rd *r, int is_signed)
 {
-	const uint8_t *p = (const uint8_t *)r->p;
+	const uint8_t *p = (const uint8_t *)r->p, *end = (const uint8_t *)r->end;
 	uint64_t v;
 
-	if (r->bad || leb128__uleb(&p, (const uint8_t *)r->end, &v)) {
+	if (r->bad)
+		return 0;
+	if (is_signed ? leb128__sleb(&p, end, (int64_t *)&v) : leb128__uleb(&p, end, &v)) {
 		r->bad = 1;
 		return 0;
 	}
@@ -63,17 +68,14 @@ static uint64_t rd_uleb(struct rd *r)
 	return v;
 }
 
+static uint64_t rd_uleb(struct rd *r)
+{
+	return rd_leb(r, 0);
+}
+
 static int64_t rd_sleb(struct rd *r)
 {
-	const uint8_t *p = (const uint8_t *)r->p;
-	int64_t v;
-
-	if (r->bad || leb128__sleb(&p, (const uint8_t *)r->end, &v)) {
-		r->bad = 1;
-		return 0;
-	}
-	r->p = (uintptr_t)p;
-	return v;
+	return (int64_t)rd_leb(r, 1);
 }
 
 /* ---- DWARF expressions ------------------------------------------------------ */

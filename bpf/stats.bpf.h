@@ -2,8 +2,9 @@
 /*
  * stats.bpf.h: a program's counts of what it did, per CPU in the map
  * `stats` (STATS_NR slots: the program defines it, its enum's _NR, before
- * it includes this header; user space sums the CPUs' counts).  Included
- * once by each program that counts (histclock, kunwind, offcpu).
+ * it includes this header; user space sums the CPUs' counts:
+ * bpfload__sum_percpu, record/bpfload.h).  Included once by each program
+ * that counts (histclock, kunwind, offcpu).
  */
 #ifndef PROFIL_BPF_STATS_BPF_H
 #define PROFIL_BPF_STATS_BPF_H

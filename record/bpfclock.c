@@ -234,22 +234,10 @@ uint64_t bpfclock__flush(struct bpfclock *bc, struct pdata *p)
 
 void bpfclock__stats(struct bpfclock *bc, struct bpfclock_stats *st)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	int fd = bpf_map__fd(bc->skel->maps.stats);
-	uint64_t sum[HISTCLOCK_STAT_NR] = {0};
+	uint64_t sum[HISTCLOCK_STAT_NR];
 
 	memset(st, 0, sizeof(*st));
-	if (ncpu > 0) {
-		uint64_t *vals = calloc((size_t)ncpu, sizeof(uint64_t));
-
-		for (uint32_t k = 0; vals && k < HISTCLOCK_STAT_NR; k++) {
-			if (bpf_map_lookup_elem(fd, &k, vals) < 0)
-				continue;
-			for (int c = 0; c < ncpu; c++)
-				sum[k] += vals[c];
-		}
-		free(vals);
-	}
+	bpfload__sum_percpu(bpf_map__fd(bc->skel->maps.stats), HISTCLOCK_STAT_NR, sum);
 	st->binned = sum[HISTCLOCK_STAT_BINNED];
 	st->unresolved = sum[HISTCLOCK_STAT_UNRESOLVED];
 	st->ticks = st->binned + st->unresolved;

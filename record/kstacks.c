@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 
 #include "profile/pdata.h"
+#include "record/bpfload.h"
 #include "unwind/unwind.h"
 #include "unwind/unwind_bpf.h"
 #include "utils/htab.h"
@@ -1100,25 +1101,6 @@ int kstacks__attach(struct kstacks *k, int perf_fd)
 	return ioctl(perf_fd, PERF_EVENT_IOC_SET_BPF, prog) < 0 ? -errno : 0;
 }
 
-/* Sum a per-CPU array of u64 over the CPUs: one batch lookup (a syscall per key was 640 here). */
-static void sum_percpu(int fd, uint32_t nkeys, uint64_t *sum)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *vals = ncpu > 0 ? calloc((size_t)ncpu * nkeys, sizeof(uint64_t)) : NULL;
-	uint32_t *keys = calloc(nkeys ? nkeys : 1, sizeof(*keys));
-	uint32_t out = 0, n = nkeys;
-
-	memset(sum, 0, nkeys * sizeof(*sum));
-	if (vals && keys && bpf_map_lookup_batch(fd, NULL, &out, keys, vals, &n, NULL) < 0 &&
-	    errno != ENOENT)
-		n = 0;
-	for (uint32_t i = 0; vals && keys && i < n && i < nkeys; i++)
-		for (int c = 0; c < ncpu && keys[i] < nkeys; c++)
-			sum[keys[i]] += vals[(size_t)i * ncpu + c];
-	free(keys);
-	free(vals);
-}
-
 /* The walk's cost: quantiles of the per-CPU histogram (all depths). */
 static void cost_quantiles(struct kstacks *k)
 {
@@ -1128,7 +1110,7 @@ static void cost_quantiles(struct kstacks *k)
 	const double at[3] = {0.5, 0.9, 0.99};
 	int qi = 0;
 
-	sum_percpu(bpf_map__fd(k->skel->maps.cost), KUNW_COST_ENTRIES, h);
+	bpfload__sum_percpu(bpf_map__fd(k->skel->maps.cost), KUNW_COST_ENTRIES, h);
 	for (int d = 0; d < KUNW_COST_DEPTHS; d++)
 		for (int b = 0; b < KUNW_COST_BUCKETS; b++)
 			by[b] += h[d * KUNW_COST_BUCKETS + b];
@@ -1146,7 +1128,7 @@ void kstacks__stats(struct kstacks *k, struct kstacks_stats *st)
 {
 	uint64_t s[KUNW_STAT_NR];
 
-	sum_percpu(bpf_map__fd(k->skel->maps.stats), KUNW_STAT_NR, s);
+	bpfload__sum_percpu(bpf_map__fd(k->skel->maps.stats), KUNW_STAT_NR, s);
 	k->st.ticks = s[KUNW_STAT_TICKS];
 	k->st.counted = s[KUNW_STAT_COUNTED];
 	k->st.no_proc = s[KUNW_STAT_NO_PROC];
@@ -1218,7 +1200,7 @@ static void write_stats_file(struct kstacks *k)
 	if (!path || !*path || !(f = fopen(path, "we")))
 		return;
 	kstacks__stats(k, &s);
-	sum_percpu(bpf_map__fd(k->skel->maps.cost), KUNW_COST_ENTRIES, h);
+	bpfload__sum_percpu(bpf_map__fd(k->skel->maps.cost), KUNW_COST_ENTRIES, h);
 	fprintf(f,
 		"{\"ticks\": %llu, \"counted\": %llu, \"via_ring\": %llu, \"no_proc\": %llu, "
 		"\"not_synced\": %llu, \"not_ready\": %llu, \"no_table\": %llu, \"samples\": %llu, "
@@ -1251,16 +1233,6 @@ static void write_stats_file(struct kstacks *k)
 	fclose(f);
 }
 
-static void free_ptrs(struct htab *t)
-{
-	size_t pos = 0;
-	struct htab_obj *e;
-
-	while (t && (e = htab__next(t, &pos)))
-		free(e->p);
-	htab__free(t);
-}
-
 void kstacks__close(struct kstacks *k)
 {
 	size_t pos = 0;
@@ -1272,9 +1244,9 @@ void kstacks__close(struct kstacks *k)
 		write_stats_file(k);
 	while (k->procs && (e = htab__next(k->procs, &pos)))
 		unw_maps_free(&((struct kproc *)e->p)->maps);
-	free_ptrs(k->procs);
-	free_ptrs(k->objs);
-	free_ptrs(k->stacks);
+	HTAB_FREE_OWNED(k->procs, struct htab_obj, p);
+	HTAB_FREE_OWNED(k->objs, struct htab_obj, p);
+	HTAB_FREE_OWNED(k->stacks, struct htab_obj, p);
 	htab__free(k->checks);
 	htab__free(k->last_image);
 	ring_buffer__free(k->ring);

@@ -505,12 +505,11 @@ static unsigned int key_pcs(struct offcpu *oc, const struct offcpu_key *k, uint6
 	*truncated = 0;
 	for (unsigned int i = 0; ks && i < ks->n && n < max; i++)
 		pcs[n++] = ks->pcs[i];
-	us = oc->o.stacks && !(w && w->n) ? stack_of(oc, 1, k->ustack) : NULL;
 	if (w && w->n) {
 		for (unsigned int i = 0; i < w->n && n < max; i++)
 			pcs[n++] = w->pcs[i];
 		*truncated = w->truncated;
-	} else if (us && us->n) {
+	} else if (oc->o.stacks && (us = stack_of(oc, 1, k->ustack)) && us->n) {
 		for (unsigned int i = 0; i < us->n && n < max; i++)
 			pcs[n++] = us->pcs[i];
 	} else if (k->upc && n < max) {
@@ -830,22 +829,15 @@ void offcpu__finish(struct offcpu *oc, struct perf_session *s)
 
 void offcpu__stats(const struct offcpu *oc, uint64_t *out, size_t n)
 {
-	int ncpu = libbpf_num_possible_cpus();
-
 	memset(out, 0, n * sizeof(*out));
-	if (!oc || ncpu <= 0)
+	if (!oc)
 		return;
 	if (oc->finished && n <= OFFCPU_STAT_NR && oc->stats[OFFCPU_STAT_SWITCHES]) {
 		memcpy(out, oc->stats, n * sizeof(*out));
 		return;
 	}
-	for (__u32 i = 0; i < n && i < OFFCPU_STAT_NR; i++) {
-		uint64_t vals[ncpu];
-
-		if (bpf_map_lookup_elem(bpf_map__fd(oc->skel->maps.stats), &i, vals) == 0)
-			for (int c = 0; c < ncpu; c++)
-				out[i] += vals[c];
-	}
+	bpfload__sum_percpu(bpf_map__fd(oc->skel->maps.stats),
+			    n < OFFCPU_STAT_NR ? (uint32_t)n : OFFCPU_STAT_NR, out);
 }
 
 void offcpu__describe(const struct offcpu *oc, char *buf, size_t len)

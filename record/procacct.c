@@ -121,19 +121,11 @@ int procacct__root_ended(const struct procacct *pa)
 
 uint64_t procacct__dropped(struct procacct *pa)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t sum = 0;
-	__u32 zero = 0;
+	uint64_t sum;
 
-	if (!pa || ncpu <= 0)
+	if (!pa)
 		return 0;
-	{
-		uint64_t vals[ncpu];
-
-		if (bpf_map_lookup_elem(bpf_map__fd(pa->skel->maps.drops), &zero, vals) == 0)
-			for (int c = 0; c < ncpu; c++)
-				sum += vals[c];
-	}
+	bpfload__sum_percpu(bpf_map__fd(pa->skel->maps.drops), 1, &sum);
 	return sum;
 }
 

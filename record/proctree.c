@@ -90,10 +90,8 @@ void proctree__free(struct proctree *t)
 		return;
 	for (size_t pos = 0; t->procs && (e = htab__next(t->procs, &pos));)
 		free_pstate(e->p);
-	for (size_t pos = 0; t->threads && (e = htab__next(t->threads, &pos));)
-		free(e->p);
 	htab__free(t->procs);
-	htab__free(t->threads);
+	HTAB_FREE_OWNED(t->threads, struct htab_obj, p);
 	htab__free(t->statuses);
 	free(t);
 }
