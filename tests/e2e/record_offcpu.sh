@@ -183,7 +183,8 @@ bad=$(awk '$1=="thread" { for (i=2;i<=NF;i++) { split($i,a,"="); v[a[1]]=a[2] }
 [ -z "$bad" ] && [ "$(grep -c '^thread' bl.dump)" -eq 2 ]
 expect blocked_thread_whole_run "$bad $(grep '^thread' bl.dump)"
 
-"$P" record -q --off-cpu -o orphan.data -- sh -c "\"$PROG\" sleep 1500 >/dev/null & sleep 0.3"
+# (one nanosleep: in 20 ms steps it is, once in a while, on the CPU at the end)
+"$P" record -q --off-cpu -o orphan.data -- sh -c "\"$PROG\" nap 1500 >/dev/null & sleep 0.3"
 "$DUMP" orphan.data >orphan.dump
 # the orphan is still asleep when the recording ends: its interval is closed then, not lost
 life=$(awk '$1=="thread" && $4=="comm=offcpu_prog" { for (i=2;i<=NF;i++) { split($i,a,"="); v[a[1]]=a[2] } print v["life_ns"], v["offcpu_ns"] }' orphan.dump)

@@ -21,7 +21,9 @@
  *   process exits (exit_group while it sleeps).
  * offcpu_prog forks N: N children, one after another, each sleeping 20 ms
  *   in forked_fn and exiting (each child writes its truth line).
- * offcpu_prog sleep MS: nanosleep MS ms; prints how long it slept.
+ * offcpu_prog sleep MS: sleep_fn: nanosleeps MS ms in steps of 20 ms.
+ * offcpu_prog nap MS: one nanosleep of MS ms, never on the CPU in between
+ *   (an interval surely still open when a recording ends during it).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -295,6 +297,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "sleep")) {
 		sleep_fn(ms);
+		return 0;
+	}
+	if (!strcmp(argv[1], "nap")) {
+		sleep_ms(ms);
 		return 0;
 	}
 	return 2;
