@@ -51,11 +51,18 @@ done
 grep -q '^# call stacks cut short by the agent: [1-9][0-9]* at unwind information it refused' rep.out
 expect cfi_report_note "$(grep '^# call stacks' rep.out)"
 
-# the same loop with ordinary CFI unwinds completely (the gate refuses nothing real)
+# the same loop with ordinary CFI unwinds completely (the gate refuses nothing real): no
+# stack refused, none through the loop cut short.  A tick at the exit may land in code
+# without CFI of its own (seen once in 100 runs beside busy loops: liblzma's _fini, run by
+# _dl_fini): that stack is cut short, rightly, and counted.
 same_as_plain thread plain 0.3
-[ $? -eq 0 ] && [ "$(head_field plain.data agent_refused)" = 0 ] &&
-	[ "$(head_field plain.data truncated)" = 0 ]
-expect cfi_plain "status $rrc, samples=$samples $(head -1 prof.err) $("$DUMP" plain.data | head -1)"
+plain_ok=$?
+"$P" export -i plain.data --format folded -o plain.folded 2>/dev/null
+[ $plain_ok -eq 0 ] && [ "$(head_field plain.data agent_refused)" = 0 ] &&
+	grep -q ';main;run_cfi;spin_for;plain_spin [0-9]*$' plain.folded &&
+	! grep '\[truncated\]' plain.folded | grep -q 'plain_spin\|spin_for\|run_cfi'
+expect cfi_plain "status $rrc, samples=$samples $(head -1 prof.err) $("$DUMP" plain.data | head -1) \
+$(cat plain.folded)"
 
 # ---- item 2: odd stacks --------------------------------------------------------------------
 for mode in altstack altcanary nested coro threads; do
