@@ -386,17 +386,34 @@ static int take_symbol(struct sym_object *o, int i, struct raw_sym *raw, int *ot
 static const char *demangled(struct symbols *s, const char *name);
 static long find_sym(const struct sym_object *o, uint64_t vaddr);
 
-/* PLT entries found, before they join the symbols. */
-struct plt_syms {
+/* Symbols made up for code the file names none of (PLT entries, .init, .fini), before they join. */
+struct extra_syms {
 	struct sym_object *o;
 	struct sym *v;
 	size_t n, cap;
 };
 
+/* Is start inside a symbol the file has? */
+static int covered(const struct sym_object *o, uint64_t start)
+{
+	long i = find_sym(o, start);
+
+	return i >= 0 && start < o->syms[i].end;
+}
+
+static int extra_add(struct extra_syms *p, uint64_t start, uint64_t end, const char *name,
+		     const char *shown)
+{
+	if (array__reserve(&p->v, &p->cap, p->n + 1, sizeof(*p->v)))
+		return -ENOMEM;
+	p->v[p->n++] = (struct sym){start, end, name, shown};
+	return 0;
+}
+
 /* An IRELATIVE slot's resolver: the function symbol starting at addr. */
 static const char *plt_resolver(void *arg, uint64_t addr)
 {
-	const struct plt_syms *p = arg;
+	const struct extra_syms *p = arg;
 	long i = find_sym(p->o, addr);
 
 	return i >= 0 && p->o->syms[i].start == addr ? p->o->syms[i].name : NULL;
@@ -404,16 +421,13 @@ static const char *plt_resolver(void *arg, uint64_t addr)
 
 static int plt_entry(void *arg, uint64_t start, uint64_t size, const char *name)
 {
-	struct plt_syms *p = arg;
+	struct extra_syms *p = arg;
 	struct symbols *s = p->o->owner;
-	long i = find_sym(p->o, start);
 	const char *base, *shown;
 	char buf[600];
 
-	if (i >= 0 && start < p->o->syms[i].end)
+	if (covered(p->o, start))
 		return 0; /* a symbol of its own (the file names its PLT entries) */
-	if (array__reserve(&p->v, &p->cap, p->n + 1, sizeof(*p->v)))
-		return -ENOMEM;
 	base = unversioned(s, name);
 	if (!base)
 		return -ENOMEM;
@@ -428,7 +442,43 @@ static int plt_entry(void *arg, uint64_t start, uint64_t size, const char *name)
 	}
 	if (!name || !shown)
 		return -ENOMEM;
-	p->v[p->n++] = (struct sym){start, start + size, name, shown};
+	return extra_add(p, start, start + size, name, shown);
+}
+
+/*
+ * The code of the .init and .fini sections is _init and _fini (crti.o's), run
+ * by the dynamic loader at start and exit; a stripped object names them
+ * nowhere else (its .dynsym has neither).
+ */
+static int init_fini_syms(struct extra_syms *p)
+{
+	static const char *const names[][2] = {{".init", "_init"}, {".fini", "_fini"}};
+	Elf *elf = p->o->elf;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (p->o->debug_only || !elf || elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *sec;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size ||
+		    sh.sh_size > UINT64_MAX - sh.sh_addr || covered(p->o, sh.sh_addr))
+			continue;
+		sec = elf_strptr(elf, shstrndx, sh.sh_name);
+		for (size_t k = 0; sec && k < ARRAY_SIZE(names); k++) {
+			const char *name;
+
+			if (strcmp(sec, names[k][0]))
+				continue;
+			name = symbols__intern(p->o->owner, names[k][1]);
+			if (!name ||
+			    extra_add(p, sh.sh_addr, sh.sh_addr + sh.sh_size, name, name) < 0)
+				return -ENOMEM;
+		}
+	}
 	return 0;
 }
 
@@ -439,13 +489,20 @@ static int cmp_sym(const void *a, const void *b)
 	return CMP(x->start, y->start);
 }
 
-/* The PLT entries as symbols "func@plt" (symbols/plt.h), merged into the sorted symbols. */
-static int add_plt_syms(struct sym_object *o)
+/*
+ * The PLT entries as symbols "func@plt" (symbols/plt.h), and _init and
+ * _fini, merged into the sorted symbols.
+ */
+static int add_extra_syms(struct sym_object *o)
 {
-	struct plt_syms p = {o, NULL, 0, 0};
+	struct extra_syms p = {o, NULL, 0, 0};
 	int rc = o->debug_only ? 0 : plt__list(o->elf, plt_entry, plt_resolver, &p);
 	struct sym *all;
 
+	if (rc < 0 && rc != -ENOMEM)
+		p.n = 0; /* a PLT not understood: no entries named from it */
+	if (rc != -ENOMEM)
+		rc = init_fini_syms(&p);
 	if (rc < 0 || !p.n) {
 		free(p.v);
 		return rc == -ENOMEM ? rc : 0;
@@ -502,7 +559,7 @@ static int load_symbols(struct sym_object *o)
 		return rc;
 	if (!o->nsyms)
 		o->flags |= SYMOBJ_NOSYMS;
-	return add_plt_syms(o);
+	return add_extra_syms(o);
 }
 
 /* .gnu_debugaltlink (dwz): the common debug file's name and build id, kept for find_debuginfo. */
@@ -1087,6 +1144,22 @@ static int fde_start(struct sym_object *o, uint64_t vaddr, uint64_t *start, uint
 }
 
 /*
+ * Code outside every FDE and symbol: its range lies between the FDEs around
+ * it too, so that it never takes in a function the CFI bounds (the end of
+ * the last FDE before vaddr into *start, the start of the next into *end,
+ * where they are closer than what the caller has).
+ */
+static void fde_gap(const struct sym_object *o, uint64_t vaddr, uint64_t *start, uint64_t *end)
+{
+	size_t lo = SEARCH_UPPER(o->fdes, o->nfdes, start, vaddr);
+
+	if (lo < o->nfdes && o->fdes[lo].start < *end)
+		*end = o->fdes[lo].start;
+	if (lo > 0 && o->fdes[lo - 1].end <= vaddr && o->fdes[lo - 1].end > *start)
+		*start = o->fdes[lo - 1].end;
+}
+
+/*
  * C++ (_Z) and Rust (_R v0, and the legacy _ZN...17h<hash>E whose hash is
  * dropped) names read better demangled: libiberty's demangler, as
  * binutils and gdb use it.  Names it cannot demangle stay as they are.
@@ -1153,6 +1226,7 @@ int symobj__lookup(struct sym_object *o, uint64_t vaddr, struct sym_result *res)
 			start = symobj__text_range(o, &lo, &hi) == 0 && lo <= vaddr ? lo : vaddr;
 		}
 		end = gap_end(o, i, vaddr);
+		fde_gap(o, vaddr, &start, &end);
 	}
 	snprintf(buf, sizeof(buf), "[%s+0x%llx]", o->base, (unsigned long long)start);
 	res->name = symbols__intern(o->owner, buf);

@@ -226,6 +226,71 @@ static void test_bad_files(struct symbols *s)
 	}
 }
 
+/* crti.o's, in .init and .fini: every executable has them */
+extern void _init(void);
+extern void _fini(void);
+
+/* A copy of this program without symbols (objcopy --strip-all): into path, 0 or -1. */
+static int stripped_copy(const char *from, char *path)
+{
+	char cmd[8400];
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "objcopy --strip-all '%s' '%s' 2>/dev/null", from, path);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Stripped code is named by what the file still says: its .init, .fini and CFI. */
+static void test_stripped(struct symbols *s)
+{
+	struct mapping m;
+	struct sym_object *o;
+	struct sym_result res;
+	char path[] = "/tmp/symtest-strip-XXXXXX";
+	uint64_t v_init, v_fini, v_nosize;
+
+	if (find_mapping((void *)sym_test_global, &m) < 0) {
+		CHECK("own mapping", 0);
+		return;
+	}
+	if (stripped_copy(m.path, path) < 0) {
+		SKIP("stripped copy", "objcopy --strip-all failed (binutils?)");
+		unlink(path);
+		return;
+	}
+	o = symbols__object(s, path);
+	if (!o || !(symobj__flags(o) & SYMOBJ_DYNSYM) ||
+	    symobj__to_vaddr(o, m.start, m.off, (uint64_t)(uintptr_t)_init, &v_init) < 0 ||
+	    symobj__to_vaddr(o, m.start, m.off, (uint64_t)(uintptr_t)_fini, &v_fini) < 0 ||
+	    symobj__to_vaddr(o, m.start, m.off, (uint64_t)(uintptr_t)sym_test_nosize, &v_nosize) <
+		    0) {
+		CHECKF("stripped copy read", 0, "flags %#x", o ? symobj__flags(o) : 0);
+		unlink(path);
+		return;
+	}
+	symobj__lookup(o, v_init + 1, &res);
+	CHECKF("stripped: .init is _init", !strcmp(res.name, "_init") && res.start == v_init, "%s",
+	       res.name);
+	symobj__lookup(o, v_fini + 4, &res);
+	CHECKF("stripped: .fini is _fini", !strcmp(res.name, "_fini") && res.start == v_fini, "%s",
+	       res.name);
+	/*
+	 * Assembler code without CFI (crtbegin's functions before it have none
+	 * either): its range ends where the next FDE starts, the C function after
+	 * it (was: at the end of the text, taking in every function after it).
+	 */
+	symobj__lookup(o, v_nosize + 5, &res);
+	CHECKF("stripped: code without CFI ranges up to the next FDE",
+	       !res.from_symbol && res.start <= v_nosize && res.start > v_init &&
+		       res.end > v_nosize + 9 && res.end - v_nosize <= 64,
+	       "%s [0x%llx, 0x%llx) for code at 0x%llx", res.name, (unsigned long long)res.start,
+	       (unsigned long long)res.end, (unsigned long long)v_nosize);
+	unlink(path);
+}
+
 /* The profile's build id decides whether the file at the path is the one recorded. */
 static void test_build_id(struct symbols *s)
 {
@@ -276,6 +341,7 @@ int main(void)
 	test_range_names(s);
 	test_bad_files(s);
 	test_build_id(s);
+	test_stripped(s);
 	symbols__free(s);
 	sym_test_global(1);
 	sym_test_static(1);
