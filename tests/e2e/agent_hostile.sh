@@ -38,12 +38,18 @@ for run in thread:skip thread:bra thread:valexpr thread:lenwrap thread:bigfde it
 	ok_run=$?
 	refused=$(head_field $mode.data agent_refused)
 	trunc=$(head_field $mode.data truncated)
-	# nearly every sample is in the hostile function: its stack ends there, counted
-	[ $ok_run -eq 0 ] && [ "${refused:-0}" -ge $((samples * 8 / 10)) ] &&
+	# every sample in the hostile function (most of them) is refused: its stack ends there,
+	# counted.  Not a share of all samples: beside busy loops the kernel holds CPU-timer
+	# ticks, and a late one carries the periods it held wherever it lands (a loaded run had
+	# 53 of 75 in the function, where 80 % was asked).
+	"$P" export -i $mode.data --format folded -o $mode.folded 2>/dev/null
+	inside=$(awk -v f="cfi_$mode" '$1 ~ (";" f "$") { n += $2 } END { print n + 0 }' $mode.folded)
+	[ $ok_run -eq 0 ] && [ "$inside" -gt 0 ] && [ "${refused:-0}" -eq "$inside" ] &&
+		! grep ";cfi_$mode " $mode.folded | grep -vq "^agent_hostile;\[truncated\];cfi_$mode " &&
 		[ "${trunc:-0}" -ge "${refused:-0}" ]
 	expect "cfi_${mode}_$clock" "record status $rrc (alone $prc; 124: hung), output \
 '$(cat prof.out)' alone '$(cat plain.out)', samples=$samples refused=$refused \
-truncated=$trunc $(head -2 prof.err)"
+truncated=$trunc in the function=$inside $(head -2 prof.err) $(cat $mode.folded)"
 done
 
 # the report says why those stacks are cut
