@@ -337,7 +337,7 @@ void record_run__children_cpu(const struct record_run *r, struct pdata_cpu *out)
 void record_run__finish_header(struct record_run *r, const struct pdata_cpu *tree)
 {
 	struct pdata_header *h = pdata__header(r->pd);
-	uint64_t missed;
+	uint64_t missed, dropped;
 	char buf[160];
 
 	h->clock = (uint32_t)r->clock;
@@ -375,9 +375,10 @@ void record_run__finish_header(struct record_run *r, const struct pdata_cpu *tre
 		record_bpf__describe(r->bpf, bbuf, sizeof(bbuf));
 		append(r->note, sizeof(r->note), "; %s", bbuf);
 	}
-	if (r->acct && procacct__dropped(r->acct)) {
+	dropped = r->acct ? procacct__dropped(r->acct) : 0;
+	if (dropped) {
 		snprintf(buf, sizeof(buf), "; %llu accounting events lost",
-			 (unsigned long long)procacct__dropped(r->acct));
+			 (unsigned long long)dropped);
 		append(r->note, sizeof(r->note), "%s", buf);
 	}
 	append_stacks(r, r->note, sizeof(r->note));
