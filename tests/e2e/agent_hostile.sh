@@ -18,8 +18,6 @@ fi
 
 # head_field FILE KEY: a field of pdata_dump's header line
 head_field() { hdr "$1" "$2"; }
-# rows_of PROFILE FUNCTION: the function's samples (0 when it has no row)
-rows_of() { "$P" report -i "$1" --format csv | awk -F, -v f="$2" '$3 == f { n += $5 } END { print n + 0 }'; }
 
 # same_as_plain CLOCK MODE SECONDS: the program under `record -g` ends as it does alone
 same_as_plain() {
@@ -176,7 +174,7 @@ for run in thread:strict: thread:strict:-g itimer:strict: thread:filter: thread:
 	# 0.4 s of CPU at 250 Hz: about 100 samples, half in spin_before, half in spin_after (in
 	# the sandbox).  Both sampled, not a share of 100: beside busy loops the kernel holds
 	# CPU-timer ticks, and those still held at the exit are never delivered (68 once).
-	before=$(rows_of sc.data spin_before) after=$(rows_of sc.data spin_after)
+	before=$(fsamples sc.data spin_before) after=$(fsamples sc.data spin_after)
 	[ $rrc -eq 0 ] && [ $prc -eq 0 ] && cmp -s plain.out prof.out && [ "$before" -gt 0 ] &&
 		[ "$after" -gt 0 ] && [ "$flags" = $want ] &&
 		grep -q "^# sandbox: a profiled process entered seccomp" rep.out
